@@ -1,0 +1,1 @@
+"""Persistence: the DuckDB catalog and the index files beside it."""

@@ -1,0 +1,124 @@
+"""The DuckDB catalog: schema migrations and short-lived connections.
+
+DuckDB lets one process at a time hold a file read-write, so no process keeps a connection
+open: each unit of work opens the file, does its work in one transaction and closes it. A
+process that finds the file locked by another waits and retries (``lock_timeout_s``); within a
+process a lock serialises threads (Streamlit runs every session in its own thread). Readers on
+the query path never come here: they read immutable index snapshots (see ``store.index_set``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+import time
+from importlib import resources
+from pathlib import Path
+from typing import Iterator
+
+import duckdb
+
+log = logging.getLogger(__name__)
+
+_PROCESS_LOCKS: dict[Path, threading.RLock] = {}
+_PROCESS_LOCKS_GUARD = threading.Lock()
+
+
+class CatalogBusyError(RuntimeError):
+    """Another process held the catalog for longer than the lock timeout."""
+
+
+def _process_lock(path: Path) -> threading.RLock:
+    with _PROCESS_LOCKS_GUARD:
+        return _PROCESS_LOCKS.setdefault(path, threading.RLock())
+
+
+def migrations() -> list[tuple[int, str, str]]:
+    """Numbered ``NNN_name.sql`` files in ``store/migrations``, in order."""
+    found = []
+    for entry in resources.files("store.migrations").iterdir():
+        name = entry.name
+        if name.endswith(".sql") and name[:3].isdigit():
+            found.append((int(name[:3]), name[4:-4], entry.read_text(encoding="utf-8")))
+    return sorted(found)
+
+
+class Catalog:
+    def __init__(self, path: Path, lock_timeout_s: float = 60.0):
+        self.path = Path(path)
+        self.lock_timeout_s = lock_timeout_s
+        self._lock = _process_lock(self.path.resolve())
+        self._migrated = False
+        self._local = threading.local()
+
+    @contextlib.contextmanager
+    def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A connection inside one transaction: committed on success, rolled back on error.
+
+        Re-entrant within a thread: a nested ``connect()`` joins the outer transaction.
+        """
+        outer = getattr(self._local, "connection", None)
+        if outer is not None:
+            yield outer
+            return
+        with self._lock:
+            connection = self._open()
+            self._local.connection = connection
+            try:
+                if not self._migrated:
+                    self._migrate(connection)
+                connection.execute("BEGIN TRANSACTION")
+                try:
+                    yield connection
+                except BaseException:
+                    connection.execute("ROLLBACK")
+                    raise
+                else:
+                    connection.execute("COMMIT")
+            finally:
+                self._local.connection = None
+                connection.close()
+
+    def _open(self) -> duckdb.DuckDBPyConnection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        deadline = time.monotonic() + self.lock_timeout_s
+        delay = 0.02
+        while True:
+            try:
+                return duckdb.connect(str(self.path))
+            except duckdb.IOException as error:
+                if "lock" not in str(error).lower():
+                    raise
+                if time.monotonic() > deadline:
+                    raise CatalogBusyError(
+                        f"catalog {self.path} stayed locked by another process for "
+                        f"{self.lock_timeout_s:.0f} s; wait for that ingest to finish or stop it"
+                    ) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.25)
+
+    def _migrate(self, connection: duckdb.DuckDBPyConnection) -> None:
+        connection.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations ("
+            " version INTEGER PRIMARY KEY, name VARCHAR NOT NULL,"
+            " applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
+        )
+        applied = {row[0] for row in connection.execute("SELECT version FROM schema_migrations").fetchall()}
+        for version, name, sql in migrations():
+            if version in applied:
+                continue
+            log.info("applying catalog migration %03d_%s", version, name)
+            connection.execute("BEGIN TRANSACTION")
+            try:
+                connection.execute(sql)
+                connection.execute("INSERT INTO schema_migrations (version, name) VALUES (?, ?)", [version, name])
+                connection.execute("COMMIT")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+        self._migrated = True
+
+    def schema_version(self) -> int:
+        with self.connect() as con:
+            return con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]

@@ -1,0 +1,225 @@
+"""The vector index: hnswlib HNSW in cosine space, with an exact brute-force mode beside it.
+
+The unit-normalised vectors stay in memory as well (float32): exact search, MMR and plots need
+them, and hnswlib gives no cheap way to read them back. Similarities are cosine similarities
+(hnswlib's cosine *distance* is 1 - similarity).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import hnswlib
+import numpy as np
+
+from store.atomic import atomic_write_json
+
+SPACE = "cosine"
+# Folder parts.
+GRAPH_FILE = "hnsw.bin"
+VECTORS_FILE = "vectors.npy"
+CHUNK_IDS_FILE = "chunk_ids.npy"
+PARAMS_FILE = "params.json"
+
+_INITIAL_CAPACITY = 1024
+# One build thread keeps the graph, and so every HNSW result, reproducible run to run. Embedding
+# the chunks costs far more than inserting them, so the lost parallelism hardly shows.
+_BUILD_THREADS = 1
+
+
+def normalize_rows(vectors: np.ndarray) -> np.ndarray:
+    """Unit-length float32 rows; a zero or non-finite row is an upstream bug, so it is refused."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    bad_rows = np.flatnonzero(~np.isfinite(norms.ravel()) | (norms.ravel() == 0))
+    if len(bad_rows):
+        raise ValueError(f"DenseIndex: vector rows {bad_rows[:5].tolist()} are zero or not finite; check the embedder")
+    return vectors / norms
+
+
+class DenseIndex:
+    def __init__(
+        self,
+        graph: hnswlib.Index,
+        dim: int,
+        m: int,
+        ef_construction: int,
+        chunk_ids: np.ndarray,
+        vectors: np.ndarray,
+    ) -> None:
+        """Use ``create`` or ``load``. ``chunk_ids``/``vectors`` hold the live items, row-aligned."""
+        self.dim = dim
+        self.m = m
+        self.ef_construction = ef_construction
+        self._graph = graph
+        self._chunk_ids = chunk_ids
+        self._vectors = vectors
+        self._row_of = {int(chunk_id): row for row, chunk_id in enumerate(chunk_ids)}
+        # hnswlib's ef is index-wide state: set it and query under one lock.
+        self._lock = threading.Lock()
+
+    @classmethod
+    def create(cls, dim: int, m: int = 16, ef_construction: int = 200) -> "DenseIndex":
+        if dim <= 0:
+            raise ValueError(f"DenseIndex.create: dim must be positive, got {dim}")
+        graph = hnswlib.Index(space=SPACE, dim=dim)
+        graph.init_index(max_elements=_INITIAL_CAPACITY, M=m, ef_construction=ef_construction)
+        return cls(graph, dim, m, ef_construction, np.empty(0, dtype=np.int64), np.empty((0, dim), dtype=np.float32))
+
+    def __len__(self) -> int:
+        return len(self._chunk_ids)
+
+    def ids(self) -> np.ndarray:
+        return self._chunk_ids.copy()
+
+    def add(self, chunk_ids: np.ndarray, vectors: np.ndarray) -> None:
+        """Insert vectors; an id already present (or deleted earlier) gets the new vector."""
+        chunk_ids = np.asarray(chunk_ids, dtype=np.int64)
+        vectors = np.asarray(vectors)
+        if chunk_ids.ndim != 1 or vectors.shape != (len(chunk_ids), self.dim):
+            raise ValueError(
+                f"DenseIndex.add: need ids of shape (n,) and vectors of shape (n, {self.dim}), "
+                f"got {chunk_ids.shape} and {vectors.shape}"
+            )
+        if len(np.unique(chunk_ids)) != len(chunk_ids):
+            raise ValueError("DenseIndex.add: chunk_ids contain duplicates; add each chunk once per call")
+        if len(chunk_ids) == 0:
+            return
+        if chunk_ids.min() < 0:
+            raise ValueError("DenseIndex.add: chunk ids must be non-negative (hnswlib labels are unsigned)")
+        unit_vectors = normalize_rows(vectors)
+        with self._lock:
+            # Deleted items keep their slot in the graph, so capacity counts them too.
+            needed = self._graph.get_current_count() + len(chunk_ids)
+            capacity = self._graph.get_max_elements()
+            if needed > capacity:
+                self._graph.resize_index(max(needed, 2 * capacity))
+            self._graph.add_items(unit_vectors, chunk_ids, num_threads=_BUILD_THREADS)
+
+            is_new = np.array([int(chunk_id) not in self._row_of for chunk_id in chunk_ids], dtype=bool)
+            for chunk_id, vector in zip(chunk_ids[~is_new], unit_vectors[~is_new]):
+                self._vectors[self._row_of[int(chunk_id)]] = vector
+            first_new_row = len(self._chunk_ids)
+            self._chunk_ids = np.concatenate([self._chunk_ids, chunk_ids[is_new]])
+            self._vectors = np.concatenate([self._vectors, unit_vectors[is_new]])
+            for offset, chunk_id in enumerate(chunk_ids[is_new]):
+                self._row_of[int(chunk_id)] = first_new_row + offset
+
+    def delete(self, chunk_ids: np.ndarray) -> None:
+        """Remove items from results; ids not in the index are ignored."""
+        with self._lock:
+            requested = (int(chunk_id) for chunk_id in np.asarray(chunk_ids, dtype=np.int64).ravel())
+            present = [chunk_id for chunk_id in requested if chunk_id in self._row_of]
+            if not present:
+                return
+            for chunk_id in present:
+                self._graph.mark_deleted(chunk_id)
+            keep = np.ones(len(self._chunk_ids), dtype=bool)
+            keep[[self._row_of[chunk_id] for chunk_id in present]] = False
+            self._chunk_ids = self._chunk_ids[keep]
+            self._vectors = self._vectors[keep]
+            self._row_of = {int(chunk_id): row for row, chunk_id in enumerate(self._chunk_ids)}
+
+    def vectors_for(self, chunk_ids: np.ndarray) -> np.ndarray:
+        """The unit-normalised vectors of these chunks, in the order given."""
+        rows = []
+        for chunk_id in np.asarray(chunk_ids, dtype=np.int64):
+            row = self._row_of.get(int(chunk_id))
+            if row is None:
+                raise KeyError(f"DenseIndex.vectors_for: chunk {int(chunk_id)} is not in the index")
+            rows.append(row)
+        return self._vectors[np.asarray(rows, dtype=np.int64)].copy()
+
+    def search(
+        self,
+        vector: np.ndarray,
+        k: int,
+        ef_search: int = 128,
+        exact: bool = False,
+        allowed_ids: set[int] | None = None,
+    ) -> list[tuple[int, float]]:
+        """Up to k (chunk id, cosine similarity) pairs, most similar first."""
+        query = normalize_rows(np.asarray(vector).reshape(1, -1))
+        if query.shape[1] != self.dim:
+            raise ValueError(f"DenseIndex.search: query has {query.shape[1]} dimensions, the index {self.dim}")
+        with self._lock:
+            # hnswlib raises when asked for more neighbours than it can return, so never ask.
+            if allowed_ids is None:
+                available = len(self)
+            else:
+                available = sum(1 for chunk_id in allowed_ids if chunk_id in self._row_of)
+            k = min(k, available)
+            if k <= 0:
+                return []
+            if not exact:
+                try:
+                    return self._search_graph(query, k, ef_search, allowed_ids)
+                except RuntimeError:
+                    # A restrictive filter can starve the graph walk of allowed neighbours;
+                    # the exact path always finds them.
+                    pass
+            return self._search_exact(query[0], k, allowed_ids)
+
+    def _search_graph(
+        self, query: np.ndarray, k: int, ef_search: int, allowed_ids: set[int] | None
+    ) -> list[tuple[int, float]]:
+        self._graph.set_ef(max(ef_search, k))
+        label_filter = None if allowed_ids is None else (lambda label: label in allowed_ids)
+        labels, distances = self._graph.knn_query(query, k=k, num_threads=1, filter=label_filter)
+        return [(int(label), float(1.0 - distance)) for label, distance in zip(labels[0], distances[0])]
+
+    def _search_exact(self, query: np.ndarray, k: int, allowed_ids: set[int] | None) -> list[tuple[int, float]]:
+        similarities = self._vectors @ query
+        rows = np.arange(len(self._chunk_ids))
+        if allowed_ids is not None:
+            rows = rows[np.isin(self._chunk_ids, np.fromiter(allowed_ids, dtype=np.int64, count=len(allowed_ids)))]
+        if len(rows) > k:
+            rows = rows[np.argpartition(-similarities[rows], k - 1)[:k]]
+        rows = rows[np.lexsort((rows, -similarities[rows]))]
+        return [(int(self._chunk_ids[row]), float(similarities[row])) for row in rows]
+
+    def save(self, folder: Path) -> None:
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            self._graph.save_index(str(folder / GRAPH_FILE))
+            np.save(folder / VECTORS_FILE, self._vectors)
+            np.save(folder / CHUNK_IDS_FILE, self._chunk_ids)
+            # Written last: a folder with params.json is a complete index.
+            atomic_write_json(
+                folder / PARAMS_FILE,
+                {
+                    "space": SPACE,
+                    "dim": self.dim,
+                    "m": self.m,
+                    "ef_construction": self.ef_construction,
+                    "count": len(self),
+                },
+            )
+
+    @classmethod
+    def load(cls, folder: Path) -> "DenseIndex":
+        folder = Path(folder)
+        params_path = folder / PARAMS_FILE
+        if not params_path.exists():
+            raise FileNotFoundError(f"DenseIndex.load: no {PARAMS_FILE} in {folder}; save an index there first")
+        params = json.loads(params_path.read_text(encoding="utf-8"))
+        chunk_ids = np.load(folder / CHUNK_IDS_FILE).astype(np.int64, copy=False)
+        vectors = np.load(folder / VECTORS_FILE).astype(np.float32, copy=False)
+        if len(chunk_ids) != params["count"] or vectors.shape != (params["count"], params["dim"]):
+            raise ValueError(
+                f"DenseIndex.load: parts of {folder} disagree ({len(chunk_ids)} ids, vectors {vectors.shape}, "
+                f"params say {params['count']} x {params['dim']}); rebuild the vector index"
+            )
+        graph = hnswlib.Index(space=params["space"], dim=params["dim"])
+        graph.load_index(str(folder / GRAPH_FILE))
+        # The graph also holds deleted items (hnswlib does not report how many), so it can only
+        # be checked for holding at least the live ones.
+        if graph.element_count < params["count"]:
+            raise ValueError(
+                f"DenseIndex.load: {GRAPH_FILE} in {folder} holds {graph.element_count} items, params say "
+                f"{params['count']} live ones; rebuild the vector index"
+            )
+        return cls(graph, params["dim"], params["m"], params["ef_construction"], chunk_ids, vectors)

@@ -1,0 +1,194 @@
+"""Versioned index snapshots beside the catalog.
+
+Layout of one collection's indexes for one layout (chunking + model + index parameters)::
+
+    indexes/<collection>/<layout key>/CURRENT            {"version": "...", "generation": N}
+    indexes/<collection>/<layout key>/<version>/         one immutable snapshot:
+        manifest.json   what it reflects: catalog generation, layout, counts
+        dense/          hnswlib graph + normalised vectors (store.dense_index)
+        sparse/         bm25s matrices + params (store.sparse_index)
+        chunks.parquet  chunk texts, offsets, headings, pages
+        documents.parquet
+
+A writer builds a whole new version folder, then replaces CURRENT atomically; a reader follows
+CURRENT, so it sees one consistent snapshot and never a half-written one. A reader tells a stale
+snapshot by CURRENT's generation and reloads; nothing on the query path opens the catalog.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from store.atomic import atomic_write_json
+
+CURRENT = "CURRENT"
+KEEP_OLD_VERSIONS = 1  # readers mid-load of the previous version keep working
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    chunk_id: int
+    doc_id: int
+    ordinal: int
+    start: int
+    end: int
+    text: str
+    indexed_text: str
+    heading_path: tuple[str, ...]
+    page: int | None
+    token_count: int | None
+    over_max_length: bool
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    doc_id: int
+    source: str
+    external_id: str | None
+    doc_type: str
+    title: str
+
+
+CHUNK_COLUMNS = [
+    "chunk_id", "doc_id", "ordinal", "start", "end", "text", "indexed_text",
+    "heading_path", "page", "token_count", "over_max_length",
+]
+DOCUMENT_COLUMNS = ["doc_id", "source", "external_id", "doc_type", "title"]
+
+
+def write_table(path: Path, rows: list[tuple], columns: list[str]) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    data = {name: [row[i] for row in rows] for i, name in enumerate(columns)}
+    pq.write_table(pa.table(data) if rows else _empty_table(columns), path)
+
+
+def _empty_table(columns: list[str]):
+    import pyarrow as pa
+
+    types = {
+        "chunk_id": pa.int64(), "doc_id": pa.int64(), "ordinal": pa.int32(), "start": pa.int32(),
+        "end": pa.int32(), "heading_path": pa.list_(pa.string()), "page": pa.int32(),
+        "token_count": pa.int32(), "over_max_length": pa.bool_(),
+    }
+    return pa.table({name: pa.array([], type=types.get(name, pa.string())) for name in columns})
+
+
+def read_table(path: Path) -> dict[str, list]:
+    import pyarrow.parquet as pq
+
+    return pq.read_table(path).to_pydict()
+
+
+class Snapshot:
+    """One loaded, immutable index version: both indexes plus the chunk and document tables."""
+
+    def __init__(self, folder: Path):
+        from store.dense_index import DenseIndex
+        from store.sparse_index import SparseIndex
+
+        self.folder = folder
+        self.manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        self.sparse = SparseIndex.load(folder / "sparse")
+        self.dense = DenseIndex.load(folder / "dense") if (folder / "dense").exists() else None
+        self.dense_ids: frozenset[int] = frozenset(self.dense.ids().tolist()) if self.dense is not None else frozenset()
+        table = read_table(folder / "chunks.parquet")
+        self.chunks: dict[int, ChunkRecord] = {}
+        for values in zip(*(table[name] for name in CHUNK_COLUMNS)):
+            record = ChunkRecord(*values[:7], tuple(values[7] or ()), *values[8:])
+            self.chunks[record.chunk_id] = record
+        docs = read_table(folder / "documents.parquet")
+        self.documents: dict[int, DocumentInfo] = {
+            values[0]: DocumentInfo(*values) for values in zip(*(docs[name] for name in DOCUMENT_COLUMNS))
+        }
+
+    @property
+    def generation(self) -> int:
+        return int(self.manifest["generation"])
+
+    def chunk_ids(self) -> np.ndarray:
+        return np.fromiter(self.chunks.keys(), dtype=np.int64, count=len(self.chunks))
+
+
+def read_current(layout_dir: Path) -> dict | None:
+    try:
+        return json.loads((layout_dir / CURRENT).read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
+
+
+def new_version_dir(layout_dir: Path, generation: int) -> Path:
+    layout_dir.mkdir(parents=True, exist_ok=True)
+    folder = layout_dir / f"g{generation:08d}-{uuid.uuid4().hex[:8]}.building"
+    folder.mkdir()
+    return folder
+
+
+def publish(layout_dir: Path, building: Path, manifest: dict) -> Path:
+    """Seal a finished version folder and point CURRENT at it; then drop old versions."""
+    atomic_write_json(building / "manifest.json", manifest)
+    final = building.with_name(building.name.removesuffix(".building"))
+    os.replace(building, final)
+    atomic_write_json(layout_dir / CURRENT, {"version": final.name, "generation": manifest["generation"]})
+    _collect_garbage(layout_dir, keep=final.name)
+    return final
+
+
+def _collect_garbage(layout_dir: Path, keep: str) -> None:
+    versions = sorted(
+        (p for p in layout_dir.iterdir() if p.is_dir() and p.name != keep),
+        key=lambda p: p.stat().st_mtime,
+    )
+    for stale in versions[: max(0, len(versions) - KEEP_OLD_VERSIONS)]:
+        shutil.rmtree(stale, ignore_errors=True)
+    for unfinished in layout_dir.glob("*.building"):
+        # a writer killed mid-build leaves one; anything older than a minute is abandoned
+        if time.time() - unfinished.stat().st_mtime > 60:
+            shutil.rmtree(unfinished, ignore_errors=True)
+
+
+class SnapshotCache:
+    """Loaded snapshots per layout folder, reloaded when CURRENT moves to a new version."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[Path, tuple[str, Snapshot]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, layout_dir: Path) -> Snapshot | None:
+        pointer = read_current(layout_dir)
+        if pointer is None:
+            return None
+        version = pointer["version"]
+        with self._lock:
+            cached = self._loaded.get(layout_dir)
+            if cached and cached[0] == version:
+                return cached[1]
+        try:
+            snapshot = Snapshot(layout_dir / version)
+        except FileNotFoundError:
+            # a writer published twice while we loaded and collected our version; follow it
+            pointer = read_current(layout_dir)
+            if pointer is None:
+                return None
+            version = pointer["version"]
+            snapshot = Snapshot(layout_dir / version)
+        with self._lock:
+            self._loaded[layout_dir] = (version, snapshot)
+        return snapshot
+
+    def forget(self, layout_dir: Path | None = None) -> None:
+        with self._lock:
+            if layout_dir is None:
+                self._loaded.clear()
+            else:
+                self._loaded.pop(layout_dir, None)

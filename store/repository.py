@@ -1,0 +1,347 @@
+"""Catalog reads and writes, as functions over a connection. All SQL lives here."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+
+import duckdb
+
+
+class NotFoundError(LookupError):
+    """A named thing does not exist; the message lists what does."""
+
+
+@dataclass(frozen=True)
+class CollectionRow:
+    id: int
+    name: str
+    config: dict
+    default_preset: str
+    generation: int
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    id: int
+    collection_id: int
+    source: str
+    external_id: str | None
+    sha256: str
+    size_bytes: int
+    doc_type: str
+    title: str | None
+    status: str
+    error: str | None
+    ingested_at: datetime
+    chunk_count: int = 0
+
+
+@dataclass(frozen=True)
+class NewChunk:
+    ordinal: int
+    text: str
+    indexed_text: str
+    start: int
+    end: int
+    heading_path: tuple[str, ...]
+    page: int | None
+    content_hash: str
+    token_count: int | None
+    over_max_length: bool
+    metadata: dict
+
+
+# -- collections ------------------------------------------------------------------------------
+
+_COLLECTION_COLUMNS = "id, name, config, default_preset, generation, created_at"
+
+
+def _collection(row) -> CollectionRow:
+    return CollectionRow(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5])
+
+
+def list_collections(con: duckdb.DuckDBPyConnection) -> list[CollectionRow]:
+    rows = con.execute(f"SELECT {_COLLECTION_COLUMNS} FROM collections ORDER BY name").fetchall()
+    return [_collection(r) for r in rows]
+
+
+def find_collection(con, name: str) -> CollectionRow | None:
+    row = con.execute(f"SELECT {_COLLECTION_COLUMNS} FROM collections WHERE name = ?", [name]).fetchone()
+    return _collection(row) if row else None
+
+
+def get_collection(con, name: str) -> CollectionRow:
+    found = find_collection(con, name)
+    if found is None:
+        known = ", ".join(c.name for c in list_collections(con)) or "none yet"
+        raise NotFoundError(f"collection {name!r} not found; known: {known}")
+    return found
+
+
+def create_collection(con, name: str, config: dict) -> CollectionRow:
+    con.execute("INSERT INTO collections (name, config) VALUES (?, ?)", [name, json.dumps(config)])
+    return get_collection(con, name)
+
+
+def delete_collection(con, collection_id: int) -> None:
+    con.execute("DELETE FROM chunks WHERE collection_id = ?", [collection_id])
+    con.execute("DELETE FROM chunksets WHERE collection_id = ?", [collection_id])
+    con.execute("DELETE FROM documents WHERE collection_id = ?", [collection_id])
+    con.execute("DELETE FROM collections WHERE id = ?", [collection_id])
+
+
+def bump_generation(con, collection_id: int) -> int:
+    return con.execute(
+        "UPDATE collections SET generation = generation + 1 WHERE id = ? RETURNING generation", [collection_id]
+    ).fetchone()[0]
+
+
+def set_default_preset(con, collection_id: int, preset: str) -> None:
+    con.execute("UPDATE collections SET default_preset = ? WHERE id = ?", [preset, collection_id])
+
+
+def collection_counts(con) -> dict[int, tuple[int, int]]:
+    """Per collection id: (successful documents, chunks in its default chunk set)."""
+    docs = dict(
+        con.execute(
+            "SELECT collection_id, count(*) FROM documents WHERE status = 'success' GROUP BY collection_id"
+        ).fetchall()
+    )
+    chunks = dict(
+        con.execute(
+            "SELECT c.collection_id, count(*) FROM chunks c JOIN chunksets s"
+            " ON s.collection_id = c.collection_id AND s.key = c.chunkset"
+            " WHERE s.created_at = (SELECT min(created_at) FROM chunksets t WHERE t.collection_id = s.collection_id)"
+            " GROUP BY c.collection_id"
+        ).fetchall()
+    )
+    return {cid: (docs.get(cid, 0), chunks.get(cid, 0)) for cid in set(docs) | set(chunks)}
+
+
+# -- chunk sets -------------------------------------------------------------------------------
+
+def chunksets(con, collection_id: int) -> dict[str, dict]:
+    rows = con.execute(
+        "SELECT key, config FROM chunksets WHERE collection_id = ? ORDER BY created_at", [collection_id]
+    ).fetchall()
+    return {key: json.loads(config) for key, config in rows}
+
+
+def add_chunkset(con, collection_id: int, key: str, config: dict) -> None:
+    con.execute(
+        "INSERT OR IGNORE INTO chunksets (collection_id, key, config) VALUES (?, ?, ?)",
+        [collection_id, key, json.dumps(config)],
+    )
+
+
+# -- documents --------------------------------------------------------------------------------
+
+_DOC_COLUMNS = (
+    "d.id, d.collection_id, d.source, d.external_id, d.sha256, d.size_bytes, d.doc_type, d.title,"
+    " d.status, d.error, d.ingested_at"
+)
+
+
+def documents(con, collection_id: int, chunkset: str | None = None) -> list[DocumentRow]:
+    rows = con.execute(
+        f"SELECT {_DOC_COLUMNS}, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id"
+        " AND (? IS NULL OR c.chunkset = ?)) FROM documents d WHERE d.collection_id = ? ORDER BY d.source",
+        [chunkset, chunkset, collection_id],
+    ).fetchall()
+    return [DocumentRow(*row) for row in rows]
+
+
+def document_fingerprints(con, collection_id: int) -> dict[str, tuple[str, str]]:
+    """source name -> (sha256, status), for the skip-before-parse check."""
+    rows = con.execute(
+        "SELECT source, sha256, status FROM documents WHERE collection_id = ?", [collection_id]
+    ).fetchall()
+    return {source: (sha, status) for source, sha, status in rows}
+
+
+def find_document(con, collection_id: int | None, ref: str) -> DocumentRow | None:
+    """By numeric id, external id, or source name (in that order of preference)."""
+    scope = "" if collection_id is None else " AND d.collection_id = ?"
+    params_tail = [] if collection_id is None else [collection_id]
+    queries = []
+    if ref.strip().isdigit():
+        queries.append(("d.id = ?", int(ref)))
+    queries += [("d.external_id = ?", ref), ("d.source = ?", ref)]
+    for clause, value in queries:
+        row = con.execute(
+            f"SELECT {_DOC_COLUMNS}, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id)"
+            f" FROM documents d WHERE {clause}{scope} ORDER BY d.id LIMIT 1",
+            [value, *params_tail],
+        ).fetchone()
+        if row:
+            return DocumentRow(*row)
+    return None
+
+
+def document_markdown(con, doc_id: int) -> tuple[str, list[int]]:
+    row = con.execute("SELECT markdown, page_starts FROM documents WHERE id = ?", [doc_id]).fetchone()
+    if row is None:
+        raise NotFoundError(f"document {doc_id} not found")
+    return row[0] or "", list(row[1] or [])
+
+
+def delete_document(con, doc_id: int) -> None:
+    con.execute("DELETE FROM chunks WHERE document_id = ?", [doc_id])
+    con.execute("DELETE FROM documents WHERE id = ?", [doc_id])
+
+
+def insert_document(
+    con, collection_id: int, *, source: str, external_id: str | None, sha256: str, size_bytes: int,
+    doc_type: str, title: str | None, markdown: str | None, page_starts: list[int], status: str,
+    error: str | None,
+) -> int:
+    return con.execute(
+        "INSERT INTO documents (collection_id, source, external_id, sha256, size_bytes, doc_type, title,"
+        " markdown, page_starts, status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        [collection_id, source, external_id, sha256, size_bytes, doc_type, title, markdown, page_starts,
+         status, error],
+    ).fetchone()[0]
+
+
+def success_documents_markdown(con, collection_id: int) -> list[tuple[int, str, list[int]]]:
+    return con.execute(
+        "SELECT id, markdown, page_starts FROM documents WHERE collection_id = ? AND status = 'success'"
+        " ORDER BY id",
+        [collection_id],
+    ).fetchall()
+
+
+def documents_without_chunks(con, collection_id: int, chunkset: str) -> list[tuple[int, str, list[int]]]:
+    return con.execute(
+        "SELECT d.id, d.markdown, d.page_starts FROM documents d WHERE d.collection_id = ? AND d.status = 'success'"
+        " AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id AND c.chunkset = ?) ORDER BY d.id",
+        [collection_id, chunkset],
+    ).fetchall()
+
+
+# -- chunks -----------------------------------------------------------------------------------
+
+def insert_chunks(con, collection_id: int, chunkset: str, doc_id: int, chunks: list[NewChunk]) -> None:
+    if not chunks:
+        return
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "collection_id": collection_id,
+            "chunkset": chunkset,
+            "document_id": doc_id,
+            "ordinal": [c.ordinal for c in chunks],
+            "text": [c.text for c in chunks],
+            "indexed_text": [c.indexed_text for c in chunks],
+            "start_offset": [c.start for c in chunks],
+            "end_offset": [c.end for c in chunks],
+            "heading_path": [list(c.heading_path) for c in chunks],
+            "page": pd.array([c.page for c in chunks], dtype="Int32"),
+            "content_hash": [c.content_hash for c in chunks],
+            "token_count": pd.array([c.token_count for c in chunks], dtype="Int32"),
+            "over_max_length": [c.over_max_length for c in chunks],
+            "metadata": [json.dumps(c.metadata) for c in chunks],
+        }
+    )
+    con.register("new_chunks", frame)
+    try:
+        con.execute(
+            "INSERT INTO chunks (collection_id, chunkset, document_id, ordinal, text, indexed_text, start_offset,"
+            " end_offset, heading_path, page, content_hash, token_count, over_max_length, metadata)"
+            " SELECT collection_id, chunkset, document_id, ordinal, text, indexed_text, start_offset, end_offset,"
+            " heading_path, page, content_hash, token_count, over_max_length, metadata FROM new_chunks"
+        )
+    finally:
+        con.unregister("new_chunks")
+
+
+CHUNK_SELECT = (
+    "SELECT c.id, c.document_id, c.ordinal, c.start_offset, c.end_offset, c.text, c.indexed_text,"
+    " c.heading_path, c.page, c.token_count, c.over_max_length, c.content_hash FROM chunks c"
+)
+
+
+def chunkset_rows(con, collection_id: int, chunkset: str) -> dict[str, list]:
+    return con.execute(
+        f"{CHUNK_SELECT} JOIN documents d ON d.id = c.document_id"
+        " WHERE c.collection_id = ? AND c.chunkset = ? AND d.status = 'success' ORDER BY c.id",
+        [collection_id, chunkset],
+    ).fetchnumpy()
+
+
+def document_infos(con, collection_id: int) -> list[tuple]:
+    return con.execute(
+        "SELECT id, source, external_id, doc_type, coalesce(title, source) FROM documents"
+        " WHERE collection_id = ? AND status = 'success' ORDER BY id",
+        [collection_id],
+    ).fetchall()
+
+
+def chunks_of_document(con, doc_id: int, chunkset: str | None) -> list[tuple]:
+    return con.execute(
+        f"{CHUNK_SELECT} WHERE c.document_id = ? AND (? IS NULL OR c.chunkset = ?) ORDER BY c.ordinal",
+        [doc_id, chunkset, chunkset],
+    ).fetchall()
+
+
+def chunk_by_id(con, chunk_id: int) -> tuple | None:
+    return con.execute(f"{CHUNK_SELECT} WHERE c.id = ?", [chunk_id]).fetchone()
+
+
+# -- ingestion history ------------------------------------------------------------------------
+
+def start_run(con, collection_id: int, files_total: int) -> int:
+    return con.execute(
+        "INSERT INTO ingestion_runs (collection_id, status, files_total) VALUES (?, 'running', ?) RETURNING id",
+        [collection_id, files_total],
+    ).fetchone()[0]
+
+
+def finish_run(con, run_id: int, *, status: str, parsed: int, skipped: int, failed: int, embedded: int) -> None:
+    con.execute(
+        "UPDATE ingestion_runs SET status = ?, finished_at = current_timestamp, parsed = ?, skipped = ?,"
+        " failed = ?, chunks_embedded = ? WHERE id = ?",
+        [status, parsed, skipped, failed, embedded, run_id],
+    )
+
+
+def record_event(con, run_id: int, source: str, sha256: str | None, outcome: str, reason: str | None) -> None:
+    con.execute(
+        "INSERT INTO ingestion_events (run_id, source, sha256, outcome, reason) VALUES (?, ?, ?, ?, ?)",
+        [run_id, source, sha256, outcome, reason],
+    )
+
+
+def recent_runs(con, collection_id: int, limit: int = 20) -> list[tuple]:
+    return con.execute(
+        "SELECT id, started_at, finished_at, status, files_total, parsed, skipped, failed, chunks_embedded"
+        " FROM ingestion_runs WHERE collection_id = ? ORDER BY id DESC LIMIT ?",
+        [collection_id, limit],
+    ).fetchall()
+
+
+# -- presets ----------------------------------------------------------------------------------
+
+def list_presets(con) -> list[tuple[str, dict, str, datetime]]:
+    rows = con.execute("SELECT name, config, description, updated_at FROM presets ORDER BY name").fetchall()
+    return [(name, json.loads(config), description, updated) for name, config, description, updated in rows]
+
+
+def find_preset(con, name: str) -> dict | None:
+    row = con.execute("SELECT config FROM presets WHERE name = ?", [name]).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def save_preset(con, name: str, overrides: dict, description: str = "") -> None:
+    con.execute(
+        "INSERT OR REPLACE INTO presets (name, config, description, updated_at) VALUES (?, ?, ?, current_timestamp)",
+        [name, json.dumps(overrides, sort_keys=True), description],
+    )
+
+
+def delete_preset(con, name: str) -> None:
+    con.execute("DELETE FROM presets WHERE name = ?", [name])

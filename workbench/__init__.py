@@ -1,0 +1,1 @@
+"""RAG Workbench: see, tune and measure retrieval-augmented generation retrieval."""

@@ -1,0 +1,46 @@
+"""One chunk per heading section: from a heading line up to the next heading of any level.
+
+Text before the first heading is a section of its own. A section longer than ``size`` is cut by
+the recursive splitter, so every chunk still fits and keeps the section's heading path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.chunk import Chunk
+from workbench.chunking.headings import HeadingIndex
+from workbench.chunking.recursive import RecursiveSplitter
+from workbench.chunking.tokens import TokenSpans, measure_for, validate_length_settings
+from workbench.config import ChunkingConfig
+
+
+@dataclass(frozen=True)
+class MarkdownHeadingsConfig:
+    size: int = 1000  # sections longer than this are split recursively
+    overlap: int = 100  # overlap between the parts of a split section
+    unit: str = "chars"
+
+    def __post_init__(self) -> None:
+        validate_length_settings(self.size, self.overlap, self.unit)
+
+    @classmethod
+    def from_chunking(cls, config: ChunkingConfig) -> "MarkdownHeadingsConfig":
+        return cls(size=config.size, overlap=config.overlap, unit=config.unit)
+
+
+def section_bounds(headings: HeadingIndex, length: int) -> list[tuple[int, int]]:
+    """``[start, end)`` of the preamble (possibly empty) and of each heading's section."""
+    starts = [0, *(heading.offset for heading in headings.headings if heading.offset > 0)]
+    return list(zip(starts, [*starts[1:], length]))
+
+
+def split(markdown: str, config: MarkdownHeadingsConfig, *, tokens: TokenSpans | None = None) -> list[Chunk]:
+    measure = measure_for(markdown, config.unit, tokens)
+    headings = HeadingIndex(markdown)
+    splitter = RecursiveSplitter(markdown, config.size, config.overlap, measure, headings)
+    chunks = []
+    for section_start, section_end in section_bounds(headings, len(markdown)):
+        for start, end in splitter.split_span(section_start, section_end):
+            chunks.append(Chunk(text=markdown[start:end], start=start, end=end, heading_path=headings.path_at(start)))
+    return chunks

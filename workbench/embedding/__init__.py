@@ -1,0 +1,5 @@
+"""Text embedders and the content-hash embedding cache."""
+
+from workbench.embedding.base import Embedder, content_hash, get_embedder, register_embedder
+
+__all__ = ["Embedder", "content_hash", "get_embedder", "register_embedder"]

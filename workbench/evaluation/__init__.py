@@ -1,0 +1,1 @@
+"""Golden sets, relevance judgements, metrics and evaluation runs."""

@@ -1,0 +1,15 @@
+"""Where all state lives: one home directory (catalog, indexes, imported golden sets)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+HOME_ENV = "WORKBENCH_HOME"
+DEFAULT_HOME = Path("data")
+
+
+def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
+    """``--home`` wins, then ``$WORKBENCH_HOME``, then ``./data``."""
+    chosen = explicit or os.environ.get(HOME_ENV) or DEFAULT_HOME
+    return Path(chosen).expanduser().resolve()

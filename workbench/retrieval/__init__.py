@@ -1,0 +1,1 @@
+"""Retrieval maths stages: fusion, filtering, MMR diversification and cross-encoder reranking."""
