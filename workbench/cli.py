@@ -48,13 +48,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the full trace as JSON")
     _common(p)
 
-    p = commands.add_parser("eval", help="evaluate a golden set")
-    p.add_argument("--collection", "-c", required=True)
-    p.add_argument("--golden", "-g", help="golden set name or .jsonl path (default: the collection's name)")
-    p.add_argument("--metrics", help="comma-separated, e.g. ndcg@10,recall@100,mrr@10")
-    p.add_argument("--json", action="store_true")
-    _common(p)
-
     p = commands.add_parser("collections", help="list collections")
     _common(p)
     p = commands.add_parser("presets", help="list presets")
@@ -66,11 +59,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("document", help="document id, external id or file name")
     p.add_argument("--collection", "-c", required=True)
     _common(p)
+    for plug_in in _command_plugins():
+        plug_in.add_commands(commands, _common)
     p = commands.add_parser("save-preset", help="save the effective --set overrides as a named preset")
     p.add_argument("name")
     p.add_argument("--description", default="")
     _common(p)
     return parser
+
+
+def _command_plugins():
+    """Command groups that live beside the code they drive (evaluation, the MCP server)."""
+    from workbench.evaluation import cli as evaluation_cli
+    from workbench.mcp_server import cli as mcp_cli
+
+    return [evaluation_cli, mcp_cli]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,14 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     from workbench.pipeline import QueryError
 
     try:
-        return COMMANDS[args.command](args)
+        return args.handler(args) if hasattr(args, "handler") else COMMANDS[args.command](args)
     except (NotFoundError, ConfigError, GoldenSetError, QueryError, CatalogBusyError, ValueError) as error:
         message = error.args[0] if isinstance(error, LookupError) and error.args else str(error)
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE
 
 
-def _workbench(args):
+def workbench_from(args):
     from workbench.service import Workbench
 
     return Workbench(args.home)
@@ -111,7 +114,7 @@ def _print_progress(event) -> None:
 
 
 def cmd_ingest(args) -> int:
-    bench = _workbench(args)
+    bench = workbench_from(args)
     missing = [str(p) for p in args.paths if not p.exists()]
     if missing:
         raise ValueError(f"no such file: {', '.join(missing)}")
@@ -149,7 +152,7 @@ def cmd_import_beir(args) -> int:
     if not folder.is_dir():
         raise ValueError(f"{folder} is not a folder; pass a BEIR folder with corpus.jsonl")
     collection = args.collection or folder.resolve().name
-    bench = _workbench(args)
+    bench = workbench_from(args)
     config = _config_for_new_or_existing(bench, collection, args)
     sources, offsets = corpus_sources(folder)
     print(f"{collection}: {len(sources)} corpus documents from {folder}", file=sys.stderr)
@@ -164,7 +167,7 @@ def cmd_import_beir(args) -> int:
 
 
 def cmd_query(args) -> int:
-    bench = _workbench(args)
+    bench = workbench_from(args)
     config = bench.config_for(args.collection, args.preset, args.overrides)
     trace = bench.query(args.text, args.collection, config)
     if args.json:
@@ -183,35 +186,8 @@ def cmd_query(args) -> int:
     return EXIT_OK
 
 
-def cmd_eval(args) -> int:
-    from workbench.evaluation import golden as golden_sets
-    from workbench.evaluation.metrics import DEFAULT_METRICS, compute
-    from workbench.evaluation.runner import evaluate_documents
-
-    bench = _workbench(args)
-    config = bench.config_for(args.collection, args.preset, args.overrides)
-    golden = golden_sets.find(args.golden or args.collection, bench.home)
-    metric_names = tuple(m.strip() for m in args.metrics.split(",")) if args.metrics else DEFAULT_METRICS
-    for name in metric_names:
-        compute(name, [], {"x": 1})  # validates names before the long run
-    if config.retrieval.mode != "bm25":
-        bench.embed_queries(config.embedding.model, [q.query for q in golden.queries])
-    bench.snapshot(args.collection, config)
-    result = evaluate_documents(
-        lambda text, cfg: bench.query(text, args.collection, cfg), golden, config, args.collection, metric_names
-    )
-    if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False))
-    else:
-        print(f"{args.collection} / {golden.name}: {len(golden)} queries, mode={config.retrieval.mode}, "
-              f"level=doc, {result.elapsed_s:.1f} s")
-        for name, value in result.metrics.items():
-            print(f"  {name:<12} {value:.4f}")
-    return EXIT_OK
-
-
 def cmd_collections(args) -> int:
-    bench = _workbench(args)
+    bench = workbench_from(args)
     infos = bench.collections()
     if not infos:
         print("no collections yet; create one with: python -m workbench ingest FILES --collection NAME")
@@ -224,7 +200,7 @@ def cmd_collections(args) -> int:
 def cmd_presets(args) -> int:
     from workbench import presets
 
-    bench = _workbench(args)
+    bench = workbench_from(args)
     for name, overrides, description in presets.list_all(bench.catalog):
         shown = " ".join(f"{k}={v}" for k, v in sorted(overrides.items())) or "(built-in defaults)"
         print(f"{name:<20} {shown}" + (f"  # {description}" if description else ""))
@@ -234,7 +210,7 @@ def cmd_presets(args) -> int:
 def cmd_save_preset(args) -> int:
     from workbench import presets
 
-    bench = _workbench(args)
+    bench = workbench_from(args)
     base = presets.load_overrides(bench.catalog, args.preset) if args.preset else {}
     from workbench.config import WorkbenchConfig
 
@@ -246,7 +222,7 @@ def cmd_save_preset(args) -> int:
 
 
 def cmd_documents(args) -> int:
-    bench = _workbench(args)
+    bench = workbench_from(args)
     for doc in bench.documents(args.collection):
         status = doc.status if doc.status == "success" else f"{doc.status}: {doc.error}"
         print(f"{doc.id:>6}  {doc.source:<40} {doc.doc_type:<5} {doc.size_bytes:>9} B {doc.chunk_count:>5} chunks  {status}")
@@ -254,7 +230,7 @@ def cmd_documents(args) -> int:
 
 
 def cmd_delete(args) -> int:
-    bench = _workbench(args)
+    bench = workbench_from(args)
     document = bench.delete_document(args.collection, args.document)
     print(f"deleted {document.source} (id {document.id}) from {args.collection}")
     return EXIT_OK
@@ -264,7 +240,6 @@ COMMANDS = {
     "ingest": cmd_ingest,
     "import-beir": cmd_import_beir,
     "query": cmd_query,
-    "eval": cmd_eval,
     "collections": cmd_collections,
     "presets": cmd_presets,
     "save-preset": cmd_save_preset,

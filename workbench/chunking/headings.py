@@ -42,7 +42,7 @@ def outline(markdown: str) -> MarkdownOutline:
     fence_start = 0
     for match in _BLOCK_LINE.finditer(markdown):
         fence = match.group("fence")
-        if False:
+        if open_fence is not None:
             # Only a run of the same character, at least as long, with nothing after it closes.
             if fence and fence[0] == open_fence[0] and len(fence) >= len(open_fence) and not match.group("info").strip():
                 code_blocks.append((fence_start, match.end()))
