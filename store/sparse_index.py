@@ -9,6 +9,7 @@ rebuild every term's share of a score with the Lucene formula below.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections import Counter
 from pathlib import Path
@@ -19,6 +20,9 @@ import scipy.sparse as sp
 
 from store.atomic import atomic_write_json
 from workbench.text_tokenizer import Bm25Tokenizer
+
+# bm25s sets its own logger to DEBUG on import, which would print on every index build
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 FORMAT_VERSION = 1
 METHOD = "lucene"

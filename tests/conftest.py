@@ -39,3 +39,82 @@ def tiny_cross_encoder_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     model.save_pretrained(model_dir)
     tokenizer.save_pretrained(model_dir)
     return model_dir
+
+
+FAKE_MODEL = "fake-hashing-embedder"
+
+
+class HashingEmbedder:
+    """A deterministic stand-in for a sentence-transformers model: hashed bag of words.
+
+    Texts sharing words get similar vectors, so retrieval behaves sensibly, and every call is
+    counted so tests can prove what was (not) embedded.
+    """
+
+    dimension = 64
+    max_tokens = 60
+
+    def __init__(self, name: str):
+        self.name = name
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts):
+        import hashlib
+        import re
+
+        import numpy as np
+
+        self.calls.append(list(texts))
+        matrix = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for word in re.findall(r"\w+", text.lower()):
+                bucket = int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension
+                matrix[row, bucket] += 1.0
+            matrix[row, row % self.dimension] += 0.01  # no all-zero rows
+        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+    def token_counts(self, texts):
+        import re
+
+        return [len(re.findall(r"\w+", text)) + 2 for text in texts]
+
+    @property
+    def embedded_texts(self) -> list[str]:
+        return [text for call in self.calls for text in call]
+
+
+@pytest.fixture
+def fake_embedder():
+    """Register the hashing embedder under FAKE_MODEL for the duration of a test."""
+    from workbench.embedding import base
+
+    instance = HashingEmbedder(FAKE_MODEL)
+
+    class _Adapter(base.Embedder):
+        name = FAKE_MODEL
+        dimension = instance.dimension
+        max_tokens = instance.max_tokens
+
+        def embed(self, texts):
+            return instance.embed(texts)
+
+        def token_counts(self, texts):
+            return instance.token_counts(texts)
+
+    base.register_embedder(FAKE_MODEL, lambda _name: _Adapter())
+    yield instance
+    base.unregister_embedder(FAKE_MODEL)
+
+
+@pytest.fixture
+def fake_config():
+    from workbench.config import WorkbenchConfig
+
+    return WorkbenchConfig().with_overrides([f"embedding.model={FAKE_MODEL}", "chunking.size=300", "chunking.overlap=30"])
+
+
+@pytest.fixture
+def bench(tmp_path):
+    from workbench.service import Workbench
+
+    return Workbench(tmp_path / "home")

@@ -93,7 +93,7 @@ class WorkbenchConfig:
     rerank: RerankConfig = field(default_factory=RerankConfig)
 
     def to_dict(self) -> dict:
-        return {f.name: _section_to_dict(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: section_dict(getattr(self, f.name)) for f in fields(self)}
 
     @classmethod
     def from_dict(cls, data: dict) -> "WorkbenchConfig":
@@ -128,7 +128,7 @@ class WorkbenchConfig:
 
     def index_key(self) -> dict:
         """The index-time part of the configuration: what chunks and indexes depend on."""
-        return {"chunking": _section_to_dict(self.chunking), "embedding_model": self.embedding.model}
+        return {"chunking": section_dict(self.chunking), "embedding_model": self.embedding.model}
 
 
 class ConfigError(ValueError):
@@ -199,7 +199,8 @@ def _public_name(f: dataclasses.Field) -> str:
     return f.name.rstrip("_")
 
 
-def _section_to_dict(section) -> dict:
+def section_dict(section) -> dict:
+    """A config section as plain JSON values, keyed by public names (``lambda``, not ``lambda_``)."""
     return {_public_name(f): _jsonable(getattr(section, f.name)) for f in fields(section)}
 
 

@@ -13,6 +13,10 @@ from dataclasses import asdict, dataclass
 
 from workbench.config import Bm25Config, ChunkingConfig, WorkbenchConfig
 
+#: bumped whenever a chunking algorithm changes its output, so stored chunk sets made by the
+#: old code are not mistaken for the new ones (their texts stay in the embedding cache)
+CHUNKER_VERSION = 2
+
 
 def _digest(payload: dict) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:10]
@@ -40,7 +44,7 @@ class Layout:
     def chunkset_key(self) -> str:
         c = self.chunking
         readable = f"{c.strategy}-{c.size}{'t' if c.unit == 'tokens' else 'c'}-{c.overlap}"
-        return f"{readable}-{_digest({'chunking': asdict(c), 'model': self.embedding_model})}"
+        return f"{readable}-{_digest({'chunking': asdict(c), 'model': self.embedding_model, 'version': CHUNKER_VERSION})}"
 
     @property
     def key(self) -> str:

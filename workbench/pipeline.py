@@ -7,13 +7,12 @@ function per stage and records each stage's ranked list, timing and notes in a `
 from __future__ import annotations
 
 import time
-from dataclasses import asdict
 from typing import Callable
 
 import numpy as np
 
 from store.index_set import Snapshot
-from workbench.config import WorkbenchConfig
+from workbench.config import WorkbenchConfig, section_dict
 from workbench.ranking import RankedList
 from workbench.retrieval.filters import filter_hits
 from workbench.retrieval.fusion import fuse, fusion_breakdown
@@ -54,10 +53,10 @@ def run_pipeline(
 
     routes: list[RankedList] = []
     if mode in ("dense", "hybrid"):
-        routes.append(_timed(stages, "dense", asdict(config.dense) | {"candidates": config.retrieval.candidates},
+        routes.append(_timed(stages, "dense", section_dict(config.dense) | {"candidates": config.retrieval.candidates},
                              lambda: _dense(snapshot, need_query_vector(), config, allowed_ids)))
     if mode in ("bm25", "hybrid"):
-        routes.append(_timed(stages, "bm25", asdict(config.bm25) | {"candidates": config.retrieval.candidates},
+        routes.append(_timed(stages, "bm25", section_dict(config.bm25) | {"candidates": config.retrieval.candidates},
                              lambda: _bm25(snapshot, query, config, allowed_ids)))
     if filter_note:
         for stage in stages:
@@ -68,14 +67,14 @@ def run_pipeline(
         fusion_started = time.perf_counter()
         fused = fuse(routes, config.fusion).renamed("fusion")
         breakdown = fusion_breakdown(routes, fused, config.fusion)
-        stages.append(StageTrace("fusion", asdict(config.fusion), fused, _ms(fusion_started), (), breakdown))
+        stages.append(StageTrace("fusion", section_dict(config.fusion), fused, _ms(fusion_started), (), breakdown))
         current = fused
 
     if allowed_ids is not None:
         filter_started = time.perf_counter()
         keep_docs = {snapshot.chunks[c].doc_id for c in allowed_ids if c in snapshot.chunks}
         filtered, removed = filter_hits(current, keep_docs, name="filter")
-        stages.append(StageTrace("filter", asdict(config.filters), filtered, _ms(filter_started),
+        stages.append(StageTrace("filter", section_dict(config.filters), filtered, _ms(filter_started),
                                  (f"removed {removed} chunks outside the filter",)))
         current = filtered
 
@@ -94,7 +93,7 @@ def run_pipeline(
             ranked = current.renamed("rerank")
             stage_notes = (f"rerank fell back to the previous order: {error}",)
             details = {}
-        stages.append(StageTrace("rerank", asdict(config.rerank), ranked, _ms(rerank_started), stage_notes, details))
+        stages.append(StageTrace("rerank", section_dict(config.rerank), ranked, _ms(rerank_started), stage_notes, details))
         notes.extend(stage_notes)
         current = ranked
 
@@ -173,7 +172,7 @@ def _mmr_stage(stages, current: RankedList, snapshot: Snapshot, query_vector: np
     # MMR picks top_k; the rest of the pool follows so later stages (rerank) still see it
     selected, details = mmr(current, query_vector, vectors, config.mmr.lambda_, top_k=len(pool_ids),
                             pool=config.mmr.pool, name="mmr")
-    stages.append(StageTrace("mmr", asdict(config.mmr) | {"lambda": config.mmr.lambda_}, selected, _ms(started),
+    stages.append(StageTrace("mmr", section_dict(config.mmr), selected, _ms(started),
                              (), details))
     return selected
 

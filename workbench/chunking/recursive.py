@@ -6,6 +6,13 @@ and finally single units (characters, or tokens). Pieces that fit are packed gre
 of at most ``size``; each new chunk starts with the whole trailing pieces of the previous one that
 fit in ``overlap``. Pieces that still do not fit are split again with the finer separators.
 
+The fitting pieces just before an oversized piece are not packed on their own: they are carried
+into the split of the oversized piece and packed together with its first parts. Otherwise a
+heading (or a short lead-in line) followed by a long paragraph would end up as a chunk by itself,
+which holds nothing to retrieve; carried, it opens the first chunk of the text it introduces
+whenever the two fit in ``size`` together. Packing restarts after an oversized piece, so what
+follows it is never pulled back into its last chunk.
+
 Chunks never exceed ``size`` and never start or end with whitespace: offsets are narrowed, the
 text itself is never altered.
 """
@@ -93,18 +100,23 @@ class RecursiveSplitter:
             return []
         if self.measure.length(start, end) <= self.size:
             return [(start, end)]
-        return self._split(start, end, first_separator=0)
+        return self._split(start, end, first_separator=0, carried=[])
 
-    def _split(self, start: int, end: int, first_separator: int) -> list[Span]:
+    def _split(self, start: int, end: int, first_separator: int, carried: list[Span]) -> list[Span]:
+        """Chunks of the oversized ``markdown[start:end]``, the first ones packed after ``carried``.
+
+        ``carried`` are fitting pieces that come right before ``start``; they are packed in front
+        of this span's first parts, so they share a chunk with them when that fits in ``size``.
+        """
         for separator in range(first_separator, len(self._separators)):
             cuts = self._separators[separator](start, end)
             if cuts:
                 break
         else:
             # Only reachable when one character alone is longer than `size` tokens; it cannot be cut.
-            return [(start, end)]
+            return [*self._merge(carried), (start, end)]
         chunks: list[Span] = []
-        fitting: list[Span] = []
+        fitting: list[Span] = list(carried)
         for piece_start, piece_end in zip([start, *cuts], [*cuts, end]):
             piece_start, piece_end = trim_whitespace(self.markdown, piece_start, piece_end)
             if piece_end <= piece_start:
@@ -112,9 +124,8 @@ class RecursiveSplitter:
             if self.measure.length(piece_start, piece_end) <= self.size:
                 fitting.append((piece_start, piece_end))
             else:
-                chunks.extend(self._merge(fitting))
+                chunks.extend(self._split(piece_start, piece_end, separator + 1, carried=fitting))
                 fitting = []
-                chunks.extend(self._split(piece_start, piece_end, separator + 1))
         chunks.extend(self._merge(fitting))
         return chunks
 

@@ -1,36 +1,58 @@
 """Ranking metrics as small pure functions over one query.
 
 ``ranked`` is the system's ranking (ids, best first, no duplicates); ``relevant`` maps each
-relevant id to its grade (> 0). Averages over queries are the caller's business.
+relevant id to its grade (> 0; ids with grade 0 are treated as not relevant). The ids are
+whatever the evaluation level ranks: document names at document level, chunk ids at span level.
+Averages over queries are the caller's business (see ``mean``).
+
+Conventions (the same as ranx and trec_eval, so numbers are comparable):
+
+- gains are linear: a grade-2 item is worth twice a grade-1 item in DCG;
+- Recall and AP divide by the number of relevant ids, even when that exceeds k;
+- a query with nothing relevant scores 0 on every metric.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from typing import Callable, Hashable, Mapping, Sequence
+
+Ranking = Sequence[Hashable]
+Judgements = Mapping[Hashable, int]
 
 
-def hit_at(ranked: Sequence[str], relevant: Mapping[str, int], k: int) -> float:
-    """Hit@k = 1 if any of the first k is relevant, else 0."""
-    return 1.0 if any(item in relevant for item in ranked[:k]) else 0.0
+def _relevant_only(relevant: Judgements) -> dict[Hashable, int]:
+    return {item: grade for item, grade in relevant.items() if grade > 0}
 
 
-def precision_at(ranked: Sequence[str], relevant: Mapping[str, int], k: int) -> float:
-    """P@k = |relevant in first k| / k."""
-    return sum(1 for item in ranked[:k] if item in relevant) / k
+def hit_at(ranked: Ranking, relevant: Judgements, k: int) -> float:
+    """Hit@k = 1 if at least one of the first k ids is relevant, else 0."""
+    judged = _relevant_only(relevant)
+    return 1.0 if any(item in judged for item in ranked[:k]) else 0.0
 
 
-def recall_at(ranked: Sequence[str], relevant: Mapping[str, int], k: int) -> float:
-    """R@k = |relevant in first k| / |relevant| (0 when nothing is relevant)."""
-    if not relevant:
+def precision_at(ranked: Ranking, relevant: Judgements, k: int) -> float:
+    """P@k = |relevant ids among the first k| / k  (k, not the list length: short lists are penalised)."""
+    judged = _relevant_only(relevant)
+    return sum(1 for item in ranked[:k] if item in judged) / k
+
+
+def recall_at(ranked: Ranking, relevant: Judgements, k: int) -> float:
+    """R@k = |relevant ids among the first k| / |relevant ids|  (0 when nothing is relevant)."""
+    judged = _relevant_only(relevant)
+    if not judged:
         return 0.0
-    return sum(1 for item in ranked[:k] if item in relevant) / len(relevant)
+    return sum(1 for item in ranked[:k] if item in judged) / len(judged)
 
 
-def mrr_at(ranked: Sequence[str], relevant: Mapping[str, int], k: int) -> float:
-    """MRR@k = 1 / rank of the first relevant item within the first k, else 0."""
+def mrr_at(ranked: Ranking, relevant: Judgements, k: int) -> float:
+    """RR@k = 1 / (rank of the first relevant id) if it is within the first k, else 0.
+
+    Its mean over queries is MRR@k.
+    """
+    judged = _relevant_only(relevant)
     for position, item in enumerate(ranked[:k], start=1):
-        if item in relevant:
+        if item in judged:
             return 1.0 / position
     return 0.0
 
@@ -40,27 +62,36 @@ def dcg_at(gains: Sequence[float], k: int) -> float:
     return sum(gain / math.log2(position + 1) for position, gain in enumerate(gains[:k], start=1))
 
 
-def ndcg_at(ranked: Sequence[str], relevant: Mapping[str, int], k: int) -> float:
-    """nDCG@k = DCG@k of the ranking / DCG@k of the ideal ranking, with gain = grade (linear)."""
-    ideal = dcg_at(sorted(relevant.values(), reverse=True), k)
+def ndcg_at(ranked: Ranking, relevant: Judgements, k: int) -> float:
+    """nDCG@k = DCG@k(gains of the ranking) / DCG@k(gains sorted best first), gain = grade.
+
+    The ideal ranking puts every relevant id in grade order, so it is 1 only when the first
+    k positions hold the best k judgements.
+    """
+    judged = _relevant_only(relevant)
+    ideal = dcg_at(sorted(judged.values(), reverse=True), k)
     if ideal == 0:
         return 0.0
-    return dcg_at([float(relevant.get(item, 0)) for item in ranked], k) / ideal
+    return dcg_at([float(judged.get(item, 0)) for item in ranked], k) / ideal
 
 
-def average_precision(ranked: Sequence[str], relevant: Mapping[str, int], k: int | None = None) -> float:
-    """AP(@k) = (1 / |relevant|) * sum over relevant positions i of P@i."""
-    if not relevant:
+def average_precision(ranked: Ranking, relevant: Judgements, k: int | None = None) -> float:
+    """AP@k = (1 / |relevant ids|) * sum, over positions i <= k holding a relevant id, of P@i.
+
+    Without k the whole ranking counts. Its mean over queries is MAP.
+    """
+    judged = _relevant_only(relevant)
+    if not judged:
         return 0.0
     hits, total = 0, 0.0
     for position, item in enumerate(ranked[:k] if k else ranked, start=1):
-        if item in relevant:
+        if item in judged:
             hits += 1
             total += hits / position
-    return total / len(relevant)
+    return total / len(judged)
 
 
-METRICS = {
+METRICS: dict[str, Callable[..., float]] = {
     "hit": hit_at,
     "precision": precision_at,
     "recall": recall_at,
@@ -69,21 +100,58 @@ METRICS = {
     "map": average_precision,
 }
 
-DEFAULT_METRICS = ("ndcg@10", "recall@10", "recall@100", "mrr@10", "hit@10")
+DEFAULT_METRICS = ("ndcg@10", "map@100", "mrr@10", "recall@10", "recall@100", "precision@10", "hit@10")
 
 
-def compute(name: str, ranked: Sequence[str], relevant: Mapping[str, int]) -> float:
-    """Evaluate a metric named like ``ndcg@10`` or ``map`` / ``map@100``."""
-    base, _, cutoff = name.partition("@")
-    function = METRICS.get(base)
-    if function is None:
-        raise ValueError(f"unknown metric {name!r}; known: {', '.join(m + '@k' for m in METRICS)}")
-    if base == "map":
-        return function(ranked, relevant, int(cutoff) if cutoff else None)
-    if not cutoff.isdigit() or int(cutoff) < 1:
+def parse_name(name: str) -> tuple[str, int | None]:
+    """``"ndcg@10"`` -> ``("ndcg", 10)``; ``"map"`` -> ``("map", None)``. Raises ValueError with the fix."""
+    base, _, cutoff = name.strip().lower().partition("@")
+    if base not in METRICS:
+        raise ValueError(
+            f"unknown metric {name!r}; known: {', '.join(m + '@k' for m in METRICS)} (e.g. ndcg@10, map@100)"
+        )
+    if not cutoff:
+        if base == "map":
+            return base, None
         raise ValueError(f"metric {name!r} needs a cutoff, like {base}@10")
-    return function(ranked, relevant, int(cutoff))
+    if not cutoff.isdigit() or int(cutoff) < 1:
+        raise ValueError(f"metric {name!r}: the cutoff must be a positive integer, like {base}@10")
+    return base, int(cutoff)
+
+
+def validate(names: Sequence[str]) -> tuple[str, ...]:
+    """Normalised metric names (lower case, stripped), each checked; at least one."""
+    cleaned = tuple(dict.fromkeys(n.strip().lower() for n in names if n.strip()))
+    if not cleaned:
+        raise ValueError("no metrics given; pass e.g. ndcg@10,recall@100,mrr@10")
+    for name in cleaned:
+        parse_name(name)
+    return cleaned
+
+
+def parse_list(text: str | None) -> tuple[str, ...]:
+    """A comma-separated metric list as typed on the command line; empty means the defaults."""
+    if not text or not text.strip():
+        return DEFAULT_METRICS
+    return validate(text.split(","))
+
+
+def compute(name: str, ranked: Ranking, relevant: Judgements) -> float:
+    """Evaluate a metric named like ``ndcg@10``, ``map@100`` or ``map``."""
+    base, cutoff = parse_name(name)
+    return METRICS[base](ranked, relevant, cutoff)
+
+
+def compute_all(names: Sequence[str], ranked: Ranking, relevant: Judgements) -> dict[str, float]:
+    return {name: compute(name, ranked, relevant) for name in names}
+
+
+def mean(values: Sequence[float]) -> float:
+    """Arithmetic mean, 0 for no values (a run with no evaluable query)."""
+    return sum(values) / len(values) if values else 0.0
 
 
 def depth_needed(names: Sequence[str]) -> int:
-    return max([int(n.partition("@")[2]) for n in names if n.partition("@")[2].isdigit()] + [10])
+    """How deep a ranking must be for every metric to see all it reads (at least 10)."""
+    cutoffs = [parse_name(name)[1] for name in names]
+    return max([c for c in cutoffs if c is not None] + [10])

@@ -1,23 +1,36 @@
-"""Run a golden set through the pipeline and score the rankings.
+"""Run a golden set through the pipeline and score the rankings, per query, per stage, averaged.
 
-Document level: a document ranks where its best chunk ranks. Evaluation ranks as deep as the
-deepest metric cutoff asks (``recall@100`` needs 100 documents), so it raises
-``retrieval.top_k`` and ``retrieval.candidates`` to that depth (three chunks per document at
-document level) and reports the configuration it actually ran.
+Two levels:
+
+- ``doc``: a document ranks where its best chunk ranks; judgements are the documents' grades.
+- ``span``: the unit is the chunk; a chunk is relevant by the rules of
+  ``workbench.evaluation.relevance``, and recall and the ideal DCG count every relevant chunk of
+  the evaluated layout, so re-chunking changes the unit but not the judgement. Queries without
+  span judgements are skipped at this level (and counted).
+
+Metrics read the first k results, so evaluation raises ``retrieval.top_k`` to the deepest cutoff
+(three chunks per document at document level). It never touches ``retrieval.candidates`` or
+any other key: the first ``top_k`` results are exactly what the configuration serves, so the
+numbers hold for it (a pool smaller than the cutoff caps recall, as it would in use).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
 
 from workbench.config import WorkbenchConfig
 from workbench.evaluation import metrics as m
 from workbench.evaluation.golden import GoldenQuery, GoldenSet
-from workbench.trace import Trace
+from workbench.evaluation.relevance import ChunkJudge
+from workbench.evaluation.stages import LEVELS, average_stage_metrics, ranked_documents, stage_metrics, stage_rankings
+from workbench.trace import ChunkView, Trace
 
 CHUNKS_PER_DOCUMENT_DEPTH = 3
+
+QueryRunner = Callable[[str, WorkbenchConfig], Trace]
+ProgressCallback = Callable[[int, int], None]
 
 
 @dataclass
@@ -26,6 +39,30 @@ class QueryResult:
     query: str
     metrics: dict[str, float]
     ranked_doc_ids: list[str]
+    ranked_chunk_ids: list[int] = field(default_factory=list)
+    relevant: int = 0  # relevant units (documents or chunks) the query has in this layout
+    stage_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "QueryResult":
+        return cls(
+            query_id=str(data["query_id"]),
+            query=data.get("query", ""),
+            metrics=dict(data.get("metrics", {})),
+            ranked_doc_ids=list(data.get("ranked_doc_ids", [])),
+            ranked_chunk_ids=[int(c) for c in data.get("ranked_chunk_ids", [])],
+            relevant=int(data.get("relevant", 0)),
+            stage_metrics=dict(data.get("stage_metrics", {})),
+        )
+
+
+@dataclass
+class SkippedQuery:
+    query_id: str
+    reason: str
 
 
 @dataclass
@@ -37,77 +74,216 @@ class EvaluationResult:
     metrics: dict[str, float]
     per_query: list[QueryResult] = field(default_factory=list)
     elapsed_s: float = 0.0
+    stage_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+    skipped: list[SkippedQuery] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    evaluated_top_k: int = 0
+    run_id: int | None = None
+    label: str = ""
+    created_at: str | None = None
+
+    @property
+    def metric_names(self) -> list[str]:
+        return list(self.metrics)
+
+    def per_query_values(self, metric: str) -> dict[str, float]:
+        return {q.query_id: q.metrics[metric] for q in self.per_query if metric in q.metrics}
 
     def to_dict(self) -> dict:
         return {
+            "run_id": self.run_id,
+            "label": self.label,
             "collection": self.collection,
             "golden": self.golden,
             "level": self.level,
             "metrics": self.metrics,
             "config": self.config,
-            "per_query": [
-                {"query_id": q.query_id, "metrics": q.metrics, "ranked_doc_ids": q.ranked_doc_ids}
-                for q in self.per_query
-            ],
+            "evaluated_top_k": self.evaluated_top_k,
+            "stage_metrics": self.stage_metrics,
+            "queries": len(self.per_query),
+            "skipped": [asdict(s) for s in self.skipped],
+            "notes": self.notes,
             "elapsed_s": self.elapsed_s,
+            "created_at": self.created_at,
+            "per_query": [q.to_dict() for q in self.per_query],
         }
 
-
-def evaluation_config(config: WorkbenchConfig, metric_names: Sequence[str]) -> WorkbenchConfig:
-    depth = m.depth_needed(metric_names) * CHUNKS_PER_DOCUMENT_DEPTH
-    return config.with_overrides(
-        [f"retrieval.top_k={max(config.retrieval.top_k, depth)}",
-         f"retrieval.candidates={max(config.retrieval.candidates, depth)}"]
-    )
-
-
-def ranked_documents(trace: Trace) -> list[str]:
-    """Distinct documents in order of their best chunk, named by external id (else file name)."""
-    seen: dict[str, None] = {}
-    for hit in trace.final.hits:
-        view = trace.chunks.get(hit.chunk_id)
-        if view is not None:
-            seen.setdefault(view.external_id or view.source, None)
-    return list(seen)
-
-
-def document_judgements(query: GoldenQuery) -> dict[str, int]:
-    grades = query.doc_grades()
-    return {doc.removesuffix(".md") if doc.endswith(".md") else doc: grade for doc, grade in grades.items()}
+    @classmethod
+    def from_dict(cls, data: dict) -> "EvaluationResult":
+        return cls(
+            collection=data["collection"],
+            golden=data["golden"],
+            level=data["level"],
+            config=data["config"],
+            metrics=dict(data["metrics"]),
+            per_query=[QueryResult.from_dict(q) for q in data.get("per_query", [])],
+            elapsed_s=float(data.get("elapsed_s", 0.0)),
+            stage_metrics=dict(data.get("stage_metrics", {})),
+            skipped=[SkippedQuery(**s) for s in data.get("skipped", [])],
+            notes=list(data.get("notes", [])),
+            evaluated_top_k=int(data.get("evaluated_top_k", 0)),
+            run_id=data.get("run_id"),
+            label=data.get("label", ""),
+            created_at=data.get("created_at"),
+        )
 
 
-def evaluate_documents(
-    run_query: Callable[[str, WorkbenchConfig], Trace],
+def check_level(level: str) -> str:
+    if level not in LEVELS:
+        raise ValueError(f"unknown evaluation level {level!r}; use doc or span")
+    return level
+
+
+def evaluated_top_k(config: WorkbenchConfig, metric_names: Sequence[str], level: str) -> int:
+    depth = m.depth_needed(metric_names) * (CHUNKS_PER_DOCUMENT_DEPTH if level == "doc" else 1)
+    return max(config.retrieval.top_k, depth)
+
+
+def evaluation_config(config: WorkbenchConfig, metric_names: Sequence[str], level: str = "doc") -> WorkbenchConfig:
+    """``config`` with ``retrieval.top_k`` deep enough for every metric; nothing else changes."""
+    return config.with_value("retrieval.top_k", evaluated_top_k(config, metric_names, check_level(level)))
+
+
+def needs_query_vectors(config: WorkbenchConfig) -> bool:
+    return config.retrieval.mode != "bm25" or config.mmr.enabled
+
+
+def document_judgements(query: GoldenQuery, names: dict[str, str]) -> dict[str, int]:
+    """Document key -> grade; a name the layout does not know stays as given (it is never retrieved)."""
+    grades: dict[str, int] = {}
+    for doc, grade in query.doc_grades().items():
+        key = names.get(doc, doc)
+        grades[key] = max(grades.get(key, 0), grade)
+    return grades
+
+
+def evaluate(
+    run_query: QueryRunner,
     golden: GoldenSet,
     config: WorkbenchConfig,
     collection: str,
+    judge: ChunkJudge,
+    *,
+    level: str = "doc",
     metric_names: Sequence[str] = m.DEFAULT_METRICS,
-    progress: Callable[[int, int], None] | None = None,
+    progress: ProgressCallback | None = None,
 ) -> EvaluationResult:
+    """Score every query of ``golden`` under ``config``; ``judge`` covers the config's layout."""
     started = time.perf_counter()
-    run_config = evaluation_config(config, metric_names)
-    per_query = []
+    check_level(level)
+    metric_names = m.validate(metric_names)
+    run_config = evaluation_config(config, metric_names, level)
+    depth = m.depth_needed(metric_names)
+    per_query: list[QueryResult] = []
+    skipped: list[SkippedQuery] = []
+    unknown: set[str] = set()
+    nothing_relevant = 0
     for position, query in enumerate(golden.queries, start=1):
-        trace = run_query(query.query, run_config)
-        ranked = ranked_documents(trace)
-        relevant = query.doc_grades()
-        # golden sets may name a document by external id or by file name
-        named = [doc if doc in relevant else _source_alias(trace, doc, relevant) for doc in ranked]
-        scores = {name: m.compute(name, named, relevant) for name in metric_names}
-        per_query.append(QueryResult(query.id, query.query, scores, ranked[: m.depth_needed(metric_names)]))
+        reason = _skip_reason(query, level)
+        if reason:
+            skipped.append(SkippedQuery(query.id, reason))
+        else:
+            unknown.update(judge.unknown_documents(query))
+            relevant = judge.judge(query) if level == "span" else document_judgements(query, judge.names)
+            nothing_relevant += not relevant
+            trace = run_query(query.query, run_config)
+            rankings = stage_rankings(trace, level)
+            final = rankings.get("final", [])
+            per_query.append(QueryResult(
+                query_id=query.id,
+                query=query.query,
+                metrics=m.compute_all(metric_names, final, relevant),
+                ranked_doc_ids=ranked_documents(trace.final, trace.chunks)[:depth],
+                ranked_chunk_ids=trace.final.chunk_ids()[:depth] if level == "span" else [],
+                relevant=len(relevant),
+                stage_metrics=stage_metrics(rankings, relevant, metric_names),
+            ))
         if progress:
             progress(position, len(golden.queries))
-    averages = {
-        name: sum(q.metrics[name] for q in per_query) / len(per_query) if per_query else 0.0 for name in metric_names
-    }
-    return EvaluationResult(collection, golden.name, "doc", run_config.to_dict(), averages, per_query,
-                            time.perf_counter() - started)
+    notes = _notes(level, skipped, unknown, nothing_relevant, per_query, judge)
+    return EvaluationResult(
+        collection=collection,
+        golden=golden.name,
+        level=level,
+        config=config.to_dict(),
+        metrics={name: m.mean([q.metrics[name] for q in per_query]) for name in metric_names},
+        per_query=per_query,
+        elapsed_s=time.perf_counter() - started,
+        stage_metrics=average_stage_metrics([q.stage_metrics for q in per_query]),
+        skipped=skipped,
+        notes=notes,
+        evaluated_top_k=run_config.retrieval.top_k,
+    )
 
 
-def _source_alias(trace: Trace, doc: str, relevant: dict[str, int]) -> str:
-    for view in trace.chunks.values():
-        if (view.external_id or view.source) == doc:
-            if view.source in relevant:
-                return view.source
-            break
-    return doc
+def _skip_reason(query: GoldenQuery, level: str) -> str:
+    if not query.doc_grades():
+        return "no relevant items"
+    if level == "span" and not query.has_spans:
+        return "no span judgements (document-level only)"
+    return ""
+
+
+def _notes(level, skipped, unknown, nothing_relevant, per_query, judge: ChunkJudge) -> list[str]:
+    notes = []
+    if skipped:
+        reasons: dict[str, int] = {}
+        for item in skipped:
+            reasons[item.reason] = reasons.get(item.reason, 0) + 1
+        notes.append("skipped " + ", ".join(f"{count} queries: {reason}" for reason, count in reasons.items()))
+    if unknown:
+        shown = ", ".join(sorted(unknown)[:5]) + (" ..." if len(unknown) > 5 else "")
+        notes.append(f"{len(unknown)} judged documents are not in the collection ({shown}); they count as missed")
+    if nothing_relevant:
+        notes.append(f"{nothing_relevant} queries have no relevant {'chunk' if level == 'span' else 'document'} "
+                     "in this layout; they score 0")
+    if level == "span" and per_query:
+        average = sum(q.relevant for q in per_query) / len(per_query)
+        notes.append(f"span level over {judge.chunk_count} chunks: {average:.2f} relevant chunks per query on average")
+    return notes
+
+
+# -- collections ----------------------------------------------------------------------------------
+
+def chunk_views(snapshot) -> list[ChunkView]:
+    """Every chunk of a loaded snapshot, with its document's names (what the relevance rules read)."""
+    views = []
+    for chunk in snapshot.chunks.values():
+        doc = snapshot.documents.get(chunk.doc_id)
+        views.append(ChunkView(
+            chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, source=doc.source if doc else "",
+            external_id=doc.external_id if doc else None, doc_type=doc.doc_type if doc else "",
+            title=doc.title if doc else "", heading_path=chunk.heading_path, page=chunk.page,
+            start=chunk.start, end=chunk.end, text=chunk.text, token_count=chunk.token_count,
+            over_max_length=chunk.over_max_length,
+        ))
+    return views
+
+
+def judge_for(bench, collection: str, config: WorkbenchConfig) -> ChunkJudge:
+    """The relevance judge over the layout ``config`` selects (building that layout if needed)."""
+    snapshot = bench.snapshot(collection, config)
+    return ChunkJudge(chunk_views(snapshot), markdown=lambda doc_id: bench.markdown(doc_id)[0])
+
+
+def evaluate_collection(
+    bench,
+    collection: str,
+    golden: GoldenSet,
+    config: WorkbenchConfig,
+    *,
+    level: str = "doc",
+    metric_names: Sequence[str] = m.DEFAULT_METRICS,
+    progress: ProgressCallback | None = None,
+    judge: ChunkJudge | None = None,
+) -> EvaluationResult:
+    """Evaluate on a ``workbench.service.Workbench``: loads the layout and embeds all queries in one batch."""
+    check_level(level)
+    metric_names = m.validate(metric_names)
+    judge = judge or judge_for(bench, collection, config)
+    if needs_query_vectors(config):
+        bench.embed_queries(config.embedding.model, [q.query for q in golden.queries])
+    return evaluate(
+        lambda text, cfg: bench.query(text, collection, cfg), golden, config, collection, judge,
+        level=level, metric_names=metric_names, progress=progress,
+    )

@@ -1,0 +1,23 @@
+# Two entry points: `make app` (set up, then start the app on the bundled demo) and
+# `make test` (set up, then run the whole suite). Both create .venv on first use.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: app test setup bench
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+app: setup
+	$(BIN)/streamlit run app.py --server.headless true
+
+test: setup
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest
+
+bench: setup
+	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done

@@ -1,0 +1,73 @@
+"""Plotly figures for the analyses (plotly only; the pages decide where to show them)."""
+
+from __future__ import annotations
+
+import html
+from typing import Collection, Mapping
+
+import plotly.graph_objects as go
+from plotly.colors import qualitative
+
+from workbench.analysis.rank_flow import RankFlow
+
+_PALETTE = qualitative.D3 + qualitative.Set2
+RELEVANT_MARK = "✓"
+
+
+def rank_flow_figure(
+    flow: RankFlow,
+    relevant: Collection[int] = frozenset(),
+    labels: Mapping[int, str] | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """A bump chart: one line per chunk across the stages, rank 1 at the top.
+
+    Ranks deeper than ``flow.depth`` are drawn on one "below" row (the hover still gives the
+    true rank) so a chunk ranked 80th by BM25 does not squash the rest. Chunks that did not reach
+    the final list are dotted; relevant chunks are thick and marked with a star.
+    Labels are HTML-escaped: plotly renders a subset of HTML in legends and hovers, and labels
+    carry file names and headings.
+    """
+    labels = labels or {}
+    below_row = flow.depth + 1
+    figure = go.Figure()
+    for index, path in enumerate(flow.paths):
+        is_relevant = path.chunk_id in relevant
+        in_final = path.final_rank is not None
+        label = html.escape(labels.get(path.chunk_id, f"chunk {path.chunk_id}"))
+        if is_relevant:
+            label = f"{RELEVANT_MARK} {label}"
+        y_values = [None if rank is None else min(rank, below_row) for rank in path.ranks]
+        hover = [
+            f"{label}<br>{html.escape(stage)}: " + ("not listed" if rank is None else f"rank {rank}")
+            for stage, rank in zip(flow.stages, path.ranks)
+        ]
+        name = f"#{path.final_rank} {label}" if in_final else f"out · {label}"
+        figure.add_trace(
+            go.Scatter(
+                x=list(flow.stages),
+                y=y_values,
+                mode="lines+markers",
+                name=name,
+                text=hover,
+                hovertemplate="%{text}<extra></extra>",
+                connectgaps=True,  # dense and BM25 are parallel routes: a chunk only one found still flows on
+                line={"width": 4 if is_relevant else 2, "dash": "solid" if in_final else "dot",
+                      "color": _PALETTE[index % len(_PALETTE)]},
+                marker={"size": 11 if is_relevant else 7, "symbol": "star" if is_relevant else "circle"},
+                opacity=1.0 if in_final else 0.55,
+            )
+        )
+    tick_values = list(range(1, flow.depth + 1)) + [below_row]
+    tick_text = [str(rank) for rank in range(1, flow.depth + 1)] + [f"> {flow.depth}"]
+    figure.update_yaxes(autorange="reversed", tickmode="array", tickvals=tick_values, ticktext=tick_text,
+                        title_text="rank", zeroline=False)
+    figure.update_xaxes(type="category", categoryorder="array", categoryarray=list(flow.stages), title_text="stage")
+    figure.update_layout(
+        title_text=html.escape(title) if title else None,
+        height=max(320, 90 + 26 * (flow.depth + 1)),
+        margin={"l": 40, "r": 10, "t": 40 if title else 10, "b": 40},
+        legend={"font": {"size": 10}},
+        hovermode="closest",
+    )
+    return figure

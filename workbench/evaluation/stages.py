@@ -1,0 +1,73 @@
+"""Metrics for every stage of a trace, so a loss can be traced to the stage that caused it.
+
+Each stage's ranked list (dense, bm25, fusion, filter, mmr, rerank, final) is scored with the
+same metrics at the same level. Two extra columns show the candidate pool itself:
+``recall@pool`` is the recall of the stage's whole list, the ceiling no later stage can beat
+(rerank and MMR only reorder what they are given), and ``pool`` is the list's length.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable, Mapping, Sequence
+
+from workbench.evaluation import metrics as m
+from workbench.ranking import RankedList
+from workbench.trace import ChunkView, Trace
+
+POOL_RECALL = "recall@pool"
+POOL_SIZE = "pool"
+LEVELS = ("doc", "span")
+
+
+def document_key(view: ChunkView) -> str:
+    """How a retrieved document is named in results: its external id, else its file name."""
+    return view.external_id or view.source
+
+
+def ranked_documents(ranked: RankedList, chunks: Mapping[int, ChunkView]) -> list[str]:
+    """Distinct documents in order of their best chunk (a document ranks where its best chunk ranks)."""
+    seen: dict[str, None] = {}
+    for hit in ranked.hits:
+        view = chunks.get(hit.chunk_id)
+        if view is not None:
+            seen.setdefault(document_key(view), None)
+    return list(seen)
+
+
+def ranked_units(ranked: RankedList, chunks: Mapping[int, ChunkView], level: str) -> list[Hashable]:
+    """The ranking at an evaluation level: document keys (doc) or chunk ids (span)."""
+    if level == "doc":
+        return ranked_documents(ranked, chunks)
+    if level == "span":
+        return ranked.chunk_ids()
+    raise ValueError(f"unknown evaluation level {level!r}; use one of {', '.join(LEVELS)}")
+
+
+def stage_rankings(trace: Trace, level: str) -> dict[str, list[Hashable]]:
+    """Stage name -> its ranking at ``level``, in pipeline order."""
+    return {stage.stage: ranked_units(stage.ranked, trace.chunks, level) for stage in trace.stages}
+
+
+def stage_metrics(
+    rankings: Mapping[str, Sequence[Hashable]],
+    relevant: Mapping[Hashable, int],
+    metric_names: Sequence[str],
+) -> dict[str, dict[str, float]]:
+    """Stage -> metric -> value for one query, plus ``recall@pool`` and ``pool`` per stage."""
+    table = {}
+    for stage, ranking in rankings.items():
+        row = m.compute_all(metric_names, ranking, relevant)
+        row[POOL_RECALL] = m.recall_at(ranking, relevant, max(len(ranking), 1))
+        row[POOL_SIZE] = float(len(ranking))
+        table[stage] = row
+    return table
+
+
+def average_stage_metrics(per_query: Sequence[Mapping[str, Mapping[str, float]]]) -> dict[str, dict[str, float]]:
+    """Mean of each stage's metrics over the queries (stages missing from a query are not counted)."""
+    sums: dict[str, dict[str, list[float]]] = {}
+    for table in per_query:
+        for stage, row in table.items():
+            for name, value in row.items():
+                sums.setdefault(stage, {}).setdefault(name, []).append(value)
+    return {stage: {name: m.mean(values) for name, values in row.items()} for stage, row in sums.items()}

@@ -1,0 +1,85 @@
+"""Citations from a query trace, and the Markdown a client shows (or a model reads) for them.
+
+The Markdown and the structured result carry the same numbers: passage ``[n]`` in the text is
+``citations[n-1]`` with ``id == n``, so a client can link a mark in a model's answer back to its
+source, heading path and page.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from workbench.mcp_server.schemas import Citation, SearchResult
+
+HEADING_SEPARATOR = " › "
+
+
+def citations_from_hits(hits: Iterable, chunk_views: dict) -> list[Citation]:
+    """One citation per ranked hit that has a chunk view, numbered from 1 in rank order.
+
+    ``hits`` are ``workbench.ranking.Hit`` values (final stage), ``chunk_views`` the trace's
+    ``ChunkView`` per chunk id. A hit without a view (cannot happen for a trace the pipeline
+    made) is skipped rather than leaving a gap in the numbering.
+    """
+    citations: list[Citation] = []
+    for hit in hits:
+        view = chunk_views.get(hit.chunk_id)
+        if view is None:
+            continue
+        citations.append(
+            Citation(
+                id=len(citations) + 1,
+                source=view.source,
+                doc_id=view.doc_id,
+                chunk_id=view.chunk_id,
+                heading_path=list(view.heading_path),
+                page=view.page,
+                score=float(hit.score),
+                text=view.text,
+            )
+        )
+    return citations
+
+
+def location(citation: Citation) -> str:
+    """``file › Heading › Sub, p. 3``: where a passage sits, for people."""
+    where = citation.source
+    if citation.heading_path:
+        where += HEADING_SEPARATOR + HEADING_SEPARATOR.join(citation.heading_path)
+    if citation.page is not None:
+        where += f", p. {citation.page}"
+    return where
+
+
+def quote(text: str) -> list[str]:
+    """The text as a Markdown block quote, so passage boundaries stay visible."""
+    return [f"> {line}" if line.strip() else ">" for line in text.strip("\n").splitlines()] or [">"]
+
+
+def render_search(result: SearchResult, notes: Iterable[str] = ()) -> str:
+    scope = f"collection `{result.collection}`, preset `{result.preset}`, {result.mode} retrieval"
+    notes = [note for note in notes if note]
+    if not result.citations:
+        lines = [f"No passage matches “{result.query}” ({scope})."]
+        lines += [f"_Note: {note}_" for note in notes]
+        return "\n".join(lines) + "\n"
+    count = len(result.citations)
+    lines = [
+        f"{count} passage{'s' if count != 1 else ''} for “{result.query}” ({scope}). "
+        "Cite a passage by its mark, e.g. [1].",
+        "",
+    ]
+    for citation in result.citations:
+        lines.append(f"[{citation.id}] **{location(citation)}**")
+        lines.extend(quote(citation.text))
+        lines.append("")
+    lines.append("Sources:")
+    for citation in result.citations:
+        lines.append(
+            f"[{citation.id}] {location(citation)} (doc {citation.doc_id}, chunk {citation.chunk_id}, "
+            f"score {citation.score:.4f})"
+        )
+    if notes:
+        lines.append("")
+        lines += [f"_Note: {note}_" for note in notes]
+    return "\n".join(lines) + "\n"

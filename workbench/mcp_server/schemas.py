@@ -1,0 +1,103 @@
+"""The structured results of the MCP tools, as pydantic models.
+
+Each model is a tool's ``outputSchema``: the SDK publishes its JSON schema in ``tools/list`` and
+checks every successful result against it before sending, so a client can validate
+``structuredContent`` with the same schema. Field descriptions end up in the schema, which is
+what an agent reads to understand a result.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class Citation(BaseModel):
+    id: int = Field(description="1-based citation number; the Markdown text marks this passage as [id]")
+    source: str = Field(description="file name of the cited document")
+    doc_id: int = Field(description="document id (get_document_summary, list_document_sections, resources)")
+    chunk_id: int = Field(description="chunk id (get_chunk)")
+    heading_path: list[str] = Field(description="headings enclosing the passage, outermost first")
+    page: int | None = Field(description="1-based page for paged formats (PDF), else null")
+    score: float = Field(description="score from the last pipeline stage (higher is better; scale depends on stage)")
+    text: str = Field(description="the passage text")
+
+
+class SearchResult(BaseModel):
+    query: str
+    collection: str
+    preset: str = Field(description="the preset whose settings produced this ranking")
+    mode: str = Field(description="retrieval route: hybrid, bm25 or dense")
+    citations: list[Citation] = Field(description="passages, best first")
+
+
+class CollectionEntry(BaseModel):
+    name: str
+    documents: int = Field(description="successfully ingested documents")
+    chunks: int = Field(description="chunks in the collection's default chunk set")
+    embedding_model: str
+    default_preset: str = Field(description="preset used when a call names none")
+
+
+class CollectionList(BaseModel):
+    collections: list[CollectionEntry]
+    default_collection: str | None = Field(description="collection used when a call names none, if any")
+
+
+class OutlineHeading(BaseModel):
+    level: int = Field(description="1 for '#', up to 6")
+    title: str
+
+
+class DocumentSummary(BaseModel):
+    doc_id: int
+    collection: str
+    source: str
+    external_id: str | None
+    title: str
+    doc_type: str
+    size_bytes: int = Field(description="size of the ingested file")
+    chunk_count: int = Field(description="chunks in the chunk set the collection's preset searches")
+    ingested_at: str = Field(description="ISO 8601 time of ingestion")
+    status: str = Field(description="success, or failed (then error says why)")
+    error: str | None
+    outline: list[OutlineHeading] = Field(description="the document's Markdown headings, in order")
+    excerpt: str = Field(description="the opening of the document's text")
+    resource_uri: str = Field(description="resource with the full Markdown")
+
+
+class Section(BaseModel):
+    index: int = Field(description="0-based position in the document")
+    level: int = Field(description="heading level; 0 for text before the first heading")
+    title: str
+    heading_path: list[str]
+    start: int = Field(description="character offset where the section starts in the document's Markdown")
+    end: int = Field(description="character offset where it ends (exclusive)")
+    chunk_ids: list[int] = Field(description="chunks overlapping the section, in order (get_chunk reads them)")
+
+
+class SectionList(BaseModel):
+    doc_id: int
+    collection: str
+    source: str
+    title: str
+    sections: list[Section]
+
+
+class ChunkEntry(BaseModel):
+    chunk_id: int
+    ordinal: int = Field(description="0-based position of the chunk in its document")
+    heading_path: list[str]
+    page: int | None
+    start: int
+    end: int
+    text: str
+
+
+class ChunkResult(BaseModel):
+    doc_id: int
+    collection: str
+    source: str
+    chunk: ChunkEntry
+    before: list[ChunkEntry] = Field(description="up to `neighbors` preceding chunks, in document order")
+    after: list[ChunkEntry] = Field(description="up to `neighbors` following chunks, in document order")
+    resource_uri: str
