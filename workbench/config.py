@@ -28,7 +28,6 @@ class ChunkingConfig:
 @dataclass(frozen=True)
 class EmbeddingConfig:
     model: str = "all-MiniLM-L6-v2"
-    batch_size: int = 32
 
 
 @dataclass(frozen=True)
@@ -155,7 +154,6 @@ KEY_DOCS: dict[str, str] = {
     "chunking.threshold": "semantic: break where adjacent-sentence similarity falls below this quantile",
     "chunking.context_headers": "index the heading path in front of each chunk's text",
     "embedding.model": "sentence-transformers id or local path; all-MiniLM-L6-v2 is bundled",
-    "embedding.batch_size": "texts per embedding batch",
     "dense.m": "HNSW graph degree M",
     "dense.ef_construction": "HNSW build-time beam width",
     "dense.ef_search": "HNSW query-time beam width",

@@ -20,7 +20,7 @@ from store import repository as repo
 from store.catalog import Catalog
 from store.index_set import Snapshot, SnapshotCache
 from workbench import presets
-from workbench.config import INDEX_TIME_SECTIONS, WorkbenchConfig, flatten
+from workbench.config import INDEX_TIME_SECTIONS, WorkbenchConfig, flatten, known_keys
 from workbench.embedding import get_embedder
 from workbench.home import resolve_home
 from workbench.indexing import layout_dir, sync_layout
@@ -34,6 +34,15 @@ log = logging.getLogger(__name__)
 NotFoundError = repo.NotFoundError
 #: keys a collection fixes when it is created: how its chunks and indexes are built
 INDEX_KEYS_PREFIXES = tuple(f"{s}." for s in INDEX_TIME_SECTIONS) + ("bm25.", "dense.m", "dense.ef_construction")
+
+
+def _known_only(stored: dict, owner: str) -> dict:
+    """Stored settings minus keys this version no longer has (a newer or older home stays usable)."""
+    known = set(known_keys())
+    dropped = sorted(set(stored) - known)
+    if dropped:
+        log.warning("%s: ignoring settings this version does not know: %s", owner, ", ".join(dropped))
+    return {k: v for k, v in stored.items() if k in known}
 
 
 def index_overrides(config: WorkbenchConfig) -> dict[str, object]:
@@ -69,7 +78,7 @@ class Workbench:
         if collection:
             with self.catalog.connect() as con:
                 row = repo.get_collection(con, collection)
-            config = WorkbenchConfig.from_dict({**config.flat(), **row.config})
+            config = WorkbenchConfig.from_dict({**config.flat(), **_known_only(row.config, f"collection {collection!r}")})
             preset_name = preset_name or row.default_preset
         config = WorkbenchConfig.from_dict({**config.flat(), **presets.load_overrides(self.catalog, preset_name or presets.DEFAULT_PRESET)})
         if isinstance(overrides, dict):

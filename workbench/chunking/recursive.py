@@ -2,16 +2,31 @@
 
 A span longer than ``size`` is cut at the coarsest separator it contains, in this order: heading
 lines of level 1 to 6, fenced code block edges, blank lines, line breaks, sentence ends, spaces,
-and finally single units (characters, or tokens). Pieces that fit are packed greedily into chunks
-of at most ``size``; each new chunk starts with the whole trailing pieces of the previous one that
-fit in ``overlap``. Pieces that still do not fit are split again with the finer separators.
+and finally single units (characters, or tokens). Pieces that still do not fit are split again
+with the finer separators. Runs of pieces that fit are packed into chunks:
 
-The fitting pieces just before an oversized piece are not packed on their own: they are carried
-into the split of the oversized piece and packed together with its first parts. Otherwise a
-heading (or a short lead-in line) followed by a long paragraph would end up as a chunk by itself,
-which holds nothing to retrieve; carried, it opens the first chunk of the text it introduces
-whenever the two fit in ``size`` together. Packing restarts after an oversized piece, so what
-follows it is never pulled back into its last chunk.
+* Evenly. A run is packed into as few chunks as greedy packing at ``size`` needs, but with the
+  smallest size limit that still needs no more, so a 1100-character paragraph becomes two chunks
+  of about 550 rather than 1000 and a stub of 100. A stub has little context of its own, yet
+  length normalisation (BM25's, for one) favours it whenever it happens to hold a query word.
+* With overlap. Each new chunk starts with the longest run of whole trailing pieces of the
+  previous one that fits in ``overlap``. When even the last piece is longer than that (prose
+  sentences usually are), the overlap starts inside it at the coarsest finer separator (a
+  sentence end, else a space) that keeps it within ``overlap``; otherwise an overlap of 100
+  characters would almost never happen.
+
+Two rules keep a heading (or a short lead-in) with the text it introduces:
+
+* The fitting pieces just before an oversized piece are not packed on their own: they are carried
+  into the split of the oversized piece and packed together with its first parts. Packing
+  restarts after an oversized piece, so what follows it is never pulled back into its last chunk.
+* A chunk does not end with a heading line when body text follows. A piece that does not fit
+  after the heading lines just before it is split with the finer separators (as if oversized),
+  and when packing closes a chunk, its trailing heading lines open the next chunk instead,
+  provided they fit there together with the piece that comes next.
+
+Without them, "# Title" followed by a long paragraph becomes a chunk of its own that holds nothing
+to retrieve. A heading is still left alone when even the smallest following piece cannot join it.
 
 Chunks never exceed ``size`` and never start or end with whitespace: offsets are narrowed, the
 text itself is never altered.
@@ -20,7 +35,7 @@ text itself is never altered.
 from __future__ import annotations
 
 import re
-from collections import deque
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -92,6 +107,9 @@ class RecursiveSplitter:
             self._regex_cuts(_SPACES),
             measure.cut_points,
         ]
+        self._cut_cache: dict[tuple[int, int, int], list[int]] = {}
+        # Where the text of each heading line ends: a trimmed piece ending there ends with a heading.
+        self._heading_line_ends = frozenset(self._heading_line_end(h.offset) for h in headings.headings)
 
     def split_span(self, start: int, end: int) -> list[Span]:
         """Chunks of ``markdown[start:end]``, each trimmed and at most ``size`` long."""
@@ -103,49 +121,164 @@ class RecursiveSplitter:
         return self._split(start, end, first_separator=0, carried=[])
 
     def _split(self, start: int, end: int, first_separator: int, carried: list[Span]) -> list[Span]:
-        """Chunks of the oversized ``markdown[start:end]``, the first ones packed after ``carried``.
+        """Chunks of ``markdown[start:end]``, the first ones packed after ``carried``.
 
         ``carried`` are fitting pieces that come right before ``start``; they are packed in front
         of this span's first parts, so they share a chunk with them when that fits in ``size``.
         """
         for separator in range(first_separator, len(self._separators)):
-            cuts = self._separators[separator](start, end)
+            cuts = self._cuts(separator, start, end)
             if cuts:
                 break
         else:
-            # Only reachable when one character alone is longer than `size` tokens; it cannot be cut.
-            return [*self._merge(carried), (start, end)]
+            # A single unit: it fits (and was only split for the heading before it), or it is one
+            # character longer than `size` tokens, which nothing can cut.
+            return self._pack([*carried, (start, end)])
         chunks: list[Span] = []
         fitting: list[Span] = list(carried)
         for piece_start, piece_end in zip([start, *cuts], [*cuts, end]):
             piece_start, piece_end = trim_whitespace(self.markdown, piece_start, piece_end)
             if piece_end <= piece_start:
                 continue
-            if self.measure.length(piece_start, piece_end) <= self.size:
-                fitting.append((piece_start, piece_end))
+            piece = (piece_start, piece_end)
+            if self.measure.length(piece_start, piece_end) <= self.size and not self._crowds_out_heading(fitting, piece):
+                fitting.append(piece)
             else:
                 chunks.extend(self._split(piece_start, piece_end, separator + 1, carried=fitting))
                 fitting = []
-        chunks.extend(self._merge(fitting))
+        chunks.extend(self._pack(fitting))
         return chunks
 
-    def _merge(self, pieces: list[Span]) -> list[Span]:
-        """Pack consecutive pieces into chunks of at most ``size``, carrying ``overlap`` forward."""
+    # Packing
+
+    def _pack(self, pieces: list[Span]) -> list[Span]:
+        """Chunks of consecutive ``pieces``: as few as packing at ``size`` gives, and as even as possible.
+
+        Greedy packing needs more chunks as the size limit shrinks (without overlap strictly so;
+        the overlap can make a smaller limit need one fewer now and then), so a binary search
+        finds about the smallest limit that keeps the count, and packing at it spreads the text
+        evenly. No limit below the longest piece or an equal share of the text can keep the
+        count, which bounds the search from below; the search only ever settles on a limit
+        whose packing it has seen keep the count, so the result never has an extra chunk.
+        """
+        chunks = self._pack_within(pieces, self.size)
+        if len(chunks) <= 1:
+            return chunks
+        length = self.measure.length
+        equal_share = -(-length(pieces[0][0], pieces[-1][1]) // len(chunks))
+        low = max(equal_share, *(length(start, end) for start, end in pieces))
+        high = self.size
+        if low >= high:
+            return chunks
+        while low < high:
+            limit = (low + high) // 2
+            if len(self._pack_within(pieces, limit)) <= len(chunks):
+                high = limit
+            else:
+                low = limit + 1
+        # `high` only ever takes limits whose packing kept the count, `size` included.
+        return self._pack_within(pieces, high) if high < self.size else chunks
+
+    def _pack_within(self, pieces: list[Span], limit: int) -> list[Span]:
+        """Greedy packing into chunks of at most ``limit``, carrying ``overlap`` forward."""
         length = self.measure.length
         chunks: list[Span] = []
-        window: deque[Span] = deque()
+        window: list[Span] = []
         for piece in pieces:
-            if window and length(window[0][0], piece[1]) > self.size:
-                chunks.append((window[0][0], window[-1][1]))
-                # Keep the longest tail of whole pieces that fits the overlap and leaves room for `piece`.
-                while window and (
-                    length(window[0][0], window[-1][1]) > self.overlap or length(window[0][0], piece[1]) > self.size
-                ):
-                    window.popleft()
+            if window and length(window[0][0], piece[1]) > limit:
+                lead = self._heading_lead(window, piece, limit)
+                closed = window[: len(window) - len(lead)]
+                chunks.append((closed[0][0], closed[-1][1]))
+                window = [*self._overlap_tail(closed, piece[1], limit), *lead]
             window.append(piece)
         if window:
             chunks.append((window[0][0], window[-1][1]))
         return chunks
+
+    def _overlap_tail(self, closed: list[Span], next_end: int, limit: int) -> list[Span]:
+        """What the next chunk repeats of ``closed``: at most ``overlap`` long, and short enough
+        for that chunk to still reach ``next_end`` within ``limit``.
+
+        Whole trailing pieces when at least the last one fits; otherwise the end of the last
+        piece, from the coarsest separator inside it that makes it fit.
+        """
+        if self.overlap == 0:
+            return []
+        length = self.measure.length
+        closed_end = closed[-1][1]
+
+        def whole_tail_fits(first: int) -> bool:
+            tail_start = closed[first][0]
+            return length(tail_start, closed_end) <= self.overlap and length(tail_start, next_end) <= limit
+
+        # Tails that start later are shorter, so the ones that fit are a suffix: bisect for the longest.
+        first_piece = bisect_left(range(len(closed)), True, key=whole_tail_fits)
+        if first_piece < len(closed):
+            return closed[first_piece:]
+
+        def partial_tail_fits(cut: int) -> bool:
+            return length(cut, closed_end) <= self.overlap and length(cut, next_end) <= limit
+
+        for separator in range(len(self._separators)):
+            cuts = self._cuts(separator, *closed[-1])
+            first_cut = bisect_left(cuts, True, key=partial_tail_fits)
+            if first_cut < len(cuts):
+                tail_start, tail_end = trim_whitespace(self.markdown, cuts[first_cut], closed_end)
+                return [(tail_start, tail_end)] if tail_end > tail_start else []
+        return []
+
+    # Headings stay with the text they introduce
+
+    def _heading_lead(self, window: list[Span], piece: Span, limit: int) -> list[Span]:
+        """Trailing heading pieces of a full ``window`` that should open the chunk of ``piece``.
+
+        Only body text pulls headings forward (a run of headings, like a table of contents, packs
+        as usual), only as many as fit with ``piece``, and never the whole window, which would
+        leave nothing to close.
+        """
+        if self._ends_with_heading(piece):
+            return []
+        first = len(window)
+        while (
+            first > 1
+            and self._ends_with_heading(window[first - 1])
+            and self.measure.length(window[first - 1][0], piece[1]) <= limit
+        ):
+            first -= 1
+        return window[first:]
+
+    def _crowds_out_heading(self, fitting: list[Span], piece: Span) -> bool:
+        """True when ``piece`` fits alone but not after the heading lines that end ``fitting``.
+
+        Packing it whole would close a chunk on those headings, so it is split finer instead and
+        its first parts join them.
+        """
+        if self._ends_with_heading(piece):
+            return False
+        first = len(fitting)
+        while first > 0 and self._ends_with_heading(fitting[first - 1]):
+            first -= 1
+        return first < len(fitting) and self.measure.length(fitting[first][0], piece[1]) > self.size
+
+    def _ends_with_heading(self, piece: Span) -> bool:
+        return piece[1] in self._heading_line_ends
+
+    def _heading_line_end(self, heading_start: int) -> int:
+        line_end = self.markdown.find("\n", heading_start)
+        return trim_whitespace(self.markdown, heading_start, len(self.markdown) if line_end < 0 else line_end)[1]
+
+    # Separators, coarsest first
+
+    def _cuts(self, separator: int, start: int, end: int) -> list[int]:
+        """Sorted offsets strictly inside ``(start, end)`` where ``separator`` allows a cut.
+
+        Kept, because packing at several size limits asks again for the cuts of the same pieces.
+        """
+        key = (separator, start, end)
+        cuts = self._cut_cache.get(key)
+        if cuts is None:
+            cuts = self._cut_cache[key] = sorted(set(self._separators[separator](start, end)))
+        return cuts
 
     def _heading_cuts(self, level: int) -> Callable[[int, int], list[int]]:
         return lambda start, end: self.headings.heading_offsets_between(start, end, level)

@@ -32,6 +32,8 @@ class SentenceTransformerEmbedder(Embedder):
         self.name = name
         self._model = None
         self._load_lock = threading.Lock()
+        # a Hugging Face fast tokenizer raises "Already borrowed" when two threads use it at once
+        self._use_lock = threading.Lock()
         self._path = resolve_model_path(name)
         if name not in _BUNDLED_ALIASES and (Path(name).exists() or name.startswith((".", "/"))):
             if not Path(name).exists():
@@ -70,12 +72,15 @@ class SentenceTransformerEmbedder(Embedder):
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = self.model.encode(
-            texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-        )
+        model = self.model
+        with self._use_lock:
+            vectors = model.encode(
+                texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            )
         return np.asarray(vectors, dtype=np.float32)
 
     def token_counts(self, texts: list[str]) -> list[int] | None:
         tokenizer = self.model.tokenizer
-        encoded = tokenizer(texts, add_special_tokens=True, truncation=False)["input_ids"]
+        with self._use_lock:
+            encoded = tokenizer(texts, add_special_tokens=True, truncation=False)["input_ids"]
         return [len(ids) for ids in encoded]

@@ -69,6 +69,12 @@ def canonical_document_names(documents: Iterable[tuple[str, str | None]]) -> dic
     return names
 
 
+def judgement_for_chunk(chunk: JudgedChunk, grade: int = 1) -> RelevantItem:
+    """The span item that marks exactly this chunk's characters relevant (the Retrieval lab's
+    "mark relevant"): it names the document, not the chunk, so it survives re-chunking."""
+    return RelevantItem(doc=chunk.external_id or chunk.source, grade=grade, start=chunk.start, end=chunk.end)
+
+
 def overlaps(start: int, end: int, other_start: int, other_end: int) -> bool:
     """Half-open intervals [start, end) and [other_start, other_end) share at least one character."""
     return start < other_end and other_start < end
@@ -96,6 +102,43 @@ def item_matches_chunk(item: RelevantItem, chunk: JudgedChunk, quote_spans: list
     return True
 
 
+def chunks_per_item(
+    query: GoldenQuery,
+    chunks: Iterable[JudgedChunk],
+    markdown: MarkdownLookup | None = None,
+) -> list[tuple[RelevantItem, set[int]]]:
+    """Each counted item of the query with the ids of the chunks it makes relevant.
+
+    Items with grade 0, and document items superseded by spans of the same document (rule 4),
+    are left out. An item with an empty set matched nothing: its document is not among
+    ``chunks`` or its quote was not found.
+    """
+    chunks = list(chunks)
+    span_items = [item for item in query.relevant if item.is_span and item.grade > 0]
+    quote_spans: dict[tuple[int, str], list[tuple[int, int]]] = {}
+    matched: list[tuple[RelevantItem, set[int]]] = []
+    for item in query.relevant:
+        if item.grade <= 0:
+            continue
+        own = [chunk for chunk in chunks if names_document(item, chunk)]
+        if not item.is_span and any(span.doc == item.doc or any(names_document(span, chunk) for chunk in own)
+                                    for span in span_items):
+            continue  # rule 4: the document's spans say more than the document judgement
+        hits = set()
+        for chunk in own:
+            spans = None
+            if item.start is None and item.quote is not None and markdown is not None:
+                key = (chunk.doc_id, item.quote)
+                if key not in quote_spans:
+                    text = markdown(chunk.doc_id)
+                    quote_spans[key] = quote_occurrences(text, item.quote) if text else []
+                spans = quote_spans[key]
+            if item_matches_chunk(item, chunk, spans):
+                hits.add(chunk.chunk_id)
+        matched.append((item, hits))
+    return matched
+
+
 def relevant_chunks(
     query: GoldenQuery,
     chunks: Iterable[JudgedChunk],
@@ -108,27 +151,10 @@ def relevant_chunks(
     resolves quote-only items against the whole document (rule 3); without it a quote must lie
     inside one chunk.
     """
-    chunks = list(chunks)
-    span_documents = {item.doc for item in query.relevant if item.is_span}
     grades: dict[int, int] = {}
-    quote_spans: dict[tuple[int, str], list[tuple[int, int]]] = {}
-    for item in query.relevant:
-        if item.grade <= 0:
-            continue
-        if not item.is_span and item.doc in span_documents:
-            continue  # rule 4: the document's spans say more than the document judgement
-        for chunk in chunks:
-            if not names_document(item, chunk):
-                continue
-            spans = None
-            if item.start is None and item.quote is not None and markdown is not None:
-                key = (chunk.doc_id, item.quote)
-                if key not in quote_spans:
-                    text = markdown(chunk.doc_id)
-                    quote_spans[key] = quote_occurrences(text, item.quote) if text else []
-                spans = quote_spans[key]
-            if item_matches_chunk(item, chunk, spans):
-                grades[chunk.chunk_id] = max(grades.get(chunk.chunk_id, 0), item.grade)
+    for item, hits in chunks_per_item(query, chunks, markdown):
+        for chunk_id in hits:
+            grades[chunk_id] = max(grades.get(chunk_id, 0), item.grade)
     return grades
 
 
@@ -149,7 +175,7 @@ class ChunkJudge:
             self._by_document.setdefault(key, []).append(chunk)
             documents[key] = (chunk.source, chunk.external_id)
         self.names = canonical_document_names(documents.values())
-        self._judged: dict[GoldenQuery, dict[int, int]] = {}
+        self._judged: dict[GoldenQuery, tuple[dict[int, int], tuple[RelevantItem, ...]]] = {}
 
     @property
     def chunk_count(self) -> int:
@@ -164,10 +190,29 @@ class ChunkJudge:
         return sorted({item.doc for item in query.relevant if item.doc not in self.names})
 
     def judge(self, query: GoldenQuery) -> dict[int, int]:
+        """chunk id -> grade over the whole layout."""
+        return self._judgement(query)[0]
+
+    def unmatched(self, query: GoldenQuery) -> tuple[RelevantItem, ...]:
+        """Counted items that match no chunk of the layout (unknown document, quote not found).
+
+        Evaluation counts each as one relevant unit that can never be retrieved, so a broken
+        judgement lowers recall instead of silently vanishing from the denominator.
+        """
+        return self._judgement(query)[1]
+
+    def _judgement(self, query: GoldenQuery) -> tuple[dict[int, int], tuple[RelevantItem, ...]]:
         if query not in self._judged:
             candidates: dict[int, JudgedChunk] = {}
             for item in query.relevant:
                 for chunk in self.chunks_of(item.doc):
                     candidates.setdefault(chunk.chunk_id, chunk)
-            self._judged[query] = relevant_chunks(query, candidates.values(), self._markdown)
+            grades: dict[int, int] = {}
+            unmatched = []
+            for item, hits in chunks_per_item(query, candidates.values(), self._markdown):
+                if not hits:
+                    unmatched.append(item)
+                for chunk_id in hits:
+                    grades[chunk_id] = max(grades.get(chunk_id, 0), item.grade)
+            self._judged[query] = (grades, tuple(unmatched))
         return self._judged[query]

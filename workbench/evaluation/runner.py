@@ -157,6 +157,14 @@ def document_judgements(query: GoldenQuery, names: dict[str, str]) -> dict[str, 
     return grades
 
 
+def span_judgements(query: GoldenQuery, judge: ChunkJudge) -> dict:
+    """Chunk id -> grade over the layout, plus one never-retrievable unit per item matching no chunk."""
+    relevant: dict = dict(judge.judge(query))
+    for position, item in enumerate(judge.unmatched(query)):
+        relevant[f"unmatched:{position}:{item.doc}"] = item.grade
+    return relevant
+
+
 def evaluate(
     run_query: QueryRunner,
     golden: GoldenSet,
@@ -177,15 +185,18 @@ def evaluate(
     per_query: list[QueryResult] = []
     skipped: list[SkippedQuery] = []
     unknown: set[str] = set()
-    nothing_relevant = 0
+    unmatched = 0
     for position, query in enumerate(golden.queries, start=1):
         reason = _skip_reason(query, level)
         if reason:
             skipped.append(SkippedQuery(query.id, reason))
         else:
             unknown.update(judge.unknown_documents(query))
-            relevant = judge.judge(query) if level == "span" else document_judgements(query, judge.names)
-            nothing_relevant += not relevant
+            if level == "span":
+                relevant = span_judgements(query, judge)
+                unmatched += len(judge.unmatched(query))
+            else:
+                relevant = document_judgements(query, judge.names)
             trace = run_query(query.query, run_config)
             rankings = stage_rankings(trace, level)
             final = rankings.get("final", [])
@@ -200,7 +211,7 @@ def evaluate(
             ))
         if progress:
             progress(position, len(golden.queries))
-    notes = _notes(level, skipped, unknown, nothing_relevant, per_query, judge)
+    notes = _notes(level, skipped, unknown, unmatched, per_query, judge)
     return EvaluationResult(
         collection=collection,
         golden=golden.name,
@@ -224,7 +235,7 @@ def _skip_reason(query: GoldenQuery, level: str) -> str:
     return ""
 
 
-def _notes(level, skipped, unknown, nothing_relevant, per_query, judge: ChunkJudge) -> list[str]:
+def _notes(level, skipped, unknown, unmatched, per_query, judge: ChunkJudge) -> list[str]:
     notes = []
     if skipped:
         reasons: dict[str, int] = {}
@@ -234,9 +245,9 @@ def _notes(level, skipped, unknown, nothing_relevant, per_query, judge: ChunkJud
     if unknown:
         shown = ", ".join(sorted(unknown)[:5]) + (" ..." if len(unknown) > 5 else "")
         notes.append(f"{len(unknown)} judged documents are not in the collection ({shown}); they count as missed")
-    if nothing_relevant:
-        notes.append(f"{nothing_relevant} queries have no relevant {'chunk' if level == 'span' else 'document'} "
-                     "in this layout; they score 0")
+    if unmatched:
+        notes.append(f"{unmatched} judged items match no chunk (unknown document, or quote not found in it); "
+                     "each counts as one relevant chunk never retrieved")
     if level == "span" and per_query:
         average = sum(q.relevant for q in per_query) / len(per_query)
         notes.append(f"span level over {judge.chunk_count} chunks: {average:.2f} relevant chunks per query on average")

@@ -1,15 +1,30 @@
-"""Cached resources and the sidebar's current selection, shared by every page."""
+"""Cached resources and the sidebar's current selection, shared by every page.
+
+Resources (one per server process): the ``Workbench`` per home (it holds the loaded index
+snapshots and the query-vector cache) and the embedding models.
+
+Catalog reads (collections, presets, documents, effective configs) are cached by the catalog
+file's version: opening DuckDB costs tens of milliseconds, and a page re-renders on every
+widget change, so reads are served from memory until any process writes the catalog (every
+write rewrites the file, which changes its modification time and size).
+"""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import streamlit as st
 
-from workbench.service import Workbench
+from workbench.config import WorkbenchConfig
+from workbench.service import CollectionInfo, Workbench
 
 COLLECTION_KEY = "collection"
 PRESET_KEY = "preset"
+#: selections asked for during a run, applied before the sidebar widgets exist on the next run
+_REQUESTED_COLLECTION = "_requested_collection"
+_REQUESTED_PRESET = "_requested_preset"
+_FLASH_KEY = "_flash_messages"
 
 
 @st.cache_resource(show_spinner=False)
@@ -20,19 +35,163 @@ def _workbench_for(home: str) -> Workbench:
 
 
 def workbench() -> Workbench:
+    return _workbench_for(str(home_path()))
+
+
+def home_path() -> Path:
     from workbench.home import resolve_home
 
-    return _workbench_for(str(resolve_home(os.environ.get("WORKBENCH_HOME"))))
+    return resolve_home(os.environ.get("WORKBENCH_HOME"))
 
+
+@st.cache_resource(show_spinner="Loading the embedding model (first time only)…")
+def embedder(model: str):
+    """The embedding model, loaded once per server process."""
+    from workbench.embedding import get_embedder
+
+    loaded = get_embedder(model)
+    loaded.dimension  # noqa: B018 -- touching it loads the weights now, under the spinner
+    return loaded
+
+
+# -- catalog reads, cached by catalog version ---------------------------------------------------
+
+def catalog_version() -> tuple:
+    """Changes whenever any process writes the catalog (file and write-ahead log stats)."""
+    path = workbench().catalog.path
+    stats = []
+    for candidate in (path, path.with_name(path.name + ".wal")):
+        try:
+            stat = candidate.stat()
+            stats.append((stat.st_mtime_ns, stat.st_size))
+        except FileNotFoundError:
+            stats.append(None)
+    return tuple(stats)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _collections(home: str, version: tuple) -> list[CollectionInfo]:
+    return _workbench_for(home).collections()
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _presets(home: str, version: tuple) -> list[tuple[str, dict, str]]:
+    from workbench import presets
+
+    return presets.list_all(_workbench_for(home).catalog)
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _config(home: str, version: tuple, collection: str | None, preset: str | None) -> WorkbenchConfig:
+    return _workbench_for(home).config_for(collection, preset)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _documents(home: str, version: tuple, collection: str) -> list:
+    return _workbench_for(home).documents(collection)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _markdown(home: str, version: tuple, doc_id: int) -> tuple[str, list[int]]:
+    return _workbench_for(home).markdown(doc_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _chunks(home: str, version: tuple, doc_id: int, config: WorkbenchConfig) -> list[tuple]:
+    return _workbench_for(home).chunks_of(doc_id, config)
+
+
+def document_markdown(doc_id: int) -> tuple[str, list[int]]:
+    """A document's canonical Markdown and the offsets where its pages start."""
+    return _markdown(str(home_path()), catalog_version(), doc_id)
+
+
+def document_chunks(doc_id: int, config: WorkbenchConfig) -> list[tuple]:
+    """The document's chunks in ``config``'s chunk set, as ``Workbench.chunks_of`` rows."""
+    return _chunks(str(home_path()), catalog_version(), doc_id, config)
+
+
+def collections() -> list[CollectionInfo]:
+    return _collections(str(home_path()), catalog_version())
+
+
+def collection_names() -> list[str]:
+    return [info.name for info in collections()]
+
+
+def collection_info(name: str) -> CollectionInfo | None:
+    return next((info for info in collections() if info.name == name), None)
+
+
+def preset_list() -> list[tuple[str, dict, str]]:
+    """Every preset as (name, overrides, description); ``default`` is always there."""
+    return _presets(str(home_path()), catalog_version())
+
+
+def documents(collection: str) -> list:
+    """The collection's documents (``store.repository.DocumentRow``), failures included."""
+    return _documents(str(home_path()), catalog_version(), collection)
+
+
+# -- the sidebar selection ----------------------------------------------------------------------
 
 def current_collection() -> str | None:
     """The collection picked in the sidebar, or None when the home has none yet."""
     name = st.session_state.get(COLLECTION_KEY)
-    names = workbench().collection_names()
+    names = collection_names()
     if name in names:
         return name
     return names[0] if names else None
 
 
 def current_preset() -> str | None:
-    return st.session_state.get(PRESET_KEY)
+    """The preset picked in the sidebar; else the collection's default preset (None: no collection)."""
+    chosen = st.session_state.get(PRESET_KEY)
+    if chosen in {name for name, _, _ in preset_list()}:
+        return chosen
+    collection = current_collection()
+    if collection is None:
+        return chosen
+    info = collection_info(collection)
+    return info.default_preset if info else None
+
+
+def current_config(collection: str | None = None, preset: str | None = None) -> WorkbenchConfig:
+    """The effective configuration: defaults, the collection's index settings, then the preset."""
+    collection = collection or current_collection()
+    preset = preset or current_preset()
+    return _config(str(home_path()), catalog_version(), collection, preset)
+
+
+def request_collection(name: str) -> None:
+    """Select ``name`` in the sidebar from the next run on (a widget's value cannot change
+    once it is drawn in this run)."""
+    st.session_state[_REQUESTED_COLLECTION] = name
+
+
+def request_preset(name: str) -> None:
+    st.session_state[_REQUESTED_PRESET] = name
+
+
+def apply_requested_selection() -> None:
+    """Called by the sidebar before it draws its pickers."""
+    if _REQUESTED_COLLECTION in st.session_state:
+        st.session_state[COLLECTION_KEY] = st.session_state.pop(_REQUESTED_COLLECTION)
+        # a new collection starts on its own default preset
+        st.session_state.pop(PRESET_KEY, None)
+    if _REQUESTED_PRESET in st.session_state:
+        st.session_state[PRESET_KEY] = st.session_state.pop(_REQUESTED_PRESET)
+
+
+# -- messages that survive a rerun --------------------------------------------------------------
+
+def flash(kind: str, text: str) -> None:
+    """Queue a message (kind: success, info, warning, error) for the top of the next run.
+
+    ``text`` is Markdown: escape user text in it with ``workbench.ui.text.md_escape``."""
+    st.session_state.setdefault(_FLASH_KEY, []).append((kind, text))
+
+
+def show_flashes() -> None:
+    for kind, text in st.session_state.pop(_FLASH_KEY, []):
+        getattr(st, kind)(text)

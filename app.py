@@ -1,0 +1,52 @@
+"""RAG Workbench, the Streamlit app: ``streamlit run app.py``.
+
+The router: it draws the shared sidebar, registers the pages that exist, shows messages carried
+over from the previous run, and runs the chosen page. Expected errors (an unknown preset, a bad
+configuration value, a busy catalog) are shown as messages that name the fix, not tracebacks.
+"""
+
+from __future__ import annotations
+
+import os
+
+# nothing may download model weights; the bundled model loads from disk
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import streamlit as st  # noqa: E402
+
+from store.catalog import CatalogBusyError  # noqa: E402
+from workbench.config import ConfigError  # noqa: E402
+from workbench.evaluation.golden import GoldenSetError  # noqa: E402
+from workbench.pipeline import QueryError  # noqa: E402
+from workbench.service import NotFoundError  # noqa: E402
+from workbench.ui import session  # noqa: E402
+from workbench.ui.demo_loader import load_demo_with_progress  # noqa: E402
+from workbench.ui.pages import available_pages, default_page  # noqa: E402
+from workbench.ui.sidebar import render_sidebar  # noqa: E402
+from workbench.ui.text import md_escape  # noqa: E402
+
+EXPECTED_ERRORS = (NotFoundError, ConfigError, GoldenSetError, QueryError, CatalogBusyError)
+
+st.set_page_config(page_title="RAG Workbench", page_icon=":material/hub:", layout="wide")
+
+default = default_page(bool(session.collection_names()))
+sections: dict[str, list] = {}
+for spec in available_pages():
+    sections.setdefault(spec.section, []).append(
+        st.Page(spec.path, title=spec.title, icon=spec.icon, default=spec == default)
+    )
+# navigation first: Streamlit clears what was drawn before it when the page changes
+page = st.navigation(sections)
+load_demo_requested = render_sidebar()
+
+session.show_flashes()
+if load_demo_requested:
+    load_demo_with_progress()
+
+try:
+    page.run()
+except EXPECTED_ERRORS as error:
+    message = error.args[0] if isinstance(error, LookupError) and error.args else str(error)
+    st.error(md_escape(message))

@@ -1,0 +1,130 @@
+"""How long the Retrieval lab takes to re-render after a query-time change (no assertions).
+
+For a few queries and parameter changes, times what one re-render of the lab does: both sides'
+``Workbench.query`` (indexes and query vectors already loaded) and the analyses drawn from them
+(stage rows, rank flow and its figure, the A/B diff, one explanation, the context). The target
+is about half a second per re-render on the demo collection without rerank.
+
+    python bench/bench_retrieval_lab.py                      # a temporary home with the demo loaded
+    python bench/bench_retrieval_lab.py --home data --collection demo --repeats 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from workbench.analysis.charts import rank_flow_figure  # noqa: E402
+from workbench.analysis.diff import diff_finals  # noqa: E402
+from workbench.analysis.explain import explain_hit  # noqa: E402
+from workbench.analysis.rank_flow import rank_flow  # noqa: E402
+from workbench.analysis.side_config import instructive_variant, side_config, side_values  # noqa: E402
+from workbench.analysis.tables import diff_rows, stage_rows  # noqa: E402
+from workbench.context import assemble_context, build_prompt  # noqa: E402
+from workbench.service import Workbench  # noqa: E402
+
+DEFAULT_QUERIES = (
+    "How does reciprocal rank fusion combine rankings?",
+    "Autophagy declines in aged organisms.",
+    "chunk overlap",
+)
+#: side B's changes, each against side A = the collection's default configuration
+CHANGES: dict[str, dict[str, object]] = {
+    "B = A + MMR": {"mmr.enabled": True},
+    "RRF k 60 -> 10": {"fusion.k": 10},
+    "weighted 0.7/0.3": {"fusion.method": "weighted", "fusion.weights": (0.7, 0.3)},
+    "top_k 10 -> 5": {"retrieval.top_k": 5},
+    "candidates 100 -> 30": {"retrieval.candidates": 30},
+    "bm25 only": {"retrieval.mode": "bm25"},
+    "exact dense": {"dense.exact": True},
+    "MMR λ 0.3, pool 20": {"mmr.enabled": True, "mmr.lambda": 0.3, "mmr.pool": 20},
+}
+
+
+def _ms(since: float) -> float:
+    return (time.perf_counter() - since) * 1000.0
+
+
+def render_once(bench: Workbench, collection: str, query: str, config_a, config_b) -> tuple[float, float, float]:
+    """One lab re-render: (side A query ms, side B query ms, analyses ms)."""
+    started = time.perf_counter()
+    trace_a = bench.query(query, collection, config_a)
+    a_ms = _ms(started)
+    started = time.perf_counter()
+    trace_b = bench.query(query, collection, config_b)
+    b_ms = _ms(started)
+
+    started = time.perf_counter()
+    snapshot = bench.snapshot(collection, config_a)
+    for trace in (trace_a, trace_b):
+        for name in trace.stage_names():
+            stage_rows(trace, name)
+        flow = rank_flow(trace)
+        rank_flow_figure(flow).to_dict()
+    diff_rows(diff_finals(trace_a.final, trace_b.final), {**trace_a.chunks, **trace_b.chunks})
+    if trace_a.final.hits:
+        vector = bench.embed_query(config_a.embedding.model, query)
+        explain_hit(trace_a, snapshot, trace_a.final.hits[0].chunk_id, vector)
+    build_prompt(query, assemble_context(trace_a.final_chunks()))
+    return a_ms, b_ms, _ms(started)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", help="a workbench home (default: a temporary one with the demo loaded)")
+    parser.add_argument("--collection", default="demo")
+    parser.add_argument("--repeats", type=int, default=5, help="re-renders per row (the median is shown)")
+    parser.add_argument("--query", action="append", help="a query to time (repeatable)")
+    args = parser.parse_args()
+
+    if args.home:
+        bench = Workbench(args.home)
+    else:
+        from workbench.demo import load_demo
+
+        home = Path(tempfile.mkdtemp(prefix="bench-lab-"))
+        print(f"loading the demo into {home} ...", flush=True)
+        bench = Workbench(home)
+        load_demo(bench)
+    if args.collection not in bench.collection_names():
+        print(f"collection {args.collection!r} not found; known: {', '.join(bench.collection_names()) or 'none'}",
+              file=sys.stderr)
+        return 2
+
+    base = bench.config_for(args.collection)
+    queries = args.query or list(DEFAULT_QUERIES)
+    started = time.perf_counter()
+    bench.query(queries[0], args.collection, base)  # loads the indexes and the embedding model
+    print(f"first query (loads indexes and model): {_ms(started):.0f} ms\n")
+    for query in queries:
+        bench.embed_query(base.embedding.model, query)  # a typed query is embedded once, then cached
+
+    header = f"{'change':<22} {'query':<42} {'A ms':>7} {'B ms':>7} {'analysis':>9} {'total':>7}"
+    print(header)
+    print("-" * len(header))
+    totals = []
+    for label, change in CHANGES.items():
+        values = side_values(base) if label != "B = A + MMR" else instructive_variant(side_values(base))
+        config_b = side_config(base, {**values, **change})
+        for query in queries:
+            samples = [render_once(bench, args.collection, query, base, config_b) for _ in range(args.repeats)]
+            a_ms, b_ms, analysis_ms = (statistics.median(column) for column in zip(*samples))
+            total = a_ms + b_ms + analysis_ms
+            totals.append(total)
+            print(f"{label:<22} {query[:42]:<42} {a_ms:7.1f} {b_ms:7.1f} {analysis_ms:9.1f} {total:7.1f}")
+    print(f"\nmedian re-render (queries + analyses, no Streamlit drawing): {statistics.median(totals):.1f} ms; "
+          f"slowest {max(totals):.1f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,173 @@
+"""Documents: create and delete collections, upload files with live progress, and inspect what
+ingestion made of each document (canonical Markdown, chunks, failures with their reasons)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from workbench.config import WorkbenchConfig
+from workbench.ingest import IngestReport, Source
+from workbench.parsing import SUPPORTED_TYPES
+from workbench.ui import session
+from workbench.ui.ingest_progress import IngestProgressView
+from workbench.ui.pages import run_through_router
+from workbench.ui.text import md_escape, shorten
+from workbench.ui.widgets import chunking_controls, document_label
+
+run_through_router()
+
+LAST_REPORT_KEY = "documents_last_ingest"
+UPLOAD_ROUND_KEY = "documents_upload_round"
+
+
+def collections_panel(collection: str | None) -> None:
+    bench = session.workbench()
+    with st.expander("New collection", expanded=collection is None, icon=":material/add:"):
+        name = st.text_input("Name", key="new_collection_name", placeholder="e.g. handbook",
+                             help="Letters, digits, '-' and '_'.")
+        st.caption("How its documents are chunked (you can compare and add other chunkings later in the Chunking lab).")
+        chunking = chunking_controls("new_collection_chunking", WorkbenchConfig().chunking)
+        if st.button("Create collection", key="create_collection", type="primary"):
+            try:
+                bench.create_collection(name, WorkbenchConfig(chunking=chunking))
+            except ValueError as error:  # invalid or taken name: the message names the fix
+                st.error(md_escape(error))
+            else:
+                session.flash("success", f"Created collection **{md_escape(name.strip())}**. Upload files below.")
+                session.request_collection(name.strip())
+                st.rerun()
+    if collection is None:
+        return
+    with st.expander(f"Delete collection “{md_escape(collection)}”", icon=":material/delete:"):
+        st.markdown(f"Deletes **{md_escape(collection)}**: its documents, chunks and indexes. The embedding "
+                    "cache is kept, so ingesting the same texts again is quick.")
+        confirmed = st.checkbox(f"Yes, delete {md_escape(collection)}", key=f"confirm_delete_{collection}")
+        if st.button("Delete collection", key="delete_collection", disabled=not confirmed):
+            bench.delete_collection(collection)
+            session.flash("success", f"Deleted collection **{md_escape(collection)}**.")
+            session.request_collection("")
+            st.rerun()
+
+
+def upload_panel(collection: str) -> None:
+    upload_round = st.session_state.setdefault(UPLOAD_ROUND_KEY, 0)
+    files = st.file_uploader(
+        f"Add documents to {md_escape(collection)}", type=sorted({ext.lstrip('.') for ext in SUPPORTED_TYPES}),
+        accept_multiple_files=True, key=f"uploads_{upload_round}",
+        help="Unchanged files are skipped before parsing; a changed file replaces its earlier version.",
+    )
+    if not files:
+        return
+    if st.button(f"Ingest {len(files)} file{'s' if len(files) != 1 else ''}", key="ingest_uploads", type="primary"):
+        sources = [Source(name=file.name, data=file.getvalue()) for file in files]
+        with st.status(f"Ingesting {len(sources)} files into “{md_escape(collection)}”", expanded=True) as status:
+            view = IngestProgressView([source.name for source in sources])
+            report = session.workbench().ingest(collection, sources, progress=view)
+            status.update(label=md_escape(report.summary()), state="error" if report.failures else "complete")
+        st.session_state[LAST_REPORT_KEY] = report
+        st.session_state[UPLOAD_ROUND_KEY] = upload_round + 1  # a fresh, empty uploader
+        st.rerun()
+
+
+def last_report(collection: str) -> None:
+    report: IngestReport | None = st.session_state.get(LAST_REPORT_KEY)
+    if report is None or report.collection != collection:
+        return
+    with st.container(border=True):
+        st.markdown(f"**Last upload** — {md_escape(report.summary())}")
+        st.dataframe(
+            pd.DataFrame([{"file": o.source, "outcome": o.status, "chunks": o.chunks, "reason": o.reason}
+                          for o in report.outcomes]),
+            hide_index=True, width="stretch",
+        )
+        for failure in report.failures:
+            st.error(f"**{md_escape(failure.source)}** was not ingested: {md_escape(failure.reason)}",
+                     icon=":material/error:")
+        if st.button("Dismiss", key="dismiss_report"):
+            del st.session_state[LAST_REPORT_KEY]
+            st.rerun()
+
+
+def document_table(documents: list) -> None:
+    st.dataframe(
+        pd.DataFrame([{
+            "name": doc.source, "type": doc.doc_type, "size (KB)": round(doc.size_bytes / 1024, 1),
+            "chunks": doc.chunk_count, "status": doc.status, "ingested at": doc.ingested_at,
+            "reason": doc.error or "",
+        } for doc in documents]),
+        hide_index=True, width="stretch",
+        column_config={"ingested at": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss")},
+    )
+
+
+def document_detail(collection: str, documents: list) -> None:
+    by_id = {doc.id: doc for doc in documents}
+    doc_id = st.selectbox("Inspect a document", list(by_id), format_func=lambda i: document_label(by_id[i]),
+                          key="documents_inspect")
+    doc = by_id[doc_id]
+    if doc.status != "success":
+        st.error(f"**{md_escape(doc.source)}** failed to ingest: {md_escape(doc.error or 'no reason recorded')}. "
+                 "Fix the file and upload it again, or delete this entry.")
+    else:
+        markdown_tab, chunks_tab = st.tabs(["Canonical Markdown", "Chunks"])
+        with markdown_tab:
+            markdown_preview(doc)
+        with chunks_tab:
+            chunk_browser(doc)
+    if st.button(f"Delete {md_escape(doc.source)}", key="delete_document", icon=":material/delete:"):
+        session.workbench().delete_document(collection, str(doc.id))
+        session.flash("success", f"Deleted **{md_escape(doc.source)}** from {md_escape(collection)}.")
+        st.rerun()
+
+
+def markdown_preview(doc) -> None:
+    markdown, page_starts = session.document_markdown(doc.id)
+    pages = f", {len(page_starts)} pages" if page_starts else ""
+    st.caption(f"{len(markdown):,} characters{pages}. This exact text is what gets chunked; every offset "
+               "(chunks, citations, golden-set spans) points into it.")
+    st.code(markdown, language="markdown", wrap_lines=True, height=440)
+
+
+def chunk_browser(doc) -> None:
+    config = session.current_config()
+    rows = session.document_chunks(doc.id, config)
+    chunking = config.chunking
+    st.caption(f"Chunking of preset “{md_escape(session.current_preset())}”: {chunking.strategy}, size {chunking.size} "
+               f"{chunking.unit}, overlap {chunking.overlap}.")
+    if not rows:
+        st.info("This chunking has not been built for the collection yet. It is built (and only new texts "
+                "embedded) the first time this preset is queried, or when you apply it in the Chunking lab.")
+        return
+    frame = pd.DataFrame([{
+        "#": ordinal + 1, "start": start, "end": end, "tokens": tokens, "over model max": over,
+        "page": page, "headings": " › ".join(headings or ()), "text": shorten(text, 140),
+    } for (_id, _doc, ordinal, start, end, text, _indexed, headings, page, tokens, over, _hash) in rows])
+    st.dataframe(frame, hide_index=True, width="stretch", height=min(38 + 35 * len(frame), 320))
+    number = st.number_input("Show chunk", min_value=1, max_value=len(rows), value=1, key=f"chunk_number_{doc.id}")
+    _id, _doc, _ordinal, start, end, text, indexed, *_ = rows[int(number) - 1]
+    st.caption(f"Chunk {int(number)}: characters {start}–{end}")
+    st.code(text, language=None, wrap_lines=True)
+    if indexed != text:
+        st.caption("Indexed text (what is embedded and BM25-indexed: the heading path, then the chunk)")
+        st.code(indexed, language=None, wrap_lines=True)
+
+
+st.title("Documents")
+current = session.current_collection()
+collections_panel(current)
+if current is None:
+    st.info("No collection yet. Create one above, or load the bundled demo with the button in the sidebar.",
+            icon=":material/info:")
+    st.stop()
+
+st.subheader(f"Collection “{md_escape(current)}”")
+upload_panel(current)
+last_report(current)
+all_documents = session.documents(current)
+if not all_documents:
+    st.info("No documents yet. Drop files on the uploader above (PDF, Word, PowerPoint, Excel, HTML, Markdown, "
+            "text, CSV or JSON), then press Ingest.", icon=":material/upload_file:")
+    st.stop()
+document_table(all_documents)
+document_detail(current, all_documents)

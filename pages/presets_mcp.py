@@ -1,0 +1,112 @@
+"""Presets & MCP: save the current configuration as a named preset, and get the exact MCP client
+configuration that serves this home and preset to Claude Desktop or VS Code."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from workbench import presets
+from workbench.mcp_config import (
+    CLAUDE_DESKTOP_CONFIG_FILES,
+    DEFAULT_SERVER_NAME,
+    VSCODE_CONFIG_FILE,
+    McpLaunch,
+    claude_desktop_config,
+    to_json,
+    vscode_config,
+)
+from workbench.ui import session
+from workbench.ui.pages import run_through_router
+from workbench.ui.text import md_escape
+from workbench.ui.widgets import config_editor, require_collection
+
+run_through_router()
+
+
+def preset_editor(collection: str, preset: str) -> None:
+    st.subheader("Current configuration")
+    st.caption(f"Collection **{md_escape(collection)}** with preset **{md_escape(preset)}**. Change any value, "
+               "then save the result as a preset. Query-time keys apply instantly; index-time keys (chunking, "
+               "model, index build) get their chunks and indexes built the first time the preset is used.")
+    edited = config_editor(session.current_config(), prefix=f"preset_editor.{collection}.{preset}")
+    base = session.current_config(collection, presets.DEFAULT_PRESET)
+    overrides = presets.overrides_between(base, edited.config)
+    st.markdown("**What the preset stores** (the keys that differ from the collection's own settings):")
+    st.code("\n".join(f"{key}={value}" for key, value in sorted(overrides.items()))
+            or "(nothing: the collection's own settings)", language=None)
+
+    name_column, description_column = st.columns([1, 2])
+    name = name_column.text_input("Preset name", value="" if preset == presets.DEFAULT_PRESET else preset,
+                                  key="preset_save_name", placeholder="e.g. hybrid-mmr")
+    description = description_column.text_input("Description", key="preset_save_description",
+                                                 placeholder="what this configuration is for")
+    make_default = st.checkbox(f"Make it the default preset of {md_escape(collection)}", key="preset_make_default")
+    if st.button("Save preset", key="preset_save", type="primary", icon=":material/save:"):
+        save(collection, name.strip(), description.strip(), overrides, edited.errors, make_default)
+
+
+def save(collection: str, name: str, description: str, overrides: dict, errors: dict, make_default: bool) -> None:
+    if errors:
+        st.error(f"Fix {len(errors)} value(s) first: {md_escape(', '.join(errors))}.")
+        return
+    if not name:
+        st.error("Give the preset a name, e.g. hybrid-mmr.")
+        return
+    if name == presets.DEFAULT_PRESET:
+        st.error("“default” always means the built-in defaults; pick another name for this preset.")
+        return
+    bench = session.workbench()
+    presets.save(bench.catalog, name, overrides, description)
+    if make_default:
+        bench.set_default_preset(collection, name)
+    session.request_preset(name)
+    session.flash("success", f"Saved preset **{md_escape(name)}** ({len(overrides)} settings) and selected it.")
+    st.rerun()
+
+
+def preset_table() -> None:
+    st.subheader("Saved presets")
+    st.dataframe(pd.DataFrame([{
+        "preset": name,
+        "settings": " ".join(f"{key}={value}" for key, value in sorted(overrides.items())) or "(built-in defaults)",
+        "description": description,
+    } for name, overrides, description in session.preset_list()]), hide_index=True, width="stretch")
+
+
+def mcp_panel(collection: str, preset: str) -> None:
+    st.subheader("Connect an AI assistant over MCP")
+    st.caption("The assistant starts the workbench's MCP server itself, with this project's Python, and gets "
+               "search, document and citation tools over this home with the preset above.")
+    name_column, pin_column = st.columns([2, 1])
+    server_name = name_column.text_input("Server name", value=DEFAULT_SERVER_NAME, key="mcp_server_name").strip()
+    pin = pin_column.checkbox(f"Only collection {md_escape(collection)}", key="mcp_pin_collection",
+                              help="Pass --collection so the server searches this collection by default.")
+    launch = McpLaunch(home=session.home_path(), preset=preset, collection=collection if pin else None,
+                       server_name=server_name or DEFAULT_SERVER_NAME)
+    claude_tab, vscode_tab, shell_tab = st.tabs(["Claude Desktop", "VS Code", "Command line"])
+    with claude_tab:
+        claude_json = to_json(claude_desktop_config(launch))
+        st.code(claude_json, language="json")
+        st.caption("Merge the `mcpServers` entry into claude_desktop_config.json ("
+                   + "; ".join(f"{os}: `{path}`" for os, path in CLAUDE_DESKTOP_CONFIG_FILES.items())
+                   + "), then restart Claude Desktop.")
+        st.download_button("Download claude_desktop_config.json", claude_json, file_name="claude_desktop_config.json",
+                           mime="application/json", key="mcp_download_claude")
+    with vscode_tab:
+        vscode_json = to_json(vscode_config(launch))
+        st.code(vscode_json, language="json")
+        st.caption(f"Save as {VSCODE_CONFIG_FILE}; VS Code lists the server under MCP: List Servers.")
+        st.download_button("Download mcp.json", vscode_json, file_name="mcp.json", mime="application/json",
+                           key="mcp_download_vscode")
+    with shell_tab:
+        st.code(launch.command_line(), language="bash")
+        st.caption("The same server by hand: it speaks MCP over stdin/stdout, so it waits silently for a client.")
+
+
+st.title("Presets & MCP")
+current = require_collection("configure")
+chosen_preset = session.current_preset() or presets.DEFAULT_PRESET
+preset_editor(current, chosen_preset)
+preset_table()
+mcp_panel(current, chosen_preset)

@@ -1,0 +1,87 @@
+"""Fixtures for the app's AppTest tests (the Retrieval lab and Evaluation tests reuse them).
+
+- ``demo_home``: a home with the bundled demo loaded, built once per test session. Treat it as
+  read-only; a test that changes the home takes ``demo_home_copy`` instead.
+- ``open_app``: start ``app.py`` on a home (optionally on one page) under AppTest.
+
+Every test here also gets ``_navigation_runs_the_app_script`` (autouse), see its docstring.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+APP_PATH = PROJECT_DIR / "app.py"
+#: generous: the first run in a test session loads the embedding model
+APP_TIMEOUT_S = 120
+
+
+@pytest.fixture(autouse=True)
+def _navigation_runs_the_app_script(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make AppTest run ``app.py`` (router, sidebar) on every page, as a live server does.
+
+    AppTest resets ``PagesManager.uses_pages_directory`` before each run, and because this
+    project keeps its pages in ``pages/`` the flag is then detected as True: Streamlit takes the
+    legacy multipage path and, after ``switch_page``, runs the page file alone, without
+    ``app.py`` (see streamlit/streamlit#14217 for the flag). A live server sets the flag to False
+    for good the first time ``st.navigation`` runs; this does the same for every AppTest run.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    detect = PagesManager.__init__
+
+    def init_as_navigation_app(self, *args, **kwargs) -> None:
+        detect(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init_as_navigation_app)
+
+
+@pytest.fixture(scope="session")
+def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home holding the demo collection ``demo`` and the golden set ``demo`` (read-only)."""
+    from workbench.demo import load_demo
+    from workbench.service import Workbench
+
+    home = tmp_path_factory.mktemp("demo-home")
+    loaded = load_demo(Workbench(home))
+    assert not loaded.report.failures, loaded.report.summary()
+    return home
+
+
+@pytest.fixture
+def demo_home_copy(demo_home: Path, tmp_path: Path) -> Path:
+    """A private copy of ``demo_home`` that a test may change."""
+    copy = tmp_path / "demo-home"
+    shutil.copytree(demo_home, copy)
+    return copy
+
+
+@pytest.fixture
+def open_app(monkeypatch: pytest.MonkeyPatch) -> Callable:
+    """``open_app(home, page=None)``: the app on ``home`` after its first run (and on ``page``,
+    e.g. ``"pages/documents.py"``, when given), with Streamlit's caches cleared first."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    def start(home: Path, page: str | None = None) -> AppTest:
+        monkeypatch.setenv("WORKBENCH_HOME", str(home))
+        st.cache_resource.clear()
+        st.cache_data.clear()
+        app = AppTest.from_file(str(APP_PATH), default_timeout=APP_TIMEOUT_S)
+        app.run()
+        if page is not None:
+            app.switch_page(page).run()
+        return app
+
+    return start

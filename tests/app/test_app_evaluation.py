@@ -1,0 +1,82 @@
+"""The Evaluation page under AppTest, on a copy of the bundled demo (see tests/app/conftest.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+PAGE = "pages/evaluation.py"
+
+
+def _texts(app, *kinds: str) -> list[str]:
+    return [str(element.value) for kind in kinds for element in app.get(kind)]
+
+
+@pytest.fixture
+def page(demo_home_copy: Path, open_app):
+    app = open_app(demo_home_copy, page=PAGE)
+    assert not app.exception, app.exception
+    return app
+
+
+def test_an_empty_home_says_what_to_do(tmp_path: Path, open_app):
+    app = open_app(tmp_path / "empty-home", page=PAGE)
+    assert not app.exception
+    assert any("nothing to evaluate" in text for text in _texts(app, "info"))
+
+
+def test_evaluate_compare_and_export(page):
+    assert [tab.label for tab in page.tabs][:4] == ["Evaluate", "Runs & compare", "Sweep", "Golden sets"]
+    assert page.selectbox(key="evaluate_golden").value == "demo"
+    page.radio(key="evaluate_level").set_value("span")
+    page.text_input(key="evaluate_label").set_value("span run")
+    page.button(key="evaluate_run").click().run()
+    assert not page.exception, page.exception
+    shown = {metric.label: float(metric.value) for metric in page.metric}
+    assert set(shown) >= {"ndcg@10", "recall@100", "map@100"} and 0 < shown["ndcg@10"] <= 1
+    assert any("span level over" in text for text in _texts(page, "caption"))
+    stage_tables = [t.value for t in page.dataframe if "stage" in t.value.columns]
+    assert list(stage_tables[0]["stage"]) == ["dense", "bm25", "fusion", "final"]
+    assert {b.label for b in page.get("download_button")} >= {"Export MD", "Export HTML", "Export CSV"}
+
+    # a second run, document level, then compare the two
+    page.radio(key="evaluate_level").set_value("doc")
+    page.button(key="evaluate_run").click().run()
+    assert not page.exception, page.exception
+    page.button(key="compare_run").click().run()
+    assert not page.exception, page.exception
+    labels = {metric.label: metric.value for metric in page.metric}
+    assert {"Wins (b better)", "Losses", "Ties", "p-value"} <= set(labels)
+    assert 0 < float(labels["p-value"]) <= 1
+    assert any("differ in level" in text for text in _texts(page, "warning"))
+    assert page.get_by_key("comparison_null").type == "plotly_chart"
+
+
+def test_sweep_runs_and_saves_the_best_as_a_preset(page):
+    page.multiselect(key="sweep_metrics").set_value(["ndcg@10", "recall@10"])
+    page.multiselect(key="sweep_keys").set_value(["fusion.method", "fusion.k"])
+    page.text_input(key="sweep_values_fusion.method").set_value("rrf,weighted")
+    page.text_input(key="sweep_values_fusion.k").set_value("10,60").run()
+    assert any("4 configurations" in text for text in _texts(page, "caption"))
+    page.button(key="sweep_run").click().run()
+    assert not page.exception, page.exception
+    assert any("embedded 0 corpus texts" in text for text in _texts(page, "success"))
+    results = [t.value for t in page.dataframe if "fusion.k" in t.value.columns]
+    assert len(results[0]) == 4
+    assert page.get_by_key("sweep_chart").type == "plotly_chart"
+    page.text_input(key="sweep_preset_name").set_value("demo-best")
+    page.button(key="sweep_save_best").click().run()
+    assert not page.exception, page.exception
+    assert any("Saved preset" in text and "demo" in text for text in _texts(page, "success"))
+
+
+def test_adding_a_judgement_writes_the_golden_file(page, demo_home_copy: Path):
+    page.selectbox(key="golden_edit_pick").set_value("+ new golden set").run()
+    page.text_input(key="golden_new_name").set_value("mine").run()
+    page.text_input(key="golden_add_query").set_value("how does fusion work")
+    page.text_area(key="golden_add_quote").set_value("reciprocal rank fusion")
+    page.button(key="FormSubmitter:golden_add-Save judgement").click().run()
+    assert not page.exception, page.exception
+    written = (demo_home_copy / "golden_sets" / "mine.jsonl").read_text()
+    assert '"query": "how does fusion work"' in written and '"quote": "reciprocal rank fusion"' in written

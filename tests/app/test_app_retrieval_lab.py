@@ -1,0 +1,124 @@
+"""The Retrieval lab page under AppTest, on the bundled demo (see tests/app/conftest.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+PAGE = "pages/retrieval_lab.py"
+GOLDEN_QUERY = "Autophagy declines in aged organisms."  # demo golden query scifact-148
+GOLDEN_PICK = "demo · scifact-148"
+RELEVANT_DOC = "scifact-1084345.md"
+
+
+def _texts(app, *kinds: str) -> list[str]:
+    return [element.value for kind in kinds for element in app.get(kind)]
+
+
+def _final_table(app, side: str):
+    """The final stage's table of one side: the last stage tab holds it."""
+    container = app.get_by_key(f"side_{side}")
+    tables = [node for node in container if node.type == "arrow_data_frame" or getattr(node, "type", "") == "dataframe"]
+    finals = [t.value for t in tables if "rank" in t.value.columns and "snippet" in t.value.columns]
+    return finals[-1]
+
+
+@pytest.fixture
+def lab(demo_home: Path, open_app):
+    app = open_app(demo_home, page=PAGE)
+    assert not app.exception, app.exception
+    return app
+
+
+def test_an_empty_home_says_what_to_do(tmp_path: Path, open_app):
+    app = open_app(tmp_path / "empty-home", page=PAGE)
+    assert not app.exception
+    infos = _texts(app, "info")
+    assert any("no collection to search yet" in text and "Load the bundled demo" in text for text in infos)
+    assert not app.get("dataframe")
+
+
+def test_without_a_query_the_page_explains_the_next_step(lab):
+    assert any("Type a query above" in text for text in _texts(lab, "info"))
+    # both sides are configured from the preset; B starts as A plus MMR
+    assert lab.toggle(key="lab_a_mmr.enabled").value is False
+    assert lab.toggle(key="lab_b_mmr.enabled").value is True
+    assert any("Differs from A in: mmr.enabled = True" in text.replace("\\", "") for text in _texts(lab, "caption"))
+
+
+def test_both_sides_render_stages_charts_diff_explain_and_context(lab):
+    lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
+    assert not lab.exception, lab.exception
+    for side in ("a", "b"):
+        container = lab.get_by_key(f"side_{side}")
+        tab_labels = [node.label for node in container if node.type == "tab"]
+        expected = ["dense", "bm25", "fusion"] + (["mmr"] if side == "b" else []) + ["final"]
+        assert [label.split(" · ")[0] for label in tab_labels] == expected
+        final = _final_table(lab, side)
+        assert len(final) == 10 and list(final["rank"]) == list(range(1, 11))
+        assert lab.get_by_key(f"rank_flow_{side}").type == "plotly_chart"
+    codes = _texts(lab, "code")
+    assert any(code.startswith("BM25 = Σ") for code in codes)  # explain: BM25 arithmetic
+    assert any(code.startswith("cos(q, c) =") for code in codes)  # explain: cosine
+    assert any(code.startswith("RRF = ") for code in codes)  # explain: fusion sum
+    assert any(code.startswith("[S1] ") for code in codes)  # the assembled context
+    assert any("Question: How does reciprocal rank fusion combine rankings?" in code for code in codes)  # prompt
+    assert any("A vs B" in header for header in _texts(lab, "subheader"))
+    assert any("Answer generation is off: not configured" in text for text in _texts(lab, "info"))
+
+
+def test_a_golden_query_highlights_its_relevant_chunks(lab):
+    lab.selectbox(key="lab_golden_pick").select(GOLDEN_PICK).run()  # picking a golden query fills the query box
+    assert not lab.exception, lab.exception
+    assert lab.text_input(key="lab_query").value == GOLDEN_QUERY
+    successes = [text.replace("\\", "") for text in _texts(lab, "success")]
+    assert any("golden set demo" in text for text in successes)
+    for side in ("a", "b"):
+        final = _final_table(lab, side)
+        marked = final[final["✓"] == "✓"]
+        assert len(marked) >= 1
+        assert set(marked["document"]) == {RELEVANT_DOC}
+        assert set(final[final["document"] == RELEVANT_DOC]["✓"]) == {"✓"}  # document-level item: every chunk
+
+
+def test_changing_a_parameter_reruns_that_side(lab):
+    lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
+    lab.number_input(key="lab_b_retrieval.top_k").set_value(3).run()
+    assert not lab.exception, lab.exception
+    assert len(_final_table(lab, "b")) == 3
+    assert len(_final_table(lab, "a")) == 10
+    assert any("retrieval.top_k = 3" in text.replace("\\", "") for text in _texts(lab, "caption"))
+    lab.selectbox(key="lab_a_retrieval.mode").set_value("bm25").run()
+    container = lab.get_by_key("side_a")
+    assert [node.label.split(" · ")[0] for node in container if node.type == "tab"] == ["bm25", "final"]
+
+
+def test_a_missing_rerank_model_falls_back_with_a_note(lab):
+    lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
+    lab.text_input(key="lab_b_rerank.model").set_value("/no/such/cross-encoder").run()
+    assert not lab.exception, lab.exception
+    notes = [text.replace("\\", "") for text in _texts(lab, "info")]
+    assert any("rerank fell back to the previous order" in text and "/no/such/cross-encoder" in text for text in notes)
+    assert len(_final_table(lab, "b")) == 10  # the query is still answered
+
+
+def test_query_text_is_never_rendered_as_markdown_or_html(lab):
+    hostile = "<img src=x onerror=alert(1)> **bold** :red[alert] [link](http://example.com)"
+    lab.text_input(key="lab_query").set_value(hostile).run()
+    assert not lab.exception, lab.exception
+    for text in _texts(lab, "markdown", "caption", "info", "success", "warning", "error"):
+        assert "<img" not in text and "**bold**" not in text and ":red[" not in text and "](http" not in text
+    assert any(hostile in code for code in _texts(lab, "code"))  # shown verbatim, as text
+
+
+def test_settings_and_query_survive_a_visit_to_another_page(lab):
+    lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
+    lab.number_input(key="lab_b_retrieval.top_k").set_value(4).run()
+    lab.switch_page("pages/welcome.py").run()
+    assert not lab.get("text_input") or all(w.key != "lab_query" for w in lab.get("text_input"))
+    lab.switch_page(PAGE).run()
+    assert not lab.exception, lab.exception
+    assert lab.text_input(key="lab_query").value == GOLDEN_QUERY
+    assert lab.number_input(key="lab_b_retrieval.top_k").value == 4
+    assert len(_final_table(lab, "b")) == 4

@@ -1,0 +1,142 @@
+"""End to end in a real browser: ``streamlit run app.py`` on a loopback port and an empty temp
+home, driven by Playwright with Debian's chromium.
+
+The walk: load the demo with the sidebar button, upload a file on the Documents page, ask a
+question in the Retrieval lab, and check that both sides' stage lists and the rank-flow chart
+appear. Screenshots of every step land in ``test-artifacts/browser/`` (with the server log).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+ARTIFACTS = PROJECT_DIR / "test-artifacts" / "browser"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+SERVER_START_S = 90
+DEMO_LOAD_S = 240  # ~20 s on an idle 2-core machine; CI machines are often busier
+STEP_S = 120
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
+                                reason="needs /usr/bin/chromium (apt-get install -y chromium; .ci/run does)")
+
+UPLOADED_NAME = "browser-upload-note.md"
+UPLOADED_TEXT = (
+    "# A note uploaded from the browser test\n\n"
+    "Playwright drives chromium through the upload form; this note checks that the file reaches the "
+    "catalog, gets chunked and embedded, and shows up in the document table.\n"
+)
+QUERY = "How is the reciprocal rank fusion score of a document computed?"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for_health(url: str, server: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_S
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise AssertionError(f"streamlit exited with {server.returncode}; see {log}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise AssertionError(f"streamlit did not answer on {url} within {SERVER_START_S} s; see {log}")
+
+
+@pytest.fixture
+def app_url(tmp_path: Path):
+    """The app served from this checkout on a free loopback port, with an empty temp home."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    log = ARTIFACTS / "streamlit-server.log"
+    env = {**os.environ, "WORKBENCH_HOME": str(tmp_path / "home"), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless",
+               "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+               "--server.fileWatcherType", "none"]
+    with log.open("w") as output:
+        server = subprocess.Popen(command, cwd=PROJECT_DIR, env=env, stdout=output, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_health(url, server, log)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+def test_demo_upload_and_retrieval_lab_in_chromium(app_url: str) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1500, "height": 1000})
+        try:
+            def shot(name: str) -> None:
+                page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+            page.goto(app_url)
+            sidebar = page.get_by_test_id("stSidebar")
+            load_demo = sidebar.get_by_role("button", name="Load the demo")
+            expect(load_demo).to_be_visible(timeout=STEP_S * 1000)
+            shot("01-empty-home")
+
+            load_demo.click()
+            # after loading, the app reruns with the demo selected in the collection picker
+            expect(sidebar.get_by_text("demo (44 documents)")).to_be_visible(timeout=DEMO_LOAD_S * 1000)
+            expect(page.get_by_text("Loaded the demo")).to_be_visible()
+            shot("02-demo-loaded")
+
+            sidebar.get_by_role("link", name="Documents").click()
+            main = page.get_by_test_id("stMain")
+            expect(main.get_by_role("heading", name="Documents")).to_be_visible(timeout=STEP_S * 1000)
+            page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
+                files=[{"name": UPLOADED_NAME, "mimeType": "text/markdown", "buffer": UPLOADED_TEXT.encode()}]
+            )
+            ingest = main.get_by_role("button", name="Ingest 1 file")
+            expect(ingest).to_be_visible(timeout=STEP_S * 1000)
+            shot("03-file-chosen")
+            ingest.click()
+            expect(main.get_by_text("demo: 1 files: 1 new")).to_be_visible(timeout=STEP_S * 1000)
+            expect(sidebar.get_by_text("demo (45 documents)")).to_be_visible()
+            shot("04-file-ingested")
+
+            sidebar.get_by_role("link", name="Retrieval lab").click()
+            query = page.locator(".st-key-lab_query input")
+            expect(query).to_be_visible(timeout=STEP_S * 1000)
+            query.fill(QUERY)
+            query.press("Enter")
+            for side in ("a", "b"):
+                container = page.locator(f".st-key-side_{side}")
+                expect(container).to_be_visible(timeout=STEP_S * 1000)
+                # the stage list names every stage the query went through
+                for stage in ("dense", "bm25", "fusion"):
+                    expect(container.get_by_text(stage, exact=False).first).to_be_visible(timeout=STEP_S * 1000)
+            chart = page.locator(".st-key-rank_flow_a")
+            expect(chart).to_be_visible(timeout=STEP_S * 1000)
+            expect(chart.locator(".js-plotly-plot")).to_be_visible(timeout=STEP_S * 1000)
+            shot("05-retrieval-lab")
+        except Exception:
+            shot("failure")
+            raise
+        finally:
+            browser.close()

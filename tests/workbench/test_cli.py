@@ -1,0 +1,100 @@
+"""The command line, run in-process with the deterministic fake embedder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FAKE_MODEL
+from workbench.cli import main
+
+CORPUS = [
+    {"_id": "d1", "title": "Solar panels", "text": "Photovoltaic cells turn sunlight into electricity."},
+    {"_id": "d2", "title": "Bread", "text": "Yeast makes the dough rise before baking."},
+    {"_id": "d3", "title": "Rivers", "text": "Heavy rain raises rivers until they flood."},
+]
+QUERIES = [{"_id": "q1", "text": "sunlight electricity"}, {"_id": "q2", "text": "dough yeast"}]
+
+
+@pytest.fixture
+def beir_folder(tmp_path) -> Path:
+    folder = tmp_path / "tiny"
+    (folder / "qrels").mkdir(parents=True)
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in CORPUS))
+    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUERIES))
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n")
+    (folder / "qrels" / "test_spans.jsonl").write_text(
+        json.dumps({"query-id": "q1", "corpus-id": "d1", "start": 0, "end": 18, "text": "Photovoltaic cells"}) + "\n"
+    )
+    return folder
+
+
+def _run(capsys, *argv) -> tuple[int, str, str]:
+    code = main([str(a) for a in argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_import_beir_then_again_does_nothing(beir_folder, tmp_path, capsys, fake_embedder):
+    home = tmp_path / "home"
+    args = ["import-beir", beir_folder, "--home", home, "--set", f"embedding.model={FAKE_MODEL}"]
+    code, out, _ = _run(capsys, *args)
+    assert code == 0 and "3 new" in out and "golden set 'tiny': 2 queries, 1 span judgements" in out
+    golden_lines = (home / "golden_sets" / "tiny.jsonl").read_text().splitlines()
+    first = json.loads(golden_lines[0])
+    span = next(item for item in first["relevant"] if "start" in item)
+    markdown = "# Solar panels\n\nPhotovoltaic cells turn sunlight into electricity.\n"
+    assert markdown[span["start"]:span["end"]] == "Photovoltaic cells"
+
+    embedded = len(fake_embedder.embedded_texts)
+    code, out, _ = _run(capsys, *args)
+    assert code == 0 and "3 unchanged" in out and "parsed 0" in out and "embedded 0 new chunk texts" in out
+    assert len(fake_embedder.embedded_texts) == embedded
+
+
+def test_eval_json_has_the_documented_shape(beir_folder, tmp_path, capsys, fake_embedder):
+    home = tmp_path / "home"
+    _run(capsys, "import-beir", beir_folder, "--home", home, "--set", f"embedding.model={FAKE_MODEL}")
+    code, out, _ = _run(capsys, "eval", "--collection", "tiny", "--home", home, "--json",
+                        "--set", "retrieval.mode=bm25")
+    assert code == 0
+    result = json.loads(out)
+    assert set(result["metrics"]) >= {"ndcg@10", "recall@10", "recall@100", "mrr@10", "hit@10"}
+    assert result["metrics"]["ndcg@10"] == pytest.approx(1.0)
+    assert result["config"]["retrieval"]["mode"] == "bm25"
+    assert [q["query_id"] for q in result["per_query"]] == ["q1", "q2"]
+    assert result["per_query"][0]["ranked_doc_ids"][0] == "d1"
+    assert set(result["per_query"][0]["metrics"]) == set(result["metrics"])
+
+
+def test_query_json_is_a_trace(beir_folder, tmp_path, capsys, fake_embedder):
+    home = tmp_path / "home"
+    _run(capsys, "import-beir", beir_folder, "--home", home, "--set", f"embedding.model={FAKE_MODEL}")
+    code, out, _ = _run(capsys, "query", "rain and floods", "--collection", "tiny", "--home", home, "--json")
+    trace = json.loads(out)
+    assert code == 0 and [s["stage"] for s in trace["stages"]] == ["dense", "bm25", "fusion", "final"]
+    top = trace["stages"][-1]["ranked"]["hits"][0]["chunk_id"]
+    assert trace["chunks"][str(top)]["external_id"] == "d3"
+
+
+def test_presets_save_and_apply(beir_folder, tmp_path, capsys, fake_embedder):
+    home = tmp_path / "home"
+    _run(capsys, "import-beir", beir_folder, "--home", home, "--set", f"embedding.model={FAKE_MODEL}")
+    code, out, _ = _run(capsys, "save-preset", "keywords", "--home", home, "--set", "retrieval.mode=bm25",
+                        "--set", "retrieval.top_k=2")
+    assert code == 0 and "retrieval.mode=bm25" in out
+    code, out, _ = _run(capsys, "presets", "--home", home)
+    assert "keywords" in out and "default" in out
+    code, out, _ = _run(capsys, "query", "dough", "-c", "tiny", "--home", home, "--preset", "keywords", "--json")
+    assert [s["stage"] for s in json.loads(out)["stages"]] == ["bm25", "final"]
+
+
+def test_errors_name_the_problem_and_the_fix(tmp_path, capsys):
+    code, _, err = _run(capsys, "query", "x", "--collection", "missing", "--home", tmp_path / "h")
+    assert code == 2 and "collection 'missing' not found; known: none yet" in err
+    code, _, err = _run(capsys, "save-preset", "p", "--home", tmp_path / "h", "--set", "retrieval.mode=psychic")
+    assert code == 2 and "retrieval.mode: 'psychic' is not one of dense, bm25, hybrid" in err
+    code, _, err = _run(capsys, "save-preset", "p", "--home", tmp_path / "h", "--set", "nope=1")
+    assert code == 2 and "unknown config key 'nope'" in err

@@ -1,0 +1,318 @@
+"""The arithmetic behind one hit, with this query's real numbers.
+
+Every number is either read from the trace (what the pipeline computed) or recomputed from the
+same snapshot the trace came from, and each explanation carries both, so the page can show that
+they agree: BM25 term contributions sum to the bm25 stage score, the recomputed cosine equals
+the dense stage score, RRF terms sum to the fusion score.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+import numpy as np
+
+from store.index_set import Snapshot
+from workbench.trace import ChunkView, Trace
+
+
+def _num(value: float, digits: int = 4) -> str:
+    return f"{value:.{digits}f}"
+
+
+@dataclass(frozen=True)
+class StagePosition:
+    stage: str
+    rank: int | None
+    score: float | None
+
+
+@dataclass(frozen=True)
+class TermContribution:
+    term: str
+    query_count: int
+    tf: int
+    df: int
+    idf: float
+    doc_len: int
+    avg_doc_len: float
+    contribution: float
+    formula: str
+
+
+@dataclass(frozen=True)
+class Bm25Explanation:
+    terms: tuple[TermContribution, ...]
+    total: float
+    stage_score: float | None  # the bm25 stage's score for the chunk; None when it did not list it
+    stage_rank: int | None
+    k1: float
+    b: float
+    num_chunks: int
+    formula: str
+
+
+@dataclass(frozen=True)
+class CosineExplanation:
+    cosine: float
+    stage_score: float | None  # the dense stage's score; None when it did not list the chunk
+    stage_rank: int | None
+    dot: float
+    query_norm: float
+    chunk_norm: float
+    dimension: int
+    formula: str
+
+
+@dataclass(frozen=True)
+class FusionTerm:
+    route: str
+    rank: int | None
+    score: float | None
+    contribution: float
+    weight: float | None = None
+    normalized: float | None = None
+    formula: str = ""
+
+
+@dataclass(frozen=True)
+class FusionExplanation:
+    method: str
+    terms: tuple[FusionTerm, ...]
+    total: float
+    stage_score: float
+    stage_rank: int | None
+    formula: str
+
+
+@dataclass(frozen=True)
+class MmrExplanation:
+    lambda_: float
+    relevance: float
+    max_similarity: float
+    most_similar_to: int | None
+    penalty: float
+    mmr_score: float
+    selected: bool
+    stage_rank: int | None
+    formula: str
+
+
+@dataclass(frozen=True)
+class RerankExplanation:
+    model: str
+    score: float
+    previous_rank: int | None
+    new_rank: int | None
+    formula: str
+
+
+@dataclass(frozen=True)
+class HitExplanation:
+    chunk_id: int
+    chunk: ChunkView | None
+    positions: tuple[StagePosition, ...]
+    bm25: Bm25Explanation | None
+    cosine: CosineExplanation | None
+    fusion: FusionExplanation | None
+    mmr: MmrExplanation | None
+    rerank: RerankExplanation | None
+    notes: tuple[str, ...] = ()
+
+
+def explain_hit(trace: Trace, snapshot: Snapshot, chunk_id: int,
+                query_vector: np.ndarray | None = None) -> HitExplanation:
+    """Explain ``chunk_id`` in ``trace``. ``snapshot`` must be the one the trace was run on;
+    ``query_vector`` (the embedded query) enables the cosine part."""
+    notes: list[str] = []
+    positions = tuple(
+        StagePosition(stage.stage, stage.ranked.rank_of(chunk_id), stage.ranked.score_map().get(chunk_id))
+        for stage in trace.stages
+    )
+    bm25 = explain_bm25(trace, snapshot, chunk_id)
+    if bm25 is None:
+        notes.append("the BM25 index does not hold this chunk")
+    cosine = None
+    if query_vector is None:
+        notes.append("cosine similarity needs the query vector (dense retrieval or MMR computes it)")
+    else:
+        cosine = explain_cosine(trace, snapshot, chunk_id, query_vector)
+        if cosine is None:
+            notes.append("the chunk has no vector in the dense index")
+    fusion = explain_fusion(trace, chunk_id)
+    mmr = explain_mmr(trace, chunk_id)
+    rerank = explain_rerank(trace, chunk_id)
+    notes.extend(_stage_notes(trace, chunk_id, fusion, mmr, rerank))
+    return HitExplanation(chunk_id, trace.chunks.get(chunk_id), positions, bm25, cosine, fusion, mmr, rerank,
+                          tuple(notes))
+
+
+def _stage_notes(trace: Trace, chunk_id: int, fusion, mmr, rerank) -> list[str]:
+    notes = []
+    if trace.stage("fusion") is not None and fusion is None:
+        notes.append("fusion did not list this chunk")
+    mmr_stage = trace.stage("mmr")
+    if mmr_stage is not None and mmr is None:
+        detail = mmr_stage.details.get(chunk_id)
+        if detail and detail.get("missing_vector"):
+            notes.append("MMR had no vector for this chunk, so it kept its place after the selected ones")
+        else:
+            notes.append(f"the chunk was outside the MMR pool (mmr.pool = {mmr_stage.config.get('pool')})")
+    rerank_stage = trace.stage("rerank")
+    if rerank_stage is not None and rerank is None and rerank_stage.ranked.rank_of(chunk_id) is not None:
+        if rerank_stage.details:
+            notes.append(f"not rescored: beyond rerank.top_m = {rerank_stage.config.get('top_m')}, "
+                         "so it follows the rescored hits in its previous order")
+        else:
+            notes.append("rerank fell back to the previous order, so there is no cross-encoder score")
+    return notes
+
+
+def explain_bm25(trace: Trace, snapshot: Snapshot, chunk_id: int) -> Bm25Explanation | None:
+    """Each query term's Lucene BM25 share of the chunk's score (None if the index lacks the chunk)."""
+    sparse = snapshot.sparse
+    try:
+        rows = sparse.explain(trace.query, chunk_id)
+    except KeyError:
+        return None
+    k1, b, n = float(sparse.k1), float(sparse.b), len(sparse)
+    terms = []
+    for row in rows:
+        terms.append(TermContribution(
+            term=row["term"], query_count=int(row["query_count"]), tf=int(row["tf"]), df=int(row["df"]),
+            idf=float(row["idf"]), doc_len=int(row["doc_len"]), avg_doc_len=float(row["avg_doc_len"]),
+            contribution=float(row["contribution"]), formula=_term_formula(row, k1, b, n),
+        ))
+    total = math.fsum(term.contribution for term in terms)
+    stage = trace.stage("bm25")
+    stage_score = stage.ranked.score_map().get(chunk_id) if stage else None
+    stage_rank = stage.ranked.rank_of(chunk_id) if stage else None
+    parts = [_num(term.contribution) for term in terms if term.contribution] or ["0"]
+    formula = (
+        "BM25 = Σ over query terms of  qc × idf × tf·(k1 + 1) / (tf + k1·(1 − b + b·dl/avgdl))\n"
+        f"     = {' + '.join(parts)} = {_num(total)}"
+    )
+    return Bm25Explanation(tuple(terms), total, stage_score, stage_rank, k1, b, n, formula)
+
+
+def _term_formula(row: dict, k1: float, b: float, num_chunks: int) -> str:
+    term, tf, df = row["term"], int(row["tf"]), int(row["df"])
+    if df == 0:
+        return f"“{term}” is in no chunk of the index: contributes 0"
+    idf_part = (f"idf = ln(1 + (N − df + 0.5)/(df + 0.5)) = ln(1 + ({num_chunks} − {df} + 0.5)/({df} + 0.5)) "
+                f"= {_num(row['idf'])}")
+    if tf == 0:
+        return f"“{term}” does not occur in this chunk: contributes 0   ({idf_part})"
+    return (
+        f"{idf_part};  “{term}”: {row['query_count']} × {_num(row['idf'])} × {tf}·({k1:g} + 1) / "
+        f"({tf} + {k1:g}·(1 − {b:g} + {b:g}·{row['doc_len']}/{_num(row['avg_doc_len'], 2)})) "
+        f"= {_num(row['contribution'])}"
+    )
+
+
+def explain_cosine(trace: Trace, snapshot: Snapshot, chunk_id: int,
+                   query_vector: np.ndarray) -> CosineExplanation | None:
+    """The cosine between the query vector and the chunk's stored vector, recomputed."""
+    if snapshot.dense is None or chunk_id not in snapshot.dense_ids:
+        return None
+    chunk_vector = snapshot.dense.vectors_for(np.asarray([chunk_id], dtype=np.int64))[0].astype(np.float64)
+    query = np.asarray(query_vector, dtype=np.float64).ravel()
+    if query.shape != chunk_vector.shape:
+        raise ValueError(
+            f"the query vector has {query.shape[0]} dimensions but the index {chunk_vector.shape[0]}; "
+            "embed the query with the collection's embedding model"
+        )
+    dot = float(query @ chunk_vector)
+    query_norm = float(np.linalg.norm(query))
+    chunk_norm = float(np.linalg.norm(chunk_vector))
+    cosine = dot / (query_norm * chunk_norm) if query_norm and chunk_norm else 0.0
+    stage = trace.stage("dense")
+    stage_score = stage.ranked.score_map().get(chunk_id) if stage else None
+    stage_rank = stage.ranked.rank_of(chunk_id) if stage else None
+    formula = (
+        f"cos(q, c) = Σᵢ qᵢ·cᵢ / (‖q‖·‖c‖) over {len(query)} dimensions\n"
+        f"          = {_num(dot, 6)} / ({_num(query_norm, 6)} × {_num(chunk_norm, 6)}) = {_num(cosine, 6)}"
+    )
+    return CosineExplanation(cosine, stage_score, stage_rank, dot, query_norm, chunk_norm, len(query), formula)
+
+
+def explain_fusion(trace: Trace, chunk_id: int) -> FusionExplanation | None:
+    """Each route's term of the fused score, from the fusion stage's own breakdown."""
+    stage = trace.stage("fusion")
+    if stage is None or chunk_id not in stage.details:
+        return None
+    method = stage.config.get("method", "rrf")
+    per_route = stage.details[chunk_id]
+    terms = []
+    for route, entry in per_route.items():
+        rank, score, contribution = entry.get("rank"), entry.get("score"), float(entry["contribution"])
+        if method == "rrf":
+            k = stage.config.get("k", 60)
+            formula = (f"{route}: 1/(k + rank) = 1/({k} + {rank}) = {_num(contribution, 6)}" if rank is not None
+                       else f"{route}: did not return it, contributes 0")
+            terms.append(FusionTerm(route, rank, score, contribution, formula=formula))
+        else:
+            weight, normalized = float(entry["weight"]), float(entry["normalized"])
+            how = _normalization_formula(trace, route, score, normalized, stage.config.get("normalization", "minmax"))
+            formula = (f"{route}: weight × normalised = {weight:g} × {_num(normalized)} = {_num(contribution)}"
+                       f"   ({how})")
+            terms.append(FusionTerm(route, rank, score, contribution, weight, normalized, formula))
+    total = math.fsum(term.contribution for term in terms)
+    stage_score = stage.ranked.score_map()[chunk_id]
+    digits = 6 if method == "rrf" else 4
+    name = "RRF" if method == "rrf" else "weighted"
+    formula = f"{name} = {' + '.join(_num(t.contribution, digits) for t in terms)} = {_num(total, digits)}"
+    return FusionExplanation(method, tuple(terms), total, stage_score, stage.ranked.rank_of(chunk_id), formula)
+
+
+def _normalization_formula(trace: Trace, route: str, score: float | None, normalized: float, method: str) -> str:
+    """How the route's raw score became its normalised one, from that route's whole list."""
+    route_stage = trace.stage(route)
+    scores = [hit.score for hit in route_stage.ranked.hits] if route_stage else []
+    if not scores:
+        return f"{route} returned nothing"
+    if score is None:
+        return f"not returned by {route}: credited {route}'s lowest normalised score"
+    if method == "zscore":
+        mean = statistics.fmean(scores)
+        std = statistics.pstdev(scores, mu=mean)
+        return f"zscore: ({_num(score)} − mean {_num(mean)}) / std {_num(std)} = {_num(normalized)}"
+    low, high = min(scores), max(scores)
+    return f"minmax: ({_num(score)} − {_num(low)}) / ({_num(high)} − {_num(low)}) = {_num(normalized)}"
+
+
+def explain_mmr(trace: Trace, chunk_id: int) -> MmrExplanation | None:
+    """λ·relevance − (1 − λ)·max similarity to the chunks selected before it."""
+    stage = trace.stage("mmr")
+    if stage is None:
+        return None
+    detail = stage.details.get(chunk_id)
+    if not detail or detail.get("missing_vector"):
+        return None
+    lambda_ = float(stage.config.get("lambda", stage.config.get("lambda_", 0.7)))
+    relevance, max_similarity = float(detail["relevance"]), float(detail["max_similarity"])
+    penalty, score = float(detail["penalty"]), float(detail["mmr_score"])
+    against = detail.get("selected_against")
+    versus = "first pick: nothing selected yet" if against is None else f"most similar selected chunk: {against}"
+    formula = (
+        "MMR = λ·relevance − (1 − λ)·max_similarity\n"
+        f"    = {lambda_:g} × {_num(relevance)} − {_num(1.0 - lambda_, 2)} × {_num(max_similarity)}"
+        f" = {_num(lambda_ * relevance)} − {_num(penalty)} = {_num(score)}   ({versus})"
+    )
+    return MmrExplanation(lambda_, relevance, max_similarity, against, penalty, score, bool(detail.get("selected")),
+                          stage.ranked.rank_of(chunk_id), formula)
+
+
+def explain_rerank(trace: Trace, chunk_id: int) -> RerankExplanation | None:
+    stage = trace.stage("rerank")
+    if stage is None or chunk_id not in stage.details:
+        return None
+    detail = stage.details[chunk_id]
+    score = float(detail["rerank_score"])
+    previous, new = detail.get("previous_rank"), stage.ranked.rank_of(chunk_id)
+    model = str(stage.config.get("model", ""))
+    formula = (f"cross-encoder {model}: score(query, chunk text) = {_num(score)}; "
+               f"rank {previous} before rerank → {new} after")
+    return RerankExplanation(model, score, previous, new, formula)

@@ -1,0 +1,154 @@
+"""The rows the Retrieval lab shows: one table per stage, timings, the A/B diff, hit choices.
+
+Plain dicts of plain values (strings, numbers), ready for a dataframe; the text cells hold the
+raw document text, which dataframes display as text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+from workbench.analysis.diff import FinalsDiff
+from workbench.context import AssembledContext
+from workbench.trace import ChunkView, Trace
+
+RELEVANT_COLUMN = "✓"
+HEADING_SEPARATOR = " › "
+_WHITESPACE = re.compile(r"\s+")
+
+
+def snippet(text: str, limit: int = 160) -> str:
+    """The first ``limit`` characters of ``text`` on one line, with an ellipsis if cut."""
+    flat = _WHITESPACE.sub(" ", text).strip()
+    if len(flat) <= limit:
+        return flat
+    return flat[: max(limit - 1, 0)].rstrip() + "…"
+
+
+def document_name(view: ChunkView | None, doc_id: int | None = None) -> str:
+    if view is None:
+        return f"document {doc_id}" if doc_id is not None else ""
+    return view.source or view.external_id or view.title or f"document {view.doc_id}"
+
+
+def heading_text(view: ChunkView | None) -> str:
+    return HEADING_SEPARATOR.join(view.heading_path) if view else ""
+
+
+def chunk_label(view: ChunkView | None, chunk_id: int) -> str:
+    """A short human name for a chunk: document › heading path (chunk id)."""
+    if view is None:
+        return f"chunk {chunk_id}"
+    heading = heading_text(view)
+    where = f"{document_name(view)}{HEADING_SEPARATOR}{heading}" if heading else document_name(view)
+    return f"{where} (chunk {chunk_id})"
+
+
+def stage_rows(trace: Trace, stage_name: str, relevant: Mapping[int, int] = {}, snippet_chars: int = 160) -> list[dict]:
+    """One row per hit of the stage: relevance mark, rank, score, document, heading, snippet,
+    plus the stage's own numbers (fusion: each route's rank; MMR: relevance and penalty;
+    rerank: the rank before it)."""
+    stage = trace.stage(stage_name)
+    if stage is None:
+        raise KeyError(f"stage {stage_name!r} is not in this trace; it has {', '.join(trace.stage_names())}")
+    rows = []
+    for hit in stage.ranked.hits:
+        view = trace.chunks.get(hit.chunk_id)
+        row = {
+            RELEVANT_COLUMN: "✓" if relevant.get(hit.chunk_id, 0) > 0 else "",
+            "rank": hit.rank,
+            "score": hit.score,
+        }
+        row.update(_stage_columns(stage.stage, stage.details.get(hit.chunk_id, {})))
+        row.update({
+            "document": document_name(view, hit.doc_id),
+            "heading": heading_text(view),
+            "snippet": snippet(view.text, snippet_chars) if view else "",
+            "chunk": hit.chunk_id,
+        })
+        rows.append(row)
+    return rows
+
+
+def _stage_columns(stage: str, detail: dict) -> dict:
+    if stage == "fusion":
+        return {f"{route} rank": entry.get("rank") for route, entry in detail.items()}
+    if stage == "mmr":
+        return {"relevance": detail.get("relevance"), "penalty": detail.get("penalty")}
+    if stage == "rerank":
+        return {"rank before": detail.get("previous_rank")}
+    return {}
+
+
+def timing_rows(trace: Trace) -> list[dict]:
+    return [
+        {"stage": stage.stage, "hits": len(stage.ranked), "ms": stage.elapsed_ms, "notes": "; ".join(stage.notes)}
+        for stage in trace.stages
+    ]
+
+
+def diff_rows(diff: FinalsDiff, views: Mapping[int, ChunkView], relevant: Mapping[int, int] = {}) -> list[dict]:
+    """The A/B diff as rows; ``change`` reads "▲ 3" (B ranks it 3 places higher), "▼ 2", "=",
+    "entered" or "left"."""
+    rows = []
+    for change in diff.changes:
+        gained = change.places_gained
+        if gained is None:
+            label = change.status
+        elif gained == 0:
+            label = "="
+        else:
+            label = f"▲ {gained}" if gained > 0 else f"▼ {-gained}"
+        view = views.get(change.chunk_id)
+        rows.append({
+            RELEVANT_COLUMN: "✓" if relevant.get(change.chunk_id, 0) > 0 else "",
+            "status": change.status,
+            "change": label,
+            "rank A": change.rank_a,
+            "rank B": change.rank_b,
+            "document": document_name(view, change.doc_id),
+            "heading": heading_text(view),
+            "snippet": snippet(view.text, 120) if view else "",
+            "chunk": change.chunk_id,
+        })
+    return rows
+
+
+def context_rows(context: AssembledContext, views: Mapping[int, ChunkView],
+                 relevant: Mapping[int, int] = {}) -> list[dict]:
+    """One row per source of an assembled context: label, document, heading, page, size, cut."""
+    rows = []
+    for source in context.sources:
+        view = views.get(source.chunk_id)
+        rows.append({
+            "source": source.label,
+            RELEVANT_COLUMN: "✓" if relevant.get(source.chunk_id, 0) > 0 else "",
+            "document": document_name(view, source.doc_id),
+            "heading": heading_text(view),
+            "page": view.page if view else None,
+            "characters": len(source.text),
+            "cut": "yes" if source.truncated else "",
+            "chunk": source.chunk_id,
+        })
+    return rows
+
+
+def hit_choices(trace: Trace) -> list[tuple[int, str]]:
+    """Every chunk of the trace as (chunk id, label): the final list first, then the others by
+    their best rank in any stage."""
+    best: dict[int, tuple[int, str]] = {}
+    for stage in trace.stages:
+        for hit in stage.ranked.hits:
+            current = best.get(hit.chunk_id)
+            if current is None or hit.rank < current[0]:
+                best[hit.chunk_id] = (hit.rank, stage.stage)
+    final_ids = trace.final.chunk_ids()
+    others = sorted((cid for cid in best if cid not in set(final_ids)), key=lambda cid: (best[cid][0], cid))
+    choices = []
+    for cid in final_ids:
+        choices.append((cid, f"#{trace.final.rank_of(cid)} · {chunk_label(trace.chunks.get(cid), cid)}"))
+    for cid in others:
+        rank, stage = best[cid]
+        choices.append((cid, f"not final ({stage} #{rank}) · {chunk_label(trace.chunks.get(cid), cid)}"))
+    return choices

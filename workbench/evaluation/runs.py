@@ -1,0 +1,92 @@
+"""Evaluation runs in the catalog: every evaluation stored with its config, metrics and per-query results.
+
+A stored run is everything needed to trust and reproduce a number later: the full
+configuration it ran, the golden set and level, the averaged and per-stage metrics, and each
+query's metrics and ranking (which is what a comparison between two runs pairs up).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from store import runs_repository as runs_repo
+from store.catalog import Catalog
+from store.runs_repository import QueryResultRow, RunRow
+from workbench.evaluation.runner import EvaluationResult, QueryResult, SkippedQuery
+
+
+def save_run(catalog: Catalog, result: EvaluationResult, *, label: str = "", overrides: dict | None = None,
+             sweep_id: int | None = None) -> int:
+    """Store ``result`` (one transaction) and return its run id; also sets ``result.run_id``."""
+    rows = [
+        QueryResultRow(q.query_id, q.query, q.metrics, q.ranked_doc_ids, q.ranked_chunk_ids, q.relevant, q.stage_metrics)
+        for q in result.per_query
+    ]
+    with catalog.connect() as con:
+        run_id = runs_repo.insert_run(
+            con, collection=result.collection, golden=result.golden, level=result.level,
+            label=label or result.label, config=result.config, overrides=overrides or {}, metrics=result.metrics,
+            stage_metrics=result.stage_metrics, evaluated_top_k=result.evaluated_top_k,
+            queries=len(result.per_query), skipped=[asdict(s) for s in result.skipped], notes=result.notes,
+            elapsed_s=result.elapsed_s, sweep_id=sweep_id,
+        )
+        runs_repo.insert_query_results(con, run_id, rows)
+        stored = runs_repo.get_run(con, run_id)
+    result.run_id = run_id
+    result.label = stored.label
+    result.created_at = stored.created_at.isoformat(timespec="seconds")
+    return run_id
+
+
+def load_run(catalog: Catalog, run_id: int) -> EvaluationResult:
+    with catalog.connect() as con:
+        row = runs_repo.get_run(con, int(run_id))
+        results = runs_repo.query_results(con, row.id)
+    return _result(row, results)
+
+
+def _result(row: RunRow, results: list[QueryResultRow]) -> EvaluationResult:
+    return EvaluationResult(
+        collection=row.collection,
+        golden=row.golden,
+        level=row.level,
+        config=row.config,
+        metrics=row.metrics,
+        per_query=[
+            QueryResult(r.query_id, r.query, r.metrics, r.ranked_doc_ids, r.ranked_chunk_ids, r.relevant, r.stage_metrics)
+            for r in results
+        ],
+        elapsed_s=row.elapsed_s,
+        stage_metrics=row.stage_metrics,
+        skipped=[SkippedQuery(**s) for s in row.skipped],
+        notes=row.notes,
+        evaluated_top_k=row.evaluated_top_k,
+        run_id=row.id,
+        label=row.label,
+        created_at=row.created_at.isoformat(timespec="seconds"),
+    )
+
+
+def list_runs(catalog: Catalog, *, collection: str | None = None, golden: str | None = None,
+              sweep_id: int | None = None, include_sweeps: bool = True, limit: int = 200) -> list[RunRow]:
+    """Stored runs, newest first (metrics and config, without per-query rows)."""
+    with catalog.connect() as con:
+        return runs_repo.list_runs(con, collection=collection, golden=golden, sweep_id=sweep_id,
+                                   include_sweeps=include_sweeps, limit=limit)
+
+
+def label_run(catalog: Catalog, run_id: int, label: str) -> None:
+    with catalog.connect() as con:
+        runs_repo.set_label(con, int(run_id), label)
+
+
+def delete_run(catalog: Catalog, run_id: int) -> None:
+    with catalog.connect() as con:
+        runs_repo.delete_run(con, int(run_id))
+
+
+def describe(row: RunRow | EvaluationResult) -> str:
+    """A one-line name for a run in lists and pickers: id, label, collection/golden, level."""
+    run_id = row.id if isinstance(row, RunRow) else row.run_id
+    label = f" {row.label}" if row.label else ""
+    return f"#{run_id}{label} - {row.collection}/{row.golden} ({row.level})"

@@ -1,0 +1,293 @@
+"""Parameter sweeps: evaluate every combination of a grid of config values, reusing work.
+
+Configurations are grouped by layout (``workbench.layout.Layout``: chunking, model, index
+parameters). Each layout's indexes are loaded (or built) once and its relevance judgements
+computed once; configurations that differ only in query-time keys (fusion, MMR, rerank, top k)
+share them. Query vectors are embedded once per embedding model, and a new chunking embeds
+only chunk texts the embedding cache lacks. The sweep counts the cache's rows before and after,
+so it can state exactly how many corpus texts it embedded.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping, Sequence
+
+from store import runs_repository as runs_repo
+from workbench.config import ConfigError, WorkbenchConfig, flatten
+from workbench.evaluation import metrics as m
+from workbench.evaluation.golden import GoldenSet
+from workbench.evaluation.runner import EvaluationResult, check_level, evaluate, judge_for, needs_query_vectors
+from workbench.evaluation.runs import save_run
+from workbench.layout import Layout
+
+
+@dataclass(frozen=True)
+class SweepPoint:
+    """One grid combination: the values it sets and the full configuration they give."""
+
+    overrides: dict[str, object]
+    config: WorkbenchConfig
+
+    @property
+    def label(self) -> str:
+        return " ".join(f"{key}={_show(value)}" for key, value in self.overrides.items())
+
+
+@dataclass(frozen=True)
+class LayoutGroup:
+    layout: Layout
+    points: tuple[SweepPoint, ...]
+
+
+@dataclass(frozen=True)
+class SweepProgress:
+    done: int  # queries evaluated so far, over all points
+    total: int
+    point: int  # 1-based index of the point being evaluated
+    points: int
+    label: str
+    elapsed_s: float
+
+    @property
+    def fraction(self) -> float:
+        return self.done / self.total if self.total else 1.0
+
+    @property
+    def eta_s(self) -> float | None:
+        """Remaining time at the average pace so far (None before the first query finishes)."""
+        if self.done == 0:
+            return None
+        return self.elapsed_s / self.done * (self.total - self.done)
+
+    def describe(self) -> str:
+        eta = self.eta_s
+        remaining = f", ETA {_duration(eta)}" if eta is not None else ""
+        return (f"[{self.point}/{self.points}] {self.label or 'base config'}: {self.done}/{self.total} queries, "
+                f"{_duration(self.elapsed_s)} elapsed{remaining}")
+
+
+@dataclass
+class SweepEntry:
+    point: SweepPoint
+    result: EvaluationResult
+
+
+@dataclass
+class SweepResult:
+    collection: str
+    golden: str
+    level: str
+    metric_names: tuple[str, ...]
+    grid: dict[str, list]
+    base_config: WorkbenchConfig
+    entries: list[SweepEntry] = field(default_factory=list)
+    sweep_id: int | None = None
+    layouts: int = 0
+    embedded_texts: int = 0  # corpus (chunk) texts embedded because the cache lacked them
+    chunk_texts: int = 0  # chunk texts of all evaluated layouts
+    query_models: int = 0  # embedding models whose query vectors were computed (once each)
+    elapsed_s: float = 0.0
+
+    def best(self, metric: str = "ndcg@10") -> SweepEntry:
+        if not self.entries:
+            raise ValueError("the sweep has no results yet")
+        if metric not in self.entries[0].result.metrics:
+            raise ValueError(f"metric {metric!r} was not computed; the sweep has {', '.join(self.metric_names)}")
+        # the first of equal scores wins, so the order of the grid breaks ties deterministically
+        return max(self.entries, key=lambda entry: entry.result.metrics[metric])
+
+    def ranked(self, metric: str = "ndcg@10") -> list[SweepEntry]:
+        return sorted(self.entries, key=lambda entry: -entry.result.metrics[metric])
+
+    def table(self) -> list[dict]:
+        """One row per point: run id, the grid values, every metric (for tables, charts, CSV)."""
+        return [
+            {"run_id": entry.result.run_id, **{k: _show(v) for k, v in entry.point.overrides.items()},
+             **entry.result.metrics}
+            for entry in self.entries
+        ]
+
+    def reuse_summary(self) -> str:
+        if self.embedded_texts == 0:
+            return f"embedded 0 corpus texts (all {self.chunk_texts} chunk texts cached)"
+        return f"embedded {self.embedded_texts} corpus texts not in the cache (of {self.chunk_texts} chunk texts)"
+
+    def summary(self) -> dict:
+        return {
+            "points": len(self.entries), "layouts": self.layouts, "embedded_texts": self.embedded_texts,
+            "chunk_texts": self.chunk_texts, "query_models": self.query_models, "elapsed_s": self.elapsed_s,
+            "run_ids": [entry.result.run_id for entry in self.entries],
+        }
+
+
+# -- the grid ---------------------------------------------------------------------------------
+
+def parse_grid_argument(text: str) -> tuple[str, list[str]]:
+    """``key=v1,v2`` -> (key, [v1, v2]). When values themselves hold commas (``fusion.weights``),
+    separate them with ``;`` instead: ``fusion.weights=0.3,0.7;0.5,0.5``."""
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key or not raw.strip():
+        raise ConfigError(f"--grid expects key=value1,value2,..., got {text!r}; e.g. --grid fusion.k=10,30,60")
+    separator = ";" if ";" in raw else ","
+    values = [value.strip() for value in raw.split(separator) if value.strip()]
+    return key, values
+
+
+def parse_grid(arguments: Iterable[str]) -> dict[str, list[str]]:
+    grid: dict[str, list[str]] = {}
+    for argument in arguments:
+        key, values = parse_grid_argument(argument)
+        if key in grid:
+            raise ConfigError(f"--grid {key} given twice; list all its values in one --grid {key}=v1,v2")
+        grid[key] = values
+    if not grid:
+        raise ConfigError("a sweep needs at least one --grid key=v1,v2")
+    return grid
+
+
+def expand(base: WorkbenchConfig, grid: Mapping[str, Sequence]) -> list[SweepPoint]:
+    """Every combination of the grid's values applied to ``base`` (the cartesian product).
+
+    Values are checked and coerced by the config itself, so a typo fails before any work.
+    Combinations giving an identical configuration are evaluated once.
+    """
+    keys = list(grid)
+    for key in keys:
+        if not grid[key]:
+            raise ConfigError(f"--grid {key} has no values")
+        base.get(key)  # unknown keys fail here, with the list of known ones
+    points: list[SweepPoint] = []
+    seen: set[str] = set()
+    for combination in itertools.product(*(grid[key] for key in keys)):
+        config = base
+        for key, value in zip(keys, combination):
+            config = config.with_value(key, value)
+        fingerprint = repr(sorted(config.flat().items()))
+        if fingerprint in seen:
+            continue
+        seen.add(fingerprint)
+        points.append(SweepPoint({key: config.get(key) for key in keys}, config))
+    return points
+
+
+def plan(points: Sequence[SweepPoint]) -> list[LayoutGroup]:
+    """Points grouped by layout, in order of first appearance: one index load per group."""
+    groups: dict[Layout, list[SweepPoint]] = {}
+    for point in points:
+        groups.setdefault(Layout.of(point.config), []).append(point)
+    return [LayoutGroup(layout, tuple(group)) for layout, group in groups.items()]
+
+
+# -- running ----------------------------------------------------------------------------------
+
+def run_sweep(
+    bench,
+    collection: str,
+    golden: GoldenSet,
+    base_config: WorkbenchConfig,
+    grid: Mapping[str, Sequence],
+    *,
+    level: str = "doc",
+    metric_names: Sequence[str] = m.DEFAULT_METRICS,
+    progress: Callable[[SweepProgress], None] | None = None,
+    store: bool = True,
+) -> SweepResult:
+    """Evaluate every grid point on ``collection`` (a ``Workbench``), storing each as a run."""
+    started = time.perf_counter()
+    check_level(level)
+    metric_names = m.validate(metric_names)
+    points = expand(base_config, grid)
+    groups = plan(points)
+    result = SweepResult(collection, golden.name, level, metric_names, {k: list(v) for k, v in grid.items()},
+                         base_config, layouts=len(groups))
+    models = sorted({group.layout.embedding_model for group in groups})
+    with bench.catalog.connect() as con:
+        before = {model: runs_repo.embedding_count(con, model) for model in models}
+        if store:
+            result.sweep_id = runs_repo.insert_sweep(
+                con, collection=collection, golden=golden.name, level=level, base_config=base_config.to_dict(),
+                grid={k: [_show(v) for v in vs] for k, vs in grid.items()}, metrics=list(metric_names))
+    total = len(points) * len(golden.queries)
+    warmed: set[str] = set()
+    status = "failed"
+    try:
+        for group in groups:
+            judge = judge_for(bench, collection, group.points[0].config)
+            result.chunk_texts += judge.chunk_count
+            for point in group.points:
+                model = point.config.embedding.model
+                if needs_query_vectors(point.config) and model not in warmed:
+                    bench.embed_queries(model, [q.query for q in golden.queries])
+                    warmed.add(model)
+                index = len(result.entries)
+                evaluation = evaluate(
+                    lambda text, cfg: bench.query(text, collection, cfg), golden, point.config, collection, judge,
+                    level=level, metric_names=metric_names,
+                    progress=_forward(progress, index, len(points), len(golden.queries), total, point.label, started),
+                )
+                evaluation.label = point.label
+                if store:
+                    save_run(bench.catalog, evaluation, label=point.label, overrides=_jsonable(point.overrides),
+                             sweep_id=result.sweep_id)
+                result.entries.append(SweepEntry(point, evaluation))
+        status = "done"
+    finally:
+        with bench.catalog.connect() as con:
+            after = {model: runs_repo.embedding_count(con, model) for model in models}
+            result.embedded_texts = sum(after[model] - before[model] for model in models)
+            result.query_models = len(warmed)
+            result.elapsed_s = time.perf_counter() - started
+            if store and result.sweep_id is not None:
+                runs_repo.finish_sweep(con, result.sweep_id, status, result.summary())
+    return result
+
+
+def _forward(progress, index: int, points: int, queries: int, total: int, label: str, started: float):
+    if progress is None:
+        return None
+
+    def report(done_in_point: int, _total_in_point: int) -> None:
+        progress(SweepProgress(index * queries + done_in_point, total, index + 1, points, label,
+                               time.perf_counter() - started))
+
+    return report
+
+
+def save_best_as_preset(bench, sweep: SweepResult, name: str, metric: str = "ndcg@10",
+                        description: str | None = None) -> dict[str, object]:
+    """Save the best point's configuration as preset ``name`` (its differences from the defaults)."""
+    from workbench import presets
+
+    best = sweep.best(metric)
+    overrides = presets.overrides_between(WorkbenchConfig(), best.point.config)
+    description = description or (
+        f"best {metric} = {best.result.metrics[metric]:.4f} in sweep"
+        f"{' #' + str(sweep.sweep_id) if sweep.sweep_id else ''} on {sweep.collection}/{sweep.golden} ({sweep.level})"
+    )
+    return presets.save(bench.catalog, name, overrides, description)
+
+
+def _show(value) -> object:
+    """Grid values as typed: tuples (fusion.weights) as "0.3,0.7", the rest unchanged."""
+    if isinstance(value, (tuple, list)):
+        return ",".join(str(v) for v in value)
+    return value
+
+
+def _jsonable(overrides: dict) -> dict:
+    return {key: list(value) if isinstance(value, tuple) else value for key, value in flatten(overrides).items()}
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes, rest = divmod(int(round(seconds)), 60)
+    if minutes < 60:
+        return f"{minutes} min {rest:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"

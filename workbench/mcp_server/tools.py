@@ -1,0 +1,341 @@
+"""What each MCP tool does, over a ``Workbench``, without the protocol.
+
+Every tool returns a ``ToolOutput``: Markdown for people and models, plus the structured result
+(a ``schemas`` model) that becomes ``structuredContent``. Mistakes the caller can fix raise one
+of ``CALLER_ERRORS`` with a message naming the fix; the server turns those into ``isError``
+results.
+
+Sharing a home with the app (another process): nothing here keeps a catalog connection open.
+Searches read the immutable index snapshot that ``CURRENT`` points at and reload it when a
+writer publishes a new one, so documents ingested elsewhere show up on the next query. The
+settings a search needs (collection index settings, preset) come from the catalog, which waits
+while another process holds it; if it stays busy past the catalog's timeout, the settings read
+last time for the same collection and preset are reused, so queries do not fail on a lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from urllib.parse import quote
+
+from pydantic import BaseModel
+
+from store import repository as repo
+from store.catalog import CatalogBusyError
+from workbench.chunking.headings import find_headings
+from workbench.config import ConfigError, WorkbenchConfig
+from workbench.embedding import get_embedder
+from workbench.mcp_server import views
+from workbench.mcp_server.arguments import (
+    ToolInputError,
+    check_neighbors,
+    check_query,
+    check_reference,
+    check_top_k,
+)
+from workbench.mcp_server.citations import citations_from_hits, render_search
+from workbench.mcp_server.defaults import ServerDefaults
+from workbench.mcp_server.outline import ChunkSpan, chunk_ids_overlapping, excerpt, sections_of
+from workbench.mcp_server.schemas import (
+    ChunkEntry,
+    ChunkResult,
+    CollectionEntry,
+    CollectionList,
+    DocumentSummary,
+    OutlineHeading,
+    SearchResult,
+    Section,
+    SectionList,
+)
+from workbench.pipeline import QueryError
+from workbench.service import NotFoundError, Workbench
+
+log = logging.getLogger(__name__)
+
+URI_SCHEME = "workbench"
+#: errors a caller can act on; anything else is a bug, logged with its traceback
+CALLER_ERRORS: tuple[type[Exception], ...] = (ToolInputError, NotFoundError, ConfigError, QueryError, CatalogBusyError)
+#: the search tools for agents that pick their own strategy run one route, nothing after it
+KEYWORD_ONLY = {"retrieval.mode": "bm25", "mmr.enabled": False, "rerank.model": ""}
+SEMANTIC_ONLY = {"retrieval.mode": "dense", "mmr.enabled": False, "rerank.model": ""}
+#: resources/list has no paging in the SDK's server; past this, clients read documents by template
+MAX_LISTED_RESOURCES = 1000
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    markdown: str
+    result: BaseModel
+
+
+@dataclass(frozen=True)
+class Target:
+    """The collection, preset name and effective configuration a call runs with."""
+
+    collection: str
+    preset: str
+    config: WorkbenchConfig
+
+
+@dataclass(frozen=True)
+class DocumentResource:
+    uri: str
+    name: str
+    title: str
+    description: str
+
+
+def error_message(error: Exception) -> str:
+    # LookupError's str() wraps the message in quotes
+    return str(error.args[0]) if isinstance(error, LookupError) and error.args else str(error)
+
+
+def resource_uri(collection: str, doc_id: int) -> str:
+    return f"{URI_SCHEME}://{quote(collection, safe='')}/{doc_id}"
+
+
+class KnowledgeHub:
+    def __init__(self, bench: Workbench, defaults: ServerDefaults = ServerDefaults()):
+        self.bench = bench
+        self.defaults = defaults
+        # One pipeline run at a time: Hugging Face fast tokenizers raise "Already borrowed" when
+        # two threads encode at once, and the tool calls arrive on a thread pool.
+        self._pipeline_lock = threading.Lock()
+        self._last_targets: dict[tuple[str | None, str | None], Target] = {}
+        self._targets_lock = threading.Lock()
+
+    # -- what a call runs against -------------------------------------------------------------
+
+    def resolve(self, collection: str | None, preset: str | None) -> Target:
+        """Collection: argument, else ``--collection``, else the only one. Preset: argument,
+        else ``--preset``, else the collection's default."""
+        key = ((collection or "").strip() or None, (preset or "").strip() or None)
+        try:
+            target = self._resolve_from_catalog(*key)
+        except CatalogBusyError:
+            with self._targets_lock:
+                known = self._last_targets.get(key)
+            if known is None:
+                raise
+            log.warning("catalog busy; reusing the settings read last for %s / %s", known.collection, known.preset)
+            return known
+        with self._targets_lock:
+            self._last_targets[key] = target
+        return target
+
+    def _resolve_from_catalog(self, collection: str | None, preset: str | None) -> Target:
+        # one catalog connection per call (config_for joins it): a busy client then costs the
+        # app's ingest one lock hand-over per query, not three
+        with self.bench.catalog.connect() as con:
+            rows = {row.name: row for row in repo.list_collections(con)}
+            name = collection or self.defaults.collection or self._only_collection(sorted(rows))
+            row = rows.get(name)
+            if row is None:
+                known = ", ".join(sorted(rows)) or "none yet"
+                raise NotFoundError(
+                    f"collection {name!r} not found; known: {known}. Pass one of them as `collection` "
+                    "(list_collections shows them)"
+                )
+            preset_name = preset or self.defaults.preset or row.default_preset
+            try:
+                config = self.bench.config_for(name, preset_name, list(self.defaults.overrides))
+            except NotFoundError as error:
+                if not preset:
+                    raise
+                raise NotFoundError(f"{error_message(error)}; pass one of them as `preset`, or omit it to use "
+                                    f"the collection's default ({row.default_preset})") from None
+        return Target(name, preset_name, config)
+
+    def _only_collection(self, names: list[str]) -> str:
+        if len(names) == 1:
+            return names[0]
+        if not names:
+            raise ToolInputError(
+                f"the knowledge base at {self.bench.home} has no collections yet; ingest documents first "
+                f"(python -m workbench ingest FILES --collection NAME --home {self.bench.home})"
+            )
+        raise ToolInputError(
+            f"several collections exist ({', '.join(names)}); pass `collection` as one of them, "
+            "or start the server with --collection NAME"
+        )
+
+    def default_collection(self, names: list[str]) -> str | None:
+        if self.defaults.collection in names:
+            return self.defaults.collection
+        return names[0] if len(names) == 1 and not self.defaults.collection else None
+
+    # -- search tools -------------------------------------------------------------------------
+
+    def query_knowledge_hub(self, query: str, top_k: int, collection: str | None = None,
+                            preset: str | None = None) -> ToolOutput:
+        return self._search(query, top_k, collection, preset, {})
+
+    def search_by_keyword(self, query: str, top_k: int, collection: str | None = None) -> ToolOutput:
+        return self._search(query, top_k, collection, None, KEYWORD_ONLY)
+
+    def search_by_semantic(self, query: str, top_k: int, collection: str | None = None) -> ToolOutput:
+        return self._search(query, top_k, collection, None, SEMANTIC_ONLY)
+
+    def _search(self, query: str, top_k: int, collection: str | None, preset: str | None,
+                route: dict[str, object]) -> ToolOutput:
+        text, k = check_query(query), check_top_k(top_k)
+        target = self.resolve(collection, preset)
+        config = target.config.with_value("retrieval.top_k", k)
+        for key, value in route.items():
+            config = config.with_value(key, value)
+        with self._pipeline_lock:
+            trace = self.bench.query(text, target.collection, config)
+        result = SearchResult(
+            query=text,
+            collection=target.collection,
+            preset=target.preset,
+            mode=config.retrieval.mode,
+            citations=citations_from_hits(trace.final.hits, trace.chunks),
+        )
+        return ToolOutput(render_search(result, trace.notes), result)
+
+    # -- collections and documents ------------------------------------------------------------
+
+    def list_collections(self) -> ToolOutput:
+        infos = self.bench.collections()
+        result = CollectionList(
+            collections=[
+                CollectionEntry(name=i.name, documents=i.documents, chunks=i.chunks,
+                                embedding_model=i.embedding_model, default_preset=i.default_preset)
+                for i in infos
+            ],
+            default_collection=self.default_collection([i.name for i in infos]),
+        )
+        return ToolOutput(views.render_collections(result), result)
+
+    def get_document_summary(self, doc_id: int | str, collection: str | None = None) -> ToolOutput:
+        document, collection_name = self._document(check_reference("doc_id", doc_id), collection)
+        markdown = self.bench.markdown(document.id)[0] if document.status == "success" else ""
+        result = DocumentSummary(
+            doc_id=document.id,
+            collection=collection_name,
+            source=document.source,
+            external_id=document.external_id,
+            title=document.title or document.source,
+            doc_type=document.doc_type,
+            size_bytes=document.size_bytes,
+            chunk_count=len(self._chunk_rows(document.id, collection_name)),
+            ingested_at=document.ingested_at.isoformat(),
+            status=document.status,
+            error=document.error,
+            outline=[OutlineHeading(level=h.level, title=h.text) for h in find_headings(markdown)],
+            excerpt=excerpt(markdown),
+            resource_uri=resource_uri(collection_name, document.id),
+        )
+        return ToolOutput(views.render_document_summary(result), result)
+
+    def list_document_sections(self, doc_id: int | str, collection: str | None = None) -> ToolOutput:
+        document, collection_name = self._document(check_reference("doc_id", doc_id), collection)
+        markdown = self.bench.markdown(document.id)[0] if document.status == "success" else ""
+        chunks = [ChunkSpan(row[0], row[3], row[4]) for row in self._chunk_rows(document.id, collection_name)]
+        sections = [
+            Section(index=i, level=s.level, title=s.title, heading_path=list(s.heading_path), start=s.start,
+                    end=s.end, chunk_ids=chunk_ids_overlapping(s, chunks))
+            for i, s in enumerate(sections_of(markdown))
+        ]
+        result = SectionList(doc_id=document.id, collection=collection_name, source=document.source,
+                             title=document.title or document.source, sections=sections)
+        return ToolOutput(views.render_sections(result), result)
+
+    def get_chunk(self, chunk_id: int, neighbors: int = 0) -> ToolOutput:
+        neighbors = check_neighbors(neighbors)
+        with self.bench.catalog.connect() as con:
+            row = repo.chunk_by_id(con, int(chunk_id))
+            if row is None:
+                raise NotFoundError(
+                    f"chunk {chunk_id} not found; chunk ids come from query_knowledge_hub citations "
+                    "or list_document_sections"
+                )
+            document = repo.find_document(con, None, str(row[1]))
+            names = {c.id: c.name for c in repo.list_collections(con)}
+            siblings = [row]
+            # a document has one chunk list per chunk set (layout); neighbours come from the chunk's own
+            for chunkset in repo.chunksets(con, document.collection_id):
+                rows = repo.chunks_of_document(con, document.id, chunkset)
+                if any(r[0] == row[0] for r in rows):
+                    siblings = rows
+                    break
+        position = next(i for i, r in enumerate(siblings) if r[0] == row[0])
+        collection_name = names[document.collection_id]
+        result = ChunkResult(
+            doc_id=document.id,
+            collection=collection_name,
+            source=document.source,
+            chunk=_chunk_entry(siblings[position]),
+            before=[_chunk_entry(r) for r in siblings[max(0, position - neighbors):position]],
+            after=[_chunk_entry(r) for r in siblings[position + 1:position + 1 + neighbors]],
+            resource_uri=resource_uri(collection_name, document.id),
+        )
+        return ToolOutput(views.render_chunk(result), result)
+
+    def _document(self, ref: str, collection: str | None) -> tuple[repo.DocumentRow, str]:
+        document = self.bench.document(ref, (collection or "").strip() or None)
+        with self.bench.catalog.connect() as con:
+            names = {c.id: c.name for c in repo.list_collections(con)}
+        return document, names[document.collection_id]
+
+    def _chunk_rows(self, doc_id: int, collection: str) -> list[tuple]:
+        """The document's chunks in the chunk set its collection's preset searches, so the ids
+        match the ones query_knowledge_hub cites."""
+        return self.bench.chunks_of(doc_id, self.resolve(collection, None).config)
+
+    # -- resources ----------------------------------------------------------------------------
+
+    def document_markdown(self, collection: str, doc_ref: str) -> str:
+        document = self.bench.document(check_reference("document", doc_ref), collection)
+        if document.status != "success":
+            raise ToolInputError(f"document {document.source!r} failed to ingest ({document.error}); it has no text")
+        return self.bench.markdown(document.id)[0]
+
+    def document_resources(self, limit: int = MAX_LISTED_RESOURCES) -> list[DocumentResource]:
+        listed: list[DocumentResource] = []
+        for name in self.bench.collection_names():
+            for document in self.bench.documents(name):
+                if document.status != "success":
+                    continue
+                if len(listed) >= limit:
+                    return listed
+                listed.append(DocumentResource(
+                    uri=resource_uri(name, document.id),
+                    name=document.source,
+                    title=document.title or document.source,
+                    description=f"{document.doc_type} document {document.id} in collection {name!r} (Markdown)",
+                ))
+        return listed
+
+    # -- start-up -----------------------------------------------------------------------------
+
+    def warm_up(self) -> None:
+        """Load the default collection's index snapshot and its embedding model, so the first
+        query does not pay for them. With several collections and no default, warm them all;
+        with none yet (or ``--collection`` not created yet), load the default embedding model,
+        which the first ingest in the app and the first query will need."""
+        started = time.perf_counter()
+        try:
+            targets = [self.resolve(None, None)]
+        except ToolInputError:  # several collections, or none yet
+            targets = [self.resolve(name, None) for name in self.bench.collection_names()]
+        except NotFoundError:  # --collection names one that does not exist yet
+            targets = []
+        models = {target.config.embedding.model for target in targets} or {WorkbenchConfig().embedding.model}
+        with self._pipeline_lock:
+            for model in sorted(models):
+                get_embedder(model).embed(["warm-up"])
+            for target in targets:
+                self.bench.snapshot(target.collection, target.config)
+        log.info("warmed %s in %.1f s", ", ".join([t.collection for t in targets] + sorted(models)),
+                 time.perf_counter() - started)
+
+
+def _chunk_entry(row: tuple) -> ChunkEntry:
+    chunk_id, _doc_id, ordinal, start, end, text, _indexed, heading_path, page = row[:9]
+    return ChunkEntry(chunk_id=chunk_id, ordinal=ordinal, heading_path=[str(h) for h in heading_path or ()],
+                      page=None if page is None else int(page), start=start, end=end, text=text)

@@ -1,0 +1,52 @@
+"""The sidebar every page shares: collection and preset pickers, the home folder, the demo offer."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from workbench.ui import session
+
+LOAD_DEMO_KEY = "sidebar_load_demo"
+
+
+def render_sidebar() -> bool:
+    """Draw the sidebar; True when the user asked to load the demo (the caller shows progress
+    in the main area, where there is room for it)."""
+    session.apply_requested_selection()
+    infos = {info.name: info for info in session.collections()}
+    load_demo = False
+    with st.sidebar:
+        if infos:
+            _collection_picker(infos)
+            _preset_picker(infos[st.session_state[session.COLLECTION_KEY]].default_preset)
+        else:
+            st.info("This home has no collections yet. Load the bundled demo (about 30 s) to see every "
+                    "page at work, or create a collection on the Documents page.")
+            load_demo = st.button("Load the demo", key=LOAD_DEMO_KEY, type="primary", icon=":material/rocket_launch:",
+                                  width="stretch")
+        st.caption("Home folder (catalog, indexes, golden sets)")
+        st.code(str(session.home_path()), language=None, wrap_lines=True)
+    return load_demo
+
+
+def _collection_picker(infos: dict) -> None:
+    names = list(infos)
+    if st.session_state.get(session.COLLECTION_KEY) not in names:
+        st.session_state[session.COLLECTION_KEY] = names[0]
+    st.selectbox(
+        "Collection", names, key=session.COLLECTION_KEY,
+        format_func=lambda name: f"{name} ({infos[name].documents} documents)",
+        help="Every page works on this collection. Create or delete collections on the Documents page.",
+    )
+
+
+def _preset_picker(collection_default: str) -> None:
+    names = [name for name, _, _ in session.preset_list()]
+    if st.session_state.get(session.PRESET_KEY) not in names:
+        st.session_state[session.PRESET_KEY] = collection_default if collection_default in names else names[0]
+    st.selectbox(
+        "Preset", names, key=session.PRESET_KEY,
+        format_func=lambda name: f"{name} (collection default)" if name == collection_default else name,
+        help="A named set of configuration overrides (chunking, retrieval, fusion, MMR, rerank). "
+             "Save new ones on the Presets & MCP page.",
+    )

@@ -1,0 +1,141 @@
+"""Widgets several pages share: empty states, page links, chunking controls, the config editor."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from workbench.chunking import STRATEGIES
+from workbench.config import CHOICES, KEY_DOCS, ChunkingConfig, ConfigError, WorkbenchConfig
+from workbench.service import INDEX_KEYS_PREFIXES
+from workbench.ui import session
+from workbench.ui.pages import DOCUMENTS, PageSpec
+from workbench.ui.text import md_escape
+
+
+def page_link(page: PageSpec, label: str | None = None) -> None:
+    """A link to ``page``, or nothing while that page does not exist yet."""
+    if page.exists:
+        st.page_link(page.path, label=label or page.title, icon=page.icon)
+
+
+def require_collection(purpose: str) -> str:
+    """The current collection; without one, explain what to do next and stop the page."""
+    name = session.current_collection()
+    if name is None:
+        st.info(f"There is no collection yet, so there is nothing to {purpose}. Load the bundled demo with "
+                "the button in the sidebar (about 30 s), or create a collection and upload files on the "
+                "Documents page.", icon=":material/info:")
+        page_link(DOCUMENTS, "Go to Documents")
+        st.stop()
+    return name
+
+
+def require_documents(collection: str, purpose: str) -> list:
+    """The collection's successfully ingested documents; without any, explain and stop."""
+    documents = [doc for doc in session.documents(collection) if doc.status == "success"]
+    if not documents:
+        st.info(f"Collection **{md_escape(collection)}** has no ingested documents yet, so there is nothing "
+                f"to {purpose}. Upload files on the Documents page.", icon=":material/info:")
+        page_link(DOCUMENTS, "Go to Documents")
+        st.stop()
+    return documents
+
+
+def document_label(doc) -> str:
+    """How a document appears in pickers (selectbox options are plain text)."""
+    title = " ".join((doc.title or "").split())
+    name = doc.source if not title or title == doc.source else f"{doc.source} — {title}"
+    return name if len(name) <= 90 else name[:89] + "…"
+
+
+# -- chunking ---------------------------------------------------------------------------------
+
+STRATEGY_NAMES = tuple(STRATEGIES)
+#: which strategies read which settings (the rest ignore them, so they are not shown)
+USES_OVERLAP = {"fixed", "recursive", "markdown", "semantic"}
+
+
+def chunking_controls(prefix: str, initial: ChunkingConfig) -> ChunkingConfig:
+    """Widgets for one chunking; keys start with ``prefix`` so two can sit side by side."""
+    strategy = st.selectbox(
+        "Strategy", STRATEGY_NAMES, index=STRATEGY_NAMES.index(initial.strategy), key=f"{prefix}.strategy",
+        help="\n\n".join(f"**{name}**: {doc}" for name, doc in STRATEGIES.items()),
+    )
+    left, right = st.columns(2)
+    unit = left.radio("Unit", CHOICES["chunking.unit"], index=CHOICES["chunking.unit"].index(initial.unit),
+                      key=f"{prefix}.unit", horizontal=True, help=KEY_DOCS["chunking.unit"])
+    size = right.number_input("Size", min_value=1, max_value=100_000, value=initial.size, step=50,
+                              key=f"{prefix}.size", help=KEY_DOCS["chunking.size"])
+    overlap, window, threshold = initial.overlap, initial.window, initial.threshold
+    if strategy in USES_OVERLAP:
+        overlap = left.number_input("Overlap", min_value=0, max_value=100_000, value=initial.overlap, step=10,
+                                    key=f"{prefix}.overlap", help=KEY_DOCS["chunking.overlap"])
+    if strategy == "sentence_window":
+        window = left.number_input("Window (sentences each side)", min_value=0, max_value=20,
+                                   value=initial.window, key=f"{prefix}.window", help=KEY_DOCS["chunking.window"])
+    if strategy == "semantic":
+        threshold = right.slider("Break threshold (quantile)", 0.0, 1.0, value=float(initial.threshold), step=0.05,
+                                 key=f"{prefix}.threshold", help=KEY_DOCS["chunking.threshold"])
+    context_headers = st.checkbox("Index the heading path with each chunk", value=initial.context_headers,
+                                  key=f"{prefix}.context_headers", help=KEY_DOCS["chunking.context_headers"])
+    return ChunkingConfig(strategy=strategy, size=int(size), overlap=int(overlap), unit=unit, window=int(window),
+                          threshold=float(threshold), context_headers=bool(context_headers))
+
+
+# -- the configuration editor -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class EditedConfig:
+    config: WorkbenchConfig
+    errors: dict[str, str]  # key -> message, for values that could not be used
+
+
+def is_index_time(key: str) -> bool:
+    return key.startswith(INDEX_KEYS_PREFIXES)
+
+
+def config_editor(config: WorkbenchConfig, prefix: str) -> EditedConfig:
+    """Every configuration key as a widget, one expander per section; returns the edited config.
+
+    A value that does not validate keeps its previous value and is reported in ``errors`` (and
+    next to its widget), so one typo never loses the other edits.
+    """
+    edited, errors = config, {}
+    sections: dict[str, list[tuple[str, object]]] = {}
+    for key, value in config.flat().items():
+        sections.setdefault(key.split(".", 1)[0], []).append((key, value))
+    for section, items in sections.items():
+        index_time = all(is_index_time(key) for key, _ in items)
+        title = f"{section}" + (" (index-time: new chunks or indexes, built on first use)" if index_time else "")
+        with st.expander(title, expanded=section in ("retrieval", "fusion")):
+            for key, value in items:
+                raw = _key_widget(key, value, f"{prefix}.{key}")
+                if raw == value:
+                    continue
+                try:
+                    edited = edited.with_value(key, raw)
+                except ConfigError as error:
+                    errors[key] = str(error)
+                    st.error(md_escape(error))
+    return EditedConfig(edited, errors)
+
+
+def _key_widget(key: str, value, widget_key: str):
+    label = key.split(".", 1)[1]
+    help_text = KEY_DOCS.get(key, "") + (" (index-time)" if is_index_time(key) else " (query-time)")
+    if key in CHOICES:
+        options = CHOICES[key]
+        return st.selectbox(label, options, index=options.index(value), key=widget_key, help=help_text)
+    if isinstance(value, bool):
+        return st.checkbox(label, value=value, key=widget_key, help=help_text)
+    if isinstance(value, int):
+        return int(st.number_input(label, value=value, step=1, key=widget_key, help=help_text))
+    if isinstance(value, float):
+        return float(st.number_input(label, value=value, step=0.05, format="%.3f", key=widget_key, help=help_text))
+    if isinstance(value, (list, tuple)):
+        shown = ", ".join(str(v) for v in value)
+        typed = st.text_input(label, value=shown, key=widget_key, help=help_text + "; comma separated")
+        return value if typed == shown else typed
+    return st.text_input(label, value=str(value), key=widget_key, help=help_text)
