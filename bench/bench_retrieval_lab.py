@@ -27,7 +27,7 @@ from workbench.analysis.charts import rank_flow_figure  # noqa: E402
 from workbench.analysis.diff import diff_finals  # noqa: E402
 from workbench.analysis.explain import explain_hit  # noqa: E402
 from workbench.analysis.rank_flow import rank_flow  # noqa: E402
-from workbench.analysis.side_config import instructive_variant, side_config, side_values  # noqa: E402
+from workbench.analysis.side_config import side_config, side_values  # noqa: E402
 from workbench.analysis.tables import diff_rows, stage_rows  # noqa: E402
 from workbench.context import assemble_context, build_prompt  # noqa: E402
 from workbench.service import Workbench  # noqa: E402
@@ -78,32 +78,14 @@ def render_once(bench: Workbench, collection: str, query: str, config_a, config_
     return a_ms, b_ms, _ms(started)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--home", help="a workbench home (default: a temporary one with the demo loaded)")
-    parser.add_argument("--collection", default="demo")
-    parser.add_argument("--repeats", type=int, default=5, help="re-renders per row (the median is shown)")
-    parser.add_argument("--query", action="append", help="a query to time (repeatable)")
-    args = parser.parse_args()
-
-    if args.home:
-        bench = Workbench(args.home)
-    else:
-        from workbench.demo import load_demo
-
-        home = Path(tempfile.mkdtemp(prefix="bench-lab-"))
-        print(f"loading the demo into {home} ...", flush=True)
-        bench = Workbench(home)
-        load_demo(bench)
-    if args.collection not in bench.collection_names():
-        print(f"collection {args.collection!r} not found; known: {', '.join(bench.collection_names()) or 'none'}",
+def run(bench: Workbench, collection: str, queries: list[str], repeats: int) -> int:
+    if collection not in bench.collection_names():
+        print(f"collection {collection!r} not found; known: {', '.join(bench.collection_names()) or 'none'}",
               file=sys.stderr)
         return 2
-
-    base = bench.config_for(args.collection)
-    queries = args.query or list(DEFAULT_QUERIES)
+    base = bench.config_for(collection)
     started = time.perf_counter()
-    bench.query(queries[0], args.collection, base)  # loads the indexes and the embedding model
+    bench.query(queries[0], collection, base)  # loads the indexes and the embedding model
     print(f"first query (loads indexes and model): {_ms(started):.0f} ms\n")
     for query in queries:
         bench.embed_query(base.embedding.model, query)  # a typed query is embedded once, then cached
@@ -113,10 +95,9 @@ def main() -> int:
     print("-" * len(header))
     totals = []
     for label, change in CHANGES.items():
-        values = side_values(base) if label != "B = A + MMR" else instructive_variant(side_values(base))
-        config_b = side_config(base, {**values, **change})
+        config_b = side_config(base, {**side_values(base), **change})
         for query in queries:
-            samples = [render_once(bench, args.collection, query, base, config_b) for _ in range(args.repeats)]
+            samples = [render_once(bench, collection, query, base, config_b) for _ in range(repeats)]
             a_ms, b_ms, analysis_ms = (statistics.median(column) for column in zip(*samples))
             total = a_ms + b_ms + analysis_ms
             totals.append(total)
@@ -124,6 +105,26 @@ def main() -> int:
     print(f"\nmedian re-render (queries + analyses, no Streamlit drawing): {statistics.median(totals):.1f} ms; "
           f"slowest {max(totals):.1f} ms")
     return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", help="a workbench home (default: a temporary one with the demo loaded)")
+    parser.add_argument("--collection", default="demo")
+    parser.add_argument("--repeats", type=int, default=5, help="re-renders per row (the median is shown)")
+    parser.add_argument("--query", action="append", help="a query to time (repeatable)")
+    args = parser.parse_args()
+    queries = args.query or list(DEFAULT_QUERIES)
+    if args.home:
+        return run(Workbench(args.home), args.collection, queries, args.repeats)
+
+    from workbench.demo import load_demo
+
+    with tempfile.TemporaryDirectory(prefix="bench-lab-") as home:
+        print(f"loading the demo into a temporary home ({home}) ...", flush=True)
+        bench = Workbench(home)
+        load_demo(bench)
+        return run(bench, args.collection, queries, args.repeats)
 
 
 if __name__ == "__main__":

@@ -55,9 +55,10 @@ def show_side(side: str, initial: ChunkingConfig, markdown: str, doc, model: str
     over.metric("Over the model's limit", preview.over_limit,
                 help=f"Chunks longer than the model's maximum sequence length ({preview.max_tokens} tokens) "
                      "are cut off when embedded: vector search never sees their end.")
-    coverage = preview.covered_chars / max(len(markdown), 1)
-    st.caption(f"{preview.overlap_chars:,} characters repeated in overlaps; {coverage:.0%} of the text is in "
-               "some chunk (the rest is whitespace or markup the strategy drops).")
+    uncovered = len(markdown) - preview.covered_chars
+    st.caption(f"{preview.overlap_chars:,} characters repeated in overlaps; "
+               + (f"{uncovered:,} characters in no chunk (whitespace or markup the strategy drops)."
+                  if uncovered else "every character is in some chunk."))
     st.plotly_chart(token_histogram(preview.token_counts, preview.max_tokens), key=f"chunk_lab_hist_{side}")
     st.html(bands_html(markdown, preview.spans))
     apply_panel(side, chunking, collection)
@@ -68,7 +69,9 @@ def apply_panel(side: str, chunking: ChunkingConfig, collection: str) -> None:
         st.caption("Chunks every document of the collection this way and builds its indexes. Only chunk texts "
                    "that are not already in the embedding cache are embedded. Queries use the new chunking "
                    "through a preset, which is saved and selected.")
-        name = st.text_input("Preset name", value=preset_name_for(chunking), key=f"chunk_lab_{side}_preset")
+        suggested = preset_name_for(chunking)
+        # keyed by the suggestion, so the name follows the settings (a keyed widget keeps its value)
+        name = st.text_input("Preset name", value=suggested, key=f"chunk_lab_{side}_preset_{suggested}")
         make_default = st.checkbox(f"Make it the default preset of {md_escape(collection)}", value=True,
                                    key=f"chunk_lab_{side}_default")
         if st.button(f"Apply chunking {side}", key=f"chunk_lab_apply_{side}", type="primary"):
@@ -88,7 +91,8 @@ def apply_chunking(collection: str, chunking: ChunkingConfig, preset: str, make_
 
         def on_progress(event) -> None:
             if event.stage == "chunk":
-                bar.progress(0.5 * event.done / max(event.total, 1), text=f"Chunking document {event.done}/{event.total}")
+                bar.progress(0.5 * event.done / max(event.total, 1),
+                             text=f"Chunking document {event.done}/{event.total}")
             elif event.stage == "embed":
                 embedded["texts"] = event.total
                 bar.progress(0.5 + 0.4 * event.done / max(event.total, 1),

@@ -38,7 +38,7 @@ def preset_editor(collection: str, preset: str) -> None:
 
     name_column, description_column = st.columns([1, 2])
     name = name_column.text_input("Preset name", value="" if preset == presets.DEFAULT_PRESET else preset,
-                                  key="preset_save_name", placeholder="e.g. hybrid-mmr")
+                                  key=f"preset_save_name.{preset}", placeholder="e.g. hybrid-mmr")
     description = description_column.text_input("Description", key="preset_save_description",
                                                  placeholder="what this configuration is for")
     make_default = st.checkbox(f"Make it the default preset of {md_escape(collection)}", key="preset_make_default")

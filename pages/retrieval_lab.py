@@ -49,7 +49,10 @@ from workbench.evaluation.golden import GoldenSetError
 from workbench.generation import generate, settings_from_env
 from workbench.trace import Trace
 from workbench.ui import session
+from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape
+
+run_through_router()
 
 SIDES = ("a", "b")
 QUERY_KEY = "lab_query"
@@ -277,12 +280,14 @@ def _render_golden_summary(lookup: GoldenLookup, snapshot, traces: dict[str, Tra
     if lookup.match is None:
         return
     in_collection = relevant_chunks_in_snapshot(lookup.match.query, snapshot)
-    in_final = {side: sum(1 for cid in traces[side].final.chunk_ids() if cid in relevant[side]) for side in SIDES}
+    in_final = {side: sum(1 for cid in trace.final.chunk_ids() if cid in relevant[side])
+                for side, trace in traces.items()}
     found = ", ".join(f"{side.upper()} has {count} in its final list" for side, count in in_final.items())
     st.success(
         f"This is query {md_escape(lookup.match.query.id)} of golden set {md_escape(lookup.match.set_name)}: "
-        f"{len(in_collection)} relevant chunks in this collection; {found}. Relevant chunks are marked ✓ "
-        "and highlighted in every list.", icon=":material/verified:")
+        f"{len(in_collection)} relevant chunks in this collection; {found}. Relevant chunks are marked ✓ in "
+        "every list, highlighted in the final lists, the diff and the context, and starred in the rank flow.",
+        icon=":material/verified:")
 
 
 def _render_diff(traces: dict[str, Trace], relevant: dict[int, int]) -> None:
@@ -297,11 +302,20 @@ def _render_diff(traces: dict[str, Trace], relevant: dict[int, int]) -> None:
     _show_table(diff_rows(diff, views, relevant), "Both final lists are empty.", highlight=True)
 
 
+def _forget_stale_choice(key: str, options) -> None:
+    """Drop a remembered choice that is no longer offered (a new query, a side that failed),
+    so the widget starts from its default instead of refusing the old value."""
+    if key in st.session_state and st.session_state[key] not in options:
+        del st.session_state[key]
+
+
 def _render_explain(traces: dict[str, Trace], configs: dict[str, WorkbenchConfig], snapshots: dict,
                     relevant: dict[str, dict[int, int]]) -> None:
     st.subheader("Explain a hit")
-    side = st.segmented_control("Side", ["a", "b"], format_func=str.upper, key="lab_explain_side",
-                                default="a", required=True) or "a"
+    sides = list(traces)
+    _forget_stale_choice("lab_explain_side", sides)
+    side = st.segmented_control("Side", sides, format_func=str.upper, key="lab_explain_side",
+                                default=sides[0], required=True) or sides[0]
     trace = traces[side]
     choices = hit_choices(trace)
     if not choices:
@@ -309,8 +323,7 @@ def _render_explain(traces: dict[str, Trace], configs: dict[str, WorkbenchConfig
         return
     labels = dict(choices)
     select_key = f"lab_explain_hit_{side}"
-    if st.session_state.get(select_key) not in labels:
-        st.session_state.pop(select_key, None)
+    _forget_stale_choice(select_key, labels)
     chunk_id = st.selectbox("Hit", list(labels), format_func=lambda cid: ("✓ " if cid in relevant[side] else "")
                             + labels[cid], key=select_key,
                             help="Any chunk of any stage: the final list first, then the ones that dropped out")
@@ -361,8 +374,10 @@ def _render_context(traces: dict[str, Trace], relevant: dict[str, dict[int, int]
     st.subheader("Context and prompt")
     left, right = st.columns(2)
     with left:
-        side = st.segmented_control("Build the context from", ["a", "b"], format_func=str.upper,
-                                    key="lab_context_side", default="a", required=True) or "a"
+        sides = list(traces)
+        _forget_stale_choice("lab_context_side", sides)
+        side = st.segmented_control("Build the context from", sides, format_func=str.upper,
+                                    key="lab_context_side", default=sides[0], required=True) or sides[0]
     budget = right.number_input("Character budget", 200, 1_000_000, value=DEFAULT_BUDGET_CHARS, step=500,
                                 key="lab_context_budget", help="Whole hits are kept while they fit; the next one "
                                 "is cut if enough room is left, the rest are left out.")
@@ -451,7 +466,7 @@ def main() -> None:
             containers[side] = st.container(key=f"side_{side}")
             with containers[side]:
                 st.subheader(f"{side.upper()}")
-                with st.expander("Configuration", expanded=not query):
+                with st.expander("Configuration", expanded=True):
                     values = _side_controls(side, base)
                 try:
                     configs[side] = side_config(base, values)
@@ -478,19 +493,20 @@ def main() -> None:
                 st.error(f"Side {side.upper()} could not run: {md_escape(f'{type(error).__name__}: {error}')}. "
                          "Check this side's configuration (a rerank or embedding model must be available "
                          "locally).")
-    if len(traces) < 2:
+    if not traces:
         return
 
     lookup = _golden_lookup(str(home), query, collection, golden_signature)
-    relevant = {side: relevant_chunks(lookup.match.query, traces[side].chunks.values()) if lookup.match else {}
-                for side in SIDES}
-    _render_golden_summary(lookup, snapshots["a"], traces, relevant)
-    for side in SIDES:
+    relevant = {side: relevant_chunks(lookup.match.query, trace.chunks.values()) if lookup.match else {}
+                for side, trace in traces.items()}
+    _render_golden_summary(lookup, next(iter(snapshots.values())), traces, relevant)
+    for side, trace in traces.items():
         with containers[side]:
-            _render_side(side, traces[side], configs[side], relevant[side])
+            _render_side(side, trace, configs[side], relevant[side])
     st.divider()
-    _render_diff(traces, {**relevant["a"], **relevant["b"]})
-    st.divider()
+    if len(traces) == 2:
+        _render_diff(traces, {**relevant["a"], **relevant["b"]})
+        st.divider()
     _render_explain(traces, configs, snapshots, relevant)
     st.divider()
     _render_context(traces, relevant)

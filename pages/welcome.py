@@ -44,8 +44,8 @@ if not infos:
 
 st.subheader("Collections in this home")
 st.dataframe(
-    pd.DataFrame([{"collection": i.name, "documents": i.documents, "chunks": i.chunks, "embedding model": i.embedding_model,
-                   "default preset": i.default_preset} for i in infos]),
+    pd.DataFrame([{"collection": i.name, "documents": i.documents, "chunks": i.chunks,
+                   "embedding model": i.embedding_model, "default preset": i.default_preset} for i in infos]),
     hide_index=True, width="stretch",
 )
 

@@ -205,7 +205,9 @@ def finish_sweep(con, sweep_id: int, status: str, summary: dict) -> None:
 def get_sweep(con, sweep_id: int) -> SweepRow:
     row = con.execute(f"SELECT {_SWEEP_COLUMNS} FROM evaluation_sweeps WHERE id = ?", [sweep_id]).fetchone()
     if row is None:
-        raise NotFoundError(f"sweep {sweep_id} not found; list sweeps with: python -m workbench runs --sweeps")
+        latest = con.execute("SELECT max(id) FROM evaluation_sweeps").fetchone()[0]
+        hint = f"sweep ids go up to {latest}" if latest else "no sweeps stored yet"
+        raise NotFoundError(f"sweep {sweep_id} not found; {hint}")
     return _sweep(row)
 
 

@@ -8,6 +8,7 @@ needs new chunks or new indexes) and query-time keys (free to change per query).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import types
 import typing
@@ -96,10 +97,13 @@ class WorkbenchConfig:
 
     @classmethod
     def from_dict(cls, data: dict) -> "WorkbenchConfig":
-        config = cls()
+        """Build from nested or flat (dotted) values; keys left out keep their defaults."""
+        by_section: dict[str, dict] = {}
         for key, value in flatten(data).items():
-            config = config.with_value(key, value)
-        return config
+            section_name, field_name = _split_key(key)
+            target = _field(getattr(_DEFAULTS, section_name), field_name)
+            by_section.setdefault(section_name, {})[target.name] = _coerce(key, target, value)
+        return cls(**{name: replace(getattr(_DEFAULTS, name), **values) for name, values in by_section.items()})
 
     def with_value(self, key: str, value) -> "WorkbenchConfig":
         section_name, field_name = _split_key(key)
@@ -132,6 +136,9 @@ class WorkbenchConfig:
 
 class ConfigError(ValueError):
     """A configuration key or value is not valid; the message names the fix."""
+
+
+_DEFAULTS = WorkbenchConfig()
 
 
 INDEX_TIME_SECTIONS = ("chunking", "embedding")
@@ -224,7 +231,7 @@ def _field(section, name: str) -> dataclasses.Field:
 
 
 def _coerce(key: str, target: dataclasses.Field, value):
-    hint = typing.get_type_hints(type(_section_default(key)))[target.name]
+    hint = _type_hints(type(_section_default(key)))[target.name]
     try:
         coerced = _coerce_to(hint, value)
     except (TypeError, ValueError) as error:
@@ -235,6 +242,11 @@ def _coerce(key: str, target: dataclasses.Field, value):
     return coerced
 
 
+@functools.lru_cache(maxsize=None)
+def _type_hints(section_type: type) -> dict:
+    return typing.get_type_hints(section_type)
+
+
 def _canonical_key(key: str) -> str:
     section_name, field_name = _split_key(key)
     return f"{section_name}.{field_name.rstrip('_')}"
@@ -242,7 +254,7 @@ def _canonical_key(key: str) -> str:
 
 def _section_default(key: str):
     section_name, _ = _split_key(key)
-    return getattr(WorkbenchConfig(), section_name)
+    return getattr(_DEFAULTS, section_name)
 
 
 def _coerce_to(hint, value):

@@ -15,7 +15,7 @@ from workbench.config import Bm25Config, ChunkingConfig, WorkbenchConfig
 
 #: bumped whenever a chunking algorithm changes its output, so stored chunk sets made by the
 #: old code are not mistaken for the new ones (their texts stay in the embedding cache)
-CHUNKER_VERSION = 2
+CHUNKER_VERSION = 3
 
 
 def _digest(payload: dict) -> str:

@@ -75,12 +75,17 @@ class Workbench:
         """Defaults, then the collection's index settings, then the preset, then overrides."""
         config = WorkbenchConfig()
         preset_name = preset
+        with self.catalog.connect() as con:  # one connection for both reads (the preset read joins it)
+            return self._config_for(con, config, collection, preset_name, overrides)
+
+    def _config_for(self, con, config, collection, preset_name, overrides) -> WorkbenchConfig:
         if collection:
-            with self.catalog.connect() as con:
-                row = repo.get_collection(con, collection)
+            row = repo.get_collection(con, collection)
             config = WorkbenchConfig.from_dict({**config.flat(), **_known_only(row.config, f"collection {collection!r}")})
             preset_name = preset_name or row.default_preset
-        config = WorkbenchConfig.from_dict({**config.flat(), **presets.load_overrides(self.catalog, preset_name or presets.DEFAULT_PRESET)})
+        preset_name = preset_name or presets.DEFAULT_PRESET
+        preset_overrides = _known_only(presets.load_overrides(self.catalog, preset_name), f"preset {preset_name!r}")
+        config = WorkbenchConfig.from_dict({**config.flat(), **preset_overrides})
         if isinstance(overrides, dict):
             return WorkbenchConfig.from_dict({**config.flat(), **flatten(overrides)})
         return config.with_overrides(list(overrides))

@@ -122,3 +122,23 @@ def test_settings_and_query_survive_a_visit_to_another_page(lab):
     assert lab.text_input(key="lab_query").value == GOLDEN_QUERY
     assert lab.number_input(key="lab_b_retrieval.top_k").value == 4
     assert len(_final_table(lab, "b")) == 4
+
+
+def test_a_side_that_fails_names_the_problem_and_the_other_side_still_renders(lab, monkeypatch):
+    from workbench.service import Workbench
+
+    real_query = Workbench.query
+
+    def failing_for_mmr(self, text, collection, config):
+        if config.mmr.enabled:
+            raise RuntimeError("the MMR index exploded")
+        return real_query(self, text, collection, config)
+
+    monkeypatch.setattr(Workbench, "query", failing_for_mmr)
+    lab.text_input(key="lab_query").set_value("chunk overlap").run()
+    assert not lab.exception, lab.exception
+    errors = [text.replace("\\", "") for text in _texts(lab, "error")]
+    assert any("Side B could not run: RuntimeError: the MMR index exploded" in text for text in errors)
+    assert len(_final_table(lab, "a")) == 10
+    assert not any("A vs B" in header for header in _texts(lab, "subheader"))  # no diff without B
+    assert any(code.startswith("[S1] ") for code in _texts(lab, "code"))  # A's context still builds

@@ -1,7 +1,9 @@
 """One chunk per heading section: from a heading line up to the next heading of any level.
 
-Text before the first heading is a section of its own. A section longer than ``size`` is cut by
-the recursive splitter, so every chunk still fits and keeps the section's heading path.
+Text before the first heading is a section of its own. A heading with no text of its own (a title
+directly over a subtitle) opens the next section instead: alone it would be a chunk with nothing
+to retrieve. A section longer than ``size`` is cut by the recursive splitter, so every chunk still
+fits and keeps the heading path of its start; its headings stay with the text below them.
 """
 
 from __future__ import annotations
@@ -29,10 +31,24 @@ class MarkdownHeadingsConfig:
         return cls(size=config.size, overlap=config.overlap, unit=config.unit)
 
 
-def section_bounds(headings: HeadingIndex, length: int) -> list[tuple[int, int]]:
-    """``[start, end)`` of the preamble (possibly empty) and of each heading's section."""
-    starts = [0, *(heading.offset for heading in headings.headings if heading.offset > 0)]
-    return list(zip(starts, [*starts[1:], length]))
+def section_bounds(markdown: str, headings: HeadingIndex) -> list[tuple[int, int]]:
+    """``[start, end)`` of the preamble (possibly empty) and of each section.
+
+    A section starts at each heading, except at a heading that follows headings with no text of
+    their own: those join its section, so no section holds heading lines only unless the
+    document ends with them.
+    """
+    offsets = [heading.offset for heading in headings.headings]
+    starts: list[int] = []
+    only_headings = False  # whether the section begun last holds nothing but heading lines so far
+    for offset, next_offset in zip(offsets, [*offsets[1:], len(markdown)]):
+        if not only_headings:
+            starts.append(offset)
+        line_end = markdown.find("\n", offset, next_offset)
+        only_headings = line_end < 0 or not markdown[line_end:next_offset].strip()
+    if not starts or starts[0] > 0:
+        starts.insert(0, 0)
+    return list(zip(starts, [*starts[1:], len(markdown)]))
 
 
 def split(markdown: str, config: MarkdownHeadingsConfig, *, tokens: TokenSpans | None = None) -> list[Chunk]:
@@ -40,7 +56,7 @@ def split(markdown: str, config: MarkdownHeadingsConfig, *, tokens: TokenSpans |
     headings = HeadingIndex(markdown)
     splitter = RecursiveSplitter(markdown, config.size, config.overlap, measure, headings)
     chunks = []
-    for section_start, section_end in section_bounds(headings, len(markdown)):
+    for section_start, section_end in section_bounds(markdown, headings):
         for start, end in splitter.split_span(section_start, section_end):
             chunks.append(Chunk(text=markdown[start:end], start=start, end=end, heading_path=headings.path_at(start)))
     return chunks

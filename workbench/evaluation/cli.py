@@ -62,6 +62,7 @@ def add_commands(commands, common) -> None:
     p.add_argument("--golden", "-g")
     p.add_argument("--sweep", type=int, help="only the runs of this sweep")
     p.add_argument("--no-sweeps", action="store_true", help="leave out runs made by sweeps")
+    p.add_argument("--sweeps", action="store_true", help="list the sweeps instead of runs")
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--json", action="store_true")
     common(p)
@@ -110,7 +111,7 @@ def cmd_eval(args) -> int:
     metric_names = tuple(dict.fromkeys(parse_list(args.metrics) + tuple(thresholds)))
     bench = workbench_from(args)
     golden, config = _golden_and_config(bench, args)
-    progress = _query_progress() if not args.json else None
+    progress = _QueryProgress() if not args.json else None
     result = evaluate_collection(bench, args.collection, golden, config, level=args.level,
                                  metric_names=metric_names, progress=progress)
     if args.label:
@@ -153,7 +154,7 @@ def _print_run(result) -> None:
         print(f"stored as run {result.run_id}")
 
 
-class _query_progress:
+class _QueryProgress:
     """A one-line progress indicator on stderr (only when stderr is a terminal)."""
 
     def __init__(self):
@@ -294,9 +295,16 @@ def cmd_compare(args) -> int:
 # -- runs -------------------------------------------------------------------------------------
 
 def cmd_runs(args) -> int:
-    from workbench.evaluation.runs import list_runs
+    from workbench.evaluation.runs import get_sweep, list_runs, list_sweeps
 
     bench = workbench_from(args)
+    if args.sweeps:
+        return _print_sweeps(list_sweeps(bench.catalog, args.collection, args.limit), args.json)
+    if args.sweep is not None:
+        sweep = get_sweep(bench.catalog, args.sweep)  # a clear error for an unknown id
+        if not args.json:
+            print(f"sweep {sweep.id} on {sweep.collection}/{sweep.golden} ({sweep.level}), {sweep.status}: "
+                  + " ".join(f"{k}={','.join(map(str, v))}" for k, v in sweep.grid.items()))
     rows = list_runs(bench.catalog, collection=args.collection, golden=args.golden, sweep_id=args.sweep,
                      include_sweeps=not args.no_sweeps, limit=args.limit)
     if args.json:
@@ -315,4 +323,22 @@ def cmd_runs(args) -> int:
         mode = r.config.get("retrieval", {}).get("mode", "?")
         print(f"{r.id:>5}  {r.created_at:%Y-%m-%d %H:%M}  {r.collection}/{r.golden} {r.level:<4} {mode:<6} "
               f"{r.queries:>4}q  {metrics}{sweep}" + (f"  # {r.label}" if r.label else ""))
+    return EXIT_OK
+
+
+def _print_sweeps(sweeps, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps([{
+            "sweep_id": s.id, "created_at": s.created_at.isoformat(timespec="seconds"), "collection": s.collection,
+            "golden": s.golden, "level": s.level, "status": s.status, "grid": s.grid, "metrics": s.metrics,
+            "summary": s.summary,
+        } for s in sweeps], ensure_ascii=False))
+        return EXIT_OK
+    if not sweeps:
+        print("no sweeps stored yet; run: python -m workbench sweep --collection NAME --grid KEY=V1,V2")
+    for s in sweeps:
+        summary = s.summary or {}
+        grid = " ".join(f"{k}={','.join(map(str, v))}" for k, v in s.grid.items())
+        print(f"{s.id:>5}  {s.created_at:%Y-%m-%d %H:%M}  {s.collection}/{s.golden} {s.level:<4} {s.status:<7} "
+              f"{summary.get('points', 0):>3} points, embedded {summary.get('embedded_texts', 0)}  {grid}")
     return EXIT_OK

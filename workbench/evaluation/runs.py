@@ -75,6 +75,17 @@ def list_runs(catalog: Catalog, *, collection: str | None = None, golden: str | 
                                    include_sweeps=include_sweeps, limit=limit)
 
 
+def list_sweeps(catalog: Catalog, collection: str | None = None, limit: int = 50) -> list[runs_repo.SweepRow]:
+    """Stored sweeps, newest first, with their grid and summary (points, reuse, run ids)."""
+    with catalog.connect() as con:
+        return runs_repo.list_sweeps(con, collection, limit)
+
+
+def get_sweep(catalog: Catalog, sweep_id: int) -> runs_repo.SweepRow:
+    with catalog.connect() as con:
+        return runs_repo.get_sweep(con, int(sweep_id))
+
+
 def label_run(catalog: Catalog, run_id: int, label: str) -> None:
     with catalog.connect() as con:
         runs_repo.set_label(con, int(run_id), label)

@@ -4,23 +4,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from workbench.demo import DEMO_COLLECTION, DemoMissingError, demo_documents, load_demo
+from workbench import demo
 from workbench.ui import session
 from workbench.ui.ingest_progress import IngestProgressView
 from workbench.ui.text import md_escape
 
 
 def load_demo_with_progress() -> None:
-    """Ingest the demo here and now, then rerun with the demo collection selected."""
+    """Ingest the demo here and now, then rerun with the demo collection selected.
+
+    ``workbench.demo.DEMO_DIR`` is read at call time, so tests can point it at a smaller demo."""
     try:
-        paths = demo_documents()
-    except DemoMissingError as error:
+        paths = demo.demo_documents(demo.DEMO_DIR)
+    except demo.DemoMissingError as error:
         st.error(md_escape(error))
         return
     with st.status(f"Loading the demo: {len(paths)} documents into collection “demo”", expanded=True) as status:
         view = IngestProgressView([path.name for path in paths])
         try:
-            loaded = load_demo(session.workbench(), progress=view)
+            loaded = demo.load_demo(session.workbench(), progress=view, demo_dir=demo.DEMO_DIR)
         except Exception as error:  # shown in full: the user needs the reason to fix it
             status.update(label="Loading the demo failed", state="error")
             st.error(f"Could not load the demo: {md_escape(f'{type(error).__name__}: {error}')}. "
@@ -28,12 +30,13 @@ def load_demo_with_progress() -> None:
             return
         status.update(label=md_escape(loaded.report.summary()), state="complete", expanded=False)
     failures = loaded.report.failures
+    queries = f"{loaded.golden_queries} {'query' if loaded.golden_queries == 1 else 'queries'}"
     session.flash(
         "success" if not failures else "warning",
-        f"Loaded the demo: {loaded.report.count('ingested') + loaded.report.count('replaced')} documents in "
-        f"collection **{DEMO_COLLECTION}** and the golden set **demo** ({loaded.golden_queries} queries). "
+        f"Loaded the demo: {len(loaded.report.outcomes) - len(failures)} documents in "
+        f"collection **{demo.DEMO_COLLECTION}** and the golden set **demo** ({queries}). "
         "Start with the **Guided tour**, or ask a question in the **Retrieval lab**."
         + (f" {len(failures)} files failed: see the Documents page." if failures else ""),
     )
-    session.request_collection(DEMO_COLLECTION)
+    session.request_collection(demo.DEMO_COLLECTION)
     st.rerun()

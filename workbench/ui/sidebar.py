@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from workbench.ui import session
+from workbench.ui.text import md_escape
 
 LOAD_DEMO_KEY = "sidebar_load_demo"
 
@@ -33,20 +34,20 @@ def _collection_picker(infos: dict) -> None:
     names = list(infos)
     if st.session_state.get(session.COLLECTION_KEY) not in names:
         st.session_state[session.COLLECTION_KEY] = names[0]
-    st.selectbox(
-        "Collection", names, key=session.COLLECTION_KEY,
-        format_func=lambda name: f"{name} ({infos[name].documents} documents)",
-        help="Every page works on this collection. Create or delete collections on the Documents page.",
-    )
+    # counts go in a caption, not in the option labels: the browser keeps showing a picked
+    # option's old label when only its label changes
+    name = st.selectbox("Collection", names, key=session.COLLECTION_KEY,
+                        help="Every page works on this collection. Create or delete collections on the Documents page.")
+    info = infos[name]
+    st.caption(f"{info.documents} documents · {info.chunks} chunks · {md_escape(info.embedding_model)}")
 
 
 def _preset_picker(collection_default: str) -> None:
     names = [name for name, _, _ in session.preset_list()]
     if st.session_state.get(session.PRESET_KEY) not in names:
         st.session_state[session.PRESET_KEY] = collection_default if collection_default in names else names[0]
-    st.selectbox(
-        "Preset", names, key=session.PRESET_KEY,
-        format_func=lambda name: f"{name} (collection default)" if name == collection_default else name,
-        help="A named set of configuration overrides (chunking, retrieval, fusion, MMR, rerank). "
-             "Save new ones on the Presets & MCP page.",
-    )
+    name = st.selectbox("Preset", names, key=session.PRESET_KEY,
+                        help="A named set of configuration overrides (chunking, retrieval, fusion, MMR, rerank). "
+                             "Save new ones on the Presets & MCP page.")
+    st.caption("The collection's default preset." if name == collection_default
+               else f"The collection's default is {md_escape(collection_default)}.")

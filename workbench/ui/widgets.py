@@ -110,15 +110,17 @@ def config_editor(config: WorkbenchConfig, prefix: str) -> EditedConfig:
         index_time = all(is_index_time(key) for key, _ in items)
         title = f"{section}" + (" (index-time: new chunks or indexes, built on first use)" if index_time else "")
         with st.expander(title, expanded=section in ("retrieval", "fusion")):
-            for key, value in items:
-                raw = _key_widget(key, value, f"{prefix}.{key}")
-                if raw == value:
-                    continue
-                try:
-                    edited = edited.with_value(key, raw)
-                except ConfigError as error:
-                    errors[key] = str(error)
-                    st.error(md_escape(error))
+            columns = st.columns(2)
+            for position, (key, value) in enumerate(items):
+                with columns[position % 2]:
+                    raw = _key_widget(key, value, f"{prefix}.{key}")
+                    if raw == value:
+                        continue
+                    try:
+                        edited = edited.with_value(key, raw)
+                    except ConfigError as error:
+                        errors[key] = str(error)
+                        st.error(md_escape(error))
     return EditedConfig(edited, errors)
 
 

@@ -90,16 +90,15 @@ def test_relevant_chunks_over_the_whole_snapshot(lab_workbench):
     snapshot = lab_workbench.snapshot("lab", config)
     query = find_golden_query("install foo on linux", lab_workbench.home).match.query
     grades = relevant_chunks_in_snapshot(query, snapshot)
-    # install.md is a quote item: only its Linux section contains "apt-get install foo" (grade 2);
-    # faq.md is a document-level item: all three of its chunks count (grade 1)
-    by_place = {(snapshot.documents[snapshot.chunks[c].doc_id].source, snapshot.chunks[c].heading_path): g
-                for c, g in grades.items()}
-    assert by_place == {
-        ("install.md", ("Install", "Linux")): 2,
-        ("faq.md", ("FAQ",)): 1,
-        ("faq.md", ("FAQ", "Why is foo slow?")): 1,
-        ("faq.md", ("FAQ", "Install problems")): 1,
-    }
+    # install.md is a quote item (grade 2): only the chunk holding "apt-get install foo" counts;
+    # faq.md is a document-level item (grade 1): every one of its chunks counts
+    source_of = {cid: snapshot.documents[chunk.doc_id].source for cid, chunk in snapshot.chunks.items()}
+    install = [cid for cid, source in source_of.items() if source == "install.md"]
+    faq = [cid for cid, source in source_of.items() if source == "faq.md"]
+    quoted = [cid for cid in install if "apt-get install foo" in snapshot.chunks[cid].text]
+    assert len(install) >= 2 and len(faq) >= 2 and len(quoted) == 1  # the fixture splits documents
+    assert grades == {quoted[0]: 2, **{cid: 1 for cid in faq}}
     trace = lab_workbench.query("install foo on linux", "lab", config)
     in_trace = relevant_chunks(query, trace.chunks.values())
     assert in_trace == {cid: g for cid, g in grades.items() if cid in trace.chunks}
+    assert in_trace  # the query does retrieve relevant chunks

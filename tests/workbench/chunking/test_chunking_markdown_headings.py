@@ -43,3 +43,23 @@ def test_long_sections_are_split_within_the_section():
     assert all(c.end <= usage_end for c in usage_chunks)  # never spills into the next section
     assert all(c.heading_path == (GUIDE, "Usage") for c in usage_chunks)
     assert all(len(c.text) <= 200 for c in chunks)
+
+
+def test_heading_without_text_of_its_own_opens_the_next_section():
+    markdown = "# Title\n\n## Intro\n\nBody one.\n\n## Next\n\nBody two.\n"
+    chunks = split(markdown, MarkdownHeadingsConfig(size=100, overlap=0))
+    assert [(c.text, c.heading_path) for c in chunks] == [
+        ("# Title\n\n## Intro\n\nBody one.", ("Title",)),
+        ("## Next\n\nBody two.", ("Title", "Next")),
+    ]
+
+
+def test_section_heading_joins_the_start_of_its_long_paragraph():
+    # "# Title" 0..7, then a paragraph of twenty 89-character sentences (9 + 90i .. 98 + 90i).
+    sentence = "Finding {:02d} says the measured effect held in every cohort that was followed up for a year."
+    markdown = "Front matter.\n\n# Title\n\n" + " ".join(sentence.format(i) for i in range(20)) + "\n"
+    chunks = split(markdown, MarkdownHeadingsConfig(size=1000, overlap=100))
+    offset = len("Front matter.\n\n")
+    assert [(c.start - offset, c.end - offset) for c in chunks[1:]] == [(0, 908), (819, 1808)]
+    assert chunks[0].text == "Front matter."
+    assert chunks[1].text.startswith("# Title\n\nFinding 00")

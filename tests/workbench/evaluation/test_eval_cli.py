@@ -85,15 +85,23 @@ def test_compare_and_runs(eval_home, capsys):
 
 def test_sweep_reports_reuse_and_saves_the_best(eval_home, capsys):
     home = eval_home.bench.home
+    chunk_texts = len(eval_home.bench.snapshot("notes", eval_home.bench.config_for("notes")).chunks)
     code, out, _ = run_cli(capsys, home, "sweep", "-c", "notes", "--grid", "fusion.method=rrf,weighted",
                            "--grid", "fusion.k=10,60", "--metrics", "ndcg@10,recall@10", "--save-best", "best",
                            "--export", str(home / "sweep.csv"))
     assert code == 0
     assert "4 configurations over 4 queries" in out
-    assert "embedded 0 corpus texts (all 12 chunk texts cached)" in out
+    assert f"embedded 0 corpus texts (all {chunk_texts} chunk texts cached)" in out
     assert "saved preset 'best'" in out
     assert len((home / "sweep.csv").read_text().splitlines()) == 5
     code, out, _ = run_cli(capsys, home, "sweep", "-c", "notes", "--grid", "fusion.k=10,60", "--json", "--no-store")
     data = json.loads(out)
     assert data["sweep_id"] is None and len(data["points"]) == 2
     assert data["reuse"]["embedded_texts"] == 0 and data["best"]["metrics"]["ndcg@10"] > 0
+    code, out, _ = run_cli(capsys, home, "runs", "--sweeps")
+    assert code == 0 and out.startswith("    1") and "4 points, embedded 0" in out
+    code, out, _ = run_cli(capsys, home, "runs", "--sweep", "1")
+    assert out.splitlines()[0].startswith("sweep 1 on notes/notes (doc), done: fusion.method=rrf,weighted")
+    assert len(out.splitlines()) == 5
+    code, _, err = run_cli(capsys, home, "runs", "--sweep", "7")
+    assert code == 2 and "sweep 7 not found; sweep ids go up to 1" in err

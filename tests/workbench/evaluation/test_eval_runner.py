@@ -111,3 +111,13 @@ def test_json_shape_of_a_result(eval_home):
 def test_unknown_level_is_refused(eval_home):
     with pytest.raises(ValueError, match="use doc or span"):
         evaluate_collection(eval_home.bench, "notes", eval_home.golden(), bm25(eval_home), level="chunk")
+
+
+def test_mmr_and_rerank_stages_are_scored_too(eval_home, tiny_cross_encoder_dir):
+    config = eval_home.bench.config_for("notes").with_overrides(
+        ["mmr.enabled=true", f"rerank.model={tiny_cross_encoder_dir}", "rerank.top_m=5"])
+    result = evaluate_collection(eval_home.bench, "notes", eval_home.golden(), config, level="span",
+                                 metric_names=METRICS)
+    assert list(result.stage_metrics) == ["dense", "bm25", "fusion", "mmr", "rerank", "final"]
+    # MMR and rerank only reorder: their pools hold what fusion handed them (MMR keeps its pool of 50)
+    assert result.stage_metrics["rerank"][POOL_RECALL] == result.stage_metrics["fusion"][POOL_RECALL]

@@ -1,0 +1,134 @@
+"""How long the app takes to re-render after a query-time parameter changes, on the demo.
+
+Runs the app under Streamlit's AppTest (the same script runs a browser session would trigger,
+without the network and drawing), sets a query once, then changes one query-time parameter
+back and forth and times each rerun. Nothing is re-embedded or re-indexed on these reruns: the
+query vector is cached and the index snapshot stays loaded. Prints a table; asserts nothing.
+
+    .venv/bin/python bench/bench_app_rerender.py [--home DIR_WITH_DEMO] [--repeats 12]
+
+Without ``--home`` it loads the demo into a temporary home first (about 20-30 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+PROJECT_DIR = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(PROJECT_DIR))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+QUERY = "How is the reciprocal rank fusion score of a document computed?"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    page: str
+    prepare: Callable  # AppTest -> None: set up once (e.g. type the query)
+    change: Callable  # (AppTest, step) -> None: change one query-time parameter
+
+
+def _use_navigation_app() -> None:
+    # AppTest re-detects the legacy pages/ folder mode on every run and would run page files
+    # without app.py; a live server stops doing that after the first st.navigation call (see
+    # tests/app/conftest.py)
+    from streamlit.runtime.pages_manager import PagesManager
+
+    detect = PagesManager.__init__
+
+    def init_as_navigation_app(self, *args, **kwargs) -> None:
+        detect(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    PagesManager.__init__ = init_as_navigation_app
+
+
+def scenarios() -> list[Scenario]:
+    found = [
+        Scenario("embedding map: top_k", "pages/embedding_map.py",
+                 lambda app: app.text_input(key="map_query").input(QUERY),
+                 lambda app, step: app.slider(key="map_top_k").set_value(5 if step % 2 else 10)),
+        Scenario("presets: fusion.k in the editor", "pages/presets_mcp.py",
+                 lambda app: None,
+                 lambda app, step: app.number_input(key="preset_editor.demo.default.fusion.k").set_value(
+                     30 if step % 2 else 60)),
+    ]
+    if (PROJECT_DIR / "pages" / "retrieval_lab.py").exists():
+        found += [
+            Scenario("retrieval lab: fusion.k (side A)", "pages/retrieval_lab.py",
+                     lambda app: app.text_input(key="lab_query").input(QUERY),
+                     lambda app, step: app.number_input(key="lab_a_fusion.k").set_value(30 if step % 2 else 60)),
+            Scenario("retrieval lab: mmr.lambda (side B)", "pages/retrieval_lab.py",
+                     lambda app: app.text_input(key="lab_query").input(QUERY),
+                     lambda app, step: app.slider(key="lab_b_mmr.lambda").set_value(0.5 if step % 2 else 0.7)),
+        ]
+    return found
+
+
+def measure(home: Path, scenario: Scenario, repeats: int) -> list[float] | str:
+    from streamlit.testing.v1 import AppTest
+
+    app = AppTest.from_file(str(PROJECT_DIR / "app.py"), default_timeout=300).run()
+    app.switch_page(scenario.page).run()
+    try:
+        scenario.prepare(app)
+        app.run()
+        scenario.change(app, 0)  # warm-up: first query, first render of every element
+        app.run()
+    except KeyError as missing:
+        return f"widget {missing} not on the page"
+    timings = []
+    for step in range(1, repeats + 1):
+        scenario.change(app, step)
+        started = time.perf_counter()
+        app.run()
+        timings.append((time.perf_counter() - started) * 1000)
+        if app.exception:
+            return f"the page raised: {app.exception[0].value}"
+    return timings
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--home", type=Path, help="a home that already holds the demo collection")
+    parser.add_argument("--repeats", type=int, default=12)
+    args = parser.parse_args()
+    _use_navigation_app()
+
+    home = args.home
+    if home is None:
+        from workbench.demo import load_demo
+        from workbench.service import Workbench
+
+        home = Path(tempfile.mkdtemp(prefix="bench-rerender-"))
+        started = time.perf_counter()
+        loaded = load_demo(Workbench(home))
+        print(f"loaded the demo into {home} in {time.perf_counter() - started:.1f} s: {loaded.report.summary()}")
+    os.environ["WORKBENCH_HOME"] = str(home)
+
+    print(f"\nrerun after one query-time change, {args.repeats} runs each (AppTest, demo collection, no rerank)\n")
+    print(f"{'scenario':<38} {'median ms':>10} {'p90 ms':>8} {'max ms':>8}")
+    for scenario in scenarios():
+        result = measure(home, scenario, args.repeats)
+        if isinstance(result, str):
+            print(f"{scenario.name:<38} skipped: {result}")
+            continue
+        ordered = sorted(result)
+        p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
+        print(f"{scenario.name:<38} {statistics.median(result):>10.0f} {p90:>8.0f} {max(result):>8.0f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,110 @@
+"""The Documents page under AppTest: table, preview, chunk browser, uploads, collections."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from workbench.service import Workbench
+
+PAGE = "pages/documents.py"
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+
+
+def plain(markdown: str) -> str:
+    return re.sub(r"\\(.)", r"\1", re.sub(r"(?<!\\)\*\*", "", markdown))
+
+
+def texts(app, *kinds: str) -> list[str]:
+    return [plain(element.value) for kind in kinds for element in app.get(kind)]
+
+
+def document_table(app):
+    """The document table (the page also shows upload reports and chunk tables)."""
+    return next(frame.value for frame in app.dataframe if "ingested at" in frame.value.columns)
+
+
+def test_the_demo_table_preview_and_chunk_browser(demo_home: Path, open_app):
+    app = open_app(demo_home, page=PAGE)
+    assert not app.exception, app.exception
+    table = document_table(app)
+    assert list(table.columns) == ["name", "type", "size (KB)", "chunks", "status", "ingested at", "reason"]
+    assert len(table) == 44 and set(table["status"]) == {"success"}
+    assert set(table["type"]) == {"md", "pdf", "docx"}
+
+    overview = Workbench(demo_home).document("rag-pipeline-overview.md", "demo")
+    app.selectbox(key="documents_inspect").set_value(overview.id).run()
+    markdown = app.code[0].value
+    source = (PROJECT_DIR / "demo" / "documents" / "rag-pipeline-overview.md").read_text()
+    assert markdown.strip() == source.strip()  # Markdown files are stored as written
+    chunks = app.dataframe[1].value
+    assert len(chunks) == overview.chunk_count >= 3
+    assert list(chunks["#"]) == list(range(1, overview.chunk_count + 1))
+    # the chunk browser shows exactly the stored span of the canonical Markdown
+    app.number_input(key=f"chunk_number_{overview.id}").set_value(3).run()
+    start, end = int(chunks["start"][2]), int(chunks["end"][2])
+    assert app.code[1].value == markdown[start:end]
+    assert any(f"Chunk 3: characters {start}–{end}" in text for text in texts(app, "caption"))
+
+
+def test_a_bad_upload_lists_each_failure_and_ingests_the_rest(demo_home_copy: Path, open_app):
+    app = open_app(demo_home_copy, page=PAGE)
+    app.file_uploader[0].set_value([
+        ("field-notes.md", b"# Field notes\n\nThe canopy was full of birds at dawn.\n", "text/markdown"),
+        ("broken.pdf", b"%PDF-1.7\nthis is not really a PDF body", "application/pdf"),
+        ("empty.txt", b"", "text/plain"),
+    ]).run()
+    app.button(key="ingest_uploads").click().run()
+    assert not app.exception, app.exception
+
+    errors = texts(app, "error")
+    assert "broken.pdf was not ingested: broken.pdf: not a valid PDF (file is corrupt or truncated); re-export it " \
+           "and upload it again" in errors
+    assert "empty.txt was not ingested: empty.txt: empty file (0 bytes); check the original and upload it again" \
+           in errors
+    report = app.dataframe[0].value
+    assert dict(zip(report["file"], report["outcome"])) == {
+        "field-notes.md": "ingested", "broken.pdf": "failed", "empty.txt": "failed"}
+    documents = document_table(app)
+    assert len(documents) == 47  # the demo's 44, the new note and a row per failed file with its reason
+    statuses = dict(zip(documents["name"], documents["status"]))
+    assert statuses["field-notes.md"] == "success" and statuses["broken.pdf"] == "failed"
+    assert any(text.startswith("45 documents") for text in texts(app.sidebar, "caption"))
+    assert not app.file_uploader[0].value  # a fresh uploader for the next batch
+
+    # a failed entry can be deleted like any document
+    failed = Workbench(demo_home_copy).document("broken.pdf", "demo")
+    app.selectbox(key="documents_inspect").set_value(failed.id).run()
+    assert any(text.startswith("broken.pdf failed to ingest: broken.pdf: not a valid PDF")
+               for text in texts(app, "error"))
+    app.button(key="delete_document").click().run()
+    assert not app.exception, app.exception
+    assert "Deleted broken.pdf from demo." in texts(app, "success")
+    assert "broken.pdf" not in set(document_table(app)["name"])
+    assert len(document_table(app)) == 46
+
+
+def test_create_a_collection_then_delete_it(tmp_path: Path, open_app):
+    app = open_app(tmp_path / "home", page=PAGE)
+    app.button(key="create_collection").click().run()
+    assert any("collection name '' is not valid" in text for text in texts(app, "error"))
+
+    app.text_input(key="new_collection_name").input("field_notes").run()
+    app.button(key="create_collection").click().run()
+    assert not app.exception, app.exception
+    assert app.session_state["collection"] == "field_notes"
+    assert "Created collection field_notes. Upload files below." in texts(app, "success")
+    assert any("No documents yet" in text for text in texts(app, "info"))
+
+    app.checkbox(key="confirm_delete_field_notes").check().run()
+    app.button(key="delete_collection").click().run()
+    assert not app.exception, app.exception
+    assert "Deleted collection field_notes." in texts(app, "success")
+    assert Workbench(tmp_path / "home").collection_names() == []
+    assert any("No collection yet" in text for text in texts(app, "info"))
+    assert app.sidebar.button(key="sidebar_load_demo")  # the empty home offers the demo again
+
+
+def test_deleting_needs_the_confirmation(demo_home: Path, open_app):
+    app = open_app(demo_home, page=PAGE)
+    assert app.button(key="delete_collection").disabled

@@ -1,0 +1,78 @@
+"""Presets & MCP under AppTest: saving a preset, and the MCP client JSON for this home."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+from workbench import presets
+from workbench.service import Workbench
+
+PAGE = "pages/presets_mcp.py"
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+
+
+def plain(markdown: str) -> str:
+    return re.sub(r"\\(.)", r"\1", re.sub(r"(?<!\\)\*\*", "", markdown))
+
+
+def json_blocks(app) -> list[dict]:
+    return [json.loads(code.value) for code in app.code if code.language == "json"]
+
+
+def test_save_the_edited_configuration_as_a_preset(demo_home_copy: Path, open_app):
+    app = open_app(demo_home_copy, page=PAGE)
+    editor = "preset_editor.demo.default"
+    app.checkbox(key=f"{editor}.mmr.enabled").check()
+    app.number_input(key=f"{editor}.fusion.k").set_value(20).run()
+    assert app.code[0].value == "fusion.k=20\nmmr.enabled=True"  # exactly what the preset will store
+    app.text_input(key="preset_save_name.default").input("diverse")
+    app.text_input(key="preset_save_description").input("MMR on, sharper RRF")
+    app.checkbox(key="preset_make_default").check()
+    app.button(key="preset_save").click().run()
+    assert not app.exception, app.exception
+
+    assert [plain(s.value) for s in app.success] == ["Saved preset diverse (2 settings) and selected it."]
+    assert app.session_state["preset"] == "diverse"
+    bench = Workbench(demo_home_copy)
+    assert presets.load_overrides(bench.catalog, "diverse") == {"fusion.k": 20, "mmr.enabled": True}
+    assert bench.collections()[0].default_preset == "diverse"
+    table = app.dataframe[0].value
+    assert dict(zip(table["preset"], table["settings"]))["diverse"] == "fusion.k=20 mmr.enabled=True"
+    # the editor now starts from the saved preset: nothing left to store beyond it
+    assert app.checkbox(key="preset_editor.demo.diverse.mmr.enabled").value is True
+
+
+def test_a_bad_value_or_name_is_refused_with_the_fix(demo_home: Path, open_app):
+    app = open_app(demo_home, page=PAGE)
+    app.text_input(key="preset_editor.demo.default.fusion.weights").input("0.5, lots").run()
+    assert any("fusion.weights: cannot use '0.5, lots'" in plain(error.value) for error in app.error)
+    app.button(key="preset_save").click().run()
+    assert any("Fix 1 value(s) first: fusion.weights." in plain(error.value) for error in app.error)
+
+    app.text_input(key="preset_editor.demo.default.fusion.weights").input("0.7, 0.3")
+    app.text_input(key="preset_save_name.default").input("default").run()
+    app.button(key="preset_save").click().run()
+    assert any("“default” always means the built-in defaults" in plain(error.value) for error in app.error)
+    assert [name for name, _, _ in presets.list_all(Workbench(demo_home).catalog)] == ["default"]
+
+
+def test_mcp_json_serves_this_home_and_preset(demo_home: Path, open_app):
+    app = open_app(demo_home, page=PAGE)
+    assert not app.exception, app.exception
+    claude, vscode = json_blocks(app)
+    server = {
+        "command": sys.executable,
+        "args": ["-m", "workbench", "mcp", "--home", str(demo_home), "--preset", "default"],
+        "env": {"PYTHONPATH": str(PROJECT_DIR)},
+    }
+    assert claude == {"mcpServers": {"rag-workbench": server}}
+    assert vscode == {"servers": {"rag-workbench": {"type": "stdio", **server}}}
+
+    app.checkbox(key="mcp_pin_collection").check()
+    app.text_input(key="mcp_server_name").input("papers").run()
+    claude, vscode = json_blocks(app)
+    assert claude["mcpServers"]["papers"]["args"][-2:] == ["--collection", "demo"]
+    assert vscode["servers"]["papers"]["args"] == claude["mcpServers"]["papers"]["args"]

@@ -1,0 +1,45 @@
+"""Ingestion progress as the app shows it: per-file rows, the current step, a bar that only grows."""
+
+from __future__ import annotations
+
+from workbench.ingest import Progress
+from workbench.ui.ingest_progress import FILE_PHASE, IngestTracker
+
+
+def test_files_move_through_their_stages_and_failures_keep_their_reason():
+    tracker = IngestTracker(["a.md", "b.pdf", "c.txt"])
+    tracker.update(Progress("hash", "a.md", 1, 3))
+    tracker.update(Progress("parse", "a.md", 1, 3))
+    tracker.update(Progress("chunk", "a.md", 1, 3))
+    tracker.update(Progress("failed", "b.pdf", 2, 3, "b.pdf: not a valid PDF"))
+    tracker.update(Progress("skip", "c.txt", 3, 3, "unchanged"))
+    rows = tracker.table().to_dict("records")
+    assert rows == [
+        {"file": "a.md", "stage": "chunked, waiting to embed", "reason": ""},
+        {"file": "b.pdf", "stage": "failed", "reason": "b.pdf: not a valid PDF"},
+        {"file": "c.txt", "stage": "unchanged: skipped", "reason": ""},
+    ]
+    assert tracker.fraction == FILE_PHASE
+    assert tracker.headline == "Skipping c.txt (3/3)"
+
+
+def test_batch_stages_advance_the_bar_and_mark_stored_files():
+    tracker = IngestTracker(["a.md"])
+    tracker.update(Progress("chunk", "a.md", 1, 1))
+    tracker.update(Progress("embed", "16/32 new chunk texts", 1, 1))
+    assert tracker.fraction == FILE_PHASE + 0.3 * 0.5
+    assert tracker.headline == "Embedding new chunk texts: 16/32"
+    tracker.update(Progress("store", "1 documents", 1, 1))
+    assert tracker.rows["a.md"].stage == "stored" and tracker.fraction == 0.92
+    tracker.update(Progress("index", "layout-key", 1, 1))
+    tracker.update(Progress("done", "demo", 1, 1, "demo: 1 files: 1 new"))
+    assert tracker.fraction == 1.0 and tracker.finished and tracker.headline == "demo: 1 files: 1 new"
+
+
+def test_the_bar_never_moves_backwards():
+    tracker = IngestTracker(["a.md", "b.md"])
+    tracker.update(Progress("chunk", "b.md", 2, 2))
+    tracker.update(Progress("embed", "1/10 new chunk texts", 2, 2))
+    before = tracker.fraction
+    tracker.update(Progress("hash", "a.md", 1, 2))  # a later batch restarting its own count
+    assert tracker.fraction == before

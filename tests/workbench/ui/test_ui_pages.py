@@ -1,0 +1,29 @@
+"""The page registry: only pages whose files exist, the Retrieval lab as default once there is data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from workbench.ui import pages
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "pages").mkdir()
+    monkeypatch.setattr(pages, "PROJECT_DIR", tmp_path)
+    return tmp_path
+
+
+def test_only_existing_page_files_are_registered(project: Path):
+    for name in ("welcome.py", "documents.py"):
+        (project / "pages" / name).write_text("")
+    assert pages.available_pages() == [pages.WELCOME, pages.DOCUMENTS]
+
+
+def test_the_retrieval_lab_is_the_default_once_a_collection_exists(project: Path):
+    assert pages.default_page(has_collections=True) == pages.WELCOME  # its file is missing
+    (project / "pages" / "retrieval_lab.py").write_text("")
+    assert pages.default_page(has_collections=True) == pages.RETRIEVAL_LAB
+    assert pages.default_page(has_collections=False) == pages.WELCOME
