@@ -19,7 +19,7 @@ from workbench.config import ChunkingConfig
 
 STRATEGIES: dict[str, str] = {
     "fixed": "Windows of a fixed number of characters or tokens with overlap, blind to structure.",
-    "recursive": "Cuts at headings, code fences, paragraphs, lines, sentences, then words; packs pieces up to size with overlap.",
+    "recursive": "Cuts at headings, code fences, paragraphs, lines, sentences, then words; packs pieces into evenly sized chunks up to size, headings kept with their text, with overlap.",
     "markdown": "One chunk per heading section; sections longer than size are split recursively.",
     "sentence_window": "One chunk per sentence, widened by `window` sentences of context on each side.",
     "semantic": "Groups consecutive sentences; starts a new chunk where embedding similarity drops below the threshold quantile.",
