@@ -59,11 +59,13 @@ def level_and_metrics(key: str) -> tuple[str, tuple[str, ...]]:
     level = left.radio("Level", ("doc", "span"), horizontal=True, key=f"{key}_level", help=LEVEL_HELP)
     chosen = right.multiselect("Metrics", METRIC_CHOICES, default=list(m.DEFAULT_METRICS), key=f"{key}_metrics",
                                accept_new_options=True, help="Type any metric@k, e.g. recall@30.")
-    try:
-        return level, m.validate(chosen)
-    except ValueError as error:
-        st.error(md_escape(error))
-        st.stop()
+    valid = []
+    for name in chosen:
+        try:
+            valid.extend(m.validate([name]))
+        except ValueError as error:  # a typed metric: say why it is left out, keep the others
+            st.error(md_escape(error))
+    return level, tuple(dict.fromkeys(valid)) or m.DEFAULT_METRICS
 
 
 def download_buttons(what, stem: str, key: str) -> None:
