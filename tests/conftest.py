@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -83,15 +84,14 @@ class HashingEmbedder:
         return [text for call in self.calls for text in call]
 
 
-@pytest.fixture
-def fake_embedder():
-    """Register the hashing embedder under FAKE_MODEL for the duration of a test."""
+@contextlib.contextmanager
+def registered_hashing_embedder(name: str):
+    """Route ``name`` to a fresh HashingEmbedder while the block runs; yields it for inspection."""
     from workbench.embedding import base
 
-    instance = HashingEmbedder(FAKE_MODEL)
+    instance = HashingEmbedder(name)
 
     class _Adapter(base.Embedder):
-        name = FAKE_MODEL
         dimension = instance.dimension
         max_tokens = instance.max_tokens
 
@@ -101,9 +101,19 @@ def fake_embedder():
         def token_counts(self, texts):
             return instance.token_counts(texts)
 
-    base.register_embedder(FAKE_MODEL, lambda _name: _Adapter())
-    yield instance
-    base.unregister_embedder(FAKE_MODEL)
+    _Adapter.name = name
+    base.register_embedder(name, lambda _name: _Adapter())
+    try:
+        yield instance
+    finally:
+        base.unregister_embedder(name)
+
+
+@pytest.fixture
+def fake_embedder():
+    """Register the hashing embedder under FAKE_MODEL for the duration of a test."""
+    with registered_hashing_embedder(FAKE_MODEL) as instance:
+        yield instance
 
 
 @pytest.fixture

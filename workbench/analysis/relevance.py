@@ -1,21 +1,32 @@
-"""Which chunks a golden query marks relevant, and finding the golden query for a typed query.
+"""The Retrieval lab's side of golden sets: which golden query a typed query is, which chunks of
+the collection and of a run it marks relevant, and what "mark this hit relevant" writes.
 
-A golden item names a document by external id, file name or catalog id. A document-level item
-makes every chunk of that document relevant; a span item only the chunks whose ``[start, end)``
-overlaps the span or whose text contains the quote (offsets are into the document's canonical
-Markdown, like chunk offsets).
+All judging is ``workbench.evaluation.relevance``: the lab highlights exactly the chunks that
+evaluation counts, so a hit shown as relevant here is one that earns a metric there.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Mapping
 
 from store.index_set import Snapshot
 from workbench.evaluation import golden
 from workbench.evaluation.golden import GoldenQuery, GoldenSetError, RelevantItem
+from workbench.evaluation.relevance import (
+    ChunkJudge,
+    MarkdownLookup,
+    canonical_document_names,
+    judgement_for_chunk,
+    names_document,
+)
 from workbench.trace import ChunkView
+
+#: the two granularities a hit can be marked relevant at
+DOCUMENT_LEVEL = "document"
+SPAN_LEVEL = "span"
+MARK_LEVELS = (DOCUMENT_LEVEL, SPAN_LEVEL)
 
 
 @dataclass(frozen=True)
@@ -35,9 +46,9 @@ class GoldenLookup:
 def find_golden_query(text: str, home: Path, prefer: str | None = None) -> GoldenLookup:
     """The golden query whose text equals ``text`` (both stripped) in any available set.
 
-    When several sets hold it, the set named ``prefer`` (the collection, usually) wins, then the
-    first by name. A set that fails to load is skipped and reported, never fatal: highlighting is
-    an aid, not a precondition for querying.
+    When several sets hold it, the set named ``prefer`` (the set the user marks into, else the
+    collection) wins, then the first by name. A set that fails to load is skipped and reported,
+    never fatal: highlighting is an aid, not a precondition for querying.
     """
     wanted = text.strip()
     if not wanted:
@@ -57,53 +68,77 @@ def find_golden_query(text: str, home: Path, prefer: str | None = None) -> Golde
     return GoldenLookup(None, tuple(problems))
 
 
-def item_matches_chunk(item: RelevantItem, doc_keys: Iterable[str], start: int, end: int, text: str) -> bool:
-    """Does ``item`` mark the chunk ``[start, end)`` with ``text`` of a document known by ``doc_keys``?"""
-    if item.doc not in set(doc_keys):
-        return False
-    if not item.is_span:
-        return True
-    overlaps = item.start is not None and item.end is not None and start < item.end and item.start < end
-    quoted = item.quote is not None and item.quote in text
-    return overlaps or quoted
+# -- judging (delegated) ----------------------------------------------------------------------------
+
+def _chunk_view(snapshot: Snapshot, chunk_id: int) -> ChunkView:
+    chunk = snapshot.chunks[chunk_id]
+    doc = snapshot.documents.get(chunk.doc_id)
+    return ChunkView(
+        chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, source=doc.source if doc else "",
+        external_id=doc.external_id if doc else None, doc_type=doc.doc_type if doc else "",
+        title=doc.title if doc else "", heading_path=chunk.heading_path, page=chunk.page,
+        start=chunk.start, end=chunk.end, text=chunk.text, token_count=chunk.token_count,
+        over_max_length=chunk.over_max_length,
+    )
 
 
-def chunk_grade(query: GoldenQuery, doc_keys: Iterable[str], start: int, end: int, text: str) -> int:
-    """The highest grade any item of ``query`` gives the chunk; 0 = not relevant."""
-    keys = set(doc_keys)
-    return max((item.grade for item in query.relevant if item_matches_chunk(item, keys, start, end, text)), default=0)
+def relevant_in_collection(query: GoldenQuery, snapshot: Snapshot,
+                           markdown: MarkdownLookup | None = None) -> dict[int, int]:
+    """chunk id -> grade over every chunk of the snapshot, as span-level evaluation judges it.
+
+    Only the chunks of the documents the query names are handed to the judge: the names resolve
+    over all documents first (as ``ChunkJudge`` resolves them), so the result is the same as
+    judging the whole collection, without building a view of every chunk on each re-render.
+    """
+    names = canonical_document_names((doc.source, doc.external_id) for doc in snapshot.documents.values())
+    wanted = {names[item.doc] for item in query.relevant if item.doc in names}
+    doc_ids = {doc.doc_id for doc in snapshot.documents.values() if (doc.external_id or doc.source) in wanted}
+    views = [_chunk_view(snapshot, chunk_id) for chunk_id, chunk in snapshot.chunks.items() if chunk.doc_id in doc_ids]
+    return ChunkJudge(views, markdown).judge(query)
 
 
-def document_keys(doc_id: int, source: str, external_id: str | None) -> set[str]:
-    """The names a golden item may use for a document."""
-    return {str(doc_id), source} | ({external_id} if external_id else set())
+def relevant_in_run(collection_grades: Mapping[int, int], run_chunks: Mapping[int, ChunkView]) -> dict[int, int]:
+    """The part of ``relevant_in_collection`` that a run (a trace's ``chunks``) retrieved.
+
+    Taken from the collection-wide judgement rather than judged afresh, so a run's marks and
+    the "N relevant chunks in this collection" count can never disagree.
+    """
+    return {chunk_id: grade for chunk_id, grade in collection_grades.items() if chunk_id in run_chunks}
 
 
-def relevant_chunks(query: GoldenQuery, chunks: Iterable[ChunkView]) -> dict[int, int]:
-    """Chunk id -> grade for the relevant chunks among ``chunks`` (a trace's ``chunks.values()``)."""
-    grades = {}
-    for chunk in chunks:
-        grade = chunk_grade(query, document_keys(chunk.doc_id, chunk.source, chunk.external_id),
-                            chunk.start, chunk.end, chunk.text)
-        if grade > 0:
-            grades[chunk.chunk_id] = grade
-    return grades
+# -- marking hits relevant ----------------------------------------------------------------------------
+
+def judgement_for_hit(chunk: ChunkView, level: str, grade: int = 1) -> RelevantItem:
+    """The golden item that marks ``chunk`` relevant: its whole document, or just its characters."""
+    if level == SPAN_LEVEL:
+        return judgement_for_chunk(chunk, grade)
+    if level == DOCUMENT_LEVEL:
+        return RelevantItem(doc=chunk.external_id or chunk.source, grade=grade)
+    raise ValueError(f"unknown judgement level {level!r}; use one of {', '.join(MARK_LEVELS)}")
 
 
-def relevant_chunks_in_snapshot(query: GoldenQuery, snapshot: Snapshot) -> dict[int, int]:
-    """Chunk id -> grade over the whole indexed collection (to count what no stage retrieved)."""
-    wanted_docs = {item.doc for item in query.relevant}
-    keys_of = {}
-    for doc in snapshot.documents.values():
-        keys = document_keys(doc.doc_id, doc.source, doc.external_id)
-        if keys & wanted_docs:
-            keys_of[doc.doc_id] = keys
-    grades = {}
-    for chunk in snapshot.chunks.values():
-        keys = keys_of.get(chunk.doc_id)
-        if keys is None:
-            continue
-        grade = chunk_grade(query, keys, chunk.start, chunk.end, chunk.text)
-        if grade > 0:
-            grades[chunk.chunk_id] = grade
-    return grades
+def golden_query_key(set_name: str, lookup: GoldenLookup, query_text: str) -> str:
+    """What to pass ``golden.mark_relevant`` to find the query in ``set_name``.
+
+    The matched query's id when the typed query is already in that set (an id is exact even
+    if the text looks like some other query's id), else the text, which adds the query.
+    """
+    if lookup.match is not None and lookup.match.set_name == set_name:
+        return lookup.match.query.id
+    return query_text.strip()
+
+
+def judgements_of_document(query: GoldenQuery, chunk: ChunkView) -> tuple[RelevantItem, ...]:
+    """The query's items about the chunk's document (by any of its names), to show what is recorded."""
+    return tuple(item for item in query.relevant if names_document(item, chunk))
+
+
+def describe_item(item: RelevantItem) -> str:
+    """One line for a golden item: what it marks, and its grade."""
+    if item.start is not None:
+        what = f"characters {item.start}–{item.end}"
+    elif item.quote is not None:
+        what = f"the quote “{item.quote}”"
+    else:
+        what = "the whole document"
+    return f"{item.doc}: {what} (grade {item.grade})"

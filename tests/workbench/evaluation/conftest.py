@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import HashingEmbedder
+from tests.conftest import HashingEmbedder, registered_hashing_embedder
 
 EVAL_MODEL = "eval-hashing-embedder"
 SCIFACT_DIR = Path(__file__).resolve().parents[3].parent / "shared" / "datasets" / "scifact"
@@ -78,24 +78,8 @@ def golden_lines() -> list[dict]:
 
 @pytest.fixture(scope="session")
 def eval_embedder() -> HashingEmbedder:
-    from workbench.embedding import base
-
-    instance = HashingEmbedder(EVAL_MODEL)
-
-    class _Adapter(base.Embedder):
-        name = EVAL_MODEL
-        dimension = instance.dimension
-        max_tokens = instance.max_tokens
-
-        def embed(self, texts):
-            return instance.embed(texts)
-
-        def token_counts(self, texts):
-            return instance.token_counts(texts)
-
-    base.register_embedder(EVAL_MODEL, lambda _name: _Adapter())
-    yield instance
-    base.unregister_embedder(EVAL_MODEL)
+    with registered_hashing_embedder(EVAL_MODEL) as instance:
+        yield instance
 
 
 def eval_config(overrides: dict | None = None):
