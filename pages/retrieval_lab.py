@@ -21,10 +21,17 @@ from workbench.analysis.diff import diff_finals
 from workbench.analysis.explain import HitExplanation, explain_hit
 from workbench.analysis.rank_flow import rank_flow
 from workbench.analysis.relevance import (
+    DOCUMENT_LEVEL,
+    MARK_LEVELS,
+    SPAN_LEVEL,
     GoldenLookup,
+    describe_item,
     find_golden_query,
-    relevant_chunks,
-    relevant_chunks_in_snapshot,
+    golden_query_key,
+    judgement_for_hit,
+    judgements_of_document,
+    relevant_in_collection,
+    relevant_in_run,
 )
 from workbench.analysis.side_config import (
     describe,
@@ -279,7 +286,7 @@ def _render_golden_summary(lookup: GoldenLookup, snapshot, traces: dict[str, Tra
         st.warning(f"A golden set could not be read: {md_escape(problem)}")
     if lookup.match is None:
         return
-    in_collection = relevant_chunks_in_snapshot(lookup.match.query, snapshot)
+    in_collection = _relevant_in_collection(lookup.match.query, snapshot)
     in_final = {side: sum(1 for cid in trace.final.chunk_ids() if cid in relevant[side])
                 for side, trace in traces.items()}
     found = ", ".join(f"{side.upper()} has {count} in its final list" for side, count in in_final.items())
@@ -496,10 +503,13 @@ def main() -> None:
     if not traces:
         return
 
-    lookup = _golden_lookup(str(home), query, collection, golden_signature)
-    relevant = {side: relevant_chunks(lookup.match.query, trace.chunks.values()) if lookup.match else {}
-                for side, trace in traces.items()}
-    _render_golden_summary(lookup, next(iter(snapshots.values())), traces, relevant)
+    # the set the user marks hits into is the one whose judgements are shown, when it has the query
+    prefer = st.session_state.get(MARK_SET_KEY) or collection
+    lookup = _golden_lookup(str(home), query, prefer, golden_signature)
+    snapshot = next(iter(snapshots.values()))
+    judged = _relevant_in_collection(lookup.match.query, snapshot) if lookup.match else {}
+    relevant = {side: relevant_in_run(judged, trace.chunks) for side, trace in traces.items()}
+    _render_golden_summary(lookup, snapshot, traces, relevant)
     for side, trace in traces.items():
         with containers[side]:
             _render_side(side, trace, configs[side], relevant[side])
@@ -507,7 +517,7 @@ def main() -> None:
     if len(traces) == 2:
         _render_diff(traces, {**relevant["a"], **relevant["b"]})
         st.divider()
-    _render_explain(traces, configs, snapshots, relevant)
+    _render_explain(traces, configs, snapshots, relevant, lookup)
     st.divider()
     _render_context(traces, relevant)
 

@@ -50,6 +50,9 @@ class SentenceTransformerEmbedder(Embedder):
     def _load(self):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        # progress bars and load reports go to stderr, but they are noise in logs and CI output
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
         from sentence_transformers import SentenceTransformer
 
         try:
