@@ -43,14 +43,23 @@ def rank_flow_figure(
             for stage, rank in zip(flow.stages, path.ranks)
         ]
         name = f"#{path.final_rank} {label}" if in_final else f"out · {label}"
+        # the chart sits in half a page: a legend of long labels would squash it, so finalists
+        # are labelled at their last point and everything else is on hover
+        point_labels = [""] * len(flow.stages)
+        if in_final:
+            point_labels[-1] = _shorten(name, 34)
         figure.add_trace(
             go.Scatter(
                 x=list(flow.stages),
                 y=y_values,
-                mode="lines+markers",
+                mode="lines+markers+text",
                 name=name,
-                text=hover,
-                hovertemplate="%{text}<extra></extra>",
+                text=point_labels,
+                textposition="middle right",
+                textfont={"size": 10},
+                cliponaxis=False,
+                customdata=hover,
+                hovertemplate="%{customdata}<extra></extra>",
                 connectgaps=True,  # dense and BM25 are parallel routes: a chunk only one found still flows on
                 line={"width": 4 if is_relevant else 2, "dash": "solid" if in_final else "dot",
                       "color": _PALETTE[index % len(_PALETTE)]},
@@ -66,8 +75,12 @@ def rank_flow_figure(
     figure.update_layout(
         title_text=html.escape(title) if title else None,
         height=max(320, 90 + 26 * (flow.depth + 1)),
-        margin={"l": 40, "r": 10, "t": 40 if title else 10, "b": 40},
-        legend={"font": {"size": 10}},
+        margin={"l": 40, "r": 190, "t": 40 if title else 10, "b": 40},
+        showlegend=False,
         hovermode="closest",
     )
     return figure
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -70,6 +70,8 @@ def test_figure_clips_deep_ranks_and_marks_relevant_chunks():
     left_line = by_name["out · chunk 5"]
     assert list(left_line.y) == [None, 2, 3, None]  # fusion rank 4 clipped to the "below" row 3
     assert left_line.line.dash == "dot"
-    assert "rank 4" in left_line.text[2]  # the hover keeps the true rank
+    assert "rank 4" in left_line.customdata[2]  # the hover keeps the true rank
+    assert list(relevant_line.text)[-1].startswith("#2") and not any(left_line.text)  # finalists labelled
+    assert figure.layout.showlegend is False
     assert list(figure.layout.yaxis.ticktext) == ["1", "2", "> 2"]
     assert figure.layout.yaxis.autorange == "reversed"
