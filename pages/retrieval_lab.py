@@ -67,6 +67,13 @@ GOLDEN_PICK_KEY = "lab_golden_pick"
 TRACE_CACHE_KEY = "lab_trace_cache"
 ANSWER_KEY = "lab_answer"
 TRACE_CACHE_SIZE = 8
+MARK_SET_KEY = "lab_mark_set"
+MARK_NEW_NAME_KEY = "lab_mark_new_name"
+MARK_LEVEL_KEY = "lab_mark_level"
+MARK_GRADE_KEY = "lab_mark_grade"
+MARK_MESSAGE_KEY = "lab_mark_message"
+#: the golden-set choice that creates a new set rather than naming one
+NEW_SET = "New golden set…"
 RELEVANT_STYLE = "background-color: rgba(46, 160, 67, 0.22)"
 TABLE_HEIGHT = 320
 #: the lab's settings and query survive a visit to another page
@@ -216,6 +223,16 @@ def _golden_queries(home: str, signature: tuple) -> dict[str, str]:
     return found
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def _cached_relevance(folder: str, generation, query, _snapshot) -> dict[int, int]:
+    return relevant_in_collection(query, _snapshot, markdown=lambda doc_id: session.document_markdown(doc_id)[0])
+
+
+def _relevant_in_collection(query, snapshot) -> dict[int, int]:
+    """The query's relevant chunks over the whole layout, judged once per query and index version."""
+    return _cached_relevance(str(snapshot.folder), snapshot.generation, query, snapshot)
+
+
 def _pick_golden_query(golden_queries: dict[str, str]) -> None:
     picked = st.session_state.get(GOLDEN_PICK_KEY)
     if picked in golden_queries:
@@ -317,7 +334,7 @@ def _forget_stale_choice(key: str, options) -> None:
 
 
 def _render_explain(traces: dict[str, Trace], configs: dict[str, WorkbenchConfig], snapshots: dict,
-                    relevant: dict[str, dict[int, int]]) -> None:
+                    relevant: dict[str, dict[int, int]], lookup: GoldenLookup) -> None:
     st.subheader("Explain a hit")
     sides = list(traces)
     _forget_stale_choice("lab_explain_side", sides)
@@ -334,11 +351,92 @@ def _render_explain(traces: dict[str, Trace], configs: dict[str, WorkbenchConfig
     chunk_id = st.selectbox("Hit", list(labels), format_func=lambda cid: ("✓ " if cid in relevant[side] else "")
                             + labels[cid], key=select_key,
                             help="Any chunk of any stage: the final list first, then the ones that dropped out")
+    _render_marking(trace.chunks.get(chunk_id), trace.query, lookup)
     config = configs[side]
     vector = None
     if trace.stage("dense") is not None or trace.stage("mmr") is not None:
         vector = session.workbench().embed_query(config.embedding.model, trace.query)
     _show_explanation(explain_hit(trace, snapshots[side], chunk_id, vector))
+
+
+# -- marking hits relevant -----------------------------------------------------------------------------
+
+def _chosen_set_name() -> str | None:
+    """The golden set the marking widgets point at: an existing set, or the new name typed."""
+    chosen = st.session_state.get(MARK_SET_KEY)
+    if chosen == NEW_SET:
+        return (st.session_state.get(MARK_NEW_NAME_KEY) or "").strip() or None
+    return chosen
+
+
+def _mark_hit(chunk, query_text: str, lookup: GoldenLookup, mark: bool) -> None:
+    """Button callback: runs before the rerun, so the rerun already highlights the new judgement."""
+    name = _chosen_set_name()
+    if name is None:
+        st.session_state[MARK_MESSAGE_KEY] = ("error", "Type a name for the new golden set first.")
+        return
+    try:
+        path = golden.path_for(name, session.home_path())
+        item = judgement_for_hit(chunk, st.session_state.get(MARK_LEVEL_KEY, SPAN_LEVEL),
+                                 int(st.session_state.get(MARK_GRADE_KEY, 1)))
+        query_key = golden_query_key(name, lookup, query_text)
+        if mark:
+            recorded = golden.mark_relevant(path, query_key, item)
+            message = ("success", f"Marked {describe_item(item)} relevant to query {recorded.id} in {path}.")
+        elif golden.unmark_relevant(path, query_key, item) is None:
+            message = ("warning", f"Golden set {name} has no such query, so there was nothing to unmark.")
+        else:
+            message = ("success", f"Removed {describe_item(item)} from golden set {name} ({path}).")
+    except (GoldenSetError, OSError) as error:
+        message = ("error", f"Could not change golden set {name}: {error}")
+    else:
+        # a new set now exists: point the choice at it, so the next mark goes to the same file
+        st.session_state[MARK_SET_KEY] = name
+    st.session_state[MARK_MESSAGE_KEY] = message
+
+
+def _render_marking(chunk, query_text: str, lookup: GoldenLookup) -> None:
+    """Widgets that record the chosen hit as relevant (or not) in a golden set file."""
+    if chunk is None:
+        return
+    with st.container(border=True):
+        st.markdown("**Mark this hit relevant** to the query, in a golden set (JSONL in the home's "
+                    "`golden_sets/`, or where an existing set lives)")
+        names = golden.available(session.home_path())
+        options = names + [NEW_SET]
+        _forget_stale_choice(MARK_SET_KEY, options)
+        preferred = lookup.match.set_name if lookup.match else None
+        left, middle, right = st.columns([2, 2, 1])
+        chosen = left.selectbox("Golden set", options, key=MARK_SET_KEY,
+                                index=options.index(preferred) if preferred in options else len(options) - 1,
+                                help="Its judgements are the ones highlighted while it holds the query.")
+        if chosen == NEW_SET:
+            left.text_input("New set name", key=MARK_NEW_NAME_KEY, placeholder="letters, digits, - or _",
+                            help="Creates <home>/golden_sets/<name>.jsonl on the first mark.")
+        middle.radio("Judge", MARK_LEVELS, key=MARK_LEVEL_KEY, index=MARK_LEVELS.index(SPAN_LEVEL),
+                     horizontal=True, format_func=lambda level: {
+                         DOCUMENT_LEVEL: "the whole document", SPAN_LEVEL: "this chunk's span"}[level],
+                     help="A span records the chunk's character range in its document, so it survives "
+                          "re-chunking; the whole document makes every chunk of it relevant.")
+        right.number_input("Grade", 1, 10, value=1, step=1, key=MARK_GRADE_KEY,
+                           help="Graded relevance: the gain nDCG gives this judgement.")
+        buttons = st.columns([1, 1, 3])
+        buttons[0].button("Mark relevant", key="lab_mark", icon=":material/check:", on_click=_mark_hit,
+                          args=(chunk, query_text, lookup, True))
+        buttons[1].button("Unmark", key="lab_unmark", icon=":material/close:", on_click=_mark_hit,
+                          args=(chunk, query_text, lookup, False),
+                          help="Removes the judgement of the chosen kind (document or span) for this hit.")
+        name = _chosen_set_name()
+        if lookup.match is not None and name == lookup.match.set_name:
+            recorded = judgements_of_document(lookup.match.query, chunk)
+            st.caption(f"What {md_escape(name)} records about this document for the query:")
+            st.text("\n".join(describe_item(item) for item in recorded) or "nothing")
+        elif name:
+            st.caption(f"Golden set {md_escape(name)} does not hold this query yet; marking adds it.")
+        message = st.session_state.pop(MARK_MESSAGE_KEY, None)
+        if message is not None:
+            kind, text = message
+            {"success": st.success, "warning": st.warning, "error": st.error}[kind](md_escape(text))
 
 
 def _show_explanation(explained: HitExplanation) -> None:

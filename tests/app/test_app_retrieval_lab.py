@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+
+from workbench.service import Workbench
 
 PAGE = "pages/retrieval_lab.py"
 GOLDEN_QUERY = "Autophagy declines in aged organisms."  # demo golden query scifact-148
 GOLDEN_PICK = "demo · scifact-148"
 RELEVANT_DOC = "scifact-1084345.md"
+RELEVANT_SPAN = (319, 609)  # the span item scifact-148 has beside its document item
 
 
 def _texts(app, *kinds: str) -> list[str]:
@@ -68,18 +72,33 @@ def test_both_sides_render_stages_charts_diff_explain_and_context(lab):
     assert any("Answer generation is off: not configured" in text for text in _texts(lab, "info"))
 
 
-def test_a_golden_query_highlights_its_relevant_chunks(lab):
+def _chunk_spans(home: Path) -> dict[int, tuple[str, str | None, int, int]]:
+    """chunk id -> (file name, external id, start, end) in the demo collection's default layout."""
+    bench = Workbench(home)
+    snapshot = bench.snapshot("demo", bench.config_for("demo"))
+    return {cid: (snapshot.documents[c.doc_id].source, snapshot.documents[c.doc_id].external_id, c.start, c.end)
+            for cid, c in snapshot.chunks.items()}
+
+
+def test_a_golden_query_highlights_its_relevant_chunks(lab, demo_home):
     lab.selectbox(key="lab_golden_pick").select(GOLDEN_PICK).run()  # picking a golden query fills the query box
     assert not lab.exception, lab.exception
     assert lab.text_input(key="lab_query").value == GOLDEN_QUERY
     successes = [text.replace("\\", "") for text in _texts(lab, "success")]
     assert any("golden set demo" in text for text in successes)
+    spans = _chunk_spans(demo_home)
     for side in ("a", "b"):
         final = _final_table(lab, side)
         marked = final[final["✓"] == "✓"]
         assert len(marked) >= 1
         assert set(marked["document"]) == {RELEVANT_DOC}
-        assert set(final[final["document"] == RELEVANT_DOC]["✓"]) == {"✓"}  # document-level item: every chunk
+        # the evaluation rules: the query's span supersedes its document item, so exactly the
+        # document's chunks overlapping the span are marked, not every chunk of the document
+        start, end = RELEVANT_SPAN
+        in_final = final[final["document"] == RELEVANT_DOC]
+        overlapping = {cid for cid in in_final["chunk"] if spans[cid][2] < end and start < spans[cid][3]}
+        assert set(marked["chunk"]) == overlapping
+        assert len(in_final) > len(marked)  # some chunks of the document lie outside the span
 
 
 def test_changing_a_parameter_reruns_that_side(lab):
@@ -142,3 +161,56 @@ def test_a_side_that_fails_names_the_problem_and_the_other_side_still_renders(la
     assert len(_final_table(lab, "a")) == 10
     assert not any("A vs B" in header for header in _texts(lab, "subheader"))  # no diff without B
     assert any(code.startswith("[S1] ") for code in _texts(lab, "code"))  # A's context still builds
+
+
+def test_marking_a_hit_relevant_writes_the_golden_set_and_highlights_it(demo_home_copy: Path, open_app):
+    query = "How does reciprocal rank fusion combine rankings?"  # in no golden set
+    app = open_app(demo_home_copy, page=PAGE)
+    app.text_input(key="lab_query").set_value(query).run()
+    assert not app.exception, app.exception
+    assert set(_final_table(app, "a")["✓"]) == {""}
+    hit = app.selectbox(key="lab_explain_hit_a").value  # the first hit of A's final list
+    assert hit == _final_table(app, "a")["chunk"].iloc[0]
+    source, external_id, start, end = _chunk_spans(demo_home_copy)[hit]
+    doc = external_id or source
+
+    assert app.selectbox(key="lab_mark_set").value == "New golden set…"  # no set holds the query yet
+    app.text_input(key="lab_mark_new_name").set_value("mine")
+    app.radio(key="lab_mark_level").set_value("span")
+    app.button(key="lab_mark").click().run()
+    assert not app.exception, app.exception
+
+    path = demo_home_copy / "golden_sets" / "mine.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line) for line in lines] == [
+        {"id": "q1", "query": query, "relevant": [{"doc": doc, "start": start, "end": end}]}]
+    assert app.selectbox(key="lab_mark_set").value == "mine"  # the new set is now chosen
+    successes = [text.replace("\\", "") for text in _texts(app, "success")]
+    assert any("query q1 of golden set mine" in text for text in successes)
+    final = _final_table(app, "a")
+    assert set(final[final["✓"] == "✓"]["chunk"]) >= {hit}
+    assert all(spans_overlap(_chunk_spans(demo_home_copy)[cid], doc, start, end)
+               for cid in final[final["✓"] == "✓"]["chunk"])
+
+    app.button(key="lab_unmark").click().run()
+    assert not app.exception, app.exception
+    assert json.loads(path.read_text(encoding="utf-8")) == {"id": "q1", "query": query, "relevant": []}
+    assert set(_final_table(app, "a")["✓"]) == {""}
+
+
+def spans_overlap(chunk: tuple[str, str | None, int, int], doc: str, start: int, end: int) -> bool:
+    source, external_id, chunk_start, chunk_end = chunk
+    return doc in (source, external_id) and chunk_start < end and start < chunk_end
+
+
+def test_marking_needs_a_name_for_a_new_set(demo_home_copy: Path, open_app):
+    app = open_app(demo_home_copy, page=PAGE)
+    app.text_input(key="lab_query").set_value("chunk overlap").run()
+    app.button(key="lab_mark").click().run()
+    assert not app.exception, app.exception
+    assert any("Type a name for the new golden set first" in text for text in _texts(app, "error"))
+    app.text_input(key="lab_mark_new_name").set_value("../escape").run()
+    app.button(key="lab_mark").click().run()
+    errors = [text.replace("\\", "") for text in _texts(app, "error")]
+    assert any("golden set name '../escape' is not valid" in text for text in errors)
+    assert sorted(p.name for p in (demo_home_copy / "golden_sets").iterdir()) == ["demo.jsonl"]
