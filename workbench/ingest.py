@@ -19,7 +19,6 @@ from typing import Callable, Iterable
 from store import repository as repo
 from store.catalog import Catalog
 from workbench.chunk_preparation import prepare_chunks
-from workbench.config import ChunkingConfig
 from workbench.embedding import get_embedder
 from workbench.embedding.cache import embed_cached
 from workbench.layout import Layout
@@ -170,7 +169,8 @@ def ingest(
         progress(Progress("chunk", source.name, position, total))
         chunks = {}
         for layout in layouts:
-            embedder = _embedder_for_chunking(layout)
+            # the model supplies token counts (the over-length flag), token units and semantic breaks
+            embedder = get_embedder(layout.embedding_model)
             chunks[layout.chunkset_key] = prepare_chunks(parsed.markdown, list(parsed.page_starts), layout.chunking, embedder)
         pending.append(
             _Pending(source, sha, parsed.title, parsed.markdown, parsed.doc_type, list(parsed.page_starts), chunks,
@@ -195,11 +195,6 @@ def ingest(
     report.elapsed_s = time.perf_counter() - started
     progress(Progress("done", collection_name, total, total, report.summary()))
     return report
-
-
-def _embedder_for_chunking(layout: Layout):
-    """Chunking needs the model only for token counts, token units and semantic breaks."""
-    return get_embedder(layout.embedding_model)
 
 
 def _parse(source: Source):
@@ -312,7 +307,3 @@ def ensure_chunkset(catalog: Catalog, collection_name: str, layout: Layout,
             repo.insert_chunks(con, collection.id, layout.chunkset_key, doc_id, chunks)
         repo.bump_generation(con, collection.id)
     return len(todo)
-
-
-def chunking_of(config_dict: dict) -> ChunkingConfig:
-    return ChunkingConfig(**config_dict)
