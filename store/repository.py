@@ -54,6 +54,21 @@ class NewChunk:
     metadata: dict
 
 
+def insert_frame(con, table: str, frame, *, or_ignore: bool = False) -> None:
+    """Bulk-insert a pandas frame whose columns are named after ``table``'s columns.
+
+    DuckDB scans a registered frame directly, which is far faster than row-by-row inserts.
+    """
+    columns = ", ".join(frame.columns)
+    view = f"_insert_{table}"
+    con.register(view, frame)
+    try:
+        verb = "INSERT OR IGNORE" if or_ignore else "INSERT"
+        con.execute(f"{verb} INTO {table} ({columns}) SELECT {columns} FROM {view}")
+    finally:
+        con.unregister(view)
+
+
 # -- collections ------------------------------------------------------------------------------
 
 _COLLECTION_COLUMNS = "id, name, config, default_preset, generation, created_at"
@@ -247,16 +262,7 @@ def insert_chunks(con, collection_id: int, chunkset: str, doc_id: int, chunks: l
             "metadata": [json.dumps(c.metadata) for c in chunks],
         }
     )
-    con.register("new_chunks", frame)
-    try:
-        con.execute(
-            "INSERT INTO chunks (collection_id, chunkset, document_id, ordinal, text, indexed_text, start_offset,"
-            " end_offset, heading_path, page, content_hash, token_count, over_max_length, metadata)"
-            " SELECT collection_id, chunkset, document_id, ordinal, text, indexed_text, start_offset, end_offset,"
-            " heading_path, page, content_hash, token_count, over_max_length, metadata FROM new_chunks"
-        )
-    finally:
-        con.unregister("new_chunks")
+    insert_frame(con, "chunks", frame)
 
 
 CHUNK_SELECT = (

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 
-from store.repository import NotFoundError
+from store.repository import NotFoundError, insert_frame
 
 
 @dataclass(frozen=True)
@@ -104,15 +104,7 @@ def insert_query_results(con, run_id: int, rows: list[QueryResultRow]) -> None:
         "relevant": [r.relevant for r in rows],
         "stage_metrics": [json.dumps(r.stage_metrics) for r in rows],
     })
-    con.register("new_query_results", frame)
-    try:
-        con.execute(
-            "INSERT INTO evaluation_query_results (run_id, position, query_id, query, metrics, ranked_doc_ids,"
-            " ranked_chunk_ids, relevant, stage_metrics) SELECT run_id, position, query_id, query, metrics,"
-            " ranked_doc_ids, ranked_chunk_ids, relevant, stage_metrics FROM new_query_results"
-        )
-    finally:
-        con.unregister("new_query_results")
+    insert_frame(con, "evaluation_query_results", frame)
 
 
 def find_run(con, run_id: int) -> RunRow | None:

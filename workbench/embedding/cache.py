@@ -8,6 +8,7 @@ from typing import Callable
 import numpy as np
 
 from store.catalog import Catalog
+from store.repository import insert_frame
 from workbench.embedding.base import Embedder, content_hash
 
 #: how many texts are embedded between two cache writes; a crash loses at most one batch
@@ -48,9 +49,7 @@ def store_vectors(catalog: Catalog, model: str, hashes: list[str], vectors: np.n
 
     frame = pd.DataFrame({"model": model, "content_hash": hashes, "vector": list(vectors.astype(np.float32))})
     with catalog.connect() as con:
-        con.register("new_embeddings", frame)
-        con.execute("INSERT OR IGNORE INTO embeddings SELECT model, content_hash, vector FROM new_embeddings")
-        con.unregister("new_embeddings")
+        insert_frame(con, "embeddings", frame, or_ignore=True)
 
 
 def embed_cached(
