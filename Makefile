@@ -4,7 +4,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: app test setup bench
+.PHONY: app test lint setup bench
 
 setup: $(VENV)/.installed
 
@@ -15,6 +15,9 @@ $(VENV)/.installed: requirements.txt
 
 app: setup
 	$(BIN)/streamlit run app.py --server.headless true
+
+lint: setup
+	$(BIN)/lint-imports
 
 test: setup
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest

@@ -19,7 +19,7 @@ import streamlit as st  # noqa: E402
 from store.catalog import CatalogBusyError  # noqa: E402
 from workbench.config import ConfigError  # noqa: E402
 from workbench.evaluation.golden import GoldenSetError  # noqa: E402
-from workbench.pipeline import QueryError  # noqa: E402
+from workbench.retrieval.pipeline import QueryError  # noqa: E402
 from workbench.service import NotFoundError  # noqa: E402
 from workbench.ui import session  # noqa: E402
 from workbench.ui.demo_loader import load_demo_with_progress  # noqa: E402

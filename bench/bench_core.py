@@ -22,7 +22,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workbench.beir import corpus_sources  # noqa: E402
+from workbench.ingestion.beir import corpus_sources  # noqa: E402
 from workbench.service import Workbench  # noqa: E402
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"

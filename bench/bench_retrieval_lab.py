@@ -29,7 +29,7 @@ from workbench.analysis.explain import explain_hit  # noqa: E402
 from workbench.analysis.rank_flow import rank_flow  # noqa: E402
 from workbench.analysis.side_config import side_config, side_values  # noqa: E402
 from workbench.analysis.tables import diff_rows, stage_rows  # noqa: E402
-from workbench.context import assemble_context, build_prompt  # noqa: E402
+from workbench.generation.context import assemble_context, build_prompt  # noqa: E402
 from workbench.service import Workbench  # noqa: E402
 
 DEFAULT_QUERIES = (
@@ -118,7 +118,7 @@ def main() -> int:
     if args.home:
         return run(Workbench(args.home), args.collection, queries, args.repeats)
 
-    from workbench.demo import load_demo
+    from workbench.ingestion.demo import load_demo
 
     with tempfile.TemporaryDirectory(prefix="bench-lab-") as home:
         print(f"loading the demo into a temporary home ({home}) ...", flush=True)

@@ -15,7 +15,7 @@ It writes ``demo/documents/``:
 and ``demo/golden.jsonl``: the SciFact claims with their document-level qrels and
 evidence-sentence spans, and hand-written questions about the four documents with quote
 judgements whose offsets point into each file's canonical Markdown (computed by parsing the
-generated file with ``workbench.parsing``, so they match what ingestion stores).
+generated file with ``workbench.ingestion.parsing``, so they match what ingestion stores).
 
 The output is deterministic: the same dataset and code give byte-identical Markdown and golden
 set (the PDF and DOCX carry no timestamps either).
@@ -34,7 +34,7 @@ from pathlib import Path
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_DIR))
 
-from workbench.beir import document_markdown  # noqa: E402  (needs the path above)
+from workbench.ingestion.beir import document_markdown  # noqa: E402  (needs the path above)
 
 DEMO_DIR = PROJECT_DIR / "demo"
 DOCUMENTS_DIR = DEMO_DIR / "documents"
@@ -391,7 +391,7 @@ def locate_quote(markdown: str, sentence: str) -> tuple[int, int]:
 
 
 def written_golden(paths: dict[str, Path]) -> list[dict]:
-    from workbench.parsing import parse_bytes
+    from workbench.ingestion.parsing import parse_bytes
 
     parsed = {name: parse_bytes(path.read_bytes(), name).markdown for name, path in paths.items()}
     lines = []
@@ -462,7 +462,7 @@ def hard_negatives(corpus: dict[str, dict], claims: dict[str, str], qrels, exclu
     import numpy as np
 
     from store.sparse_index import SparseIndex
-    from workbench.text_tokenizer import Bm25Tokenizer
+    from store.text_tokenizer import Bm25Tokenizer
 
     ids = list(corpus)
     texts = [f"{corpus[i].get('title', '')}\n{corpus[i].get('text', '')}" for i in ids]

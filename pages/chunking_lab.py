@@ -8,7 +8,7 @@ from dataclasses import replace
 import streamlit as st
 
 from workbench import presets
-from workbench.chunk_preview import ChunkPreview, preview_chunking
+from workbench.chunking.preview import ChunkPreview, preview_chunking
 from workbench.config import ChunkingConfig, WorkbenchConfig
 from workbench.ui import session
 from workbench.ui.chunk_bands import bands_html

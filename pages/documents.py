@@ -7,8 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from workbench.config import WorkbenchConfig
-from workbench.ingest import IngestReport, Source
-from workbench.parsing import SUPPORTED_TYPES
+from workbench.ingestion.ingest import IngestReport, Source
+from workbench.ingestion.parsing import SUPPORTED_TYPES
 from workbench.ui import session
 from workbench.ui.ingest_progress import IngestProgressView
 from workbench.ui.pages import run_through_router

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.config import WorkbenchConfig
-from workbench.embedding_map import EmbeddingMap, build_map
+from workbench.analysis.embedding_map import EmbeddingMap, build_map
 from workbench.ui import session
 from workbench.ui.figures import embedding_figure
 from workbench.ui.pages import run_through_router

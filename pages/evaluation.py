@@ -347,7 +347,7 @@ def beir_import(bench, name: str) -> None:
         if st.button("Import as this golden set", key="golden_beir_import", disabled=not folder.strip()):
             from pathlib import Path
 
-            from workbench.beir import BeirFormatError, import_golden
+            from workbench.ingestion.beir import BeirFormatError, import_golden
 
             try:
                 path = import_golden(Path(folder.strip()).expanduser(), name, bench.home)

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench import presets
-from workbench.mcp_config import (
+from workbench.mcp_server.client_config import (
     CLAUDE_DESKTOP_CONFIG_FILES,
     DEFAULT_SERVER_NAME,
     VSCODE_CONFIG_FILE,

@@ -1,8 +1,8 @@
 """Retrieval lab: one query, two query-time configurations side by side, every stage explained.
 
 A thin page: it draws widgets and renders values. The numbers come from ``workbench.analysis``
-(rank flow, diff, explanations, relevance, table rows), ``workbench.context`` and
-``workbench.generation``. Both sides run through ``Workbench.query``, which reuses the loaded
+(rank flow, diff, explanations, relevance, table rows), ``workbench.generation.context`` and
+``workbench.generation.answer``. Both sides run through ``Workbench.query``, which reuses the loaded
 indexes and the query-vector cache, so changing a parameter re-runs only the cheap stages.
 All document text, file names and queries are shown as text (dataframes, ``st.text``,
 ``st.code``) or as escaped Markdown, never as HTML.
@@ -50,11 +50,11 @@ from workbench.analysis.tables import (
     timing_rows,
 )
 from workbench.config import CHOICES, KEY_DOCS, ConfigError, WorkbenchConfig, dumps
-from workbench.context import DEFAULT_BUDGET_CHARS, assemble_context, build_prompt, check_citations
+from workbench.generation.context import DEFAULT_BUDGET_CHARS, assemble_context, build_prompt, check_citations
 from workbench.evaluation import golden
 from workbench.evaluation.golden import GoldenSetError
-from workbench.generation import generate, settings_from_env
-from workbench.trace import Trace
+from workbench.generation.answer import generate, settings_from_env
+from workbench.retrieval.trace import Trace
 from workbench.ui import session
 from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape

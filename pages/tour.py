@@ -5,12 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from workbench.chunk_preview import preview_chunking
+from workbench.chunking.preview import preview_chunking
 from workbench.config import ChunkingConfig, WorkbenchConfig
-from workbench.demo import DEMO_COLLECTION, DEMO_GOLDEN
+from workbench.ingestion.demo import DEMO_COLLECTION, DEMO_GOLDEN
 from workbench.evaluation import golden as golden_sets
 from workbench.evaluation.runner import evaluate_collection
-from workbench.trace import Trace
+from workbench.retrieval.trace import Trace
 from workbench.ui import session
 from workbench.ui.demo_loader import load_demo_with_progress
 from workbench.ui.pages import run_through_router

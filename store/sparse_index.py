@@ -19,7 +19,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from store.atomic import atomic_write_json
-from workbench.text_tokenizer import Bm25Tokenizer
+from store.text_tokenizer import Bm25Tokenizer
 
 # bm25s sets its own logger to DEBUG on import, which would print on every index build
 logging.getLogger("bm25s").setLevel(logging.WARNING)

@@ -87,7 +87,7 @@ class HashingEmbedder:
 @contextlib.contextmanager
 def registered_hashing_embedder(name: str):
     """Route ``name`` to a fresh HashingEmbedder while the block runs; yields it for inspection."""
-    from workbench.embedding import base
+    from workbench.embedding import base, registry
 
     instance = HashingEmbedder(name)
 
@@ -102,11 +102,11 @@ def registered_hashing_embedder(name: str):
             return instance.token_counts(texts)
 
     _Adapter.name = name
-    base.register_embedder(name, lambda _name: _Adapter())
+    registry.register_embedder(name, lambda _name: _Adapter())
     try:
         yield instance
     finally:
-        base.unregister_embedder(name)
+        registry.unregister_embedder(name)
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ parameter re-runs only the cheap stages.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -22,16 +23,17 @@ from store.index_set import Snapshot, SnapshotCache
 from workbench import presets
 from workbench.config import INDEX_TIME_SECTIONS, WorkbenchConfig, flatten, known_keys
 from workbench.embedding import get_embedder
-from workbench.home import resolve_home
-from workbench.indexing import layout_dir, sync_layout
-from workbench.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
-from workbench.layout import Layout
-from workbench.pipeline import run_pipeline
-from workbench.trace import Trace
+from workbench.ingestion.indexing import layout_dir, sync_layout
+from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
+from workbench.ingestion.layout import Layout
+from workbench.retrieval.pipeline import run_pipeline
+from workbench.retrieval.trace import Trace
 
 log = logging.getLogger(__name__)
 
 NotFoundError = repo.NotFoundError
+HOME_ENV = "WORKBENCH_HOME"
+DEFAULT_HOME = Path("data")
 #: keys a collection fixes when it is created: how its chunks and indexes are built
 INDEX_KEYS_PREFIXES = tuple(f"{s}." for s in INDEX_TIME_SECTIONS) + ("bm25.", "dense.m", "dense.ef_construction")
 
@@ -43,6 +45,12 @@ def _known_only(stored: dict, owner: str) -> dict:
     if dropped:
         log.warning("%s: ignoring settings this version does not know: %s", owner, ", ".join(dropped))
     return {k: v for k, v in stored.items() if k in known}
+
+
+def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
+    """Where all state lives: ``--home`` wins, then ``$WORKBENCH_HOME``, then ``./data``."""
+    chosen = explicit or os.environ.get(HOME_ENV) or DEFAULT_HOME
+    return Path(chosen).expanduser().resolve()
 
 
 def index_overrides(config: WorkbenchConfig) -> dict[str, object]:
@@ -165,7 +173,7 @@ class Workbench:
         return self.ingest(collection, (Source.from_path(Path(p)) for p in paths), config, progress)
 
     def delete_document(self, collection: str, ref: str) -> repo.DocumentRow:
-        from workbench.ingest import delete_document
+        from workbench.ingestion.ingest import delete_document
 
         document = delete_document(self.catalog, collection, ref)
         self.sync(collection)

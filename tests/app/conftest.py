@@ -50,7 +50,7 @@ def _navigation_runs_the_app_script(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture(scope="session")
 def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A home holding the demo collection ``demo`` and the golden set ``demo`` (read-only)."""
-    from workbench.demo import load_demo
+    from workbench.ingestion.demo import load_demo
     from workbench.service import Workbench
 
     home = tmp_path_factory.mktemp("demo-home")

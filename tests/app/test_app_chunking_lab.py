@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from workbench import presets
-from workbench.chunk_preparation import prepare_chunks
+from workbench.chunking.preparation import prepare_chunks
 from workbench.config import ChunkingConfig
 from workbench.embedding import get_embedder
 from workbench.embedding.cache import cached_hashes

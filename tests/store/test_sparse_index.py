@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from store.sparse_index import SparseIndex
-from workbench.text_tokenizer import Bm25Tokenizer
+from store.text_tokenizer import Bm25Tokenizer
 
 K1, B = 1.2, 0.75
 PLAIN = Bm25Tokenizer(stopwords="none", stemmer="none")  # tokens are just the lowercase words

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.ranking import RankedList
+from workbench.retrieval.ranking import RankedList
 
 ENTERED = "entered"
 LEFT = "left"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from store.index_set import Snapshot
-from workbench.trace import ChunkView, Trace
+from workbench.retrieval.trace import ChunkView, Trace
 
 
 def _num(value: float, digits: int = 4) -> str:

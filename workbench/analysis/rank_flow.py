@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.trace import Trace
+from workbench.retrieval.trace import Trace
 
 
 @dataclass(frozen=True)

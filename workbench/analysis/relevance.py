@@ -21,7 +21,7 @@ from workbench.evaluation.relevance import (
     judgement_for_chunk,
     names_document,
 )
-from workbench.trace import ChunkView
+from workbench.retrieval.trace import ChunkView
 
 #: the two granularities a hit can be marked relevant at
 DOCUMENT_LEVEL = "document"

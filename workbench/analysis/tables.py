@@ -10,8 +10,8 @@ import re
 from typing import Mapping
 
 from workbench.analysis.diff import FinalsDiff
-from workbench.context import AssembledContext
-from workbench.trace import ChunkView, Trace
+from workbench.generation.context import AssembledContext
+from workbench.retrieval.trace import ChunkView, Trace
 
 RELEVANT_COLUMN = "✓"
 HEADING_SEPARATOR = " › "

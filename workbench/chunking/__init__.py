@@ -12,7 +12,7 @@ from functools import partial
 
 import numpy as np
 
-from workbench.chunk import Chunk
+from workbench.chunking.chunk import Chunk
 from workbench.chunking import fixed, markdown_headings, recursive, semantic, sentence_window
 from workbench.chunking.tokens import HuggingFaceTokenSpans, TokenSpans, require_token_spans
 from workbench.config import ChunkingConfig

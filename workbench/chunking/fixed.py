@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.chunk import Chunk
+from workbench.chunking.chunk import Chunk
 from workbench.chunking.headings import HeadingIndex
 from workbench.chunking.sentences import trim_whitespace
 from workbench.chunking.tokens import TokenSpans, require_token_spans, validate_length_settings

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.chunk import Chunk
+from workbench.chunking.chunk import Chunk
 from workbench.chunking.headings import HeadingIndex
 from workbench.chunking.recursive import RecursiveSplitter
 from workbench.chunking.tokens import TokenSpans, measure_for, validate_length_settings

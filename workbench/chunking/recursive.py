@@ -46,7 +46,7 @@ from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from workbench.chunk import Chunk
+from workbench.chunking.chunk import Chunk
 from workbench.chunking.headings import HeadingIndex
 from workbench.chunking.sentences import sentence_spans, trim_whitespace
 from workbench.chunking.tokens import LengthMeasure, TokenSpans, measure_for, validate_length_settings

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.chunk import Chunk
+from workbench.chunking.chunk import Chunk
 from workbench.chunking.headings import HeadingIndex
 from workbench.chunking.recursive import RecursiveSplitter
 from workbench.chunking.sentences import sentence_spans

@@ -1,11 +1,9 @@
-"""The embedder interface and the registry that maps model names to embedders."""
+"""The embedder interface: texts in, unit-length vectors out."""
 
 from __future__ import annotations
 
 import hashlib
-import threading
 from abc import ABC, abstractmethod
-from typing import Callable
 
 import numpy as np
 
@@ -28,34 +26,3 @@ class Embedder(ABC):
     def token_counts(self, texts: list[str]) -> list[int] | None:
         """Token counts in the model's tokenizer, or None when the model has none."""
         return None
-
-
-_FACTORIES: dict[str, Callable[[str], Embedder]] = {}
-_INSTANCES: dict[str, Embedder] = {}
-_GUARD = threading.Lock()
-
-
-def register_embedder(name: str, factory: Callable[[str], Embedder]) -> None:
-    """Route a model name to a factory (tests register deterministic fakes this way)."""
-    with _GUARD:
-        _FACTORIES[name] = factory
-        _INSTANCES.pop(name, None)
-
-
-def unregister_embedder(name: str) -> None:
-    with _GUARD:
-        _FACTORIES.pop(name, None)
-        _INSTANCES.pop(name, None)
-
-
-def get_embedder(name: str) -> Embedder:
-    """One shared instance per model name; sentence-transformers unless a factory is registered."""
-    with _GUARD:
-        if name not in _INSTANCES:
-            factory = _FACTORIES.get(name)
-            if factory is None:
-                from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
-
-                factory = SentenceTransformerEmbedder
-            _INSTANCES[name] = factory(name)
-        return _INSTANCES[name]

@@ -28,7 +28,7 @@ MarkdownLookup = Callable[[int], "str | None"]
 
 
 class JudgedChunk(Protocol):
-    """What the rules read from a chunk; ``workbench.trace.ChunkView`` is one."""
+    """What the rules read from a chunk; ``workbench.retrieval.trace.ChunkView`` is one."""
 
     chunk_id: int
     doc_id: int

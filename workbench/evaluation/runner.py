@@ -25,7 +25,7 @@ from workbench.evaluation import metrics as m
 from workbench.evaluation.golden import GoldenQuery, GoldenSet
 from workbench.evaluation.relevance import ChunkJudge
 from workbench.evaluation.stages import LEVELS, average_stage_metrics, ranked_documents, stage_metrics, stage_rankings
-from workbench.trace import ChunkView, Trace
+from workbench.retrieval.trace import ChunkView, Trace
 
 CHUNKS_PER_DOCUMENT_DEPTH = 3
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Hashable, Mapping, Sequence
 
 from workbench.evaluation import metrics as m
-from workbench.ranking import RankedList
-from workbench.trace import ChunkView, Trace
+from workbench.retrieval.ranking import RankedList
+from workbench.retrieval.trace import ChunkView, Trace
 
 POOL_RECALL = "recall@pool"
 POOL_SIZE = "pool"

@@ -17,7 +17,7 @@ HEADING_SEPARATOR = " › "
 def citations_from_hits(hits: Iterable, chunk_views: dict) -> list[Citation]:
     """One citation per ranked hit that has a chunk view, numbered from 1 in rank order.
 
-    ``hits`` are ``workbench.ranking.Hit`` values (final stage), ``chunk_views`` the trace's
+    ``hits`` are ``workbench.retrieval.ranking.Hit`` values (final stage), ``chunk_views`` the trace's
     ``ChunkView`` per chunk id. A hit without a view (cannot happen for a trace the pipeline
     made) is skipped rather than leaving a gap in the numbering.
     """

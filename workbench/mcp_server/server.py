@@ -287,7 +287,7 @@ def serve(home: str | None, preset: str | None, collection: str | None, override
     """Serve until the client closes stdin, then end the process (exit status 0). Returns only
     when it cannot start (a bad --set raises ConfigError, which the CLI reports)."""
     from workbench.config import WorkbenchConfig
-    from workbench.home import resolve_home
+    from workbench.service import resolve_home
     WorkbenchConfig().with_overrides(overrides or [])  # a bad --set fails now, not on every call
     logging.getLogger("workbench").setLevel(logging.INFO)  # start-up and warm-up lines, on stderr
     defaults = ServerDefaults(collection=collection, preset=preset, overrides=tuple(overrides or ()))

@@ -50,7 +50,7 @@ from workbench.mcp_server.schemas import (
     Section,
     SectionList,
 )
-from workbench.pipeline import QueryError
+from workbench.retrieval.pipeline import QueryError
 from workbench.service import NotFoundError, Workbench
 
 log = logging.getLogger(__name__)

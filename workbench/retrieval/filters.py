@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.ranking import RankedList
+from workbench.retrieval.ranking import RankedList
 
 
 def filter_hits(run: RankedList, keep_doc_ids: set[int] | None, name: str = "filtered") -> tuple[RankedList, int]:

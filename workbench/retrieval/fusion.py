@@ -12,7 +12,7 @@ import statistics
 from typing import Literal, Sequence
 
 from workbench.config import FusionConfig
-from workbench.ranking import RankedList
+from workbench.retrieval.ranking import RankedList
 
 Normalization = Literal["minmax", "zscore"]
 NORMALIZATIONS: tuple[str, ...] = ("minmax", "zscore")

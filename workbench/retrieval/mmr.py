@@ -12,7 +12,7 @@ from typing import Mapping
 
 import numpy as np
 
-from workbench.ranking import RankedList
+from workbench.retrieval.ranking import RankedList
 
 
 def mmr(

@@ -14,7 +14,7 @@ from concurrent.futures import Future, TimeoutError as FutureTimeoutError
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from workbench.ranking import RankedList
+from workbench.retrieval.ranking import RankedList
 
 
 class Reranker(ABC):

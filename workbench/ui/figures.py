@@ -13,7 +13,7 @@ from typing import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from workbench.embedding_map import EmbeddingMap
+from workbench.analysis.embedding_map import EmbeddingMap
 from workbench.ui.text import shorten
 
 HOVER_CHARS = 320

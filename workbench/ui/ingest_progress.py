@@ -1,4 +1,4 @@
-"""Live ingestion progress: per file and per stage, from ``workbench.ingest.Progress`` events.
+"""Live ingestion progress: per file and per stage, from ``workbench.ingestion.ingest.Progress`` events.
 
 ``IngestTracker`` is plain state (testable without Streamlit); ``IngestProgressView`` draws it
 inside whatever container is current (an ``st.status`` in practice) and redraws at most every
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from workbench.ingest import Progress
+from workbench.ingestion.ingest import Progress
 from workbench.ui.text import md_escape
 
 REDRAW_S = 0.15

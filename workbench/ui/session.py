@@ -39,7 +39,7 @@ def workbench() -> Workbench:
 
 
 def home_path() -> Path:
-    from workbench.home import resolve_home
+    from workbench.service import resolve_home
 
     return resolve_home(os.environ.get("WORKBENCH_HOME"))
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from workbench.embedding.base import Embedder, register_embedder, unregister_embedder
-from workbench.ingest import Source
+from workbench.embedding.base import Embedder
+from workbench.embedding.registry import register_embedder, unregister_embedder
+from workbench.ingestion.ingest import Source
 from workbench.service import Workbench
 
 FAKE_MODEL = "analysis-test-bag-of-words"

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from workbench.analysis.diff import diff_finals
 from workbench.analysis.tables import diff_rows
-from workbench.ranking import RankedList
-from workbench.trace import ChunkView
+from workbench.retrieval.ranking import RankedList
+from workbench.retrieval.trace import ChunkView
 
 
 def _final(chunk_ids: list[int]) -> RankedList:

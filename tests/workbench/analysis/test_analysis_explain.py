@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from workbench.analysis.explain import explain_hit, explain_rerank
-from workbench.ranking import RankedList
-from workbench.trace import StageTrace, Trace
+from workbench.retrieval.ranking import RankedList
+from workbench.retrieval.trace import StageTrace, Trace
 
 QUERY = "install foo on linux"
 COLLECTION = "lab"  # built by the lab_workbench fixture (conftest.py)

@@ -4,8 +4,8 @@ import pytest
 
 from workbench.analysis.charts import rank_flow_figure
 from workbench.analysis.rank_flow import rank_flow
-from workbench.ranking import RankedList
-from workbench.trace import StageTrace, Trace
+from workbench.retrieval.ranking import RankedList
+from workbench.retrieval.trace import StageTrace, Trace
 
 
 def _stage(name: str, chunk_ids: list[int]) -> StageTrace:

@@ -24,7 +24,7 @@ from workbench.evaluation import golden
 from workbench.evaluation.golden import GoldenQuery, RelevantItem
 from workbench.evaluation.relevance import ChunkJudge, overlaps
 from workbench.evaluation.runner import chunk_views
-from workbench.trace import ChunkView
+from workbench.retrieval.trace import ChunkView
 
 
 def _view(chunk_id: int, source: str, start: int, end: int, external_id=None) -> ChunkView:

@@ -3,9 +3,9 @@ from __future__ import annotations
 import pytest
 
 from workbench.analysis.tables import chunk_label, context_rows, hit_choices, snippet, stage_rows, timing_rows
-from workbench.context import assemble_context
-from workbench.ranking import RankedList
-from workbench.trace import ChunkView, StageTrace, Trace
+from workbench.generation.context import assemble_context
+from workbench.retrieval.ranking import RankedList
+from workbench.retrieval.trace import ChunkView, StageTrace, Trace
 
 
 def _view(chunk_id: int, source: str, heading: tuple[str, ...], text: str) -> ChunkView:

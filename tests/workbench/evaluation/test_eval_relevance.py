@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.chunk import Chunk
+from workbench.chunking.chunk import Chunk
 from workbench.evaluation.golden import GoldenQuery, RelevantItem
 from workbench.evaluation.relevance import (
     ChunkJudge,
@@ -12,7 +12,7 @@ from workbench.evaluation.relevance import (
     quote_occurrences,
     relevant_chunks,
 )
-from workbench.trace import ChunkView
+from workbench.retrieval.trace import ChunkView
 
 MARKDOWN = "# Guide\n\nFirst sentence here. Second sentence follows.\nThird line ends it.\n"
 

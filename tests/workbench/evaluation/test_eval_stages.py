@@ -14,8 +14,8 @@ from workbench.evaluation.stages import (
     stage_metrics,
     stage_rankings,
 )
-from workbench.ranking import RankedList
-from workbench.trace import ChunkView, StageTrace, Trace
+from workbench.retrieval.ranking import RankedList
+from workbench.retrieval.trace import ChunkView, StageTrace, Trace
 
 
 def view(chunk_id: int, doc_id: int, source: str, external_id: str | None = None) -> ChunkView:

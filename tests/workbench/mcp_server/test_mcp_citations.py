@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from workbench.mcp_server.citations import citations_from_hits, location, quote, render_search
 from workbench.mcp_server.schemas import Citation, SearchResult
-from workbench.ranking import Hit
-from workbench.trace import ChunkView
+from workbench.retrieval.ranking import Hit
+from workbench.retrieval.trace import ChunkView
 
 
 def view(chunk_id: int, doc_id: int, source: str, heading_path=(), page=None, text="text") -> ChunkView:

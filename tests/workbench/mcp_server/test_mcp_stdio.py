@@ -122,7 +122,7 @@ def server(home_dir: Path, tmp_path_factory: pytest.TempPathFactory):
 @pytest.fixture(scope="module")
 def client(server: Client, home_dir: Path) -> Client:
     """The running server, once the home holds two collections (written by this process)."""
-    from workbench.ingest import Source
+    from workbench.ingestion.ingest import Source
     from workbench.service import Workbench
 
     bench = Workbench(home_dir)

@@ -3,7 +3,7 @@ import math
 import pytest
 
 from workbench.config import FusionConfig
-from workbench.ranking import RankedList
+from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.fusion import fuse, fusion_breakdown, normalize, rrf, weighted
 
 

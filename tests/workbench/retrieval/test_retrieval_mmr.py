@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from workbench.ranking import RankedList
+from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.mmr import mmr
 
 QUERY = np.array([1.0, 0.0, 0.0])

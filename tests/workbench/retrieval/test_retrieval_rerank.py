@@ -3,7 +3,7 @@ import threading
 
 import pytest
 
-from workbench.ranking import RankedList
+from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.rerank import CrossEncoderReranker, Reranker, load_reranker, rerank
 
 RUN = RankedList.from_ordered("rrf", [(1, 10, 0.5), (2, 20, 0.4), (3, 30, 0.3), (4, 40, 0.2), (5, 50, 0.1)])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.ingest import Progress
+from workbench.ingestion.ingest import Progress
 from workbench.ui.ingest_progress import FILE_PHASE, IngestTracker
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.embedding_map import EmbeddingMap, MapPoint
+from workbench.analysis.embedding_map import EmbeddingMap, MapPoint
 from workbench.ui.figures import embedding_figure, hover_text, token_histogram
 
 

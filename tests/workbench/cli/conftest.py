@@ -1,0 +1,3 @@
+"""Evaluation homes (see ``tests/workbench/evaluation_fixtures.py``), shared with the CLI tests."""
+
+from tests.workbench.evaluation_fixtures import eval_embedder, eval_home, scifact_slice  # noqa: F401

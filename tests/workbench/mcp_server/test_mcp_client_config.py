@@ -1,0 +1,47 @@
+"""MCP client configuration JSON for Claude Desktop and VS Code."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from workbench.mcp_server.client_config import McpLaunch, claude_desktop_config, to_json, venv_python, vscode_config
+
+LAUNCH = McpLaunch(home=Path("/data/my home"), preset="hybrid-mmr", python="/opt/rag/.venv/bin/python",
+                   project_dir=Path("/opt/rag"))
+
+
+def test_claude_desktop_config():
+    assert claude_desktop_config(LAUNCH) == {"mcpServers": {"rag-workbench": {
+        "command": "/opt/rag/.venv/bin/python",
+        "args": ["-m", "workbench", "mcp", "--home", "/data/my home", "--preset", "hybrid-mmr"],
+        "env": {"PYTHONPATH": "/opt/rag"},
+    }}}
+
+
+def test_vscode_config_names_the_section_servers_and_the_type_stdio():
+    server = vscode_config(LAUNCH)["servers"]["rag-workbench"]
+    assert server["type"] == "stdio"
+    assert server["args"] == ["-m", "workbench", "mcp", "--home", "/data/my home", "--preset", "hybrid-mmr"]
+
+
+def test_a_pinned_collection_and_server_name():
+    launch = McpLaunch(home=Path("/h"), preset="default", collection="papers", python="/p", server_name="papers-kb")
+    assert claude_desktop_config(launch)["mcpServers"]["papers-kb"]["args"][-2:] == ["--collection", "papers"]
+
+
+def test_the_shell_line_quotes_paths_with_spaces():
+    assert LAUNCH.command_line() == (
+        "PYTHONPATH=/opt/rag /opt/rag/.venv/bin/python -m workbench mcp --home '/data/my home' --preset hybrid-mmr")
+
+
+def test_the_default_command_is_the_running_interpreter_unresolved():
+    # a virtualenv's python is a symlink to the base interpreter; resolving it would lose the venv
+    assert McpLaunch(home=Path("/h"), preset="default").command() == venv_python() == os.path.abspath(sys.executable)
+
+
+def test_json_text_round_trips():
+    text = to_json(vscode_config(LAUNCH))
+    assert text.endswith("}\n") and json.loads(text) == vscode_config(LAUNCH)

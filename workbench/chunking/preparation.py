@@ -1,0 +1,71 @@
+"""From a document's Markdown to catalog-ready chunks for one layout.
+
+Adds what the chunker does not know: the text actually indexed (with the heading path in
+front, so a chunk from the middle of a section still carries its context), its content hash
+for the embedding cache, the page, and a flag when the model would silently truncate it.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from store.repository import NewChunk
+from workbench.chunking.chunk import Chunk
+from workbench.chunking import chunk_markdown
+from workbench.config import ChunkingConfig
+from workbench.embedding import Embedder, content_hash
+
+
+def indexed_text(chunk: Chunk, context_headers: bool) -> str:
+    """The chunk's text preceded by the headings it sits under that it does not itself show."""
+    if not context_headers or not chunk.heading_path:
+        return chunk.text
+    shown = {line.lstrip("#").strip() for line in chunk.text.splitlines() if line.startswith("#")}
+    missing = [heading for heading in chunk.heading_path if heading not in shown]
+    if not missing:
+        return chunk.text
+    return " > ".join(missing) + "\n\n" + chunk.text
+
+
+def page_at(page_starts: list[int], offset: int) -> int | None:
+    if not page_starts:
+        return None
+    return max(1, bisect.bisect_right(page_starts, offset))
+
+
+def split_document(markdown: str, chunking: ChunkingConfig, embedder: Embedder | None) -> list[Chunk]:
+    tokens = None
+    if chunking.unit == "tokens":
+        from workbench.chunking.tokens import HuggingFaceTokenSpans
+
+        tokens = HuggingFaceTokenSpans(embedder.name if embedder else "all-MiniLM-L6-v2")
+    embed_sentences = embedder.embed if (chunking.strategy == "semantic" and embedder) else None
+    return chunk_markdown(markdown, chunking, tokens=tokens, embed_sentences=embed_sentences)
+
+
+def prepare_chunks(
+    markdown: str, page_starts: list[int], chunking: ChunkingConfig, embedder: Embedder | None
+) -> list[NewChunk]:
+    chunks = split_document(markdown, chunking, embedder)
+    texts = [indexed_text(chunk, chunking.context_headers) for chunk in chunks]
+    counts = embedder.token_counts(texts) if (embedder is not None and texts) else None
+    limit = embedder.max_tokens if embedder is not None else None
+    prepared = []
+    for ordinal, (chunk, text) in enumerate(zip(chunks, texts)):
+        tokens = counts[ordinal] if counts else None
+        prepared.append(
+            NewChunk(
+                ordinal=ordinal,
+                text=chunk.text,
+                indexed_text=text,
+                start=chunk.start,
+                end=chunk.end,
+                heading_path=tuple(chunk.heading_path),
+                page=chunk.page if chunk.page is not None else page_at(page_starts, chunk.start),
+                content_hash=content_hash(text),
+                token_count=tokens,
+                over_max_length=bool(tokens is not None and limit is not None and tokens > limit),
+                metadata=dict(chunk.metadata),
+            )
+        )
+    return prepared

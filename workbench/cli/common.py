@@ -1,0 +1,51 @@
+"""What every command shares: exit codes, the --home/--preset/--set options, progress output."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+EXIT_OK, EXIT_BELOW_THRESHOLD, EXIT_USAGE = 0, 1, 2
+
+
+def add_common_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--home", help="state directory (default: $WORKBENCH_HOME or ./data)")
+    parser.add_argument("--preset", help="named configuration to start from (default: the collection's)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override one config key, e.g. --set retrieval.mode=bm25 (repeatable)")
+
+
+def workbench_from(args):
+    from workbench.service import Workbench
+
+    return Workbench(args.home)
+
+
+def config_for_new_or_existing(bench, collection, args):
+    from workbench.service import NotFoundError
+
+    try:
+        return bench.config_for(collection, args.preset, args.overrides)
+    except NotFoundError:
+        if collection not in bench.collection_names():
+            return bench.config_for(None, args.preset, args.overrides)
+        raise
+
+
+def print_progress(event) -> None:
+    if event.stage in ("failed",):
+        print(f"  failed  {event.source}: {event.message}", file=sys.stderr)
+    elif event.stage in ("parse", "skip") and event.total <= 50:
+        print(f"  [{event.done}/{event.total}] {event.stage:<6} {event.source}", file=sys.stderr)
+    elif event.stage == "embed":
+        print(f"  embedding {event.source}", file=sys.stderr)
+    elif event.stage == "index":
+        print(f"  indexing  {event.source}", file=sys.stderr)
+
+
+def print_report(report) -> None:
+    print(report.summary())
+    if report.parsed == 0 and report.embedded == 0:
+        print("nothing to do: parsed 0 files and embedded 0 chunk texts (all unchanged)")
+    for failure in report.failures:
+        print(f"  FAILED {failure.source}: {failure.reason}")

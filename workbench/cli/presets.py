@@ -1,0 +1,41 @@
+"""Preset commands: ``presets`` lists them, ``save-preset`` stores the effective --set overrides."""
+
+from __future__ import annotations
+
+from workbench.cli.common import EXIT_OK, workbench_from
+
+
+def add_commands(commands, common) -> None:
+    p = commands.add_parser("presets", help="list presets")
+    common(p)
+    p.set_defaults(handler=cmd_presets)
+
+    p = commands.add_parser("save-preset", help="save the effective --set overrides as a named preset")
+    p.add_argument("name")
+    p.add_argument("--description", default="")
+    common(p)
+    p.set_defaults(handler=cmd_save_preset)
+
+
+def cmd_presets(args) -> int:
+    from workbench import presets
+
+    bench = workbench_from(args)
+    for name, overrides, description in presets.list_all(bench.catalog):
+        shown = " ".join(f"{k}={v}" for k, v in sorted(overrides.items())) or "(built-in defaults)"
+        print(f"{name:<20} {shown}" + (f"  # {description}" if description else ""))
+    return EXIT_OK
+
+
+def cmd_save_preset(args) -> int:
+    from workbench import presets
+
+    bench = workbench_from(args)
+    base = presets.load_overrides(bench.catalog, args.preset) if args.preset else {}
+    from workbench.config import WorkbenchConfig
+
+    overrides = {**base, **WorkbenchConfig().with_overrides(args.overrides).flat()}
+    chosen = presets.overrides_between(WorkbenchConfig(), WorkbenchConfig.from_dict(overrides))
+    saved = presets.save(bench.catalog, args.name, chosen, args.description)
+    print(f"saved preset {args.name!r}: " + (" ".join(f"{k}={v}" for k, v in saved.items()) or "(defaults)"))
+    return EXIT_OK

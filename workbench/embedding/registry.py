@@ -1,0 +1,37 @@
+"""The registry that maps model names to embedders: one shared instance per model name."""
+
+from __future__ import annotations
+
+import threading
+from typing import Callable
+
+from workbench.embedding.base import Embedder
+from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
+
+_FACTORIES: dict[str, Callable[[str], Embedder]] = {}
+_INSTANCES: dict[str, Embedder] = {}
+_GUARD = threading.Lock()
+
+
+def register_embedder(name: str, factory: Callable[[str], Embedder]) -> None:
+    """Route a model name to a factory (tests register deterministic fakes this way)."""
+    with _GUARD:
+        _FACTORIES[name] = factory
+        _INSTANCES.pop(name, None)
+
+
+def unregister_embedder(name: str) -> None:
+    with _GUARD:
+        _FACTORIES.pop(name, None)
+        _INSTANCES.pop(name, None)
+
+
+def get_embedder(name: str) -> Embedder:
+    """One shared instance per model name; sentence-transformers unless a factory is registered."""
+    with _GUARD:
+        if name not in _INSTANCES:
+            factory = _FACTORIES.get(name)
+            if factory is None:
+                factory = SentenceTransformerEmbedder
+            _INSTANCES[name] = factory(name)
+        return _INSTANCES[name]

@@ -1,0 +1,126 @@
+"""Bring a layout's index snapshot in line with the catalog.
+
+The catalog is the source of truth. A snapshot records the catalog generation it reflects; when
+they differ (new documents, deletions, a crash between the catalog commit and the index write)
+``sync_layout`` rebuilds: the HNSW graph incrementally from the previous snapshot (vectors come
+from the embedding cache, nothing is re-embedded), BM25 from the chunk texts.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from store import repository as repo
+from store.catalog import Catalog
+from store.index_set import (
+    CHUNK_COLUMNS,
+    DOCUMENT_COLUMNS,
+    new_version_dir,
+    publish,
+    read_current,
+    write_table,
+)
+from workbench.embedding import get_embedder
+from workbench.embedding.cache import embed_cached
+from workbench.ingestion.layout import Layout
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    layout_key: str
+    generation: int
+    rebuilt: bool
+    chunks: int
+    added: int
+    removed: int
+    elapsed_s: float
+
+
+def layout_dir(home: Path, collection: str, layout: Layout) -> Path:
+    return home / "indexes" / collection / layout.key
+
+
+def sync_layout(catalog: Catalog, home: Path, collection_name: str, layout: Layout) -> SyncResult:
+    started = time.perf_counter()
+    target = layout_dir(home, collection_name, layout)
+    with catalog.connect() as con:
+        collection = repo.get_collection(con, collection_name)
+        pointer = read_current(target)
+        if pointer is not None and pointer["generation"] == collection.generation:
+            return SyncResult(layout.key, collection.generation, False, -1, 0, 0, time.perf_counter() - started)
+        rows = repo.chunkset_rows(con, collection.id, layout.chunkset_key)
+        documents = repo.document_infos(con, collection.id)
+    generation = collection.generation
+
+    from store.dense_index import DenseIndex
+    from store.sparse_index import SparseIndex
+    from store.text_tokenizer import Bm25Tokenizer
+
+    chunk_ids = np.asarray(rows["id"], dtype=np.int64)
+    indexed_texts = [str(t) for t in rows["indexed_text"]]
+    building = new_version_dir(target, generation)
+
+    previous = None
+    if pointer is not None and (target / pointer["version"] / "dense").exists():
+        previous = DenseIndex.load(target / pointer["version"] / "dense")
+    previous_ids = set(previous.ids().tolist()) if previous is not None else set()
+    wanted = set(chunk_ids.tolist())
+    removed = previous_ids - wanted
+    to_add_mask = np.array([cid not in previous_ids for cid in chunk_ids.tolist()], dtype=bool)
+
+    dense = previous
+    if to_add_mask.any() or dense is None:
+        embedder = get_embedder(layout.embedding_model)
+        vectors, _ = embed_cached(catalog, embedder, [indexed_texts[i] for i in np.flatnonzero(to_add_mask)])
+        if dense is None:
+            dimension = vectors.shape[1] if len(vectors) else embedder.dimension
+            dense = DenseIndex.create(dimension, m=layout.dense_m, ef_construction=layout.dense_ef_construction)
+        if len(vectors):
+            dense.add(chunk_ids[to_add_mask], vectors)
+    if removed:
+        dense.delete(np.fromiter(removed, dtype=np.int64))
+    dense.save(building / "dense")
+
+    sparse = SparseIndex.build(chunk_ids, indexed_texts, Bm25Tokenizer(), k1=layout.bm25.k1, b=layout.bm25.b)
+    sparse.save(building / "sparse")
+
+    chunk_rows = [
+        (int(cid), int(doc), int(ordinal), int(start), int(end), str(text), str(itext),
+         [str(h) for h in (heading if heading is not None else [])],
+         None if _missing(page) else int(page), None if _missing(tokens) else int(tokens), bool(over))
+        for cid, doc, ordinal, start, end, text, itext, heading, page, tokens, over in zip(
+            rows["id"], rows["document_id"], rows["ordinal"], rows["start_offset"], rows["end_offset"],
+            rows["text"], rows["indexed_text"], rows["heading_path"], rows["page"], rows["token_count"],
+            rows["over_max_length"],
+        )
+    ]
+    write_table(building / "chunks.parquet", chunk_rows, CHUNK_COLUMNS)
+    write_table(building / "documents.parquet", [tuple(d) for d in documents], DOCUMENT_COLUMNS)
+    publish(
+        target,
+        building,
+        {
+            "generation": generation,
+            "collection": collection_name,
+            "layout_key": layout.key,
+            "layout": layout.to_dict(),
+            "chunks": len(chunk_rows),
+            "documents": len(documents),
+            "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        },
+    )
+    elapsed = time.perf_counter() - started
+    log.info("indexed %s/%s: %d chunks (+%d -%d) in %.1f s", collection_name, layout.key, len(chunk_rows),
+             int(to_add_mask.sum()), len(removed), elapsed)
+    return SyncResult(layout.key, generation, True, len(chunk_rows), int(to_add_mask.sum()), len(removed), elapsed)
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value)) or value is np.ma.masked

@@ -1,0 +1,309 @@
+"""Ingestion: files (or ready Markdown) into the catalog, then the indexes.
+
+Per file: hash -> skip if that exact content is already in (before any parsing) -> parse to
+Markdown -> chunk for every chunk set of the collection -> embed what the cache lacks -> one
+transaction replaces the document's old rows with the new ones. Indexes are synced at the end;
+a crash anywhere leaves the catalog consistent, and the next run (or query) re-syncs the
+indexes from it. A file that fails is recorded with its reason and touches nothing else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from store import repository as repo
+from store.catalog import Catalog
+from workbench.chunking.preparation import prepare_chunks
+from workbench.embedding import get_embedder
+from workbench.embedding.cache import embed_cached
+from workbench.ingestion.layout import Layout
+
+log = logging.getLogger(__name__)
+
+#: documents committed per catalog transaction (bounds the work a crash can lose)
+COMMIT_BATCH = 200
+
+
+@dataclass(frozen=True)
+class Source:
+    """One document to ingest: a file's bytes, or Markdown that needs no parsing."""
+
+    name: str
+    data: bytes | None = None
+    markdown: str | None = None
+    external_id: str | None = None
+    doc_type: str | None = None
+
+    @classmethod
+    def from_path(cls, path: Path) -> "Source":
+        return cls(name=path.name, data=path.read_bytes())
+
+    @classmethod
+    def from_markdown(cls, name: str, markdown: str, external_id: str | None = None) -> "Source":
+        return cls(name=name, markdown=markdown, external_id=external_id, doc_type="md")
+
+    @property
+    def payload(self) -> bytes:
+        return self.data if self.data is not None else (self.markdown or "").encode("utf-8")
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.payload).hexdigest()
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A progress event: ``stage`` is one of hash, skip, parse, chunk, embed, store, index, failed, done."""
+
+    stage: str
+    source: str
+    done: int
+    total: int
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    source: str
+    status: str  # ingested | replaced | skipped | failed
+    reason: str = ""
+    chunks: int = 0
+
+
+@dataclass
+class IngestReport:
+    collection: str
+    outcomes: list[FileOutcome] = field(default_factory=list)
+    embedded: int = 0
+    cached: int = 0
+    elapsed_s: float = 0.0
+    indexes_rebuilt: int = 0
+
+    def count(self, status: str) -> int:
+        return sum(1 for outcome in self.outcomes if outcome.status == status)
+
+    @property
+    def parsed(self) -> int:
+        return self.count("ingested") + self.count("replaced") + self.count("failed")
+
+    @property
+    def failures(self) -> list[FileOutcome]:
+        return [o for o in self.outcomes if o.status == "failed"]
+
+    def summary(self) -> str:
+        parts = [
+            f"{self.count('ingested')} new",
+            f"{self.count('replaced')} replaced",
+            f"{self.count('skipped')} unchanged (skipped before parsing)",
+            f"{self.count('failed')} failed",
+        ]
+        return (
+            f"{self.collection}: {len(self.outcomes)} files: {', '.join(parts)}; "
+            f"parsed {self.parsed}, embedded {self.embedded} new chunk texts ({self.cached} from cache); "
+            f"{self.elapsed_s:.1f} s"
+        )
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+def _quiet(_: Progress) -> None:
+    pass
+
+
+@dataclass
+class _Pending:
+    source: Source
+    sha256: str
+    title: str
+    markdown: str
+    doc_type: str
+    page_starts: list[int]
+    chunks: dict[str, list]  # chunkset key -> prepared chunks
+    replaces: bool
+
+
+def ingest(
+    catalog: Catalog,
+    collection_name: str,
+    sources: Iterable[Source],
+    layouts: list[Layout],
+    progress: ProgressCallback | None = None,
+) -> IngestReport:
+    """Ingest ``sources``; every layout in ``layouts`` gets its chunks (the first is the default)."""
+    progress = progress or _quiet
+    started = time.perf_counter()
+    sources = list(sources)
+    report = IngestReport(collection_name)
+    with catalog.connect() as con:
+        collection = repo.get_collection(con, collection_name)
+        for layout in layouts:
+            repo.add_chunkset(con, collection.id, layout.chunkset_key, layout.chunkset_config())
+        fingerprints = repo.document_fingerprints(con, collection.id)
+        run_id = repo.start_run(con, collection.id, len(sources))
+
+    pending: list[_Pending] = []
+    total = len(sources)
+    for position, source in enumerate(sources, start=1):
+        progress(Progress("hash", source.name, position, total))
+        sha = source.sha256
+        known = fingerprints.get(source.name)
+        if known and known == (sha, "success"):
+            report.outcomes.append(FileOutcome(source.name, "skipped", "unchanged since last ingest"))
+            progress(Progress("skip", source.name, position, total, "unchanged"))
+            continue
+        try:
+            progress(Progress("parse", source.name, position, total))
+            parsed = _parse(source)
+        except Exception as error:  # any parser failure is this file's problem only
+            reason = _reason(error)
+            _record_failure(catalog, collection.id, run_id, source, sha, reason, replaces=known is not None)
+            report.outcomes.append(FileOutcome(source.name, "failed", reason))
+            progress(Progress("failed", source.name, position, total, reason))
+            continue
+        progress(Progress("chunk", source.name, position, total))
+        chunks = {}
+        for layout in layouts:
+            # the model supplies token counts (the over-length flag), token units and semantic breaks
+            embedder = get_embedder(layout.embedding_model)
+            chunks[layout.chunkset_key] = prepare_chunks(parsed.markdown, list(parsed.page_starts), layout.chunking, embedder)
+        pending.append(
+            _Pending(source, sha, parsed.title, parsed.markdown, parsed.doc_type, list(parsed.page_starts), chunks,
+                     replaces=known is not None)
+        )
+        if len(pending) >= COMMIT_BATCH:
+            _flush(catalog, collection.id, run_id, pending, layouts, report, progress, position, total)
+            pending = []
+    _flush(catalog, collection.id, run_id, pending, layouts, report, progress, total, total)
+
+    from workbench.ingestion.indexing import sync_layout
+
+    for layout in layouts:
+        progress(Progress("index", layout.key, total, total))
+        result = sync_layout(catalog, catalog.path.parent, collection_name, layout)
+        report.indexes_rebuilt += int(result.rebuilt)
+    with catalog.connect() as con:
+        repo.finish_run(
+            con, run_id, status="finished", parsed=report.parsed, skipped=report.count("skipped"),
+            failed=report.count("failed"), embedded=report.embedded,
+        )
+    report.elapsed_s = time.perf_counter() - started
+    progress(Progress("done", collection_name, total, total, report.summary()))
+    return report
+
+
+def _parse(source: Source):
+    from workbench.ingestion.parsing import ParsedDocument, parse_bytes
+
+    if source.markdown is not None:
+        markdown = source.markdown
+        title = next((line.lstrip("#").strip() for line in markdown.splitlines() if line.startswith("#")), source.name)
+        return ParsedDocument(markdown=markdown, doc_type=source.doc_type or "md", title=title)
+    return parse_bytes(source.payload, source.name)
+
+
+def _reason(error: Exception) -> str:
+    from workbench.ingestion.parsing import ParseError
+
+    if isinstance(error, ParseError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+
+
+def _record_failure(catalog, collection_id, run_id, source: Source, sha, reason, replaces: bool) -> None:
+    with catalog.connect() as con:
+        if not replaces:
+            repo.insert_document(
+                con, collection_id, source=source.name, external_id=source.external_id, sha256=sha,
+                size_bytes=len(source.payload), doc_type=Path(source.name).suffix.lstrip(".").lower() or "unknown",
+                title=None, markdown=None, page_starts=[], status="failed", error=reason,
+            )
+        else:
+            # an earlier good version stays searchable; only a previous failure row is refreshed
+            existing = repo.find_document(con, collection_id, source.name)
+            if existing is not None and existing.status == "failed":
+                repo.delete_document(con, existing.id)
+                repo.insert_document(
+                    con, collection_id, source=source.name, external_id=source.external_id, sha256=sha,
+                    size_bytes=len(source.payload), doc_type=existing.doc_type, title=None, markdown=None,
+                    page_starts=[], status="failed", error=reason,
+                )
+        repo.record_event(con, run_id, source.name, sha, "failed", reason)
+
+
+def _flush(catalog, collection_id, run_id, pending: list[_Pending], layouts, report, progress, done, total) -> None:
+    if not pending:
+        return
+    for layout in layouts:
+        texts = [chunk.indexed_text for item in pending for chunk in item.chunks[layout.chunkset_key]]
+        embedder = get_embedder(layout.embedding_model)
+
+        def on_batch(embedded: int, missing: int) -> None:
+            progress(Progress("embed", f"{embedded}/{missing} new chunk texts", done, total))
+
+        _, stats = embed_cached(catalog, embedder, texts, progress=on_batch)
+        report.embedded += stats.embedded
+        report.cached += stats.cached
+    progress(Progress("store", f"{len(pending)} documents", done, total))
+    with catalog.connect() as con:
+        for item in pending:
+            existing = repo.find_document(con, collection_id, item.source.name) if item.replaces else None
+            if existing is not None:
+                repo.delete_document(con, existing.id)
+            doc_id = repo.insert_document(
+                con, collection_id, source=item.source.name, external_id=item.source.external_id,
+                sha256=item.sha256, size_bytes=len(item.source.payload), doc_type=item.doc_type, title=item.title,
+                markdown=item.markdown, page_starts=item.page_starts, status="success", error=None,
+            )
+            for key, chunks in item.chunks.items():
+                repo.insert_chunks(con, collection_id, key, doc_id, chunks)
+            status = "replaced" if existing is not None and existing.status == "success" else "ingested"
+            repo.record_event(con, run_id, item.source.name, item.sha256, status, None)
+            report.outcomes.append(
+                FileOutcome(item.source.name, status, chunks=len(next(iter(item.chunks.values()), [])))
+            )
+        repo.bump_generation(con, collection_id)
+
+
+def delete_document(catalog: Catalog, collection_name: str, ref: str) -> repo.DocumentRow:
+    with catalog.connect() as con:
+        collection = repo.get_collection(con, collection_name)
+        document = repo.find_document(con, collection.id, ref)
+        if document is None:
+            raise repo.NotFoundError(
+                f"document {ref!r} not found in collection {collection_name!r}; "
+                "use a document id, external id or file name from `documents`"
+            )
+        repo.delete_document(con, document.id)
+        repo.bump_generation(con, collection.id)
+    return document
+
+
+def ensure_chunkset(catalog: Catalog, collection_name: str, layout: Layout,
+                    progress: ProgressCallback | None = None) -> int:
+    """Chunk (and embed, through the cache) every document lacking chunks in this layout's chunk set."""
+    progress = progress or _quiet
+    with catalog.connect() as con:
+        collection = repo.get_collection(con, collection_name)
+        repo.add_chunkset(con, collection.id, layout.chunkset_key, layout.chunkset_config())
+        todo = repo.documents_without_chunks(con, collection.id, layout.chunkset_key)
+    if not todo:
+        return 0
+    embedder = get_embedder(layout.embedding_model)
+    prepared = []
+    for position, (doc_id, markdown, page_starts) in enumerate(todo, start=1):
+        progress(Progress("chunk", str(doc_id), position, len(todo)))
+        prepared.append((doc_id, prepare_chunks(markdown or "", list(page_starts or []), layout.chunking, embedder)))
+    texts = [chunk.indexed_text for _, chunks in prepared for chunk in chunks]
+    embed_cached(catalog, embedder, texts,
+                 progress=lambda d, t: progress(Progress("embed", f"{d}/{t} new chunk texts", d, t)))
+    with catalog.connect() as con:
+        for doc_id, chunks in prepared:
+            repo.insert_chunks(con, collection.id, layout.chunkset_key, doc_id, chunks)
+        repo.bump_generation(con, collection.id)
+    return len(todo)
