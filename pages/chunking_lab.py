@@ -7,9 +7,8 @@ from dataclasses import replace
 
 import streamlit as st
 
-from workbench import presets
 from workbench.chunking.preview import ChunkPreview, preview_chunking
-from workbench.config import ChunkingConfig, WorkbenchConfig
+from workbench.config import DEFAULT_PRESET, ChunkingConfig, WorkbenchConfig, overrides_between
 from workbench.ui import session
 from workbench.ui.chunk_bands import bands_html
 from workbench.ui.figures import token_histogram
@@ -102,8 +101,8 @@ def apply_chunking(collection: str, chunking: ChunkingConfig, preset: str, make_
         bar.progress(1.0, text="Indexes ready")
         status.update(label=f"Applied: embedded {embedded['texts']} new chunk texts, the rest came from the cache",
                       state="complete", expanded=False)
-    overrides = presets.overrides_between(bench.config_for(collection, presets.DEFAULT_PRESET), target)
-    presets.save(bench.catalog, preset, overrides, f"chunking {preset_name_for(chunking)} (Chunking lab)")
+    overrides = overrides_between(bench.config_for(collection, DEFAULT_PRESET), target)
+    bench.save_preset(preset, overrides, f"chunking {preset_name_for(chunking)} (Chunking lab)")
     if make_default:
         bench.set_default_preset(collection, preset)
     session.request_preset(preset)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from workbench import presets
+from workbench.config import DEFAULT_PRESET, overrides_between
 from workbench.mcp_server.client_config import (
     CLAUDE_DESKTOP_CONFIG_FILES,
     DEFAULT_SERVER_NAME,
@@ -30,14 +30,14 @@ def preset_editor(collection: str, preset: str) -> None:
                "then save the result as a preset. Query-time keys apply instantly; index-time keys (chunking, "
                "model, index build) get their chunks and indexes built the first time the preset is used.")
     edited = config_editor(session.current_config(), prefix=f"preset_editor.{collection}.{preset}")
-    base = session.current_config(collection, presets.DEFAULT_PRESET)
-    overrides = presets.overrides_between(base, edited.config)
+    base = session.current_config(collection, DEFAULT_PRESET)
+    overrides = overrides_between(base, edited.config)
     st.markdown("**What the preset stores** (the keys that differ from the collection's own settings):")
     st.code("\n".join(f"{key}={value}" for key, value in sorted(overrides.items()))
             or "(nothing: the collection's own settings)", language=None)
 
     name_column, description_column = st.columns([1, 2])
-    name = name_column.text_input("Preset name", value="" if preset == presets.DEFAULT_PRESET else preset,
+    name = name_column.text_input("Preset name", value="" if preset == DEFAULT_PRESET else preset,
                                   key=f"preset_save_name.{preset}", placeholder="e.g. hybrid-mmr")
     description = description_column.text_input("Description", key="preset_save_description",
                                                  placeholder="what this configuration is for")
@@ -53,11 +53,11 @@ def save(collection: str, name: str, description: str, overrides: dict, errors: 
     if not name:
         st.error("Give the preset a name, e.g. hybrid-mmr.")
         return
-    if name == presets.DEFAULT_PRESET:
+    if name == DEFAULT_PRESET:
         st.error("“default” always means the built-in defaults; pick another name for this preset.")
         return
     bench = session.workbench()
-    presets.save(bench.catalog, name, overrides, description)
+    bench.save_preset(name, overrides, description)
     if make_default:
         bench.set_default_preset(collection, name)
     session.request_preset(name)
@@ -106,7 +106,7 @@ def mcp_panel(collection: str, preset: str) -> None:
 
 st.title("Presets & MCP")
 current = require_collection("configure")
-chosen_preset = session.current_preset() or presets.DEFAULT_PRESET
+chosen_preset = session.current_preset() or DEFAULT_PRESET
 preset_editor(current, chosen_preset)
 preset_table()
 mcp_panel(current, chosen_preset)

@@ -44,7 +44,22 @@ def migrations() -> list[tuple[int, str, str]]:
     return sorted(found)
 
 
+#: the catalog's file inside a workbench home
+CATALOG_FILE_NAME = "catalog.duckdb"
+
+
 class Catalog:
+    """A handle on the catalog file; holds no open connection between units of work.
+
+    Only ``store`` opens transactions (``connect``): everything above calls the named functions
+    of ``store.collections``, ``store.settings``, ``store.documents``, ``store.embedding_cache``
+    and ``store.evaluation_runs``, each of which is one transaction.
+    """
+
+    @classmethod
+    def in_home(cls, home: Path) -> "Catalog":
+        return cls(Path(home) / CATALOG_FILE_NAME)
+
     def __init__(self, path: Path, lock_timeout_s: float = 60.0):
         self.path = Path(path)
         self.lock_timeout_s = lock_timeout_s

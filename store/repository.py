@@ -1,4 +1,9 @@
-"""Catalog reads and writes, as functions over a connection. All SQL lives here."""
+"""Catalog reads and writes, as functions over an open connection.
+
+These are the statements; the store modules that own a transaction (``store.collections``,
+``store.settings``, ``store.documents``) compose them into units of work. Nothing above ``store``
+calls them directly, since it has no connection to pass.
+"""
 
 from __future__ import annotations
 

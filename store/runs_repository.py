@@ -1,7 +1,7 @@
 """Catalog reads and writes for evaluation runs and sweeps. All their SQL lives here.
 
-Functions take an open connection (``with catalog.connect() as con``), so a caller decides what
-one transaction holds: a run and its per-query rows are written together or not at all.
+Functions take an open connection, so ``store.evaluation_runs`` decides what one transaction
+holds: a run and its per-query rows are written together or not at all.
 """
 
 from __future__ import annotations
@@ -210,7 +210,3 @@ def list_sweeps(con, collection: str | None = None, limit: int = 50) -> list[Swe
     ).fetchall()
     return [_sweep(r) for r in rows]
 
-
-def embedding_count(con, model: str) -> int:
-    """Cached embeddings of one model: a sweep compares this before and after to prove reuse."""
-    return con.execute("SELECT count(*) FROM embeddings WHERE model = ?", [model]).fetchone()[0]

@@ -14,6 +14,8 @@ import types
 import typing
 from dataclasses import dataclass, field, fields, replace
 
+from store.settings import DEFAULT_PRESET  # noqa: F401  (the built-in preset's name, fixed by the schema)
+
 
 @dataclass(frozen=True)
 class ChunkingConfig:
@@ -298,3 +300,22 @@ def _hint_name(hint) -> str:
 
 def dumps(config: WorkbenchConfig) -> str:
     return json.dumps(config.to_dict(), sort_keys=True)
+
+
+# -- presets: named sets of overrides ----------------------------------------------------------
+#
+# A preset holds only the keys it sets (flat, dotted), like a saved list of ``--set`` options, so
+# it applies on top of any collection's own index configuration. ``DEFAULT_PRESET`` always exists
+# and sets nothing: the built-in defaults. The catalog keeps them (``Workbench.save_preset``).
+
+def overrides_between(base: WorkbenchConfig, chosen: WorkbenchConfig) -> dict[str, object]:
+    """The flat keys where ``chosen`` differs from ``base``: what a preset must record."""
+    base_flat, chosen_flat = base.flat(), chosen.flat()
+    return {key: value for key, value in chosen_flat.items() if base_flat.get(key) != value}
+
+
+def validate_overrides(overrides: dict) -> dict[str, object]:
+    """``overrides`` flattened, or a ``ConfigError`` naming a bad key or value."""
+    flat = flatten(overrides)
+    WorkbenchConfig.from_dict(flat)
+    return flat

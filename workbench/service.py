@@ -2,7 +2,8 @@
 
 It owns the home directory, a catalog handle (no open connection: see ``store.catalog``), the
 loaded index snapshots and an in-memory cache of query vectors, so changing a query-time
-parameter re-runs only the cheap stages.
+parameter re-runs only the cheap stages. It reaches the catalog only through ``store``'s named
+functions, each one transaction.
 """
 
 from __future__ import annotations
@@ -17,11 +18,22 @@ from typing import Iterable
 
 import numpy as np
 
+from store import collections as stored_collections
+from store import documents as stored_documents
 from store import repository as repo
+from store import settings as stored_settings
 from store.catalog import Catalog
 from store.index_set import Snapshot, SnapshotCache
-from workbench import presets
-from workbench.config import INDEX_TIME_SECTIONS, WorkbenchConfig, flatten, known_keys
+from store.settings import StoredPreset, StoredSettings
+from workbench.config import (
+    DEFAULT_PRESET,
+    INDEX_TIME_SECTIONS,
+    ConfigError,
+    WorkbenchConfig,
+    flatten,
+    known_keys,
+    validate_overrides,
+)
 from workbench.embedding import get_embedder
 from workbench.ingestion.indexing import layout_dir, sync_layout
 from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
@@ -71,28 +83,33 @@ class Workbench:
     def __init__(self, home: str | Path | None = None):
         self.home = resolve_home(home)
         self.home.mkdir(parents=True, exist_ok=True)
-        self.catalog = Catalog(self.home / "catalog.duckdb")
+        self.catalog = Catalog.in_home(self.home)
         self._snapshots = SnapshotCache()
         self._query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._query_vectors_lock = threading.Lock()
 
     # -- configuration ------------------------------------------------------------------------
 
+    def settings(self) -> StoredSettings:
+        """Every collection's stored settings and every preset, read in one catalog transaction."""
+        return stored_settings.read_settings(self.catalog)
+
     def config_for(self, collection: str | None, preset: str | None = None,
-                   overrides: Iterable[str] | dict = ()) -> WorkbenchConfig:
-        """Defaults, then the collection's index settings, then the preset, then overrides."""
+                   overrides: Iterable[str] | dict = (), settings: StoredSettings | None = None) -> WorkbenchConfig:
+        """Defaults, then the collection's index settings, then the preset, then overrides.
+
+        ``settings`` is what ``settings()`` returned, for a caller that has read it already.
+        """
+        if settings is None:
+            settings = self.settings()
         config = WorkbenchConfig()
         preset_name = preset
-        with self.catalog.connect() as con:  # one connection for both reads (the preset read joins it)
-            return self._config_for(con, config, collection, preset_name, overrides)
-
-    def _config_for(self, con, config, collection, preset_name, overrides) -> WorkbenchConfig:
         if collection:
-            row = repo.get_collection(con, collection)
+            row = settings.collection(collection)
             config = WorkbenchConfig.from_dict({**config.flat(), **_known_only(row.config, f"collection {collection!r}")})
             preset_name = preset_name or row.default_preset
-        preset_name = preset_name or presets.DEFAULT_PRESET
-        preset_overrides = _known_only(presets.load_overrides(self.catalog, preset_name), f"preset {preset_name!r}")
+        preset_name = preset_name or DEFAULT_PRESET
+        preset_overrides = _known_only(settings.preset(preset_name), f"preset {preset_name!r}")
         config = WorkbenchConfig.from_dict({**config.flat(), **preset_overrides})
         if isinstance(overrides, dict):
             return WorkbenchConfig.from_dict({**config.flat(), **flatten(overrides)})
@@ -101,15 +118,12 @@ class Workbench:
     # -- collections --------------------------------------------------------------------------
 
     def collections(self) -> list[CollectionInfo]:
-        with self.catalog.connect() as con:
-            rows = repo.list_collections(con)
-            counts = repo.collection_counts(con)
-        infos = []
-        for row in rows:
-            docs, chunks = counts.get(row.id, (0, 0))
-            model = row.config.get("embedding.model", WorkbenchConfig().embedding.model)
-            infos.append(CollectionInfo(row.name, docs, chunks, model, row.default_preset, row.config))
-        return infos
+        default_model = WorkbenchConfig().embedding.model
+        return [
+            CollectionInfo(s.row.name, s.documents, s.chunks, s.row.config.get("embedding.model", default_model),
+                           s.row.default_preset, s.row.config)
+            for s in stored_collections.collection_summaries(self.catalog)
+        ]
 
     def collection_names(self) -> list[str]:
         return [info.name for info in self.collections()]
@@ -119,31 +133,42 @@ class Workbench:
         if not name or "/" in name or name.startswith("."):
             raise ValueError(f"collection name {name!r} is not valid; use letters, digits, '-' or '_'")
         config = config or WorkbenchConfig()
-        with self.catalog.connect() as con:
-            if repo.find_collection(con, name) is not None:
-                raise ValueError(f"collection {name!r} already exists; pick another name or delete it first")
-            row = repo.create_collection(con, name, index_overrides(config))
-            repo.add_chunkset(con, row.id, Layout.of(config).chunkset_key, Layout.of(config).chunkset_config())
-        return row
+        layout = Layout.of(config)
+        return stored_collections.create_collection(
+            self.catalog, name, index_overrides(config), layout.chunkset_key, layout.chunkset_config()
+        )
 
     def ensure_collection(self, name: str, config: WorkbenchConfig | None = None) -> repo.CollectionRow:
-        with self.catalog.connect() as con:
-            found = repo.find_collection(con, name)
+        found = stored_collections.find_collection(self.catalog, name)
         return found or self.create_collection(name, config)
 
     def delete_collection(self, name: str) -> None:
         import shutil
 
-        with self.catalog.connect() as con:
-            row = repo.get_collection(con, name)
-            repo.delete_collection(con, row.id)
+        stored_collections.delete_collection(self.catalog, name)
         self._snapshots.forget()
         shutil.rmtree(self.home / "indexes" / name, ignore_errors=True)
 
+    # -- presets ------------------------------------------------------------------------------
+
+    def presets(self) -> list[StoredPreset]:
+        """Every preset by name, the built-in ``default`` included."""
+        return stored_settings.list_presets(self.catalog)
+
+    def preset_overrides(self, name: str) -> dict[str, object]:
+        """The flat keys preset ``name`` sets, or a ``NotFoundError`` listing the known presets."""
+        return self.settings().preset(name)
+
+    def save_preset(self, name: str, overrides: dict, description: str = "") -> dict[str, object]:
+        """Store ``overrides`` (validated, flattened) as preset ``name`` and return them."""
+        if not name or not name.strip():
+            raise ConfigError("a preset needs a name")
+        flat = validate_overrides(overrides)
+        stored_settings.save_preset(self.catalog, name.strip(), flat, description)
+        return flat
+
     def set_default_preset(self, collection: str, preset: str) -> None:
-        presets.load_overrides(self.catalog, preset)
-        with self.catalog.connect() as con:
-            repo.set_default_preset(con, repo.get_collection(con, collection).id, preset)
+        stored_settings.set_default_preset(self.catalog, collection, preset)
 
     # -- ingestion ----------------------------------------------------------------------------
 
@@ -151,9 +176,7 @@ class Workbench:
         """The layout ``config`` asks for first, then every other chunk set the collection keeps."""
         wanted = Layout.of(config)
         layouts = [wanted]
-        with self.catalog.connect() as con:
-            row = repo.get_collection(con, collection)
-            stored = repo.chunksets(con, row.id)
+        stored = stored_collections.chunksets_of(self.catalog, collection)
         for key, chunkset in stored.items():
             if key == wanted.chunkset_key:
                 continue
@@ -173,9 +196,7 @@ class Workbench:
         return self.ingest(collection, (Source.from_path(Path(p)) for p in paths), config, progress)
 
     def delete_document(self, collection: str, ref: str) -> repo.DocumentRow:
-        from workbench.ingestion.ingest import delete_document
-
-        document = delete_document(self.catalog, collection, ref)
+        document = stored_documents.delete_document(self.catalog, collection, ref)
         self.sync(collection)
         return document
 
@@ -193,8 +214,7 @@ class Workbench:
         target = layout_dir(self.home, collection, layout)
         snapshot = self._snapshots.get(target)
         if snapshot is None:
-            with self.catalog.connect() as con:
-                repo.get_collection(con, collection)  # a clear error for an unknown collection
+            stored_collections.get_collection(self.catalog, collection)  # a clear error for an unknown collection
             ensure_chunkset(self.catalog, collection, layout, progress)
             sync_layout(self.catalog, self.home, collection, layout)
             snapshot = self._snapshots.get(target)
@@ -230,15 +250,10 @@ class Workbench:
     # -- documents and chunks -----------------------------------------------------------------
 
     def documents(self, collection: str) -> list[repo.DocumentRow]:
-        with self.catalog.connect() as con:
-            row = repo.get_collection(con, collection)
-            default_chunkset = next(iter(repo.chunksets(con, row.id)), None)
-            return repo.documents(con, row.id, default_chunkset)
+        return stored_documents.documents_of(self.catalog, collection)
 
     def document(self, ref: str, collection: str | None = None) -> repo.DocumentRow:
-        with self.catalog.connect() as con:
-            collection_id = repo.get_collection(con, collection).id if collection else None
-            found = repo.find_document(con, collection_id, str(ref))
+        found = stored_documents.find_document(self.catalog, str(ref), collection)
         if found is None:
             scope = f" in collection {collection!r}" if collection else ""
             raise NotFoundError(
@@ -248,10 +263,8 @@ class Workbench:
         return found
 
     def markdown(self, doc_id: int) -> tuple[str, list[int]]:
-        with self.catalog.connect() as con:
-            return repo.document_markdown(con, doc_id)
+        return stored_documents.document_markdown(self.catalog, doc_id)
 
     def chunks_of(self, doc_id: int, config: WorkbenchConfig | None = None) -> list[tuple]:
         chunkset = Layout.of(config).chunkset_key if config else None
-        with self.catalog.connect() as con:
-            return repo.chunks_of_document(con, doc_id, chunkset)
+        return stored_documents.chunks_of_document(self.catalog, doc_id, chunkset)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from workbench import presets
+from store.embedding_cache import cached_hashes
 from workbench.chunking.preparation import prepare_chunks
 from workbench.config import ChunkingConfig
 from workbench.embedding import get_embedder
-from workbench.embedding.cache import cached_hashes
 from workbench.service import Workbench
 from workbench.ui.chunk_bands import bands_html
 
@@ -79,7 +78,7 @@ def test_applying_a_chunking_embeds_only_new_texts_and_selects_its_preset(demo_h
         f"Applied the chunking to demo: embedded {expected_new} new chunk texts. Preset markdown-1000c-100 is "
         "selected and is now the collection's default."]
     assert app.session_state["preset"] == "markdown-1000c-100"
-    assert presets.load_overrides(bench.catalog, "markdown-1000c-100") == {"chunking.strategy": "markdown"}
+    assert bench.preset_overrides("markdown-1000c-100") == {"chunking.strategy": "markdown"}
     assert bench.collections()[0].default_preset == "markdown-1000c-100"
     # the new chunk set exists for every document: a query under the preset needs no more building
     config = bench.config_for("demo")

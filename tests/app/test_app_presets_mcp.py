@@ -7,7 +7,6 @@ import re
 import sys
 from pathlib import Path
 
-from workbench import presets
 from workbench.service import Workbench
 
 PAGE = "pages/presets_mcp.py"
@@ -37,7 +36,7 @@ def test_save_the_edited_configuration_as_a_preset(demo_home_copy: Path, open_ap
     assert [plain(s.value) for s in app.success] == ["Saved preset diverse (2 settings) and selected it."]
     assert app.session_state["preset"] == "diverse"
     bench = Workbench(demo_home_copy)
-    assert presets.load_overrides(bench.catalog, "diverse") == {"fusion.k": 20, "mmr.enabled": True}
+    assert bench.preset_overrides("diverse") == {"fusion.k": 20, "mmr.enabled": True}
     assert bench.collections()[0].default_preset == "diverse"
     table = app.dataframe[0].value
     assert dict(zip(table["preset"], table["settings"]))["diverse"] == "fusion.k=20 mmr.enabled=True"
@@ -56,7 +55,7 @@ def test_a_bad_value_or_name_is_refused_with_the_fix(demo_home: Path, open_app):
     app.text_input(key="preset_save_name.default").input("default").run()
     app.button(key="preset_save").click().run()
     assert any("“default” always means the built-in defaults" in plain(error.value) for error in app.error)
-    assert [name for name, _, _ in presets.list_all(Workbench(demo_home).catalog)] == ["default"]
+    assert [preset.name for preset in Workbench(demo_home).presets()] == ["default"]
 
 
 def test_mcp_json_serves_this_home_and_preset(demo_home: Path, open_app):

@@ -18,24 +18,20 @@ def add_commands(commands, common) -> None:
 
 
 def cmd_presets(args) -> int:
-    from workbench import presets
-
     bench = workbench_from(args)
-    for name, overrides, description in presets.list_all(bench.catalog):
-        shown = " ".join(f"{k}={v}" for k, v in sorted(overrides.items())) or "(built-in defaults)"
-        print(f"{name:<20} {shown}" + (f"  # {description}" if description else ""))
+    for preset in bench.presets():
+        shown = " ".join(f"{k}={v}" for k, v in sorted(preset.overrides.items())) or "(built-in defaults)"
+        print(f"{preset.name:<20} {shown}" + (f"  # {preset.description}" if preset.description else ""))
     return EXIT_OK
 
 
 def cmd_save_preset(args) -> int:
-    from workbench import presets
+    from workbench.config import WorkbenchConfig, overrides_between
 
     bench = workbench_from(args)
-    base = presets.load_overrides(bench.catalog, args.preset) if args.preset else {}
-    from workbench.config import WorkbenchConfig
-
+    base = bench.preset_overrides(args.preset) if args.preset else {}
     overrides = {**base, **WorkbenchConfig().with_overrides(args.overrides).flat()}
-    chosen = presets.overrides_between(WorkbenchConfig(), WorkbenchConfig.from_dict(overrides))
-    saved = presets.save(bench.catalog, args.name, chosen, args.description)
+    chosen = overrides_between(WorkbenchConfig(), WorkbenchConfig.from_dict(overrides))
+    saved = bench.save_preset(args.name, chosen, args.description)
     print(f"saved preset {args.name!r}: " + (" ".join(f"{k}={v}" for k, v in saved.items()) or "(defaults)"))
     return EXIT_OK

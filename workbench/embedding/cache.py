@@ -1,4 +1,7 @@
-"""Embeddings cached in the catalog by (model, content hash): no text is embedded twice."""
+"""Embeddings cached in the catalog by (model, content hash): no text is embedded twice.
+
+The vectors' table is ``store.embedding_cache``; this module decides what to embed.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ from typing import Callable
 import numpy as np
 
 from store.catalog import Catalog
-from store.repository import insert_frame
+from store.embedding_cache import load_vectors, store_vectors
 from workbench.embedding.base import Embedder, content_hash
 
 #: how many texts are embedded between two cache writes; a crash loses at most one batch
@@ -20,36 +23,6 @@ class EmbeddingStats:
     requested: int
     cached: int
     embedded: int
-
-
-def cached_hashes(catalog: Catalog, model: str, hashes: list[str]) -> set[str]:
-    if not hashes:
-        return set()
-    with catalog.connect() as con:
-        rows = con.execute(
-            "SELECT content_hash FROM embeddings WHERE model = ? AND content_hash IN (SELECT unnest(?))",
-            [model, list(set(hashes))],
-        ).fetchall()
-    return {row[0] for row in rows}
-
-
-def load_vectors(catalog: Catalog, model: str, hashes: list[str]) -> dict[str, np.ndarray]:
-    if not hashes:
-        return {}
-    with catalog.connect() as con:
-        result = con.execute(
-            "SELECT content_hash, vector FROM embeddings WHERE model = ? AND content_hash IN (SELECT unnest(?))",
-            [model, list(set(hashes))],
-        ).fetchnumpy()
-    return {h: np.asarray(v, dtype=np.float32) for h, v in zip(result["content_hash"], result["vector"])}
-
-
-def store_vectors(catalog: Catalog, model: str, hashes: list[str], vectors: np.ndarray) -> None:
-    import pandas as pd
-
-    frame = pd.DataFrame({"model": model, "content_hash": hashes, "vector": list(vectors.astype(np.float32))})
-    with catalog.connect() as con:
-        insert_frame(con, "embeddings", frame, or_ignore=True)
 
 
 def embed_cached(

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from store import runs_repository as runs_repo
+from store import evaluation_runs as stored_runs
 from store.catalog import Catalog
-from store.runs_repository import QueryResultRow, RunRow
+from store.runs_repository import QueryResultRow, RunRow, SweepRow
 from workbench.evaluation.runner import EvaluationResult, QueryResult, SkippedQuery
 
 
@@ -22,27 +22,21 @@ def save_run(catalog: Catalog, result: EvaluationResult, *, label: str = "", ove
         QueryResultRow(q.query_id, q.query, q.metrics, q.ranked_doc_ids, q.ranked_chunk_ids, q.relevant, q.stage_metrics)
         for q in result.per_query
     ]
-    with catalog.connect() as con:
-        run_id = runs_repo.insert_run(
-            con, collection=result.collection, golden=result.golden, level=result.level,
-            label=label or result.label, config=result.config, overrides=overrides or {}, metrics=result.metrics,
-            stage_metrics=result.stage_metrics, evaluated_top_k=result.evaluated_top_k,
-            queries=len(result.per_query), skipped=[asdict(s) for s in result.skipped], notes=result.notes,
-            elapsed_s=result.elapsed_s, sweep_id=sweep_id,
-        )
-        runs_repo.insert_query_results(con, run_id, rows)
-        stored = runs_repo.get_run(con, run_id)
-    result.run_id = run_id
+    stored = stored_runs.save_run(
+        catalog, collection=result.collection, golden=result.golden, level=result.level,
+        label=label or result.label, config=result.config, overrides=overrides or {}, metrics=result.metrics,
+        stage_metrics=result.stage_metrics, evaluated_top_k=result.evaluated_top_k,
+        skipped=[asdict(s) for s in result.skipped], notes=result.notes, elapsed_s=result.elapsed_s,
+        sweep_id=sweep_id, results=rows,
+    )
+    result.run_id = stored.id
     result.label = stored.label
     result.created_at = stored.created_at.isoformat(timespec="seconds")
-    return run_id
+    return stored.id
 
 
 def load_run(catalog: Catalog, run_id: int) -> EvaluationResult:
-    with catalog.connect() as con:
-        row = runs_repo.get_run(con, int(run_id))
-        results = runs_repo.query_results(con, row.id)
-    return _result(row, results)
+    return _result(*stored_runs.load_run(catalog, int(run_id)))
 
 
 def _result(row: RunRow, results: list[QueryResultRow]) -> EvaluationResult:
@@ -70,30 +64,25 @@ def _result(row: RunRow, results: list[QueryResultRow]) -> EvaluationResult:
 def list_runs(catalog: Catalog, *, collection: str | None = None, golden: str | None = None,
               sweep_id: int | None = None, include_sweeps: bool = True, limit: int = 200) -> list[RunRow]:
     """Stored runs, newest first (metrics and config, without per-query rows)."""
-    with catalog.connect() as con:
-        return runs_repo.list_runs(con, collection=collection, golden=golden, sweep_id=sweep_id,
-                                   include_sweeps=include_sweeps, limit=limit)
+    return stored_runs.list_runs(catalog, collection=collection, golden=golden, sweep_id=sweep_id,
+                                 include_sweeps=include_sweeps, limit=limit)
 
 
-def list_sweeps(catalog: Catalog, collection: str | None = None, limit: int = 50) -> list[runs_repo.SweepRow]:
+def list_sweeps(catalog: Catalog, collection: str | None = None, limit: int = 50) -> list[SweepRow]:
     """Stored sweeps, newest first, with their grid and summary (points, reuse, run ids)."""
-    with catalog.connect() as con:
-        return runs_repo.list_sweeps(con, collection, limit)
+    return stored_runs.list_sweeps(catalog, collection, limit)
 
 
-def get_sweep(catalog: Catalog, sweep_id: int) -> runs_repo.SweepRow:
-    with catalog.connect() as con:
-        return runs_repo.get_sweep(con, int(sweep_id))
+def get_sweep(catalog: Catalog, sweep_id: int) -> SweepRow:
+    return stored_runs.get_sweep(catalog, int(sweep_id))
 
 
 def label_run(catalog: Catalog, run_id: int, label: str) -> None:
-    with catalog.connect() as con:
-        runs_repo.set_label(con, int(run_id), label)
+    stored_runs.label_run(catalog, int(run_id), label)
 
 
 def delete_run(catalog: Catalog, run_id: int) -> None:
-    with catalog.connect() as con:
-        runs_repo.delete_run(con, int(run_id))
+    stored_runs.delete_run(catalog, int(run_id))
 
 
 def describe(row: RunRow | EvaluationResult) -> str:

@@ -15,8 +15,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
 
-from store import runs_repository as runs_repo
-from workbench.config import ConfigError, WorkbenchConfig, flatten
+from store import evaluation_runs as stored_runs
+from store.embedding_cache import embedding_counts
+from workbench.config import ConfigError, WorkbenchConfig, flatten, overrides_between
 from workbench.evaluation import metrics as m
 from workbench.evaluation.golden import GoldenSet
 from workbench.evaluation.runner import EvaluationResult, check_level, evaluate, judge_for, needs_query_vectors
@@ -205,12 +206,11 @@ def run_sweep(
     result = SweepResult(collection, golden.name, level, metric_names, {k: list(v) for k, v in grid.items()},
                          base_config, layouts=len(groups))
     models = sorted({group.layout.embedding_model for group in groups})
-    with bench.catalog.connect() as con:
-        before = {model: runs_repo.embedding_count(con, model) for model in models}
-        if store:
-            result.sweep_id = runs_repo.insert_sweep(
-                con, collection=collection, golden=golden.name, level=level, base_config=base_config.to_dict(),
-                grid={k: [_show(v) for v in vs] for k, vs in grid.items()}, metrics=list(metric_names))
+    before = embedding_counts(bench.catalog, models)
+    if store:
+        result.sweep_id = stored_runs.start_sweep(
+            bench.catalog, collection=collection, golden=golden.name, level=level, base_config=base_config.to_dict(),
+            grid={k: [_show(v) for v in vs] for k, vs in grid.items()}, metrics=list(metric_names))
     total = len(points) * len(golden.queries)
     warmed: set[str] = set()
     status = "failed"
@@ -236,13 +236,12 @@ def run_sweep(
                 result.entries.append(SweepEntry(point, evaluation))
         status = "done"
     finally:
-        with bench.catalog.connect() as con:
-            after = {model: runs_repo.embedding_count(con, model) for model in models}
-            result.embedded_texts = sum(after[model] - before[model] for model in models)
-            result.query_models = len(warmed)
-            result.elapsed_s = time.perf_counter() - started
-            if store and result.sweep_id is not None:
-                runs_repo.finish_sweep(con, result.sweep_id, status, result.summary())
+        after = embedding_counts(bench.catalog, models)
+        result.embedded_texts = sum(after[model] - before[model] for model in models)
+        result.query_models = len(warmed)
+        result.elapsed_s = time.perf_counter() - started
+        if store and result.sweep_id is not None:
+            stored_runs.finish_sweep(bench.catalog, result.sweep_id, status, result.summary())
     return result
 
 
@@ -260,15 +259,13 @@ def _forward(progress, index: int, points: int, queries: int, total: int, label:
 def save_best_as_preset(bench, sweep: SweepResult, name: str, metric: str = "ndcg@10",
                         description: str | None = None) -> dict[str, object]:
     """Save the best point's configuration as preset ``name`` (its differences from the defaults)."""
-    from workbench import presets
-
     best = sweep.best(metric)
-    overrides = presets.overrides_between(WorkbenchConfig(), best.point.config)
+    overrides = overrides_between(WorkbenchConfig(), best.point.config)
     description = description or (
         f"best {metric} = {best.result.metrics[metric]:.4f} in sweep"
         f"{' #' + str(sweep.sweep_id) if sweep.sweep_id else ''} on {sweep.collection}/{sweep.golden} ({sweep.level})"
     )
-    return presets.save(bench.catalog, name, overrides, description)
+    return bench.save_preset(name, overrides, description)
 
 
 def _show(value) -> object:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from store import repository as repo
 from store.catalog import Catalog
+from store.documents import index_source
 from store.index_set import (
     CHUNK_COLUMNS,
     DOCUMENT_COLUMNS,
@@ -50,14 +50,12 @@ def layout_dir(home: Path, collection: str, layout: Layout) -> Path:
 def sync_layout(catalog: Catalog, home: Path, collection_name: str, layout: Layout) -> SyncResult:
     started = time.perf_counter()
     target = layout_dir(home, collection_name, layout)
-    with catalog.connect() as con:
-        collection = repo.get_collection(con, collection_name)
-        pointer = read_current(target)
-        if pointer is not None and pointer["generation"] == collection.generation:
-            return SyncResult(layout.key, collection.generation, False, -1, 0, 0, time.perf_counter() - started)
-        rows = repo.chunkset_rows(con, collection.id, layout.chunkset_key)
-        documents = repo.document_infos(con, collection.id)
-    generation = collection.generation
+    pointer = read_current(target)
+    indexed_generation = None if pointer is None else pointer["generation"]
+    source = index_source(catalog, collection_name, layout.chunkset_key, indexed_generation)
+    if source.up_to_date:
+        return SyncResult(layout.key, source.generation, False, -1, 0, 0, time.perf_counter() - started)
+    generation, rows, documents = source.generation, source.chunk_rows, source.documents
 
     from store.dense_index import DenseIndex
     from store.sparse_index import SparseIndex

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-from store import repository as repo
+from store import documents as stored_documents
 from store.catalog import Catalog
+from store.documents import DocumentVersion, FailedDocument
 from workbench.chunking.preparation import prepare_chunks
 from workbench.embedding import get_embedder
 from workbench.embedding.cache import embed_cached
@@ -140,12 +141,10 @@ def ingest(
     started = time.perf_counter()
     sources = list(sources)
     report = IngestReport(collection_name)
-    with catalog.connect() as con:
-        collection = repo.get_collection(con, collection_name)
-        for layout in layouts:
-            repo.add_chunkset(con, collection.id, layout.chunkset_key, layout.chunkset_config())
-        fingerprints = repo.document_fingerprints(con, collection.id)
-        run_id = repo.start_run(con, collection.id, len(sources))
+    start = stored_documents.start_ingest(
+        catalog, collection_name, [(layout.chunkset_key, layout.chunkset_config()) for layout in layouts], len(sources)
+    )
+    collection_id, run_id, fingerprints = start.collection_id, start.run_id, start.fingerprints
 
     pending: list[_Pending] = []
     total = len(sources)
@@ -162,7 +161,7 @@ def ingest(
             parsed = _parse(source)
         except Exception as error:  # any parser failure is this file's problem only
             reason = _reason(error)
-            _record_failure(catalog, collection.id, run_id, source, sha, reason, replaces=known is not None)
+            _record_failure(catalog, collection_id, run_id, source, sha, reason, replaces=known is not None)
             report.outcomes.append(FileOutcome(source.name, "failed", reason))
             progress(Progress("failed", source.name, position, total, reason))
             continue
@@ -177,9 +176,9 @@ def ingest(
                      replaces=known is not None)
         )
         if len(pending) >= COMMIT_BATCH:
-            _flush(catalog, collection.id, run_id, pending, layouts, report, progress, position, total)
+            _flush(catalog, collection_id, run_id, pending, layouts, report, progress, position, total)
             pending = []
-    _flush(catalog, collection.id, run_id, pending, layouts, report, progress, total, total)
+    _flush(catalog, collection_id, run_id, pending, layouts, report, progress, total, total)
 
     from workbench.ingestion.indexing import sync_layout
 
@@ -187,11 +186,10 @@ def ingest(
         progress(Progress("index", layout.key, total, total))
         result = sync_layout(catalog, catalog.path.parent, collection_name, layout)
         report.indexes_rebuilt += int(result.rebuilt)
-    with catalog.connect() as con:
-        repo.finish_run(
-            con, run_id, status="finished", parsed=report.parsed, skipped=report.count("skipped"),
-            failed=report.count("failed"), embedded=report.embedded,
-        )
+    stored_documents.finish_ingest(
+        catalog, run_id, status="finished", parsed=report.parsed, skipped=report.count("skipped"),
+        failed=report.count("failed"), embedded=report.embedded,
+    )
     report.elapsed_s = time.perf_counter() - started
     progress(Progress("done", collection_name, total, total, report.summary()))
     return report
@@ -216,24 +214,11 @@ def _reason(error: Exception) -> str:
 
 
 def _record_failure(catalog, collection_id, run_id, source: Source, sha, reason, replaces: bool) -> None:
-    with catalog.connect() as con:
-        if not replaces:
-            repo.insert_document(
-                con, collection_id, source=source.name, external_id=source.external_id, sha256=sha,
-                size_bytes=len(source.payload), doc_type=Path(source.name).suffix.lstrip(".").lower() or "unknown",
-                title=None, markdown=None, page_starts=[], status="failed", error=reason,
-            )
-        else:
-            # an earlier good version stays searchable; only a previous failure row is refreshed
-            existing = repo.find_document(con, collection_id, source.name)
-            if existing is not None and existing.status == "failed":
-                repo.delete_document(con, existing.id)
-                repo.insert_document(
-                    con, collection_id, source=source.name, external_id=source.external_id, sha256=sha,
-                    size_bytes=len(source.payload), doc_type=existing.doc_type, title=None, markdown=None,
-                    page_starts=[], status="failed", error=reason,
-                )
-        repo.record_event(con, run_id, source.name, sha, "failed", reason)
+    failed = FailedDocument(
+        source=source.name, external_id=source.external_id, sha256=sha, size_bytes=len(source.payload),
+        doc_type=Path(source.name).suffix.lstrip(".").lower() or "unknown", reason=reason,
+    )
+    stored_documents.record_failed_document(catalog, collection_id, run_id, failed, replaces)
 
 
 def _flush(catalog, collection_id, run_id, pending: list[_Pending], layouts, report, progress, done, total) -> None:
@@ -250,48 +235,27 @@ def _flush(catalog, collection_id, run_id, pending: list[_Pending], layouts, rep
         report.embedded += stats.embedded
         report.cached += stats.cached
     progress(Progress("store", f"{len(pending)} documents", done, total))
-    with catalog.connect() as con:
-        for item in pending:
-            existing = repo.find_document(con, collection_id, item.source.name) if item.replaces else None
-            if existing is not None:
-                repo.delete_document(con, existing.id)
-            doc_id = repo.insert_document(
-                con, collection_id, source=item.source.name, external_id=item.source.external_id,
-                sha256=item.sha256, size_bytes=len(item.source.payload), doc_type=item.doc_type, title=item.title,
-                markdown=item.markdown, page_starts=item.page_starts, status="success", error=None,
-            )
-            for key, chunks in item.chunks.items():
-                repo.insert_chunks(con, collection_id, key, doc_id, chunks)
-            status = "replaced" if existing is not None and existing.status == "success" else "ingested"
-            repo.record_event(con, run_id, item.source.name, item.sha256, status, None)
-            report.outcomes.append(
-                FileOutcome(item.source.name, status, chunks=len(next(iter(item.chunks.values()), [])))
-            )
-        repo.bump_generation(con, collection_id)
-
-
-def delete_document(catalog: Catalog, collection_name: str, ref: str) -> repo.DocumentRow:
-    with catalog.connect() as con:
-        collection = repo.get_collection(con, collection_name)
-        document = repo.find_document(con, collection.id, ref)
-        if document is None:
-            raise repo.NotFoundError(
-                f"document {ref!r} not found in collection {collection_name!r}; "
-                "use a document id, external id or file name from `documents`"
-            )
-        repo.delete_document(con, document.id)
-        repo.bump_generation(con, collection.id)
-    return document
+    versions = [
+        DocumentVersion(
+            source=item.source.name, external_id=item.source.external_id, sha256=item.sha256,
+            size_bytes=len(item.source.payload), doc_type=item.doc_type, title=item.title, markdown=item.markdown,
+            page_starts=item.page_starts, chunks=item.chunks, replaces=item.replaces,
+        )
+        for item in pending
+    ]
+    statuses = stored_documents.commit_documents(catalog, collection_id, run_id, versions)
+    for item, status in zip(pending, statuses):
+        report.outcomes.append(FileOutcome(item.source.name, status, chunks=len(next(iter(item.chunks.values()), []))))
 
 
 def ensure_chunkset(catalog: Catalog, collection_name: str, layout: Layout,
                     progress: ProgressCallback | None = None) -> int:
     """Chunk (and embed, through the cache) every document lacking chunks in this layout's chunk set."""
     progress = progress or _quiet
-    with catalog.connect() as con:
-        collection = repo.get_collection(con, collection_name)
-        repo.add_chunkset(con, collection.id, layout.chunkset_key, layout.chunkset_config())
-        todo = repo.documents_without_chunks(con, collection.id, layout.chunkset_key)
+    unchunked = stored_documents.documents_lacking_chunks(
+        catalog, collection_name, layout.chunkset_key, layout.chunkset_config()
+    )
+    todo = unchunked.documents
     if not todo:
         return 0
     embedder = get_embedder(layout.embedding_model)
@@ -302,8 +266,5 @@ def ensure_chunkset(catalog: Catalog, collection_name: str, layout: Layout,
     texts = [chunk.indexed_text for _, chunks in prepared for chunk in chunks]
     embed_cached(catalog, embedder, texts,
                  progress=lambda d, t: progress(Progress("embed", f"{d}/{t} new chunk texts", d, t)))
-    with catalog.connect() as con:
-        for doc_id, chunks in prepared:
-            repo.insert_chunks(con, collection.id, layout.chunkset_key, doc_id, chunks)
-        repo.bump_generation(con, collection.id)
+    stored_documents.add_chunks(catalog, unchunked.collection_id, layout.chunkset_key, prepared)
     return len(todo)

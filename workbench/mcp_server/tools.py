@@ -23,8 +23,10 @@ from urllib.parse import quote
 
 from pydantic import BaseModel
 
+from store import collections as stored_collections
 from store import repository as repo
 from store.catalog import CatalogBusyError
+from store.documents import chunk_in_context
 from workbench.chunking.headings import find_headings
 from workbench.config import ConfigError, WorkbenchConfig
 from workbench.embedding import get_embedder
@@ -127,26 +129,26 @@ class KnowledgeHub:
         return target
 
     def _resolve_from_catalog(self, collection: str | None, preset: str | None) -> Target:
-        # one catalog connection per call (config_for joins it): a busy client then costs the
-        # app's ingest one lock hand-over per query, not three
-        with self.bench.catalog.connect() as con:
-            rows = {row.name: row for row in repo.list_collections(con)}
-            name = collection or self.defaults.collection or self._only_collection(sorted(rows))
-            row = rows.get(name)
-            if row is None:
-                known = ", ".join(sorted(rows)) or "none yet"
-                raise NotFoundError(
-                    f"collection {name!r} not found; known: {known}. Pass one of them as `collection` "
-                    "(list_collections shows them)"
-                )
-            preset_name = preset or self.defaults.preset or row.default_preset
-            try:
-                config = self.bench.config_for(name, preset_name, list(self.defaults.overrides))
-            except NotFoundError as error:
-                if not preset:
-                    raise
-                raise NotFoundError(f"{error_message(error)}; pass one of them as `preset`, or omit it to use "
-                                    f"the collection's default ({row.default_preset})") from None
+        # one catalog read per call (collections and presets together): a busy client then
+        # costs the app's ingest one lock hand-over per query, not three
+        settings = self.bench.settings()
+        rows = settings.collections
+        name = collection or self.defaults.collection or self._only_collection(sorted(rows))
+        row = rows.get(name)
+        if row is None:
+            known = ", ".join(sorted(rows)) or "none yet"
+            raise NotFoundError(
+                f"collection {name!r} not found; known: {known}. Pass one of them as `collection` "
+                "(list_collections shows them)"
+            )
+        preset_name = preset or self.defaults.preset or row.default_preset
+        try:
+            config = self.bench.config_for(name, preset_name, list(self.defaults.overrides), settings=settings)
+        except NotFoundError as error:
+            if not preset:
+                raise
+            raise NotFoundError(f"{error_message(error)}; pass one of them as `preset`, or omit it to use "
+                                f"the collection's default ({row.default_preset})") from None
         return Target(name, preset_name, config)
 
     def _only_collection(self, names: list[str]) -> str:
@@ -247,24 +249,14 @@ class KnowledgeHub:
 
     def get_chunk(self, chunk_id: int, neighbors: int = 0) -> ToolOutput:
         neighbors = check_neighbors(neighbors)
-        with self.bench.catalog.connect() as con:
-            row = repo.chunk_by_id(con, int(chunk_id))
-            if row is None:
-                raise NotFoundError(
-                    f"chunk {chunk_id} not found; chunk ids come from query_knowledge_hub citations "
-                    "or list_document_sections"
-                )
-            document = repo.find_document(con, None, str(row[1]))
-            names = {c.id: c.name for c in repo.list_collections(con)}
-            siblings = [row]
-            # a document has one chunk list per chunk set (layout); neighbours come from the chunk's own
-            for chunkset in repo.chunksets(con, document.collection_id):
-                rows = repo.chunks_of_document(con, document.id, chunkset)
-                if any(r[0] == row[0] for r in rows):
-                    siblings = rows
-                    break
-        position = next(i for i, r in enumerate(siblings) if r[0] == row[0])
-        collection_name = names[document.collection_id]
+        found = chunk_in_context(self.bench.catalog, int(chunk_id))
+        if found is None:
+            raise NotFoundError(
+                f"chunk {chunk_id} not found; chunk ids come from query_knowledge_hub citations "
+                "or list_document_sections"
+            )
+        document, collection_name, siblings = found.document, found.collection, found.siblings
+        position = next(i for i, r in enumerate(siblings) if r[0] == found.chunk[0])
         result = ChunkResult(
             doc_id=document.id,
             collection=collection_name,
@@ -278,8 +270,7 @@ class KnowledgeHub:
 
     def _document(self, ref: str, collection: str | None) -> tuple[repo.DocumentRow, str]:
         document = self.bench.document(ref, (collection or "").strip() or None)
-        with self.bench.catalog.connect() as con:
-            names = {c.id: c.name for c in repo.list_collections(con)}
+        names = {c.id: c.name for c in stored_collections.list_collections(self.bench.catalog)}
         return document, names[document.collection_id]
 
     def _chunk_rows(self, doc_id: int, collection: str) -> list[tuple]:

@@ -76,9 +76,7 @@ def _collections(home: str, version: tuple) -> list[CollectionInfo]:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _presets(home: str, version: tuple) -> list[tuple[str, dict, str]]:
-    from workbench import presets
-
-    return presets.list_all(_workbench_for(home).catalog)
+    return [(preset.name, preset.overrides, preset.description) for preset in _workbench_for(home).presets()]
 
 
 @st.cache_data(show_spinner=False, max_entries=128)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from workbench import presets
 from workbench.config import ConfigError, WorkbenchConfig
 from workbench.embedding.base import content_hash
 from workbench.evaluation.runs import list_runs
@@ -105,8 +104,8 @@ def test_best_point_is_saved_as_a_preset(eval_home):
     assert [e.result.metrics["ndcg@10"] for e in result.ranked("ndcg@10")] == sorted(
         (e.result.metrics["ndcg@10"] for e in result.entries), reverse=True)
     saved = save_best_as_preset(bench, result, "notes-best")
-    assert presets.load_overrides(bench.catalog, "notes-best") == saved
+    assert bench.preset_overrides("notes-best") == saved
     assert WorkbenchConfig.from_dict({**WorkbenchConfig().flat(), **saved}) == best.point.config
-    assert "best ndcg@10" in dict((n, d) for n, _, d in presets.list_all(bench.catalog))["notes-best"]
+    assert "best ndcg@10" in {p.name: p.description for p in bench.presets()}["notes-best"]
     with pytest.raises(ValueError, match="was not computed"):
         result.best("map@100")

@@ -1,0 +1,65 @@
+"""Collections and their chunk sets: each function is one catalog transaction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from store import repository as repo
+from store.catalog import Catalog
+from store.repository import CollectionRow
+
+
+@dataclass(frozen=True)
+class CollectionSummary:
+    row: CollectionRow
+    documents: int  # successfully ingested
+    chunks: int  # in the collection's default (first) chunk set
+
+
+def collection_summaries(catalog: Catalog) -> list[CollectionSummary]:
+    """Every collection by name, with its document and chunk counts."""
+    with catalog.connect() as con:
+        rows = repo.list_collections(con)
+        counts = repo.collection_counts(con)
+    return [CollectionSummary(row, *counts.get(row.id, (0, 0))) for row in rows]
+
+
+def list_collections(catalog: Catalog) -> list[CollectionRow]:
+    with catalog.connect() as con:
+        return repo.list_collections(con)
+
+
+def find_collection(catalog: Catalog, name: str) -> CollectionRow | None:
+    with catalog.connect() as con:
+        return repo.find_collection(con, name)
+
+
+def get_collection(catalog: Catalog, name: str) -> CollectionRow:
+    """The collection, or a ``NotFoundError`` listing the known ones."""
+    with catalog.connect() as con:
+        return repo.get_collection(con, name)
+
+
+def create_collection(catalog: Catalog, name: str, config: dict, chunkset_key: str,
+                      chunkset_config: dict) -> CollectionRow:
+    """A new collection with its index settings and its default chunk set, or nothing at all."""
+    with catalog.connect() as con:
+        if repo.find_collection(con, name) is not None:
+            raise ValueError(f"collection {name!r} already exists; pick another name or delete it first")
+        row = repo.create_collection(con, name, config)
+        repo.add_chunkset(con, row.id, chunkset_key, chunkset_config)
+    return row
+
+
+def delete_collection(catalog: Catalog, name: str) -> CollectionRow:
+    """Remove the collection with its documents, chunk sets and chunks (its index files are the caller's)."""
+    with catalog.connect() as con:
+        row = repo.get_collection(con, name)
+        repo.delete_collection(con, row.id)
+    return row
+
+
+def chunksets_of(catalog: Catalog, name: str) -> dict[str, dict]:
+    """The collection's chunk sets (key -> chunking and model), oldest (the default) first."""
+    with catalog.connect() as con:
+        return repo.chunksets(con, repo.get_collection(con, name).id)

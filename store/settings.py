@@ -1,0 +1,82 @@
+"""What the catalog says about configuration: each collection's index settings and the presets.
+
+A search needs a collection's stored settings and a preset's overrides together. ``read_settings``
+reads both tables in one transaction (they are small), so a caller resolving a configuration
+costs a writer in another process one lock hand-over, however many lookups it then makes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from store import repository as repo
+from store.catalog import Catalog
+from store.repository import CollectionRow, NotFoundError
+
+#: the built-in preset: it sets nothing, always exists, and is every new collection's default
+#: (the schema's default for ``collections.default_preset``)
+DEFAULT_PRESET = "default"
+DEFAULT_PRESET_DESCRIPTION = "built-in defaults"
+
+
+@dataclass(frozen=True)
+class StoredPreset:
+    name: str
+    overrides: dict
+    description: str
+
+
+@dataclass(frozen=True)
+class StoredSettings:
+    """Every collection row and every preset, as read in one transaction."""
+
+    collections: dict[str, CollectionRow]  # by name, in name order
+    presets: dict[str, StoredPreset]
+
+    def collection(self, name: str) -> CollectionRow:
+        found = self.collections.get(name)
+        if found is None:
+            known = ", ".join(self.collections) or "none yet"  # read in name order
+            raise NotFoundError(f"collection {name!r} not found; known: {known}")
+        return found
+
+    def preset(self, name: str) -> dict:
+        found = self.presets.get(name)
+        if found is None:
+            raise NotFoundError(f"preset {name!r} not found; known: {', '.join(sorted(self.presets))}")
+        return found.overrides
+
+
+def _presets(con) -> dict[str, StoredPreset]:
+    presets = {name: StoredPreset(name, overrides, description)
+               for name, overrides, description, _ in repo.list_presets(con)}
+    presets.setdefault(DEFAULT_PRESET, StoredPreset(DEFAULT_PRESET, {}, DEFAULT_PRESET_DESCRIPTION))
+    return presets
+
+
+def read_settings(catalog: Catalog) -> StoredSettings:
+    with catalog.connect() as con:
+        collections = {row.name: row for row in repo.list_collections(con)}
+        return StoredSettings(collections, _presets(con))
+
+
+def list_presets(catalog: Catalog) -> list[StoredPreset]:
+    """Every preset by name, the built-in one included."""
+    with catalog.connect() as con:
+        presets = _presets(con)
+    return [presets[name] for name in sorted(presets)]
+
+
+def save_preset(catalog: Catalog, name: str, overrides: dict, description: str = "") -> None:
+    """Store (or replace) preset ``name``; the caller has validated the flat ``overrides``."""
+    with catalog.connect() as con:
+        repo.save_preset(con, name, overrides, description)
+
+
+def set_default_preset(catalog: Catalog, collection: str, preset: str) -> None:
+    """Make ``preset`` the one ``collection`` searches with unless told otherwise."""
+    with catalog.connect() as con:
+        presets = _presets(con)
+        if preset not in presets:
+            raise NotFoundError(f"preset {preset!r} not found; known: {', '.join(sorted(presets))}")
+        repo.set_default_preset(con, repo.get_collection(con, collection).id, preset)
