@@ -67,11 +67,11 @@ def insert_frame(con, table: str, frame, *, or_ignore: bool = False) -> None:
     columns = ", ".join(frame.columns)
     view = f"_insert_{table}"
     con.register(view, frame)
-    try:
-        verb = "INSERT OR IGNORE" if or_ignore else "INSERT"
-        con.execute(f"{verb} INTO {table} ({columns}) SELECT {columns} FROM {view}")
-    finally:
-        con.unregister(view)
+    verb = "INSERT OR IGNORE" if or_ignore else "INSERT"
+    # no ``finally``: a failed insert aborts the transaction, which then refuses the unregister
+    # too and would hide the insert's own error (the connection is discarded on rollback anyway)
+    con.execute(f"{verb} INTO {table} ({columns}) SELECT {columns} FROM {view}")
+    con.unregister(view)
 
 
 # -- collections ------------------------------------------------------------------------------
