@@ -1,8 +1,11 @@
-"""The typed configuration tree, its defaults, and ``--set key=value`` overrides.
+"""The typed configuration tree, its defaults, limits and docs, and ``--set key=value`` overrides.
 
-Every stage reads its own frozen section. Keys are dotted (``fusion.k``); ``KEY_DOCS`` documents
-each one and README.md repeats that table. Sections split into index-time keys (changing them
-needs new chunks or new indexes) and query-time keys (free to change per query).
+Every stage reads its own frozen section. Keys are dotted (``fusion.k``). Each field carries its
+own documentation and limits (a numeric range, or a fixed set of choices) in its metadata, so
+the command line, the app's widgets and the MCP tool schemas all read one source:
+``key_limits``, ``KEY_DOCS`` and ``key_table_markdown`` (the table README.md repeats). Sections
+split into index-time keys (changing them needs new chunks or new indexes) and query-time keys
+(free to change per query).
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import math
 import types
 import typing
 from dataclasses import dataclass, field, fields, replace
@@ -18,68 +22,147 @@ from store.settings import DEFAULT_PRESET  # noqa: F401  (the built-in preset's 
 
 
 @dataclass(frozen=True)
+class Limits:
+    """The values a key accepts: an inclusive range (for a tuple key, of each item), or choices."""
+
+    minimum: int | float | None = None
+    maximum: int | float | None = None
+    choices: tuple[str, ...] = ()
+
+    @property
+    def bounded(self) -> bool:
+        return self.minimum is not None and self.maximum is not None
+
+    def problem(self, value) -> str | None:
+        """Why ``value`` is not allowed, or None when it is. Tuples are checked item by item."""
+        if isinstance(value, tuple):
+            return next((p for p in map(self.problem, value) if p), None)
+        if self.choices and value not in self.choices:
+            return f"{value!r} is not one of {', '.join(self.choices)}"
+        if isinstance(value, float) and not math.isfinite(value) and (self.minimum, self.maximum) != (None, None):
+            return f"{value} is not a finite number"
+        if self.minimum is not None and value < self.minimum:
+            return f"{_number(value)} is below the minimum {_number(self.minimum)}"
+        if self.maximum is not None and value > self.maximum:
+            return f"{_number(value)} is above the maximum {_number(self.maximum)}"
+        return None
+
+    def describe(self) -> str:
+        """The allowed values for people: "1 to 1000", "≥ 0", "dense, bm25, hybrid", or ""."""
+        if self.choices:
+            return ", ".join(self.choices)
+        if self.bounded:
+            return f"{_number(self.minimum)} to {_number(self.maximum)}"
+        if self.minimum is not None:
+            return f"≥ {_number(self.minimum)}"
+        if self.maximum is not None:
+            return f"≤ {_number(self.maximum)}"
+        return ""
+
+    def clamp(self, value):
+        """``value`` moved into the range (widgets use this on values from older presets)."""
+        if self.minimum is not None and value < self.minimum:
+            return self.minimum
+        if self.maximum is not None and value > self.maximum:
+            return self.maximum
+        return value
+
+    def json_schema(self) -> dict:
+        """The same limits as JSON-schema keywords (MCP tool input schemas)."""
+        if self.choices:
+            return {"enum": list(self.choices)}
+        schema = {}
+        if self.minimum is not None:
+            schema["minimum"] = self.minimum
+        if self.maximum is not None:
+            schema["maximum"] = self.maximum
+        return schema
+
+
+def _number(value) -> str:
+    return str(value) if isinstance(value, int) else f"{value:g}"
+
+
+def setting(default, doc: str, *, minimum=None, maximum=None, choices: tuple[str, ...] = ()):
+    """A configuration field: its default, what it means, and the values it accepts."""
+    return field(default=default, metadata={"doc": doc, "limits": Limits(minimum, maximum, tuple(choices))})
+
+
+@dataclass(frozen=True)
 class ChunkingConfig:
-    strategy: str = "recursive"  # fixed | recursive | markdown | sentence_window | semantic
-    size: int = 1000  # maximum chunk length, in `unit`s
-    overlap: int = 100  # characters (or tokens) shared by neighbouring chunks (fixed, recursive)
-    unit: str = "chars"  # chars | tokens (tokens of the embedding model's own tokenizer)
-    window: int = 1  # sentence_window: sentences of context on each side
-    threshold: float = 0.25  # semantic: break where adjacent-sentence similarity < this quantile
-    context_headers: bool = True  # index "heading path + text" so every chunk keeps its document context
+    strategy: str = setting(
+        "recursive", "how documents are split: recursive at Markdown-aware separators, markdown at headings, "
+        "fixed by length, sentence_window and semantic at sentences", choices=("fixed", "recursive", "markdown", "sentence_window", "semantic"))
+    size: int = setting(1000, "maximum chunk length in chunking.unit", minimum=1, maximum=100_000)
+    overlap: int = setting(100, "characters (or tokens) shared by neighbouring chunks (fixed, recursive); "
+                           "below chunking.size", minimum=0, maximum=100_000)
+    unit: str = setting("chars", "what chunking.size counts: characters, or tokens of the embedding model's tokenizer",
+                        choices=("chars", "tokens"))
+    window: int = setting(1, "sentence_window: sentences of context each side", minimum=0, maximum=20)
+    threshold: float = setting(0.25, "semantic: break where adjacent-sentence similarity falls below this quantile",
+                               minimum=0.0, maximum=1.0)
+    context_headers: bool = setting(True, "index the heading path in front of each chunk's text")
 
 
 @dataclass(frozen=True)
 class EmbeddingConfig:
-    model: str = "all-MiniLM-L6-v2"
+    model: str = setting("all-MiniLM-L6-v2", "sentence-transformers id or local path; all-MiniLM-L6-v2 is bundled")
 
 
 @dataclass(frozen=True)
 class DenseConfig:
-    m: int = 16
-    ef_construction: int = 200
-    ef_search: int = 128  # query-time
-    exact: bool = False  # query-time: brute-force cosine instead of HNSW
+    m: int = setting(16, "HNSW graph degree M", minimum=2, maximum=256)
+    ef_construction: int = setting(200, "HNSW build-time beam width", minimum=1, maximum=100_000)
+    ef_search: int = setting(128, "HNSW query-time beam width", minimum=1, maximum=100_000)
+    exact: bool = setting(False, "brute-force cosine search instead of HNSW")
 
 
 @dataclass(frozen=True)
 class Bm25Config:
-    k1: float = 1.2
-    b: float = 0.75
+    k1: float = setting(1.2, "BM25 term-frequency saturation", minimum=0.0, maximum=10.0)
+    b: float = setting(0.75, "BM25 length normalisation", minimum=0.0, maximum=1.0)
 
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    mode: str = "hybrid"  # dense | bm25 | hybrid
-    top_k: int = 10
-    candidates: int = 100  # candidates per route (dense, BM25) before fusion
+    mode: str = setting("hybrid", "the routes searched: dense vectors, BM25 keywords, or both fused", choices=("dense", "bm25", "hybrid"))
+    # 1000: evaluation ranks three chunks per document at document level, so map@100 needs 300
+    top_k: int = setting(10, "results returned", minimum=1, maximum=1000)
+    candidates: int = setting(100, "candidates taken from each route (dense, BM25) before fusion",
+                              minimum=1, maximum=10_000)
 
 
 @dataclass(frozen=True)
 class FusionConfig:
-    method: str = "rrf"  # rrf | weighted
-    k: int = 60  # RRF constant
-    weights: tuple[float, ...] = (0.5, 0.5)  # weighted: (dense, bm25)
-    normalization: str = "minmax"  # weighted: minmax | zscore
+    method: str = setting("rrf", "how hybrid mode combines the routes: reciprocal rank fusion or weighted scores",
+                          choices=("rrf", "weighted"))
+    k: int = setting(60, "RRF constant k in 1/(k + rank)", minimum=0, maximum=10_000)
+    weights: tuple[float, ...] = setting((0.5, 0.5), "weighted fusion: dense,bm25 weights (each)",
+                                         minimum=0.0, maximum=10.0)
+    normalization: str = setting("minmax", "weighted fusion: how each route's scores are normalised before weighting",
+                                 choices=("minmax", "zscore"))
 
 
 @dataclass(frozen=True)
 class FilterConfig:
-    documents: tuple[str, ...] = ()  # keep only these documents (id, external id or source name)
-    doc_types: tuple[str, ...] = ()  # keep only these types (pdf, docx, md, ...)
+    documents: tuple[str, ...] = setting((), "keep only these documents (comma separated ids, external ids or names)")
+    doc_types: tuple[str, ...] = setting((), "keep only these document types (comma separated: pdf,md,...)")
 
 
 @dataclass(frozen=True)
 class MmrConfig:
-    enabled: bool = False
-    lambda_: float = 0.7  # key "mmr.lambda": 1.0 = pure relevance, 0.0 = pure diversity
-    pool: int = 50  # candidates MMR selects from
+    enabled: bool = setting(False, "diversify with maximal marginal relevance")
+    # key "mmr.lambda" (lambda is a Python keyword)
+    lambda_: float = setting(0.7, "MMR trade-off: 1 = relevance only, 0 = diversity only", minimum=0.0, maximum=1.0)
+    pool: int = setting(50, "candidates MMR selects from", minimum=1, maximum=10_000)
 
 
 @dataclass(frozen=True)
 class RerankConfig:
-    model: str = ""  # "" = no rerank; else a sentence-transformers CrossEncoder id or local path
-    top_m: int = 30
-    timeout_s: float = 30.0
+    model: str = setting("", "CrossEncoder id or local path; empty = no rerank")
+    top_m: int = setting(30, "candidates the cross-encoder rescores", minimum=1, maximum=10_000)
+    timeout_s: float = setting(30.0, "seconds before rerank gives up and keeps the previous order",
+                               minimum=0.1, maximum=3600.0)
 
 
 @dataclass(frozen=True)
@@ -146,45 +229,56 @@ _DEFAULTS = WorkbenchConfig()
 INDEX_TIME_SECTIONS = ("chunking", "embedding")
 QUERY_TIME_SECTIONS = ("dense", "retrieval", "fusion", "filters", "mmr", "rerank")
 
-CHOICES: dict[str, tuple[str, ...]] = {
-    "chunking.strategy": ("fixed", "recursive", "markdown", "sentence_window", "semantic"),
-    "chunking.unit": ("chars", "tokens"),
-    "retrieval.mode": ("dense", "bm25", "hybrid"),
-    "fusion.method": ("rrf", "weighted"),
-    "fusion.normalization": ("minmax", "zscore"),
-}
 
-KEY_DOCS: dict[str, str] = {
-    "chunking.strategy": "fixed, recursive (Markdown-aware separators), markdown (split at headings), sentence_window, semantic",
-    "chunking.size": "maximum chunk length in chunking.unit",
-    "chunking.overlap": "characters (or tokens) shared by neighbouring chunks (fixed, recursive)",
-    "chunking.unit": "chars, or tokens of the embedding model's tokenizer",
-    "chunking.window": "sentence_window: sentences of context each side",
-    "chunking.threshold": "semantic: break where adjacent-sentence similarity falls below this quantile",
-    "chunking.context_headers": "index the heading path in front of each chunk's text",
-    "embedding.model": "sentence-transformers id or local path; all-MiniLM-L6-v2 is bundled",
-    "dense.m": "HNSW graph degree M",
-    "dense.ef_construction": "HNSW build-time beam width",
-    "dense.ef_search": "HNSW query-time beam width",
-    "dense.exact": "brute-force cosine search instead of HNSW",
-    "bm25.k1": "BM25 term-frequency saturation",
-    "bm25.b": "BM25 length normalisation",
-    "retrieval.mode": "dense, bm25 or hybrid",
-    "retrieval.top_k": "results returned",
-    "retrieval.candidates": "candidates taken from each route before fusion",
-    "fusion.method": "rrf or weighted",
-    "fusion.k": "RRF constant k in 1/(k + rank)",
-    "fusion.weights": "weighted fusion: dense,bm25 weights",
-    "fusion.normalization": "weighted fusion score normalisation: minmax or zscore",
-    "filters.documents": "keep only these documents (comma separated ids, external ids or names)",
-    "filters.doc_types": "keep only these document types (comma separated: pdf,md,...)",
-    "mmr.enabled": "diversify with maximal marginal relevance",
-    "mmr.lambda": "MMR trade-off: 1 = relevance only, 0 = diversity only",
-    "mmr.pool": "candidates MMR selects from",
-    "rerank.model": "CrossEncoder id or local path; empty = no rerank",
-    "rerank.top_m": "candidates the cross-encoder rescores",
-    "rerank.timeout_s": "seconds before rerank gives up and keeps the previous order",
-}
+def _section_fields():
+    for section in fields(WorkbenchConfig):
+        for f in fields(section.default_factory()):
+            yield f"{section.name}.{_public_name(f)}", f
+
+
+def key_limits(key: str) -> Limits:
+    """The values ``key`` accepts (``Limits()`` for free text and booleans)."""
+    return _field(_section_default(key), _split_key(key)[1]).metadata["limits"]
+
+
+def key_default(key: str):
+    return _DEFAULTS.get(key)
+
+
+def format_value(value) -> str:
+    """A value as it is written after ``--set key=``: tuples comma separated, "" for empty text."""
+    if isinstance(value, tuple):
+        return ",".join(str(item) for item in value) or '""'
+    return '""' if value == "" else str(value)
+
+
+def out_of_limits_message(name: str, value, limits: Limits, default) -> str | None:
+    """"retrieval.top_k: 5000 is above the maximum 1000 (default 10); allowed: 1 to 1000", or None."""
+    problem = limits.problem(value)
+    if problem is None:
+        return None
+    allowed = "" if limits.choices else f"; allowed: {limits.describe()}"
+    each = " each" if isinstance(value, tuple) and allowed else ""
+    return f"{name}: {problem} (default {format_value(default)}){allowed}{each}"
+
+
+def _free_form(default) -> str:
+    if isinstance(default, bool):
+        return "true, false"
+    return "comma-separated list" if isinstance(default, tuple) else "text"
+
+
+def key_table_markdown() -> str:
+    """The configuration-key table README.md shows: key, default, allowed values, meaning."""
+    lines = ["| key | default | allowed | meaning |", "|---|---|---|---|"]
+    for key, f in _section_fields():
+        limits: Limits = f.metadata["limits"]
+        default = key_default(key)
+        allowed = limits.describe() or _free_form(default)
+        if isinstance(default, tuple) and limits.bounded:
+            allowed += " each"
+        lines.append(f"| `{key}` | `{format_value(default)}` | {allowed} | {f.metadata['doc']} |")
+    return "\n".join(lines)
 
 
 def flatten(data: dict, prefix: str = "") -> dict[str, object]:
@@ -238,20 +332,15 @@ def _coerce(key: str, target: dataclasses.Field, value):
         coerced = _coerce_to(hint, value)
     except (TypeError, ValueError) as error:
         raise ConfigError(f"{key}: cannot use {value!r} ({error}); expected {_hint_name(hint)}") from None
-    choices = CHOICES.get(_canonical_key(key))
-    if choices and coerced not in choices:
-        raise ConfigError(f"{key}: {coerced!r} is not one of {', '.join(choices)}")
+    message = out_of_limits_message(key, coerced, target.metadata["limits"], _DEFAULTS.get(key))
+    if message:
+        raise ConfigError(message)
     return coerced
 
 
 @functools.lru_cache(maxsize=None)
 def _type_hints(section_type: type) -> dict:
     return typing.get_type_hints(section_type)
-
-
-def _canonical_key(key: str) -> str:
-    section_name, field_name = _split_key(key)
-    return f"{section_name}.{field_name.rstrip('_')}"
 
 
 def _section_default(key: str):
@@ -319,3 +408,9 @@ def validate_overrides(overrides: dict) -> dict[str, object]:
     flat = flatten(overrides)
     WorkbenchConfig.from_dict(flat)
     return flat
+#: every key's documentation, from its field
+KEY_DOCS: dict[str, str] = {key: f.metadata["doc"] for key, f in _section_fields()}
+#: the keys with a fixed set of values, and those values
+CHOICES: dict[str, tuple[str, ...]] = {
+    key: f.metadata["limits"].choices for key, f in _section_fields() if f.metadata["limits"].choices
+}

@@ -1,8 +1,20 @@
 """The configuration tree: dotted keys, coercion, and errors that name the fix."""
 
+import typing
+from pathlib import Path
+
 import pytest
 
-from workbench.config import ConfigError, KEY_DOCS, WorkbenchConfig, known_keys
+from workbench.config import (
+    CHOICES,
+    KEY_DOCS,
+    ConfigError,
+    WorkbenchConfig,
+    key_default,
+    key_limits,
+    key_table_markdown,
+    known_keys,
+)
 
 
 def test_required_keys_exist_and_are_documented():
@@ -41,3 +53,76 @@ def test_round_trip_through_dict():
 def test_bad_overrides_name_the_fix(assignment, message):
     with pytest.raises(ConfigError, match=message):
         WorkbenchConfig().with_overrides([assignment])
+
+
+# -- limits: one range per key, enforced wherever a value comes in -------------------------------
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+
+
+def _hint(key: str):
+    section, name = key.split(".")
+    section_type = type(getattr(WorkbenchConfig(), section))
+    return typing.get_type_hints(section_type)[name if name != "lambda" else "lambda_"]
+
+
+def test_every_numeric_key_has_a_range_that_holds_its_default():
+    numeric = [key for key in known_keys() if _hint(key) in (int, float, tuple[float, ...])]
+    assert {"retrieval.top_k", "fusion.k", "fusion.weights", "mmr.lambda", "chunking.size"} <= set(numeric)
+    for key in numeric:
+        limits = key_limits(key)
+        assert limits.bounded, f"{key} has no minimum and maximum"
+        assert limits.minimum < limits.maximum, key
+        assert limits.problem(key_default(key)) is None, f"{key}'s default is outside its own range"
+
+
+def test_every_key_with_choices_defaults_to_one_of_them():
+    assert set(CHOICES) == {"chunking.strategy", "chunking.unit", "retrieval.mode", "fusion.method",
+                            "fusion.normalization"}
+    for key, choices in CHOICES.items():
+        assert key_default(key) in choices and key_limits(key).choices == choices
+
+
+@pytest.mark.parametrize(
+    "assignment, message",
+    [
+        ("retrieval.top_k=5000",
+         "retrieval.top_k: 5000 is above the maximum 1000 (default 10); allowed: 1 to 1000"),
+        ("retrieval.top_k=0", "retrieval.top_k: 0 is below the minimum 1 (default 10); allowed: 1 to 1000"),
+        ("mmr.lambda=1.5", "mmr.lambda: 1.5 is above the maximum 1 (default 0.7); allowed: 0 to 1"),
+        ("fusion.weights=0.3,-1", "fusion.weights: -1 is below the minimum 0 (default 0.5,0.5); allowed: 0 to 10 each"),
+        ("bm25.b=nan", "bm25.b: nan is not a finite number (default 0.75); allowed: 0 to 1"),
+        ("fusion.normalization=l2", "fusion.normalization: 'l2' is not one of minmax, zscore (default minmax)"),
+    ],
+)
+def test_out_of_range_values_name_the_key_the_range_and_the_default(assignment, message):
+    with pytest.raises(ConfigError) as raised:
+        WorkbenchConfig().with_overrides([assignment])
+    assert str(raised.value) == message
+
+
+def test_the_ends_of_each_range_are_allowed():
+    config = WorkbenchConfig().with_overrides(["retrieval.top_k=1000", "fusion.k=0", "mmr.lambda=0", "bm25.b=1"])
+    assert (config.retrieval.top_k, config.fusion.k, config.mmr.lambda_, config.bm25.b) == (1000, 0, 0.0, 1.0)
+
+
+def test_from_dict_enforces_the_same_limits():
+    """Presets and stored collection settings come in through from_dict."""
+    with pytest.raises(ConfigError, match=r"retrieval.candidates: 20000 is above the maximum 10000 \(default 100\)"):
+        WorkbenchConfig.from_dict({"retrieval": {"candidates": 20000}})
+    with pytest.raises(ConfigError, match="chunking.window: 21 is above the maximum 20"):
+        WorkbenchConfig.from_dict({"chunking.window": 21})
+
+
+def test_the_limits_as_json_schema():
+    assert key_limits("retrieval.top_k").json_schema() == {"minimum": 1, "maximum": 1000}
+    assert key_limits("retrieval.mode").json_schema() == {"enum": ["dense", "bm25", "hybrid"]}
+    assert key_limits("rerank.model").json_schema() == {}
+
+
+def test_the_readme_shows_the_generated_key_table():
+    readme = (PROJECT_DIR / "README.md").read_text(encoding="utf-8")
+    table = key_table_markdown()
+    assert table in readme, "README's configuration-key table is stale; paste workbench.config.key_table_markdown()"
+    assert "| `retrieval.top_k` | `10` | 1 to 1000 | results returned |" in table
+    assert len(table.splitlines()) == len(known_keys()) + 2
