@@ -1,14 +1,20 @@
 """Bounds of the tools' inputs and the checks that turn a bad value into a message naming the fix.
 
-The JSON schemas advertise the same bounds, but not every client enforces them, and the SDK's
-own validation would answer with a pydantic dump. These checks run in the tool itself so the
-caller reads, for instance, "top_k must be between 1 and 50; got 500".
+``top_k`` is ``retrieval.top_k``, so its range is the configuration's (``workbench.config``); only
+the tools' default is their own. The JSON schemas advertise the same bounds, but not every
+client enforces them, and the SDK's own validation would answer with a pydantic dump. These
+checks run in the tool itself so the caller reads, for instance,
+"top_k: 5000 is above the maximum 1000 (default 5); allowed: 1 to 1000".
 """
 
 from __future__ import annotations
 
-TOP_K_MIN, TOP_K_MAX, TOP_K_DEFAULT = 1, 50, 5
-NEIGHBORS_MIN, NEIGHBORS_MAX = 0, 5
+from workbench.config import Limits, key_limits, out_of_limits_message
+
+TOP_K_LIMITS = key_limits("retrieval.top_k")
+#: fewer than the pipeline's default: an agent reads every passage it gets
+TOP_K_DEFAULT = 5
+NEIGHBORS_LIMITS, NEIGHBORS_DEFAULT = Limits(0, 5), 0
 QUERY_MAX_CHARS = 2000
 
 
@@ -28,18 +34,22 @@ def check_query(query: str) -> str:
     return text
 
 
-def check_range(name: str, value: int, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ToolInputError(f"{name} must be between {low} and {high}; got {value!r}")
+def check_whole_number(name: str, value: int, limits: Limits, default: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ToolInputError(f"{name}: {value!r} is not a whole number (default {default}); "
+                             f"allowed: {limits.describe()}")
+    message = out_of_limits_message(name, value, limits, default)
+    if message:
+        raise ToolInputError(message)
     return value
 
 
 def check_top_k(top_k: int) -> int:
-    return check_range("top_k", top_k, TOP_K_MIN, TOP_K_MAX)
+    return check_whole_number("top_k", top_k, TOP_K_LIMITS, TOP_K_DEFAULT)
 
 
 def check_neighbors(neighbors: int) -> int:
-    return check_range("neighbors", neighbors, NEIGHBORS_MIN, NEIGHBORS_MAX)
+    return check_whole_number("neighbors", neighbors, NEIGHBORS_LIMITS, NEIGHBORS_DEFAULT)
 
 
 def check_reference(name: str, value: str) -> str:

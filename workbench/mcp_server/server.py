@@ -31,12 +31,11 @@ from mcp_types import Resource as MCPResource
 from pydantic import Field
 
 from workbench.mcp_server.arguments import (
-    NEIGHBORS_MAX,
-    NEIGHBORS_MIN,
+    NEIGHBORS_DEFAULT,
+    NEIGHBORS_LIMITS,
     QUERY_MAX_CHARS,
     TOP_K_DEFAULT,
-    TOP_K_MAX,
-    TOP_K_MIN,
+    TOP_K_LIMITS,
 )
 from workbench.mcp_server.defaults import ServerDefaults
 from workbench.mcp_server.jsonrpc_errors import unreadable_line_error
@@ -55,8 +54,9 @@ DOCUMENT_TEMPLATE = "workbench://{collection}/{doc_id}"
 # pydantic validation dump.
 Query = Annotated[str, Field(description=f"question or keywords, 1-{QUERY_MAX_CHARS} characters",
                              json_schema_extra={"minLength": 1, "maxLength": QUERY_MAX_CHARS})]
-TopK = Annotated[int, Field(description=f"number of passages to return, {TOP_K_MIN}-{TOP_K_MAX}",
-                            json_schema_extra={"minimum": TOP_K_MIN, "maximum": TOP_K_MAX})]
+TopK = Annotated[int, Field(description=f"number of passages to return, {TOP_K_LIMITS.describe()} "
+                                        "(the configuration's retrieval.top_k range)",
+                            json_schema_extra=TOP_K_LIMITS.json_schema())]
 CollectionName = Annotated[str | None, Field(
     description="collection to use (list_collections names them); default: the server's --collection, "
                 "else the only collection")]
@@ -68,8 +68,8 @@ DocumentRef = Annotated[int | str, Field(
 DocumentScope = Annotated[str | None, Field(
     description="collection to look in; default: every collection (numeric ids are unique anyway)")]
 ChunkId = Annotated[int, Field(description="chunk id, from citations or list_document_sections")]
-Neighbors = Annotated[int, Field(description=f"chunks to include before and after, {NEIGHBORS_MIN}-{NEIGHBORS_MAX}",
-                                 json_schema_extra={"minimum": NEIGHBORS_MIN, "maximum": NEIGHBORS_MAX})]
+Neighbors = Annotated[int, Field(description=f"chunks to include before and after, {NEIGHBORS_LIMITS.describe()}",
+                                 json_schema_extra=NEIGHBORS_LIMITS.json_schema())]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
@@ -263,7 +263,7 @@ def build_server(provider: HubProvider) -> WorkbenchMCPServer:
         return provider.call(lambda hub: hub.list_document_sections(doc_id, collection))
 
     @tool("Read a chunk")
-    def get_chunk(chunk_id: ChunkId, neighbors: Neighbors = 0) -> Annotated[CallToolResult, ChunkResult]:
+    def get_chunk(chunk_id: ChunkId, neighbors: Neighbors = NEIGHBORS_DEFAULT) -> Annotated[CallToolResult, ChunkResult]:
         """One chunk's text, heading path and page, plus up to `neighbors` chunks before and after
         it in the same document for context."""
         return provider.call(lambda hub: hub.get_chunk(chunk_id, neighbors))

@@ -5,25 +5,39 @@ from __future__ import annotations
 import mcp_types
 import pytest
 
-from workbench.mcp_server.arguments import ToolInputError, check_neighbors, check_query, check_reference, check_top_k
+from workbench.config import key_limits
+from workbench.mcp_server.arguments import (
+    TOP_K_LIMITS,
+    ToolInputError,
+    check_neighbors,
+    check_query,
+    check_reference,
+    check_top_k,
+)
 from workbench.mcp_server.jsonrpc_errors import unreadable_line_error
 
 
 @pytest.mark.parametrize("value, message", [
-    (0, "top_k must be between 1 and 50; got 0"),
-    (500, "top_k must be between 1 and 50; got 500"),
-    (True, "top_k must be between 1 and 50; got True"),
+    (0, "top_k: 0 is below the minimum 1 (default 5); allowed: 1 to 1000"),
+    (5000, "top_k: 5000 is above the maximum 1000 (default 5); allowed: 1 to 1000"),
+    (True, "top_k: True is not a whole number (default 5); allowed: 1 to 1000"),
+    (2.5, "top_k: 2.5 is not a whole number (default 5); allowed: 1 to 1000"),
 ])
-def test_top_k_out_of_range_names_the_bounds(value, message):
+def test_top_k_out_of_range_names_the_bounds_and_the_default(value, message):
     with pytest.raises(ToolInputError) as raised:
         check_top_k(value)
     assert str(raised.value) == message
 
 
+def test_top_k_has_the_range_of_retrieval_top_k():
+    limits = key_limits("retrieval.top_k")
+    assert (TOP_K_LIMITS.minimum, TOP_K_LIMITS.maximum) == (limits.minimum, limits.maximum)
+    assert check_top_k(limits.minimum) == limits.minimum and check_top_k(limits.maximum) == limits.maximum
+
+
 def test_values_in_range_pass_through():
-    assert check_top_k(1) == 1 and check_top_k(50) == 50
     assert check_neighbors(0) == 0 and check_neighbors(5) == 5
-    with pytest.raises(ToolInputError, match="neighbors must be between 0 and 5; got 6"):
+    with pytest.raises(ToolInputError, match=r"neighbors: 6 is above the maximum 5 \(default 0\); allowed: 0 to 5"):
         check_neighbors(6)
 
 

@@ -146,7 +146,8 @@ def test_tools_declare_descriptions_bounded_inputs_and_output_schemas(client: Cl
         assert tool.output_schema["type"] == "object", tool.name
         jsonschema.Draft202012Validator.check_schema(tool.output_schema)
     top_k = tools["query_knowledge_hub"].input_schema["properties"]["top_k"]
-    assert (top_k["minimum"], top_k["maximum"], top_k["default"]) == (1, 50, 5)
+    # the configuration's range for retrieval.top_k, published as JSON schema
+    assert (top_k["minimum"], top_k["maximum"], top_k["default"]) == (1, 1000, 5)
     assert tools["query_knowledge_hub"].input_schema["required"] == ["query"]
     neighbors = tools["get_chunk"].input_schema["properties"]["neighbors"]
     assert (neighbors["minimum"], neighbors["maximum"], neighbors["default"]) == (0, 5, 0)
@@ -255,9 +256,12 @@ def test_bad_inputs_come_back_as_tool_errors_and_the_server_keeps_answering(clie
     assert "document '424242' not found" in client.error("list_document_sections", doc_id=424242)
     assert "chunk 987654 not found" in client.error("get_chunk", chunk_id=987654)
     assert "query is empty" in client.error("query_knowledge_hub", query="   ")
-    assert client.error("query_knowledge_hub", query="kettle", top_k=0) == "top_k must be between 1 and 50; got 0"
-    assert client.error("search_by_keyword", query="kettle", top_k=500) == "top_k must be between 1 and 50; got 500"
-    assert client.error("get_chunk", chunk_id=1, neighbors=6) == "neighbors must be between 0 and 5; got 6"
+    assert client.error("query_knowledge_hub", query="kettle", top_k=0) == \
+        "top_k: 0 is below the minimum 1 (default 5); allowed: 1 to 1000"
+    assert client.error("search_by_keyword", query="kettle", top_k=5000) == \
+        "top_k: 5000 is above the maximum 1000 (default 5); allowed: 1 to 1000"
+    assert client.error("get_chunk", chunk_id=1, neighbors=6) == \
+        "neighbors: 6 is above the maximum 5 (default 0); allowed: 0 to 5"
     assert "preset 'turbo' not found" in client.error("query_knowledge_hub", query="kettle", preset="turbo")
 
     assert client.ok("list_collections").structured_content["default_collection"] == "handbook"
