@@ -58,7 +58,7 @@ def scenarios() -> list[Scenario]:
     found = [
         Scenario("embedding map: top_k", "pages/embedding_map.py",
                  lambda app: app.text_input(key="map_query").input(QUERY),
-                 lambda app, step: app.slider(key="map_top_k").set_value(5 if step % 2 else 10)),
+                 lambda app, step: app.number_input(key="map_top_k").set_value(5 if step % 2 else 10)),
         Scenario("presets: fusion.k in the editor", "pages/presets_mcp.py",
                  lambda app: None,
                  lambda app, step: app.number_input(key="preset_editor.demo.default.fusion.k").set_value(

@@ -8,7 +8,7 @@ import streamlit as st
 
 from workbench.config import WorkbenchConfig
 from workbench.analysis.embedding_map import EmbeddingMap, build_map
-from workbench.ui import session
+from workbench.ui import config_inputs, session
 from workbench.ui.figures import embedding_figure
 from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape, shorten
@@ -38,14 +38,15 @@ bench = session.workbench()
 with st.spinner("Loading the indexes (built on first use of a new chunking)…"):
     snapshot = bench.snapshot(current, config)
 
-controls, slider = st.columns([3, 1])
+controls, hits = st.columns([3, 1])
 with controls:
     query = st.text_input("Query", key="map_query", placeholder="Ask something to see where it lands and what it hits",
                           help="Embedded with the collection's model and placed on the same map; its hits are ringed "
                                "and numbered by rank.")
-with slider:
-    top_k = st.slider("Hits to mark", 1, 30, value=min(config.retrieval.top_k, 30), key="map_top_k",
-                      help="retrieval.top_k for this query (query-time: nothing is re-embedded or re-indexed).")
+with hits:
+    top_k = config_inputs.number_input(st, "Hits to mark", "retrieval.top_k", value=config.retrieval.top_k, step=1,
+                                       key="map_top_k", help="retrieval.top_k for this query (query-time: nothing "
+                                       "is re-embedded or re-indexed).")
 method = st.radio("Projection", list(METHOD_LABELS), format_func=METHOD_LABELS.get, horizontal=True, key="map_method")
 points = len(snapshot.dense) if snapshot.dense is not None else 0
 if method == "tsne" and points > TSNE_SLOW_ABOVE:

@@ -92,7 +92,8 @@ def setting(default, doc: str, *, minimum=None, maximum=None, choices: tuple[str
 class ChunkingConfig:
     strategy: str = setting(
         "recursive", "how documents are split: recursive at Markdown-aware separators, markdown at headings, "
-        "fixed by length, sentence_window and semantic at sentences", choices=("fixed", "recursive", "markdown", "sentence_window", "semantic"))
+        "fixed by length, sentence_window and semantic at sentences",
+        choices=("fixed", "recursive", "markdown", "sentence_window", "semantic"))
     size: int = setting(1000, "maximum chunk length in chunking.unit", minimum=1, maximum=100_000)
     overlap: int = setting(100, "characters (or tokens) shared by neighbouring chunks (fixed, recursive); "
                            "below chunking.size", minimum=0, maximum=100_000)
@@ -125,7 +126,8 @@ class Bm25Config:
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    mode: str = setting("hybrid", "the routes searched: dense vectors, BM25 keywords, or both fused", choices=("dense", "bm25", "hybrid"))
+    mode: str = setting("hybrid", "the routes searched: dense vectors, BM25 keywords, or both fused",
+                        choices=("dense", "bm25", "hybrid"))
     # 1000: evaluation ranks three chunks per document at document level, so map@100 needs 300
     top_k: int = setting(10, "results returned", minimum=1, maximum=1000)
     candidates: int = setting(100, "candidates taken from each route (dense, BM25) before fusion",
@@ -137,7 +139,7 @@ class FusionConfig:
     method: str = setting("rrf", "how hybrid mode combines the routes: reciprocal rank fusion or weighted scores",
                           choices=("rrf", "weighted"))
     k: int = setting(60, "RRF constant k in 1/(k + rank)", minimum=0, maximum=10_000)
-    weights: tuple[float, ...] = setting((0.5, 0.5), "weighted fusion: dense,bm25 weights (each)",
+    weights: tuple[float, ...] = setting((0.5, 0.5), "weighted fusion: the dense and the BM25 weight, comma separated",
                                          minimum=0.0, maximum=10.0)
     normalization: str = setting("minmax", "weighted fusion: how each route's scores are normalised before weighting",
                                  choices=("minmax", "zscore"))

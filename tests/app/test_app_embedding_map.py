@@ -41,7 +41,7 @@ def test_a_query_is_placed_with_its_hits_and_top_k_is_query_time(demo_home: Path
     assert marked["hits (rank)"]["text"] == [str(rank) for rank in range(1, 11)]
     assert len(marked["query"]["x"]) == 1
 
-    app.slider(key="map_top_k").set_value(3).run()
+    app.number_input(key="map_top_k").set_value(3).run()
     assert list(app.dataframe[0].value["rank"]) == [1, 2, 3]
     assert traces(app)["hits (rank)"]["text"] == ["1", "2", "3"]
     # the top three are the same chunks as before: changing top_k only cuts the list

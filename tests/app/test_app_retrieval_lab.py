@@ -51,6 +51,23 @@ def test_without_a_query_the_page_explains_the_next_step(lab):
     assert any("Differs from A in: mmr.enabled = True" in text.replace("\\", "") for text in _texts(lab, "caption"))
 
 
+@pytest.mark.parametrize("side", ["a", "b"])
+def test_the_side_widgets_offer_exactly_the_configuration_limits(lab, side):
+    from workbench.config import key_limits
+
+    numbers = {"retrieval.top_k", "retrieval.candidates", "fusion.k", "mmr.pool", "rerank.top_m", "dense.ef_search"}
+    for key in numbers:
+        widget = lab.number_input(key=f"lab_{side}_{key}")
+        assert (widget.min, widget.max) == (key_limits(key).minimum, key_limits(key).maximum), key
+    for weight in ("fusion.weights.dense", "fusion.weights.bm25"):
+        widget = lab.number_input(key=f"lab_{side}_{weight}")
+        assert (widget.min, widget.max) == (key_limits("fusion.weights").minimum, key_limits("fusion.weights").maximum)
+    slider = lab.slider(key=f"lab_{side}_mmr.lambda")
+    assert (slider.min, slider.max) == (key_limits("mmr.lambda").minimum, key_limits("mmr.lambda").maximum)
+    for key in ("retrieval.mode", "fusion.method", "fusion.normalization"):
+        assert tuple(lab.selectbox(key=f"lab_{side}_{key}").options) == key_limits(key).choices
+
+
 def test_both_sides_render_stages_charts_diff_explain_and_context(lab):
     lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
     assert not lab.exception, lab.exception
@@ -70,6 +87,23 @@ def test_both_sides_render_stages_charts_diff_explain_and_context(lab):
     assert any("Question: How does reciprocal rank fusion combine rankings?" in code for code in codes)  # prompt
     assert any("A vs B" in header for header in _texts(lab, "subheader"))
     assert any("Answer generation is off: not configured" in text for text in _texts(lab, "info"))
+
+
+def test_the_a_vs_b_table_shows_whole_ranks_and_a_dash_for_absent_ones(lab):
+    lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
+    assert not lab.exception, lab.exception
+    (diff,) = [element for element in lab.get("dataframe") if "rank A" in element.value.columns]
+    frame = diff.value
+    for column in ("rank A", "rank B"):
+        assert str(frame[column].dtype) == "Int64"  # whole numbers, not 2.0000
+        assert json.loads(diff.proto.columns)[column]["type_config"]["format"] == "%d"
+    assert diff.proto.placeholder == "—"  # what a missing rank shows instead of None
+    entered = frame[frame["status"] == "entered"]
+    left = frame[frame["status"] == "left"]
+    assert len(entered) and len(left)  # B's MMR changes the list: some chunks enter, some leave
+    assert entered["rank A"].isna().all() and left["rank B"].isna().all()
+    both = frame[frame["status"].isin(["moved", "same"])]
+    assert set(both["rank A"]) | set(both["rank B"]) <= set(range(1, 11))
 
 
 def _chunk_spans(home: Path) -> dict[int, tuple[str, str | None, int, int]]:

@@ -20,7 +20,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Sequence
 
-from workbench.config import WorkbenchConfig
+from workbench.config import ConfigError, WorkbenchConfig, key_limits
 from workbench.evaluation import metrics as m
 from workbench.evaluation.golden import GoldenQuery, GoldenSet
 from workbench.evaluation.relevance import ChunkJudge
@@ -141,7 +141,17 @@ def evaluated_top_k(config: WorkbenchConfig, metric_names: Sequence[str], level:
 
 def evaluation_config(config: WorkbenchConfig, metric_names: Sequence[str], level: str = "doc") -> WorkbenchConfig:
     """``config`` with ``retrieval.top_k`` deep enough for every metric; nothing else changes."""
-    return config.with_value("retrieval.top_k", evaluated_top_k(config, metric_names, check_level(level)))
+    depth = evaluated_top_k(config, metric_names, check_level(level))
+    deepest = key_limits("retrieval.top_k").maximum
+    if depth > deepest:
+        per_document = f" ({CHUNKS_PER_DOCUMENT_DEPTH} chunks per document)" if level == "doc" else ""
+        raise ConfigError(
+            f"metrics {', '.join(metric_names)} at {level} level read the first {depth} results{per_document}, "
+            f"more than retrieval.top_k allows ({deepest}); use smaller cutoffs"
+            + (f" (at most {deepest // CHUNKS_PER_DOCUMENT_DEPTH} at doc level) or the span level" if level == "doc"
+               else "")
+        )
+    return config.with_value("retrieval.top_k", depth)
 
 
 def needs_query_vectors(config: WorkbenchConfig) -> bool:

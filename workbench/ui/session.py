@@ -193,3 +193,10 @@ def flash(kind: str, text: str) -> None:
 def show_flashes() -> None:
     for kind, text in st.session_state.pop(_FLASH_KEY, []):
         getattr(st, kind)(text)
+
+
+def forget_stale_choice(key: str, options) -> None:
+    """Drop a remembered choice that is no longer offered (a new query, a side that failed),
+    so the widget starts from its default instead of refusing the old value."""
+    if key in st.session_state and st.session_state[key] not in options:
+        del st.session_state[key]

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 import streamlit as st
 
 from workbench.chunking import STRATEGIES
-from workbench.config import CHOICES, KEY_DOCS, ChunkingConfig, ConfigError, WorkbenchConfig
+from workbench.config import KEY_DOCS, ChunkingConfig, ConfigError, WorkbenchConfig, key_limits
 from workbench.service import INDEX_KEYS_PREFIXES
-from workbench.ui import session
+from workbench.ui import config_inputs, session
 from workbench.ui.pages import DOCUMENTS, PageSpec
 from workbench.ui.text import md_escape
 
@@ -64,20 +64,23 @@ def chunking_controls(prefix: str, initial: ChunkingConfig) -> ChunkingConfig:
         help="\n\n".join(f"**{name}**: {doc}" for name, doc in STRATEGIES.items()),
     )
     left, right = st.columns(2)
-    unit = left.radio("Unit", CHOICES["chunking.unit"], index=CHOICES["chunking.unit"].index(initial.unit),
-                      key=f"{prefix}.unit", horizontal=True, help=KEY_DOCS["chunking.unit"])
-    size = right.number_input("Size", min_value=1, max_value=100_000, value=initial.size, step=50,
-                              key=f"{prefix}.size", help=KEY_DOCS["chunking.size"])
+    units = config_inputs.choices("chunking.unit")
+    unit = left.radio("Unit", units, index=units.index(initial.unit), key=f"{prefix}.unit", horizontal=True,
+                      help=KEY_DOCS["chunking.unit"])
+    size = config_inputs.number_input(right, "Size", "chunking.size", step=50, key=f"{prefix}.size",
+                                      value=config_inputs.clamped("chunking.size", initial.size))
     overlap, window, threshold = initial.overlap, initial.window, initial.threshold
     if strategy in USES_OVERLAP:
-        overlap = left.number_input("Overlap", min_value=0, max_value=100_000, value=initial.overlap, step=10,
-                                    key=f"{prefix}.overlap", help=KEY_DOCS["chunking.overlap"])
+        overlap = config_inputs.number_input(left, "Overlap", "chunking.overlap", step=10, key=f"{prefix}.overlap",
+                                             value=config_inputs.clamped("chunking.overlap", initial.overlap))
     if strategy == "sentence_window":
-        window = left.number_input("Window (sentences each side)", min_value=0, max_value=20,
-                                   value=initial.window, key=f"{prefix}.window", help=KEY_DOCS["chunking.window"])
+        window = config_inputs.number_input(left, "Window (sentences each side)", "chunking.window",
+                                            value=config_inputs.clamped("chunking.window", initial.window),
+                                            key=f"{prefix}.window")
     if strategy == "semantic":
-        threshold = right.slider("Break threshold (quantile)", 0.0, 1.0, value=float(initial.threshold), step=0.05,
-                                 key=f"{prefix}.threshold", help=KEY_DOCS["chunking.threshold"])
+        threshold = config_inputs.slider(right, "Break threshold (quantile)", "chunking.threshold", step=0.05,
+                                         value=config_inputs.clamped("chunking.threshold", initial.threshold),
+                                         key=f"{prefix}.threshold")
     context_headers = st.checkbox("Index the heading path with each chunk", value=initial.context_headers,
                                   key=f"{prefix}.context_headers", help=KEY_DOCS["chunking.context_headers"])
     return ChunkingConfig(strategy=strategy, size=int(size), overlap=int(overlap), unit=unit, window=int(window),
@@ -126,16 +129,22 @@ def config_editor(config: WorkbenchConfig, prefix: str) -> EditedConfig:
 
 def _key_widget(key: str, value, widget_key: str):
     label = key.split(".", 1)[1]
-    help_text = KEY_DOCS.get(key, "") + (" (index-time)" if is_index_time(key) else " (query-time)")
-    if key in CHOICES:
-        options = CHOICES[key]
-        return st.selectbox(label, options, index=options.index(value), key=widget_key, help=help_text)
+    allowed = key_limits(key).describe()
+    help_text = (KEY_DOCS.get(key, "") + (f"; allowed: {allowed}" if allowed else "")
+                 + (" (index-time)" if is_index_time(key) else " (query-time)"))
+    limits = key_limits(key)
+    if limits.choices:
+        return st.selectbox(label, limits.choices, index=limits.choices.index(value), key=widget_key, help=help_text)
     if isinstance(value, bool):
         return st.checkbox(label, value=value, key=widget_key, help=help_text)
     if isinstance(value, int):
-        return int(st.number_input(label, value=value, step=1, key=widget_key, help=help_text))
+        low, high = config_inputs.number_bounds(key)
+        return int(st.number_input(label, low, high, value=config_inputs.clamped(key, value), step=1,
+                                   key=widget_key, help=help_text))
     if isinstance(value, float):
-        return float(st.number_input(label, value=value, step=0.05, format="%.3f", key=widget_key, help=help_text))
+        low, high = config_inputs.number_bounds(key)
+        return float(st.number_input(label, low, high, value=config_inputs.clamped(key, value), step=0.05,
+                                     format="%.3f", key=widget_key, help=help_text))
     if isinstance(value, (list, tuple)):
         shown = ", ".join(str(v) for v in value)
         typed = st.text_input(label, value=shown, key=widget_key, help=help_text + "; comma separated")

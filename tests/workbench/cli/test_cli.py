@@ -98,3 +98,15 @@ def test_errors_name_the_problem_and_the_fix(tmp_path, capsys):
     assert code == 2 and "retrieval.mode: 'psychic' is not one of dense, bm25, hybrid" in err
     code, _, err = _run(capsys, "save-preset", "p", "--home", tmp_path / "h", "--set", "nope=1")
     assert code == 2 and "unknown config key 'nope'" in err
+
+
+def test_set_refuses_values_outside_the_configured_range(beir_folder, tmp_path, capsys, fake_embedder):
+    home = tmp_path / "h"
+    _run(capsys, "import-beir", beir_folder, "--home", home, "--set", f"embedding.model={FAKE_MODEL}")
+    code, out, err = _run(capsys, "query", "rain", "-c", "tiny", "--home", home, "--set", "retrieval.top_k=5000")
+    assert (code, out) == (2, "")
+    assert err == "error: retrieval.top_k: 5000 is above the maximum 1000 (default 10); allowed: 1 to 1000\n"
+    code, _, err = _run(capsys, "save-preset", "p", "--home", home, "--set", "mmr.lambda=-0.5")
+    assert code == 2 and "mmr.lambda: -0.5 is below the minimum 0 (default 0.7); allowed: 0 to 1" in err
+    code, _, err = _run(capsys, "sweep", "--collection", "tiny", "--home", home, "--grid", "fusion.k=10,20000")
+    assert code == 2 and "fusion.k: 20000 is above the maximum 10000 (default 60); allowed: 0 to 10000" in err

@@ -15,6 +15,7 @@ import math
 
 import pytest
 
+from workbench.config import ConfigError
 from workbench.evaluation.runner import evaluate_collection, evaluation_config, judge_for
 from workbench.evaluation.stages import POOL_RECALL, POOL_SIZE
 
@@ -98,6 +99,16 @@ def test_only_top_k_is_raised_for_the_evaluation(eval_home):
     assert evaluation_config(config, ["ndcg@10"], "span").retrieval.top_k == 10
     result = evaluate_collection(eval_home.bench, "notes", eval_home.golden(), config, metric_names=METRICS)
     assert result.config == config.to_dict() and result.evaluated_top_k == 30
+
+
+def test_metrics_deeper_than_top_k_allows_name_the_limit(eval_home):
+    config = bm25(eval_home)
+    assert evaluation_config(config, ["recall@333"], "doc").retrieval.top_k == 999
+    assert evaluation_config(config, ["recall@1000"], "span").retrieval.top_k == 1000
+    with pytest.raises(ConfigError, match=r"metrics ndcg@10, recall@1000 at doc level read the first 3000 results "
+                                          r"\(3 chunks per document\), more than retrieval.top_k allows \(1000\); "
+                                          r"use smaller cutoffs \(at most 333 at doc level\) or the span level"):
+        evaluation_config(config, ["ndcg@10", "recall@1000"], "doc")
 
 
 def test_json_shape_of_a_result(eval_home):

@@ -1,0 +1,81 @@
+"""The Retrieval lab's "Explain a hit": one chunk's rank and score at every stage, and the
+arithmetic behind each (BM25 terms, cosine, the fusion sum, MMR, rerank), from
+``workbench.analysis.explain``; plus the widgets that mark the hit relevant in a golden set."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from workbench.analysis.explain import HitExplanation, explain_hit
+from workbench.analysis.relevance import GoldenLookup
+from workbench.analysis.tables import hit_choices
+from workbench.config import WorkbenchConfig
+from workbench.retrieval.trace import Trace
+from workbench.ui import session
+from workbench.ui.data_tables import show_table
+from workbench.ui.lab_golden import render_marking
+from workbench.ui.text import md_escape
+
+SIDE_KEY = "lab_explain_side"
+
+
+def render_explain(traces: dict[str, Trace], configs: dict[str, WorkbenchConfig], snapshots: dict,
+                   relevant: dict[str, dict[int, int]], lookup: GoldenLookup) -> None:
+    st.subheader("Explain a hit")
+    sides = list(traces)
+    session.forget_stale_choice(SIDE_KEY, sides)
+    side = st.segmented_control("Side", sides, format_func=str.upper, key=SIDE_KEY,
+                                default=sides[0], required=True) or sides[0]
+    trace = traces[side]
+    choices = hit_choices(trace)
+    if not choices:
+        st.caption("This side returned no hits; change the query or the configuration.")
+        return
+    labels = dict(choices)
+    select_key = f"lab_explain_hit_{side}"
+    session.forget_stale_choice(select_key, labels)
+    chunk_id = st.selectbox("Hit", list(labels), format_func=lambda cid: ("✓ " if cid in relevant[side] else "")
+                            + labels[cid], key=select_key,
+                            help="Any chunk of any stage: the final list first, then the ones that dropped out")
+    render_marking(trace.chunks.get(chunk_id), trace.query, lookup)
+    config = configs[side]
+    vector = None
+    if trace.stage("dense") is not None or trace.stage("mmr") is not None:
+        vector = session.workbench().embed_query(config.embedding.model, trace.query)
+    show_explanation(explain_hit(trace, snapshots[side], chunk_id, vector))
+
+
+def show_explanation(explained: HitExplanation) -> None:
+    if explained.chunk is not None:
+        with st.expander("Chunk text"):
+            st.text(explained.chunk.text)
+    st.caption("Rank and score at each stage")
+    show_table([{"stage": p.stage, "rank": p.rank, "score": p.score} for p in explained.positions], "", "auto")
+    if explained.bm25 is not None:
+        bm25 = explained.bm25
+        listed = (f"bm25 stage: rank {bm25.stage_rank}, score {bm25.stage_score:.4f}" if bm25.stage_score is not None
+                  else "the bm25 stage did not list this chunk (or did not run)")
+        st.markdown(f"**BM25** (k1 = {bm25.k1:g}, b = {bm25.b:g}, N = {bm25.num_chunks} chunks) — {listed}")
+        show_table([{"term": t.term, "query count": t.query_count, "tf": t.tf, "df": t.df, "idf": t.idf,
+                     "doc length": t.doc_len, "avg length": t.avg_doc_len, "contribution": t.contribution}
+                    for t in bm25.terms], "The query has no terms BM25 indexes (all stopwords?).", "auto")
+        st.code("\n".join([bm25.formula, *(t.formula for t in bm25.terms)]), language=None, wrap_lines=True)
+    if explained.cosine is not None:
+        cosine = explained.cosine
+        listed = (f"dense stage: rank {cosine.stage_rank}, score {cosine.stage_score:.6f}"
+                  if cosine.stage_score is not None else "the dense stage did not list this chunk (or did not run)")
+        st.markdown(f"**Cosine similarity** — {listed}")
+        st.code(cosine.formula, language=None, wrap_lines=True)
+    if explained.fusion is not None:
+        fusion = explained.fusion
+        st.markdown(f"**Fusion ({fusion.method})** — rank {fusion.stage_rank}, score {fusion.stage_score:.6f}")
+        st.code("\n".join([fusion.formula, *(t.formula for t in fusion.terms)]), language=None, wrap_lines=True)
+    if explained.mmr is not None:
+        st.markdown(f"**MMR** — rank {explained.mmr.stage_rank}"
+                    + ("" if explained.mmr.selected else " (not selected)"))
+        st.code(explained.mmr.formula, language=None, wrap_lines=True)
+    if explained.rerank is not None:
+        st.markdown("**Rerank**")
+        st.code(explained.rerank.formula, language=None, wrap_lines=True)
+    for note in explained.notes:
+        st.caption(md_escape(note))

@@ -1,0 +1,165 @@
+"""The sides (A and B) of the Retrieval lab: each side's query-time settings, run and stages,
+and the diff of their final lists.
+
+The settings are widgets bounded by each key's limits in ``workbench.config``. A side starts
+from the sidebar's collection and preset (B as the preset with MMR switched the other way,
+``instructive_variant``) and keeps the user's changes until the collection or preset changes.
+Traces are kept per session, so widgets that do not change the query (explain, context) never
+re-run a slow rerank.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from workbench.analysis.charts import rank_flow_figure
+from workbench.analysis.diff import diff_finals
+from workbench.analysis.rank_flow import rank_flow
+from workbench.analysis.side_config import describe, instructive_variant, side_values
+from workbench.analysis.tables import chunk_label, diff_rows, stage_rows, timing_rows
+from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
+from workbench.retrieval.trace import Trace
+from workbench.ui import config_inputs, session
+from workbench.ui.data_tables import show_table
+from workbench.ui.text import md_escape
+
+SIDES = ("a", "b")
+#: the lab's settings survive a visit to another page
+PERSIST = "session"
+WEIGHT_KEYS = ("fusion.weights.dense", "fusion.weights.bm25")
+TRACE_CACHE_KEY = "lab_trace_cache"
+TRACE_CACHE_SIZE = 8
+
+
+def side_key(side: str, name: str) -> str:
+    return f"lab_{side}_{name}"
+
+
+def starting_values(side: str, base: WorkbenchConfig) -> dict[str, object]:
+    values = side_values(base)
+    return instructive_variant(values) if side == "b" else values
+
+
+def write_widget_state(side: str, values: dict[str, object]) -> None:
+    """Put ``values`` into the side's widgets, each inside its key's range."""
+    for name, value in values.items():
+        if name == "fusion.weights":
+            weights = list(value) + [0.0, 0.0]
+            for weight_key, weight in zip(WEIGHT_KEYS, weights):
+                st.session_state[side_key(side, weight_key)] = config_inputs.clamped("fusion.weights", weight)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            st.session_state[side_key(side, name)] = config_inputs.clamped(name, value)
+        else:
+            st.session_state[side_key(side, name)] = value
+
+
+def sync_with_preset(side: str, base: WorkbenchConfig, signature: str) -> None:
+    """Start (or restart) a side from the sidebar's collection and preset when they change;
+    in between, the side's widgets keep whatever the user set."""
+    marker = side_key(side, "base")
+    if st.session_state.get(marker) != signature:
+        write_widget_state(side, starting_values(side, base))
+        st.session_state[marker] = signature
+
+
+def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
+    """The side's query-time settings as widgets; returns their values keyed like QUERY_TIME_KEYS."""
+
+    def state(name: str) -> dict:
+        # every setting: its own session key, kept across page visits
+        return {"key": side_key(side, name), "persist_state": PERSIST}
+
+    values: dict[str, object] = {}
+    left, right = st.columns(2)
+    values["retrieval.mode"] = config_inputs.selectbox(left, "Retrieval mode", "retrieval.mode",
+                                                       **state("retrieval.mode"))
+    values["retrieval.top_k"] = config_inputs.number_input(right, "Top k", "retrieval.top_k", step=1,
+                                                           **state("retrieval.top_k"))
+    values["retrieval.candidates"] = config_inputs.number_input(left, "Candidates per route", "retrieval.candidates",
+                                                                step=10, **state("retrieval.candidates"))
+    hybrid = values["retrieval.mode"] == "hybrid"
+    values["fusion.method"] = config_inputs.selectbox(right, "Fusion", "fusion.method", disabled=not hybrid,
+                                                      **state("fusion.method"))
+    rrf = values["fusion.method"] == "rrf"
+    values["fusion.k"] = config_inputs.number_input(left, "RRF k", "fusion.k", step=10,
+                                                    disabled=not (hybrid and rrf), **state("fusion.k"))
+    values["fusion.normalization"] = config_inputs.selectbox(right, "Normalisation", "fusion.normalization",
+                                                             disabled=not hybrid or rrf,
+                                                             **state("fusion.normalization"))
+    weighted = {"step": 0.1, "disabled": not hybrid or rrf}
+    dense_weight = config_inputs.number_input(left, "Dense weight", "fusion.weights", **weighted,
+                                              **state(WEIGHT_KEYS[0]))
+    bm25_weight = config_inputs.number_input(right, "BM25 weight", "fusion.weights", **weighted,
+                                             **state(WEIGHT_KEYS[1]))
+    values["fusion.weights"] = (float(dense_weight), float(bm25_weight))
+    values["mmr.enabled"] = left.toggle("MMR", help=KEY_DOCS["mmr.enabled"], **state("mmr.enabled"))
+    mmr_off = not values["mmr.enabled"]
+    values["mmr.lambda"] = config_inputs.slider(right, "MMR λ", "mmr.lambda", step=0.05, disabled=mmr_off,
+                                                **state("mmr.lambda"))
+    values["mmr.pool"] = config_inputs.number_input(left, "MMR pool", "mmr.pool", step=10, disabled=mmr_off,
+                                                    **state("mmr.pool"))
+    no_dense = values["retrieval.mode"] == "bm25"
+    values["dense.ef_search"] = config_inputs.number_input(right, "HNSW ef_search", "dense.ef_search", step=16,
+                                                           disabled=no_dense, **state("dense.ef_search"))
+    values["dense.exact"] = left.toggle("Exact dense search", disabled=no_dense, help=KEY_DOCS["dense.exact"],
+                                        **state("dense.exact"))
+    values["rerank.model"] = st.text_input("Rerank model", placeholder="empty = no rerank; a CrossEncoder id or "
+                                           "local path", help=KEY_DOCS["rerank.model"],
+                                           **state("rerank.model")).strip()
+    values["rerank.top_m"] = config_inputs.number_input(st, "Rerank top m", "rerank.top_m", step=5,
+                                                        disabled=not values["rerank.model"], **state("rerank.top_m"))
+    st.button("Reset to the preset", key=side_key(side, "reset"), on_click=write_widget_state,
+              args=(side, starting_values(side, base)),
+              help="Side A starts as the sidebar preset; side B as the preset with MMR switched the other way.")
+    return values
+
+
+def run_side(collection: str, query: str, config: WorkbenchConfig):
+    """The side's trace and the snapshot it ran on, from this session's cache when it has them."""
+    bench = session.workbench()
+    if config.retrieval.mode != "bm25" or config.mmr.enabled:
+        session.embedder(config.embedding.model)  # the first load shows a spinner
+    snapshot = bench.snapshot(collection, config)
+    cache: dict = st.session_state.setdefault(TRACE_CACHE_KEY, {})
+    cache_key = (collection, query, dumps(config), str(snapshot.folder))
+    trace = cache.get(cache_key)
+    if trace is None:
+        trace = bench.query(query, collection, config)
+        cache[cache_key] = trace
+        while len(cache) > TRACE_CACHE_SIZE:
+            cache.pop(next(iter(cache)))
+    return trace, snapshot
+
+
+def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict[int, int]) -> None:
+    """The side's notes, one tab per stage, the timings and the rank-flow chart."""
+    st.caption(f"{md_escape(describe(config))} · {trace.total_ms:.1f} ms in total")
+    if trace.notes:
+        st.info("  \n".join(f"• {md_escape(note)}" for note in trace.notes), icon=":material/info:")
+    tabs = st.tabs([f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages])
+    for tab, name in zip(tabs, trace.stage_names()):
+        with tab:
+            show_table(stage_rows(trace, name, relevant), f"the {name} stage returned nothing",
+                       highlight=name == "final")
+    st.caption("Timings")
+    show_table(timing_rows(trace), "no stages ran", height="auto")
+    flow = rank_flow(trace)
+    if flow.paths:
+        labels = {cid: chunk_label(trace.chunks.get(cid), cid) for cid in (p.chunk_id for p in flow.paths)}
+        st.plotly_chart(rank_flow_figure(flow, relevant=set(relevant), labels=labels), key=f"rank_flow_{side}",
+                        config={"displayModeBar": False})
+    else:
+        st.caption("Nothing to chart: no stage returned a hit.")
+
+
+def render_diff(traces: dict[str, Trace], relevant: dict[int, int]) -> None:
+    """A against B: which final hits they share, which moved and by how much, which entered or left."""
+    st.subheader("A vs B: the final lists")
+    diff = diff_finals(traces["a"].final, traces["b"].final)
+    if diff.identical:
+        st.caption("A and B return the same final list in the same order.")
+    else:
+        st.caption(f"{diff.overlap} chunks in both ({len(diff.moved)} moved), {len(diff.entered)} entered B, "
+                   f"{len(diff.left)} left A. ▲ n: B ranks it n places higher than A; — : not in that list.")
+    views = {**traces["a"].chunks, **traces["b"].chunks}
+    show_table(diff_rows(diff, views, relevant), "Both final lists are empty.", highlight=True)
