@@ -1,7 +1,8 @@
 """RAG Workbench, the Streamlit app: ``streamlit run app.py``.
 
-The router: it draws the shared sidebar, registers the pages that exist, shows messages carried
-over from the previous run, and runs the chosen page. Expected errors (an unknown preset, a bad
+The router: it registers the pages that exist, each under its own URL (``/retrieval_lab``; the
+root switches to the page to start on), draws the shared sidebar, shows messages carried over
+from the previous run, and runs the chosen page. Expected errors (an unknown preset, a bad
 configuration value, a busy catalog) are shown as messages that name the fix, not tracebacks.
 """
 
@@ -23,7 +24,7 @@ from workbench.retrieval.pipeline import QueryError  # noqa: E402
 from workbench.service import NotFoundError  # noqa: E402
 from workbench.ui import session  # noqa: E402
 from workbench.ui.demo_loader import load_demo_with_progress  # noqa: E402
-from workbench.ui.pages import available_pages, default_page  # noqa: E402
+from workbench.ui.pages import navigate  # noqa: E402
 from workbench.ui.sidebar import render_sidebar  # noqa: E402
 from workbench.ui.text import md_escape  # noqa: E402
 
@@ -31,14 +32,8 @@ EXPECTED_ERRORS = (NotFoundError, ConfigError, GoldenSetError, QueryError, Catal
 
 st.set_page_config(page_title="RAG Workbench", page_icon=":material/hub:", layout="wide")
 
-default = default_page(bool(session.collection_names()))
-sections: dict[str, list] = {}
-for spec in available_pages():
-    sections.setdefault(spec.section, []).append(
-        st.Page(spec.path, title=spec.title, icon=spec.icon, default=spec == default)
-    )
 # navigation first: Streamlit clears what was drawn before it when the page changes
-page = st.navigation(sections)
+page = navigate(has_collections=bool(session.collection_names()))
 load_demo_requested = render_sidebar()
 
 session.show_flashes()

@@ -39,6 +39,13 @@ def test_an_empty_home_offers_the_demo_and_shows_the_home(tmp_path: Path, open_a
     assert app.button(key="welcome_load_demo").label == "Load the demo"
 
 
+def test_with_a_collection_the_root_opens_the_retrieval_lab(demo_home: Path, open_app):
+    app = open_app(demo_home)
+    assert not app.exception, app.exception
+    assert [title.value for title in app.title] == ["Retrieval lab"]
+    assert app.sidebar.selectbox(key="collection").value == "demo"
+
+
 @pytest.mark.parametrize("page", sorted(EMPTY_STATES))
 def test_every_page_says_what_to_do_on_an_empty_home(page: str, tmp_path: Path, open_app):
     app = open_app(tmp_path / "home", page=page)

@@ -1,14 +1,18 @@
-"""End to end in a real browser: ``streamlit run app.py`` on a loopback port and an empty temp
-home, driven by Playwright with Debian's chromium.
+"""End to end in a real browser: ``streamlit run app.py`` on a loopback port and a temp home,
+driven by Playwright with Debian's chromium.
 
-The walk: load the demo with the sidebar button, upload a file on the Documents page, ask a
-question in the Retrieval lab, and check that both sides' stage lists and the rank-flow chart
-appear. Screenshots of every step land in ``test-artifacts/browser/`` (with the server log).
+The walk, on an empty home: load the demo with the sidebar button, upload a file on the
+Documents page, ask a question in the Retrieval lab, and check that both sides' stage lists and
+the rank-flow chart appear. The addresses, on a home with the demo: open every page by its URL
+(the first as a fresh server's first request) and check it rendered with the sidebar. Screenshots
+of every step land in ``test-artifacts/browser/`` (with the server logs).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -60,15 +64,12 @@ def wait_for_health(url: str, server: subprocess.Popen, log: Path) -> None:
     raise AssertionError(f"streamlit did not answer on {url} within {SERVER_START_S} s; see {log}")
 
 
-@pytest.fixture
-def app_url(tmp_path: Path):
-    """The app served from this checkout on a free loopback port, with an empty temp home."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    for stale in ARTIFACTS.glob("*.png"):
-        stale.unlink()
+@contextlib.contextmanager
+def serve(home: Path, log_name: str):
+    """The app served from this checkout on a free loopback port, on ``home``; yields its URL."""
     port = free_port()
-    log = ARTIFACTS / "streamlit-server.log"
-    env = {**os.environ, "WORKBENCH_HOME": str(tmp_path / "home"), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    log = ARTIFACTS / log_name
+    env = {**os.environ, "WORKBENCH_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless",
                "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
                "--server.fileWatcherType", "none"]
@@ -84,6 +85,21 @@ def app_url(tmp_path: Path):
             server.wait(timeout=15)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+@pytest.fixture(scope="module")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for stale in ARTIFACTS.glob("*.png"):
+        stale.unlink()
+    return ARTIFACTS
+
+
+@pytest.fixture
+def app_url(tmp_path: Path, artifacts: Path):
+    """The app on an empty temp home."""
+    with serve(tmp_path / "home", "streamlit-server.log") as url:
+        yield url
 
 
 def test_demo_upload_and_retrieval_lab_in_chromium(app_url: str) -> None:
@@ -137,6 +153,12 @@ def test_demo_upload_and_retrieval_lab_in_chromium(app_url: str) -> None:
             for side in ("a", "b"):
                 chart = page.locator(f".st-key-rank_flow_{side}")
                 expect(chart.locator(".js-plotly-plot")).to_be_visible(timeout=STEP_S * 1000)
+            # the A-vs-B table, for the eye: the grid draws its cells on a canvas (its accessible copy
+            # holds raw values), so the AppTest checks the integer ranks and the "—" placeholder
+            expect(page.get_by_text("A vs B: the final lists")).to_be_visible(timeout=STEP_S * 1000)
+            tables = page.get_by_test_id("stDataFrame")
+            (diff,) = [tables.nth(i) for i in range(tables.count()) if "rank A" in tables.nth(i).inner_html()]
+            diff.screenshot(path=str(ARTIFACTS / "05b-a-vs-b.png"))
             shot("05-retrieval-lab")
             # the app scrolls inside its own container, so full-page shots stop at the viewport
             for side in ("a", "b"):
@@ -144,6 +166,70 @@ def test_demo_upload_and_retrieval_lab_in_chromium(app_url: str) -> None:
             page.locator(".st-key-rank_flow_a").screenshot(path=str(ARTIFACTS / "07-rank-flow-a.png"))
         except Exception:
             shot("failure")
+            raise
+        finally:
+            browser.close()
+
+
+#: every page's address and the heading it shows (the welcome page's title is the app's name)
+PAGE_HEADINGS = {
+    "welcome": "RAG Workbench",
+    "tour": "Guided tour",
+    "documents": "Documents",
+    "chunking_lab": "Chunking lab",
+    "retrieval_lab": "Retrieval lab",
+    "embedding_map": "Embedding map",
+    "evaluation": "Evaluation",
+    "presets_mcp": "Presets & MCP",
+}
+
+
+@pytest.fixture(scope="module")
+def demo_app_url(tmp_path_factory: pytest.TempPathFactory, artifacts: Path):
+    """A fresh server on a home with the demo loaded (loaded in-process, not through the browser)."""
+    from workbench.ingestion.demo import load_demo
+    from workbench.service import Workbench
+
+    home = tmp_path_factory.mktemp("browser-demo-home")
+    loaded = load_demo(Workbench(home))
+    assert not loaded.report.failures, loaded.report.summary()
+    with serve(home, "streamlit-server-pages.log") as url:
+        yield url
+
+
+def test_every_page_opens_by_its_url_with_the_sidebar(demo_app_url: str) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    from workbench.ui.pages import ALL_PAGES
+
+    titles = {page.url_path: page.title for page in ALL_PAGES}
+    assert set(PAGE_HEADINGS) == set(titles)
+    # the lab first: as a fresh server's first request it takes the legacy pages/ path
+    addresses = ["retrieval_lab"] + [address for address in PAGE_HEADINGS if address != "retrieval_lab"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1500, "height": 1100})
+        try:
+            for number, address in enumerate(addresses, start=1):
+                page.goto(f"{demo_app_url}/{address}")
+                main = page.get_by_test_id("stMain")
+                expect(main.get_by_role("heading", name=PAGE_HEADINGS[address], exact=True).first).to_be_visible(
+                    timeout=STEP_S * 1000)
+                sidebar = page.get_by_test_id("stSidebar")
+                expect(sidebar.locator(".st-key-collection input")).to_have_value("demo")
+                expect(page.get_by_text("Page not found")).to_have_count(0)
+                active = sidebar.locator('[data-testid="stSidebarNavLink"][aria-current="page"]')
+                expect(active).to_have_text(re.compile(re.escape(titles[address]) + "$"))
+                assert page.url == f"{demo_app_url}/{address}"
+                page.screenshot(path=str(ARTIFACTS / f"url-{number:02d}-{address}.png"))
+
+            # the root opens the page to start on, under its own address
+            page.goto(demo_app_url)
+            expect(page.get_by_test_id("stMain").get_by_role("heading", name="Retrieval lab", exact=True)).to_be_visible(
+                timeout=STEP_S * 1000)
+            expect(page).to_have_url(f"{demo_app_url}/retrieval_lab")
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "url-failure.png"), full_page=True)
             raise
         finally:
             browser.close()

@@ -1,4 +1,11 @@
-"""The app's pages: where each lives, its title and icon, and which sections group them.
+"""The app's pages: where each lives, its address, title and icon, and which sections group them.
+
+Every page has a stable ``url_path``: ``http://host:port/retrieval_lab`` opens the Retrieval lab
+with the sidebar, whatever the home holds. It is the page file's name, so it is also what
+Streamlit's legacy "pages/ folder" mode calls the page (see ``run_through_router``). The root URL
+is a hidden start page that switches to the page to begin with: the Retrieval lab once there is
+something to search, the welcome page before that. (Streamlit serves its default page only at
+the root, so a visible default page could not be opened by its own address.)
 
 A page whose file does not exist yet is left out, so the app runs while pages are being built.
 """
@@ -9,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
+START_TITLE = "RAG Workbench"
+START_URL_PATH = "start"
 
 
 @dataclass(frozen=True)
@@ -17,20 +26,25 @@ class PageSpec:
     title: str
     icon: str
     section: str
+    #: the page's address below the app's root; keep it the file's name (without .py), the name
+    #: the legacy pages/ mode serves a first request by
+    url_path: str
 
     @property
     def exists(self) -> bool:
         return (PROJECT_DIR / self.path).is_file()
 
 
-WELCOME = PageSpec("pages/welcome.py", "Welcome", ":material/home:", "Start")
-TOUR = PageSpec("pages/tour.py", "Guided tour", ":material/tour:", "Start")
-DOCUMENTS = PageSpec("pages/documents.py", "Documents", ":material/description:", "Build")
-CHUNKING_LAB = PageSpec("pages/chunking_lab.py", "Chunking lab", ":material/content_cut:", "Build")
-RETRIEVAL_LAB = PageSpec("pages/retrieval_lab.py", "Retrieval lab", ":material/manage_search:", "Search")
-EMBEDDING_MAP = PageSpec("pages/embedding_map.py", "Embedding map", ":material/scatter_plot:", "Search")
-EVALUATION = PageSpec("pages/evaluation.py", "Evaluation", ":material/analytics:", "Measure")
-PRESETS_MCP = PageSpec("pages/presets_mcp.py", "Presets & MCP", ":material/tune:", "Share")
+WELCOME = PageSpec("pages/welcome.py", "Welcome", ":material/home:", "Start", "welcome")
+TOUR = PageSpec("pages/tour.py", "Guided tour", ":material/tour:", "Start", "tour")
+DOCUMENTS = PageSpec("pages/documents.py", "Documents", ":material/description:", "Build", "documents")
+CHUNKING_LAB = PageSpec("pages/chunking_lab.py", "Chunking lab", ":material/content_cut:", "Build", "chunking_lab")
+RETRIEVAL_LAB = PageSpec("pages/retrieval_lab.py", "Retrieval lab", ":material/manage_search:", "Search",
+                         "retrieval_lab")
+EMBEDDING_MAP = PageSpec("pages/embedding_map.py", "Embedding map", ":material/scatter_plot:", "Search",
+                         "embedding_map")
+EVALUATION = PageSpec("pages/evaluation.py", "Evaluation", ":material/analytics:", "Measure", "evaluation")
+PRESETS_MCP = PageSpec("pages/presets_mcp.py", "Presets & MCP", ":material/tune:", "Share", "presets_mcp")
 
 ALL_PAGES = (WELCOME, TOUR, DOCUMENTS, CHUNKING_LAB, RETRIEVAL_LAB, EMBEDDING_MAP, EVALUATION, PRESETS_MCP)
 
@@ -46,6 +60,31 @@ def default_page(has_collections: bool) -> PageSpec:
     return WELCOME
 
 
+def navigate(has_collections: bool):
+    """Register the pages with ``st.navigation`` and return the one to run.
+
+    At the root URL this switches to ``default_page`` (a rerun that shows that page under its
+    own address), so call it before drawing anything."""
+    import streamlit as st
+
+    pages = {spec: st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.url_path)
+             for spec in available_pages()}
+    start = st.Page(_start, title=START_TITLE, url_path=START_URL_PATH, default=True, visibility="hidden")
+    sections: dict[str, list] = {}
+    for spec, page in pages.items():
+        sections.setdefault(spec.section, []).append(page)
+    first_section = next(iter(sections), "Start")
+    sections[first_section] = [start, *sections.get(first_section, [])]
+    page = st.navigation(sections)
+    if page is start:
+        st.switch_page(pages[default_page(has_collections)])
+    return page
+
+
+def _start() -> None:
+    """The root URL's page; ``navigate`` switches away from it before it runs."""
+
+
 def run_through_router() -> None:
     """Call first in every page file: make sure the page runs inside ``app.py``'s navigation.
 
@@ -53,7 +92,8 @@ def run_through_router() -> None:
     because ``pages/`` exists; a deep link such as ``/documents`` as the server's first request
     then runs the page file alone, without the router and the sidebar. ``st.navigation``
     switches that mode off, but only once ``app.py`` has run. So if a page finds the mode still
-    on, it switches it off and reruns, which runs ``app.py`` and lands on the same page.
+    on, it switches it off and reruns, which runs ``app.py`` and lands on the same page (its
+    ``url_path`` is its file name, the name the legacy mode knows it by).
     """
     import streamlit as st
     from streamlit.runtime.pages_manager import PagesManager

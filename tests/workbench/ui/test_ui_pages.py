@@ -27,3 +27,13 @@ def test_the_retrieval_lab_is_the_default_once_a_collection_exists(project: Path
     (project / "pages" / "retrieval_lab.py").write_text("")
     assert pages.default_page(has_collections=True) == pages.RETRIEVAL_LAB
     assert pages.default_page(has_collections=False) == pages.WELCOME
+
+
+def test_every_page_has_its_own_stable_address():
+    addresses = [page.url_path for page in pages.ALL_PAGES]
+    assert len(set(addresses)) == len(addresses)
+    assert pages.START_URL_PATH not in addresses
+    for page in pages.ALL_PAGES:
+        # the file's name: a fresh server's first request in the legacy pages/ mode finds it by that
+        assert page.url_path == Path(page.path).stem
+    assert pages.RETRIEVAL_LAB.url_path == "retrieval_lab"
