@@ -84,7 +84,12 @@ def _number(value) -> str:
 
 
 def setting(default, doc: str, *, minimum=None, maximum=None, choices: tuple[str, ...] = ()):
-    """A configuration field: its default, what it means, and the values it accepts."""
+    """A configuration field: its default, what it means, and the values it accepts.
+
+    Declare every key with it: a number gets ``minimum`` and ``maximum`` (inclusive; a test
+    checks that every numeric key has both), a key with a fixed set of values gets ``choices``.
+    ``KEY_DOCS``, ``CHOICES`` and README's key table are derived from these fields.
+    """
     return field(default=default, metadata={"doc": doc, "limits": Limits(minimum, maximum, tuple(choices))})
 
 
@@ -238,9 +243,20 @@ def _section_fields():
             yield f"{section.name}.{_public_name(f)}", f
 
 
+# A field declared without ``setting`` has no documentation and no limits; the tests name it
+# (every key documented, every numeric key bounded) rather than the app failing to start.
+
+def _limits_of(f: dataclasses.Field) -> Limits:
+    return f.metadata.get("limits", Limits())
+
+
+def _doc_of(f: dataclasses.Field) -> str:
+    return f.metadata.get("doc", "")
+
+
 def key_limits(key: str) -> Limits:
     """The values ``key`` accepts (``Limits()`` for free text and booleans)."""
-    return _field(_section_default(key), _split_key(key)[1]).metadata["limits"]
+    return _limits_of(_field(_section_default(key), _split_key(key)[1]))
 
 
 def key_default(key: str):
@@ -274,12 +290,12 @@ def key_table_markdown() -> str:
     """The configuration-key table README.md shows: key, default, allowed values, meaning."""
     lines = ["| key | default | allowed | meaning |", "|---|---|---|---|"]
     for key, f in _section_fields():
-        limits: Limits = f.metadata["limits"]
+        limits = _limits_of(f)
         default = key_default(key)
         allowed = limits.describe() or _free_form(default)
         if isinstance(default, tuple) and limits.bounded:
             allowed += " each"
-        lines.append(f"| `{key}` | `{format_value(default)}` | {allowed} | {f.metadata['doc']} |")
+        lines.append(f"| `{key}` | `{format_value(default)}` | {allowed} | {_doc_of(f)} |")
     return "\n".join(lines)
 
 
@@ -334,7 +350,7 @@ def _coerce(key: str, target: dataclasses.Field, value):
         coerced = _coerce_to(hint, value)
     except (TypeError, ValueError) as error:
         raise ConfigError(f"{key}: cannot use {value!r} ({error}); expected {_hint_name(hint)}") from None
-    message = out_of_limits_message(key, coerced, target.metadata["limits"], _DEFAULTS.get(key))
+    message = out_of_limits_message(key, coerced, _limits_of(target), _DEFAULTS.get(key))
     if message:
         raise ConfigError(message)
     return coerced
@@ -411,8 +427,8 @@ def validate_overrides(overrides: dict) -> dict[str, object]:
     WorkbenchConfig.from_dict(flat)
     return flat
 #: every key's documentation, from its field
-KEY_DOCS: dict[str, str] = {key: f.metadata["doc"] for key, f in _section_fields()}
+KEY_DOCS: dict[str, str] = {key: _doc_of(f) for key, f in _section_fields()}
 #: the keys with a fixed set of values, and those values
 CHOICES: dict[str, tuple[str, ...]] = {
-    key: f.metadata["limits"].choices for key, f in _section_fields() if f.metadata["limits"].choices
+    key: _limits_of(f).choices for key, f in _section_fields() if _limits_of(f).choices
 }

@@ -24,6 +24,8 @@ def test_required_keys_exist_and_are_documented():
     }
     assert required <= set(known_keys())
     assert set(known_keys()) == set(KEY_DOCS)
+    undocumented = [key for key, doc in KEY_DOCS.items() if not doc]
+    assert not undocumented, f"declare these with workbench.config.setting(default, doc, ...): {undocumented}"
 
 
 def test_overrides_coerce_types():
@@ -71,7 +73,7 @@ def test_every_numeric_key_has_a_range_that_holds_its_default():
     assert {"retrieval.top_k", "fusion.k", "fusion.weights", "mmr.lambda", "chunking.size"} <= set(numeric)
     for key in numeric:
         limits = key_limits(key)
-        assert limits.bounded, f"{key} has no minimum and maximum"
+        assert limits.bounded, f"{key} has no minimum and maximum: declare it with setting(..., minimum=, maximum=)"
         assert limits.minimum < limits.maximum, key
         assert limits.problem(key_default(key)) is None, f"{key}'s default is outside its own range"
 
