@@ -27,8 +27,8 @@ def number_bounds(key: str) -> tuple[int | float, int | float]:
 
 def clamped(key: str, value):
     """``value`` inside the key's range, as the key's number type (a widget refuses anything else)."""
-    low, high = number_bounds(key)
-    return min(max(number_type(key)(value), low), high)
+    kind = number_type(key)
+    return kind(key_limits(key).clamp(kind(value)))
 
 
 def choices(key: str) -> tuple[str, ...]:
