@@ -227,8 +227,8 @@ def test_every_page_opens_by_its_url_with_the_sidebar(demo_app_url: str) -> None
 
             # the root opens the page to start on, under its own address
             page.goto(demo_app_url)
-            expect(page.get_by_test_id("stMain").get_by_role("heading", name="Retrieval lab", exact=True)).to_be_visible(
-                timeout=STEP_S * 1000)
+            lab_heading = page.get_by_test_id("stMain").get_by_role("heading", name="Retrieval lab", exact=True)
+            expect(lab_heading).to_be_visible(timeout=STEP_S * 1000)
             expect(page).to_have_url(f"{demo_app_url}/retrieval_lab")
         except Exception:
             page.screenshot(path=str(ARTIFACTS / "url-failure.png"), full_page=True)

@@ -263,7 +263,8 @@ def build_server(provider: HubProvider) -> WorkbenchMCPServer:
         return provider.call(lambda hub: hub.list_document_sections(doc_id, collection))
 
     @tool("Read a chunk")
-    def get_chunk(chunk_id: ChunkId, neighbors: Neighbors = NEIGHBORS_DEFAULT) -> Annotated[CallToolResult, ChunkResult]:
+    def get_chunk(chunk_id: ChunkId,
+                  neighbors: Neighbors = NEIGHBORS_DEFAULT) -> Annotated[CallToolResult, ChunkResult]:
         """One chunk's text, heading path and page, plus up to `neighbors` chunks before and after
         it in the same document for context."""
         return provider.call(lambda hub: hub.get_chunk(chunk_id, neighbors))
