@@ -7,21 +7,29 @@ them, and hnswlib gives no cheap way to read them back. Similarities are cosine 
 
 from __future__ import annotations
 
-import json
 import threading
 from pathlib import Path
+from typing import AbstractSet
 
 import hnswlib
 import numpy as np
 
-from store.atomic import atomic_write_json
+from store.retrieval_index import (
+    ChunkBatch,
+    IndexQuery,
+    IndexStats,
+    ScoreExplanation,
+    as_query,
+    read_params,
+    write_params,
+)
 
 SPACE = "cosine"
+FORMAT_VERSION = 1
 # Folder parts.
 GRAPH_FILE = "hnsw.bin"
 VECTORS_FILE = "vectors.npy"
 CHUNK_IDS_FILE = "chunk_ids.npy"
-PARAMS_FILE = "params.json"
 
 _INITIAL_CAPACITY = 1024
 # One build thread keeps the graph, and so every HNSW result, reproducible run to run. Embedding
@@ -40,6 +48,12 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
 
 
 class DenseIndex:
+    """HNSW over unit vectors; implements ``store.retrieval_index.RetrievalIndex`` (reads vectors)."""
+
+    backend = "hnswlib"
+    format_version = FORMAT_VERSION
+    supports_explain = True
+
     def __init__(
         self,
         graph: hnswlib.Index,
@@ -68,23 +82,31 @@ class DenseIndex:
         graph.init_index(max_elements=_INITIAL_CAPACITY, M=m, ef_construction=ef_construction)
         return cls(graph, dim, m, ef_construction, np.empty(0, dtype=np.int64), np.empty((0, dim), dtype=np.float32))
 
+    @classmethod
+    def from_chunks(
+        cls, batch: ChunkBatch, m: int = 16, ef_construction: int = 200, dim: int | None = None
+    ) -> "DenseIndex":
+        """An index of the batch's vectors; ``dim`` is needed only when the batch is empty."""
+        vectors = batch.require_vectors("DenseIndex")
+        index = cls.create(dim if dim is not None else vectors.shape[1], m=m, ef_construction=ef_construction)
+        index.add(batch)
+        return index
+
     def __len__(self) -> int:
         return len(self._chunk_ids)
 
     def ids(self) -> np.ndarray:
         return self._chunk_ids.copy()
 
-    def add(self, chunk_ids: np.ndarray, vectors: np.ndarray) -> None:
-        """Insert vectors; an id already present (or deleted earlier) gets the new vector."""
-        chunk_ids = np.asarray(chunk_ids, dtype=np.int64)
-        vectors = np.asarray(vectors)
-        if chunk_ids.ndim != 1 or vectors.shape != (len(chunk_ids), self.dim):
+    def add(self, batch: ChunkBatch) -> None:
+        """Insert the batch's vectors; an id already present (or deleted earlier) gets the new vector."""
+        chunk_ids = batch.ids
+        vectors = batch.require_vectors("DenseIndex")
+        if vectors.shape != (len(chunk_ids), self.dim):
             raise ValueError(
-                f"DenseIndex.add: need ids of shape (n,) and vectors of shape (n, {self.dim}), "
-                f"got {chunk_ids.shape} and {vectors.shape}"
+                f"DenseIndex.add: need vectors of shape (n, {self.dim}), got {vectors.shape}; "
+                "embed with the index's model"
             )
-        if len(np.unique(chunk_ids)) != len(chunk_ids):
-            raise ValueError("DenseIndex.add: chunk_ids contain duplicates; add each chunk once per call")
         if len(chunk_ids) == 0:
             return
         if chunk_ids.min() < 0:
@@ -134,16 +156,18 @@ class DenseIndex:
 
     def search(
         self,
-        vector: np.ndarray,
+        query: IndexQuery | np.ndarray,
         k: int,
+        allowed_ids: AbstractSet[int] | None = None,
+        *,
         ef_search: int = 128,
         exact: bool = False,
-        allowed_ids: set[int] | None = None,
     ) -> list[tuple[int, float]]:
-        """Up to k (chunk id, cosine similarity) pairs, most similar first."""
-        query = normalize_rows(np.asarray(vector).reshape(1, -1))
-        if query.shape[1] != self.dim:
-            raise ValueError(f"DenseIndex.search: query has {query.shape[1]} dimensions, the index {self.dim}")
+        """Up to k (chunk id, cosine similarity) pairs, most similar first.
+
+        ``ef_search`` is HNSW's search breadth; ``exact`` compares with every vector instead.
+        """
+        unit_query = self._unit_query(query, "search")
         with self._lock:
             # hnswlib raises when asked for more neighbours than it can return, so never ask.
             if allowed_ids is None:
@@ -155,22 +179,55 @@ class DenseIndex:
                 return []
             if not exact:
                 try:
-                    return self._search_graph(query, k, ef_search, allowed_ids)
+                    return self._search_graph(unit_query, k, ef_search, allowed_ids)
                 except RuntimeError:
                     # A restrictive filter can starve the graph walk of allowed neighbours;
                     # the exact path always finds them.
                     pass
-            return self._search_exact(query[0], k, allowed_ids)
+            return self._search_exact(unit_query[0], k, allowed_ids)
+
+    def explain(self, query: IndexQuery | np.ndarray, chunk_id: int) -> ScoreExplanation:
+        """The cosine of the query vector (as given) and the chunk's stored vector, with its parts."""
+        row = self._row_of.get(int(chunk_id))
+        if row is None:
+            raise KeyError(f"DenseIndex.explain: chunk {chunk_id} is not in this index; pick one from search results")
+        vector = np.asarray(as_query(query).require_vector("DenseIndex"), dtype=np.float64).ravel()
+        if vector.shape != (self.dim,):
+            raise ValueError(f"DenseIndex.explain: query has {vector.shape[0]} dimensions, the index {self.dim}")
+        chunk_vector = self._vectors[row].astype(np.float64)
+        dot = float(vector @ chunk_vector)
+        query_norm, chunk_norm = float(np.linalg.norm(vector)), float(np.linalg.norm(chunk_vector))
+        cosine = dot / (query_norm * chunk_norm) if query_norm and chunk_norm else 0.0
+        part = {"dot": dot, "query_norm": query_norm, "chunk_norm": chunk_norm, "dimensions": self.dim,
+                "contribution": cosine}
+        return ScoreExplanation(int(chunk_id), cosine, (part,))
+
+    def stats(self) -> IndexStats:
+        return IndexStats(self.backend, FORMAT_VERSION, len(self), {
+            "space": SPACE, "dim": self.dim, "m": self.m, "ef_construction": self.ef_construction,
+            # deleted items keep their slot in the graph until it is rebuilt
+            "graph_elements": self._graph.get_current_count(),
+        })
+
+    def _unit_query(self, query: IndexQuery | np.ndarray, caller: str) -> np.ndarray:
+        vector = np.asarray(as_query(query).require_vector("DenseIndex"))
+        unit = normalize_rows(vector.reshape(1, -1))
+        if unit.shape[1] != self.dim:
+            raise ValueError(f"DenseIndex.{caller}: query has {unit.shape[1]} dimensions, the index {self.dim}")
+        return unit
 
     def _search_graph(
-        self, query: np.ndarray, k: int, ef_search: int, allowed_ids: set[int] | None
+        self, query: np.ndarray, k: int, ef_search: int, allowed_ids: AbstractSet[int] | None
     ) -> list[tuple[int, float]]:
         self._graph.set_ef(max(ef_search, k))
-        label_filter = None if allowed_ids is None else (lambda label: label in allowed_ids)
+        label_filter = None if allowed_ids is None else allowed_ids.__contains__
         labels, distances = self._graph.knn_query(query, k=k, num_threads=1, filter=label_filter)
-        return [(int(label), float(1.0 - distance)) for label, distance in zip(labels[0], distances[0])]
+        # float32 arithmetic, as hnswlib computes its distances
+        return list(zip(labels[0].tolist(), (1.0 - distances[0]).tolist()))
 
-    def _search_exact(self, query: np.ndarray, k: int, allowed_ids: set[int] | None) -> list[tuple[int, float]]:
+    def _search_exact(
+        self, query: np.ndarray, k: int, allowed_ids: AbstractSet[int] | None
+    ) -> list[tuple[int, float]]:
         similarities = self._vectors @ query
         rows = np.arange(len(self._chunk_ids))
         if allowed_ids is not None:
@@ -187,25 +244,18 @@ class DenseIndex:
             self._graph.save_index(str(folder / GRAPH_FILE))
             np.save(folder / VECTORS_FILE, self._vectors)
             np.save(folder / CHUNK_IDS_FILE, self._chunk_ids)
-            # Written last: a folder with params.json is a complete index.
-            atomic_write_json(
-                folder / PARAMS_FILE,
-                {
-                    "space": SPACE,
-                    "dim": self.dim,
-                    "m": self.m,
-                    "ef_construction": self.ef_construction,
-                    "count": len(self),
-                },
+            write_params(
+                folder,
+                {"space": SPACE, "dim": self.dim, "m": self.m, "ef_construction": self.ef_construction,
+                 "count": len(self)},
+                FORMAT_VERSION,
             )
 
     @classmethod
     def load(cls, folder: Path) -> "DenseIndex":
         folder = Path(folder)
-        params_path = folder / PARAMS_FILE
-        if not params_path.exists():
-            raise FileNotFoundError(f"DenseIndex.load: no {PARAMS_FILE} in {folder}; save an index there first")
-        params = json.loads(params_path.read_text(encoding="utf-8"))
+        # Indexes saved before params.json carried a format are in format 1.
+        params = read_params(folder, "DenseIndex", FORMAT_VERSION, legacy_version=1)
         chunk_ids = np.load(folder / CHUNK_IDS_FILE).astype(np.int64, copy=False)
         vectors = np.load(folder / VECTORS_FILE).astype(np.float32, copy=False)
         if len(chunk_ids) != params["count"] or vectors.shape != (params["count"], params["dim"]):

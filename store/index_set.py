@@ -107,6 +107,15 @@ class Snapshot:
         for values in zip(*(table[name] for name in CHUNK_COLUMNS)):
             record = ChunkRecord(*values[:7], tuple(values[7] or ()), *values[8:])
             self.chunks[record.chunk_id] = record
+        # chunk id -> document id: what every ranked list records beside each hit
+        self.doc_id_of: dict[int, int] = {chunk_id: chunk.doc_id for chunk_id, chunk in self.chunks.items()}
+        # Checked once here, so the query path can rely on it: every indexed chunk has a row.
+        for name, index in (("sparse", self.sparse), ("dense", self.dense)):
+            if index is not None and len(np.setdiff1d(index.ids(), self.chunk_ids())):
+                raise ValueError(
+                    f"index snapshot {folder} is inconsistent: its {name} index holds chunks that "
+                    f"chunks.parquet lacks; delete {folder.parent} and the next query rebuilds it from the catalog"
+                )
         docs = read_table(folder / "documents.parquet")
         self.documents: dict[int, DocumentInfo] = {
             values[0]: DocumentInfo(*values) for values in zip(*(docs[name] for name in DOCUMENT_COLUMNS))
@@ -162,10 +171,28 @@ class SnapshotCache:
 
     def __init__(self) -> None:
         self._loaded: dict[Path, tuple[str, Snapshot]] = {}
+        self._pointers: dict[Path, tuple[tuple, dict | None]] = {}
         self._lock = threading.Lock()
 
-    def get(self, layout_dir: Path) -> Snapshot | None:
+    def _current(self, layout_dir: Path) -> dict | None:
+        """CURRENT's content, read again only when the file changed: every query asks, and a
+        stat costs a fraction of reading and parsing it. ``publish`` replaces the file (a new
+        inode), so a new version always shows in the stat."""
+        try:
+            stat = os.stat(layout_dir / CURRENT)
+        except FileNotFoundError:
+            return None
+        signature = (stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)
+        cached = self._pointers.get(layout_dir)
+        if cached is not None and cached[0] == signature:
+            return cached[1]
+        # Read after the stat: if CURRENT moves in between, the next stat differs and re-reads.
         pointer = read_current(layout_dir)
+        self._pointers[layout_dir] = (signature, pointer)
+        return pointer
+
+    def get(self, layout_dir: Path) -> Snapshot | None:
+        pointer = self._current(layout_dir)
         if pointer is None:
             return None
         version = pointer["version"]
@@ -190,5 +217,7 @@ class SnapshotCache:
         with self._lock:
             if layout_dir is None:
                 self._loaded.clear()
+                self._pointers.clear()
             else:
                 self._loaded.pop(layout_dir, None)
+                self._pointers.pop(layout_dir, None)

@@ -3,22 +3,33 @@
 bm25s stores only precomputed per-(term, chunk) scores, which is what makes it fast but leaves
 nothing to explain a score with. Beside it we keep the chunk x term frequency matrix; document
 lengths, document frequencies and the average length all follow from it, so ``explain`` can
-rebuild every term's share of a score with the Lucene formula below.
+rebuild every term's share of a score with the Lucene formula below. The same matrix lets
+``add`` and ``delete`` re-score the corpus without tokenizing its texts again (BM25's idf and
+average length are corpus-wide, so every change re-scores every chunk).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from collections import Counter
 from pathlib import Path
+from typing import AbstractSet
 
 import bm25s
 import numpy as np
 import scipy.sparse as sp
 
-from store.atomic import atomic_write_json
+from store.retrieval_index import (
+    ChunkBatch,
+    IndexFormatError,
+    IndexQuery,
+    IndexStats,
+    ScoreExplanation,
+    as_query,
+    read_params,
+    write_params,
+)
 from store.text_tokenizer import Bm25Tokenizer
 
 # bm25s sets its own logger to DEBUG on import, which would print on every index build
@@ -30,7 +41,6 @@ METHOD = "lucene"
 BM25S_DIR = "bm25s"
 TERM_FREQS_FILE = "term_freqs.npz"
 CHUNK_IDS_FILE = "chunk_ids.npy"
-PARAMS_FILE = "params.json"
 
 
 def lucene_idf(doc_freq: int, num_docs: int) -> float:
@@ -49,8 +59,14 @@ def lucene_tf_weight(term_freq: float, doc_len: float, avg_doc_len: float, k1: f
 
 
 class SparseIndex:
-    """BM25 over a fixed set of chunks. Positions 0..n-1 follow ``chunk_ids``; ``allowed`` masks
-    passed to ``search`` are indexed by position."""
+    """BM25 over chunk texts; implements ``store.retrieval_index.RetrievalIndex`` (reads texts).
+
+    Positions 0..n-1 follow ``chunk_ids``: ties in score keep that order.
+    """
+
+    backend = "bm25s"
+    format_version = FORMAT_VERSION
+    supports_explain = True
 
     def __init__(
         self,
@@ -62,11 +78,17 @@ class SparseIndex:
         term_freqs: sp.csr_matrix,
         retriever: bm25s.BM25 | None,
     ) -> None:
-        # `retriever` is None when no chunk has a single token: then nothing can ever match.
-        self.chunk_ids = chunk_ids
         self.tokenizer = tokenizer
         self.k1 = k1
         self.b = b
+        self._set_corpus(chunk_ids, vocabulary, term_freqs, retriever)
+
+    def _set_corpus(
+        self, chunk_ids: np.ndarray, vocabulary: dict[str, int], term_freqs: sp.csr_matrix,
+        retriever: bm25s.BM25 | None,
+    ) -> None:
+        # `retriever` is None when no chunk has a single token: then nothing can ever match.
+        self.chunk_ids = chunk_ids
         self._vocabulary = vocabulary
         self._term_freqs = term_freqs
         self._retriever = retriever
@@ -89,63 +111,122 @@ class SparseIndex:
             raise ValueError(
                 f"SparseIndex.build: {len(chunk_ids)} chunk ids but {len(texts)} texts; pass one id per text"
             )
-
         vocabulary: dict[str, int] = {}
         token_ids_per_chunk = [
             [vocabulary.setdefault(token, len(vocabulary)) for token in tokens]
             for tokens in tokenizer.tokenize_many(texts)
         ]
         term_freqs = _term_frequency_matrix(token_ids_per_chunk, len(vocabulary))
-
-        retriever = None
-        if vocabulary:
-            # float64 so that explain() (pure Python floats) reproduces the scores exactly.
-            retriever = bm25s.BM25(k1=k1, b=b, method=METHOD, dtype="float64")
-            # The (ids, vocabulary) form keeps bm25s from guessing the corpus type from its first
-            # chunk, and we never query the empty token it would otherwise add.
-            retriever.index((token_ids_per_chunk, vocabulary), create_empty_token=False, show_progress=False)
+        retriever = _scored(token_ids_per_chunk, vocabulary, k1, b)
         return cls(chunk_ids, tokenizer, k1, b, vocabulary, term_freqs, retriever)
+
+    @classmethod
+    def from_chunks(
+        cls, batch: ChunkBatch, tokenizer: Bm25Tokenizer | None = None, k1: float = 1.2, b: float = 0.75
+    ) -> "SparseIndex":
+        """An index of the batch's texts (the default tokenizer when none is given)."""
+        return cls.build(batch.ids, batch.require_texts("SparseIndex"), tokenizer or Bm25Tokenizer(), k1, b)
 
     def __len__(self) -> int:
         return len(self.chunk_ids)
 
-    def search(self, query: str, k: int, allowed: np.ndarray | None = None) -> list[tuple[int, float]]:
+    def ids(self) -> np.ndarray:
+        return self.chunk_ids.copy()
+
+    def add(self, batch: ChunkBatch) -> None:
+        """Index the batch's texts; an id already present keeps its position and gets the new text.
+
+        Only the new texts are tokenized; the others' term counts come from the matrix.
+        """
+        texts = batch.require_texts("SparseIndex")
+        if not len(batch):
+            return
+        vocabulary = dict(self._vocabulary)
+        new_rows = _term_frequency_matrix(
+            [[vocabulary.setdefault(token, len(vocabulary)) for token in tokens]
+             for tokens in self.tokenizer.tokenize_many(texts)],
+            len(vocabulary),
+        )
+        old_rows = self._term_freqs
+        old_rows = sp.csr_matrix((old_rows.data, old_rows.indices, old_rows.indptr),
+                                 shape=(old_rows.shape[0], len(vocabulary)))
+        replaced = np.fromiter((self._position_of.get(int(chunk_id), -1) for chunk_id in batch.ids),
+                               dtype=np.int64, count=len(batch))
+        is_new = replaced < 0
+        # Each chunk's row: its old one, the replacement for it, or (appended) a new chunk's.
+        row_of_position = np.arange(len(self), dtype=np.int64)
+        row_of_position[replaced[~is_new]] = len(self) + np.flatnonzero(~is_new)
+        order = np.concatenate([row_of_position, len(self) + np.flatnonzero(is_new)])
+        term_freqs = sp.vstack([old_rows, new_rows], format="csr")[order]
+        chunk_ids = np.concatenate([self.chunk_ids, batch.ids[is_new]])
+        self._rescore(chunk_ids, vocabulary, term_freqs)
+
+    def delete(self, chunk_ids: np.ndarray) -> None:
+        """Remove chunks; ids not in the index are ignored."""
+        positions = [self._position_of[int(c)] for c in np.asarray(chunk_ids, dtype=np.int64).ravel()
+                     if int(c) in self._position_of]
+        if not positions:
+            return
+        keep = np.ones(len(self), dtype=bool)
+        keep[positions] = False
+        self._rescore(self.chunk_ids[keep], dict(self._vocabulary), self._term_freqs[keep])
+
+    def _rescore(self, chunk_ids: np.ndarray, vocabulary: dict[str, int], term_freqs: sp.csr_matrix) -> None:
+        """Re-score the corpus from its term counts, dropping terms no chunk holds any more."""
+        term_freqs = sp.csr_matrix(term_freqs)
+        term_freqs.sum_duplicates()
+        used = np.flatnonzero(np.bincount(term_freqs.indices, minlength=term_freqs.shape[1]))
+        new_id = np.full(term_freqs.shape[1], -1, dtype=np.int64)
+        new_id[used] = np.arange(len(used))
+        by_old_id = sorted(vocabulary.items(), key=lambda item: item[1])
+        vocabulary = {token: int(new_id[old]) for token, old in by_old_id if new_id[old] >= 0}
+        term_freqs = term_freqs[:, used].tocsr()
+        token_ids_per_chunk = [
+            np.repeat(term_freqs.indices[start:end], term_freqs.data[start:end]).tolist()
+            for start, end in zip(term_freqs.indptr[:-1], term_freqs.indptr[1:])
+        ]
+        self._set_corpus(chunk_ids, vocabulary, term_freqs, _scored(token_ids_per_chunk, vocabulary, self.k1, self.b))
+
+    def search(
+        self, query: IndexQuery | str, k: int, allowed_ids: AbstractSet[int] | None = None
+    ) -> list[tuple[int, float]]:
         """The k best (chunk id, score) pairs with a positive score, best first; ties by position."""
-        if allowed is not None:
-            allowed = np.asarray(allowed)
-            if allowed.dtype != np.bool_ or allowed.shape != (len(self),):
-                raise ValueError(
-                    f"SparseIndex.search: allowed must be a bool array of shape ({len(self)},), "
-                    f"got {allowed.dtype} {allowed.shape}; build it per position of chunk_ids"
-                )
+        text = as_query(query).require_text("SparseIndex")
         if k <= 0 or self._retriever is None:
             return []
         # bm25s silently skips unknown terms but fails on an empty token list, so keep only the
         # terms it knows and stop early when none are left. Repeated terms count once per
         # occurrence, as in bm25s and Lucene.
-        known_tokens = [token for token in self.tokenizer.tokenize(query) if token in self._vocabulary]
+        known_tokens = [token for token in self.tokenizer.tokenize(text) if token in self._vocabulary]
         if not known_tokens:
             return []
         scores = self._retriever.get_scores(known_tokens) * (self.k1 + 1.0)
         matching = scores > 0
-        if allowed is not None:
-            matching &= allowed
+        if allowed_ids is not None:
+            matching &= self._mask_of(allowed_ids)
         positions = np.flatnonzero(matching)
         if len(positions) > k:
             positions = positions[np.argpartition(-scores[positions], k - 1)[:k]]
         # lexsort keys go last-first: score descending, then position for a stable order.
         positions = positions[np.lexsort((positions, -scores[positions]))]
-        return [(int(self.chunk_ids[position]), float(scores[position])) for position in positions]
+        return list(zip(self.chunk_ids[positions].tolist(), scores[positions].tolist()))
 
-    def explain(self, query: str, chunk_id: int) -> list[dict]:
+    def _mask_of(self, allowed_ids: AbstractSet[int]) -> np.ndarray:
+        mask = np.zeros(len(self), dtype=bool)
+        positions = [self._position_of[chunk_id] for chunk_id in allowed_ids if chunk_id in self._position_of]
+        mask[positions] = True
+        return mask
+
+    def explain(self, query: IndexQuery | str, chunk_id: int) -> ScoreExplanation:
         """Each distinct query term's share of the chunk's score; the contributions sum to the
         score ``search`` gives the chunk (0 when it does not match)."""
+        text = as_query(query).require_text("SparseIndex")
         position = self._position_of.get(int(chunk_id))
         if position is None:
             raise KeyError(f"SparseIndex.explain: chunk {chunk_id} is not in this index; pick one from search results")
         doc_len = int(self._doc_lengths[position])
         rows = []
-        for term, query_count in Counter(self.tokenizer.tokenize(query)).items():
+        for term, query_count in Counter(self.tokenizer.tokenize(text)).items():
             term_id = self._vocabulary.get(term)
             term_freq = int(self._term_freqs[position, term_id]) if term_id is not None else 0
             doc_freq = int(self._doc_freqs[term_id]) if term_id is not None else 0
@@ -167,7 +248,13 @@ class SparseIndex:
                     "contribution": contribution,
                 }
             )
-        return rows
+        return ScoreExplanation(int(chunk_id), math.fsum(row["contribution"] for row in rows), tuple(rows))
+
+    def stats(self) -> IndexStats:
+        return IndexStats(self.backend, FORMAT_VERSION, len(self), {
+            "method": METHOD, "k1": self.k1, "b": self.b, "tokenizer": self.tokenizer.describe(),
+            "vocabulary_size": len(self._vocabulary), "avg_doc_len": self._avg_doc_len,
+        })
 
     def save(self, folder: Path) -> None:
         folder = Path(folder)
@@ -176,11 +263,9 @@ class SparseIndex:
             self._retriever.save(folder / BM25S_DIR, show_progress=False)
         sp.save_npz(folder / TERM_FREQS_FILE, self._term_freqs, compressed=False)
         np.save(folder / CHUNK_IDS_FILE, self.chunk_ids)
-        # Written last: a folder with params.json is a complete index.
-        atomic_write_json(
-            folder / PARAMS_FILE,
+        write_params(
+            folder,
             {
-                "format": FORMAT_VERSION,
                 "method": METHOD,
                 "k1": self.k1,
                 "b": self.b,
@@ -190,20 +275,16 @@ class SparseIndex:
                 "avg_doc_len": self._avg_doc_len,
                 "bm25s_version": bm25s.__version__,
             },
+            FORMAT_VERSION,
         )
 
     @classmethod
     def load(cls, folder: Path) -> "SparseIndex":
         folder = Path(folder)
-        params_path = folder / PARAMS_FILE
-        if not params_path.exists():
-            raise FileNotFoundError(f"SparseIndex.load: no {PARAMS_FILE} in {folder}; save an index there first")
-        params = json.loads(params_path.read_text(encoding="utf-8"))
-        if params.get("format") != FORMAT_VERSION or params.get("method") != METHOD:
-            raise ValueError(
-                f"SparseIndex.load: {folder} holds format {params.get('format')} / method {params.get('method')}, "
-                f"this code reads format {FORMAT_VERSION} / {METHOD}; rebuild the BM25 index"
-            )
+        params = read_params(folder, "SparseIndex", FORMAT_VERSION)
+        if params.get("method") != METHOD:
+            raise IndexFormatError("SparseIndex", folder, f"{FORMAT_VERSION} (method {params.get('method')})",
+                                   f"{FORMAT_VERSION} (method {METHOD})")
         chunk_ids = _checked_chunk_ids(np.load(folder / CHUNK_IDS_FILE))
         term_freqs = sp.load_npz(folder / TERM_FREQS_FILE).tocsr()
         retriever = None
@@ -234,6 +315,18 @@ def _checked_chunk_ids(chunk_ids: np.ndarray) -> np.ndarray:
     if len(np.unique(chunk_ids)) != len(chunk_ids):
         raise ValueError("SparseIndex: chunk_ids contain duplicates; give every chunk its own id")
     return chunk_ids
+
+
+def _scored(token_ids_per_chunk: list[list[int]], vocabulary: dict[str, int], k1: float, b: float) -> bm25s.BM25 | None:
+    """bm25s's precomputed scores; None when there is no term at all (nothing can match)."""
+    if not vocabulary:
+        return None
+    # float64 so that explain() (pure Python floats) reproduces the scores exactly.
+    retriever = bm25s.BM25(k1=k1, b=b, method=METHOD, dtype="float64")
+    # The (ids, vocabulary) form keeps bm25s from guessing the corpus type from its first chunk,
+    # and we never query the empty token it would otherwise add.
+    retriever.index((token_ids_per_chunk, vocabulary), create_empty_token=False, show_progress=False)
+    return retriever
 
 
 def _term_frequency_matrix(token_ids_per_chunk: list[list[int]], vocabulary_size: int) -> sp.csr_matrix:

@@ -24,6 +24,7 @@ from store import repository as repo
 from store import settings as stored_settings
 from store.catalog import Catalog
 from store.index_set import Snapshot, SnapshotCache
+from store.retrieval_index import IndexFormatError
 from store.settings import StoredPreset, StoredSettings
 from workbench.config import (
     DEFAULT_PRESET,
@@ -85,6 +86,7 @@ class Workbench:
         self.home.mkdir(parents=True, exist_ok=True)
         self.catalog = Catalog.in_home(self.home)
         self._snapshots = SnapshotCache()
+        self._layout_dirs: dict[tuple[str, Layout], Path] = {}
         self._query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._query_vectors_lock = threading.Lock()
 
@@ -211,8 +213,16 @@ class Workbench:
     def snapshot(self, collection: str, config: WorkbenchConfig, progress: ProgressCallback | None = None) -> Snapshot:
         """The loaded indexes for this collection and layout, built first if they do not exist."""
         layout = Layout.of(config)
-        target = layout_dir(self.home, collection, layout)
-        snapshot = self._snapshots.get(target)
+        target = self._layout_dirs.get((collection, layout))
+        if target is None:
+            target = self._layout_dirs[(collection, layout)] = layout_dir(self.home, collection, layout)
+        try:
+            snapshot = self._snapshots.get(target)
+        except IndexFormatError as error:
+            # Indexes are derived from the catalog: one written by another version is rebuilt.
+            log.warning("rebuilding %s: %s", target, error)
+            sync_layout(self.catalog, self.home, collection, layout, rebuild=True)
+            snapshot = self._snapshots.get(target)
         if snapshot is None:
             stored_collections.get_collection(self.catalog, collection)  # a clear error for an unknown collection
             ensure_chunkset(self.catalog, collection, layout, progress)

@@ -2,6 +2,7 @@ import numpy as np
 import pytest
 
 from store.dense_index import DenseIndex
+from store.retrieval_index import ChunkBatch
 
 DIM = 384
 
@@ -20,7 +21,7 @@ def corpus():
     queries = clustered_vectors(rng, 100, centers)
     ids = np.arange(1000, 4000, dtype=np.int64)  # ids need not start at 0
     index = DenseIndex.create(DIM)
-    index.add(ids, vectors)
+    index.add(ChunkBatch(ids, vectors=vectors))
     return index, ids, vectors, queries
 
 
@@ -55,7 +56,7 @@ def test_exact_search_returns_cosine_similarity_best_first(corpus):
 
 def test_similarity_of_hand_made_vectors():
     index = DenseIndex.create(2)
-    index.add(np.array([1, 2, 3]), np.array([[1, 0], [1, 1], [0, 5]], dtype=np.float32))
+    index.add(ChunkBatch(np.array([1, 2, 3]), vectors=np.array([[1, 0], [1, 1], [0, 5]], dtype=np.float32)))
     for exact in (False, True):
         result = index.search(np.array([3.0, 0.0]), 3, exact=exact)
         assert [chunk_id for chunk_id, _ in result] == [1, 2, 3]
@@ -66,7 +67,7 @@ def test_similarity_of_hand_made_vectors():
 def test_k_larger_than_the_index_is_clamped():
     index = DenseIndex.create(4)
     assert index.search(np.ones(4), 10) == []
-    index.add(np.array([5, 6]), np.eye(4, dtype=np.float32)[:2])
+    index.add(ChunkBatch(np.array([5, 6]), vectors=np.eye(4, dtype=np.float32)[:2]))
     assert len(index.search(np.ones(4), 10)) == 2
     assert len(index.search(np.ones(4), 10, ef_search=1)) == 2
 
@@ -76,15 +77,15 @@ def test_incremental_add_grows_past_initial_capacity_and_replaces_existing_ids()
     index = DenseIndex.create(8, m=8, ef_construction=50)
     first = rng.standard_normal((800, 8)).astype(np.float32)
     second = rng.standard_normal((800, 8)).astype(np.float32)
-    index.add(np.arange(800), first)
-    index.add(np.arange(800, 1600), second)  # beyond the initial capacity of 1024
+    index.add(ChunkBatch(np.arange(800), vectors=first))
+    index.add(ChunkBatch(np.arange(800, 1600), vectors=second))  # beyond the initial capacity of 1024
     assert len(index) == 1600
     assert sorted(index.ids().tolist()) == list(range(1600))
     # Every vector finds itself.
     assert index.search(second[10], 1)[0][0] == 810
 
     replacement = -first[3]
-    index.add(np.array([3]), replacement[None, :])
+    index.add(ChunkBatch(np.array([3]), vectors=replacement[None, :]))
     assert len(index) == 1600
     np.testing.assert_allclose(index.vectors_for(np.array([3]))[0], replacement / np.linalg.norm(replacement), atol=1e-6)
     for exact in (False, True):
@@ -96,7 +97,7 @@ def test_delete_removes_from_results_and_ignores_unknown_ids():
     rng = np.random.default_rng(2)
     vectors = rng.standard_normal((200, 16)).astype(np.float32)
     index = DenseIndex.create(16)
-    index.add(np.arange(200), vectors)
+    index.add(ChunkBatch(np.arange(200), vectors=vectors))
     assert index.search(vectors[42], 1)[0][0] == 42
     index.delete(np.array([42, 99999]))
     assert len(index) == 199
@@ -106,7 +107,7 @@ def test_delete_removes_from_results_and_ignores_unknown_ids():
     with pytest.raises(KeyError, match="42"):
         index.vectors_for(np.array([42]))
     # A deleted id can come back.
-    index.add(np.array([42]), vectors[42][None, :])
+    index.add(ChunkBatch(np.array([42]), vectors=vectors[42][None, :]))
     assert index.search(vectors[42], 1)[0][0] == 42
 
 
@@ -138,7 +139,7 @@ def test_save_load_round_trip(tmp_path, corpus):
 def test_save_load_keeps_deletions(tmp_path):
     vectors = np.random.default_rng(3).standard_normal((50, 8)).astype(np.float32)
     index = DenseIndex.create(8)
-    index.add(np.arange(50), vectors)
+    index.add(ChunkBatch(np.arange(50), vectors=vectors))
     index.delete(np.array([7]))
     index.save(tmp_path / "dense")
     loaded = DenseIndex.load(tmp_path / "dense")
@@ -149,6 +150,6 @@ def test_save_load_keeps_deletions(tmp_path):
 def test_rejects_wrong_shapes_and_zero_vectors():
     index = DenseIndex.create(4)
     with pytest.raises(ValueError, match=r"\(n, 4\)"):
-        index.add(np.array([1]), np.ones((1, 3), dtype=np.float32))
+        index.add(ChunkBatch(np.array([1]), vectors=np.ones((1, 3), dtype=np.float32)))
     with pytest.raises(ValueError, match="zero"):
-        index.add(np.array([1]), np.zeros((1, 4), dtype=np.float32))
+        index.add(ChunkBatch(np.array([1]), vectors=np.zeros((1, 4), dtype=np.float32)))

@@ -174,7 +174,7 @@ def explain_bm25(trace: Trace, snapshot: Snapshot, chunk_id: int) -> Bm25Explana
     """Each query term's Lucene BM25 share of the chunk's score (None if the index lacks the chunk)."""
     sparse = snapshot.sparse
     try:
-        rows = sparse.explain(trace.query, chunk_id)
+        rows = sparse.explain(trace.query, chunk_id).parts
     except KeyError:
         return None
     k1, b, n = float(sparse.k1), float(sparse.b), len(sparse)
@@ -217,17 +217,15 @@ def explain_cosine(trace: Trace, snapshot: Snapshot, chunk_id: int,
     """The cosine between the query vector and the chunk's stored vector, recomputed."""
     if snapshot.dense is None or chunk_id not in snapshot.dense_ids:
         return None
-    chunk_vector = snapshot.dense.vectors_for(np.asarray([chunk_id], dtype=np.int64))[0].astype(np.float64)
     query = np.asarray(query_vector, dtype=np.float64).ravel()
-    if query.shape != chunk_vector.shape:
+    if query.shape != (snapshot.dense.dim,):
         raise ValueError(
-            f"the query vector has {query.shape[0]} dimensions but the index {chunk_vector.shape[0]}; "
+            f"the query vector has {query.shape[0]} dimensions but the index {snapshot.dense.dim}; "
             "embed the query with the collection's embedding model"
         )
-    dot = float(query @ chunk_vector)
-    query_norm = float(np.linalg.norm(query))
-    chunk_norm = float(np.linalg.norm(chunk_vector))
-    cosine = dot / (query_norm * chunk_norm) if query_norm and chunk_norm else 0.0
+    explanation = snapshot.dense.explain(query, chunk_id)
+    cosine, parts = explanation.score, explanation.parts[0]
+    dot, query_norm, chunk_norm = parts["dot"], parts["query_norm"], parts["chunk_norm"]
     stage = trace.stage("dense")
     stage_score = stage.ranked.score_map().get(chunk_id) if stage else None
     stage_rank = stage.ranked.rank_of(chunk_id) if stage else None

@@ -21,7 +21,7 @@ from workbench.evaluation.relevance import (
     judgement_for_chunk,
     names_document,
 )
-from workbench.retrieval.trace import ChunkView
+from workbench.retrieval.trace import ChunkView, chunk_view
 
 #: the two granularities a hit can be marked relevant at
 DOCUMENT_LEVEL = "document"
@@ -70,18 +70,6 @@ def find_golden_query(text: str, home: Path, prefer: str | None = None) -> Golde
 
 # -- judging (delegated) ----------------------------------------------------------------------------
 
-def _chunk_view(snapshot: Snapshot, chunk_id: int) -> ChunkView:
-    chunk = snapshot.chunks[chunk_id]
-    doc = snapshot.documents.get(chunk.doc_id)
-    return ChunkView(
-        chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, source=doc.source if doc else "",
-        external_id=doc.external_id if doc else None, doc_type=doc.doc_type if doc else "",
-        title=doc.title if doc else "", heading_path=chunk.heading_path, page=chunk.page,
-        start=chunk.start, end=chunk.end, text=chunk.text, token_count=chunk.token_count,
-        over_max_length=chunk.over_max_length,
-    )
-
-
 def relevant_in_collection(query: GoldenQuery, snapshot: Snapshot,
                            markdown: MarkdownLookup | None = None) -> dict[int, int]:
     """chunk id -> grade over every chunk of the snapshot, as span-level evaluation judges it.
@@ -93,7 +81,7 @@ def relevant_in_collection(query: GoldenQuery, snapshot: Snapshot,
     names = canonical_document_names((doc.source, doc.external_id) for doc in snapshot.documents.values())
     wanted = {names[item.doc] for item in query.relevant if item.doc in names}
     doc_ids = {doc.doc_id for doc in snapshot.documents.values() if (doc.external_id or doc.source) in wanted}
-    views = [_chunk_view(snapshot, chunk_id) for chunk_id, chunk in snapshot.chunks.items() if chunk.doc_id in doc_ids]
+    views = [chunk_view(snapshot, chunk_id) for chunk_id, chunk in snapshot.chunks.items() if chunk.doc_id in doc_ids]
     return ChunkJudge(views, markdown).judge(query)
 
 

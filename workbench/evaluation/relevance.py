@@ -169,10 +169,13 @@ class ChunkJudge:
     def __init__(self, chunks: Iterable[JudgedChunk], markdown: MarkdownLookup | None = None):
         self._markdown = markdown
         self._by_document: dict[str, list[JudgedChunk]] = {}
+        #: chunk id -> the key results name its document by (``stages.document_key``)
+        self.document_keys: dict[int, str] = {}
         documents: dict[str, tuple[str, str | None]] = {}
         for chunk in chunks:
             key = chunk.external_id or chunk.source
             self._by_document.setdefault(key, []).append(chunk)
+            self.document_keys[chunk.chunk_id] = key
             documents[key] = (chunk.source, chunk.external_id)
         self.names = canonical_document_names(documents.values())
         self._judged: dict[GoldenQuery, tuple[dict[int, int], tuple[RelevantItem, ...]]] = {}

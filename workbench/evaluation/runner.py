@@ -25,7 +25,7 @@ from workbench.evaluation import metrics as m
 from workbench.evaluation.golden import GoldenQuery, GoldenSet
 from workbench.evaluation.relevance import ChunkJudge
 from workbench.evaluation.stages import LEVELS, average_stage_metrics, ranked_documents, stage_metrics, stage_rankings
-from workbench.retrieval.trace import ChunkView, Trace
+from workbench.retrieval.trace import ChunkView, Trace, chunk_view
 
 CHUNKS_PER_DOCUMENT_DEPTH = 3
 
@@ -208,13 +208,13 @@ def evaluate(
             else:
                 relevant = document_judgements(query, judge.names)
             trace = run_query(query.query, run_config)
-            rankings = stage_rankings(trace, level)
+            rankings = stage_rankings(trace, level, judge.document_keys)
             final = rankings.get("final", [])
             per_query.append(QueryResult(
                 query_id=query.id,
                 query=query.query,
                 metrics=m.compute_all(metric_names, final, relevant),
-                ranked_doc_ids=ranked_documents(trace.final, trace.chunks)[:depth],
+                ranked_doc_ids=ranked_documents(trace.final, judge.document_keys)[:depth],
                 ranked_chunk_ids=trace.final.chunk_ids()[:depth] if level == "span" else [],
                 relevant=len(relevant),
                 stage_metrics=stage_metrics(rankings, relevant, metric_names),
@@ -268,17 +268,7 @@ def _notes(level, skipped, unknown, unmatched, per_query, judge: ChunkJudge) -> 
 
 def chunk_views(snapshot) -> list[ChunkView]:
     """Every chunk of a loaded snapshot, with its document's names (what the relevance rules read)."""
-    views = []
-    for chunk in snapshot.chunks.values():
-        doc = snapshot.documents.get(chunk.doc_id)
-        views.append(ChunkView(
-            chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, source=doc.source if doc else "",
-            external_id=doc.external_id if doc else None, doc_type=doc.doc_type if doc else "",
-            title=doc.title if doc else "", heading_path=chunk.heading_path, page=chunk.page,
-            start=chunk.start, end=chunk.end, text=chunk.text, token_count=chunk.token_count,
-            over_max_length=chunk.over_max_length,
-        ))
-    return views
+    return [chunk_view(snapshot, chunk_id) for chunk_id in snapshot.chunks]
 
 
 def judge_for(bench, collection: str, config: WorkbenchConfig) -> ChunkJudge:

@@ -24,28 +24,42 @@ def document_key(view: ChunkView) -> str:
     return view.external_id or view.source
 
 
-def ranked_documents(ranked: RankedList, chunks: Mapping[int, ChunkView]) -> list[str]:
-    """Distinct documents in order of their best chunk (a document ranks where its best chunk ranks)."""
+def document_keys(chunks: Mapping[int, ChunkView]) -> dict[int, str]:
+    """Chunk id -> the key of its document, for every chunk of ``chunks``."""
+    return {chunk_id: document_key(view) for chunk_id, view in chunks.items()}
+
+
+def ranked_documents(ranked: RankedList, document_of: Mapping[int, str]) -> list[str]:
+    """Distinct documents in order of their best chunk (a document ranks where its best chunk ranks).
+
+    ``document_of`` maps chunk ids to document keys; chunks it lacks are skipped.
+    """
     seen: dict[str, None] = {}
-    for hit in ranked.hits:
-        view = chunks.get(hit.chunk_id)
-        if view is not None:
-            seen.setdefault(document_key(view), None)
+    for chunk_id in ranked.ids:
+        key = document_of.get(chunk_id)
+        if key is not None:
+            seen.setdefault(key, None)
     return list(seen)
 
 
-def ranked_units(ranked: RankedList, chunks: Mapping[int, ChunkView], level: str) -> list[Hashable]:
+def ranked_units(ranked: RankedList, document_of: Mapping[int, str], level: str) -> list[Hashable]:
     """The ranking at an evaluation level: document keys (doc) or chunk ids (span)."""
     if level == "doc":
-        return ranked_documents(ranked, chunks)
+        return ranked_documents(ranked, document_of)
     if level == "span":
         return ranked.chunk_ids()
     raise ValueError(f"unknown evaluation level {level!r}; use one of {', '.join(LEVELS)}")
 
 
-def stage_rankings(trace: Trace, level: str) -> dict[str, list[Hashable]]:
-    """Stage name -> its ranking at ``level``, in pipeline order."""
-    return {stage.stage: ranked_units(stage.ranked, trace.chunks, level) for stage in trace.stages}
+def stage_rankings(trace: Trace, level: str, document_of: Mapping[int, str] | None = None) -> dict[str, list[Hashable]]:
+    """Stage name -> its ranking at ``level``, in pipeline order.
+
+    ``document_of`` (chunk id -> document key) defaults to the trace's own chunk views; evaluation
+    passes the judge's, built once per layout, so no query builds views.
+    """
+    if document_of is None:
+        document_of = document_keys(trace.chunks) if level == "doc" else {}
+    return {stage.stage: ranked_units(stage.ranked, document_of, level) for stage in trace.stages}
 
 
 def stage_metrics(

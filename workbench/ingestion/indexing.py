@@ -47,17 +47,22 @@ def layout_dir(home: Path, collection: str, layout: Layout) -> Path:
     return home / "indexes" / collection / layout.key
 
 
-def sync_layout(catalog: Catalog, home: Path, collection_name: str, layout: Layout) -> SyncResult:
+def sync_layout(catalog: Catalog, home: Path, collection_name: str, layout: Layout,
+                rebuild: bool = False) -> SyncResult:
+    """``rebuild`` builds a new snapshot even when the current one is up to date (its files are
+    in a format this version no longer reads, say)."""
     started = time.perf_counter()
     target = layout_dir(home, collection_name, layout)
     pointer = read_current(target)
-    indexed_generation = None if pointer is None else pointer["generation"]
+    # A rebuild asks for the rows as if nothing had been indexed yet.
+    indexed_generation = None if pointer is None or rebuild else pointer["generation"]
     source = index_source(catalog, collection_name, layout.chunkset_key, indexed_generation)
     if source.up_to_date:
         return SyncResult(layout.key, source.generation, False, -1, 0, 0, time.perf_counter() - started)
     generation, rows, documents = source.generation, source.chunk_rows, source.documents
 
     from store.dense_index import DenseIndex
+    from store.retrieval_index import ChunkBatch, IndexFormatError
     from store.sparse_index import SparseIndex
     from store.text_tokenizer import Bm25Tokenizer
 
@@ -67,7 +72,10 @@ def sync_layout(catalog: Catalog, home: Path, collection_name: str, layout: Layo
 
     previous = None
     if pointer is not None and (target / pointer["version"] / "dense").exists():
-        previous = DenseIndex.load(target / pointer["version"] / "dense")
+        try:
+            previous = DenseIndex.load(target / pointer["version"] / "dense")
+        except IndexFormatError as error:
+            log.warning("building the vector index afresh: %s", error)
     previous_ids = set(previous.ids().tolist()) if previous is not None else set()
     wanted = set(chunk_ids.tolist())
     removed = previous_ids - wanted
@@ -81,12 +89,13 @@ def sync_layout(catalog: Catalog, home: Path, collection_name: str, layout: Layo
             dimension = vectors.shape[1] if len(vectors) else embedder.dimension
             dense = DenseIndex.create(dimension, m=layout.dense_m, ef_construction=layout.dense_ef_construction)
         if len(vectors):
-            dense.add(chunk_ids[to_add_mask], vectors)
+            dense.add(ChunkBatch(chunk_ids[to_add_mask], vectors=vectors))
     if removed:
         dense.delete(np.fromiter(removed, dtype=np.int64))
     dense.save(building / "dense")
 
-    sparse = SparseIndex.build(chunk_ids, indexed_texts, Bm25Tokenizer(), k1=layout.bm25.k1, b=layout.bm25.b)
+    sparse = SparseIndex.from_chunks(ChunkBatch(chunk_ids, texts=indexed_texts), Bm25Tokenizer(),
+                                     k1=layout.bm25.k1, b=layout.bm25.b)
     sparse.save(building / "sparse")
 
     chunk_rows = [

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 from workbench.config import Bm25Config, ChunkingConfig, WorkbenchConfig
 
@@ -42,14 +43,11 @@ class Layout:
 
     @property
     def chunkset_key(self) -> str:
-        c = self.chunking
-        readable = f"{c.strategy}-{c.size}{'t' if c.unit == 'tokens' else 'c'}-{c.overlap}"
-        return f"{readable}-{_digest({'chunking': asdict(c), 'model': self.embedding_model, 'version': CHUNKER_VERSION})}"
+        return _keys(self)[0]
 
     @property
     def key(self) -> str:
-        build = {"bm25": asdict(self.bm25), "m": self.dense_m, "efc": self.dense_ef_construction}
-        return f"{self.chunkset_key}-{_digest(build)[:6]}"
+        return _keys(self)[1]
 
     def chunkset_config(self) -> dict:
         return {"chunking": asdict(self.chunking), "embedding_model": self.embedding_model}
@@ -62,3 +60,14 @@ class Layout:
             "dense_m": self.dense_m,
             "dense_ef_construction": self.dense_ef_construction,
         }
+
+
+# Memoised: every query finds its layout's folder by key, and the digests cost more than the query.
+@lru_cache(maxsize=256)
+def _keys(layout: Layout) -> tuple[str, str]:
+    """(chunk set key, layout key)."""
+    c = layout.chunking
+    readable = f"{c.strategy}-{c.size}{'t' if c.unit == 'tokens' else 'c'}-{c.overlap}"
+    chunkset = f"{readable}-{_digest({'chunking': asdict(c), 'model': layout.embedding_model, 'version': CHUNKER_VERSION})}"
+    build = {"bm25": asdict(layout.bm25), "m": layout.dense_m, "efc": layout.dense_ef_construction}
+    return chunkset, f"{chunkset}-{_digest(build)[:6]}"

@@ -1,8 +1,42 @@
-"""Metadata filtering of a ranked list (which documents may appear in the results)."""
+"""Metadata filtering: which documents may appear in the results.
+
+``scope_of`` turns the filter settings into the set of allowed chunks once per query; every
+index searches within it (``allowed_ids``), and ``filter_hits`` re-checks a ranked list.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from workbench.config import FilterConfig
 from workbench.retrieval.ranking import RankedList
+
+
+@dataclass(frozen=True)
+class ChunkScope:
+    """The chunks (and their documents) the metadata filters let through."""
+
+    chunk_ids: frozenset[int]
+    doc_ids: frozenset[int]
+    note: str  # what the trace says about it
+
+
+def scope_of(snapshot, config: FilterConfig) -> ChunkScope | None:
+    """The filtered scope over a loaded snapshot; None when no filter is set."""
+    wanted_docs = set(config.documents)
+    wanted_types = {t.lower().lstrip(".") for t in config.doc_types}
+    if not wanted_docs and not wanted_types:
+        return None
+    doc_ids = set()
+    for doc in snapshot.documents.values():
+        if wanted_docs and not ({str(doc.doc_id), doc.source, doc.external_id or ""} & wanted_docs):
+            continue
+        if wanted_types and doc.doc_type.lower() not in wanted_types:
+            continue
+        doc_ids.add(doc.doc_id)
+    allowed = frozenset(cid for cid, chunk in snapshot.chunks.items() if chunk.doc_id in doc_ids)
+    note = f"pre-filtered to {len(allowed)} of {len(snapshot.chunks)} chunks ({len(doc_ids)} documents)"
+    return ChunkScope(allowed, frozenset(doc_ids), note)
 
 
 def filter_hits(run: RankedList, keep_doc_ids: set[int] | None, name: str = "filtered") -> tuple[RankedList, int]:
@@ -13,5 +47,5 @@ def filter_hits(run: RankedList, keep_doc_ids: set[int] | None, name: str = "fil
     """
     if keep_doc_ids is None:
         return run.renamed(name), 0
-    kept = [(hit.chunk_id, hit.doc_id, hit.score) for hit in run.hits if hit.doc_id in keep_doc_ids]
+    kept = [(c, d, s) for c, d, s in zip(run.ids, run.doc_ids, run.scores) if d in keep_doc_ids]
     return RankedList.from_ordered(name, kept), len(run) - len(kept)

@@ -1,17 +1,21 @@
 """Fusing several ranked lists of the same query into one.
 
 Two methods: reciprocal rank fusion (uses ranks only, so score scales never matter) and a
-weighted sum of normalised scores. Both are computed from per-run *contributions*, the same
-numbers ``fusion_breakdown`` reports, so the explanation the UI shows can never drift from
-the score it explains.
+weighted sum of normalised scores. Both add up per-run *contributions*; ``fuse`` computes them
+once and hands back the fused list together with the per-chunk breakdown the UI shows, so the
+explanation can never drift from the score it explains.
 """
 
 from __future__ import annotations
 
 import statistics
-from typing import Literal, Sequence
+from dataclasses import dataclass
+from typing import Literal, Mapping, Sequence
+
+import numpy as np
 
 from workbench.config import FusionConfig
+from workbench.retrieval.lazy import LazyMapping
 from workbench.retrieval.ranking import RankedList
 
 Normalization = Literal["minmax", "zscore"]
@@ -19,13 +23,27 @@ NORMALIZATIONS: tuple[str, ...] = ("minmax", "zscore")
 FUSION_METHODS: tuple[str, ...] = ("rrf", "weighted")
 
 
+@dataclass(frozen=True)
+class Fusion:
+    """The fused list and each run's share of each fused score.
+
+    ``breakdown`` is ``{chunk_id: {run_name: entry}}`` in fused order. Every entry has ``rank``
+    and ``score`` (the chunk's position and raw score in that run, both ``None`` if the run did
+    not return it) and ``contribution`` (the run's term in the fused score; the terms of a chunk
+    sum to its fused score). Weighted fusion entries also carry ``weight`` and ``normalized``.
+    It is formatted on first read from the numbers the fusion itself used.
+    """
+
+    ranked: RankedList
+    breakdown: Mapping[int, dict[str, dict]]
+
+
 def rrf(runs: Sequence[RankedList], k: int = 60, name: str = "rrf") -> RankedList:
     """Reciprocal rank fusion: ``score(c) = sum over runs containing c of 1 / (k + rank)``.
 
     Ties are broken by the chunk's best rank in any single run, then by chunk id.
     """
-    contributions = _rrf_contributions(runs, k)
-    return _rank_fused(runs, {chunk_id: sum(parts) for chunk_id, parts in contributions.items()}, name)
+    return _rrf(runs, k, name).ranked
 
 
 def normalize(run: RankedList, method: Normalization) -> dict[int, float]:
@@ -69,79 +87,68 @@ def weighted(
 
     Ties are broken by the chunk's best rank in any single run, then by chunk id.
     """
-    contributions, _ = _weighted_contributions(runs, weights, normalization)
-    return _rank_fused(runs, {chunk_id: sum(parts) for chunk_id, parts in contributions.items()}, name)
+    return _weighted(runs, weights, normalization, name).ranked
 
 
-def fuse(runs: Sequence[RankedList], config: FusionConfig) -> RankedList:
-    """The fusion stage: fuse ``runs`` with the method and parameters of ``config``."""
-    if config.method == "rrf":
-        return rrf(runs, k=config.k)
-    if config.method == "weighted":
-        return weighted(runs, config.weights, normalization=config.normalization)
-    raise ValueError(f"unknown fusion.method {config.method!r}; use one of {', '.join(FUSION_METHODS)}")
+def fuse(runs: Sequence[RankedList], config: FusionConfig, name: str = "fusion") -> Fusion:
+    """The fusion stage: fuse ``runs`` with the method and parameters of ``config``.
 
-
-def fusion_breakdown(
-    runs: Sequence[RankedList], fused: RankedList, config: FusionConfig
-) -> dict[int, dict[str, dict]]:
-    """Explain ``fused`` (the output of ``fuse(runs, config)``): each run's share of each score.
-
-    Returns ``{chunk_id: {run_name: entry}}`` in ``fused`` order. Every entry has ``rank`` and
-    ``score`` (the chunk's position and raw score in that run, both ``None`` if the run did not
-    return it) and ``contribution`` (the run's term in the fused score; the terms of a chunk sum
-    to its fused score). Weighted fusion entries also carry ``weight`` and ``normalized``.
+    The runs need distinct names: the breakdown is keyed by them.
     """
     names = [run.name for run in runs]
     if len(set(names)) != len(names):
         raise ValueError(
-            f"fusion_breakdown needs distinct run names to key its entries, got {names}; "
-            "rename runs with RankedList.renamed"
+            f"fusion needs distinct run names to key its breakdown, got {names}; rename runs with RankedList.renamed"
         )
-    normalized: list[dict[int, float]] = []
     if config.method == "rrf":
-        contributions = _rrf_contributions(runs, config.k)
-    elif config.method == "weighted":
-        contributions, normalized = _weighted_contributions(runs, config.weights, config.normalization)
-    else:
-        raise ValueError(f"unknown fusion.method {config.method!r}; use one of {', '.join(FUSION_METHODS)}")
-
-    ranks = [_first_ranks(run) for run in runs]
-    scores = [_first_scores(run) for run in runs]
-    breakdown: dict[int, dict[str, dict]] = {}
-    for chunk_id in fused.chunk_ids():
-        if chunk_id not in contributions:
-            raise ValueError(f"chunk {chunk_id} of {fused.name!r} is in none of the runs being explained")
-        per_run: dict[str, dict] = {}
-        for i, run in enumerate(runs):
-            entry = {
-                "rank": ranks[i].get(chunk_id),
-                "score": scores[i].get(chunk_id),
-                "contribution": contributions[chunk_id][i],
-            }
-            if config.method == "weighted":
-                entry["weight"] = float(config.weights[i])
-                entry["normalized"] = normalized[i].get(chunk_id, _floor(normalized[i]))
-            per_run[run.name] = entry
-        breakdown[chunk_id] = per_run
-    return breakdown
+        return _rrf(runs, config.k, name)
+    if config.method == "weighted":
+        return _weighted(runs, config.weights, config.normalization, name)
+    raise ValueError(f"unknown fusion.method {config.method!r}; use one of {', '.join(FUSION_METHODS)}")
 
 
-def _rrf_contributions(runs: Sequence[RankedList], k: int) -> dict[int, list[float]]:
-    """Per chunk, each run's ``1 / (k + rank)`` term (0.0 where the run lacks the chunk)."""
+def _rrf(runs: Sequence[RankedList], k: int, name: str) -> Fusion:
+    """Per chunk, each run's ``1 / (k + rank)`` term (0.0 where the run lacks the chunk), summed.
+
+    In numpy: this is the hot path of every hybrid query. The sums are the same floats as
+    Python's ``sum`` over each chunk's terms in run order (``bincount`` adds in input order).
+    """
     if k < 0:
         raise ValueError(f"RRF constant k must be >= 0 (fusion.k), got {k}")
-    contributions: dict[int, list[float]] = {}
-    for i, run in enumerate(runs):
-        for chunk_id, rank in _first_ranks(run).items():
-            contributions.setdefault(chunk_id, [0.0] * len(runs))[i] = 1.0 / (k + rank)
-    return contributions
+    run_ids, run_ranks, run_docs = [], [], []
+    for run in runs:
+        ids = np.fromiter(run.ids, dtype=np.int64, count=len(run.ids))
+        _, first = np.unique(ids, return_index=True)
+        positions = np.sort(first) if len(first) < len(ids) else np.arange(len(ids))  # a repeat keeps its first rank
+        run_ids.append(ids[positions])
+        run_ranks.append(positions + 1)
+        run_docs.append(np.fromiter(run.doc_ids, dtype=np.int64, count=len(run.doc_ids))[positions])
+    all_ids = np.concatenate(run_ids) if runs else np.empty(0, dtype=np.int64)
+    ranks = np.concatenate(run_ranks) if runs else np.empty(0, dtype=np.int64)
+    terms = 1.0 / (k + ranks)
+    chunk_ids, first, inverse = np.unique(all_ids, return_index=True, return_inverse=True)
+    scores = np.bincount(inverse, weights=terms, minlength=len(chunk_ids))
+    best_rank = np.full(len(chunk_ids), np.iinfo(np.int64).max)
+    np.minimum.at(best_rank, inverse, ranks)
+    # Best fused score first; ties go to the better best single-run rank, then the lower id.
+    order = np.lexsort((chunk_ids, best_rank, -scores))
+    doc_ids = np.concatenate(run_docs)[first] if runs else np.empty(0, dtype=np.int64)
+    ranked = RankedList(name, tuple(chunk_ids[order].tolist()), tuple(doc_ids[order].tolist()),
+                        tuple(scores[order].tolist()))
+
+    def contributions() -> dict[int, list[float]]:
+        run_of = np.repeat(np.arange(len(runs)), [len(ids) for ids in run_ids])
+        matrix = np.zeros((len(chunk_ids), len(runs)))
+        matrix[inverse, run_of] = terms
+        return dict(zip(chunk_ids[order].tolist(), matrix[order].tolist()))
+
+    return Fusion(ranked, LazyMapping(lambda: _breakdown(runs, ranked, contributions())))
 
 
-def _weighted_contributions(
-    runs: Sequence[RankedList], weights: Sequence[float], normalization: Normalization
-) -> tuple[dict[int, list[float]], list[dict[int, float]]]:
-    """Per chunk, each run's ``w_i * norm_i(c)`` term, plus each run's normalised scores."""
+def _weighted(
+    runs: Sequence[RankedList], weights: Sequence[float], normalization: Normalization, name: str
+) -> Fusion:
+    """Per chunk, each run's ``w_i * norm_i(c)`` term, summed."""
     if len(weights) != len(runs):
         raise ValueError(
             f"weighted fusion needs one weight per run: got {len(weights)} weights for {len(runs)} runs "
@@ -149,7 +156,7 @@ def _weighted_contributions(
         )
     normalized = [normalize(run, normalization) for run in runs]
     floors = [_floor(values) for values in normalized]
-    all_chunks = dict.fromkeys(chunk_id for run in runs for chunk_id in run.chunk_ids())
+    all_chunks = dict.fromkeys(chunk_id for run in runs for chunk_id in run.ids)
     contributions = {
         chunk_id: [
             float(weight) * values.get(chunk_id, floor)
@@ -157,7 +164,36 @@ def _weighted_contributions(
         ]
         for chunk_id in all_chunks
     }
-    return contributions, normalized
+    ranked = _rank_fused(runs, {chunk_id: sum(parts) for chunk_id, parts in contributions.items()}, name)
+    weighting = [(float(weight), values, floor) for weight, values, floor in zip(weights, normalized, floors)]
+    return Fusion(ranked, LazyMapping(lambda: _breakdown(runs, ranked, contributions, weighting)))
+
+
+def _breakdown(
+    runs: Sequence[RankedList],
+    fused: RankedList,
+    contributions: dict[int, list[float]],
+    weighting: list[tuple[float, dict[int, float], float]] | None = None,
+) -> dict[int, dict[str, dict]]:
+    """The fusion's own numbers, per chunk and run, in the shape ``Fusion.breakdown`` documents."""
+    ranks = [_first_ranks(run) for run in runs]
+    scores = [_first_scores(run) for run in runs]
+    breakdown: dict[int, dict[str, dict]] = {}
+    for chunk_id in fused.ids:
+        per_run: dict[str, dict] = {}
+        for i, run in enumerate(runs):
+            entry = {
+                "rank": ranks[i].get(chunk_id),
+                "score": scores[i].get(chunk_id),
+                "contribution": contributions[chunk_id][i],
+            }
+            if weighting is not None:
+                weight, normalized, floor = weighting[i]
+                entry["weight"] = weight
+                entry["normalized"] = normalized.get(chunk_id, floor)
+            per_run[run.name] = entry
+        breakdown[chunk_id] = per_run
+    return breakdown
 
 
 def _floor(normalized: dict[int, float]) -> float:
@@ -169,26 +205,29 @@ def _floor(normalized: dict[int, float]) -> float:
 
 
 def _rank_fused(runs: Sequence[RankedList], fused_scores: dict[int, float], name: str) -> RankedList:
+    """Best fused score first; ties go to the better best single-run rank, then the lower id."""
     best_rank: dict[int, int] = {}
-    doc_of: dict[int, int] = {}
     for run in runs:
-        for hit in run.hits:
-            doc_of.setdefault(hit.chunk_id, hit.doc_id)
-            best_rank[hit.chunk_id] = min(hit.rank, best_rank.get(hit.chunk_id, hit.rank))
+        for chunk_id, rank in _first_ranks(run).items():
+            if rank < best_rank.get(chunk_id, rank + 1):
+                best_rank[chunk_id] = rank
+    doc_of: dict[int, int] = {}
+    for run in reversed(runs):
+        # reversed, so the first run listing a chunk (at its first position) sets its document
+        doc_of.update(zip(reversed(run.ids), reversed(run.doc_ids)))
     ordered = sorted(fused_scores, key=lambda chunk_id: (-fused_scores[chunk_id], best_rank[chunk_id], chunk_id))
-    return RankedList.from_ordered(name, ((c, doc_of[c], fused_scores[c]) for c in ordered))
+    return RankedList(name, tuple(ordered), tuple(map(doc_of.__getitem__, ordered)),
+                      tuple(map(fused_scores.__getitem__, ordered)))
 
 
 def _first_ranks(run: RankedList) -> dict[int, int]:
     """Chunk id -> rank; a chunk listed twice keeps its better (first) rank."""
-    ranks: dict[int, int] = {}
-    for hit in run.hits:
-        ranks.setdefault(hit.chunk_id, hit.rank)
-    return ranks
+    # Built back to front, so the first position of a repeated chunk is written last and wins.
+    return dict(zip(reversed(run.ids), range(len(run.ids), 0, -1)))
 
 
 def _first_scores(run: RankedList) -> dict[int, float]:
     scores: dict[int, float] = {}
-    for hit in run.hits:
-        scores.setdefault(hit.chunk_id, hit.score)
+    for chunk_id, score in zip(run.ids, run.scores):
+        scores.setdefault(chunk_id, score)
     return scores

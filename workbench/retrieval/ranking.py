@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable
 
 
@@ -18,10 +19,24 @@ class Hit:
 
 @dataclass(frozen=True)
 class RankedList:
-    """An ordered, named list of hits (best first), like a ranx ``Run`` for one query."""
+    """An ordered, named list of hits (best first), like a ranx ``Run`` for one query.
+
+    Stored as three aligned columns; ``hits`` builds the ``Hit`` values on first use, so stages
+    and evaluation that only read ids and scores never pay for them. A hit's rank is its
+    position, 1-based.
+    """
 
     name: str
-    hits: tuple[Hit, ...] = ()
+    ids: tuple[int, ...] = ()
+    doc_ids: tuple[int, ...] = ()
+    scores: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not len(self.ids) == len(self.doc_ids) == len(self.scores):
+            raise ValueError(
+                f"RankedList {self.name!r}: {len(self.ids)} ids, {len(self.doc_ids)} doc ids and "
+                f"{len(self.scores)} scores; the columns must align"
+            )
 
     @classmethod
     def from_scores(cls, name: str, scored: Iterable[tuple[int, int, float]]) -> "RankedList":
@@ -29,37 +44,49 @@ class RankedList:
 
         Ties keep their input order, so callers control tie-breaking deterministically.
         """
-        ordered = sorted(scored, key=lambda item: -item[2])
-        return cls(name, tuple(Hit(c, d, float(s), i + 1) for i, (c, d, s) in enumerate(ordered)))
+        return cls.from_ordered(name, sorted(scored, key=lambda item: -item[2]))
 
     @classmethod
     def from_ordered(cls, name: str, ordered: Iterable[tuple[int, int, float]]) -> "RankedList":
         """Keep the given order (for stages whose order is not a plain score sort, like MMR)."""
-        return cls(name, tuple(Hit(c, d, float(s), i + 1) for i, (c, d, s) in enumerate(ordered)))
+        triples = list(ordered)
+        if not triples:
+            return cls(name)
+        ids, doc_ids, scores = zip(*triples)
+        return cls(name, ids, doc_ids, tuple(float(score) for score in scores))
+
+    @classmethod
+    def from_hits(cls, name: str, hits: Iterable[Hit]) -> "RankedList":
+        """From hits in rank order (their ``rank`` fields are recomputed from position)."""
+        return cls.from_ordered(name, ((hit.chunk_id, hit.doc_id, hit.score) for hit in hits))
+
+    @cached_property
+    def hits(self) -> tuple[Hit, ...]:
+        return tuple(Hit(c, d, s, i) for i, (c, d, s) in enumerate(zip(self.ids, self.doc_ids, self.scores), 1))
 
     def top(self, k: int) -> "RankedList":
-        return RankedList(self.name, self.hits[:k])
+        return RankedList(self.name, self.ids[:k], self.doc_ids[:k], self.scores[:k])
 
     def renamed(self, name: str) -> "RankedList":
-        return RankedList(name, self.hits)
+        return RankedList(name, self.ids, self.doc_ids, self.scores)
 
     def chunk_ids(self) -> list[int]:
-        return [h.chunk_id for h in self.hits]
+        return list(self.ids)
 
     def rank_of(self, chunk_id: int) -> int | None:
-        for hit in self.hits:
-            if hit.chunk_id == chunk_id:
-                return hit.rank
-        return None
+        try:
+            return self.ids.index(chunk_id) + 1
+        except ValueError:
+            return None
 
     def score_map(self) -> dict[int, float]:
-        return {h.chunk_id: h.score for h in self.hits}
+        return dict(zip(self.ids, self.scores))
 
     def doc_of(self) -> dict[int, int]:
-        return {h.chunk_id: h.doc_id for h in self.hits}
+        return dict(zip(self.ids, self.doc_ids))
 
     def __len__(self) -> int:
-        return len(self.hits)
+        return len(self.ids)
 
     def __iter__(self):
         return iter(self.hits)
@@ -68,14 +95,13 @@ class RankedList:
         return {
             "name": self.name,
             "hits": [
-                {"chunk_id": h.chunk_id, "doc_id": h.doc_id, "score": h.score, "rank": h.rank}
-                for h in self.hits
+                {"chunk_id": c, "doc_id": d, "score": s, "rank": i}
+                for i, (c, d, s) in enumerate(zip(self.ids, self.doc_ids, self.scores), 1)
             ],
         }
 
     @classmethod
     def from_dict(cls, data: dict) -> "RankedList":
-        return cls(
-            data["name"],
-            tuple(Hit(int(h["chunk_id"]), int(h["doc_id"]), float(h["score"]), int(h["rank"])) for h in data["hits"]),
+        return cls.from_ordered(
+            data["name"], ((int(h["chunk_id"]), int(h["doc_id"]), float(h["score"])) for h in data["hits"])
         )

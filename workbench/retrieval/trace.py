@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from typing import Iterable, Iterator, Mapping
 
 from workbench.retrieval.ranking import RankedList
 
@@ -31,12 +32,71 @@ class ChunkView:
     over_max_length: bool = False
 
 
+def chunk_view(snapshot, chunk_id: int) -> ChunkView:
+    """The view of one chunk of a loaded snapshot (``store.index_set.Snapshot``); KeyError if absent."""
+    chunk = snapshot.chunks[chunk_id]
+    doc = snapshot.documents.get(chunk.doc_id)
+    return ChunkView(
+        chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, source=doc.source if doc else "",
+        external_id=doc.external_id if doc else None, doc_type=doc.doc_type if doc else "",
+        title=doc.title if doc else "", heading_path=chunk.heading_path, page=chunk.page,
+        start=chunk.start, end=chunk.end, text=chunk.text, token_count=chunk.token_count,
+        over_max_length=chunk.over_max_length,
+    )
+
+
+class SnapshotChunkViews(Mapping[int, ChunkView]):
+    """The views of the chunks some ranked lists hold, each resolved from the snapshot on first read.
+
+    A trace holds one: the app, CLI and MCP server read the chunks they show, evaluation none.
+    Copies and pickles are plain dicts of every view.
+    """
+
+    __slots__ = ("_snapshot", "_ranked", "_ids", "_views")
+
+    def __init__(self, snapshot, ranked: Iterable[RankedList]) -> None:
+        self._snapshot = snapshot
+        self._ranked = tuple(ranked)
+        self._ids: dict[int, None] | None = None
+        self._views: dict[int, ChunkView] = {}
+
+    def _chunk_ids(self) -> dict[int, None]:
+        if self._ids is None:
+            known = self._snapshot.chunks
+            self._ids = {chunk_id: None for ranked in self._ranked for chunk_id in ranked.ids if chunk_id in known}
+        return self._ids
+
+    def __getitem__(self, chunk_id: int) -> ChunkView:
+        view = self._views.get(chunk_id)
+        if view is None:
+            if chunk_id not in self._chunk_ids():
+                raise KeyError(chunk_id)
+            view = self._views[chunk_id] = chunk_view(self._snapshot, chunk_id)
+        return view
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._chunk_ids())
+
+    def __len__(self) -> int:
+        return len(self._chunk_ids())
+
+    def __contains__(self, chunk_id: object) -> bool:
+        return chunk_id in self._chunk_ids()
+
+    def __repr__(self) -> str:
+        return f"SnapshotChunkViews({len(self)} chunks)"
+
+    def __reduce__(self):
+        return dict, (dict(self.items()),)
+
+
 @dataclass(frozen=True)
 class StageTrace:
     """One stage: its config, the ranked list it produced, elapsed time and notes.
 
     ``details`` holds per-chunk numbers the stage computed (MMR penalties, rerank scores,
-    fusion contributions), keyed by chunk id, for the "explain" view.
+    fusion contributions), keyed by chunk id, for the "explain" view; a stage may hand over a
+    ``LazyMapping`` that formats them on first read.
     """
 
     stage: str
@@ -44,7 +104,7 @@ class StageTrace:
     ranked: RankedList
     elapsed_ms: float
     notes: tuple[str, ...] = ()
-    details: dict[int, dict] = field(default_factory=dict)
+    details: Mapping[int, dict] = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         return {
@@ -72,9 +132,9 @@ class StageTrace:
 class Trace:
     query: str
     collection: str
-    config: dict
+    config: Mapping[str, dict]  # WorkbenchConfig.to_dict(), built on first read when fresh
     stages: tuple[StageTrace, ...]
-    chunks: dict[int, ChunkView]
+    chunks: Mapping[int, ChunkView]  # every chunk of any stage's list (a SnapshotChunkViews when fresh)
     total_ms: float
     notes: tuple[str, ...] = ()
 
@@ -98,7 +158,7 @@ class Trace:
         return {
             "query": self.query,
             "collection": self.collection,
-            "config": self.config,
+            "config": dict(self.config),
             "stages": [stage.to_dict() for stage in self.stages],
             "chunks": {str(k): {**asdict(v), "heading_path": list(v.heading_path)} for k, v in self.chunks.items()},
             "total_ms": self.total_ms,

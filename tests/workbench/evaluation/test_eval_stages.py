@@ -10,6 +10,7 @@ from workbench.evaluation.stages import (
     POOL_RECALL,
     POOL_SIZE,
     average_stage_metrics,
+    document_keys,
     ranked_documents,
     stage_metrics,
     stage_rankings,
@@ -40,7 +41,7 @@ def trace() -> Trace:
 
 
 def test_documents_rank_where_their_best_chunk_ranks_named_by_external_id():
-    assert ranked_documents(ranked("x", [2, 3, 1, 4]), CHUNKS) == ["a.md", "B", "c.md"]
+    assert ranked_documents(ranked("x", [2, 3, 1, 4]), document_keys(CHUNKS)) == ["a.md", "B", "c.md"]
 
 
 def test_rankings_at_each_level():

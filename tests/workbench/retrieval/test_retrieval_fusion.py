@@ -4,7 +4,7 @@ import pytest
 
 from workbench.config import FusionConfig
 from workbench.retrieval.ranking import RankedList
-from workbench.retrieval.fusion import fuse, fusion_breakdown, normalize, rrf, weighted
+from workbench.retrieval.fusion import fuse, normalize, rrf, weighted
 
 
 def ordered(name, chunk_ids, scores=None):
@@ -126,17 +126,17 @@ def test_weighted_needs_one_weight_per_run():
 
 def test_fuse_dispatches_on_config():
     runs = [DENSE, BM25]
-    assert fuse(runs, FusionConfig(method="rrf", k=1)) == rrf(runs, k=1)
+    assert fuse(runs, FusionConfig(method="rrf", k=1)).ranked == rrf(runs, k=1, name="fusion")
     config = FusionConfig(method="weighted", weights=(0.6, 0.4), normalization="minmax")
-    assert fuse([W_DENSE, W_BM25], config) == weighted([W_DENSE, W_BM25], (0.6, 0.4))
+    assert fuse([W_DENSE, W_BM25], config).ranked == weighted([W_DENSE, W_BM25], (0.6, 0.4), name="fusion")
     with pytest.raises(ValueError, match="fusion.method"):
         fuse(runs, FusionConfig(method="borda"))
 
 
 def test_rrf_breakdown_explains_each_score():
     config = FusionConfig(method="rrf", k=60)
-    fused = fuse([DENSE, BM25], config)
-    breakdown = fusion_breakdown([DENSE, BM25], fused, config)
+    fusion = fuse([DENSE, BM25], config)
+    fused, breakdown = fusion.ranked, fusion.breakdown
     assert list(breakdown) == [1, 3, 2, 4]
     assert breakdown[1] == {
         "dense": {"rank": 1, "score": 3.0, "contribution": pytest.approx(1 / 61, abs=1e-12)},
@@ -149,8 +149,8 @@ def test_rrf_breakdown_explains_each_score():
 
 def test_weighted_breakdown_reports_floor_for_missing_chunk():
     config = FusionConfig(method="weighted", weights=(0.5, 0.5), normalization="zscore")
-    fused = fuse([W_DENSE, W_BM25], config)
-    breakdown = fusion_breakdown([W_DENSE, W_BM25], fused, config)
+    fusion = fuse([W_DENSE, W_BM25], config)
+    fused, breakdown = fusion.ranked, fusion.breakdown
     # chunk 2 is missing from bm25: credited with bm25's minimum z, -4/sqrt(14)
     assert breakdown[2]["bm25"] == {
         "rank": None,
@@ -168,4 +168,4 @@ def test_breakdown_needs_distinct_run_names():
     config = FusionConfig(method="rrf")
     twins = [DENSE, DENSE]
     with pytest.raises(ValueError, match="distinct run names"):
-        fusion_breakdown(twins, fuse(twins, config), config)
+        fuse(twins, config)

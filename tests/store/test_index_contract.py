@@ -1,0 +1,299 @@
+"""One suite of behaviour every retrieval backend (``store.retrieval_index.RetrievalIndex``) passes.
+
+Each backend is a ``Backend`` case: how to build it from a ``ChunkBatch``, how to load it, and
+a reference scorer written out independently of it (brute-force cosine, textbook BM25). The
+corpus carries both texts and vectors, English and Chinese, so a backend that reads both (the
+scale-out issue's Milvus) joins by adding one case to ``BACKENDS``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import pytest
+
+from store.dense_index import DenseIndex
+from store.retrieval_index import (
+    ChunkBatch,
+    ExplainNotSupported,
+    IndexFormatError,
+    IndexQuery,
+    RetrievalIndex,
+)
+from store.sparse_index import SparseIndex
+from store.text_tokenizer import Bm25Tokenizer
+
+DIM = 16
+K1, B = 1.2, 0.75
+TOKENIZER = Bm25Tokenizer()
+TEXTS = [
+    "Apple orchards need bees to pollinate the apple blossoms in spring.",
+    "A neural network learns its weights by gradient descent during training.",
+    "Bees make honey from nectar; a hive keeps thousands of bees.",
+    "Training a network on more data rarely hurts its accuracy.",
+    "The harvest of apples starts in late summer and ends in autumn.",
+    "Gradient clipping keeps the training of deep networks stable.",
+    "Honey keeps for years because bees remove most of its water.",
+    "Cider is pressed from sweet apples after the autumn harvest.",
+    "Retrieval augmented generation grounds an answer in retrieved passages.",
+    "Dense retrieval embeds passages; sparse retrieval matches their terms.",
+    "BM25 scores a passage by term frequency, document frequency and length.",
+    "Reranking with a cross encoder reorders the retrieved passages.",
+    "检索增强生成先检索相关段落，再让模型依据段落回答问题。",
+    "蜜蜂采集花蜜酿造蜂蜜，一个蜂巢里有成千上万只蜜蜂。",
+    "苹果园在春天需要蜜蜂为苹果花授粉。",
+    "神经网络通过梯度下降在训练中学习权重。",
+]
+IDS = np.arange(100, 100 + 3 * len(TEXTS), 3, dtype=np.int64)  # ids need not be positions
+QUERY_TEXTS = ["apple harvest", "bees honey hive", "training neural networks", "retrieved passages",
+               "蜜蜂 蜂蜜", "检索 段落"]
+
+
+def corpus_vectors() -> np.ndarray:
+    return np.random.default_rng(11).standard_normal((len(TEXTS), DIM)).astype(np.float32)
+
+
+def query_vectors() -> np.ndarray:
+    return np.random.default_rng(12).standard_normal((len(QUERY_TEXTS), DIM)).astype(np.float32)
+
+
+def batch_of(positions) -> ChunkBatch:
+    positions = list(positions)
+    return ChunkBatch(IDS[positions], texts=[TEXTS[p] for p in positions], vectors=corpus_vectors()[positions])
+
+
+QUERIES = [IndexQuery(text=text, vector=vector) for text, vector in zip(QUERY_TEXTS, query_vectors())]
+
+
+def cosine_reference(query: IndexQuery, batch: ChunkBatch) -> dict[int, float]:
+    """Every chunk's cosine similarity to the query (a dense index ranks every chunk)."""
+    vectors = batch.vectors.astype(np.float64)
+    vector = query.vector.astype(np.float64)
+    cosines = vectors @ vector / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(vector))
+    return {int(chunk_id): float(score) for chunk_id, score in zip(batch.ids, cosines)}
+
+
+def bm25_reference(query: IndexQuery, batch: ChunkBatch) -> dict[int, float]:
+    """Lucene BM25 from the textbook formula; only chunks sharing a term with the query match."""
+    docs = [Counter(TOKENIZER.tokenize(text)) for text in batch.texts]
+    lengths = [sum(doc.values()) for doc in docs]
+    avgdl = sum(lengths) / len(docs)
+    scores = {}
+    for chunk_id, doc, length in zip(batch.ids, docs, lengths):
+        score = 0.0
+        for term in TOKENIZER.tokenize(query.text):
+            df = sum(term in other for other in docs)
+            if doc[term]:
+                idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+                score += idf * doc[term] * (K1 + 1) / (doc[term] + K1 * (1 - B + B * length / avgdl))
+        if score > 0:
+            scores[int(chunk_id)] = score
+    return scores
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    build: Callable[[ChunkBatch], RetrievalIndex]
+    load: Callable[[Path], RetrievalIndex]
+    reference: Callable[[IndexQuery, ChunkBatch], dict[int, float]]
+    tolerance: float
+
+    def __str__(self) -> str:
+        return self.name
+
+
+BACKENDS = [
+    Backend("hnswlib", lambda batch: DenseIndex.from_chunks(batch, dim=DIM), DenseIndex.load, cosine_reference, 1e-5),
+    Backend("bm25s", lambda batch: SparseIndex.from_chunks(batch, TOKENIZER, K1, B), SparseIndex.load,
+            bm25_reference, 1e-9),
+]
+
+
+@pytest.fixture(params=BACKENDS, ids=str)
+def backend(request) -> Backend:
+    return request.param
+
+
+def expected_ranking(backend: Backend, query: IndexQuery, batch: ChunkBatch,
+                     allowed: set[int] | None = None) -> list[tuple[int, float]]:
+    scores = {c: s for c, s in backend.reference(query, batch).items() if allowed is None or c in allowed}
+    ranking = sorted(scores.items(), key=lambda item: -item[1])
+    # The corpus is chosen so that no two chunks tie: then the order is fully determined.
+    gaps = [a[1] - b[1] for a, b in zip(ranking, ranking[1:])]
+    assert all(gap > 10 * backend.tolerance for gap in gaps), "the test corpus has tied scores; change a text"
+    return ranking
+
+
+def assert_same_ranking(backend: Backend, result, expected) -> None:
+    assert [chunk_id for chunk_id, _ in result] == [chunk_id for chunk_id, _ in expected]
+    for (_, score), (_, wanted) in zip(result, expected):
+        assert score == pytest.approx(wanted, abs=backend.tolerance)
+
+
+def test_every_backend_implements_the_protocol(backend):
+    index = backend.build(batch_of(range(len(TEXTS))))
+    assert isinstance(index, RetrievalIndex)
+    assert len(index) == len(TEXTS)
+    assert sorted(index.ids().tolist()) == IDS.tolist()
+
+
+@pytest.mark.parametrize("query", QUERIES, ids=QUERY_TEXTS)
+def test_search_ranks_best_first_with_the_reference_scores(backend, query):
+    batch = batch_of(range(len(TEXTS)))
+    index = backend.build(batch)
+    expected = expected_ranking(backend, query, batch)
+    assert expected, "every test query matches something"
+    assert_same_ranking(backend, index.search(query, 3), expected[:3])
+
+
+def test_k_larger_than_the_index_returns_every_match_once(backend):
+    batch = batch_of(range(len(TEXTS)))
+    index = backend.build(batch)
+    for query in QUERIES:
+        result = index.search(query, 10 * len(TEXTS))
+        assert_same_ranking(backend, result, expected_ranking(backend, query, batch))
+        assert len({chunk_id for chunk_id, _ in result}) == len(result)
+        assert index.search(query, 0) == []
+
+
+def test_allowed_ids_restrict_the_results(backend):
+    batch = batch_of(range(len(TEXTS)))
+    index = backend.build(batch)
+    allowed = {int(chunk_id) for chunk_id in IDS[::2]}
+    for query in QUERIES:
+        expected = expected_ranking(backend, query, batch, allowed)
+        assert_same_ranking(backend, index.search(query, 100, allowed_ids=allowed), expected)
+        # ids the index does not hold are ignored, never returned
+        with_strangers = allowed | {1, 2, 99999}
+        assert_same_ranking(backend, index.search(query, 100, allowed_ids=with_strangers), expected)
+        assert index.search(query, 100, allowed_ids=set()) == []
+        assert index.search(query, 100, allowed_ids={1, 2, 99999}) == []
+
+
+def test_add_then_search_sees_the_new_chunks(backend):
+    index = backend.build(batch_of(range(8)))
+    index.add(batch_of(range(8, len(TEXTS))))
+    full = batch_of(range(len(TEXTS)))
+    assert len(index) == len(TEXTS)
+    for query in QUERIES:
+        assert_same_ranking(backend, index.search(query, 100), expected_ranking(backend, query, full))
+
+
+def test_adding_an_existing_id_replaces_its_chunk(backend):
+    index = backend.build(batch_of(range(len(TEXTS))))
+    # chunk 0 takes chunk 2's text and vector; chunk 2 itself goes, so nothing ties
+    moved = ChunkBatch(IDS[[0]], texts=[TEXTS[2]], vectors=corpus_vectors()[[2]])
+    index.add(moved)
+    index.delete(IDS[[2]])
+    assert len(index) == len(TEXTS) - 1
+    positions = [p for p in range(len(TEXTS)) if p != 2]
+    vectors = corpus_vectors()
+    vectors[0] = vectors[2]
+    texts = list(TEXTS)
+    texts[0] = TEXTS[2]
+    expected_batch = ChunkBatch(IDS[positions], texts=[texts[p] for p in positions], vectors=vectors[positions])
+    for query in QUERIES:
+        assert_same_ranking(backend, index.search(query, 100), expected_ranking(backend, query, expected_batch))
+
+
+def test_delete_then_search_never_returns_the_deleted(backend):
+    index = backend.build(batch_of(range(len(TEXTS))))
+    gone = IDS[[0, 2, 13]]
+    index.delete(np.concatenate([gone, [424242]]))  # an unknown id is ignored
+    kept = [p for p in range(len(TEXTS)) if IDS[p] not in set(gone.tolist())]
+    assert len(index) == len(kept)
+    assert sorted(index.ids().tolist()) == IDS[kept].tolist()
+    for query in QUERIES:
+        assert_same_ranking(backend, index.search(query, 100), expected_ranking(backend, query, batch_of(kept)))
+    index.delete(gone)  # deleting twice changes nothing
+    assert len(index) == len(kept)
+
+
+def test_save_load_round_trip_keeps_results_identical(backend, tmp_path):
+    index = backend.build(batch_of(range(len(TEXTS))))
+    index.delete(IDS[[5]])
+    index.save(tmp_path / "index")
+    loaded = backend.load(tmp_path / "index")
+    assert len(loaded) == len(index)
+    assert loaded.ids().tolist() == index.ids().tolist()
+    assert loaded.stats() == index.stats()
+    allowed = {int(chunk_id) for chunk_id in IDS[1::3]}
+    for query in QUERIES:
+        assert loaded.search(query, 100) == index.search(query, 100)
+        assert loaded.search(query, 4, allowed_ids=allowed) == index.search(query, 4, allowed_ids=allowed)
+
+
+def test_a_format_mismatch_names_the_folder_and_the_fix(backend, tmp_path):
+    folder = tmp_path / "index"
+    backend.build(batch_of(range(4))).save(folder)
+    params = json.loads((folder / "params.json").read_text())
+    assert params["format"] == type(backend.load(folder)).format_version
+    (folder / "params.json").write_text(json.dumps({**params, "format": 999}))
+    with pytest.raises(IndexFormatError, match="format 999") as caught:
+        backend.load(folder)
+    message = str(caught.value)
+    assert str(folder) in message and "rebuild" in message
+    assert isinstance(caught.value, ValueError)
+
+
+def test_a_missing_index_names_the_folder(backend, tmp_path):
+    with pytest.raises(FileNotFoundError, match="params.json"):
+        backend.load(tmp_path / "nothing here")
+
+
+def test_stats_count_the_live_chunks(backend):
+    index = backend.build(batch_of(range(len(TEXTS))))
+    stats = index.stats()
+    assert (stats.backend, stats.format_version, stats.count) == (type(index).backend, type(index).format_version,
+                                                                   len(TEXTS))
+    index.delete(IDS[:3])
+    assert index.stats().count == len(TEXTS) - 3
+
+
+def test_explain_accounts_for_the_search_score(backend):
+    batch = batch_of(range(len(TEXTS)))
+    index = backend.build(batch)
+    if not type(index).supports_explain:
+        with pytest.raises(ExplainNotSupported, match=type(index).backend):
+            index.explain(QUERIES[0], int(IDS[0]))
+        return
+    for query in QUERIES:
+        scores = dict(index.search(query, 100))
+        for chunk_id in IDS.tolist():
+            explanation = index.explain(query, chunk_id)
+            assert explanation.chunk_id == chunk_id
+            # a chunk the query does not match scores 0, and so does its explanation
+            assert explanation.score == pytest.approx(scores.get(chunk_id, 0.0), abs=backend.tolerance)
+            assert math.fsum(part["contribution"] for part in explanation.parts) == pytest.approx(
+                explanation.score, abs=1e-12)
+    with pytest.raises(KeyError, match="424242"):
+        index.explain(QUERIES[0], 424242)
+
+
+def test_a_batch_without_what_the_backend_reads_is_refused(backend):
+    with pytest.raises(ValueError, match=r"pass (texts|vectors)="):
+        backend.build(ChunkBatch(IDS[:2]))
+
+
+def test_explain_not_supported_says_so():
+    error = ExplainNotSupported("milvus", "BM25 is scored on the server")
+    assert "milvus cannot explain its scores: BM25 is scored on the server" in str(error)
+    assert isinstance(error, NotImplementedError)
+
+
+def test_chunk_batch_refuses_inconsistent_input():
+    with pytest.raises(ValueError, match="duplicates"):
+        ChunkBatch(np.array([1, 1]), texts=["a", "b"])
+    with pytest.raises(ValueError, match="2 ids but 1 texts"):
+        ChunkBatch(np.array([1, 2]), texts=["a"])
+    with pytest.raises(ValueError, match=r"shape \(2, dim\)"):
+        ChunkBatch(np.array([1, 2]), vectors=np.ones((3, 4)))
+    with pytest.raises(ValueError, match="1-D integer"):
+        ChunkBatch(np.array([0.5, 1.5]))
