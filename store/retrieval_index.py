@@ -133,11 +133,24 @@ class ScoreExplanation:
 
 @runtime_checkable
 class RetrievalIndex(Protocol):
-    """A retrieval backend. ``from_chunks(batch, **params)`` builds one; ``load(folder)`` reads one."""
+    """A retrieval backend over chunks identified by integer ids.
+
+    A backend that serves both routes from one store (dense vectors and BM25 in Milvus) can
+    implement this once per route over the shared store, each reading the query's vector or
+    its text, so the pipeline's routes, filters and the contract suite stay as they are.
+    """
 
     backend: ClassVar[str]
     format_version: ClassVar[int]
     supports_explain: ClassVar[bool]
+
+    @classmethod
+    def from_chunks(cls, batch: ChunkBatch, **params: Any) -> "RetrievalIndex":
+        """A new index of the batch; ``params`` are the backend's build parameters."""
+
+    @classmethod
+    def load(cls, folder: Path) -> "RetrievalIndex":
+        """The index ``save`` wrote to ``folder``; ``IndexFormatError`` if its format is not this one."""
 
     def __len__(self) -> int: ...
 

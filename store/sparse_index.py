@@ -147,9 +147,9 @@ class SparseIndex:
              for tokens in self.tokenizer.tokenize_many(texts)],
             len(vocabulary),
         )
-        old_rows = self._term_freqs
-        old_rows = sp.csr_matrix((old_rows.data, old_rows.indices, old_rows.indptr),
-                                 shape=(old_rows.shape[0], len(vocabulary)))
+        current = self._term_freqs
+        # the same counts, widened to the vocabulary the new texts grew
+        old_rows = sp.csr_matrix((current.data, current.indices, current.indptr), shape=(len(self), len(vocabulary)))
         replaced = np.fromiter((self._position_of.get(int(chunk_id), -1) for chunk_id in batch.ids),
                                dtype=np.int64, count=len(batch))
         is_new = replaced < 0

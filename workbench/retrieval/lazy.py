@@ -22,6 +22,11 @@ class LazyMapping(Mapping[K, V]):
         self._build: Callable[[], Mapping[K, V]] | None = build
         self._data: dict[K, V] | None = None
 
+    @property
+    def built(self) -> bool:
+        """Whether anything has read it yet."""
+        return self._data is not None
+
     def _materialized(self) -> dict[K, V]:
         if self._data is None:
             # Two threads may both build: the result is the same, so the race is harmless.

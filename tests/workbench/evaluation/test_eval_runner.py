@@ -132,3 +132,35 @@ def test_mmr_and_rerank_stages_are_scored_too(eval_home, tiny_cross_encoder_dir)
     assert list(result.stage_metrics) == ["dense", "bm25", "fusion", "mmr", "rerank", "final"]
     # MMR and rerank only reorder: their pools hold what fusion handed them (MMR keeps its pool of 50)
     assert result.stage_metrics["rerank"][POOL_RECALL] == result.stage_metrics["fusion"][POOL_RECALL]
+
+
+class _Unread(dict):
+    """Chunk views that fail when read: evaluation must not need them."""
+
+    def __getitem__(self, key):
+        raise AssertionError("evaluation read a chunk view")
+
+    get = __getitem__
+
+
+@pytest.mark.parametrize("level", ["doc", "span"])
+def test_evaluation_reads_ids_and_scores_only(eval_home, level):
+    from dataclasses import replace
+
+    from workbench.evaluation.runner import evaluate
+
+    config = eval_home.bench.config_for("notes")  # hybrid: the fusion breakdown is never built either
+    judge = judge_for(eval_home.bench, "notes", config)
+    traces = []
+
+    def lean_query(text, cfg):
+        trace = eval_home.bench.query(text, "notes", cfg)
+        traces.append(trace)
+        return replace(trace, chunks=_Unread())
+
+    lean = evaluate(lean_query, eval_home.golden(), config, "notes", judge, level=level, metric_names=METRICS)
+    full = evaluate_collection(eval_home.bench, "notes", eval_home.golden(), config, level=level, metric_names=METRICS)
+    assert lean.metrics == full.metrics and lean.stage_metrics == full.stage_metrics
+    assert [q.ranked_doc_ids for q in lean.per_query] == [q.ranked_doc_ids for q in full.per_query]
+    fusion_details = [trace.stage("fusion").details for trace in traces]
+    assert fusion_details and not any(details.built for details in fusion_details)  # never formatted

@@ -105,3 +105,46 @@ def test_new_chunking_builds_its_own_layout_from_cached_markdown(kb, fake_config
     trace = kb.query("photovoltaic", "kb", small)
     assert all(len(v.text) <= 80 for v in trace.chunks.values())
     assert len(kb.snapshot("kb", small).chunks) > len(kb.snapshot("kb", fake_config).chunks)
+
+
+def test_views_and_breakdowns_are_built_only_when_read(kb, fake_config):
+    trace = kb.query("bake bread in the oven", "kb", fake_config)  # hybrid
+    fusion = trace.stage("fusion")
+    assert not fusion.details.built
+    stage_chunks = {chunk_id for stage in trace.stages for chunk_id in stage.ranked.ids}
+    assert set(trace.chunks) == stage_chunks
+    view = trace.chunks[trace.final.ids[0]]
+    assert view.source == "bread.md" and view.text in kb.markdown(view.doc_id)[0]
+    with pytest.raises(KeyError):
+        trace.chunks[-1]  # only chunks of the trace's lists have views
+    for hit in fusion.ranked:
+        assert sum(entry["contribution"] for entry in fusion.details[hit.chunk_id].values()) == pytest.approx(
+            hit.score, abs=1e-15)
+    assert fusion.details.built
+
+
+def test_a_trace_pickles_as_plain_values(kb, fake_config):
+    import pickle
+
+    trace = kb.query("knights and bishops", "kb", fake_config)
+    again = pickle.loads(pickle.dumps(trace))
+    assert again == trace and type(again.chunks) is dict and type(again.stage("fusion").details) is dict
+
+
+def test_an_index_in_a_stale_format_is_rebuilt_from_the_catalog(kb, fake_config):
+    from store.index_set import read_current
+    from workbench.ingestion.indexing import layout_dir
+    from workbench.ingestion.layout import Layout
+    from workbench.service import Workbench
+
+    before = kb.query("river floods after heavy rain", "kb", fake_config)
+    target = layout_dir(kb.home, "kb", Layout.of(fake_config))
+    params_path = target / read_current(target)["version"] / "dense" / "params.json"
+    params = json.loads(params_path.read_text())
+    params_path.write_text(json.dumps({**params, "format": params["format"] + 1}))
+
+    fresh = Workbench(kb.home)  # a process that has not loaded the snapshot yet
+    after = fresh.query("river floods after heavy rain", "kb", fake_config)
+    assert after.final.chunk_ids() == before.final.chunk_ids()
+    rebuilt = target / read_current(target)["version"] / "dense" / "params.json"
+    assert rebuilt != params_path and json.loads(rebuilt.read_text())["format"] == params["format"]

@@ -169,3 +169,23 @@ def test_breakdown_needs_distinct_run_names():
     twins = [DENSE, DENSE]
     with pytest.raises(ValueError, match="distinct run names"):
         fuse(twins, config)
+
+
+def test_fuse_normalises_once_for_the_list_and_its_breakdown(monkeypatch):
+    from workbench.retrieval import fusion as fusion_module
+
+    calls = []
+    original = fusion_module.normalize
+    monkeypatch.setattr(fusion_module, "normalize", lambda run, method: calls.append(run.name) or original(run, method))
+    fusion = fuse([W_DENSE, W_BM25], FusionConfig(method="weighted", weights=(0.5, 0.5), normalization="zscore"))
+    assert not fusion.breakdown.built  # formatted on first read, from the numbers already computed
+    assert len(fusion.breakdown) == len(fusion.ranked)
+    assert calls == ["dense", "bm25"]
+
+
+def test_a_chunk_repeated_in_a_run_counts_once_at_its_first_rank():
+    repeated = RankedList.from_ordered("bm25", [(3, 30, 3.0), (1, 10, 2.0), (3, 30, 1.0)])
+    fused = fuse([DENSE, repeated], FusionConfig(method="rrf", k=60))
+    # 3: 1/63 (dense rank 3) + 1/61 (bm25 rank 1, not again at 3); 1: 1/61 + 1/62
+    assert fused.ranked.score_map() == {1: 1 / 61 + 1 / 62, 3: 1 / 63 + 1 / 61, 2: 1 / 62}
+    assert fused.breakdown[3]["bm25"]["rank"] == 1
