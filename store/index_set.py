@@ -171,24 +171,25 @@ class SnapshotCache:
 
     def __init__(self) -> None:
         self._loaded: dict[Path, tuple[str, Snapshot]] = {}
-        self._pointers: dict[Path, tuple[tuple, dict | None]] = {}
+        self._pointers: dict[Path, tuple[str, tuple, dict | None]] = {}  # CURRENT's path, stat, content
         self._lock = threading.Lock()
 
     def _current(self, layout_dir: Path) -> dict | None:
         """CURRENT's content, read again only when the file changed: every query asks, and a
         stat costs a fraction of reading and parsing it. ``publish`` replaces the file (a new
         inode), so a new version always shows in the stat."""
+        cached = self._pointers.get(layout_dir)
+        path = cached[0] if cached is not None else str(layout_dir / CURRENT)
         try:
-            stat = os.stat(layout_dir / CURRENT)
+            stat = os.stat(path)
         except FileNotFoundError:
             return None
         signature = (stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)
-        cached = self._pointers.get(layout_dir)
-        if cached is not None and cached[0] == signature:
-            return cached[1]
+        if cached is not None and cached[1] == signature:
+            return cached[2]
         # Read after the stat: if CURRENT moves in between, the next stat differs and re-reads.
         pointer = read_current(layout_dir)
-        self._pointers[layout_dir] = (signature, pointer)
+        self._pointers[layout_dir] = (path, signature, pointer)
         return pointer
 
     def get(self, layout_dir: Path) -> Snapshot | None:

@@ -110,29 +110,39 @@ def fuse(runs: Sequence[RankedList], config: FusionConfig, name: str = "fusion")
 def _rrf(runs: Sequence[RankedList], k: int, name: str) -> Fusion:
     """Per chunk, each run's ``1 / (k + rank)`` term (0.0 where the run lacks the chunk), summed.
 
-    In numpy: this is the hot path of every hybrid query. The sums are the same floats as
-    Python's ``sum`` over each chunk's terms in run order (``bincount`` adds in input order).
+    In numpy, as this is the hot path of every hybrid query; the scores are the same floats as
+    Python's ``sum`` over each chunk's terms in run order.
     """
     if k < 0:
         raise ValueError(f"RRF constant k must be >= 0 (fusion.k), got {k}")
+    if not any(len(run) for run in runs):
+        return Fusion(RankedList(name), {})
     run_ids, run_ranks, run_docs = [], [], []
     for run in runs:
         ids = np.fromiter(run.ids, dtype=np.int64, count=len(run.ids))
-        _, first = np.unique(ids, return_index=True)
-        positions = np.sort(first) if len(first) < len(ids) else np.arange(len(ids))  # a repeat keeps its first rank
+        positions = np.arange(len(ids))
+        if len(set(run.ids)) < len(ids):  # a chunk listed twice keeps its first rank
+            positions = np.sort(np.unique(ids, return_index=True)[1])
         run_ids.append(ids[positions])
         run_ranks.append(positions + 1)
         run_docs.append(np.fromiter(run.doc_ids, dtype=np.int64, count=len(run.doc_ids))[positions])
-    all_ids = np.concatenate(run_ids) if runs else np.empty(0, dtype=np.int64)
-    ranks = np.concatenate(run_ranks) if runs else np.empty(0, dtype=np.int64)
+    ranks = np.concatenate(run_ranks)
     terms = 1.0 / (k + ranks)
-    chunk_ids, first, inverse = np.unique(all_ids, return_index=True, return_inverse=True)
+    # Group the entries of all runs by chunk (a stable sort keeps each chunk's in run order).
+    all_ids = np.concatenate(run_ids)
+    by_chunk = np.argsort(all_ids, kind="stable")
+    grouped_ids = all_ids[by_chunk]
+    is_start = np.concatenate(([True], grouped_ids[1:] != grouped_ids[:-1]))
+    starts = np.flatnonzero(is_start)
+    chunk_ids = grouped_ids[starts]
+    inverse = np.empty(len(all_ids), dtype=np.int64)
+    inverse[by_chunk] = np.cumsum(is_start) - 1
+    # bincount adds in input order, run by run from 0.0: the float Python's sum() of the terms gives.
     scores = np.bincount(inverse, weights=terms, minlength=len(chunk_ids))
-    best_rank = np.full(len(chunk_ids), np.iinfo(np.int64).max)
-    np.minimum.at(best_rank, inverse, ranks)
+    best_rank = np.minimum.reduceat(ranks[by_chunk], starts)
+    doc_ids = np.concatenate(run_docs)[by_chunk[starts]]  # from the first run listing the chunk
     # Best fused score first; ties go to the better best single-run rank, then the lower id.
     order = np.lexsort((chunk_ids, best_rank, -scores))
-    doc_ids = np.concatenate(run_docs)[first] if runs else np.empty(0, dtype=np.int64)
     ranked = RankedList(name, tuple(chunk_ids[order].tolist()), tuple(doc_ids[order].tolist()),
                         tuple(scores[order].tolist()))
 
