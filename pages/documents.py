@@ -6,11 +6,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from workbench.config import WorkbenchConfig
+from workbench.config import EmbeddingConfig, WorkbenchConfig
 from workbench.ingestion.ingest import IngestReport, Source
 from workbench.ingestion.parsing import SUPPORTED_TYPES
+from workbench.models.availability import ModelNotAvailableError
+from workbench.models.catalogue import EMBEDDING
 from workbench.ui import session
 from workbench.ui.ingest_progress import IngestProgressView
+from workbench.ui.model_choice import model_picker
 from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape, shorten
 from workbench.ui.widgets import chunking_controls, document_label
@@ -28,10 +31,14 @@ def collections_panel(collection: str | None) -> None:
                              help="Letters, digits, '-' and '_'.")
         st.caption("How its documents are chunked (you can compare and add other chunkings later in the Chunking lab).")
         chunking = chunking_controls("new_collection_chunking", WorkbenchConfig().chunking)
+        model = model_picker(
+            "Embedding model", EMBEDDING, "new_collection_model", WorkbenchConfig().embedding.model,
+            help="Fixed for the collection. all-MiniLM-L6-v2 reads English only; for Chinese pick a "
+                 "multilingual or Chinese model (downloaded once while online: python -m workbench models).")
         if st.button("Create collection", key="create_collection", type="primary"):
             try:
-                bench.create_collection(name, WorkbenchConfig(chunking=chunking))
-            except ValueError as error:  # invalid or taken name: the message names the fix
+                bench.create_collection(name, WorkbenchConfig(chunking=chunking, embedding=EmbeddingConfig(model)))
+            except (ValueError, ModelNotAvailableError) as error:  # the message names the fix
                 st.error(md_escape(error))
             else:
                 session.flash("success", f"Created collection **{md_escape(name.strip())}**. Upload files below.")
@@ -48,6 +55,21 @@ def collections_panel(collection: str | None) -> None:
             session.flash("success", f"Deleted collection **{md_escape(collection)}**.")
             session.request_collection("")
             st.rerun()
+
+
+def language_panel(collection: str) -> None:
+    """The collection's language mix, and a warning when its embedding model does not read it."""
+    try:
+        language = session.collection_language(collection)
+    except ModelNotAvailableError as error:
+        st.error(md_escape(error), icon=":material/download:")
+        return
+    if language.warning:
+        st.warning(md_escape(language.warning), icon=":material/translate:")
+    else:
+        coverage = language.coverage
+        st.caption(f"Language mix: {md_escape(language.mix.describe())} · embedding model "
+                   f"{md_escape(coverage.model)} covers {md_escape(coverage.model_languages)}")
 
 
 def upload_panel(collection: str) -> None:
@@ -169,5 +191,7 @@ if not all_documents:
     st.info("No documents yet. Drop files on the uploader above (PDF, Word, PowerPoint, Excel, HTML, Markdown, "
             "text, CSV or JSON), then press Ingest.", icon=":material/upload_file:")
     st.stop()
+if any(doc.status == "success" for doc in all_documents):
+    language_panel(current)
 document_table(all_documents)
 document_detail(current, all_documents)

@@ -84,6 +84,14 @@ def show_run(result) -> None:
     columns = st.columns(min(len(result.metrics), 7))
     for column, (name, value) in zip(itertools.cycle(columns), result.metrics.items()):
         column.metric(name, f"{value:.4f}")
+    if result.abstention is not None:
+        report = result.abstention
+        left, right, rest = st.columns([1, 1, 3])
+        left.metric("abstention precision", "n/a" if report.precision is None else f"{report.precision:.4f}",
+                    help="of the queries the confidence verdict called no_answer, the share that have no answer")
+        right.metric("abstention recall", "n/a" if report.recall is None else f"{report.recall:.4f}",
+                     help="of the golden set's no-answer queries (empty relevant list), the share called no_answer")
+        rest.caption(md_escape(report.describe()))
     for note in result.notes:
         st.caption(md_escape(note))
     if result.stage_metrics:
@@ -97,6 +105,7 @@ def show_run(result) -> None:
                         key=f"stage_chart_{result.run_id}")
     with st.expander(f"Per query ({len(result.per_query)})"):
         st.dataframe(pd.DataFrame([{"query id": q.query_id, "query": q.query, **q.metrics, "relevant": q.relevant,
+                                    **({"verdict": q.verdict} if q.verdict else {}),
                                     "top documents": ", ".join(q.ranked_doc_ids[:5])} for q in result.per_query]),
                      hide_index=True, width="stretch")
     download_buttons(result, f"run-{result.run_id}", f"export_run_{result.run_id}")

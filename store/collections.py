@@ -51,6 +51,15 @@ def create_collection(catalog: Catalog, name: str, config: dict, chunkset_key: s
     return row
 
 
+def update_collection_settings(catalog: Catalog, name: str, settings: dict) -> dict:
+    """Merge flat ``settings`` into the collection's stored ones; returns what is stored now."""
+    with catalog.connect() as con:
+        row = repo.get_collection(con, name)
+        stored = {**row.config, **settings}
+        repo.update_collection_config(con, row.id, stored)
+    return stored
+
+
 def delete_collection(catalog: Catalog, name: str) -> CollectionRow:
     """Remove the collection with its documents, chunk sets and chunks (its index files are the caller's)."""
     with catalog.connect() as con:

@@ -119,6 +119,10 @@ def bump_generation(con, collection_id: int) -> int:
     ).fetchone()[0]
 
 
+def update_collection_config(con, collection_id: int, config: dict) -> None:
+    con.execute("UPDATE collections SET config = ? WHERE id = ?", [json.dumps(config), collection_id])
+
+
 def set_default_preset(con, collection_id: int, preset: str) -> None:
     con.execute("UPDATE collections SET default_preset = ? WHERE id = ?", [preset, collection_id])
 

@@ -31,6 +31,7 @@ class RunRow:
     elapsed_s: float
     sweep_id: int | None
     created_at: datetime
+    abstention: dict | None = None  # counts of the confidence verdict against no-answer queries
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,7 @@ class QueryResultRow:
     ranked_chunk_ids: list
     relevant: int
     stage_metrics: dict
+    verdict: str | None = None  # relevant | ambiguous | no_answer
 
 
 @dataclass(frozen=True)
@@ -61,30 +63,32 @@ class SweepRow:
 
 _RUN_COLUMNS = (
     "id, collection, golden, level, label, config, overrides, metrics, stage_metrics, evaluated_top_k,"
-    " queries, skipped, notes, elapsed_s, sweep_id, created_at"
+    " queries, skipped, notes, elapsed_s, sweep_id, created_at, abstention"
 )
 _JSON_RUN_FIELDS = (5, 6, 7, 8, 11, 12)
+_ABSTENTION_FIELD = 16
 
 
 def _run(row) -> RunRow:
     values = list(row)
     for index in _JSON_RUN_FIELDS:
         values[index] = json.loads(values[index])
+    values[_ABSTENTION_FIELD] = json.loads(values[_ABSTENTION_FIELD]) if values[_ABSTENTION_FIELD] else None
     return RunRow(*values)
 
 
 def insert_run(
     con, *, collection: str, golden: str, level: str, label: str, config: dict, overrides: dict,
     metrics: dict, stage_metrics: dict, evaluated_top_k: int, queries: int, skipped: list, notes: list,
-    elapsed_s: float, sweep_id: int | None = None,
+    elapsed_s: float, sweep_id: int | None = None, abstention: dict | None = None,
 ) -> int:
     return con.execute(
         "INSERT INTO evaluation_runs (collection, golden, level, label, config, overrides, metrics, stage_metrics,"
-        " evaluated_top_k, queries, skipped, notes, elapsed_s, sweep_id)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        " evaluated_top_k, queries, skipped, notes, elapsed_s, sweep_id, abstention)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         [collection, golden, level, label, json.dumps(config), json.dumps(overrides), json.dumps(metrics),
          json.dumps(stage_metrics), evaluated_top_k, queries, json.dumps(skipped), json.dumps(notes), elapsed_s,
-         sweep_id],
+         sweep_id, json.dumps(abstention) if abstention is not None else None],
     ).fetchone()[0]
 
 
@@ -103,6 +107,7 @@ def insert_query_results(con, run_id: int, rows: list[QueryResultRow]) -> None:
         "ranked_chunk_ids": [json.dumps(r.ranked_chunk_ids) for r in rows],
         "relevant": [r.relevant for r in rows],
         "stage_metrics": [json.dumps(r.stage_metrics) for r in rows],
+        "verdict": [r.verdict for r in rows],
     })
     insert_frame(con, "evaluation_query_results", frame)
 
@@ -123,13 +128,14 @@ def get_run(con, run_id: int) -> RunRow:
 
 def query_results(con, run_id: int) -> list[QueryResultRow]:
     rows = con.execute(
-        "SELECT query_id, query, metrics, ranked_doc_ids, ranked_chunk_ids, relevant, stage_metrics"
+        "SELECT query_id, query, metrics, ranked_doc_ids, ranked_chunk_ids, relevant, stage_metrics, verdict"
         " FROM evaluation_query_results WHERE run_id = ? ORDER BY position",
         [run_id],
     ).fetchall()
     return [
-        QueryResultRow(qid, text, json.loads(metrics), json.loads(docs), json.loads(chunks), relevant, json.loads(stages))
-        for qid, text, metrics, docs, chunks, relevant, stages in rows
+        QueryResultRow(qid, text, json.loads(metrics), json.loads(docs), json.loads(chunks), relevant,
+                       json.loads(stages), verdict)
+        for qid, text, metrics, docs, chunks, relevant, stages, verdict in rows
     ]
 
 

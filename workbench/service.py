@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,10 @@ from workbench.config import (
     validate_overrides,
 )
 from workbench.embedding import get_embedder
+from workbench.embedding.registry import is_registered
+from workbench.language.coverage import CollectionLanguage, collection_language
+from workbench.models.availability import card_for, require_available
+from workbench.models.catalogue import EMBEDDING, RERANK
 from workbench.ingestion.indexing import layout_dir, sync_layout
 from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
 from workbench.ingestion.layout import Layout
@@ -89,6 +94,7 @@ class Workbench:
         self._layout_dirs: dict[tuple[str, Layout], Path] = {}
         self._query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._query_vectors_lock = threading.Lock()
+        self._languages: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # snapshot -> CollectionLanguage
 
     # -- configuration ------------------------------------------------------------------------
 
@@ -117,6 +123,16 @@ class Workbench:
             return WorkbenchConfig.from_dict({**config.flat(), **flatten(overrides)})
         return config.with_overrides(list(overrides))
 
+    @staticmethod
+    def check_models(config: WorkbenchConfig) -> None:
+        """Raise ``ModelNotAvailableError`` (naming the model and the command that downloads it)
+        when the embedding or rerank model of ``config`` is not on this machine. Callers check
+        before they write anything, so a missing model leaves the home as it was."""
+        if not is_registered(config.embedding.model):
+            require_available(config.embedding.model, EMBEDDING)
+        if config.rerank.model.strip():
+            require_available(config.rerank.model.strip(), RERANK)
+
     # -- collections --------------------------------------------------------------------------
 
     def collections(self) -> list[CollectionInfo]:
@@ -135,6 +151,7 @@ class Workbench:
         if not name or "/" in name or name.startswith("."):
             raise ValueError(f"collection name {name!r} is not valid; use letters, digits, '-' or '_'")
         config = config or WorkbenchConfig()
+        self.check_models(config)
         layout = Layout.of(config)
         return stored_collections.create_collection(
             self.catalog, name, index_overrides(config), layout.chunkset_key, layout.chunkset_config()
@@ -150,6 +167,17 @@ class Workbench:
         stored_collections.delete_collection(self.catalog, name)
         self._snapshots.forget()
         shutil.rmtree(self.home / "indexes" / name, ignore_errors=True)
+
+    def store_collection_settings(self, collection: str, settings: dict[str, object]) -> dict[str, object]:
+        """Keep query-time ``settings`` (flat keys, e.g. calibrated ``confidence.*`` thresholds)
+        with the collection: they apply before any preset. Index-time keys are refused, because
+        the collection's chunks and indexes were built with its own."""
+        index_keys = sorted(k for k in settings if k.startswith(INDEX_KEYS_PREFIXES))
+        if index_keys:
+            raise ValueError(f"{', '.join(index_keys)} cannot change on an existing collection; "
+                             "create a new collection (or a new layout in the Chunking lab) instead")
+        WorkbenchConfig.from_dict(settings)  # a bad key or value fails here, naming it
+        return stored_collections.update_collection_settings(self.catalog, collection, settings)
 
     # -- presets ------------------------------------------------------------------------------
 
@@ -189,6 +217,8 @@ class Workbench:
 
     def ingest(self, collection: str, sources: Iterable[Source], config: WorkbenchConfig | None = None,
                progress: ProgressCallback | None = None) -> IngestReport:
+        if config is not None:
+            self.check_models(config)
         self.ensure_collection(collection, config)
         config = config or self.config_for(collection)
         return ingest(self.catalog, collection, sources, self.layouts_of(collection, config), progress)
@@ -225,10 +255,24 @@ class Workbench:
             snapshot = self._snapshots.get(target)
         if snapshot is None:
             stored_collections.get_collection(self.catalog, collection)  # a clear error for an unknown collection
+            if not is_registered(config.embedding.model):
+                require_available(config.embedding.model, EMBEDDING)  # building a layout embeds its chunks
             ensure_chunkset(self.catalog, collection, layout, progress)
             sync_layout(self.catalog, self.home, collection, layout)
             snapshot = self._snapshots.get(target)
         return snapshot
+
+    def collection_language(self, collection: str, config: WorkbenchConfig | None = None) -> CollectionLanguage:
+        """The language mix of the collection's chunks (for ``config``'s layout), whether its
+        embedding model covers it, and a warning naming models that do when it does not."""
+        config = config or self.config_for(collection)
+        snapshot = self.snapshot(collection, config)
+        found = self._languages.get(snapshot)
+        if found is None:
+            texts = [chunk.text for chunk in snapshot.chunks.values()]
+            found = collection_language(texts, card_for(config.embedding.model, EMBEDDING))
+            self._languages[snapshot] = found
+        return found
 
     def embed_query(self, model: str, text: str) -> np.ndarray:
         key = (model, text)
@@ -236,7 +280,7 @@ class Workbench:
             if key in self._query_vectors:
                 self._query_vectors.move_to_end(key)
                 return self._query_vectors[key]
-        vector = get_embedder(model).embed([text])[0]
+        vector = get_embedder(model).embed_queries([text])[0]
         with self._query_vectors_lock:
             self._query_vectors[key] = vector
             while len(self._query_vectors) > 20_000:
@@ -248,7 +292,7 @@ class Workbench:
         missing = [t for t in dict.fromkeys(texts) if (model, t) not in self._query_vectors]
         if not missing:
             return
-        vectors = get_embedder(model).embed(missing)
+        vectors = get_embedder(model).embed_queries(missing)
         with self._query_vectors_lock:
             for text, vector in zip(missing, vectors):
                 self._query_vectors[(model, text)] = vector

@@ -1,7 +1,7 @@
 """Fixtures for the app's AppTest tests (the Retrieval lab and Evaluation tests reuse them).
 
-- ``demo_home``: a home with the bundled demo loaded, built once per test session. Treat it as
-  read-only; a test that changes the home takes ``demo_home_copy`` instead.
+- ``demo_home`` (from ``tests/conftest.py``): a home with the bundled demo loaded, built once per
+  test session. Treat it as read-only; a test that changes the home takes ``demo_home_copy``.
 - ``open_app``: start ``app.py`` on a home (optionally on one page) under AppTest.
 
 Every test here also gets ``_navigation_runs_the_app_script`` (autouse), see its docstring.
@@ -45,18 +45,6 @@ def _navigation_runs_the_app_script(monkeypatch: pytest.MonkeyPatch) -> None:
         PagesManager.uses_pages_directory = False
 
     monkeypatch.setattr(PagesManager, "__init__", init_as_navigation_app)
-
-
-@pytest.fixture(scope="session")
-def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A home holding the demo collection ``demo`` and the golden set ``demo`` (read-only)."""
-    from workbench.ingestion.demo import load_demo
-    from workbench.service import Workbench
-
-    home = tmp_path_factory.mktemp("demo-home")
-    loaded = load_demo(Workbench(home))
-    assert not loaded.report.failures, loaded.report.summary()
-    return home
 
 
 @pytest.fixture

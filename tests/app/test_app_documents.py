@@ -108,3 +108,56 @@ def test_create_a_collection_then_delete_it(tmp_path: Path, open_app):
 def test_deleting_needs_the_confirmation(demo_home: Path, open_app):
     app = open_app(demo_home, page=PAGE)
     assert app.button(key="delete_collection").disabled
+
+
+def test_a_model_that_is_not_downloaded_cannot_create_a_collection(tmp_path: Path, open_app, monkeypatch):
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    app = open_app(tmp_path / "home", page=PAGE)
+    picker = app.selectbox(key="new_collection_model")
+    assert picker.value == "all-MiniLM-L6-v2"
+    labels = list(picker.options)  # AppTest holds the formatted labels
+    assert "all-MiniLM-L6-v2 — en · 91 MB · bundled" in labels
+    assert "BAAI/bge-small-zh-v1.5 — zh · 96 MB · not downloaded" in labels
+    app.text_input(key="new_collection_name").input("chinese").run()
+    picker.set_value("BAAI/bge-small-zh-v1.5").run()
+    app.button(key="create_collection").click().run()
+    assert not app.exception, app.exception
+    expected = ("embedding model 'BAAI/bge-small-zh-v1.5' is not available offline: it must be downloaded once "
+                f"while online (about 96 MB). It will be cached in {tmp_path / 'hub'}. Download it with: "
+                "python -m workbench models download BAAI/bge-small-zh-v1.5")
+    assert expected in texts(app, "error")
+    assert Workbench(tmp_path / "home").collection_names() == []
+
+
+def test_a_local_model_folder_can_be_typed_in(tmp_path: Path, open_app, tiny_chinese_model_dir: Path):
+    app = open_app(tmp_path / "home", page=PAGE)
+    app.text_input(key="new_collection_name").input("local").run()
+    app.selectbox(key="new_collection_model").set_value("__other__").run()
+    app.text_input(key="new_collection_model_other").input(str(tiny_chinese_model_dir)).run()
+    app.button(key="create_collection").click().run()
+    assert not app.exception, app.exception
+    (info,) = Workbench(tmp_path / "home").collections()
+    assert info.embedding_model == str(tiny_chinese_model_dir)
+
+
+def test_a_chinese_collection_warns_that_the_english_model_cannot_read_it(tmp_path: Path, open_app):
+    from workbench.ingestion.ingest import Source
+
+    home = tmp_path / "home"
+    notes = {f"笔记{n}.md": f"# 第{n}篇笔记\n\n检索增强生成先检索相关段落，再让模型根据这些段落回答问题。第{n}篇。\n"
+             for n in range(3)}
+    report = Workbench(home).ingest("zh", [Source.from_markdown(name, text) for name, text in notes.items()])
+    assert not report.failures
+    app = open_app(home, page=PAGE)
+    assert not app.exception, app.exception
+    (warning,) = [text for text in texts(app, "warning") if "does not cover" in text]
+    assert "all-MiniLM-L6-v2 does not cover (it covers en)" in warning
+    assert "Models that cover zh: paraphrase-multilingual-MiniLM-L12-v2, BAAI/bge-small-zh-v1.5" in warning
+
+
+def test_an_english_collection_shows_its_language_mix(demo_home: Path, open_app):
+    app = open_app(demo_home, page=PAGE)
+    captions = texts(app, "caption")
+    assert any(text.startswith("Language mix: Latin (en) 100%") and "covers en" in text for text in captions), captions

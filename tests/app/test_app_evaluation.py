@@ -80,3 +80,16 @@ def test_adding_a_judgement_writes_the_golden_file(page, demo_home_copy: Path):
     assert not page.exception, page.exception
     written = (demo_home_copy / "golden_sets" / "mine.jsonl").read_text()
     assert '"query": "how does fusion work"' in written and '"quote": "reciprocal rank fusion"' in written
+
+
+def test_a_golden_set_with_no_answer_queries_shows_abstention(demo_home_copy: Path, open_app):
+    off_topic = Path(__file__).resolve().parents[1] / "workbench" / "retrieval" / "off_topic_queries.jsonl"
+    golden = demo_home_copy / "golden_sets" / "demo.jsonl"
+    golden.write_text(golden.read_text(encoding="utf-8") + off_topic.read_text(encoding="utf-8"), encoding="utf-8")
+    app = open_app(demo_home_copy, page=PAGE)
+    app.button(key="evaluate_run").click().run()
+    assert not app.exception, app.exception
+    shown = {metric.label: metric.value for metric in app.metric}
+    assert float(shown["abstention recall"]) >= 0.9
+    assert float(shown["abstention precision"]) >= 0.9
+    assert any("30 of 30 no\\-answer queries" in text for text in _texts(app, "caption"))  # Markdown-escaped

@@ -14,6 +14,7 @@ QUERY_TIME_KEYS: tuple[str, ...] = (
     "retrieval.mode",
     "retrieval.candidates",
     "retrieval.top_k",
+    "retrieval.language_guard",
     "fusion.method",
     "fusion.k",
     "fusion.weights",

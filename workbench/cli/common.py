@@ -21,15 +21,25 @@ def workbench_from(args):
     return Workbench(args.home)
 
 
+def checked_config(bench, collection, args):
+    """The effective configuration, with its models checked: a model that is not on this machine
+    stops the command here, with the command that downloads it, before anything is written."""
+    config = bench.config_for(collection, args.preset, args.overrides)
+    bench.check_models(config)
+    return config
+
+
 def config_for_new_or_existing(bench, collection, args):
     from workbench.service import NotFoundError
 
     try:
-        return bench.config_for(collection, args.preset, args.overrides)
+        config = bench.config_for(collection, args.preset, args.overrides)
     except NotFoundError:
-        if collection not in bench.collection_names():
-            return bench.config_for(None, args.preset, args.overrides)
-        raise
+        if collection in bench.collection_names():
+            raise
+        config = bench.config_for(None, args.preset, args.overrides)
+    bench.check_models(config)
+    return config
 
 
 def print_progress(event) -> None:

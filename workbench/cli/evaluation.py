@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from workbench.cli.common import EXIT_BELOW_THRESHOLD, EXIT_OK, workbench_from
+from workbench.cli.common import EXIT_BELOW_THRESHOLD, EXIT_OK, checked_config, workbench_from
 
 STAGE_COLUMNS_SHOWN = 4  # metrics shown per stage in text output (plus the pool columns)
 
@@ -97,7 +97,7 @@ def failures(metrics: dict[str, float], thresholds: dict[str, float]) -> list[st
 def _golden_and_config(bench, args):
     from workbench.evaluation import golden as golden_sets
 
-    config = bench.config_for(args.collection, args.preset, args.overrides)
+    config = checked_config(bench, args.collection, args)
     return golden_sets.find(args.golden or args.collection, bench.home), config
 
 
@@ -148,6 +148,12 @@ def _print_run(result) -> None:
         for stage, row in result.stage_metrics.items():
             cells = "".join(f"{row.get(c, 0.0):>13.4f}" for c in shown + [POOL_RECALL])
             print(f"  {stage:<8}{cells}{row.get(POOL_SIZE, 0.0):>13.1f}")
+    if result.abstention is not None:
+        print(f"  {result.abstention.describe()}")
+    verdicts = [q.verdict for q in result.per_query if q.verdict]
+    if verdicts:
+        counts = {v: verdicts.count(v) for v in ("relevant", "ambiguous", "no_answer")}
+        print("confidence over the answerable queries: " + ", ".join(f"{v} {n}" for v, n in counts.items()))
     for note in result.notes:
         print(f"note: {note}")
     if result.run_id is not None:

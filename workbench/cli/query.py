@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.cli.common import EXIT_OK, workbench_from
+from workbench.cli.common import EXIT_OK, checked_config, workbench_from
 
 
 def add_commands(commands, common) -> None:
@@ -16,7 +16,7 @@ def add_commands(commands, common) -> None:
 
 def cmd_query(args) -> int:
     bench = workbench_from(args)
-    config = bench.config_for(args.collection, args.preset, args.overrides)
+    config = checked_config(bench, args.collection, args)
     trace = bench.query(args.text, args.collection, config)
     if args.json:
         print(trace.to_json(indent=2))
@@ -30,5 +30,11 @@ def cmd_query(args) -> int:
             where = f"{view.source}" + (f" > {' > '.join(view.heading_path)}" if view and view.heading_path else "")
             snippet = " ".join(view.text.split())[:100] if view else ""
             print(f"  {hit.rank:>3}. {hit.score:9.4f}  [{where}]  {snippet}")
+    confidence = trace.confidence
+    if confidence is not None:
+        print(f"confidence: {confidence.verdict} ({confidence.reason})")
+        for evidence in confidence.evidence:
+            counted = "" if evidence.used else " (not counted)"
+            print(f"  {evidence.signal:<7}{counted} {evidence.detail}")
     print(f"total {trace.total_ms:.1f} ms")
     return EXIT_OK

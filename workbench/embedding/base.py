@@ -21,7 +21,13 @@ class Embedder(ABC):
     max_tokens: int | None = None
 
     @abstractmethod
-    def embed(self, texts: list[str]) -> np.ndarray: ...
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Vectors of passages (chunk texts): what the indexes hold."""
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Vectors of queries. Models trained with a query prefix or instruction override this
+        (see ``SentenceTransformerEmbedder``); for the rest a query is embedded like a passage."""
+        return self.embed(texts)
 
     def token_counts(self, texts: list[str]) -> list[int] | None:
         """Token counts in the model's tokenizer, or None when the model has none."""

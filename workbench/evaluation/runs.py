@@ -12,6 +12,7 @@ from dataclasses import asdict
 from store import evaluation_runs as stored_runs
 from store.catalog import Catalog
 from store.runs_repository import QueryResultRow, RunRow, SweepRow
+from workbench.evaluation.abstention import AbstentionReport
 from workbench.evaluation.runner import EvaluationResult, QueryResult, SkippedQuery
 
 
@@ -19,7 +20,8 @@ def save_run(catalog: Catalog, result: EvaluationResult, *, label: str = "", ove
              sweep_id: int | None = None) -> int:
     """Store ``result`` (one transaction) and return its run id; also sets ``result.run_id``."""
     rows = [
-        QueryResultRow(q.query_id, q.query, q.metrics, q.ranked_doc_ids, q.ranked_chunk_ids, q.relevant, q.stage_metrics)
+        QueryResultRow(q.query_id, q.query, q.metrics, q.ranked_doc_ids, q.ranked_chunk_ids, q.relevant,
+                       q.stage_metrics, q.verdict)
         for q in result.per_query
     ]
     stored = stored_runs.save_run(
@@ -28,6 +30,7 @@ def save_run(catalog: Catalog, result: EvaluationResult, *, label: str = "", ove
         stage_metrics=result.stage_metrics, evaluated_top_k=result.evaluated_top_k,
         skipped=[asdict(s) for s in result.skipped], notes=result.notes, elapsed_s=result.elapsed_s,
         sweep_id=sweep_id, results=rows,
+        abstention=result.abstention.to_dict() if result.abstention else None,
     )
     result.run_id = stored.id
     result.label = stored.label
@@ -47,7 +50,8 @@ def _result(row: RunRow, results: list[QueryResultRow]) -> EvaluationResult:
         config=row.config,
         metrics=row.metrics,
         per_query=[
-            QueryResult(r.query_id, r.query, r.metrics, r.ranked_doc_ids, r.ranked_chunk_ids, r.relevant, r.stage_metrics)
+            QueryResult(r.query_id, r.query, r.metrics, r.ranked_doc_ids, r.ranked_chunk_ids, r.relevant,
+                        r.stage_metrics, r.verdict)
             for r in results
         ],
         elapsed_s=row.elapsed_s,
@@ -58,6 +62,7 @@ def _result(row: RunRow, results: list[QueryResultRow]) -> EvaluationResult:
         run_id=row.id,
         label=row.label,
         created_at=row.created_at.isoformat(timespec="seconds"),
+        abstention=AbstentionReport.from_dict(row.abstention) if row.abstention else None,
     )
 
 

@@ -15,6 +15,8 @@ TOP_K_LIMITS = key_limits("retrieval.top_k")
 #: fewer than the pipeline's default: an agent reads every passage it gets
 TOP_K_DEFAULT = 5
 NEIGHBORS_LIMITS, NEIGHBORS_DEFAULT = Limits(0, 5), 0
+#: min_confidence values, weakest first (the verdicts of workbench.retrieval.confidence)
+CONFIDENCE_LEVELS = ("no_answer", "ambiguous", "relevant")
 QUERY_MAX_CHARS = 2000
 
 
@@ -50,6 +52,15 @@ def check_top_k(top_k: int) -> int:
 
 def check_neighbors(neighbors: int) -> int:
     return check_whole_number("neighbors", neighbors, NEIGHBORS_LIMITS, NEIGHBORS_DEFAULT)
+
+
+def check_min_confidence(value: str | None) -> str | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    text = str(value).strip().lower()
+    if text not in CONFIDENCE_LEVELS:
+        raise ToolInputError(f"min_confidence must be one of {', '.join(CONFIDENCE_LEVELS)} (or omitted); got {value!r}")
+    return text
 
 
 def check_reference(name: str, value: str) -> str:

@@ -9,12 +9,24 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from workbench.mcp_server.schemas import Citation, SearchResult
+from workbench.mcp_server.schemas import Citation, ConfidenceResult, ConfidenceSignal, SearchResult
 
 HEADING_SEPARATOR = " › "
+NO_ANSWER, AMBIGUOUS = "no_answer", "ambiguous"
 
 
-def citations_from_hits(hits: Iterable, chunk_views: dict) -> list[Citation]:
+def confidence_result(confidence) -> ConfidenceResult | None:
+    """The trace's ``Confidence`` as the schema model (None when the trace has none)."""
+    if confidence is None:
+        return None
+    return ConfidenceResult(
+        verdict=confidence.verdict, reason=confidence.reason,
+        evidence=[ConfidenceSignal(signal=e.signal, value=e.value, low=e.low, high=e.high, used=e.used,
+                                   says=e.says, detail=e.detail) for e in confidence.evidence],
+    )
+
+
+def citations_from_hits(hits: Iterable, chunk_views: dict, low_confidence: bool = False) -> list[Citation]:
     """One citation per ranked hit that has a chunk view, numbered from 1 in rank order.
 
     ``hits`` are ``workbench.retrieval.ranking.Hit`` values (final stage), ``chunk_views`` the trace's
@@ -36,6 +48,7 @@ def citations_from_hits(hits: Iterable, chunk_views: dict) -> list[Citation]:
                 page=view.page,
                 score=float(hit.score),
                 text=view.text,
+                low_confidence=low_confidence,
             )
         )
     return citations
@@ -57,20 +70,39 @@ def quote(text: str) -> list[str]:
 
 
 def render_search(result: SearchResult, notes: Iterable[str] = ()) -> str:
+    """The search result as Markdown. When no passage looks relevant, the text says so first and
+    marks every candidate that follows LOW CONFIDENCE, so a model reading it does not answer from them."""
     scope = f"collection `{result.collection}`, preset `{result.preset}`, {result.mode} retrieval"
     notes = [note for note in notes if note]
+    confidence = result.confidence
+    verdict = confidence.verdict if confidence else None
+    lines: list[str] = []
+    if verdict == NO_ANSWER:
+        lines.append(f"No passage in collection `{result.collection}` looks relevant to “{result.query}” "
+                     f"({confidence.reason}).")
+    if result.withheld:
+        lines.append(f"{result.withheld} passage{'s' if result.withheld != 1 else ''} left out: confidence "
+                     f"{verdict} is below min_confidence.")
     if not result.citations:
-        lines = [f"No passage matches “{result.query}” ({scope})."]
+        if not lines:
+            lines.append(f"No passage matches “{result.query}” ({scope}).")
         lines += [f"_Note: {note}_" for note in notes]
         return "\n".join(lines) + "\n"
     count = len(result.citations)
-    lines = [
-        f"{count} passage{'s' if count != 1 else ''} for “{result.query}” ({scope}). "
-        "Cite a passage by its mark, e.g. [1].",
-        "",
-    ]
+    if verdict == NO_ANSWER:
+        lines += ["The closest candidates follow, each marked LOW CONFIDENCE: they are not an answer, so do not "
+                  "answer from them as if they were.", "",
+                  f"{count} candidate{'s' if count != 1 else ''} ({scope}):"]
+    else:
+        lines.append(f"{count} passage{'s' if count != 1 else ''} for “{result.query}” ({scope}). "
+                     "Cite a passage by its mark, e.g. [1].")
+        if verdict == AMBIGUOUS:
+            lines.append(f"Confidence: ambiguous ({confidence.reason}); check that a passage really answers the "
+                         "question before using it.")
+    lines.append("")
     for citation in result.citations:
-        lines.append(f"[{citation.id}] **{location(citation)}**")
+        marker = " (LOW CONFIDENCE)" if citation.low_confidence else ""
+        lines.append(f"[{citation.id}]{marker} **{location(citation)}**")
         lines.extend(quote(citation.text))
         lines.append("")
     lines.append("Sources:")

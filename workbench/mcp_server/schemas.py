@@ -20,6 +20,27 @@ class Citation(BaseModel):
     page: int | None = Field(description="1-based page for paged formats (PDF), else null")
     score: float = Field(description="score from the last pipeline stage (higher is better; scale depends on stage)")
     text: str = Field(description="the passage text")
+    low_confidence: bool = Field(
+        default=False, description="true when no passage looks relevant (confidence.verdict is no_answer): "
+                                   "a candidate, not an answer")
+
+
+class ConfidenceSignal(BaseModel):
+    signal: str = Field(description="terms (idf-weighted share of query terms in the best top hit), dense (best "
+                                    "cosine in sd above the collection's background) or rerank (cross-encoder "
+                                    "probability)")
+    value: float | None = Field(description="the measured value; null when it could not be measured")
+    low: float = Field(description="below this the signal says no_answer")
+    high: float = Field(description="from this up the signal says relevant")
+    used: bool = Field(description="whether it counted in the verdict")
+    says: str | None = Field(description="the verdict this signal alone gives, when used")
+    detail: str = Field(description="the evidence in words")
+
+
+class ConfidenceResult(BaseModel):
+    verdict: str = Field(description="relevant, ambiguous or no_answer: is the retrieved context worth answering from")
+    reason: str = Field(description="what each signal said")
+    evidence: list[ConfidenceSignal]
 
 
 class SearchResult(BaseModel):
@@ -28,6 +49,9 @@ class SearchResult(BaseModel):
     preset: str = Field(description="the preset whose settings produced this ranking")
     mode: str = Field(description="retrieval route: hybrid, bm25 or dense")
     citations: list[Citation] = Field(description="passages, best first")
+    confidence: ConfidenceResult | None = Field(
+        default=None, description="whether any passage looks relevant to the query, with the evidence")
+    withheld: int = Field(default=0, description="passages left out because the verdict is below min_confidence")
 
 
 class CollectionEntry(BaseModel):

@@ -31,6 +31,7 @@ from mcp_types import Resource as MCPResource
 from pydantic import Field
 
 from workbench.mcp_server.arguments import (
+    CONFIDENCE_LEVELS,
     NEIGHBORS_DEFAULT,
     NEIGHBORS_LIMITS,
     QUERY_MAX_CHARS,
@@ -67,6 +68,10 @@ DocumentRef = Annotated[int | str, Field(
     description="numeric document id (from citations), external id, or file name")]
 DocumentScope = Annotated[str | None, Field(
     description="collection to look in; default: every collection (numeric ids are unique anyway)")]
+MinConfidence = Annotated[str | None, Field(
+    description="leave the passages out unless the confidence verdict reaches this: relevant, or ambiguous "
+                "(which keeps relevant too); default: keep them, marked low-confidence when none looks relevant",
+    json_schema_extra={"enum": [*CONFIDENCE_LEVELS, None]})]
 ChunkId = Annotated[int, Field(description="chunk id, from citations or list_document_sections")]
 Neighbors = Annotated[int, Field(description=f"chunks to include before and after, {NEIGHBORS_LIMITS.describe()}",
                                  json_schema_extra=NEIGHBORS_LIMITS.json_schema())]
@@ -214,31 +219,36 @@ def build_server(provider: HubProvider) -> WorkbenchMCPServer:
 
     @tool("Query the knowledge base")
     def query_knowledge_hub(query: Query, top_k: TopK = TOP_K_DEFAULT, collection: CollectionName = None,
-                            preset: PresetName = None) -> Annotated[CallToolResult, SearchResult]:
+                            preset: PresetName = None,
+                            min_confidence: MinConfidence = None) -> Annotated[CallToolResult, SearchResult]:
         """Answer-ready passages from the user's knowledge base, retrieved with the pipeline and
         preset they tuned in RAG Workbench (hybrid dense + BM25 retrieval, fusion, and MMR or
         reranking if the preset enables them). content[0] is Markdown: passages marked [1], [2], ...
         and a source list; cite passages by these marks. structuredContent.citations[n-1] is
-        passage [n]: source file, doc_id, chunk_id, heading_path, page, score and text. Read around
-        a passage with get_chunk(chunk_id, neighbors); describe its document with
+        passage [n]: source file, doc_id, chunk_id, heading_path, page, score and text.
+        structuredContent.confidence.verdict says whether the passages look relevant (relevant,
+        ambiguous or no_answer), with its evidence; when it is no_answer, content[0] says so first
+        and the candidates are marked low-confidence: do not answer from them. Read around a
+        passage with get_chunk(chunk_id, neighbors); describe its document with
         get_document_summary(doc_id)."""
-        return provider.call(lambda hub: hub.query_knowledge_hub(query, top_k, collection, preset))
+        return provider.call(lambda hub: hub.query_knowledge_hub(query, top_k, collection, preset, min_confidence))
 
     @tool("Keyword (BM25) search")
-    def search_by_keyword(query: Query, top_k: TopK = TOP_K_DEFAULT,
-                          collection: CollectionName = None) -> Annotated[CallToolResult, SearchResult]:
+    def search_by_keyword(query: Query, top_k: TopK = TOP_K_DEFAULT, collection: CollectionName = None,
+                          min_confidence: MinConfidence = None) -> Annotated[CallToolResult, SearchResult]:
         """BM25 keyword search only: no embeddings, fusion, MMR or reranking. Best for exact
-        terms, names, codes and identifiers. Same result shape as query_knowledge_hub; scores
-        are BM25 scores. Uses the chunking and filters of the collection's default preset."""
-        return provider.call(lambda hub: hub.search_by_keyword(query, top_k, collection))
+        terms, names, codes and identifiers. Same result shape as query_knowledge_hub, confidence
+        included; scores are BM25 scores. Uses the chunking and filters of the collection's
+        default preset."""
+        return provider.call(lambda hub: hub.search_by_keyword(query, top_k, collection, min_confidence))
 
     @tool("Semantic (dense) search")
-    def search_by_semantic(query: Query, top_k: TopK = TOP_K_DEFAULT,
-                           collection: CollectionName = None) -> Annotated[CallToolResult, SearchResult]:
+    def search_by_semantic(query: Query, top_k: TopK = TOP_K_DEFAULT, collection: CollectionName = None,
+                           min_confidence: MinConfidence = None) -> Annotated[CallToolResult, SearchResult]:
         """Embedding similarity search only: no BM25, fusion, MMR or reranking. Best for
         paraphrased or conceptual questions whose wording differs from the documents. Same
-        result shape as query_knowledge_hub; scores are cosine similarities."""
-        return provider.call(lambda hub: hub.search_by_semantic(query, top_k, collection))
+        result shape as query_knowledge_hub, confidence included; scores are cosine similarities."""
+        return provider.call(lambda hub: hub.search_by_semantic(query, top_k, collection, min_confidence))
 
     @tool("List collections")
     def list_collections() -> Annotated[CallToolResult, CollectionList]:
@@ -284,12 +294,27 @@ def build_server(provider: HubProvider) -> WorkbenchMCPServer:
     return server
 
 
+def _check_named_models(config, overrides: list[str]) -> None:
+    """A model named by --set must be on this machine before the server starts: a client would
+    otherwise see every query fail. (Models of a collection or preset are checked per call.)"""
+    from workbench.models.availability import require_available
+    from workbench.models.catalogue import EMBEDDING, RERANK
+
+    named = {assignment.partition("=")[0].strip() for assignment in overrides}
+    if "embedding.model" in named:
+        require_available(config.embedding.model, EMBEDDING)
+    if "rerank.model" in named and config.rerank.model.strip():
+        require_available(config.rerank.model.strip(), RERANK)
+
+
 def serve(home: str | None, preset: str | None, collection: str | None, overrides: list[str] | None) -> int:
     """Serve until the client closes stdin, then end the process (exit status 0). Returns only
-    when it cannot start (a bad --set raises ConfigError, which the CLI reports)."""
+    when it cannot start (a bad --set raises ConfigError, a model it names that is not on this machine
+    raises ModelNotAvailableError; the CLI reports either)."""
     from workbench.config import WorkbenchConfig
     from workbench.service import resolve_home
-    WorkbenchConfig().with_overrides(overrides or [])  # a bad --set fails now, not on every call
+    config = WorkbenchConfig().with_overrides(overrides or [])  # a bad --set fails now, not on every call
+    _check_named_models(config, overrides or [])
     logging.getLogger("workbench").setLevel(logging.INFO)  # start-up and warm-up lines, on stderr
     defaults = ServerDefaults(collection=collection, preset=preset, overrides=tuple(overrides or ()))
     log.info("serving %s over MCP stdio (collection %s, preset %s)", resolve_home(home),

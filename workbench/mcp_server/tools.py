@@ -33,12 +33,13 @@ from workbench.embedding import get_embedder
 from workbench.mcp_server import views
 from workbench.mcp_server.arguments import (
     ToolInputError,
+    check_min_confidence,
     check_neighbors,
     check_query,
     check_reference,
     check_top_k,
 )
-from workbench.mcp_server.citations import citations_from_hits, render_search
+from workbench.mcp_server.citations import citations_from_hits, confidence_result, render_search
 from workbench.mcp_server.defaults import ServerDefaults
 from workbench.mcp_server.outline import ChunkSpan, chunk_ids_overlapping, excerpt, sections_of
 from workbench.mcp_server.schemas import (
@@ -52,6 +53,8 @@ from workbench.mcp_server.schemas import (
     Section,
     SectionList,
 )
+from workbench.models.availability import ModelNotAvailableError
+from workbench.retrieval.confidence import NO_ANSWER, reaches
 from workbench.retrieval.pipeline import QueryError
 from workbench.service import NotFoundError, Workbench
 
@@ -59,7 +62,8 @@ log = logging.getLogger(__name__)
 
 URI_SCHEME = "workbench"
 #: errors a caller can act on; anything else is a bug, logged with its traceback
-CALLER_ERRORS: tuple[type[Exception], ...] = (ToolInputError, NotFoundError, ConfigError, QueryError, CatalogBusyError)
+CALLER_ERRORS: tuple[type[Exception], ...] = (ToolInputError, NotFoundError, ConfigError, QueryError, CatalogBusyError,
+                                              ModelNotAvailableError)
 #: the search tools for agents that pick their own strategy run one route, nothing after it
 KEYWORD_ONLY = {"retrieval.mode": "bm25", "mmr.enabled": False, "rerank.model": ""}
 SEMANTIC_ONLY = {"retrieval.mode": "dense", "mmr.enabled": False, "rerank.model": ""}
@@ -172,30 +176,40 @@ class KnowledgeHub:
     # -- search tools -------------------------------------------------------------------------
 
     def query_knowledge_hub(self, query: str, top_k: int, collection: str | None = None,
-                            preset: str | None = None) -> ToolOutput:
-        return self._search(query, top_k, collection, preset, {})
+                            preset: str | None = None, min_confidence: str | None = None) -> ToolOutput:
+        return self._search(query, top_k, collection, preset, {}, min_confidence)
 
-    def search_by_keyword(self, query: str, top_k: int, collection: str | None = None) -> ToolOutput:
-        return self._search(query, top_k, collection, None, KEYWORD_ONLY)
+    def search_by_keyword(self, query: str, top_k: int, collection: str | None = None,
+                          min_confidence: str | None = None) -> ToolOutput:
+        return self._search(query, top_k, collection, None, KEYWORD_ONLY, min_confidence)
 
-    def search_by_semantic(self, query: str, top_k: int, collection: str | None = None) -> ToolOutput:
-        return self._search(query, top_k, collection, None, SEMANTIC_ONLY)
+    def search_by_semantic(self, query: str, top_k: int, collection: str | None = None,
+                           min_confidence: str | None = None) -> ToolOutput:
+        return self._search(query, top_k, collection, None, SEMANTIC_ONLY, min_confidence)
 
     def _search(self, query: str, top_k: int, collection: str | None, preset: str | None,
-                route: dict[str, object]) -> ToolOutput:
+                route: dict[str, object], min_confidence: str | None = None) -> ToolOutput:
         text, k = check_query(query), check_top_k(top_k)
+        minimum = check_min_confidence(min_confidence)
         target = self.resolve(collection, preset)
         config = target.config.with_value("retrieval.top_k", k)
         for key, value in route.items():
             config = config.with_value(key, value)
         with self._pipeline_lock:
             trace = self.bench.query(text, target.collection, config)
+        verdict = trace.confidence.verdict if trace.confidence else None
+        citations = citations_from_hits(trace.final.hits, trace.chunks, low_confidence=verdict == NO_ANSWER)
+        withheld = 0
+        if minimum and verdict and not reaches(verdict, minimum):
+            withheld, citations = len(citations), []
         result = SearchResult(
             query=text,
             collection=target.collection,
             preset=target.preset,
             mode=config.retrieval.mode,
-            citations=citations_from_hits(trace.final.hits, trace.chunks),
+            citations=citations,
+            confidence=confidence_result(trace.confidence),
+            withheld=withheld,
         )
         return ToolOutput(render_search(result, trace.notes), result)
 

@@ -10,6 +10,7 @@ and scores, pay for nothing else.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Callable, Sequence
 
 import numpy as np
@@ -25,8 +26,10 @@ from workbench.config import (
     WorkbenchConfig,
     section_dict,
 )
+from workbench.retrieval.assessment import DeferredConfidence, RerankScores
 from workbench.retrieval.filters import ChunkScope, filter_hits, scope_of
 from workbench.retrieval.fusion import fuse
+from workbench.retrieval.language_guard import LanguageCheck, check_language
 from workbench.retrieval.lazy import LazyMapping
 from workbench.retrieval.mmr import mmr
 from workbench.retrieval.ranking import RankedList
@@ -66,13 +69,16 @@ def run_pipeline(
     scope = scope_of(snapshot, config.filters)
     vector = QueryVector(embed_query, query)
 
+    language = check_language(query, config.retrieval.language_guard, mode, config.embedding.model,
+                              config.rerank.model)
+
     stages: list[StageTrace] = []
     if mode in ("dense", "hybrid"):
-        stages.append(_dense_stage(snapshot, vector, config.dense, candidates, scope))
+        stages.append(_dense_stage(snapshot, vector, config.dense, candidates, scope, language))
     if mode in ("bm25", "hybrid"):
         stages.append(_bm25_stage(snapshot, query, config.bm25, candidates, scope))
     if mode == "hybrid":
-        stages.append(_fusion_stage([route.ranked for route in stages], config.fusion))
+        stages.append(_fusion_stage([route.ranked for route in stages], config.fusion, language))
     if scope is not None:
         stages.append(_filter_stage(stages[-1].ranked, scope, config.filters))
     if config.mmr.enabled:
@@ -89,6 +95,8 @@ def run_pipeline(
         chunks=SnapshotChunkViews(snapshot, (stage.ranked for stage in stages)),
         total_ms=_ms(started),
         notes=_distinct_notes(stages),
+        language=language,
+        confidence_source=_deferred_confidence(query, stages, snapshot, config, language, scope),
     )
 
 
@@ -112,9 +120,10 @@ def _distinct_notes(stages: Sequence[StageTrace]) -> tuple[str, ...]:
 # -- stages -------------------------------------------------------------------------------------
 
 def _dense_stage(snapshot: Snapshot, vector: QueryVector, config: DenseConfig, candidates: int,
-                 scope: ChunkScope | None) -> StageTrace:
+                 scope: ChunkScope | None, language: LanguageCheck) -> StageTrace:
     started = time.perf_counter()
-    notes = []
+    # in dense mode the guard cannot leave the only route out; it says what to expect instead
+    notes = [language.note] if language.note and language.dense_votes else []
     if snapshot.dense is None or len(snapshot.dense) == 0:
         ranked = RankedList("dense")
         notes.append("the collection has no vectors yet")
@@ -135,10 +144,18 @@ def _bm25_stage(snapshot: Snapshot, query: str, config: Bm25Config, candidates: 
     return _route_trace("bm25", section_dict(config), candidates, ranked, started, notes, scope)
 
 
-def _fusion_stage(routes: list[RankedList], config: FusionConfig) -> StageTrace:
+def _fusion_stage(routes: list[RankedList], config: FusionConfig, language: LanguageCheck) -> StageTrace:
+    """Fuse the routes that vote. A dense route whose model cannot read the query does not (the
+    language guard); its list stays in the trace for learning, only its vote goes."""
     started = time.perf_counter()
-    fusion = fuse(routes, config)
-    return StageTrace("fusion", section_dict(config), fusion.ranked, _ms(started), (), fusion.breakdown)
+    voting, fusion_config = routes, config
+    if not language.dense_votes:
+        voting = [route for route in routes if route.name != "dense"]
+        # weights follow the routes, dense first: the remaining routes keep their own weights
+        fusion_config = replace(config, weights=tuple(config.weights[len(routes) - len(voting):]))
+    fusion = fuse(voting, fusion_config)
+    notes = (language.note,) if language.note else ()
+    return StageTrace("fusion", section_dict(config), fusion.ranked, _ms(started), notes, fusion.breakdown)
 
 
 def _filter_stage(current: RankedList, scope: ChunkScope, config: FilterConfig) -> StageTrace:
@@ -170,11 +187,14 @@ def _rerank_stage(query: str, current: RankedList, snapshot: Snapshot, config: R
         outcome = rerank(query, current, texts, reranker, config.top_m, config.timeout_s)
         ranked, notes = outcome.ranked, outcome.notes
         details = {cid: {"rerank_score": s, "previous_rank": current.rank_of(cid)} for cid, s in outcome.scores.items()}
+        # what the scores are (logits or probabilities), for the confidence verdict
+        stage_config = section_dict(config) | ({"score_kind": reranker.score_kind} if outcome.scores else {})
     except Exception as error:  # loading failures fall back exactly like scoring failures
         ranked = current.renamed("rerank")
         notes = (f"rerank fell back to the previous order: {error}",)
         details = {}
-    return StageTrace("rerank", section_dict(config), ranked, _ms(started), notes, details)
+        stage_config = section_dict(config)
+    return StageTrace("rerank", stage_config, ranked, _ms(started), notes, details)
 
 
 def _final_stage(current: RankedList, top_k: int) -> StageTrace:
@@ -182,6 +202,21 @@ def _final_stage(current: RankedList, top_k: int) -> StageTrace:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+def _deferred_confidence(query: str, stages: Sequence[StageTrace], snapshot: Snapshot, config: WorkbenchConfig,
+                         language: LanguageCheck, scope: ChunkScope | None) -> DeferredConfidence:
+    """The verdict's inputs, measured when someone reads ``Trace.confidence``."""
+    by_name = {stage.stage: stage for stage in stages}
+    dense = by_name["dense"].ranked if "dense" in by_name else None
+    rerank_stage = by_name.get("rerank")
+    reranked = None
+    if rerank_stage is not None and rerank_stage.details:
+        reranked = RerankScores({cid: detail["rerank_score"] for cid, detail in rerank_stage.details.items()},
+                                rerank_stage.config.get("score_kind", "logit"), config.rerank.model)
+    searched = len(scope.chunk_ids) if scope is not None else len(snapshot.dense_ids)
+    return DeferredConfidence(query, stages[-1].ranked, dense, reranked, snapshot, config.confidence, language,
+                              searched)
+
 
 def _allowed(scope: ChunkScope | None) -> frozenset[int] | None:
     return None if scope is None else scope.chunk_ids

@@ -29,6 +29,12 @@ class Reranker(ABC):
         """How notes and the UI refer to this reranker."""
         return type(self).__name__
 
+    @property
+    def score_kind(self) -> str:
+        """``probability`` when scores are already in [0, 1], else ``logit`` (the confidence
+        verdict reads a logit through the logistic function)."""
+        return "logit"
+
 
 class RerankerLoadError(RuntimeError):
     """A cross-encoder model could not be loaded; the message names the model and the fix."""
@@ -64,6 +70,14 @@ class CrossEncoderReranker(Reranker):
                 _loaded_models[self.model_name_or_path] = model
             return model
 
+    @property
+    def score_kind(self) -> str:
+        # sentence-transformers applies the model's own activation: a sigmoid for most one-logit
+        # models, none for the MS MARCO cross-encoders, whose config asks for raw logits
+        import torch
+
+        return "probability" if isinstance(self.load().activation_fn, torch.nn.Sigmoid) else "logit"
+
     def score(self, query: str, texts: list[str]) -> list[float]:
         if not texts:
             return []
@@ -76,16 +90,22 @@ def _load_cross_encoder(model_name_or_path: str) -> Any:
     # The workbench never downloads weights; the environment flag also covers code paths in the
     # Hugging Face libraries that do not see ``local_files_only``.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from workbench.models.availability import ModelNotAvailableError, require_available
+    from workbench.models.catalogue import RERANK
+
+    try:
+        folder = require_available(model_name_or_path, RERANK)
+    except ModelNotAvailableError as error:
+        raise RerankerLoadError(str(error)) from None
     from sentence_transformers import CrossEncoder
 
     try:
-        return CrossEncoder(model_name_or_path, local_files_only=True)
+        return CrossEncoder(str(folder), local_files_only=True)
     except Exception as error:
         # Hugging Face errors run to several lines of advice about connecting; the first line is the cause.
         cause = (str(error).strip().splitlines() or [""])[0]
         raise RerankerLoadError(
-            f"cannot load rerank model {model_name_or_path!r}: it must be a local model directory or a "
-            f"model id already in the Hugging Face cache (downloads are disabled); {type(error).__name__}: {cause}"
+            f"cannot load rerank model {model_name_or_path!r} from {folder}: {type(error).__name__}: {cause}"
         ) from error
 
 

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Iterable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
+from workbench.retrieval.confidence import Confidence
+from workbench.retrieval.language_guard import LanguageCheck
 from workbench.retrieval.ranking import RankedList
 
 
@@ -137,6 +139,20 @@ class Trace:
     chunks: Mapping[int, ChunkView]  # every chunk of any stage's list (a SnapshotChunkViews when fresh)
     total_ms: float
     notes: tuple[str, ...] = ()
+    language: LanguageCheck | None = None  # the query's language and what the language guard did
+    #: the confidence verdict, or the function that measures it. Measuring reads the indexes again,
+    #: so the pipeline hands over a function and ``confidence`` runs it on first read: evaluation
+    #: and sweeps that never look at verdicts never pay for them.
+    confidence_source: Confidence | Callable[[], Confidence] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def confidence(self) -> Confidence | None:
+        """Is the final list worth answering from? (``workbench.retrieval.confidence``)"""
+        source = self.confidence_source
+        if callable(source):
+            source = source()
+            object.__setattr__(self, "confidence_source", source)
+        return source
 
     @property
     def final(self) -> RankedList:
@@ -163,6 +179,8 @@ class Trace:
             "chunks": {str(k): {**asdict(v), "heading_path": list(v.heading_path)} for k, v in self.chunks.items()},
             "total_ms": self.total_ms,
             "notes": list(self.notes),
+            "language": self.language.to_dict() if self.language else None,
+            "confidence": self.confidence.to_dict() if self.confidence else None,
         }
 
     def to_json(self, **kwargs) -> str:
@@ -181,4 +199,6 @@ class Trace:
             },
             total_ms=float(data["total_ms"]),
             notes=tuple(data.get("notes", ())),
+            language=LanguageCheck.from_dict(data["language"]) if data.get("language") else None,
+            confidence_source=Confidence.from_dict(data["confidence"]) if data.get("confidence") else None,
         )

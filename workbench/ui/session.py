@@ -99,6 +99,17 @@ def _chunks(home: str, version: tuple, doc_id: int, config: WorkbenchConfig) -> 
     return _workbench_for(home).chunks_of(doc_id, config)
 
 
+@st.cache_data(show_spinner="Reading the collection's languages…", max_entries=32)
+def _collection_language(home: str, version: tuple, collection: str, config: WorkbenchConfig):
+    return _workbench_for(home).collection_language(collection, config)
+
+
+def collection_language(collection: str):
+    """The collection's language mix and whether its embedding model covers it
+    (``workbench.language.coverage.CollectionLanguage``)."""
+    return _collection_language(str(home_path()), catalog_version(), collection, current_config(collection))
+
+
 def document_markdown(doc_id: int) -> tuple[str, list[int]]:
     """A document's canonical Markdown and the offsets where its pages start."""
     return _markdown(str(home_path()), catalog_version(), doc_id)

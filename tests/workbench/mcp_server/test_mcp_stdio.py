@@ -152,6 +152,10 @@ def test_tools_declare_descriptions_bounded_inputs_and_output_schemas(client: Cl
     neighbors = tools["get_chunk"].input_schema["properties"]["neighbors"]
     assert (neighbors["minimum"], neighbors["maximum"], neighbors["default"]) == (0, 5, 0)
     assert set(tools["query_knowledge_hub"].output_schema["required"]) >= {"query", "collection", "preset", "citations"}
+    for name in ("query_knowledge_hub", "search_by_keyword", "search_by_semantic"):
+        minimum = tools[name].input_schema["properties"]["min_confidence"]
+        assert minimum["enum"] == ["no_answer", "ambiguous", "relevant", None]
+        assert "confidence" in tools[name].output_schema["properties"]
 
 
 def test_documents_are_listed_and_readable_as_markdown_resources(client: Client):
@@ -197,6 +201,64 @@ def test_keyword_and_semantic_search_use_one_route_each(client: Client):
     assert keyword["citations"][0]["score"] > 0
     assert semantic["mode"] == "dense" and semantic["citations"][0]["source"] == "bicycle.md"
     assert 0 < semantic["citations"][0]["score"] <= 1.0
+
+
+def test_search_results_carry_the_confidence_verdict_and_its_evidence(client: Client):
+    for tool, arguments in (("query_knowledge_hub", {"query": "how do I descale a kettle with vinegar"}),
+                            ("search_by_keyword", {"query": "citric acid kettle"}),
+                            ("search_by_semantic", {"query": "removing limescale from a kettle"})):
+        data = client.ok(tool, top_k=3, **arguments).structured_content
+        confidence = data["confidence"]
+        assert confidence["verdict"] in ("relevant", "ambiguous"), (tool, confidence)
+        assert [e["signal"] for e in confidence["evidence"]] == ["terms", "dense", "rerank"]
+        assert not any(c["low_confidence"] for c in data["citations"])
+    keyword = client.ok("search_by_keyword", query="citric acid kettle", top_k=3).structured_content
+    assert {e["signal"]: e["used"] for e in keyword["confidence"]["evidence"]} == {
+        "terms": True, "dense": False, "rerank": False}
+
+
+def test_a_chinese_question_on_an_english_collection_is_not_presented_as_answered(client: Client):
+    result = client.ok("query_knowledge_hub", query="咖啡机应该怎样除垢？", top_k=3)
+    data, markdown = result.structured_content, result.content[0].text
+    assert data["confidence"]["verdict"] == "no_answer"
+    assert markdown.startswith("No passage in collection `handbook` looks relevant to “咖啡机应该怎样除垢？”")
+    assert "dense route left out of fusion: all-MiniLM-L6-v2 covers en; the query is zh." in markdown
+
+
+def test_off_topic_candidates_follow_marked_low_confidence(client: Client):
+    query = "who won the football world cup final in 2014"
+    result = client.ok("query_knowledge_hub", query=query, top_k=3)
+    data, markdown = result.structured_content, result.content[0].text
+    assert data["confidence"]["verdict"] == "no_answer", data["confidence"]
+    assert markdown.startswith(f"No passage in collection `handbook` looks relevant to “{query}”")
+    assert data["citations"] and all(c["low_confidence"] for c in data["citations"])
+    assert "[1] (LOW CONFIDENCE) **" in markdown
+
+    dropped = client.ok("query_knowledge_hub", query=query, top_k=3, min_confidence="ambiguous")
+    assert dropped.structured_content["citations"] == []
+    assert dropped.structured_content["withheld"] == len(data["citations"])
+    assert dropped.content[0].text.startswith("No passage in collection `handbook` looks relevant")
+    assert f"{len(data['citations'])} passage" in dropped.content[0].text
+    kept = client.ok("query_knowledge_hub", query="descale a kettle with vinegar", min_confidence="ambiguous")
+    assert kept.structured_content["citations"] and kept.structured_content["withheld"] == 0
+    assert client.error("search_by_keyword", query="kettle", min_confidence="sure") == (
+        "min_confidence must be one of no_answer, ambiguous, relevant (or omitted); got 'sure'")
+
+
+def test_the_server_refuses_to_start_with_a_model_that_is_not_here(tmp_path: Path):
+    started = time.perf_counter()
+    finished = subprocess.run(
+        [sys.executable, "-m", "workbench", "mcp", "--home", str(tmp_path / "home"),
+         "--set", "embedding.model=BAAI/bge-small-zh-v1.5"],
+        cwd=REPO_ROOT, env={**os.environ, **SERVER_ENV, "HF_HUB_CACHE": str(tmp_path / "hub")},
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+    )
+    assert finished.returncode == 2 and finished.stdout == ""
+    assert finished.stderr.strip().splitlines()[-1] == (
+        "error: embedding model 'BAAI/bge-small-zh-v1.5' is not available offline: it must be downloaded once "
+        f"while online (about 96 MB). It will be cached in {tmp_path / 'hub'}. Download it with: "
+        "python -m workbench models download BAAI/bge-small-zh-v1.5")
+    print(f"refused in {time.perf_counter() - started:.2f} s")
 
 
 def test_collection_argument_searches_another_collection(client: Client):

@@ -170,4 +170,20 @@ def test_missing_model_falls_back_with_a_note_naming_it(tmp_path):
     assert outcome.fell_back is True
     assert outcome.ranked.hits == RUN.hits
     assert f"model {missing!r} failed" in outcome.notes[0]
-    assert "must be a local model directory or a model id already in the Hugging Face cache" in outcome.notes[0]
+    assert f"rerank model folder {missing!r} does not exist" in outcome.notes[0]
+
+
+def test_uncached_catalogue_model_falls_back_with_the_download_command(tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    outcome = rerank("q", RUN, TEXTS, CrossEncoderReranker("BAAI/bge-reranker-base"), top_m=3, timeout_s=60.0)
+    assert outcome.fell_back is True
+    assert "rerank model 'BAAI/bge-reranker-base' is not available offline" in outcome.notes[0]
+    assert "python -m workbench models download BAAI/bge-reranker-base" in outcome.notes[0]
+
+
+def test_score_kind_follows_the_model_activation(tiny_cross_encoder_dir):
+    # a one-logit model saved without an activation gets sentence-transformers' sigmoid
+    assert CrossEncoderReranker(str(tiny_cross_encoder_dir)).score_kind == "probability"
+    assert TableReranker({}).score_kind == "logit"

@@ -1,0 +1,58 @@
+"""Whether a model reads a text: by the scripts of the languages it declares."""
+
+from workbench.language.coverage import collection_warning, coverage, models_covering, scripts_of
+from workbench.language.scripts import HAN, KANA, LATIN, LanguageMix
+from workbench.models.catalogue import EMBEDDING, ModelCard, entry
+
+MINILM = entry("all-MiniLM-L6-v2", EMBEDDING)
+BGE_ZH = entry("BAAI/bge-small-zh-v1.5", EMBEDDING)
+M3 = entry("BAAI/bge-m3", EMBEDDING)
+UNKNOWN = ModelCard(name="some/model", kind=EMBEDDING, hub_id="some/model", in_catalogue=False)
+
+
+def test_scripts_of_languages():
+    assert scripts_of(["en"]) == {LATIN}
+    assert scripts_of(["zh"]) == {HAN}
+    assert scripts_of(["ja", "fr"]) == {HAN, KANA, LATIN}
+    assert scripts_of(["zh-cn"]) == {HAN}
+
+
+def test_english_model_does_not_cover_chinese():
+    found = coverage(MINILM, LanguageMix.of("检索增强生成"))
+    assert found.uncovered_share == 1.0
+    assert found.covered is False
+    assert (found.model_languages, found.text_language) == ("en", "zh")
+
+
+def test_english_model_covers_english_and_a_multilingual_model_covers_both():
+    assert coverage(MINILM, LanguageMix.of("hybrid search")).covered is True
+    assert coverage(M3, LanguageMix.of("检索增强生成 hybrid")).uncovered_share == 0.0
+
+
+def test_half_uncovered_still_counts_as_covered():
+    # Han 3 of 6 letters is uncovered by an English model: exactly half, the limit
+    assert coverage(MINILM, LanguageMix.of("什么是 RAG")).uncovered_share == 0.5
+    assert coverage(MINILM, LanguageMix.of("什么是 RAG")).covered is True
+    # Han 4 of 6: more than half
+    assert coverage(MINILM, LanguageMix.of("什么是的 RA")).covered is False
+
+
+def test_unknown_languages_or_no_letters_cannot_tell():
+    assert coverage(UNKNOWN, LanguageMix.of("检索")).covered is None
+    assert coverage(MINILM, LanguageMix.of("123 !!!")).covered is None
+
+
+def test_models_covering_chinese_are_the_multilingual_and_chinese_ones():
+    names = [card.name for card in models_covering(LanguageMix.of("检索增强生成"), EMBEDDING)]
+    assert names == ["paraphrase-multilingual-MiniLM-L12-v2", "BAAI/bge-small-zh-v1.5", "BAAI/bge-m3",
+                     "intfloat/multilingual-e5-small"]
+
+
+def test_collection_warning_names_the_models_that_cover_it():
+    mix = LanguageMix.of_texts(["这是一个中文段落。"] * 9 + ["an English line"])
+    warning = collection_warning(MINILM, mix)
+    assert warning is not None
+    assert "all-MiniLM-L6-v2 does not cover" in warning and "(it covers en)" in warning
+    assert "Models that cover zh: paraphrase-multilingual-MiniLM-L12-v2, BAAI/bge-small-zh-v1.5" in warning
+    assert collection_warning(BGE_ZH, mix) is None
+    assert collection_warning(UNKNOWN, mix) is None

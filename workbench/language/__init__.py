@@ -1,0 +1,1 @@
+"""Language awareness: which scripts a text is written in, and whether a model covers them."""

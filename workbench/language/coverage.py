@@ -1,0 +1,121 @@
+"""Does a model read the language a text is written in?
+
+A model covers a script when one of its languages is written in it: all-MiniLM-L6-v2 (``en``)
+covers Latin, bge-small-zh (``zh``) covers Han, multilingual models cover most scripts. A text is
+covered when at most half of its letters are in scripts the model does not cover. Models whose
+languages nobody declared are "unknown": nothing is claimed about them either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from workbench.language.scripts import (
+    ARABIC, CYRILLIC, DEVANAGARI, GREEK, HAN, HANGUL, HEBREW, KANA, LATIN, OTHER, THAI, LanguageMix,
+)
+from workbench.models.catalogue import ModelCard, models
+
+#: a text counts as covered when no more than this share of its letters is in uncovered scripts
+MAX_UNCOVERED_SHARE = 0.5
+
+_NON_LATIN: dict[str, tuple[str, ...]] = {
+    "zh": (HAN,), "ja": (HAN, KANA), "ko": (HANGUL, HAN),
+    "ru": (CYRILLIC,), "uk": (CYRILLIC,), "bg": (CYRILLIC,), "be": (CYRILLIC,), "mk": (CYRILLIC,),
+    "sr": (CYRILLIC, LATIN), "kk": (CYRILLIC,), "ky": (CYRILLIC,), "mn": (CYRILLIC,),
+    "el": (GREEK,), "ar": (ARABIC,), "fa": (ARABIC,), "ur": (ARABIC,), "ps": (ARABIC,), "sd": (ARABIC,),
+    "ug": (ARABIC,), "ku": (ARABIC, LATIN), "he": (HEBREW,), "yi": (HEBREW,),
+    "hi": (DEVANAGARI,), "mr": (DEVANAGARI,), "ne": (DEVANAGARI,), "sa": (DEVANAGARI,), "th": (THAI,),
+}
+# Languages in scripts the detector does not name (Bengali, Tamil, Georgian, ...) count as Other.
+_OTHER_SCRIPT = {"am", "as", "bn", "gu", "hy", "ka", "km", "kn", "lo", "ml", "my", "or", "pa", "si", "ta", "te"}
+
+
+def scripts_of(languages: Iterable[str]) -> frozenset[str]:
+    """The scripts a list of language codes is written in."""
+    scripts: set[str] = set()
+    for code in languages:
+        code = code.lower().split("-")[0]
+        if code in _NON_LATIN:
+            scripts.update(_NON_LATIN[code])
+        elif code in _OTHER_SCRIPT:
+            scripts.add(OTHER)
+        else:
+            scripts.add(LATIN)
+    return frozenset(scripts)
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How well one model reads one text (a query, or a whole collection)."""
+
+    model: str
+    model_languages: str  # "en", "50+ languages", "unknown"
+    text_language: str | None  # "zh", "en", ...; None when the text has no letters
+    uncovered_share: float | None  # share of the text's letters in scripts the model lacks; None = cannot tell
+
+    @property
+    def covered(self) -> bool | None:
+        """True or False when both sides are known; None when the model's languages or the text's are unknown."""
+        if self.uncovered_share is None:
+            return None
+        return self.uncovered_share <= MAX_UNCOVERED_SHARE
+
+    def to_dict(self) -> dict:
+        return {"model": self.model, "model_languages": self.model_languages, "text_language": self.text_language,
+                "uncovered_share": None if self.uncovered_share is None else round(self.uncovered_share, 4),
+                "covered": self.covered}
+
+
+def coverage(card: ModelCard, mix: LanguageMix) -> Coverage:
+    uncovered = None
+    if card.languages and mix.letters:
+        covered_scripts = scripts_of(card.languages)
+        uncovered = 1.0 - mix.share_of(covered_scripts)
+    return Coverage(card.name, card.describe_languages(), mix.language, uncovered)
+
+
+def models_covering(mix: LanguageMix, kind: str) -> list[ModelCard]:
+    """Catalogue models that cover the text's main script."""
+    script = mix.main_script
+    if script is None:
+        return []
+    return [card for card in models(kind) if script in scripts_of(card.languages)]
+
+
+def collection_warning(card: ModelCard, mix: LanguageMix) -> str | None:
+    """A warning when most of a collection is in a language its model does not cover, naming
+    catalogue models that do; None when the model covers it (or nobody can tell)."""
+    found = coverage(card, mix)
+    if found.covered is not False:
+        return None
+    better = [c.name for c in models_covering(mix, card.kind)]
+    suggestion = f" Models that cover {found.text_language}: {', '.join(better)}." if better else ""
+    return (
+        f"{found.uncovered_share:.0%} of this collection's text ({mix.describe()}) is in a language "
+        f"{card.name} does not cover (it covers {found.model_languages}), so its dense route ranks that text "
+        f"almost at random. With retrieval.language_guard = auto, queries in {found.text_language} are answered "
+        f"without the dense route.{suggestion}"
+    )
+
+
+#: chunks read to tell a collection's language mix (spread evenly over the collection)
+COLLECTION_SAMPLE = 2000
+
+
+@dataclass(frozen=True)
+class CollectionLanguage:
+    """A collection's language mix, whether its embedding model covers it, and the warning if not."""
+
+    mix: LanguageMix
+    coverage: Coverage
+    warning: str | None
+    sampled: int  # chunks read
+    total: int  # chunks in the collection
+
+
+def collection_language(texts: Sequence[str], card: ModelCard) -> CollectionLanguage:
+    step = max(1, len(texts) // COLLECTION_SAMPLE)
+    sample = texts[::step][:COLLECTION_SAMPLE]
+    mix = LanguageMix.of_texts(sample)
+    return CollectionLanguage(mix, coverage(card, mix), collection_warning(card, mix), len(sample), len(texts))

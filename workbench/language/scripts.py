@@ -1,0 +1,132 @@
+"""Which writing systems a text is written in, by counting its letters.
+
+Script shares are what the workbench can tell reliably without a language model: Chinese is
+written in Han characters, Japanese mixes Han with kana, Korean uses Hangul, English and most
+European languages use the Latin alphabet. Digits, punctuation and spaces are not letters and
+do not count. The language a text is labelled with follows from its main script (Latin-script
+text is labelled ``en``: the script cannot tell English from French, and the models in the
+catalogue that read one read the other as well as their training allows).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable
+
+LATIN, HAN, KANA, HANGUL = "Latin", "Han", "Kana", "Hangul"
+CYRILLIC, GREEK, ARABIC, HEBREW, DEVANAGARI, THAI = "Cyrillic", "Greek", "Arabic", "Hebrew", "Devanagari", "Thai"
+OTHER = "Other"
+
+# Letters only: the look-ahead drops digits, marks and punctuation that share a block with letters.
+_LETTER = r"(?=[^\W\d_])"
+_SCRIPT_CHARS: dict[str, str] = {
+    LATIN: "A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f\u1e00-\u1eff",
+    HAN: "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f",
+    KANA: "\u3040-\u309f\u30a0-\u30ff\u31f0-\u31ff\uff66-\uff9f",
+    HANGUL: "\u1100-\u11ff\u3130-\u318f\uac00-\ud7af",
+    CYRILLIC: "\u0400-\u04ff",
+    GREEK: "\u0370-\u03ff\u1f00-\u1fff",
+    ARABIC: "\u0600-\u06ff\u0750-\u077f",
+    HEBREW: "\u0590-\u05ff",
+    DEVANAGARI: "\u0900-\u097f",
+    THAI: "\u0e00-\u0e7f",
+}
+SCRIPTS: tuple[str, ...] = (*_SCRIPT_CHARS, OTHER)
+_SCRIPT_PATTERNS = {script: re.compile(f"{_LETTER}[{chars}]") for script, chars in _SCRIPT_CHARS.items()}
+_ANY_LETTER = re.compile(r"[^\W\d_]")
+
+#: the language a script's text is labelled with (Han and kana together make Japanese)
+LANGUAGE_OF_SCRIPT: dict[str, str] = {
+    LATIN: "en", HAN: "zh", KANA: "ja", HANGUL: "ko", CYRILLIC: "ru", GREEK: "el", ARABIC: "ar",
+    HEBREW: "he", DEVANAGARI: "hi", THAI: "th",
+}
+#: a text whose Han letters come with at least this share of kana (of the two together) is Japanese
+JAPANESE_KANA_SHARE = 0.1
+
+
+def script_counts(text: str) -> Counter:
+    """Letters per script; letters of scripts not listed count as ``Other``."""
+    counts: Counter = Counter()
+    if not text:
+        return counts
+    if text.isascii():  # the common case, one pass: ASCII letters are all Latin
+        letters = len(_ANY_LETTER.findall(text))
+        if letters:
+            counts[LATIN] = letters
+        return counts
+    for script, pattern in _SCRIPT_PATTERNS.items():
+        found = len(pattern.findall(text))
+        if found:
+            counts[script] = found
+    other = len(_ANY_LETTER.findall(text)) - sum(counts.values())
+    if other > 0:
+        counts[OTHER] = other
+    return counts
+
+
+@dataclass(frozen=True)
+class LanguageMix:
+    """The letters of a text (or of many) by script: counts, shares and the resulting label."""
+
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, text: str) -> "LanguageMix":
+        return cls(dict(script_counts(text)))
+
+    @classmethod
+    def of_texts(cls, texts: Iterable[str]) -> "LanguageMix":
+        total: Counter = Counter()
+        for text in texts:
+            total.update(script_counts(text))
+        return cls(dict(total))
+
+    @property
+    def letters(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def shares(self) -> dict[str, float]:
+        """Script -> share of the letters, largest first; empty when there are no letters."""
+        total = self.letters
+        if not total:
+            return {}
+        ordered = sorted(self.counts.items(), key=lambda item: (-item[1], SCRIPTS.index(item[0])))
+        return {script: count / total for script, count in ordered}
+
+    @property
+    def main_script(self) -> str | None:
+        return next(iter(self.shares), None)
+
+    @property
+    def language(self) -> str | None:
+        """The label of the main script (``zh``, ``en``, ``ja``...); None without letters or for
+        scripts the workbench does not name."""
+        script = self.main_script
+        if script is None:
+            return None
+        if script in (HAN, KANA):
+            han, kana = self.counts.get(HAN, 0), self.counts.get(KANA, 0)
+            return "ja" if kana / (han + kana) >= JAPANESE_KANA_SHARE else "zh"
+        return LANGUAGE_OF_SCRIPT.get(script)
+
+    def share_of(self, scripts: Iterable[str]) -> float:
+        wanted = set(scripts)
+        return sum(share for script, share in self.shares.items() if script in wanted)
+
+    def describe(self, limit: int = 3) -> str:
+        """``Han (zh) 93%, Latin (en) 7%``; ``no letters``."""
+        shares = self.shares
+        if not shares:
+            return "no letters"
+        parts = []
+        for script, share in list(shares.items())[:limit]:
+            label = LANGUAGE_OF_SCRIPT.get(script)
+            parts.append(f"{script}{f' ({label})' if label else ''} {share:.0%}")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict:
+        return {"letters": self.letters, "shares": {k: round(v, 4) for k, v in self.shares.items()},
+                "language": self.language}
