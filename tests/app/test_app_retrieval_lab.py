@@ -149,11 +149,58 @@ def test_changing_a_parameter_reruns_that_side(lab):
 
 def test_a_missing_rerank_model_falls_back_with_a_note(lab):
     lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
-    lab.text_input(key="lab_b_rerank.model").set_value("/no/such/cross-encoder").run()
+    lab.selectbox(key="lab_b_rerank.model").set_value("__other__").run()
+    lab.text_input(key="lab_b_rerank.model_other").set_value("/no/such/cross-encoder").run()
     assert not lab.exception, lab.exception
     notes = [text.replace("\\", "") for text in _texts(lab, "info")]
     assert any("rerank fell back to the previous order" in text and "/no/such/cross-encoder" in text for text in notes)
     assert len(_final_table(lab, "b")) == 10  # the query is still answered
+
+
+def test_the_rerank_field_offers_the_catalogue_and_names_the_download(lab, tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    picker = lab.selectbox(key="lab_b_rerank.model")
+    assert picker.value == ""
+    assert list(picker.options)[:4] == [
+        "none (no rerank)", "cross-encoder/ms-marco-MiniLM-L-6-v2 — en · 91 MB · not downloaded",
+        "BAAI/bge-reranker-base — zh, en · 1.1 GB · not downloaded",
+        "BAAI/bge-reranker-v2-m3 — 100+ languages · 2.3 GB · not downloaded"]
+    lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
+    picker.set_value("BAAI/bge-reranker-base").run()
+    assert not lab.exception, lab.exception
+    notes = [text.replace("\\", "") for text in _texts(lab, "info")]
+    assert any("rerank model 'BAAI/bge-reranker-base' is not available offline" in text
+               and "python -m workbench models download BAAI/bge-reranker-base" in text for text in notes), notes
+    assert len(_final_table(lab, "b")) == 10
+
+
+def test_each_side_shows_its_confidence_verdict(lab):
+    lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
+    assert not lab.exception, lab.exception
+    verdicts = [text.replace("\\", "") for text in _texts(lab, "success", "warning")]
+    assert sum(text.startswith(("**Relevant", "**Ambiguous")) for text in verdicts) == 2, verdicts
+    evidence = [t.value for t in lab.dataframe if "signal" in t.value.columns]
+    assert len(evidence) == 2 and list(evidence[0]["signal"]) == ["terms", "dense", "rerank"]
+    assert any("This hit holds" in text and "idf weight" in text for text in _texts(lab, "caption"))
+
+    lab.text_input(key="lab_query").set_value("怎样给猫咪剪指甲？").run()
+    assert not lab.exception, lab.exception
+    errors = [text.replace("\\", "") for text in _texts(lab, "error")]
+    assert sum("No answer: no passage in the collection looks relevant" in text for text in errors) == 2, errors
+    notes = [text.replace("\\", "") for text in _texts(lab, "info")]
+    assert any("dense route left out of fusion: all-MiniLM-L6-v2 covers en; the query is zh." in t for t in notes)
+
+
+def test_the_language_guard_is_a_side_setting(lab):
+    assert lab.selectbox(key="lab_b_retrieval.language_guard").value == "auto"
+    lab.text_input(key="lab_query").set_value("检索增强生成").run()
+    lab.selectbox(key="lab_b_retrieval.language_guard").set_value("off").run()
+    assert not lab.exception, lab.exception
+    notes = [text.replace("\\", "") for text in _texts(lab, "info")]
+    assert any("the dense route still votes in fusion because retrieval.language_guard = off" in t for t in notes)
+    assert len(_final_table(lab, "b")) == 10  # with the dense vote back, B lists dense hits
 
 
 def test_query_text_is_never_rendered_as_markdown_or_html(lab):

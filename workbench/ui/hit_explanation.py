@@ -9,6 +9,7 @@ import streamlit as st
 from workbench.analysis.explain import HitExplanation, explain_hit
 from workbench.analysis.relevance import GoldenLookup
 from workbench.analysis.tables import hit_choices
+from workbench.analysis.verdict import hit_term_coverage, verdict_view
 from workbench.config import WorkbenchConfig
 from workbench.retrieval.trace import Trace
 from workbench.ui import session
@@ -38,6 +39,9 @@ def render_explain(traces: dict[str, Trace], configs: dict[str, WorkbenchConfig]
                             + labels[cid], key=select_key,
                             help="Any chunk of any stage: the final list first, then the ones that dropped out")
     render_marking(trace.chunks.get(chunk_id), trace.query, lookup)
+    if trace.confidence is not None:
+        view = verdict_view(trace.confidence)
+        st.caption(f"Side {side.upper()}'s verdict: {md_escape(view.headline)} ({md_escape(view.reason)})")
     config = configs[side]
     vector = None
     if trace.stage("dense") is not None or trace.stage("mmr") is not None:
@@ -59,6 +63,12 @@ def show_explanation(explained: HitExplanation) -> None:
         show_table([{"term": t.term, "query count": t.query_count, "tf": t.tf, "df": t.df, "idf": t.idf,
                      "doc length": t.doc_len, "avg length": t.avg_doc_len, "contribution": t.contribution}
                     for t in bm25.terms], "The query has no terms BM25 indexes (all stopwords?).", "auto")
+        coverage = hit_term_coverage(bm25.terms, bm25.num_chunks)
+        if coverage is not None:
+            missing = f"; missing: {', '.join(coverage.missing)}" if coverage.missing else ""
+            st.caption(md_escape(f"This hit holds {len(coverage.matched)} of the query's "
+                                 f"{len(coverage.matched) + len(coverage.missing)} terms, {coverage.coverage:.0%} of "
+                                 f"their idf weight (the confidence verdict's terms signal){missing}."))
         st.code("\n".join([bm25.formula, *(t.formula for t in bm25.terms)]), language=None, wrap_lines=True)
     if explained.cosine is not None:
         cosine = explained.cosine

@@ -17,10 +17,13 @@ from workbench.analysis.diff import diff_finals
 from workbench.analysis.rank_flow import rank_flow
 from workbench.analysis.side_config import describe, instructive_variant, side_values
 from workbench.analysis.tables import chunk_label, diff_rows, stage_rows, timing_rows
+from workbench.analysis.verdict import evidence_rows, verdict_view
 from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
+from workbench.models.catalogue import RERANK
 from workbench.retrieval.trace import Trace
 from workbench.ui import config_inputs, session
 from workbench.ui.data_tables import show_table
+from workbench.ui.model_choice import model_picker, picker_state
 from workbench.ui.text import md_escape
 
 SIDES = ("a", "b")
@@ -47,6 +50,8 @@ def write_widget_state(side: str, values: dict[str, object]) -> None:
             weights = list(value) + [0.0, 0.0]
             for weight_key, weight in zip(WEIGHT_KEYS, weights):
                 st.session_state[side_key(side, weight_key)] = config_inputs.clamped("fusion.weights", weight)
+        elif name == "rerank.model":
+            st.session_state.update(picker_state(side_key(side, name), str(value), RERANK))
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             st.session_state[side_key(side, name)] = config_inputs.clamped(name, value)
         else:
@@ -103,9 +108,14 @@ def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
                                                            disabled=no_dense, **state("dense.ef_search"))
     values["dense.exact"] = left.toggle("Exact dense search", disabled=no_dense, help=KEY_DOCS["dense.exact"],
                                         **state("dense.exact"))
-    values["rerank.model"] = st.text_input("Rerank model", placeholder="empty = no rerank; a CrossEncoder id or "
-                                           "local path", help=KEY_DOCS["rerank.model"],
-                                           **state("rerank.model")).strip()
+    values["retrieval.language_guard"] = config_inputs.selectbox(right, "Language guard", "retrieval.language_guard",
+                                                                 disabled=not hybrid,
+                                                                 **state("retrieval.language_guard"))
+    values["rerank.model"] = model_picker(
+        "Rerank model", RERANK, side_key(side, "rerank.model"), str(base.rerank.model), allow_none=True,
+        none_label="none (no rerank)", persist_state=PERSIST,
+        help=f"{KEY_DOCS['rerank.model']}. A model that is not downloaded falls back to the previous order and "
+             "says how to download it.")
     values["rerank.top_m"] = config_inputs.number_input(st, "Rerank top m", "rerank.top_m", step=5,
                                                         disabled=not values["rerank.model"], **state("rerank.top_m"))
     st.button("Reset to the preset", key=side_key(side, "reset"), on_click=write_widget_state,
@@ -134,6 +144,7 @@ def run_side(collection: str, query: str, config: WorkbenchConfig):
 def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict[int, int]) -> None:
     """The side's notes, one tab per stage, the timings and the rank-flow chart."""
     st.caption(f"{md_escape(describe(config))} · {trace.total_ms:.1f} ms in total")
+    render_verdict(side, trace)
     if trace.notes:
         st.info("  \n".join(f"• {md_escape(note)}" for note in trace.notes), icon=":material/info:")
     tabs = st.tabs([f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages])
@@ -150,6 +161,20 @@ def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict
                         config={"displayModeBar": False})
     else:
         st.caption("Nothing to chart: no stage returned a hit.")
+
+
+def render_verdict(side: str, trace: Trace) -> None:
+    """Is this side's final list worth answering from? The verdict, and its evidence on demand."""
+    confidence = trace.confidence
+    if confidence is None:
+        return
+    view = verdict_view(confidence)
+    getattr(st, view.kind)(f"**{view.headline}** ({md_escape(view.reason)})", icon=":material/fact_check:")
+    with st.expander("Confidence evidence"):
+        show_table(evidence_rows(confidence), "no evidence", height="auto")
+        st.caption("Each signal says no_answer below its first threshold and relevant from its second; the verdict "
+                   "is the mean of the signals counted. Fit the thresholds to this collection with "
+                   "python -m workbench calibrate.")
 
 
 def render_diff(traces: dict[str, Trace], relevant: dict[int, int]) -> None:

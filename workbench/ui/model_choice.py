@@ -28,19 +28,31 @@ def option_label(card: ModelCard) -> str:
     return f"{card.name} — " + " · ".join(part for part in parts if part)
 
 
+def picker_state(key: str, model: str, kind: str) -> dict[str, str]:
+    """The widget values that show ``model`` in ``model_picker(key=key)``: the catalogue entry,
+    "none", or "other" with the name typed in."""
+    model = (model or "").strip()
+    known = entry(model, kind)
+    if known is not None:
+        return {key: known.name}
+    if not model:
+        return {key: NONE}
+    return {key: OTHER, f"{key}_other": model}
+
+
 def model_picker(label: str, kind: str, key: str, current: str, *, allow_none: bool = False,
-                 none_label: str = "none", help: str | None = None, disabled: bool = False) -> str:
-    """A selectbox over the catalogue (plus "none" and "other"); returns the chosen model name."""
+                 none_label: str = "none", help: str | None = None, disabled: bool = False, **widget) -> str:
+    """A selectbox over the catalogue (plus "none" and "other"); returns the chosen model name.
+
+    The widgets start at ``current`` the first time; after that they keep what the user chose
+    (set ``picker_state`` into the session to move them).
+    """
     cards = {card.name: card for card in models(kind)}
     options = ([NONE] if allow_none else []) + list(cards) + [OTHER]
-    current = (current or "").strip()
-    known = entry(current, kind)
-    if known is not None:
-        index = options.index(known.name)
-    elif not current and allow_none:
-        index = 0
-    else:
-        index = options.index(OTHER)
+    if key not in st.session_state:
+        st.session_state.update(picker_state(key, current, kind))
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = OTHER
 
     def show(option: str) -> str:
         if option == NONE:
@@ -49,10 +61,9 @@ def model_picker(label: str, kind: str, key: str, current: str, *, allow_none: b
             return "other: a sentence-transformers id or a local folder…"
         return option_label(cards[option])
 
-    chosen = st.selectbox(label, options, index=index, format_func=show, key=key, help=help, disabled=disabled)
+    chosen = st.selectbox(label, options, format_func=show, key=key, help=help, disabled=disabled, **widget)
     if chosen != OTHER:
         return chosen
-    typed = st.text_input(f"{label}: id or folder", value=current if known is None else "", key=f"{key}_other",
-                          placeholder="e.g. sentence-transformers/all-mpnet-base-v2 or /models/my-model",
-                          disabled=disabled)
-    return typed.strip()
+    typed = st.text_input(f"{label}: id or folder", key=f"{key}_other", disabled=disabled,
+                          placeholder="e.g. sentence-transformers/all-mpnet-base-v2 or /models/my-model", **widget)
+    return (typed or "").strip()
