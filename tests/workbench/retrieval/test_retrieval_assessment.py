@@ -64,12 +64,12 @@ def test_nothing_retrieved_is_no_answer(kb, fake_config):
 
 
 def test_thresholds_come_from_the_configuration(kb, fake_config):
-    strict = fake_config.with_overrides(["confidence.terms_low=1.5", "confidence.terms_high=2",
+    strict = fake_config.with_overrides(["confidence.terms_low=0.95", "confidence.terms_high=1",
                                          "retrieval.mode=bm25"])
-    trace = kb.query("knead the dough", "kb", strict)
+    trace = kb.query("knead volcano", "kb", strict)
     terms = trace.confidence.signal("terms")
-    assert (terms.low, terms.high) == (1.5, 2.0)
-    assert trace.confidence.verdict == NO_ANSWER  # 1.0 is below the low threshold 1.5
+    assert (terms.low, terms.high) == (0.95, 1.0)
+    assert terms.value < 0.95 and trace.confidence.verdict == NO_ANSWER
 
 
 def test_a_rerank_stage_adds_its_probability(kb, fake_config, tiny_cross_encoder_dir):

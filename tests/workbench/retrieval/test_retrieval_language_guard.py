@@ -129,6 +129,16 @@ def test_the_trace_json_carries_language_and_confidence(bilingual):
     assert restored.confidence == trace.confidence
 
 
+def test_a_pickled_trace_carries_its_measured_verdict(bilingual):
+    import pickle
+
+    bench, config = bilingual
+    trace = bench.query("光伏电池板", "mixed", config)
+    assert callable(trace.confidence_source)  # not measured until read
+    restored = pickle.loads(pickle.dumps(trace))
+    assert restored.confidence == trace.confidence and restored.language == trace.language
+
+
 def test_the_command_line_shows_the_guard(bilingual, capsys, tiny_chinese_model_dir):
     from workbench.cli import main
 
