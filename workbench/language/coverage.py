@@ -8,6 +8,7 @@ languages nobody declared are "unknown": nothing is claimed about them either wa
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
@@ -33,6 +34,11 @@ _OTHER_SCRIPT = {"am", "as", "bn", "gu", "hy", "ka", "km", "kn", "lo", "ml", "my
 
 def scripts_of(languages: Iterable[str]) -> frozenset[str]:
     """The scripts a list of language codes is written in."""
+    return _scripts_of(tuple(languages))
+
+
+@functools.lru_cache(maxsize=256)  # every query asks about the same few models
+def _scripts_of(languages: tuple[str, ...]) -> frozenset[str]:
     scripts: set[str] = set()
     for code in languages:
         code = code.lower().split("-")[0]

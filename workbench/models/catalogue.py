@@ -149,11 +149,9 @@ def models(kind: str) -> tuple[ModelCard, ...]:
 
 def entry(name: str, kind: str) -> ModelCard | None:
     """The catalogue entry ``name`` refers to (its name, hub id or an alias; case-insensitive)."""
-    wanted = (name or "").strip().lower()
-    if not wanted:
-        return None
-    for card in models(kind):
-        if wanted in {n.lower() for n in card.names()}:
-            return card
-    return None
+    models(kind)  # a clear error for an unknown kind
+    return _BY_NAME[kind].get((name or "").strip().lower())
+
+
+_BY_NAME = {kind: {name.lower(): card for card in cards for name in card.names()} for kind, cards in _BY_KIND.items()}
 
