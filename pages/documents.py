@@ -85,7 +85,12 @@ def upload_panel(collection: str) -> None:
         sources = [Source(name=file.name, data=file.getvalue()) for file in files]
         with st.status(f"Ingesting {len(sources)} files into “{md_escape(collection)}”", expanded=True) as status:
             view = IngestProgressView([source.name for source in sources])
-            report = session.workbench().ingest(collection, sources, progress=view)
+            try:
+                report = session.workbench().ingest(collection, sources, progress=view)
+            except ModelNotAvailableError as error:  # nothing was written; the message names the download
+                status.update(label="Not ingested: the collection's model is not on this machine", state="error")
+                st.error(md_escape(error), icon=":material/download:")
+                return
             status.update(label=md_escape(report.summary()), state="error" if report.failures else "complete")
         st.session_state[LAST_REPORT_KEY] = report
         st.session_state[UPLOAD_ROUND_KEY] = upload_round + 1  # a fresh, empty uploader

@@ -218,9 +218,11 @@ class Workbench:
     def ingest(self, collection: str, sources: Iterable[Source], config: WorkbenchConfig | None = None,
                progress: ProgressCallback | None = None) -> IngestReport:
         if config is not None:
-            self.check_models(config)
+            self.check_models(config)  # before a new collection is created
         self.ensure_collection(collection, config)
-        config = config or self.config_for(collection)
+        if config is None:
+            config = self.config_for(collection)
+            self.check_models(config)  # an existing collection's own models, before any file is parsed
         return ingest(self.catalog, collection, sources, self.layouts_of(collection, config), progress)
 
     def ingest_paths(self, collection: str, paths: Iterable[Path], config: WorkbenchConfig | None = None,
