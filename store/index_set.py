@@ -7,6 +7,8 @@ Layout of one collection's indexes for one layout (chunking + model + index para
         manifest.json   what it reflects: catalog generation, layout, counts
         dense/          hnswlib graph + normalised vectors (store.dense_index)
         sparse/         bm25s matrices + params (store.sparse_index)
+        milvus/         instead of dense/ and sparse/ for a Milvus layout: where its Milvus
+                        collection lives (store.milvus_index); the rows themselves are in Milvus
         chunks.parquet  chunk texts, offsets, headings, pages
         documents.parquet
 
@@ -31,6 +33,8 @@ import numpy as np
 from store.atomic import atomic_write_json
 
 CURRENT = "CURRENT"
+#: a snapshot of a Milvus layout holds this folder (where its collection lives) instead of dense/ and sparse/
+MILVUS_DIR = "milvus"
 KEEP_OLD_VERSIONS = 1  # readers mid-load of the previous version keep working
 
 
@@ -94,14 +98,8 @@ class Snapshot:
     """One loaded, immutable index version: both indexes plus the chunk and document tables."""
 
     def __init__(self, folder: Path):
-        from store.dense_index import DenseIndex
-        from store.sparse_index import SparseIndex
-
         self.folder = folder
         self.manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-        self.sparse = SparseIndex.load(folder / "sparse")
-        self.dense = DenseIndex.load(folder / "dense") if (folder / "dense").exists() else None
-        self.dense_ids: frozenset[int] = frozenset(self.dense.ids().tolist()) if self.dense is not None else frozenset()
         table = read_table(folder / "chunks.parquet")
         self.chunks: dict[int, ChunkRecord] = {}
         for values in zip(*(table[name] for name in CHUNK_COLUMNS)):
@@ -109,6 +107,23 @@ class Snapshot:
             self.chunks[record.chunk_id] = record
         # chunk id -> document id: what every ranked list records beside each hit
         self.doc_id_of: dict[int, int] = {chunk_id: chunk.doc_id for chunk_id, chunk in self.chunks.items()}
+        if (folder / MILVUS_DIR).exists():
+            self._load_milvus(folder)
+        else:
+            self._load_local(folder)
+        docs = read_table(folder / "documents.parquet")
+        self.documents: dict[int, DocumentInfo] = {
+            values[0]: DocumentInfo(*values) for values in zip(*(docs[name] for name in DOCUMENT_COLUMNS))
+        }
+
+    def _load_local(self, folder: Path) -> None:
+        from store.dense_index import DenseIndex
+        from store.sparse_index import SparseIndex
+
+        self.backend = "local"
+        self.sparse = SparseIndex.load(folder / "sparse")
+        self.dense = DenseIndex.load(folder / "dense") if (folder / "dense").exists() else None
+        self.dense_ids: frozenset[int] = frozenset(self.dense.ids().tolist()) if self.dense is not None else frozenset()
         # Checked once here, so the query path can rely on it: every indexed chunk has a row.
         for name, index in (("sparse", self.sparse), ("dense", self.dense)):
             if index is not None and len(np.setdiff1d(index.ids(), self.chunk_ids())):
@@ -116,10 +131,18 @@ class Snapshot:
                     f"index snapshot {folder} is inconsistent: its {name} index holds chunks that "
                     f"chunks.parquet lacks; delete {folder.parent} and the next query rebuilds it from the catalog"
                 )
-        docs = read_table(folder / "documents.parquet")
-        self.documents: dict[int, DocumentInfo] = {
-            values[0]: DocumentInfo(*values) for values in zip(*(docs[name] for name in DOCUMENT_COLUMNS))
-        }
+
+    def _load_milvus(self, folder: Path) -> None:
+        """Both routes over the layout's Milvus collection, answering with this snapshot's chunks
+        only (a later push may already have written newer ones)."""
+        from store.milvus_index import MilvusBm25Index, MilvusDenseIndex
+
+        self.backend = "milvus"
+        known = frozenset(self.chunks)
+        self.dense = MilvusDenseIndex.load(folder / MILVUS_DIR, known_ids=known)
+        self.sparse = MilvusBm25Index(self.dense.collection, known)
+        # every pushed row carries its vector
+        self.dense_ids = known
 
     @property
     def generation(self) -> int:

@@ -104,6 +104,27 @@ class IndexQuery:
         return self.vector
 
 
+class AllowedChunks(frozenset):
+    """Allowed chunk ids that also say which documents and types they were drawn from.
+
+    Every backend may use it as the set of ids it is. A backend that filters on a server
+    (Milvus) sends the document filter instead, which stays short however many chunks the
+    documents hold. ``document_ids``/``doc_types`` are None when that part of the filter is unset.
+    """
+
+    document_ids: frozenset[int] | None
+    doc_types: frozenset[str] | None
+
+    def __new__(cls, chunk_ids, document_ids=None, doc_types=None):
+        allowed = super().__new__(cls, chunk_ids)
+        allowed.document_ids = None if document_ids is None else frozenset(int(d) for d in document_ids)
+        allowed.doc_types = None if doc_types is None else frozenset(str(t) for t in doc_types)
+        return allowed
+
+    def __reduce__(self):
+        return (type(self), (frozenset(self), self.document_ids, self.doc_types))
+
+
 def as_query(query: IndexQuery | str | np.ndarray) -> IndexQuery:
     """A plain string is a text query, an array a vector query."""
     if isinstance(query, IndexQuery):

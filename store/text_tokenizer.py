@@ -141,6 +141,11 @@ class Bm25Tokenizer:
         return stem
 
 
+def cjk_character_count(text: str) -> int:
+    """How many Han, kana and Hangul characters ``text`` holds (to tell a Chinese corpus from an English one)."""
+    return sum(len(run.group()) for run in _CJK_RUN.finditer(text))
+
+
 def _cjk_tokens(run: str) -> list[str]:
     """jieba precise-mode words of one CJK run. jieba knows Chinese words; kana and Hangul come out
     as single characters, which still match as unigrams."""

@@ -3,11 +3,12 @@
 Each backend is a ``Backend`` case: how to build it from a ``ChunkBatch``, how to load it, and
 a reference scorer written out independently of it (brute-force cosine, textbook BM25). The
 corpus carries both texts and vectors, English and Chinese, so a backend that reads both (the
-scale-out issue's Milvus) joins by adding one case to ``BACKENDS``.
+scale-out issue's Milvus) joins by adding one case to ``BACKENDS``: Milvus adds one per route.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections import Counter
@@ -26,6 +27,7 @@ from store.retrieval_index import (
     IndexQuery,
     RetrievalIndex,
 )
+from store.milvus_index import CONNECTIONS, MilvusBm25Index, MilvusDenseIndex
 from store.sparse_index import SparseIndex
 from store.text_tokenizer import Bm25Tokenizer
 
@@ -109,10 +111,33 @@ class Backend:
         return self.name
 
 
+# Milvus: one Milvus Lite file for the session (opening one takes about half a second), a fresh
+# Milvus collection per index built. One collection serves both routes; each route is a case.
+_MILVUS_LITE: dict[str, str] = {}
+_milvus_collections = itertools.count()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def milvus_lite_file(tmp_path_factory):
+    _MILVUS_LITE["uri"] = str(tmp_path_factory.mktemp("milvus") / "contract.db")
+    yield
+    CONNECTIONS.release(_MILVUS_LITE["uri"])
+
+
+def built_in_milvus(view):
+    def build(batch: ChunkBatch):
+        return view.from_chunks(batch, uri=_MILVUS_LITE["uri"], collection=f"contract_{next(_milvus_collections)}",
+                                k1=K1, b=B)
+    return build
+
+
 BACKENDS = [
     Backend("hnswlib", lambda batch: DenseIndex.from_chunks(batch, dim=DIM), DenseIndex.load, cosine_reference, 1e-5),
     Backend("bm25s", lambda batch: SparseIndex.from_chunks(batch, TOKENIZER, K1, B), SparseIndex.load,
             bm25_reference, 1e-9),
+    # Milvus returns float32 scores; with client analysis it indexes TOKENIZER's terms
+    Backend("milvus-dense", built_in_milvus(MilvusDenseIndex), MilvusDenseIndex.load, cosine_reference, 1e-5),
+    Backend("milvus-bm25", built_in_milvus(MilvusBm25Index), MilvusBm25Index.load, bm25_reference, 1e-5),
 ]
 
 
