@@ -130,6 +130,30 @@ class Bm25Config:
 
 
 @dataclass(frozen=True)
+class IndexConfig:
+    backend: str = setting("local", "where the indexes live: local (files in the home) or milvus (Milvus Lite or a "
+                           "Milvus server, see milvus.*)", choices=("local", "milvus"))
+
+
+@dataclass(frozen=True)
+class MilvusConfig:
+    """Where and how a collection with ``index.backend = milvus`` keeps its indexes."""
+
+    uri: str = setting("indexes/milvus.db", "a Milvus Lite file (a relative path is inside the home) or a Milvus "
+                       "server, http://host:19530")
+    token: str = setting("", "Milvus credentials (user:password or an API key); never stored with the collection; "
+                         "or set MILVUS_TOKEN")
+    collection_prefix: str = setting("workbench_", "start of the Milvus collection names; give each home that shares "
+                                     "a Milvus its own")
+    analysis: str = setting("client", "who turns text into BM25 terms: client (the workbench tokenizer, as the local "
+                            "index) or server (Milvus's analyzer)", choices=("client", "server"))
+    analyzer: str = setting("auto", "server analysis: Milvus's analyzer; auto picks jieba for Chinese text, else "
+                            "standard with English stop words and stemming", choices=("auto", "standard", "jieba"))
+    batch_size: int = setting(1000, "rows per insert when pushing chunks to Milvus", minimum=1, maximum=100_000)
+    timeout_s: float = setting(10.0, "seconds before a Milvus call gives up", minimum=0.1, maximum=3600.0)
+
+
+@dataclass(frozen=True)
 class RetrievalConfig:
     mode: str = setting("hybrid", "the routes searched: dense vectors, BM25 keywords, or both fused",
                         choices=("dense", "bm25", "hybrid"))
@@ -206,6 +230,8 @@ class WorkbenchConfig:
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
     dense: DenseConfig = field(default_factory=DenseConfig)
     bm25: Bm25Config = field(default_factory=Bm25Config)
+    index: IndexConfig = field(default_factory=IndexConfig)
+    milvus: MilvusConfig = field(default_factory=MilvusConfig)
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     fusion: FusionConfig = field(default_factory=FusionConfig)
     filters: FilterConfig = field(default_factory=FilterConfig)

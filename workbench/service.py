@@ -25,6 +25,7 @@ from store import repository as repo
 from store import settings as stored_settings
 from store.catalog import Catalog
 from store.index_set import Snapshot, SnapshotCache
+from store.milvus_index import MilvusCollectionMissing, MilvusError  # noqa: F401  (MilvusError: for the app)
 from store.retrieval_index import IndexFormatError
 from store.settings import StoredPreset, StoredSettings
 from workbench.config import (
@@ -41,9 +42,9 @@ from workbench.embedding.registry import is_registered
 from workbench.language.coverage import CollectionLanguage, collection_language
 from workbench.models.availability import card_for, require_available
 from workbench.models.catalogue import EMBEDDING, RERANK
-from workbench.ingestion.indexing import layout_dir, sync_layout
+from workbench.ingestion.indexing import SyncResult, layout_dir, sync_layout
 from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
-from workbench.ingestion.layout import Layout
+from workbench.ingestion.layout import MILVUS, Layout
 from workbench.retrieval.pipeline import run_pipeline
 from workbench.retrieval.trace import Trace
 
@@ -53,7 +54,13 @@ NotFoundError = repo.NotFoundError
 HOME_ENV = "WORKBENCH_HOME"
 DEFAULT_HOME = Path("data")
 #: keys a collection fixes when it is created: how its chunks and indexes are built
-INDEX_KEYS_PREFIXES = tuple(f"{s}." for s in INDEX_TIME_SECTIONS) + ("bm25.", "dense.m", "dense.ef_construction")
+INDEX_KEYS_PREFIXES = tuple(f"{s}." for s in INDEX_TIME_SECTIONS) + (
+    "bm25.", "dense.m", "dense.ef_construction", "index.",
+    # where a Milvus layout lives; never the token, and not the per-process batch size or timeout
+    "milvus.uri", "milvus.collection_prefix", "milvus.analysis", "milvus.analyzer",
+)
+#: the environment variable a Milvus token comes from when milvus.token is not set
+MILVUS_TOKEN_ENV = "MILVUS_TOKEN"
 
 
 def _known_only(stored: dict, owner: str) -> dict:
@@ -83,6 +90,22 @@ class CollectionInfo:
     embedding_model: str
     default_preset: str
     config: dict
+
+    @property
+    def backend(self) -> str:
+        """Where the collection's indexes live: local, or milvus (with its URI)."""
+        if self.config.get("index.backend", "local") != "milvus":
+            return "local"
+        return f"milvus ({self.config.get('milvus.uri', WorkbenchConfig().milvus.uri)})"
+
+
+@dataclass(frozen=True)
+class Migration:
+    collection: str
+    backend: str
+    uri: str | None
+    results: tuple  # SyncResult of every layout built at the new place
+    dropped: tuple[str, ...]  # what was removed from the old place
 
 
 class Workbench:
@@ -164,8 +187,11 @@ class Workbench:
     def delete_collection(self, name: str) -> None:
         import shutil
 
+        config = self.config_for(name)
+        milvus_layouts = [layout for layout in self.layouts_of(name, config) if layout.backend == MILVUS]
         stored_collections.delete_collection(self.catalog, name)
         self._snapshots.forget()
+        self._drop_milvus(name, config, milvus_layouts)
         shutil.rmtree(self.home / "indexes" / name, ignore_errors=True)
 
     def store_collection_settings(self, collection: str, settings: dict[str, object]) -> dict[str, object]:
@@ -223,6 +249,7 @@ class Workbench:
         if config is None:
             config = self.config_for(collection)
             self.check_models(config)  # an existing collection's own models, before any file is parsed
+        self.reach(config)
         return ingest(self.catalog, collection, sources, self.layouts_of(collection, config), progress)
 
     def ingest_paths(self, collection: str, paths: Iterable[Path], config: WorkbenchConfig | None = None,
@@ -234,11 +261,96 @@ class Workbench:
         self.sync(collection)
         return document
 
-    def sync(self, collection: str, config: WorkbenchConfig | None = None) -> None:
-        """Bring every index of the collection in line with the catalog (after a crash, say)."""
-        config = config or self.config_for(collection)
-        for layout in self.layouts_of(collection, config):
-            sync_layout(self.catalog, self.home, collection, layout)
+    def sync(self, collection: str, config: WorkbenchConfig | None = None, verify: bool = False) -> list[SyncResult]:
+        """Bring every index of the collection in line with the catalog (after a crash, say).
+
+        ``verify`` checks a Milvus layout's rows against the catalog even when its snapshot says
+        it is current, repairing whatever differs. (A local snapshot is published atomically, so
+        its generation tells whether it is current.)
+        """
+        config = self.reach(config or self.config_for(collection))
+        return [sync_layout(self.catalog, self.home, collection, layout, rebuild=verify and layout.backend == MILVUS)
+                for layout in self.layouts_of(collection, config)]
+
+    def migrate_backend(self, collection: str, backend: str, uri: str | None = None,
+                        progress: ProgressCallback | None = None) -> Migration:
+        """Move a collection's indexes to another backend, re-embedding nothing.
+
+        The new place is built from the catalog (chunks, and vectors from the embedding cache),
+        then the collection's stored settings point at it, then the old place is removed: the
+        old local index folders, or the old Milvus collections. A failure before the switch
+        leaves the collection where it was.
+        """
+        current = self.config_for(collection)
+        changes: dict[str, object] = {"index.backend": backend}
+        if uri is not None:
+            if backend != MILVUS:
+                raise ConfigError("--uri names a Milvus; it goes with --to milvus")
+            changes["milvus.uri"] = uri
+        target = self.reach(current.with_overrides([f"{key}={value}" for key, value in changes.items()]))
+        if Layout.of(target) == Layout.of(current):
+            raise ConfigError(f"collection {collection!r} already lives there ({backend}"
+                              f"{' at ' + target.milvus.uri if backend == MILVUS else ''}); nothing to move")
+        results = []
+        for layout in self.layouts_of(collection, target):
+            ensure_chunkset(self.catalog, collection, layout, progress)
+            results.append(sync_layout(self.catalog, self.home, collection, layout, rebuild=True))
+        stored_collections.update_collection_settings(self.catalog, collection, index_overrides(target))
+        dropped = []
+        for layout in self.layouts_of(collection, current):
+            folder = layout_dir(self.home, collection, layout)
+            if layout.backend == MILVUS:
+                dropped.extend(self._drop_milvus(collection, current, [layout]))
+            if folder.exists():
+                import shutil
+
+                self._snapshots.forget(folder)
+                shutil.rmtree(folder, ignore_errors=True)
+                dropped.append(str(folder))
+        return Migration(collection, backend, target.milvus.uri if backend == MILVUS else None, tuple(results),
+                         tuple(dropped))
+
+    def reach(self, config: WorkbenchConfig) -> WorkbenchConfig:
+        """Tell the Milvus connections how to reach this configuration's Milvus (token, timeout,
+        batch size); returns the configuration. Local configurations pass through."""
+        if config.index.backend == MILVUS:
+            from store.milvus_index import CONNECTIONS, MilvusAccess, check_collection_prefix, resolve_uri
+
+            try:
+                check_collection_prefix(config.milvus.collection_prefix)
+                uri = resolve_uri(config.milvus.uri, self.home)
+                access = MilvusAccess(token=config.milvus.token or os.environ.get(MILVUS_TOKEN_ENV, ""),
+                                      timeout_s=config.milvus.timeout_s, batch_size=config.milvus.batch_size)
+            except ValueError as error:
+                raise ConfigError(str(error)) from None
+            CONNECTIONS.configure(uri, access)
+        return config
+
+    def release_milvus(self) -> None:
+        """Close this process's Milvus connections; a Milvus Lite file becomes free for another process."""
+        from store.milvus_index import CONNECTIONS
+
+        CONNECTIONS.release()
+        self._snapshots.forget()
+
+    def _drop_milvus(self, collection: str, config: WorkbenchConfig, layouts: list[Layout]) -> list[str]:
+        """Drop the Milvus collections of these layouts; a Milvus that cannot be reached is
+        reported and skipped (the collection's rows there are derived data)."""
+        from store.milvus_index import MilvusError
+        from workbench.ingestion.milvus_sync import drop_milvus_layout, milvus_target
+
+        if not layouts:
+            return []
+        self.reach(config)
+        dropped = []
+        for layout in layouts:
+            uri, name = milvus_target(self.home, collection, layout)
+            try:
+                if drop_milvus_layout(self.home, collection, layout):
+                    dropped.append(f"Milvus collection {name} at {uri}")
+            except MilvusError as error:
+                log.warning("left Milvus collection %s in place: %s", name, error)
+        return dropped
 
     # -- retrieval ----------------------------------------------------------------------------
 
@@ -248,10 +360,12 @@ class Workbench:
         target = self._layout_dirs.get((collection, layout))
         if target is None:
             target = self._layout_dirs[(collection, layout)] = layout_dir(self.home, collection, layout)
+            self.reach(config)
         try:
             snapshot = self._snapshots.get(target)
-        except IndexFormatError as error:
-            # Indexes are derived from the catalog: one written by another version is rebuilt.
+        except (IndexFormatError, MilvusCollectionMissing) as error:
+            # Indexes are derived from the catalog: one written by another version is rebuilt,
+            # and a Milvus collection that went missing (a new server, say) is pushed again.
             log.warning("rebuilding %s: %s", target, error)
             sync_layout(self.catalog, self.home, collection, layout, rebuild=True)
             snapshot = self._snapshots.get(target)

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
 from store.index_set import Snapshot
+from store.retrieval_index import ExplainNotSupported
 from workbench.retrieval.trace import ChunkView, Trace
 
 
@@ -51,6 +53,20 @@ class Bm25Explanation:
     k1: float
     b: float
     num_chunks: int
+    formula: str
+
+
+@dataclass(frozen=True)
+class ServerBm25Explanation:
+    """BM25 scored by a backend that reports each chunk's total only (Milvus): what can be shown
+    instead of a breakdown, with the query's terms as the workbench tokenizer finds them."""
+
+    backend: str
+    reason: str  # why there is no breakdown
+    stage_score: float | None  # the bm25 stage's score for the chunk; None when it did not list it
+    stage_rank: int | None
+    matched: tuple[tuple[str, int, int], ...]  # (term, times in the query, times in this chunk)
+    unmatched: tuple[str, ...]  # query terms this chunk does not contain
     formula: str
 
 
@@ -120,6 +136,7 @@ class HitExplanation:
     mmr: MmrExplanation | None
     rerank: RerankExplanation | None
     notes: tuple[str, ...] = ()
+    bm25_server: ServerBm25Explanation | None = None  # instead of ``bm25`` when the backend cannot break it down
 
 
 def explain_hit(trace: Trace, snapshot: Snapshot, chunk_id: int,
@@ -131,8 +148,13 @@ def explain_hit(trace: Trace, snapshot: Snapshot, chunk_id: int,
         StagePosition(stage.stage, stage.ranked.rank_of(chunk_id), stage.ranked.score_map().get(chunk_id))
         for stage in trace.stages
     )
-    bm25 = explain_bm25(trace, snapshot, chunk_id)
-    if bm25 is None:
+    bm25_server = None
+    try:
+        bm25 = explain_bm25(trace, snapshot, chunk_id)
+    except ExplainNotSupported as unsupported:
+        bm25, bm25_server = None, explain_bm25_server(trace, snapshot, chunk_id, unsupported)
+        notes.append(str(unsupported))
+    if bm25 is None and bm25_server is None:
         notes.append("the BM25 index does not hold this chunk")
     cosine = None
     if query_vector is None:
@@ -146,7 +168,7 @@ def explain_hit(trace: Trace, snapshot: Snapshot, chunk_id: int,
     rerank = explain_rerank(trace, chunk_id)
     notes.extend(_stage_notes(trace, chunk_id, fusion, mmr, rerank))
     return HitExplanation(chunk_id, trace.chunks.get(chunk_id), positions, bm25, cosine, fusion, mmr, rerank,
-                          tuple(notes))
+                          tuple(notes), bm25_server)
 
 
 def _stage_notes(trace: Trace, chunk_id: int, fusion, mmr, rerank) -> list[str]:
@@ -195,6 +217,30 @@ def explain_bm25(trace: Trace, snapshot: Snapshot, chunk_id: int) -> Bm25Explana
         f"     = {' + '.join(parts)} = {_num(total)}"
     )
     return Bm25Explanation(tuple(terms), total, stage_score, stage_rank, k1, b, n, formula)
+
+
+def explain_bm25_server(trace: Trace, snapshot: Snapshot, chunk_id: int,
+                        unsupported: ExplainNotSupported) -> ServerBm25Explanation | None:
+    """The score and rank the backend gave, and which query terms the chunk contains by the
+    workbench tokenizer (the terms a client-analysed Milvus collection indexes)."""
+    chunk = snapshot.chunks.get(chunk_id)
+    if chunk is None:
+        return None
+    tokenizer = snapshot.sparse.tokenizer
+    in_query = Counter(tokenizer.tokenize(trace.query))
+    in_chunk = Counter(tokenizer.tokenize(chunk.indexed_text))
+    matched = tuple((term, count, in_chunk[term]) for term, count in in_query.items() if in_chunk[term])
+    unmatched = tuple(term for term in in_query if not in_chunk[term])
+    stage = trace.stage("bm25")
+    stage_score = stage.ranked.score_map().get(chunk_id) if stage else None
+    stage_rank = stage.ranked.rank_of(chunk_id) if stage else None
+    shown = (f"score {_num(stage_score)}, rank {stage_rank}" if stage_score is not None
+             else "the bm25 stage did not list this chunk")
+    terms = ", ".join(f"“{term}” ×{count}" for term, _, count in matched) or "none"
+    formula = (f"BM25 = Σ over query terms of  qc × idf × tf·(k1 + 1) / (tf + k1·(1 − b + b·dl/avgdl)), computed by "
+               f"{unsupported.backend}: {shown}\nquery terms in this chunk (workbench tokenizer): {terms}")
+    return ServerBm25Explanation(unsupported.backend, str(unsupported), stage_score, stage_rank, matched, unmatched,
+                                 formula)
 
 
 def _term_formula(row: dict, k1: float, b: float, num_chunks: int) -> str:

@@ -18,10 +18,10 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from workbench.cli import calibrate, documents, evaluation, mcp, models, presets, query  # noqa: E402
+from workbench.cli import backend, calibrate, documents, evaluation, mcp, models, presets, query  # noqa: E402
 from workbench.cli.common import EXIT_USAGE, add_common_options  # noqa: E402
 
-COMMAND_GROUPS = (documents, query, evaluation, calibrate, models, mcp, presets)
+COMMAND_GROUPS = (documents, backend, query, evaluation, calibrate, models, mcp, presets)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     from store.catalog import CatalogBusyError
+    from store.milvus_index import MilvusError
     from store.repository import NotFoundError
     from workbench.config import ConfigError
     from workbench.evaluation.golden import GoldenSetError
@@ -49,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except (NotFoundError, ConfigError, GoldenSetError, QueryError, CatalogBusyError, ModelNotAvailableError,
-            ValueError) as error:
+            MilvusError, ValueError) as error:
         message = error.args[0] if isinstance(error, LookupError) and error.args else str(error)
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE

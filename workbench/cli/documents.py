@@ -87,7 +87,7 @@ def cmd_collections(args) -> int:
         print("no collections yet; create one with: python -m workbench ingest FILES --collection NAME")
     for info in infos:
         print(f"{info.name:<24} {info.documents:>7} documents {info.chunks:>8} chunks  model={info.embedding_model}"
-              f"  preset={info.default_preset}")
+              f"  preset={info.default_preset}  backend={info.backend}")
     return EXIT_OK
 
 

@@ -10,47 +10,32 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from store.catalog import Catalog
 from store.documents import index_source
-from store.index_set import (
-    CHUNK_COLUMNS,
-    DOCUMENT_COLUMNS,
-    new_version_dir,
-    publish,
-    read_current,
-    write_table,
-)
+from store.index_set import new_version_dir, publish, read_current
 from workbench.embedding import get_embedder
 from workbench.embedding.cache import embed_cached
-from workbench.ingestion.layout import Layout
+from workbench.ingestion.layout import MILVUS, Layout
+from workbench.ingestion.snapshot_files import SyncResult, layout_dir, write_snapshot_tables
+
+__all__ = ["SyncResult", "layout_dir", "sync_layout"]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class SyncResult:
-    layout_key: str
-    generation: int
-    rebuilt: bool
-    chunks: int
-    added: int
-    removed: int
-    elapsed_s: float
-
-
-def layout_dir(home: Path, collection: str, layout: Layout) -> Path:
-    return home / "indexes" / collection / layout.key
 
 
 def sync_layout(catalog: Catalog, home: Path, collection_name: str, layout: Layout,
                 rebuild: bool = False) -> SyncResult:
     """``rebuild`` builds a new snapshot even when the current one is up to date (its files are
-    in a format this version no longer reads, say)."""
+    in a format this version no longer reads, say; for a Milvus layout: check the collection's
+    rows against the catalog and repair them)."""
+    if layout.backend == MILVUS:
+        from workbench.ingestion.milvus_sync import sync_milvus_layout
+
+        return sync_milvus_layout(catalog, home, collection_name, layout, verify=rebuild)
     started = time.perf_counter()
     target = layout_dir(home, collection_name, layout)
     pointer = read_current(target)
@@ -98,18 +83,7 @@ def sync_layout(catalog: Catalog, home: Path, collection_name: str, layout: Layo
                                      k1=layout.bm25.k1, b=layout.bm25.b)
     sparse.save(building / "sparse")
 
-    chunk_rows = [
-        (int(cid), int(doc), int(ordinal), int(start), int(end), str(text), str(itext),
-         [str(h) for h in (heading if heading is not None else [])],
-         None if _missing(page) else int(page), None if _missing(tokens) else int(tokens), bool(over))
-        for cid, doc, ordinal, start, end, text, itext, heading, page, tokens, over in zip(
-            rows["id"], rows["document_id"], rows["ordinal"], rows["start_offset"], rows["end_offset"],
-            rows["text"], rows["indexed_text"], rows["heading_path"], rows["page"], rows["token_count"],
-            rows["over_max_length"],
-        )
-    ]
-    write_table(building / "chunks.parquet", chunk_rows, CHUNK_COLUMNS)
-    write_table(building / "documents.parquet", [tuple(d) for d in documents], DOCUMENT_COLUMNS)
+    chunk_rows = write_snapshot_tables(building, rows, documents)
     publish(
         target,
         building,
@@ -127,7 +101,3 @@ def sync_layout(catalog: Catalog, home: Path, collection_name: str, layout: Layo
     log.info("indexed %s/%s: %d chunks (+%d -%d) in %.1f s", collection_name, layout.key, len(chunk_rows),
              int(to_add_mask.sum()), len(removed), elapsed)
     return SyncResult(layout.key, generation, True, len(chunk_rows), int(to_add_mask.sum()), len(removed), elapsed)
-
-
-def _missing(value) -> bool:
-    return value is None or (isinstance(value, float) and np.isnan(value)) or value is np.ma.masked

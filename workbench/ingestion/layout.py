@@ -1,8 +1,11 @@
-"""A layout: everything an index depends on (chunking, embedding model, index build parameters).
+"""A layout: everything an index depends on (chunking, embedding model, index build parameters,
+and where the indexes live).
 
 Configurations that share a layout share chunks and indexes; they differ only in query-time
 keys. The chunk set depends on the chunking and the model (token counts and semantic breaks
-come from the model), the indexes additionally on BM25 and HNSW build parameters.
+come from the model), the indexes additionally on BM25 and HNSW build parameters and on the
+backend: local files, or a Milvus collection (at a URI, analysed one way). Local layouts keep
+the keys they had before backends existed, so existing homes keep their indexes.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ from functools import lru_cache
 
 from workbench.config import Bm25Config, ChunkingConfig, WorkbenchConfig
 
+LOCAL, MILVUS = "local", "milvus"
+
 #: bumped whenever a chunking algorithm changes its output, so stored chunk sets made by the
 #: old code are not mistaken for the new ones (their texts stay in the embedding cache)
 CHUNKER_VERSION = 3
@@ -24,21 +29,39 @@ def _digest(payload: dict) -> str:
 
 
 @dataclass(frozen=True)
+class MilvusPlace:
+    """Where a Milvus layout's collection lives and how its text is analysed (what its key depends on)."""
+
+    uri: str  # as configured: a Milvus Lite file relative to the home, or a server URI
+    collection_prefix: str
+    analysis: str
+    analyzer: str
+
+
+@dataclass(frozen=True)
 class Layout:
     chunking: ChunkingConfig
     embedding_model: str
     bm25: Bm25Config
     dense_m: int
     dense_ef_construction: int
+    backend: str = LOCAL
+    milvus: MilvusPlace | None = None  # set when backend is milvus
 
     @classmethod
     def of(cls, config: WorkbenchConfig) -> "Layout":
+        milvus = None
+        if config.index.backend == MILVUS:
+            m = config.milvus
+            milvus = MilvusPlace(m.uri.strip(), m.collection_prefix, m.analysis, m.analyzer)
         return cls(
             chunking=config.chunking,
             embedding_model=config.embedding.model,
             bm25=config.bm25,
             dense_m=config.dense.m,
             dense_ef_construction=config.dense.ef_construction,
+            backend=config.index.backend,
+            milvus=milvus,
         )
 
     @property
@@ -59,6 +82,8 @@ class Layout:
             "bm25": asdict(self.bm25),
             "dense_m": self.dense_m,
             "dense_ef_construction": self.dense_ef_construction,
+            "backend": self.backend,
+            **({"milvus": asdict(self.milvus)} if self.milvus is not None else {}),
         }
 
 
@@ -70,4 +95,8 @@ def _keys(layout: Layout) -> tuple[str, str]:
     readable = f"{c.strategy}-{c.size}{'t' if c.unit == 'tokens' else 'c'}-{c.overlap}"
     chunkset = f"{readable}-{_digest({'chunking': asdict(c), 'model': layout.embedding_model, 'version': CHUNKER_VERSION})}"
     build = {"bm25": asdict(layout.bm25), "m": layout.dense_m, "efc": layout.dense_ef_construction}
-    return chunkset, f"{chunkset}-{_digest(build)[:6]}"
+    if layout.backend != LOCAL:
+        # only a non-local layout says where it lives: local keys stay what they always were
+        build |= {"backend": layout.backend, "milvus": asdict(layout.milvus) if layout.milvus else None}
+    key = f"{chunkset}-{_digest(build)[:6]}"
+    return chunkset, key if layout.backend == LOCAL else f"{key}-{layout.backend}"

@@ -60,6 +60,7 @@ class CollectionEntry(BaseModel):
     chunks: int = Field(description="chunks in the collection's default chunk set")
     embedding_model: str
     default_preset: str = Field(description="preset used when a call names none")
+    backend: str = Field("local", description="where the indexes live: local, or milvus (URI)")
 
 
 class CollectionList(BaseModel):

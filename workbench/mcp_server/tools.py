@@ -27,6 +27,7 @@ from store import collections as stored_collections
 from store import repository as repo
 from store.catalog import CatalogBusyError
 from store.documents import chunk_in_context
+from store.milvus_index import MilvusError
 from workbench.chunking.headings import find_headings
 from workbench.config import ConfigError, WorkbenchConfig
 from workbench.embedding import get_embedder
@@ -62,8 +63,10 @@ log = logging.getLogger(__name__)
 
 URI_SCHEME = "workbench"
 #: errors a caller can act on; anything else is a bug, logged with its traceback
-CALLER_ERRORS: tuple[type[Exception], ...] = (ToolInputError, NotFoundError, ConfigError, QueryError, CatalogBusyError,
-                                              ModelNotAvailableError)
+CALLER_ERRORS: tuple[type[Exception], ...] = (
+    ToolInputError, NotFoundError, ConfigError, QueryError, CatalogBusyError, ModelNotAvailableError,
+    MilvusError,  # a Milvus that is down or missing a collection: the message names the URI and the fix
+)
 #: the search tools for agents that pick their own strategy run one route, nothing after it
 KEYWORD_ONLY = {"retrieval.mode": "bm25", "mmr.enabled": False, "rerank.model": ""}
 SEMANTIC_ONLY = {"retrieval.mode": "dense", "mmr.enabled": False, "rerank.model": ""}
@@ -220,7 +223,8 @@ class KnowledgeHub:
         result = CollectionList(
             collections=[
                 CollectionEntry(name=i.name, documents=i.documents, chunks=i.chunks,
-                                embedding_model=i.embedding_model, default_preset=i.default_preset)
+                                embedding_model=i.embedding_model, default_preset=i.default_preset,
+                                backend=i.backend)
                 for i in infos
             ],
             default_collection=self.default_collection([i.name for i in infos]),

@@ -10,13 +10,13 @@ def render_collections(result: CollectionList) -> str:
     if not result.collections:
         return "The knowledge base has no collections yet.\n"
     lines = [
-        "| collection | documents | chunks | embedding model | default preset |",
-        "|---|---:|---:|---|---|",
+        "| collection | documents | chunks | embedding model | default preset | backend |",
+        "|---|---:|---:|---|---|---|",
     ]
     for entry in result.collections:
         marker = " (default)" if entry.name == result.default_collection else ""
         lines.append(f"| {entry.name}{marker} | {entry.documents} | {entry.chunks} | {entry.embedding_model} "
-                     f"| {entry.default_preset} |")
+                     f"| {entry.default_preset} | {entry.backend} |")
     if result.default_collection is None:
         lines += ["", "Several collections and no default: pass `collection` to the other tools."]
     return "\n".join(lines) + "\n"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from store.retrieval_index import AllowedChunks
 from workbench.config import FilterConfig
 from workbench.retrieval.ranking import RankedList
 
@@ -34,7 +35,10 @@ def scope_of(snapshot, config: FilterConfig) -> ChunkScope | None:
         if wanted_types and doc.doc_type.lower() not in wanted_types:
             continue
         doc_ids.add(doc.doc_id)
-    allowed = frozenset(cid for cid, chunk in snapshot.chunks.items() if chunk.doc_id in doc_ids)
+    # The set says which filter it came from, so a server-side backend filters by document and type.
+    allowed = AllowedChunks((cid for cid, chunk in snapshot.chunks.items() if chunk.doc_id in doc_ids),
+                            document_ids=doc_ids if wanted_docs else None,
+                            doc_types=wanted_types if wanted_types else None)
     note = f"pre-filtered to {len(allowed)} of {len(snapshot.chunks)} chunks ({len(doc_ids)} documents)"
     return ChunkScope(allowed, frozenset(doc_ids), note)
 

@@ -132,7 +132,7 @@ def _dense_stage(snapshot: Snapshot, vector: QueryVector, config: DenseConfig, c
                                      exact=config.exact)
         ranked = _ranked("dense", hits, snapshot)
         if config.exact:
-            notes.append("exact (brute-force) cosine search")
+            notes.append(getattr(snapshot.dense, "exact_search_note", "exact (brute-force) cosine search"))
     return _route_trace("dense", section_dict(config), candidates, ranked, started, notes, scope)
 
 

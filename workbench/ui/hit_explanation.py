@@ -70,6 +70,12 @@ def show_explanation(explained: HitExplanation) -> None:
                                  f"{len(coverage.matched) + len(coverage.missing)} terms, {coverage.coverage:.0%} of "
                                  f"their idf weight (the confidence verdict's terms signal){missing}."))
         st.code("\n".join([bm25.formula, *(t.formula for t in bm25.terms)]), language=None, wrap_lines=True)
+    if explained.bm25_server is not None:
+        server = explained.bm25_server
+        st.markdown(f"**BM25**, scored by {server.backend}: no term breakdown — {md_escape(server.reason)}")
+        show_table([{"term": term, "query count": in_query, "tf (workbench tokenizer)": in_chunk}
+                    for term, in_query, in_chunk in server.matched], "No query term occurs in this chunk.", "auto")
+        st.code(server.formula, language=None, wrap_lines=True)
     if explained.cosine is not None:
         cosine = explained.cosine
         listed = (f"dense stage: rank {cosine.stage_rank}, score {cosine.stage_score:.6f}"

@@ -39,7 +39,8 @@ def _collection_picker(infos: dict) -> None:
     name = st.selectbox("Collection", names, key=session.COLLECTION_KEY,
                         help="Every page works on this collection. Create or delete collections on the Documents page.")
     info = infos[name]
-    st.caption(f"{info.documents} documents · {info.chunks} chunks · {md_escape(info.embedding_model)}")
+    where = "" if info.backend == "local" else f" · {md_escape(info.backend)}"
+    st.caption(f"{info.documents} documents · {info.chunks} chunks · {md_escape(info.embedding_model)}{where}")
 
 
 def _preset_picker(collection_default: str) -> None:
