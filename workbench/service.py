@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import threading
 import weakref
 from collections import OrderedDict
@@ -185,8 +186,6 @@ class Workbench:
         return found or self.create_collection(name, config)
 
     def delete_collection(self, name: str) -> None:
-        import shutil
-
         config = self.config_for(name)
         milvus_layouts = [layout for layout in self.layouts_of(name, config) if layout.backend == MILVUS]
         stored_collections.delete_collection(self.catalog, name)
@@ -302,8 +301,6 @@ class Workbench:
             if layout.backend == MILVUS:
                 dropped.extend(self._drop_milvus(collection, current, [layout]))
             if folder.exists():
-                import shutil
-
                 self._snapshots.forget(folder)
                 shutil.rmtree(folder, ignore_errors=True)
                 dropped.append(str(folder))

@@ -75,6 +75,16 @@ def test_filter_expressions_name_documents_and_types_or_else_chunk_ids():
             == 'doc_id in [5] and doc_type in ["pdf"]')
 
 
+def test_allowed_chunks_are_a_set_that_remembers_its_filter():
+    import pickle
+
+    allowed = AllowedChunks([3, 1, 2], document_ids=[7], doc_types=["pdf"])
+    assert allowed == {1, 2, 3} and isinstance(allowed, frozenset)
+    copy = pickle.loads(pickle.dumps(allowed))
+    assert (copy, copy.document_ids, copy.doc_types) == ({1, 2, 3}, frozenset({7}), frozenset({"pdf"}))
+    assert AllowedChunks([1]).document_ids is None and AllowedChunks([1]).doc_types is None
+
+
 def test_document_and_type_filters_run_in_milvus(lite_uri):
     collection = library(lite_uri)
     dense, bm25 = MilvusDenseIndex(collection), MilvusBm25Index(collection)

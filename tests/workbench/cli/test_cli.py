@@ -110,3 +110,47 @@ def test_set_refuses_values_outside_the_configured_range(beir_folder, tmp_path, 
     assert code == 2 and "mmr.lambda: -0.5 is below the minimum 0 (default 0.7); allowed: 0 to 1" in err
     code, _, err = _run(capsys, "sweep", "--collection", "tiny", "--home", home, "--grid", "fusion.k=10,20000")
     assert code == 2 and "fusion.k: 20000 is above the maximum 10000 (default 60); allowed: 0 to 10000" in err
+
+
+def test_migrate_backend_and_sync_move_a_collection_to_milvus_and_back(beir_folder, tmp_path, capsys, fake_embedder):
+    from store.milvus_index import CONNECTIONS
+
+    home = tmp_path / "h"
+    _run(capsys, "import-beir", beir_folder, "--home", home, "--set", f"embedding.model={FAKE_MODEL}")
+    embedded = len(fake_embedder.embedded_texts)
+    try:
+        code, out, _ = _run(capsys, "migrate-backend", "-c", "tiny", "--to", "milvus", "--home", home)
+        assert code == 0 and "moved tiny to milvus at indexes/milvus.db: 3 chunks in 1 layout(s)" in out
+        assert "removed " + str(home / "indexes" / "tiny") in out
+        code, out, _ = _run(capsys, "collections", "--home", home)
+        assert "backend=milvus (indexes/milvus.db)" in out
+        code, out, _ = _run(capsys, "sync", "-c", "tiny", "--home", home)
+        assert code == 0 and "3 chunks at generation" in out and "0 written, 0 removed" in out
+        code, out, _ = _run(capsys, "query", "dough yeast", "-c", "tiny", "--home", home, "--json")
+        trace = json.loads(out)
+        top = trace["stages"][-1]["ranked"]["hits"][0]["chunk_id"]
+        assert code == 0 and trace["chunks"][str(top)]["external_id"] == "d2"
+        code, out, err = _run(capsys, "migrate-backend", "-c", "tiny", "--to", "milvus", "--home", home)
+        assert code == 2 and "collection 'tiny' already lives there (milvus at indexes/milvus.db)" in err
+        code, out, _ = _run(capsys, "migrate-backend", "-c", "tiny", "--to", "local", "--home", home)
+        assert code == 0 and "moved tiny to local index files" in out and "removed Milvus collection" in out
+        # the cache supplied every chunk vector; only the query was embedded
+        assert fake_embedder.embedded_texts[embedded:] == ["dough yeast"]
+    finally:
+        CONNECTIONS.release()
+
+
+def test_an_unreachable_milvus_is_one_line_with_the_uri_and_the_fix(beir_folder, tmp_path, capsys, fake_embedder):
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        down = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    home = tmp_path / "h"
+    _run(capsys, "import-beir", beir_folder, "--home", home, "--set", f"embedding.model={FAKE_MODEL}")
+    code, out, err = _run(capsys, "migrate-backend", "-c", "tiny", "--to", "milvus", "--uri", down, "--home", home)
+    assert code == 2 and out == ""
+    assert err.startswith(f"error: Milvus at {down} is unavailable: ") and "docker compose up -d" in err
+    assert len(err.splitlines()) == 1
+    code, out, _ = _run(capsys, "collections", "--home", home)
+    assert "backend=local" in out  # a failed move leaves the collection where it was

@@ -76,6 +76,12 @@ def test_every_mode_ranks_as_the_local_backend_does(both, overrides):
     assert bench.snapshot("lite", milvus_config).backend == "milvus"
 
 
+def test_exact_search_on_milvus_says_what_it_did(both):
+    bench, _, milvus_config = both
+    trace = bench.query("solar", "lite", milvus_config.with_overrides(["retrieval.mode=dense", "dense.exact=true"]))
+    assert "Milvus has no brute-force search: HNSW searched with ef = the number of chunks" in trace.stage("dense").notes
+
+
 def test_document_and_type_filters_become_milvus_expressions(both):
     bench, _, milvus_config = both
     bread = bench.document("bread.md", "lite")
