@@ -97,8 +97,8 @@ def setting(default, doc: str, *, minimum=None, maximum=None, choices: tuple[str
 class ChunkingConfig:
     strategy: str = setting(
         "recursive", "how documents are split: recursive at Markdown-aware separators, markdown at headings, "
-        "fixed by length, sentence_window and semantic at sentences",
-        choices=("fixed", "recursive", "markdown", "sentence_window", "semantic"))
+        "fixed by length, sentence_window and semantic at sentences, code at functions, classes and methods",
+        choices=("fixed", "recursive", "markdown", "sentence_window", "semantic", "code"))
     size: int = setting(1000, "maximum chunk length in chunking.unit", minimum=1, maximum=100_000)
     overlap: int = setting(100, "characters (or tokens) shared by neighbouring chunks (fixed, recursive); "
                            "below chunking.size", minimum=0, maximum=100_000)
@@ -225,6 +225,34 @@ class ConfidenceConfig:
 
 
 @dataclass(frozen=True)
+class IngestConfig:
+    """Limits every file is held to while it is read; each violation fails that file alone."""
+
+    max_file_mb: float = setting(20.0, "files larger than this many MB are refused before they are read",
+                                 minimum=0.001, maximum=100_000.0)
+    max_chunks: int = setting(3000, "a document estimated to make more chunks than this is refused, with the time "
+                              "it would take", minimum=1, maximum=100_000_000)
+    parse_timeout_s: float = setting(60.0, "seconds a parse worker may spend on one file before it is stopped",
+                                     minimum=0.1, maximum=86_400.0)
+    parse_memory_mb: int = setting(1536, "resident memory (MB) a parse worker may reach before it is stopped",
+                                   minimum=128, maximum=1_000_000)
+    workers: int = setting(0, "parse worker processes; 0 = one per available CPU core (at most 4)",
+                           minimum=0, maximum=64)
+    max_unzipped_mb: float = setting(200.0, "ZIP-based files (docx, pptx, xlsx): largest total uncompressed size "
+                                     "in MB", minimum=0.001, maximum=1_000_000.0)
+    max_compression_ratio: float = setting(100.0, "ZIP-based files: largest uncompressed-to-compressed size ratio",
+                                           minimum=1.0, maximum=1_000_000.0)
+    max_zip_members: int = setting(10_000, "ZIP-based files: most members (parts) in the archive",
+                                   minimum=1, maximum=10_000_000)
+    max_image_megapixels: float = setting(60.0, "images and scanned PDF pages larger than this many megapixels are "
+                                          "refused", minimum=0.01, maximum=100_000.0)
+    ocr_languages: str = setting("eng+chi_sim", "tesseract language packs for images and scanned PDF pages "
+                                 "(installed ones are used)")
+    captions: bool = setting(True, "caption images with the configured OpenAI-compatible vision endpoint "
+                             "(WORKBENCH_LLM_*)")
+
+
+@dataclass(frozen=True)
 class WorkbenchConfig:
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
@@ -238,6 +266,7 @@ class WorkbenchConfig:
     mmr: MmrConfig = field(default_factory=MmrConfig)
     rerank: RerankConfig = field(default_factory=RerankConfig)
     confidence: ConfidenceConfig = field(default_factory=ConfidenceConfig)
+    ingest: IngestConfig = field(default_factory=IngestConfig)
 
     def to_dict(self) -> dict:
         return {f.name: section_dict(getattr(self, f.name)) for f in fields(self)}
@@ -290,6 +319,8 @@ _DEFAULTS = WorkbenchConfig()
 
 INDEX_TIME_SECTIONS = ("chunking", "embedding")
 QUERY_TIME_SECTIONS = ("dense", "retrieval", "fusion", "filters", "mmr", "rerank", "confidence")
+#: limits applied while files are read; they change what is accepted, not how it is indexed
+INGEST_TIME_SECTIONS = ("ingest",)
 
 
 def _section_fields():

@@ -13,7 +13,7 @@ from functools import partial
 import numpy as np
 
 from workbench.chunking.chunk import Chunk
-from workbench.chunking import fixed, markdown_headings, recursive, semantic, sentence_window
+from workbench.chunking import code, fixed, markdown_headings, recursive, semantic, sentence_window
 from workbench.chunking.tokens import HuggingFaceTokenSpans, TokenSpans, require_token_spans
 from workbench.config import ChunkingConfig
 
@@ -23,6 +23,7 @@ STRATEGIES: dict[str, str] = {
     "markdown": "One chunk per heading section; sections longer than size are split recursively.",
     "sentence_window": "One chunk per sentence, widened by `window` sentences of context on each side.",
     "semantic": "Groups consecutive sentences; starts a new chunk where embedding similarity drops below the threshold quantile.",
+    "code": "Source code cut into functions, classes and methods (Python by its syntax tree, other languages by top-level blocks), named by qualified name; prose as recursive.",
 }
 
 __all__ = ["STRATEGIES", "Chunk", "HuggingFaceTokenSpans", "TokenSpans", "chunk_markdown"]
@@ -63,6 +64,8 @@ def _configured_strategy(
     if config.strategy == "sentence_window":
         strategy_config = sentence_window.SentenceWindowConfig.from_chunking(config)
         return partial(sentence_window.split, config=strategy_config, tokens=tokens)
+    if config.strategy == "code":
+        return partial(code.split, config=code.CodeConfig.from_chunking(config), tokens=tokens)
     if embed_sentences is None:
         raise ValueError(
             "chunking.strategy='semantic' needs a sentence embedder: pass embed_sentences=<function from "

@@ -23,6 +23,18 @@ Pages: PDF page breaks (pdfminer's form feeds) and PPTX slide markers
 markitdown's PDF converter finds a form- or table-like page it extracts the whole document with
 pdfplumber, which joins pages without a break; a multi-page PDF like that gets no page numbers.
 
+Images (``.png .jpg .jpeg .webp .gif .bmp .tiff``) become text through OCR and/or a caption
+(``workbench.ingestion.images``); PDF pages without a text layer are OCR'd the same way. Source
+code (``.py .js .ts .java .go .rs .c .cpp .h .sh .sql``) becomes one fenced code block, and a
+Jupyter notebook (``.ipynb``) its Markdown cells as they are and its code cells as fenced blocks
+(``workbench.ingestion.code_files``); the ``code`` chunking strategy cuts them by definition.
+
+Limits (``workbench.config.IngestConfig``): ZIP-based files are checked against
+``ingest.max_unzipped_mb``, ``ingest.max_compression_ratio`` and ``ingest.max_zip_members``
+before any parser opens them, images against ``ingest.max_image_megapixels``. The per-file time
+and memory limits are enforced one level up, by the worker process a file is parsed in
+(``workbench.ingestion.workers``).
+
 markitdown runs with only the six converters above registered: none of them reaches the
 network (no URL, YouTube, Wikipedia, Azure or LLM paths exist in the instance), and a file
 cannot silently fall through to a different converter when its own one fails -- markitdown
@@ -39,10 +51,14 @@ import re
 import threading
 import zipfile
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Mapping
+
+from workbench.config import IngestConfig
+from workbench.ingestion.code_files import CODE_TYPES, code_document, notebook_document
+from workbench.ingestion.images import IMAGE_TYPES
 
 if TYPE_CHECKING:  # markitdown is imported lazily: it pulls in pandas, pdfminer, magika, ...
     from markitdown import DocumentConverterResult, MarkItDown
@@ -61,6 +77,9 @@ SUPPORTED_TYPES: Mapping[str, str] = MappingProxyType(
         ".txt": "txt",
         ".csv": "csv",
         ".json": "json",
+        **{extension: doc_type for extension, (doc_type, _) in IMAGE_TYPES.items()},
+        **{extension: doc_type for extension, (doc_type, _) in CODE_TYPES.items()},
+        ".ipynb": "ipynb",
     }
 )
 
@@ -78,6 +97,8 @@ class ParsedDocument:
     doc_type: str
     title: str
     page_starts: tuple[int, ...] = ()
+    #: stored with every chunk of the document (an image's caption, say)
+    chunk_metadata: Mapping = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         starts = self.page_starts
@@ -233,21 +254,23 @@ def first_heading(markdown: str) -> str | None:
 # Entry points
 
 
-def parse_file(path: Path, *, source_name: str | None = None) -> ParsedDocument:
+def parse_file(path: Path, *, source_name: str | None = None, limits: IngestConfig | None = None) -> ParsedDocument:
     """Parse a file on disk.
 
     ``source_name`` (default ``path.name``) is the user-facing name: it picks the type from its
     extension, names the file in errors and gives the fallback title. Use it when the bytes sit
     in a temporary file.
     """
-    return parse_bytes(Path(path).read_bytes(), source_name or Path(path).name)
+    return parse_bytes(Path(path).read_bytes(), source_name or Path(path).name, limits=limits)
 
 
-def parse_bytes(data: bytes, filename: str) -> ParsedDocument:
+def parse_bytes(data: bytes, filename: str, *, limits: IngestConfig | None = None) -> ParsedDocument:
     """Parse a file's bytes; ``filename``'s extension picks the type (see ``SUPPORTED_TYPES``).
 
-    Raises ParseError, naming ``filename``, for anything that cannot become a useful document.
+    Raises ParseError, naming ``filename``, for anything that cannot become a useful document
+    (including a file over one of ``limits``; the defaults when None).
     """
+    limits = limits or IngestConfig()
     extension = PurePath(filename).suffix.lower()
     doc_type = SUPPORTED_TYPES.get(extension)
     if doc_type is None:
@@ -257,7 +280,7 @@ def parse_bytes(data: bytes, filename: str) -> ParsedDocument:
     if not data:
         raise ParseError(filename, "empty file (0 bytes); check the original and upload it again")
 
-    extraction = _EXTRACTORS[doc_type](data, filename)
+    extraction = _EXTRACTORS.get(doc_type, _extract_code)(data, filename, limits)
     if extraction.paged:
         markdown, page_starts = _join_pages(extraction.parts)
     else:
@@ -269,7 +292,8 @@ def parse_bytes(data: bytes, filename: str) -> ParsedDocument:
     # Worksheet headings are sheet names ("Sheet1"), not titles.
     heading = first_heading(markdown) if doc_type != "xlsx" else None
     title = heading or (extraction.title_hint or "").strip() or PurePath(filename).stem or filename
-    return ParsedDocument(markdown=markdown, doc_type=doc_type, title=title, page_starts=page_starts)
+    return ParsedDocument(markdown=markdown, doc_type=doc_type, title=title, page_starts=page_starts,
+                          chunk_metadata=dict(extraction.chunk_metadata))
 
 
 _NO_TEXT_REASON = "no text (the document is empty); add content and upload it again"
@@ -295,6 +319,7 @@ class _Extraction:
     parts: tuple[str, ...]
     paged: bool = False
     title_hint: str | None = None
+    chunk_metadata: Mapping = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -343,11 +368,11 @@ def decode_text(data: bytes, source: str) -> str:
     raise ParseError(source, f"not UTF-8 text, and its encoding could not be determined reliably; {_RESAVE_AS_UTF8}")
 
 
-def _extract_plain(data: bytes, source: str) -> _Extraction:
+def _extract_plain(data: bytes, source: str, limits: IngestConfig) -> _Extraction:
     return _Extraction((decode_text(data, source),))
 
 
-def _extract_json(data: bytes, source: str) -> _Extraction:
+def _extract_json(data: bytes, source: str, limits: IngestConfig) -> _Extraction:
     text = decode_text(data, source)
     try:
         value = json.loads(text)
@@ -363,14 +388,14 @@ def _extract_json(data: bytes, source: str) -> _Extraction:
     return _Extraction((f"{fence}json\n{pretty}\n{fence}",))
 
 
-def _extract_html(data: bytes, source: str) -> _Extraction:
+def _extract_html(data: bytes, source: str, limits: IngestConfig) -> _Extraction:
     # Decoded here (not by markitdown's charset sniffing) so every text format follows one policy.
     html = decode_text(data, source)
     result = _convert(html.encode("utf-8"), source, "html", charset="utf-8")
     return _Extraction((result.markdown,), title_hint=result.title)
 
 
-def _extract_csv(data: bytes, source: str) -> _Extraction:
+def _extract_csv(data: bytes, source: str, limits: IngestConfig) -> _Extraction:
     text = decode_text(data, source)
     return _Extraction((_convert(text.encode("utf-8"), source, "csv", charset="utf-8").markdown,))
 
@@ -379,12 +404,15 @@ def _extract_csv(data: bytes, source: str) -> _Extraction:
 # PDF
 
 
-def _extract_pdf(data: bytes, source: str) -> _Extraction:
+def _extract_pdf(data: bytes, source: str, limits: IngestConfig) -> _Extraction:
     # The PDF specification allows junk before the header, within the first 1024 bytes.
     if b"%PDF-" not in data[:1024]:
         raise ParseError(source, "not a PDF file (no PDF header; it may be another format renamed to .pdf); "
                          "export it as PDF and upload it again")
     markdown = _convert(data, source, "pdf").markdown
+    scanned = _ocr_scanned_pages(data, source, markdown, limits)
+    if scanned is not None:
+        return scanned
     if "\f" in markdown:
         # pdfminer ends every page with a form feed. markitdown's per-line rstrip() drops the
         # ones that end up alone on the last line, i.e. after the final page with text, so the
@@ -393,6 +421,30 @@ def _extract_pdf(data: bytes, source: str) -> _Extraction:
     if _pdf_page_count(data) == 1:
         return _Extraction((markdown,), paged=True)
     return _Extraction((markdown,))  # several pages joined without breaks: pages unknown
+
+
+def _ocr_scanned_pages(data: bytes, source: str, markdown: str, limits: IngestConfig) -> _Extraction | None:
+    """Pages with no text layer, OCR'd; None when every page has text (nothing to do)."""
+    from workbench.ingestion.images import ImageError, ocr_pdf_pages, pdf_page_texts
+
+    texts = pdf_page_texts(data)
+    if not texts:
+        return None
+    blank = [number for number, text in enumerate(texts) if not text.strip()]
+    if not blank:
+        return None
+    if len(blank) < len(texts) and "\f" in markdown:
+        # pdfminer's page split is what the rest of this module trusts; fill in only the blanks
+        pages = markdown.split("\f")
+        texts = [pages[i] if i < len(pages) else "" for i in range(len(texts))]
+    try:
+        read = ocr_pdf_pages(data, blank, limits)
+    except ImageError as error:
+        if len(blank) == len(texts):  # a pure scan: without OCR there is nothing to index
+            raise ParseError(source, f"no text layer (a scanned document) and {error}") from error
+        return None  # some pages are scans; the text pages are still worth having
+    pages = tuple(read.get(i, text) for i, text in enumerate(texts))
+    return _Extraction(pages, paged=True, chunk_metadata={"ocr_pages": [n + 1 for n in blank]})
 
 
 def _pdf_page_count(data: bytes) -> int | None:
@@ -426,7 +478,9 @@ _CFB_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _SLIDE_MARKER = re.compile(r"^<!-- Slide number: \d+ -->$", re.MULTILINE)
 
 
-def _check_office_package(data: bytes, source: str, doc_type: str) -> None:
+def _check_office_package(data: bytes, source: str, doc_type: str, limits: IngestConfig) -> None:
+    from workbench.ingestion.containers import container_violation, zip_figures
+
     extension = f".{doc_type}"
     if data.startswith(_CFB_MAGIC):
         raise ParseError(source, f"password-protected, or a legacy Office file (.doc/.ppt/.xls) renamed to "
@@ -434,8 +488,11 @@ def _check_office_package(data: bytes, source: str, doc_type: str) -> None:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as package:
             names = set(package.namelist())
+        violation = container_violation(zip_figures(data), limits)
     except (zipfile.BadZipFile, ValueError, EOFError) as exc:  # ValueError/EOFError: mangled headers
         raise ParseError(source, _office_corrupt_reason(doc_type)) from exc
+    if violation:
+        raise ParseError(source, violation)
     required_part, name = _OFFICE_KINDS[doc_type]
     if required_part in names:
         return
@@ -452,18 +509,18 @@ def _office_corrupt_reason(doc_type: str) -> str:
             f"re-save it as .{doc_type} and upload it again")
 
 
-def _extract_docx(data: bytes, source: str) -> _Extraction:
-    _check_office_package(data, source, "docx")
+def _extract_docx(data: bytes, source: str, limits: IngestConfig) -> _Extraction:
+    _check_office_package(data, source, "docx", limits)
     return _Extraction((_convert(data, source, "docx").markdown,))
 
 
-def _extract_xlsx(data: bytes, source: str) -> _Extraction:
-    _check_office_package(data, source, "xlsx")
+def _extract_xlsx(data: bytes, source: str, limits: IngestConfig) -> _Extraction:
+    _check_office_package(data, source, "xlsx", limits)
     return _Extraction((_convert(data, source, "xlsx").markdown,))
 
 
-def _extract_pptx(data: bytes, source: str) -> _Extraction:
-    _check_office_package(data, source, "pptx")
+def _extract_pptx(data: bytes, source: str, limits: IngestConfig) -> _Extraction:
+    _check_office_package(data, source, "pptx", limits)
     markdown = _convert(data, source, "pptx").markdown
     # markitdown opens every slide with a marker line; the text before the first one is empty.
     preamble, *slides = _SLIDE_MARKER.split(markdown)
@@ -471,6 +528,31 @@ def _extract_pptx(data: bytes, source: str) -> _Extraction:
         return _Extraction((markdown,))
     slides[0] = preamble + slides[0]
     return _Extraction(tuple(slides), paged=True)
+
+
+def _extract_image(data: bytes, source: str, limits: IngestConfig) -> _Extraction:
+    from workbench.ingestion.images import ImageError, describe_image, image_markdown
+
+    _, mime = IMAGE_TYPES[PurePath(source).suffix.lower()]
+    try:
+        described = describe_image(data, mime, limits)
+    except ImageError as error:
+        raise ParseError(source, str(error)) from error
+    return _Extraction((image_markdown(PurePath(source).name, described),), title_hint=PurePath(source).stem,
+                       chunk_metadata=described.metadata)
+
+
+def _extract_code(data: bytes, source: str, limits: IngestConfig) -> _Extraction:
+    _, language = CODE_TYPES[PurePath(source).suffix.lower()]
+    return _Extraction((code_document(decode_text(data, source), language),), title_hint=PurePath(source).name)
+
+
+def _extract_notebook(data: bytes, source: str, limits: IngestConfig) -> _Extraction:
+    try:
+        markdown = notebook_document(decode_text(data, source))
+    except ValueError as error:
+        raise ParseError(source, str(error)) from error
+    return _Extraction((markdown,), title_hint=PurePath(source).stem)
 
 
 _EXTRACTORS = {
@@ -483,6 +565,8 @@ _EXTRACTORS = {
     "txt": _extract_plain,
     "csv": _extract_csv,
     "json": _extract_json,
+    "ipynb": _extract_notebook,
+    **{doc_type: _extract_image for doc_type, _ in IMAGE_TYPES.values()},
 }
 
 

@@ -64,6 +64,8 @@ CASES = [
     ("sentence_window", "tokens", 64, 0),
     ("semantic", "chars", 300, 50),
     ("semantic", "tokens", 64, 16),
+    ("code", "chars", 300, 50),
+    ("code", "tokens", 64, 16),
 ]
 
 
@@ -76,7 +78,10 @@ def check_invariants(markdown: str, strategy: str, unit: str, size: int, overlap
     for chunk in chunks:
         assert markdown[chunk.start : chunk.end] == chunk.text
         assert chunk.text.strip() and chunk.text == chunk.text.strip(), "chunk edges must not be whitespace"
-        assert chunk.heading_path == headings.path_at(chunk.start)
+        expected_path = headings.path_at(chunk.start)
+        if chunk.metadata.get("code"):  # the code strategy names the function or class a chunk holds
+            expected_path += (chunk.metadata["code"],)
+        assert chunk.heading_path == expected_path
         if unit == "chars":
             assert len(chunk.text) <= size
         else:
