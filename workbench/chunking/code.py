@@ -45,7 +45,8 @@ _DECLARATION = re.compile(
     r"|[\w\s\*&:<>,]*?\b(?P<c>[A-Za-z_]\w*)\s*\([^;]*\)\s*(?:const\s*)?\{?\s*$)",
     re.IGNORECASE,
 )
-_CLOSER = re.compile(r"^\s*(?:[}\])]+[;,]?|end\b.*|.*;)\s*$")
+_CLOSER = re.compile(r"^\s*(?:[}\])]+[;,]?|end\b.*)\s*$")  # a line that only closes a block
+_STATEMENT_END = re.compile(r"^.*;\s*$")
 
 
 @dataclass(frozen=True)
@@ -197,7 +198,7 @@ def block_units(code: str, line_starts: list[int]) -> list[Unit]:
         line, previous = lines[number], lines[number - 1]
         if not line.strip() or line[0] in " \t" or _CLOSER.match(line):
             continue
-        if previous.strip() and not _CLOSER.match(previous):
+        if previous.strip() and not _CLOSER.match(previous) and not _STATEMENT_END.match(previous):
             continue
         # comment lines directly above stay with the block they describe
         first = number

@@ -133,6 +133,7 @@ def decoded_png(data: bytes, limits: IngestConfig) -> bytes:
     """The image re-encoded as PNG (first frame), after the size check; ImageError otherwise."""
     from PIL import Image, UnidentifiedImageError
 
+    Image.MAX_IMAGE_PIXELS = None  # the limit below is ours, and names its setting
     try:
         image = Image.open(io.BytesIO(data))  # reads the header only
     except (UnidentifiedImageError, OSError, ValueError) as error:
@@ -145,7 +146,6 @@ def decoded_png(data: bytes, limits: IngestConfig) -> bytes:
                          f"{limits.max_image_megapixels:g} megapixel limit (ingest.max_image_megapixels); "
                          f"downscale it, or raise it with --set ingest.max_image_megapixels={int(megapixels) + 1}")
     try:
-        Image.MAX_IMAGE_PIXELS = None  # the limit above is ours, and names its setting
         image.seek(0)
         frame = image.convert("RGB") if image.mode not in ("RGB", "L") else image.copy()
     except (OSError, ValueError, EOFError) as error:

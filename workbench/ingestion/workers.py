@@ -28,6 +28,7 @@ import socket
 import subprocess
 import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -179,6 +180,7 @@ def worker_main(argv: list[str] | None = None) -> None:
     """
     fd, memory_mb = (argv or sys.argv[1:])[:2]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    warnings.simplefilter("ignore")  # parsers' warnings about odd input: the outcome says what matters
     _limit_address_space(int(memory_mb))
     connection = Connection(int(fd))
     while True:
