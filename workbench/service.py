@@ -241,7 +241,8 @@ class Workbench:
         return layouts
 
     def ingest(self, collection: str, sources: Iterable[Source], config: WorkbenchConfig | None = None,
-               progress: ProgressCallback | None = None) -> IngestReport:
+               progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> IngestReport:
+        """Ingest ``sources`` under ``config.ingest``'s limits; setting ``cancel`` stops it cleanly."""
         if config is not None:
             self.check_models(config)  # before a new collection is created
         self.ensure_collection(collection, config)
@@ -249,11 +250,12 @@ class Workbench:
             config = self.config_for(collection)
             self.check_models(config)  # an existing collection's own models, before any file is parsed
         self.reach(config)
-        return ingest(self.catalog, collection, sources, self.layouts_of(collection, config), progress)
+        return ingest(self.catalog, collection, sources, self.layouts_of(collection, config), progress,
+                      limits=config.ingest, cancel=cancel)
 
     def ingest_paths(self, collection: str, paths: Iterable[Path], config: WorkbenchConfig | None = None,
-                     progress: ProgressCallback | None = None) -> IngestReport:
-        return self.ingest(collection, (Source.from_path(Path(p)) for p in paths), config, progress)
+                     progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> IngestReport:
+        return self.ingest(collection, (Source.from_path(Path(p)) for p in paths), config, progress, cancel)
 
     def delete_document(self, collection: str, ref: str) -> repo.DocumentRow:
         document = stored_documents.delete_document(self.catalog, collection, ref)

@@ -46,7 +46,18 @@ def split_document(markdown: str, chunking: ChunkingConfig, embedder: Embedder |
 def prepare_chunks(
     markdown: str, page_starts: list[int], chunking: ChunkingConfig, embedder: Embedder | None
 ) -> list[NewChunk]:
-    chunks = split_document(markdown, chunking, embedder)
+    return finish_chunks(split_document(markdown, chunking, embedder), page_starts, chunking, embedder)
+
+
+def finish_chunks(
+    chunks: list[Chunk], page_starts: list[int], chunking: ChunkingConfig, embedder: Embedder | None,
+    document_metadata: dict | None = None,
+) -> list[NewChunk]:
+    """Catalog-ready chunks: indexed text, content hash, page, token count and over-length flag.
+
+    ``document_metadata`` (an image's caption, say) is stored with every chunk, under the
+    chunker's own metadata.
+    """
     texts = [indexed_text(chunk, chunking.context_headers) for chunk in chunks]
     counts = embedder.token_counts(texts) if (embedder is not None and texts) else None
     limit = embedder.max_tokens if embedder is not None else None
@@ -65,7 +76,7 @@ def prepare_chunks(
                 content_hash=content_hash(text),
                 token_count=tokens,
                 over_max_length=bool(tokens is not None and limit is not None and tokens > limit),
-                metadata=dict(chunk.metadata),
+                metadata={**(document_metadata or {}), **dict(chunk.metadata)},
             )
         )
     return prepared

@@ -1,65 +1,124 @@
 """Ingestion: files (or ready Markdown) into the catalog, then the indexes.
 
-Per file: hash -> skip if that exact content is already in (before any parsing) -> parse to
-Markdown -> chunk for every chunk set of the collection -> embed what the cache lacks -> one
-transaction replaces the document's old rows with the new ones. Indexes are synced at the end;
-a crash anywhere leaves the catalog consistent, and the next run (or query) re-syncs the
-indexes from it. A file that fails is recorded with its reason and touches nothing else.
+Three kinds of work overlap (see ``docs/RELIABILITY.md`` for the failure model):
+
+* **Parse workers** (``workbench.ingestion.workers``): each file is hashed and checked against
+  the size cap in this process, then parsed and chunked in a worker process under the time and
+  memory limits (``ingest.*``). A file that breaks a limit or cannot be read fails alone, with
+  a reason that names the limit and the setting that raises it.
+* **This thread** embeds: it takes parsed documents as they arrive, adds token counts and
+  indexed texts, and encodes the texts the embedding cache lacks in large batches.
+* **A writer thread** commits: new vectors to the cache, then each document with its chunks,
+  a few documents per transaction. Catalog writes never sit on the encoding path.
+
+A crash, ``kill -9``, Ctrl-C or a cancel from the app loses at most the documents in flight:
+everything committed stays, the run is marked ``cancelled`` (or stays ``running`` after a kill,
+which ``incomplete_runs`` reports), and running the same ingest again skips what is in before
+parsing it and embeds nothing the cache has. Indexes are synced from the catalog at the end, and
+by the next ingest or sync after a crash.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
+import os
+import queue
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Callable, Iterable
 
 from store import documents as stored_documents
 from store.catalog import Catalog
 from store.documents import DocumentVersion, FailedDocument
-from workbench.chunking.preparation import prepare_chunks
-from workbench.embedding import get_embedder
-from workbench.embedding.cache import embed_cached
+from store.embedding_cache import cached_hashes, store_vectors
+from workbench.chunking.preparation import finish_chunks, split_document
+from workbench.config import IngestConfig
+from workbench.embedding import Embedder, get_embedder
 from workbench.ingestion.layout import Layout
+from workbench.ingestion.workers import (
+    ChunkPlan,
+    ParseOutcome,
+    ParsePool,
+    ParseTask,
+    cost_phrase,
+    describe_duration,
+    estimate_chunks,
+)
 
 log = logging.getLogger(__name__)
 
-#: documents committed per catalog transaction (bounds the work a crash can lose)
-COMMIT_BATCH = 200
+MB = 1024 * 1024
+#: new texts gathered before one encode call: big batches sort by length and pad little
+EMBED_GROUP = 1024
+#: how long a partial group waits for more parsed documents before it is encoded anyway
+GROUP_WAIT_S = 0.5
+#: documents committed per catalog transaction at most (a crash loses at most these)
+COMMIT_BATCH = 32
+#: parsed Markdown held between the workers and the embedder, in characters
+BUFFER_CHARACTERS = 32 * MB
+#: chunks per second assumed for estimates before this home has measured its own
+FALLBACK_CHUNK_RATE = 25.0
+RATES_FILE = "ingest_rates.json"
+
+
+class IngestCancelled(Exception):
+    """Raised inside ``ingest`` when its cancel event is set; the report says what was kept."""
 
 
 @dataclass(frozen=True)
 class Source:
-    """One document to ingest: a file's bytes, or Markdown that needs no parsing."""
+    """One document to ingest: a file on disk, a file's bytes, or Markdown that needs no parsing."""
 
     name: str
     data: bytes | None = None
     markdown: str | None = None
     external_id: str | None = None
     doc_type: str | None = None
+    path: Path | None = None
 
     @classmethod
     def from_path(cls, path: Path) -> "Source":
-        return cls(name=path.name, data=path.read_bytes())
+        """A file read only when it is needed (and never whole when it is over the size cap)."""
+        return cls(name=Path(path).name, path=Path(path))
 
     @classmethod
     def from_markdown(cls, name: str, markdown: str, external_id: str | None = None) -> "Source":
         return cls(name=name, markdown=markdown, external_id=external_id, doc_type="md")
 
     @property
+    def size_bytes(self) -> int:
+        if self.path is not None and self.data is None:
+            return self.path.stat().st_size
+        return len(self.payload)
+
+    @property
     def payload(self) -> bytes:
-        return self.data if self.data is not None else (self.markdown or "").encode("utf-8")
+        if self.data is not None:
+            return self.data
+        if self.path is not None:
+            return self.path.read_bytes()
+        return (self.markdown or "").encode("utf-8")
 
     @property
     def sha256(self) -> str:
+        if self.path is not None and self.data is None:
+            digest = hashlib.sha256()
+            with self.path.open("rb") as stream:
+                for block in iter(lambda: stream.read(MB), b""):
+                    digest.update(block)
+            return digest.hexdigest()
         return hashlib.sha256(self.payload).hexdigest()
 
 
 @dataclass(frozen=True)
 class Progress:
-    """A progress event: ``stage`` is one of hash, skip, parse, chunk, embed, store, index, failed, done."""
+    """A progress event: ``stage`` is one of estimate, hash, skip, parse, chunk, embed, store,
+    index, failed, cancelled, done."""
 
     stage: str
     source: str
@@ -84,6 +143,9 @@ class IngestReport:
     cached: int = 0
     elapsed_s: float = 0.0
     indexes_rebuilt: int = 0
+    cancelled: bool = False
+    estimate: str = ""
+    files_total: int = 0
 
     def count(self, status: str) -> int:
         return sum(1 for outcome in self.outcomes if outcome.status == status)
@@ -103,8 +165,12 @@ class IngestReport:
             f"{self.count('skipped')} unchanged (skipped before parsing)",
             f"{self.count('failed')} failed",
         ]
+        stopped = ""
+        if self.cancelled:
+            stopped = (f"CANCELLED after {len(self.outcomes)} of {self.files_total} files (the rest were not "
+                       "read; run the same ingest again to finish); ")
         return (
-            f"{self.collection}: {len(self.outcomes)} files: {', '.join(parts)}; "
+            f"{self.collection}: {stopped}{len(self.outcomes)} files: {', '.join(parts)}; "
             f"parsed {self.parsed}, embedded {self.embedded} new chunk texts ({self.cached} from cache); "
             f"{self.elapsed_s:.1f} s"
         )
@@ -117,16 +183,64 @@ def _quiet(_: Progress) -> None:
     pass
 
 
+# -- throughput, for estimates ------------------------------------------------------------------
+
+def chunk_rate(home: Path, model: str) -> float | None:
+    """Chunk texts per second this home measured for ``model`` in its last real embedding run."""
+    try:
+        rates = json.loads((home / RATES_FILE).read_text(encoding="utf-8"))
+        rate = float(rates.get(model, 0))
+    except (OSError, ValueError, AttributeError):
+        return None
+    return rate if rate > 0 else None
+
+
+def _remember_rate(home: Path, model: str, texts: int, seconds: float) -> None:
+    if texts < 64 or seconds <= 0:  # too few texts to say anything about throughput
+        return
+    path = home / RATES_FILE
+    try:
+        rates = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        rates[model] = round(texts / seconds, 2)
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(rates, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(temporary, path)
+    except (OSError, ValueError):
+        log.debug("could not record the embedding rate in %s", path)
+
+
+def estimated_text_characters(name: str, size_bytes: int) -> int:
+    """About how much text a file of this type and size holds (for estimates only)."""
+    suffix = PurePath(name).suffix.lower()
+    if suffix in (".pdf",):
+        return size_bytes // 8
+    if suffix in (".docx", ".pptx", ".xlsx"):
+        return size_bytes // 3
+    if suffix in (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", ".tiff", ".tif"):
+        return 1500
+    if suffix in (".html", ".htm"):
+        return size_bytes // 2
+    return size_bytes
+
+
+def describe_estimate(chunks: int, rate: float | None) -> str:
+    measured = rate is not None
+    rate = rate or FALLBACK_CHUNK_RATE
+    when = "here" if measured else f"at a first guess of {FALLBACK_CHUNK_RATE:g} chunks/s"
+    return f"about {chunks:,} chunks, roughly {describe_duration(chunks / rate)} {when}"
+
+
+# -- the ingest ---------------------------------------------------------------------------------
+
 @dataclass
-class _Pending:
+class _Document:
+    """A parsed document on its way to the catalog."""
+
     source: Source
     sha256: str
-    title: str
-    markdown: str
-    doc_type: str
-    page_starts: list[int]
-    chunks: dict[str, list]  # chunkset key -> prepared chunks
     replaces: bool
+    outcome: ParseOutcome
+    chunks: dict[str, list] = field(default_factory=dict)  # chunkset key -> NewChunk list
 
 
 def ingest(
@@ -135,122 +249,363 @@ def ingest(
     sources: Iterable[Source],
     layouts: list[Layout],
     progress: ProgressCallback | None = None,
+    limits: IngestConfig | None = None,
+    cancel: threading.Event | None = None,
 ) -> IngestReport:
-    """Ingest ``sources``; every layout in ``layouts`` gets its chunks (the first is the default)."""
+    """Ingest ``sources``; every layout in ``layouts`` gets its chunks (the first is the default).
+
+    Setting ``cancel`` (or Ctrl-C) stops after the documents in flight; what was committed stays.
+    """
     progress = progress or _quiet
+    limits = limits or IngestConfig()
+    cancel = cancel or threading.Event()
     started = time.perf_counter()
+    home = catalog.path.parent
     sources = list(sources)
-    report = IngestReport(collection_name)
+    report = IngestReport(collection_name, files_total=len(sources))
     start = stored_documents.start_ingest(
         catalog, collection_name, [(layout.chunkset_key, layout.chunkset_config()) for layout in layouts], len(sources)
     )
-    collection_id, run_id, fingerprints = start.collection_id, start.run_id, start.fingerprints
+    fingerprints, run_id = start.fingerprints, start.run_id
 
-    pending: list[_Pending] = []
+    rate = chunk_rate(home, layouts[0].embedding_model)
     total = len(sources)
-    for position, source in enumerate(sources, start=1):
-        progress(Progress("hash", source.name, position, total))
-        sha = source.sha256
-        known = fingerprints.get(source.name)
-        if known and known == (sha, "success"):
-            report.outcomes.append(FileOutcome(source.name, "skipped", "unchanged since last ingest"))
-            progress(Progress("skip", source.name, position, total, "unchanged"))
-            continue
-        try:
-            progress(Progress("parse", source.name, position, total))
-            parsed = _parse(source)
-        except Exception as error:  # any parser failure is this file's problem only
-            reason = _reason(error)
-            _record_failure(catalog, collection_id, run_id, source, sha, reason, replaces=known is not None)
-            report.outcomes.append(FileOutcome(source.name, "failed", reason))
-            progress(Progress("failed", source.name, position, total, reason))
-            continue
-        progress(Progress("chunk", source.name, position, total))
-        chunks = {}
-        for layout in layouts:
-            # the model supplies token counts (the over-length flag), token units and semantic breaks
-            embedder = get_embedder(layout.embedding_model)
-            chunks[layout.chunkset_key] = prepare_chunks(parsed.markdown, list(parsed.page_starts), layout.chunking, embedder)
-        pending.append(
-            _Pending(source, sha, parsed.title, parsed.markdown, parsed.doc_type, list(parsed.page_starts), chunks,
-                     replaces=known is not None)
-        )
-        if len(pending) >= COMMIT_BATCH:
-            _flush(catalog, collection_id, run_id, pending, layouts, report, progress, position, total)
-            pending = []
-    _flush(catalog, collection_id, run_id, pending, layouts, report, progress, total, total)
+    writer = _Writer(catalog, start.collection_id, run_id, report, progress)
+    documents: dict[int, _Document] = {}
+    tasks: list[ParseTask] = []
+    planned_characters = 0
+    try:
+        for position, source in enumerate(sources, start=1):
+            if cancel.is_set():
+                raise IngestCancelled
+            progress(Progress("hash", source.name, position, total))
+            sha = source.sha256
+            known = fingerprints.get(source.name)
+            if known and known == (sha, "success"):
+                report.outcomes.append(FileOutcome(source.name, "skipped", "unchanged since last ingest"))
+                progress(Progress("skip", source.name, position, total, "unchanged"))
+                continue
+            too_big = _size_violation(source, limits, layouts[0], rate)
+            if too_big:
+                writer.failure(source, sha, too_big, replaces=known is not None)
+                progress(Progress("failed", source.name, position, total, too_big))
+                continue
+            planned_characters += source.size_bytes if source.markdown is not None \
+                else estimated_text_characters(source.name, source.size_bytes)
+            documents[position] = _Document(source, sha, known is not None, ParseOutcome(position, source.name))
+            tasks.append(_task(position, source, layouts, limits, rate))
+        if tasks:
+            estimate = describe_estimate(estimate_chunks(planned_characters, layouts[0].chunking), rate)
+            report.estimate = f"{len(tasks)} files to read, {estimate}"
+            progress(Progress("estimate", collection_name, 0, total, report.estimate))
+            _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home)
+        writer.close()
+    except (KeyboardInterrupt, IngestCancelled):
+        report.cancelled = True
+        writer.close()  # commits what was fully embedded; then the catalog and indexes agree again
+        progress(Progress("cancelled", collection_name, len(report.outcomes), total,
+                          f"stopped; {len(report.outcomes)} of {total} files done"))
+    except BaseException:
+        writer.abandon()
+        raise
 
     from workbench.ingestion.indexing import sync_layout
 
     for layout in layouts:
         progress(Progress("index", layout.key, total, total))
-        result = sync_layout(catalog, catalog.path.parent, collection_name, layout)
+        result = sync_layout(catalog, home, collection_name, layout)
         report.indexes_rebuilt += int(result.rebuilt)
     stored_documents.finish_ingest(
-        catalog, run_id, status="finished", parsed=report.parsed, skipped=report.count("skipped"),
-        failed=report.count("failed"), embedded=report.embedded,
+        catalog, run_id, status="cancelled" if report.cancelled else "finished", parsed=report.parsed,
+        skipped=report.count("skipped"), failed=report.count("failed"), embedded=report.embedded,
     )
     report.elapsed_s = time.perf_counter() - started
     progress(Progress("done", collection_name, total, total, report.summary()))
     return report
 
 
-def _parse(source: Source):
-    from workbench.ingestion.parsing import ParsedDocument, parse_bytes
-
-    if source.markdown is not None:
-        markdown = source.markdown
-        title = next((line.lstrip("#").strip() for line in markdown.splitlines() if line.startswith("#")), source.name)
-        return ParsedDocument(markdown=markdown, doc_type=source.doc_type or "md", title=title)
-    return parse_bytes(source.payload, source.name)
-
-
-def _reason(error: Exception) -> str:
-    from workbench.ingestion.parsing import ParseError
-
-    if isinstance(error, ParseError):
-        return str(error)
-    return f"{type(error).__name__}: {error}"
+def _size_violation(source: Source, limits: IngestConfig, layout: Layout, rate: float | None) -> str | None:
+    size = source.size_bytes
+    if size <= limits.max_file_mb * MB:
+        return None
+    characters = size if source.markdown is not None else estimated_text_characters(source.name, size)
+    chunks = estimate_chunks(characters, layout.chunking)
+    needed_mb = int(size / MB) + 1
+    raise_chunks = f" --set ingest.max_chunks={chunks + chunks // 10}" if chunks > limits.max_chunks else ""
+    return (f"{source.name}: {size / MB:,.1f} MB, over the {limits.max_file_mb:g} MB limit (ingest.max_file_mb). "
+            f"Raising it would cost {describe_estimate(chunks, rate)}; to ingest it anyway: "
+            f"--set ingest.max_file_mb={needed_mb}{raise_chunks}")
 
 
-def _record_failure(catalog, collection_id, run_id, source: Source, sha, reason, replaces: bool) -> None:
-    failed = FailedDocument(
-        source=source.name, external_id=source.external_id, sha256=sha, size_bytes=len(source.payload),
-        doc_type=Path(source.name).suffix.lstrip(".").lower() or "unknown", reason=reason,
-    )
-    stored_documents.record_failed_document(catalog, collection_id, run_id, failed, replaces)
+def _task(key: int, source: Source, layouts: list[Layout], limits: IngestConfig, rate: float | None) -> ParseTask:
+    # chunkings that need no model run in the worker, next to the parser; the rest run here
+    plans = tuple(ChunkPlan(layout.chunkset_key, layout.chunking) for layout in layouts
+                  if layout.chunking.strategy != "semantic" and layout.chunking.unit == "chars")
+    return ParseTask(key, source.name, limits, path=str(source.path) if source.path and source.data is None else None,
+                     data=source.data, markdown=source.markdown, doc_type=source.doc_type, plans=plans,
+                     chunk_rate=rate or FALLBACK_CHUNK_RATE)
 
 
-def _flush(catalog, collection_id, run_id, pending: list[_Pending], layouts, report, progress, done, total) -> None:
-    if not pending:
-        return
+class _OutcomeBuffer:
+    """Parse outcomes between the pool's thread and the embedder, bounded by Markdown size."""
+
+    def __init__(self, budget: int):
+        self._items: list[ParseOutcome] = []
+        self._held = 0
+        self._budget = budget
+        self._done = False
+        self._error: BaseException | None = None
+        self._condition = threading.Condition()
+
+    def put(self, outcome: ParseOutcome, stop: threading.Event) -> None:
+        size = len(outcome.parsed.markdown) if outcome.parsed is not None else 0
+        with self._condition:
+            while self._items and self._held + size > self._budget and not stop.is_set():
+                self._condition.wait(0.2)
+            self._items.append(outcome)
+            self._held += size
+            self._condition.notify_all()
+
+    def finish(self, error: BaseException | None = None) -> None:
+        with self._condition:
+            self._done, self._error = True, error
+            self._condition.notify_all()
+
+    def take(self, wait_s: float | None) -> list[ParseOutcome] | None:
+        """What is there (waiting up to ``wait_s`` for something); None once all is taken."""
+        with self._condition:
+            if not self._items and not self._done:
+                self._condition.wait(wait_s)
+            if self._error is not None:
+                raise self._error
+            if not self._items and self._done:
+                return None
+            items, self._items, self._held = self._items, [], 0
+            self._condition.notify_all()
+            return items
+
+
+def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home) -> None:
+    embedders = {layout.embedding_model: get_embedder(layout.embedding_model) for layout in layouts}
+    buffer = _OutcomeBuffer(BUFFER_CHARACTERS)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            with ParsePool(limits) as pool:
+                for outcome in pool.outcomes(tasks):
+                    buffer.put(outcome, stop)
+                    if stop.is_set():
+                        break
+        except BaseException as error:  # surfaces in the embedding thread
+            buffer.finish(error)
+        else:
+            buffer.finish()
+
+    producer = threading.Thread(target=produce, name="ingest-parse", daemon=True)
+    producer.start()
+    embedding = _Embedding(writer, report, progress, total)
+    group: list[_Document] = []
+    done_files = 0
+    try:
+        while True:
+            if cancel.is_set():
+                raise IngestCancelled
+            outcomes = buffer.take(GROUP_WAIT_S if group else 1.0)
+            if outcomes is None:
+                break
+            for outcome in outcomes:
+                document = documents.pop(outcome.key)
+                done_files += 1
+                if not outcome.ok:
+                    writer.failure(document.source, document.sha256, outcome.reason, document.replaces)
+                    progress(Progress("failed", document.source.name, done_files, total, outcome.reason))
+                    continue
+                progress(Progress("parse", document.source.name, done_files, total))
+                document.outcome = outcome
+                _prepare(document, layouts, embedders)
+                progress(Progress("chunk", document.source.name, done_files, total))
+                group.append(document)
+            if group and (not outcomes or embedding.missing_texts(group, layouts) >= EMBED_GROUP):
+                embedding.embed_and_commit(group, layouts, embedders)
+                group = []
+        if group:
+            embedding.embed_and_commit(group, layouts, embedders)
+    finally:
+        stop.set()
+        producer.join(timeout=30)
+        for model, (texts, seconds) in embedding.throughput.items():
+            _remember_rate(home, model, texts, seconds)
+
+
+def _prepare(document: _Document, layouts: list[Layout], embedders: dict[str, Embedder]) -> None:
+    parsed = document.outcome.parsed
     for layout in layouts:
-        texts = [chunk.indexed_text for item in pending for chunk in item.chunks[layout.chunkset_key]]
-        embedder = get_embedder(layout.embedding_model)
+        embedder = embedders[layout.embedding_model]
+        chunks = document.outcome.chunks.get(layout.chunkset_key)
+        if chunks is None:  # token units and semantic breaks need the model, which lives here
+            chunks = split_document(parsed.markdown, layout.chunking, embedder)
+        document.chunks[layout.chunkset_key] = finish_chunks(
+            chunks, list(parsed.page_starts), layout.chunking, embedder, dict(parsed.chunk_metadata))
 
-        def on_batch(embedded: int, missing: int) -> None:
-            progress(Progress("embed", f"{embedded}/{missing} new chunk texts", done, total))
 
-        _, stats = embed_cached(catalog, embedder, texts, progress=on_batch)
-        report.embedded += stats.embedded
-        report.cached += stats.cached
-    progress(Progress("store", f"{len(pending)} documents", done, total))
-    versions = [
-        DocumentVersion(
-            source=item.source.name, external_id=item.source.external_id, sha256=item.sha256,
-            size_bytes=len(item.source.payload), doc_type=item.doc_type, title=item.title, markdown=item.markdown,
-            page_starts=item.page_starts, chunks=item.chunks, replaces=item.replaces,
+class _Embedding:
+    """Encodes what the cache lacks, remembering what this run already sent to the writer."""
+
+    def __init__(self, writer: "_Writer", report: IngestReport, progress: ProgressCallback, total: int):
+        self.writer, self.report, self.progress, self.total = writer, report, progress, total
+        #: (model, hash) of vectors handed to the writer; the cache has them once it commits
+        self.sent: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self.throughput: dict[str, tuple[int, float]] = {}
+
+    def _texts(self, group: list[_Document], layout: Layout) -> dict[str, str]:
+        return {chunk.content_hash: chunk.indexed_text for document in group
+                for chunk in document.chunks[layout.chunkset_key]}
+
+    def missing_texts(self, group: list[_Document], layouts: list[Layout]) -> int:
+        return sum(len(self._texts(group, layout)) for layout in layouts)  # an upper bound, no catalog read
+
+    def embed_and_commit(self, group: list[_Document], layouts: list[Layout], embedders: dict[str, Embedder]) -> None:
+        for layout in layouts:
+            model = layout.embedding_model
+            texts = self._texts(group, layout)
+            requested = sum(len(document.chunks[layout.chunkset_key]) for document in group)
+            fresh = {h: t for h, t in texts.items() if (model, h) not in self.sent}
+            in_cache = cached_hashes(self.writer.catalog, model, list(fresh))
+            missing = [(h, t) for h, t in fresh.items() if h not in in_cache]
+            if missing:
+                self.progress(Progress("embed", f"0/{len(missing)} new chunk texts", 0, self.total))
+                began = time.perf_counter()
+                # longest first: sentence-transformers pads each batch to its longest text
+                ordered = sorted(missing, key=lambda item: len(item[1]), reverse=True)
+                vectors = embedders[model].embed([text for _, text in ordered])
+                seconds = time.perf_counter() - began
+                texts_so_far, seconds_so_far = self.throughput.get(model, (0, 0.0))
+                self.throughput[model] = (texts_so_far + len(ordered), seconds_so_far + seconds)
+                self.writer.vectors(model, [h for h, _ in ordered], vectors)
+                for digest, _ in ordered:
+                    self.sent[(model, digest)] = None
+                self.progress(Progress("embed", f"{len(missing)}/{len(missing)} new chunk texts", 0, self.total))
+            self.report.embedded += len(missing)
+            self.report.cached += requested - len(missing)
+        for document in group:
+            self.writer.document(document)
+
+
+class _Writer:
+    """The one thread that writes the catalog during an ingest: vectors, documents, failures.
+
+    Items are committed in order, a few per transaction, so a document is never committed before
+    its vectors. ``close`` waits for everything queued; ``abandon`` drops what is not committed.
+    """
+
+    def __init__(self, catalog: Catalog, collection_id: int, run_id: int, report: IngestReport,
+                 progress: ProgressCallback):
+        self.catalog, self.collection_id, self.run_id = catalog, collection_id, run_id
+        self.report, self.progress = report, progress
+        self._queue: queue.Queue = queue.Queue()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="ingest-writer", daemon=True)
+        self._thread.start()
+
+    def vectors(self, model: str, hashes: list[str], vectors) -> None:
+        self._put(("vectors", model, hashes, vectors))
+
+    def document(self, document: _Document) -> None:
+        self._put(("document", document))
+
+    def failure(self, source: Source, sha: str, reason: str, replaces: bool) -> None:
+        self._put(("failure", source, sha, reason, replaces))
+
+    def close(self) -> None:
+        self._queue.put(None)
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+    def abandon(self) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout=60)
+
+    def _put(self, item) -> None:
+        if self._error is not None:
+            raise self._error
+        self._queue.put(item)
+
+    def _run(self) -> None:
+        finished = False
+        while not finished:
+            batch = [self._queue.get()]
+            while len(batch) < COMMIT_BATCH and batch[-1] is not None:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            if batch[-1] is None:
+                finished = True
+                batch.pop()
+            if not batch or self._error is not None:
+                continue
+            try:
+                self._commit(batch)
+            except BaseException as error:  # re-raised in the ingesting thread
+                self._error = error
+
+    def _commit(self, batch: list) -> None:
+        """Each item in order, one catalog transaction per run of documents (vectors first)."""
+        documents: list[_Document] = []
+        for item in batch + [("end",)]:
+            if item[0] == "document":
+                documents.append(item[1])
+                continue
+            if documents:
+                self._commit_documents(documents)
+                documents = []
+            if item[0] == "vectors":
+                store_vectors(self.catalog, item[1], item[2], item[3])
+            elif item[0] == "failure":
+                self._record_failure(*item[1:])
+
+    def _commit_documents(self, documents: list[_Document]) -> None:
+        self.progress(Progress("store", f"{len(documents)} documents", len(self.report.outcomes),
+                               self.report.files_total))
+        versions = [
+            DocumentVersion(
+                source=d.source.name, external_id=d.source.external_id, sha256=d.sha256,
+                size_bytes=d.source.size_bytes, doc_type=d.outcome.parsed.doc_type, title=d.outcome.parsed.title,
+                markdown=d.outcome.parsed.markdown, page_starts=list(d.outcome.parsed.page_starts), chunks=d.chunks,
+                replaces=d.replaces,
+            )
+            for d in documents
+        ]
+        statuses = stored_documents.commit_documents(self.catalog, self.collection_id, self.run_id, versions)
+        self.report.outcomes.extend(
+            FileOutcome(d.source.name, status, chunks=len(next(iter(d.chunks.values()), [])))
+            for d, status in zip(documents, statuses)
         )
-        for item in pending
-    ]
-    statuses = stored_documents.commit_documents(catalog, collection_id, run_id, versions)
-    for item, status in zip(pending, statuses):
-        report.outcomes.append(FileOutcome(item.source.name, status, chunks=len(next(iter(item.chunks.values()), []))))
+
+    def _record_failure(self, source: Source, sha: str, reason: str, replaces: bool) -> None:
+        failed = FailedDocument(
+            source=source.name, external_id=source.external_id, sha256=sha, size_bytes=source.size_bytes,
+            doc_type=PurePath(source.name).suffix.lstrip(".").lower() or "unknown", reason=reason,
+        )
+        stored_documents.record_failed_document(self.catalog, self.collection_id, self.run_id, failed, replaces)
+        self.report.outcomes.append(FileOutcome(source.name, "failed", reason))
+
+
+#: documents chunked, embedded and committed together when a chunk set is built or completed
+CHUNKSET_BATCH = 64
 
 
 def ensure_chunkset(catalog: Catalog, collection_name: str, layout: Layout,
                     progress: ProgressCallback | None = None) -> int:
-    """Chunk (and embed, through the cache) every document lacking chunks in this layout's chunk set."""
+    """Chunk (and embed, through the cache) every document lacking chunks in this layout's chunk set.
+
+    Documents are committed in batches, so an interrupted build resumes where it stopped and
+    re-embeds nothing (every batch's vectors are in the cache before its chunks are committed).
+    """
+    from workbench.embedding.cache import embed_cached
+
     progress = progress or _quiet
     unchunked = stored_documents.documents_lacking_chunks(
         catalog, collection_name, layout.chunkset_key, layout.chunkset_config()
@@ -259,12 +614,15 @@ def ensure_chunkset(catalog: Catalog, collection_name: str, layout: Layout,
     if not todo:
         return 0
     embedder = get_embedder(layout.embedding_model)
-    prepared = []
-    for position, (doc_id, markdown, page_starts) in enumerate(todo, start=1):
-        progress(Progress("chunk", str(doc_id), position, len(todo)))
-        prepared.append((doc_id, prepare_chunks(markdown or "", list(page_starts or []), layout.chunking, embedder)))
-    texts = [chunk.indexed_text for _, chunks in prepared for chunk in chunks]
-    embed_cached(catalog, embedder, texts,
-                 progress=lambda d, t: progress(Progress("embed", f"{d}/{t} new chunk texts", d, t)))
-    stored_documents.add_chunks(catalog, unchunked.collection_id, layout.chunkset_key, prepared)
+    for offset in range(0, len(todo), CHUNKSET_BATCH):
+        prepared = []
+        for position, (doc_id, markdown, page_starts) in enumerate(todo[offset:offset + CHUNKSET_BATCH],
+                                                                   start=offset + 1):
+            progress(Progress("chunk", str(doc_id), position, len(todo)))
+            chunks = split_document(markdown or "", layout.chunking, embedder)
+            prepared.append((doc_id, finish_chunks(chunks, list(page_starts or []), layout.chunking, embedder)))
+        texts = [chunk.indexed_text for _, chunks in prepared for chunk in chunks]
+        embed_cached(catalog, embedder, texts,
+                     progress=lambda d, t: progress(Progress("embed", f"{d}/{t} new chunk texts", d, t)))
+        stored_documents.add_chunks(catalog, unchunked.collection_id, layout.chunkset_key, prepared)
     return len(todo)

@@ -190,7 +190,10 @@ def worker_main(argv: list[str] | None = None) -> None:
             return
         if task is None:
             return
-        connection.send(run_task(task))
+        try:
+            connection.send(run_task(task))
+        except OSError:  # the parent is gone (killed, say): nobody to answer
+            return
 
 
 def _limit_address_space(memory_mb: int) -> None:

@@ -33,10 +33,11 @@ def test_rerun_parses_and_embeds_nothing(bench, fake_embedder, fake_config, monk
 
     import workbench.ingestion.ingest as ingest_module
 
-    def no_parsing(source):
-        raise AssertionError(f"{source.name} was parsed although unchanged")
+    class NoParsing:
+        def __init__(self, *args, **kwargs):
+            raise AssertionError("a parse worker was started although every file is unchanged")
 
-    monkeypatch.setattr(ingest_module, "_parse", no_parsing)
+    monkeypatch.setattr(ingest_module, "ParsePool", NoParsing)
     report = bench.ingest("kb", _sources(), fake_config)
     assert report.count("skipped") == 4 and report.parsed == 0 and report.embedded == 0
     assert len(fake_embedder.embedded_texts) == embedded_before
