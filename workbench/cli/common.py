@@ -6,6 +6,7 @@ import argparse
 import sys
 
 EXIT_OK, EXIT_BELOW_THRESHOLD, EXIT_USAGE = 0, 1, 2
+EXIT_CANCELLED = 130  # the shell's code for Ctrl-C
 
 
 def add_common_options(parser: argparse.ArgumentParser) -> None:
@@ -43,7 +44,11 @@ def config_for_new_or_existing(bench, collection, args):
 
 
 def print_progress(event) -> None:
-    if event.stage in ("failed",):
+    if event.stage == "estimate":
+        print(f"  {event.source}: {event.message}", file=sys.stderr)
+    elif event.stage == "cancelled":
+        print(f"  cancelled: {event.message}", file=sys.stderr)
+    elif event.stage in ("failed",):
         print(f"  failed  {event.source}: {event.message}", file=sys.stderr)
     elif event.stage in ("parse", "skip") and event.total <= 50:
         print(f"  [{event.done}/{event.total}] {event.stage:<6} {event.source}", file=sys.stderr)
@@ -55,6 +60,9 @@ def print_progress(event) -> None:
 
 def print_report(report) -> None:
     print(report.summary())
+    if getattr(report, "cancelled", False):
+        print("cancelled: what was committed stays searchable; run the same command again to finish "
+              "(unchanged files are skipped, cached texts are not embedded again)")
     if report.parsed == 0 and report.embedded == 0:
         print("nothing to do: parsed 0 files and embedded 0 chunk texts (all unchanged)")
     for failure in report.failures:

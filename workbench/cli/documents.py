@@ -8,6 +8,7 @@ from pathlib import Path
 
 from workbench.cli.common import (
     EXIT_BELOW_THRESHOLD,
+    EXIT_CANCELLED,
     EXIT_OK,
     config_for_new_or_existing,
     print_progress,
@@ -55,6 +56,8 @@ def cmd_ingest(args) -> int:
     config = config_for_new_or_existing(bench, args.collection, args)
     report = bench.ingest_paths(args.collection, files, config, progress=print_progress)
     print_report(report)
+    if report.cancelled:
+        return EXIT_CANCELLED
     return EXIT_OK if not report.failures else EXIT_BELOW_THRESHOLD
 
 
@@ -72,6 +75,8 @@ def cmd_import_beir(args) -> int:
     print(f"{collection}: {len(sources)} corpus documents from {folder}", file=sys.stderr)
     report = bench.ingest(collection, sources, config, progress=print_progress)
     print_report(report)
+    if report.cancelled:
+        return EXIT_CANCELLED
     golden = golden_set(folder, args.golden or collection, offsets)
     if golden is not None:
         path = save(golden, bench.home / "golden_sets" / f"{golden.name}.jsonl")

@@ -45,8 +45,7 @@ from workbench.ingestion.workers import (
     ParseOutcome,
     ParsePool,
     ParseTask,
-    cost_phrase,
-    describe_duration,
+    describe_estimate,
     estimate_chunks,
 )
 
@@ -61,8 +60,6 @@ GROUP_WAIT_S = 0.5
 COMMIT_BATCH = 32
 #: parsed Markdown held between the workers and the embedder, in characters
 BUFFER_CHARACTERS = 32 * MB
-#: chunks per second assumed for estimates before this home has measured its own
-FALLBACK_CHUNK_RATE = 25.0
 RATES_FILE = "ingest_rates.json"
 
 
@@ -223,13 +220,6 @@ def estimated_text_characters(name: str, size_bytes: int) -> int:
     return size_bytes
 
 
-def describe_estimate(chunks: int, rate: float | None) -> str:
-    measured = rate is not None
-    rate = rate or FALLBACK_CHUNK_RATE
-    when = "here" if measured else f"at a first guess of {FALLBACK_CHUNK_RATE:g} chunks/s"
-    return f"about {chunks:,} chunks, roughly {describe_duration(chunks / rate)} {when}"
-
-
 # -- the ingest ---------------------------------------------------------------------------------
 
 @dataclass
@@ -332,7 +322,7 @@ def _size_violation(source: Source, limits: IngestConfig, layout: Layout, rate: 
     chunks = estimate_chunks(characters, layout.chunking)
     needed_mb = int(size / MB) + 1
     raise_chunks = f" --set ingest.max_chunks={chunks + chunks // 10}" if chunks > limits.max_chunks else ""
-    return (f"{source.name}: {size / MB:,.1f} MB, over the {limits.max_file_mb:g} MB limit (ingest.max_file_mb). "
+    return (f"{size / MB:,.1f} MB, over the {limits.max_file_mb:g} MB limit (ingest.max_file_mb). "
             f"Raising it would cost {describe_estimate(chunks, rate)}; to ingest it anyway: "
             f"--set ingest.max_file_mb={needed_mb}{raise_chunks}")
 
@@ -343,7 +333,7 @@ def _task(key: int, source: Source, layouts: list[Layout], limits: IngestConfig,
                   if layout.chunking.strategy != "semantic" and layout.chunking.unit == "chars")
     return ParseTask(key, source.name, limits, path=str(source.path) if source.path and source.data is None else None,
                      data=source.data, markdown=source.markdown, doc_type=source.doc_type, plans=plans,
-                     chunk_rate=rate or FALLBACK_CHUNK_RATE)
+                     chunk_rate=rate)
 
 
 class _OutcomeBuffer:

@@ -115,12 +115,16 @@ def describe_duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def cost_phrase(chunks: int, chunk_rate: float | None) -> str:
-    """'about 51,000 chunks, roughly 40 min here' (the time only when a rate is known)."""
-    phrase = f"about {chunks:,} chunks"
+#: chunks per second assumed for estimates before a home has measured its own
+FALLBACK_CHUNK_RATE = 25.0
+
+
+def describe_estimate(chunks: int, chunk_rate: float | None) -> str:
+    """'about 51,000 chunks, roughly 40 min here' (with a stated guess when nothing was measured)."""
     if chunk_rate:
-        phrase += f", roughly {describe_duration(chunks / chunk_rate)} to embed here"
-    return phrase
+        return f"about {chunks:,} chunks, roughly {describe_duration(chunks / chunk_rate)} to embed here"
+    return (f"about {chunks:,} chunks, roughly {describe_duration(chunks / FALLBACK_CHUNK_RATE)} to embed at a "
+            f"first guess of {FALLBACK_CHUNK_RATE:g} chunks/s (measured after this home's first real ingest)")
 
 
 def run_task(task: ParseTask) -> ParseOutcome:
@@ -135,20 +139,20 @@ def run_task(task: ParseTask) -> ParseOutcome:
             estimated = estimate_chunks(len(parsed.markdown), plan.chunking)
             if estimated > task.limits.max_chunks:
                 raise ParseError(task.name, (
-                    f"{len(parsed.markdown):,} characters of text would make {cost_phrase(estimated, task.chunk_rate)}, "
+                    f"{len(parsed.markdown):,} characters of text would make {describe_estimate(estimated, task.chunk_rate)}, "
                     f"over the limit of {task.limits.max_chunks:,} chunks per file (ingest.max_chunks); to ingest it "
                     f"anyway: --set ingest.max_chunks={estimated + estimated // 10}"))
         chunks = {plan.chunkset_key: chunk_markdown(parsed.markdown, plan.chunking) for plan in task.plans}
     except ParseError as error:
-        return ParseOutcome(task.key, task.name, reason=str(error), elapsed_s=time.perf_counter() - started)
+        return ParseOutcome(task.key, task.name, reason=error.reason, elapsed_s=time.perf_counter() - started)
     except MemoryError:
         return ParseOutcome(task.key, task.name, reason=memory_reason(task.name, task.limits),
                             elapsed_s=time.perf_counter() - started)
     except RecursionError:
-        return ParseOutcome(task.key, task.name, reason=f"{task.name}: nested too deeply to read; flatten it "
+        return ParseOutcome(task.key, task.name, reason="nested too deeply to read; flatten it "
                             "or save it in a simpler format", elapsed_s=time.perf_counter() - started)
     except Exception as error:  # a parser bug on odd input is still this file's problem only
-        return ParseOutcome(task.key, task.name, reason=f"{task.name}: could not be read ({type(error).__name__}: "
+        return ParseOutcome(task.key, task.name, reason=f"could not be read ({type(error).__name__}: "
                             f"{str(error)[:300]}); check the file", elapsed_s=time.perf_counter() - started)
     return ParseOutcome(task.key, task.name, parsed=parsed, chunks=chunks, elapsed_s=time.perf_counter() - started)
 
@@ -164,12 +168,12 @@ def parse_source(task: ParseTask):
 
 
 def memory_reason(name: str, limits: IngestConfig) -> str:
-    return (f"{name}: parsing needed more than {limits.parse_memory_mb:,} MB of memory (ingest.parse_memory_mb); "
+    return (f"parsing needed more than {limits.parse_memory_mb:,} MB of memory (ingest.parse_memory_mb); "
             f"if the file is genuine, raise it with --set ingest.parse_memory_mb={limits.parse_memory_mb * 2}")
 
 
 def timeout_reason(name: str, limits: IngestConfig) -> str:
-    return (f"{name}: parsing took longer than {limits.parse_timeout_s:g} s (ingest.parse_timeout_s) and was "
+    return (f"parsing took longer than {limits.parse_timeout_s:g} s (ingest.parse_timeout_s) and was "
             f"stopped; if the file is genuine, raise it with --set ingest.parse_timeout_s={limits.parse_timeout_s * 4:g}")
 
 
@@ -316,7 +320,7 @@ class ParsePool:
             code = slot.process.poll() if slot.process is not None else None
             self._retire(slot, kill=True)
             return ParseOutcome(task.key, task.name, reason=(
-                f"{task.name}: the parser crashed (worker exit code {code}); the file is probably corrupt, "
+                f"the parser crashed (worker exit code {code}); the file is probably corrupt, "
                 "check it and upload it again"), elapsed_s=time.monotonic() - slot.started)
         outcome = ParseOutcome(**{**outcome.__dict__, "peak_rss_mb": max(slot.peak_mb, outcome.peak_rss_mb)})
         slot.task = None
@@ -335,7 +339,7 @@ class ParsePool:
         elif rss > self.limits.parse_memory_mb:
             reason = memory_reason(task.name, self.limits)
         elif slot.process.poll() is not None and not slot.connection.poll():
-            reason = (f"{task.name}: the parser crashed (worker exit code {slot.process.returncode}); the file is "
+            reason = (f"the parser crashed (worker exit code {slot.process.returncode}); the file is "
                       "probably corrupt, check it and upload it again")
         else:
             return None
