@@ -184,6 +184,10 @@ def test_supported_types_cover_every_format() -> None:
     assert dict(SUPPORTED_TYPES) == {
         ".pdf": "pdf", ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".html": "html", ".htm": "html",
         ".md": "md", ".markdown": "md", ".txt": "txt", ".csv": "csv", ".json": "json",
+        ".png": "png", ".jpg": "jpg", ".jpeg": "jpg", ".webp": "webp", ".gif": "gif", ".bmp": "bmp",
+        ".tiff": "tiff", ".tif": "tiff",
+        ".py": "py", ".js": "js", ".ts": "ts", ".java": "java", ".go": "go", ".rs": "rs", ".c": "c",
+        ".cpp": "cpp", ".h": "h", ".sh": "sh", ".sql": "sql", ".ipynb": "ipynb",
     }
 
 
