@@ -137,6 +137,10 @@ def document_detail(collection: str, documents: list) -> None:
         st.error(f"**{md_escape(doc.source)}** failed to ingest: {md_escape(doc.error or 'no reason recorded')}. "
                  "Fix the file and upload it again, or delete this entry.")
     else:
+        image = session.workbench().original_image(doc)
+        if image is not None:
+            st.image(image[0], caption=f"{doc.source}: the picture; its caption and the text OCR read in it are "
+                     "below, and that text is what is searched")
         markdown_tab, chunks_tab = st.tabs(["Canonical Markdown", "Chunks"])
         with markdown_tab:
             markdown_preview(doc)
@@ -194,7 +198,7 @@ last_report(current)
 all_documents = session.documents(current)
 if not all_documents:
     st.info("No documents yet. Drop files on the uploader above (PDF, Word, PowerPoint, Excel, HTML, Markdown, "
-            "text, CSV or JSON), then press Ingest.", icon=":material/upload_file:")
+            "text, CSV, JSON, images, source code or notebooks), then press Ingest.", icon=":material/upload_file:")
     st.stop()
 if any(doc.status == "success" for doc in all_documents):
     language_panel(current)

@@ -218,6 +218,12 @@ def chunks_of_document(catalog: Catalog, doc_id: int, chunkset: str | None) -> l
         return repo.chunks_of_document(con, doc_id, chunkset)
 
 
+def chunk_metadata(catalog: Catalog, chunk_id: int) -> dict | None:
+    """What the chunker and the parser stored with a chunk (an image's caption, a code unit's name)."""
+    with catalog.connect() as con:
+        return repo.chunk_metadata(con, chunk_id)
+
+
 @dataclass(frozen=True)
 class ChunkInContext:
     chunk: tuple

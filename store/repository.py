@@ -303,6 +303,11 @@ def chunks_of_document(con, doc_id: int, chunkset: str | None) -> list[tuple]:
     ).fetchall()
 
 
+def chunk_metadata(con, chunk_id: int) -> dict | None:
+    row = con.execute("SELECT metadata FROM chunks WHERE id = ?", [chunk_id]).fetchone()
+    return None if row is None else json.loads(row[0] or "{}")
+
+
 def chunk_by_id(con, chunk_id: int) -> tuple | None:
     return con.execute(f"{CHUNK_SELECT} WHERE c.id = ?", [chunk_id]).fetchone()
 

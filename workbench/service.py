@@ -431,6 +431,23 @@ class Workbench:
             )
         return found
 
+    def chunk_metadata(self, chunk_id: int) -> dict:
+        found = stored_documents.chunk_metadata(self.catalog, int(chunk_id))
+        if found is None:
+            raise NotFoundError(f"chunk {chunk_id} not found; chunk ids come from query results or chunks_of")
+        return found
+
+    def original_image(self, document: repo.DocumentRow) -> tuple[bytes, str] | None:
+        """An image document's picture and MIME type (None for other documents, or when it is gone)."""
+        from store.originals import read_original
+        from workbench.ingestion.images import IMAGE_DOC_TYPES, IMAGE_TYPES
+
+        suffix = Path(document.source).suffix.lower()
+        if document.doc_type not in IMAGE_DOC_TYPES or suffix not in IMAGE_TYPES:
+            return None
+        data = read_original(self.home, document.sha256, suffix)
+        return None if data is None else (data, IMAGE_TYPES[suffix][1])
+
     def markdown(self, doc_id: int) -> tuple[str, list[int]]:
         return stored_documents.document_markdown(self.catalog, doc_id)
 

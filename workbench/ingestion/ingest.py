@@ -36,9 +36,11 @@ from store import documents as stored_documents
 from store.catalog import Catalog
 from store.documents import DocumentVersion, FailedDocument
 from store.embedding_cache import cached_hashes, store_vectors
+from store.originals import keep_original
 from workbench.chunking.preparation import finish_chunks, split_document
 from workbench.config import IngestConfig
 from workbench.embedding import Embedder, get_embedder
+from workbench.ingestion.images import IMAGE_DOC_TYPES
 from workbench.ingestion.layout import Layout
 from workbench.ingestion.workers import (
     ChunkPlan,
@@ -568,6 +570,10 @@ class _Writer:
             )
             for d in documents
         ]
+        for document in documents:
+            if document.outcome.parsed.doc_type in IMAGE_DOC_TYPES:  # the picture itself, for the app and MCP
+                keep_original(self.catalog.path.parent, document.sha256, PurePath(document.source.name).suffix,
+                              document.source.payload)
         statuses = stored_documents.commit_documents(self.catalog, self.collection_id, self.run_id, versions)
         self.report.outcomes.extend(
             FileOutcome(d.source.name, status, chunks=len(next(iter(d.chunks.values()), [])))

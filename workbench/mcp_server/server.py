@@ -12,6 +12,7 @@ goes to stderr.
 
 from __future__ import annotations
 
+import base64
 import inspect
 import logging
 import os
@@ -26,7 +27,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from mcp_types import Resource as MCPResource
 from pydantic import Field
 
@@ -134,8 +135,10 @@ class HubProvider:
             output = produce(self.get())
         except CALLER_ERRORS as error:
             return CallToolResult(content=[TextContent(text=error_message(error))], is_error=True)
+        images = [ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime)
+                  for data, mime in output.images]
         return CallToolResult(
-            content=[TextContent(text=output.markdown)],
+            content=[TextContent(text=output.markdown), *images],
             structured_content=output.result.model_dump(mode="json"),
         )
 

@@ -78,6 +78,7 @@ MAX_LISTED_RESOURCES = 1000
 class ToolOutput:
     markdown: str
     result: BaseModel
+    images: tuple[tuple[bytes, str], ...] = ()  # (data, MIME type): an image document's picture
 
 
 @dataclass(frozen=True)
@@ -284,7 +285,8 @@ class KnowledgeHub:
             after=[_chunk_entry(r) for r in siblings[position + 1:position + 1 + neighbors]],
             resource_uri=resource_uri(collection_name, document.id),
         )
-        return ToolOutput(views.render_chunk(result), result)
+        image = self.bench.original_image(document)
+        return ToolOutput(views.render_chunk(result), result, images=(image,) if image else ())
 
     def _document(self, ref: str, collection: str | None) -> tuple[repo.DocumentRow, str]:
         document = self.bench.document(ref, (collection or "").strip() or None)
