@@ -33,7 +33,8 @@ EXPECTED_ERRORS = (NotFoundError, ConfigError, GoldenSetError, QueryError, Catal
 st.set_page_config(page_title="RAG Workbench", page_icon=":material/hub:", layout="wide")
 
 # navigation first: Streamlit clears what was drawn before it when the page changes
-page = navigate(has_collections=bool(session.collection_names()))
+# the welcome page while there is nothing to search, or while the demo's load needs finishing
+page = navigate(has_collections=bool(session.collection_names()) and not session.demo_status().partial)
 load_demo_requested = render_sidebar()
 
 session.show_flashes()

@@ -46,8 +46,8 @@ def _nothing_to_search(collection: str | None) -> bool:
         return True
     info = session.collection_info(collection)
     if info is not None and info.chunks == 0:
-        st.info(f"Collection {md_escape(collection)} has no chunks yet. Add documents on the Documents page "
-                "(or load the demo from the sidebar), then come back to query it.")
+        st.info(f"Collection {md_escape(collection)} has no chunks yet. Add documents on the Documents page, "
+                "or pick another collection in the sidebar, then come back to query it.")
         return True
     return False
 

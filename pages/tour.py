@@ -173,9 +173,15 @@ def move(offset: int) -> None:
 
 
 st.title("Guided tour")
-if session.collection_info(DEMO_COLLECTION) is None:
-    st.info("The tour runs on the bundled demo, which is not loaded in this home yet. Loading it takes about "
-            "30 seconds and adds the collection “demo” beside any you have.", icon=":material/info:")
+demo = session.demo_status()
+if session.collection_info(DEMO_COLLECTION) is None or (demo.total and not demo.complete):
+    if demo.partial:
+        st.info(f"The tour runs on the bundled demo, which is incomplete here ({md_escape(demo.describe())}): its "
+                "last load was interrupted. Loading it again finishes it without re-embedding.",
+                icon=":material/info:")
+    else:
+        st.info("The tour runs on the bundled demo, which is not loaded in this home yet. Loading it takes about "
+                "30 seconds and adds the collection “demo” beside any you have.", icon=":material/info:")
     if st.button("Load the demo", key="tour_load_demo", type="primary", icon=":material/rocket_launch:"):
         load_demo_with_progress()
     st.stop()

@@ -17,6 +17,7 @@ from workbench.ui.pages import (
     TOUR,
     run_through_router,
 )
+from workbench.ui.text import md_escape
 from workbench.ui.widgets import page_link
 
 run_through_router()
@@ -42,10 +43,24 @@ if not infos:
     page_link(DOCUMENTS, "Go to Documents")
     st.stop()
 
+demo = session.demo_status()
+if demo.total and not demo.complete:
+    if demo.partial:
+        st.subheader("Finish loading the demo")
+        st.warning(f"The demo is incomplete ({md_escape(demo.describe())}): its last load was interrupted. "
+                   "Loading it again adds the missing documents; nothing already in is parsed or embedded again.")
+    else:
+        st.subheader("Try the demo")
+        st.markdown("The bundled demo (40 SciFact abstracts, four documents about RAG and a 24-question golden set) "
+                    "loads beside your collections as “demo”.")
+    if st.button("Load the demo", key="welcome_load_demo", type="primary", icon=":material/rocket_launch:"):
+        load_demo_with_progress()
+
 st.subheader("Collections in this home")
 st.dataframe(
     pd.DataFrame([{"collection": i.name, "documents": i.documents, "chunks": i.chunks,
-                   "embedding model": i.embedding_model, "default preset": i.default_preset} for i in infos]),
+                   "embedding model": i.embedding_model, "default preset": i.default_preset,
+                   "incomplete": i.interrupted} for i in infos]),
     hide_index=True, width="stretch",
 )
 

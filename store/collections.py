@@ -10,18 +10,30 @@ from store.repository import CollectionRow
 
 
 @dataclass(frozen=True)
+class LastIngest:
+    """A collection's latest ingestion run: ``status`` is running, cancelled or finished."""
+
+    status: str
+    files_total: int
+    files_recorded: int  # files it committed or recorded as failed (unchanged ones are not recorded)
+
+
+@dataclass(frozen=True)
 class CollectionSummary:
     row: CollectionRow
     documents: int  # successfully ingested
     chunks: int  # in the collection's default (first) chunk set
+    last_ingest: LastIngest | None = None
 
 
 def collection_summaries(catalog: Catalog) -> list[CollectionSummary]:
-    """Every collection by name, with its document and chunk counts."""
+    """Every collection by name, with its document and chunk counts and its latest ingestion run."""
     with catalog.connect() as con:
         rows = repo.list_collections(con)
         counts = repo.collection_counts(con)
-    return [CollectionSummary(row, *counts.get(row.id, (0, 0))) for row in rows]
+        runs = repo.last_runs(con)
+    return [CollectionSummary(row, *counts.get(row.id, (0, 0)),
+                              LastIngest(*runs[row.id]) if row.id in runs else None) for row in rows]
 
 
 def list_collections(catalog: Catalog) -> list[CollectionRow]:

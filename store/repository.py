@@ -336,6 +336,17 @@ def record_event(con, run_id: int, source: str, sha256: str | None, outcome: str
     )
 
 
+def last_runs(con) -> dict[int, tuple[str, int, int]]:
+    """Per collection id, its latest ingestion run: (status, files planned, files recorded)."""
+    rows = con.execute(
+        "SELECT r.collection_id, r.status, r.files_total,"
+        " (SELECT count(DISTINCT e.source) FROM ingestion_events e WHERE e.run_id = r.id)"
+        " FROM ingestion_runs r WHERE r.id = (SELECT max(id) FROM ingestion_runs t"
+        " WHERE t.collection_id = r.collection_id)"
+    ).fetchall()
+    return {collection_id: (status, total, recorded) for collection_id, status, total, recorded in rows}
+
+
 def recent_runs(con, collection_id: int, limit: int = 20) -> list[tuple]:
     return con.execute(
         "SELECT id, started_at, finished_at, status, files_total, parsed, skipped, failed, chunks_embedded"

@@ -91,6 +91,16 @@ class CollectionInfo:
     embedding_model: str
     default_preset: str
     config: dict
+    #: why the collection may be missing files: its last ingest did not finish ("" when it did)
+    interrupted: str = ""
+
+
+def _interrupted(last_ingest) -> str:
+    if last_ingest is None or last_ingest.status == "finished":
+        return ""
+    how = "was cancelled" if last_ingest.status == "cancelled" else "was interrupted (or is still running)"
+    return (f"the last ingest {how} after {last_ingest.files_recorded} of its {last_ingest.files_total} files; "
+            "run it again to finish (unchanged files are skipped, cached texts are not embedded again)")
 
     @property
     def backend(self) -> str:
@@ -163,7 +173,7 @@ class Workbench:
         default_model = WorkbenchConfig().embedding.model
         return [
             CollectionInfo(s.row.name, s.documents, s.chunks, s.row.config.get("embedding.model", default_model),
-                           s.row.default_preset, s.row.config)
+                           s.row.default_preset, s.row.config, _interrupted(s.last_ingest))
             for s in stored_collections.collection_summaries(self.catalog)
         ]
 

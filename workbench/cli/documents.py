@@ -93,6 +93,8 @@ def cmd_collections(args) -> int:
     for info in infos:
         print(f"{info.name:<24} {info.documents:>7} documents {info.chunks:>8} chunks  model={info.embedding_model}"
               f"  preset={info.default_preset}  backend={info.backend}")
+        if info.interrupted:
+            print(f"{'':<24} INCOMPLETE: {info.interrupted}")
     return EXIT_OK
 
 

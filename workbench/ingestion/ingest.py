@@ -297,9 +297,12 @@ def ingest(
         writer.close()  # commits what was fully embedded; then the catalog and indexes agree again
         progress(Progress("cancelled", collection_name, len(report.outcomes), total,
                           f"stopped; {len(report.outcomes)} of {total} files done"))
-    except BaseException:
-        writer.abandon()
-        raise
+    except BaseException as interruption:
+        # anything else (a front end stopping its script, a failure): keep what is complete, say the
+        # run did not finish, bring the indexes in line, then let the interruption continue
+        report.cancelled = True
+        _wind_down(catalog, home, collection_name, layouts, writer, run_id, report)
+        raise interruption
 
     from workbench.ingestion.indexing import sync_layout
 
@@ -314,6 +317,23 @@ def ingest(
     report.elapsed_s = time.perf_counter() - started
     progress(Progress("done", collection_name, total, total, report.summary()))
     return report
+
+
+def _wind_down(catalog, home, collection_name, layouts, writer, run_id, report) -> None:
+    from workbench.ingestion.indexing import sync_layout
+
+    try:
+        writer.close()
+    except BaseException:  # the writer's own failure is already on its way up
+        writer.abandon()
+    try:
+        for layout in layouts:
+            sync_layout(catalog, home, collection_name, layout)
+        stored_documents.finish_ingest(catalog, run_id, status="cancelled", parsed=report.parsed,
+                                       skipped=report.count("skipped"), failed=report.count("failed"),
+                                       embedded=report.embedded)
+    except Exception:  # the next ingest or sync repairs the indexes; the catalog is consistent as it is
+        log.warning("could not finish winding down the interrupted ingest", exc_info=True)
 
 
 def _size_violation(source: Source, limits: IngestConfig, layout: Layout, rate: float | None) -> str | None:
@@ -382,15 +402,16 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
     buffer = _OutcomeBuffer(BUFFER_CHARACTERS)
     stop = threading.Event()
 
+    pool = ParsePool(limits)
+
     def produce() -> None:
         try:
-            with ParsePool(limits) as pool:
-                for outcome in pool.outcomes(tasks):
-                    buffer.put(outcome, stop)
-                    if stop.is_set():
-                        break
-        except BaseException as error:  # surfaces in the embedding thread
-            buffer.finish(error)
+            for outcome in pool.outcomes(tasks):
+                if stop.is_set():
+                    break
+                buffer.put(outcome, stop)
+        except BaseException as error:  # surfaces in the embedding thread (unless it is stopping us)
+            buffer.finish(None if stop.is_set() else error)
         else:
             buffer.finish()
 
@@ -404,6 +425,7 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
             if cancel.is_set():
                 raise IngestCancelled
             outcomes = buffer.take(GROUP_WAIT_S if group else 1.0)
+            writer.drain_events()
             if outcomes is None:
                 break
             for outcome in outcomes:
@@ -418,13 +440,17 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
                 _prepare(document, layouts, embedders)
                 progress(Progress("chunk", document.source.name, done_files, total))
                 group.append(document)
-            if group and (not outcomes or embedding.missing_texts(group, layouts) >= EMBED_GROUP):
+                if embedding.texts_in(group, layouts) >= EMBED_GROUP:
+                    embedding.embed_and_commit(group, layouts, embedders)
+                    group = []
+            if group and not outcomes:  # nothing more arrived for a moment: do not sit on what is ready
                 embedding.embed_and_commit(group, layouts, embedders)
                 group = []
         if group:
             embedding.embed_and_commit(group, layouts, embedders)
     finally:
         stop.set()
+        pool.close()  # stops busy workers at once: nothing waits out a parse time limit
         producer.join(timeout=30)
         for model, (texts, seconds) in embedding.throughput.items():
             _remember_rate(home, model, texts, seconds)
@@ -454,8 +480,9 @@ class _Embedding:
         return {chunk.content_hash: chunk.indexed_text for document in group
                 for chunk in document.chunks[layout.chunkset_key]}
 
-    def missing_texts(self, group: list[_Document], layouts: list[Layout]) -> int:
-        return sum(len(self._texts(group, layout)) for layout in layouts)  # an upper bound, no catalog read
+    def texts_in(self, group: list[_Document], layouts: list[Layout]) -> int:
+        """Chunk texts in the group (an upper bound on what it needs embedded; no catalog read)."""
+        return sum(len(document.chunks[layout.chunkset_key]) for document in group for layout in layouts)
 
     def embed_and_commit(self, group: list[_Document], layouts: list[Layout], embedders: dict[str, Embedder]) -> None:
         for layout in layouts:
@@ -496,6 +523,9 @@ class _Writer:
         self.catalog, self.collection_id, self.run_id = catalog, collection_id, run_id
         self.report, self.progress = report, progress
         self._queue: queue.Queue = queue.Queue()
+        # progress events from this thread are handed to the ingesting thread (``drain_events``):
+        # a front end (Streamlit) may only draw from the thread that runs it
+        self._events: queue.SimpleQueue = queue.SimpleQueue()
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="ingest-writer", daemon=True)
         self._thread.start()
@@ -512,8 +542,17 @@ class _Writer:
     def close(self) -> None:
         self._queue.put(None)
         self._thread.join()
+        self.drain_events()
         if self._error is not None:
             raise self._error
+
+    def drain_events(self) -> None:
+        while True:
+            try:
+                event = self._events.get_nowait()
+            except queue.Empty:
+                return
+            self.progress(event)
 
     def abandon(self) -> None:
         self._queue.put(None)
@@ -559,8 +598,8 @@ class _Writer:
                 self._record_failure(*item[1:])
 
     def _commit_documents(self, documents: list[_Document]) -> None:
-        self.progress(Progress("store", f"{len(documents)} documents", len(self.report.outcomes),
-                               self.report.files_total))
+        self._events.put(Progress("store", f"{len(documents)} documents", len(self.report.outcomes),
+                                  self.report.files_total))
         versions = [
             DocumentVersion(
                 source=d.source.name, external_id=d.source.external_id, sha256=d.sha256,

@@ -110,6 +110,20 @@ def collection_language(collection: str):
     return _collection_language(str(home_path()), catalog_version(), collection, current_config(collection))
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _demo_status(home: str, version: tuple, demo_dir: str):
+    from workbench.ingestion.demo import demo_status as status_of
+
+    return status_of(_workbench_for(home), Path(demo_dir))
+
+
+def demo_status():
+    """How much of the bundled demo this home holds (``workbench.ingestion.demo.DemoStatus``)."""
+    from workbench.ingestion import demo
+
+    return _demo_status(str(home_path()), catalog_version(), str(demo.DEMO_DIR))
+
+
 def document_markdown(doc_id: int) -> tuple[str, list[int]]:
     """A document's canonical Markdown and the offsets where its pages start."""
     return _markdown(str(home_path()), catalog_version(), doc_id)

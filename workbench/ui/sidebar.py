@@ -20,6 +20,14 @@ def render_sidebar() -> bool:
         if infos:
             _collection_picker(infos)
             _preset_picker(infos[st.session_state[session.COLLECTION_KEY]].default_preset)
+            demo = session.demo_status()
+            if demo.total and not demo.complete:
+                # offered until the demo is complete, so every "load the demo" hint has a button to point at
+                if demo.partial:
+                    st.warning(f"The demo is incomplete ({md_escape(demo.describe())}): its last load was "
+                               "interrupted. Loading it again finishes it without re-embedding.")
+                load_demo = st.button("Load the demo", key=LOAD_DEMO_KEY, icon=":material/rocket_launch:",
+                                      width="stretch")
         else:
             st.info("This home has no collections yet. Load the bundled demo (about 30 s) to see every "
                     "page at work, or create a collection on the Documents page.")
@@ -41,6 +49,8 @@ def _collection_picker(infos: dict) -> None:
     info = infos[name]
     where = "" if info.backend == "local" else f" · {md_escape(info.backend)}"
     st.caption(f"{info.documents} documents · {info.chunks} chunks · {md_escape(info.embedding_model)}{where}")
+    if info.interrupted:
+        st.caption(f"Incomplete: {md_escape(info.interrupted)}.")
 
 
 def _preset_picker(collection_default: str) -> None:
