@@ -86,7 +86,7 @@ class SentenceTransformerEmbedder(Embedder):
         model = self.model
         with self._use_lock:
             vectors = model.encode(
-                texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+                texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
             )
         return np.asarray(vectors, dtype=np.float32)
 
