@@ -145,6 +145,8 @@ class IngestReport:
     cancelled: bool = False
     estimate: str = ""
     files_total: int = 0
+    #: the most resident memory any parse worker reached (MB), as the pool measured it
+    peak_parse_rss_mb: float = 0.0
 
     def count(self, status: str) -> int:
         return sum(1 for outcome in self.outcomes if outcome.status == status)
@@ -431,6 +433,7 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
             for outcome in outcomes:
                 document = documents.pop(outcome.key)
                 done_files += 1
+                report.peak_parse_rss_mb = max(report.peak_parse_rss_mb, outcome.peak_rss_mb)
                 if not outcome.ok:
                     writer.failure(document.source, document.sha256, outcome.reason, document.replaces)
                     progress(Progress("failed", document.source.name, done_files, total, outcome.reason))

@@ -43,6 +43,10 @@ MAX_DEFAULT_WORKERS = 4
 #: how often the parent checks busy workers' clocks and memory
 POLL_S = 0.05
 REPO_ROOT = Path(__file__).resolve().parents[2]
+#: a worker's first message for each task: it has the task and starts on it now
+STARTED = "started"
+#: how long a new worker may take to start (a fresh interpreter importing the parsers)
+WORKER_START_TIMEOUT_S = 120.0
 #: a worker is replaced after this many files, or when a file left it above half the memory limit
 TASKS_PER_WORKER = 200
 
@@ -187,6 +191,9 @@ def worker_main(argv: list[str] | None = None) -> None:
     warnings.simplefilter("ignore")  # parsers' warnings about odd input: the outcome says what matters
     _limit_address_space(int(memory_mb))
     connection = Connection(int(fd))
+    import workbench.chunking  # noqa: F401 -- loaded before the first file, so its clock never pays for it
+    import workbench.ingestion.parsing  # noqa: F401
+
     while True:
         try:
             task = connection.recv()
@@ -195,6 +202,7 @@ def worker_main(argv: list[str] | None = None) -> None:
         if task is None:
             return
         try:
+            connection.send(STARTED)  # the file's time limit runs from here
             connection.send(run_task(task))
         except OSError:  # the parent is gone (killed, say): nobody to answer
             return
@@ -246,6 +254,7 @@ class _Slot:
         self.connection: Connection | None = None
         self.task: ParseTask | None = None
         self.started = 0.0
+        self.running = False  # the worker acknowledged the task: its time limit runs
         self.peak_mb = 0.0
         self.served = 0
 
@@ -290,14 +299,16 @@ class ParsePool:
             ready = wait([slot.connection for slot in busy], timeout=POLL_S)
             for slot in busy:
                 if slot.connection in ready:
-                    yield self._collect(slot)
+                    outcome = self._collect(slot)
+                    if outcome is not None:
+                        yield outcome
                 elif (outcome := self._enforce_limits(slot)) is not None:
                     yield outcome
 
     def _dispatch(self, slot: _Slot, task: ParseTask) -> None:
         if slot.process is None or slot.process.poll() is not None:
             self._start(slot)
-        slot.task, slot.started, slot.peak_mb = task, time.monotonic(), 0.0
+        slot.task, slot.started, slot.peak_mb, slot.running = task, time.monotonic(), 0.0, False
         slot.connection.send(task)
 
     def _start(self, slot: _Slot) -> None:
@@ -312,10 +323,14 @@ class ParsePool:
         child_end.close()
         slot.process, slot.connection, slot.served = process, Connection(parent_end.detach()), 0
 
-    def _collect(self, slot: _Slot) -> ParseOutcome:
+    def _collect(self, slot: _Slot) -> ParseOutcome | None:
+        """The task's outcome, or None when the message only says the worker started on it."""
         task = slot.task
         try:
             outcome: ParseOutcome = slot.connection.recv()
+            if outcome == STARTED:
+                slot.started, slot.running = time.monotonic(), True
+                return None
         except (EOFError, OSError):
             code = slot.process.poll() if slot.process is not None else None
             self._retire(slot, kill=True)
@@ -334,8 +349,11 @@ class ParsePool:
         elapsed = time.monotonic() - slot.started
         rss = resident_mb(slot.process.pid)
         slot.peak_mb = max(slot.peak_mb, rss)
-        if elapsed > self.limits.parse_timeout_s:
+        if slot.running and elapsed > self.limits.parse_timeout_s:
             reason = timeout_reason(task.name, self.limits)
+        elif not slot.running and elapsed > WORKER_START_TIMEOUT_S:
+            reason = (f"no parse worker started within {WORKER_START_TIMEOUT_S:g} s (the machine is overloaded, or "
+                      "Python cannot start); try again")
         elif rss > self.limits.parse_memory_mb:
             reason = memory_reason(task.name, self.limits)
         elif slot.process.poll() is not None and not slot.connection.poll():
