@@ -22,6 +22,7 @@ run_through_router()
 
 LAST_REPORT_KEY = "documents_last_ingest"
 UPLOAD_ROUND_KEY = "documents_upload_round"
+CANCEL_KEY = "documents_cancel_ingest"
 
 
 def collections_panel(collection: str | None) -> None:
@@ -79,11 +80,19 @@ def upload_panel(collection: str) -> None:
         accept_multiple_files=True, key=f"uploads_{upload_round}",
         help="Unchanged files are skipped before parsing; a changed file replaces its earlier version.",
     )
+    if st.session_state.get(CANCEL_KEY):
+        st.info("Ingest cancelled. The files committed before the cancel stay searchable; press Ingest again on "
+                "the same files to finish (those already in are skipped, nothing is embedded twice).",
+                icon=":material/cancel:")
     if not files:
         return
     if st.button(f"Ingest {len(files)} file{'s' if len(files) != 1 else ''}", key="ingest_uploads", type="primary"):
         sources = [Source(name=file.name, data=file.getvalue()) for file in files]
         with st.status(f"Ingesting {len(sources)} files into “{md_escape(collection)}”", expanded=True) as status:
+            # any click reruns the page, which stops this run at its next progress update: the ingest
+            # then commits what it finished, marks itself cancelled and brings the indexes in line
+            st.button("Cancel", key=CANCEL_KEY, icon=":material/cancel:",
+                      help="Stop after the files in flight; everything committed so far stays")
             view = IngestProgressView([source.name for source in sources])
             try:
                 report = session.workbench().ingest(collection, sources, progress=view)

@@ -431,6 +431,8 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
             if outcomes is None:
                 break
             for outcome in outcomes:
+                if cancel.is_set():
+                    raise IngestCancelled
                 document = documents.pop(outcome.key)
                 done_files += 1
                 report.peak_parse_rss_mb = max(report.peak_parse_rss_mb, outcome.peak_rss_mb)

@@ -20,6 +20,10 @@ def load_demo_with_progress() -> None:
         st.error(md_escape(error))
         return
     with st.status(f"Loading the demo: {len(paths)} documents into collection “demo”", expanded=True) as status:
+        # a click reruns the page and so stops this load at its next progress update; what it
+        # finished stays, and "Load the demo" (still offered) finishes it later
+        st.button("Cancel", key="demo_cancel_load", icon=":material/cancel:",
+                  help="Stop after the files in flight; loading the demo again finishes it")
         view = IngestProgressView([path.name for path in paths])
         try:
             loaded = demo.load_demo(session.workbench(), progress=view, demo_dir=demo.DEMO_DIR)

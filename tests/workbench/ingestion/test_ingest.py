@@ -136,3 +136,36 @@ def test_every_supported_format_ingests(bench, fake_embedder, fake_config, tmp_p
                      "f.md": "md", "g.txt": "txt", "h.csv": "csv", "i.json": "json"}
     pdf_chunks = bench.chunks_of(bench.document("a.pdf", "formats").id)
     assert {row[8] for row in pdf_chunks} <= {1, 2} and pdf_chunks[0][8] == 1
+
+
+def test_cancel_keeps_what_was_committed_and_a_rerun_finishes(bench, fake_embedder, fake_config, monkeypatch):
+    import threading
+
+    import workbench.ingestion.ingest as ingest_module
+
+    monkeypatch.setattr(ingest_module, "EMBED_GROUP", 2)  # embed and commit two chunk texts at a time
+    notes = {f"note-{n:02d}.md": f"# Note {n}\n\nA short note about topic number {n}.\n" for n in range(12)}
+    cancel = threading.Event()
+    seen = []
+
+    def cancel_after_the_second_group(event):
+        seen.append(event.stage)
+        if event.stage == "embed" and seen.count("embed") == 4:  # two groups: 0/n and n/n each
+            cancel.set()
+
+    report = bench.ingest("kb", _sources(notes), fake_config, progress=cancel_after_the_second_group, cancel=cancel)
+    assert report.cancelled and "CANCELLED after" in report.summary()
+    committed = {d.source for d in bench.documents("kb") if d.status == "success"}
+    assert 2 <= len(committed) < len(notes)
+    info = next(i for i in bench.collections() if i.name == "kb")
+    assert info.interrupted.startswith("the last ingest was cancelled after")
+    catalog_ids, sparse_ids, dense_ids = _chunk_ids(bench, "kb", fake_config)
+    assert catalog_ids == sparse_ids == dense_ids and len(catalog_ids) == len(committed)
+
+    embedded_before = set(fake_embedder.embedded_texts)
+    fake_embedder.calls.clear()
+    rerun = bench.ingest("kb", _sources(notes), fake_config)
+    assert not rerun.cancelled and rerun.count("skipped") == len(committed)
+    assert not set(fake_embedder.embedded_texts) & embedded_before, "a rerun embeds nothing twice"
+    assert {d.source for d in bench.documents("kb")} == set(notes)
+    assert next(i for i in bench.collections() if i.name == "kb").interrupted == ""
