@@ -8,40 +8,42 @@ Three kinds of work overlap (see ``docs/RELIABILITY.md`` for the failure model):
   a reason that names the limit and the setting that raises it.
 * **This thread** embeds: it takes parsed documents as they arrive, adds token counts and
   indexed texts, and encodes the texts the embedding cache lacks in large batches.
-* **A writer thread** commits: new vectors to the cache, then each document with its chunks,
-  a few documents per transaction. Catalog writes never sit on the encoding path.
+* **A writer thread** (``workbench.ingestion.writer``) commits: new vectors to the cache, then
+  each document with its chunks, a few documents per transaction. Catalog writes never sit on
+  the encoding path.
 
 A crash, ``kill -9``, Ctrl-C or a cancel from the app loses at most the documents in flight:
-everything committed stays, the run is marked ``cancelled`` (or stays ``running`` after a kill,
-which ``incomplete_runs`` reports), and running the same ingest again skips what is in before
-parsing it and embeds nothing the cache has. Indexes are synced from the catalog at the end, and
+everything committed stays, the run is marked ``cancelled`` (or stays ``running`` after a kill;
+either way the collection reports itself incomplete), and running the same ingest again skips
+what is in before parsing it and embeds nothing the cache has. Indexes are synced from the catalog at the end, and
 by the next ingest or sync after a crash.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import os
-import queue
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
-from pathlib import Path, PurePath
-from typing import Callable, Iterable
+from typing import Iterable
 
 from store import documents as stored_documents
 from store.catalog import Catalog
-from store.documents import DocumentVersion, FailedDocument
-from store.embedding_cache import cached_hashes, store_vectors
-from store.originals import keep_original
+from store.embedding_cache import cached_hashes
 from workbench.chunking.preparation import finish_chunks, split_document
 from workbench.config import IngestConfig
 from workbench.embedding import Embedder, get_embedder
-from workbench.ingestion.images import IMAGE_DOC_TYPES
+from workbench.ingestion.estimates import chunk_rate, estimated_text_characters, remember_rate
 from workbench.ingestion.layout import Layout
+from workbench.ingestion.sources import (
+    MB,
+    FileOutcome,
+    IngestReport,
+    Progress,
+    ProgressCallback,
+    Source,
+    quiet,
+)
 from workbench.ingestion.workers import (
     ChunkPlan,
     ParseOutcome,
@@ -50,192 +52,26 @@ from workbench.ingestion.workers import (
     describe_estimate,
     estimate_chunks,
 )
+from workbench.ingestion.writer import CatalogWriter, PendingDocument
+
+__all__ = ["FileOutcome", "IngestCancelled", "IngestReport", "Progress", "ProgressCallback", "Source",
+           "ensure_chunkset", "ingest"]
 
 log = logging.getLogger(__name__)
 
-MB = 1024 * 1024
 #: new texts gathered before one encode call: big batches sort by length and pad little
 EMBED_GROUP = 1024
 #: how long a partial group waits for more parsed documents before it is encoded anyway
 GROUP_WAIT_S = 0.5
-#: documents committed per catalog transaction at most (a crash loses at most these)
-COMMIT_BATCH = 32
 #: parsed Markdown held between the workers and the embedder, in characters
 BUFFER_CHARACTERS = 32 * MB
-RATES_FILE = "ingest_rates.json"
 
 
 class IngestCancelled(Exception):
     """Raised inside ``ingest`` when its cancel event is set; the report says what was kept."""
 
 
-@dataclass(frozen=True)
-class Source:
-    """One document to ingest: a file on disk, a file's bytes, or Markdown that needs no parsing."""
-
-    name: str
-    data: bytes | None = None
-    markdown: str | None = None
-    external_id: str | None = None
-    doc_type: str | None = None
-    path: Path | None = None
-
-    @classmethod
-    def from_path(cls, path: Path) -> "Source":
-        """A file read only when it is needed (and never whole when it is over the size cap)."""
-        return cls(name=Path(path).name, path=Path(path))
-
-    @classmethod
-    def from_markdown(cls, name: str, markdown: str, external_id: str | None = None) -> "Source":
-        return cls(name=name, markdown=markdown, external_id=external_id, doc_type="md")
-
-    @property
-    def size_bytes(self) -> int:
-        if self.path is not None and self.data is None:
-            return self.path.stat().st_size
-        return len(self.payload)
-
-    @property
-    def payload(self) -> bytes:
-        if self.data is not None:
-            return self.data
-        if self.path is not None:
-            return self.path.read_bytes()
-        return (self.markdown or "").encode("utf-8")
-
-    @property
-    def sha256(self) -> str:
-        if self.path is not None and self.data is None:
-            digest = hashlib.sha256()
-            with self.path.open("rb") as stream:
-                for block in iter(lambda: stream.read(MB), b""):
-                    digest.update(block)
-            return digest.hexdigest()
-        return hashlib.sha256(self.payload).hexdigest()
-
-
-@dataclass(frozen=True)
-class Progress:
-    """A progress event: ``stage`` is one of estimate, hash, skip, parse, chunk, embed, store,
-    index, failed, cancelled, done."""
-
-    stage: str
-    source: str
-    done: int
-    total: int
-    message: str = ""
-
-
-@dataclass(frozen=True)
-class FileOutcome:
-    source: str
-    status: str  # ingested | replaced | skipped | failed
-    reason: str = ""
-    chunks: int = 0
-
-
-@dataclass
-class IngestReport:
-    collection: str
-    outcomes: list[FileOutcome] = field(default_factory=list)
-    embedded: int = 0
-    cached: int = 0
-    elapsed_s: float = 0.0
-    indexes_rebuilt: int = 0
-    cancelled: bool = False
-    estimate: str = ""
-    files_total: int = 0
-    #: the most resident memory any parse worker reached (MB), as the pool measured it
-    peak_parse_rss_mb: float = 0.0
-
-    def count(self, status: str) -> int:
-        return sum(1 for outcome in self.outcomes if outcome.status == status)
-
-    @property
-    def parsed(self) -> int:
-        return self.count("ingested") + self.count("replaced") + self.count("failed")
-
-    @property
-    def failures(self) -> list[FileOutcome]:
-        return [o for o in self.outcomes if o.status == "failed"]
-
-    def summary(self) -> str:
-        parts = [
-            f"{self.count('ingested')} new",
-            f"{self.count('replaced')} replaced",
-            f"{self.count('skipped')} unchanged (skipped before parsing)",
-            f"{self.count('failed')} failed",
-        ]
-        stopped = ""
-        if self.cancelled:
-            stopped = (f"CANCELLED after {len(self.outcomes)} of {self.files_total} files (the rest were not "
-                       "read; run the same ingest again to finish); ")
-        return (
-            f"{self.collection}: {stopped}{len(self.outcomes)} files: {', '.join(parts)}; "
-            f"parsed {self.parsed}, embedded {self.embedded} new chunk texts ({self.cached} from cache); "
-            f"{self.elapsed_s:.1f} s"
-        )
-
-
-ProgressCallback = Callable[[Progress], None]
-
-
-def _quiet(_: Progress) -> None:
-    pass
-
-
-# -- throughput, for estimates ------------------------------------------------------------------
-
-def chunk_rate(home: Path, model: str) -> float | None:
-    """Chunk texts per second this home measured for ``model`` in its last real embedding run."""
-    try:
-        rates = json.loads((home / RATES_FILE).read_text(encoding="utf-8"))
-        rate = float(rates.get(model, 0))
-    except (OSError, ValueError, AttributeError):
-        return None
-    return rate if rate > 0 else None
-
-
-def _remember_rate(home: Path, model: str, texts: int, seconds: float) -> None:
-    if texts < 64 or seconds <= 0:  # too few texts to say anything about throughput
-        return
-    path = home / RATES_FILE
-    try:
-        rates = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-        rates[model] = round(texts / seconds, 2)
-        temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(rates, indent=1, sort_keys=True), encoding="utf-8")
-        os.replace(temporary, path)
-    except (OSError, ValueError):
-        log.debug("could not record the embedding rate in %s", path)
-
-
-def estimated_text_characters(name: str, size_bytes: int) -> int:
-    """About how much text a file of this type and size holds (for estimates only)."""
-    suffix = PurePath(name).suffix.lower()
-    if suffix in (".pdf",):
-        return size_bytes // 8
-    if suffix in (".docx", ".pptx", ".xlsx"):
-        return size_bytes // 3
-    if suffix in (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", ".tiff", ".tif"):
-        return 1500
-    if suffix in (".html", ".htm"):
-        return size_bytes // 2
-    return size_bytes
-
-
 # -- the ingest ---------------------------------------------------------------------------------
-
-@dataclass
-class _Document:
-    """A parsed document on its way to the catalog."""
-
-    source: Source
-    sha256: str
-    replaces: bool
-    outcome: ParseOutcome
-    chunks: dict[str, list] = field(default_factory=dict)  # chunkset key -> NewChunk list
-
 
 def ingest(
     catalog: Catalog,
@@ -250,7 +86,7 @@ def ingest(
 
     Setting ``cancel`` (or Ctrl-C) stops after the documents in flight; what was committed stays.
     """
-    progress = progress or _quiet
+    progress = progress or quiet
     limits = limits or IngestConfig()
     cancel = cancel or threading.Event()
     started = time.perf_counter()
@@ -264,8 +100,8 @@ def ingest(
 
     rate = chunk_rate(home, layouts[0].embedding_model)
     total = len(sources)
-    writer = _Writer(catalog, start.collection_id, run_id, report, progress)
-    documents: dict[int, _Document] = {}
+    writer = CatalogWriter(catalog, start.collection_id, run_id, report, progress)
+    documents: dict[int, PendingDocument] = {}
     tasks: list[ParseTask] = []
     planned_characters = 0
     try:
@@ -286,7 +122,7 @@ def ingest(
                 continue
             planned_characters += source.size_bytes if source.markdown is not None \
                 else estimated_text_characters(source.name, source.size_bytes)
-            documents[position] = _Document(source, sha, known is not None, ParseOutcome(position, source.name))
+            documents[position] = PendingDocument(source, sha, known is not None, ParseOutcome(position, source.name))
             tasks.append(_task(position, source, layouts, limits, rate))
         if tasks:
             estimate = describe_estimate(estimate_chunks(planned_characters, layouts[0].chunking), rate)
@@ -420,7 +256,7 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
     producer = threading.Thread(target=produce, name="ingest-parse", daemon=True)
     producer.start()
     embedding = _Embedding(writer, report, progress, total)
-    group: list[_Document] = []
+    group: list[PendingDocument] = []
     done_files = 0
     try:
         while True:
@@ -458,10 +294,10 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
         pool.close()  # stops busy workers at once: nothing waits out a parse time limit
         producer.join(timeout=30)
         for model, (texts, seconds) in embedding.throughput.items():
-            _remember_rate(home, model, texts, seconds)
+            remember_rate(home, model, texts, seconds)
 
 
-def _prepare(document: _Document, layouts: list[Layout], embedders: dict[str, Embedder]) -> None:
+def _prepare(document: PendingDocument, layouts: list[Layout], embedders: dict[str, Embedder]) -> None:
     parsed = document.outcome.parsed
     for layout in layouts:
         embedder = embedders[layout.embedding_model]
@@ -475,21 +311,21 @@ def _prepare(document: _Document, layouts: list[Layout], embedders: dict[str, Em
 class _Embedding:
     """Encodes what the cache lacks, remembering what this run already sent to the writer."""
 
-    def __init__(self, writer: "_Writer", report: IngestReport, progress: ProgressCallback, total: int):
+    def __init__(self, writer: "CatalogWriter", report: IngestReport, progress: ProgressCallback, total: int):
         self.writer, self.report, self.progress, self.total = writer, report, progress, total
         #: (model, hash) of vectors handed to the writer; the cache has them once it commits
         self.sent: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.throughput: dict[str, tuple[int, float]] = {}
 
-    def _texts(self, group: list[_Document], layout: Layout) -> dict[str, str]:
+    def _texts(self, group: list[PendingDocument], layout: Layout) -> dict[str, str]:
         return {chunk.content_hash: chunk.indexed_text for document in group
                 for chunk in document.chunks[layout.chunkset_key]}
 
-    def texts_in(self, group: list[_Document], layouts: list[Layout]) -> int:
+    def texts_in(self, group: list[PendingDocument], layouts: list[Layout]) -> int:
         """Chunk texts in the group (an upper bound on what it needs embedded; no catalog read)."""
         return sum(len(document.chunks[layout.chunkset_key]) for document in group for layout in layouts)
 
-    def embed_and_commit(self, group: list[_Document], layouts: list[Layout], embedders: dict[str, Embedder]) -> None:
+    def embed_and_commit(self, group: list[PendingDocument], layouts: list[Layout], embedders: dict[str, Embedder]) -> None:
         for layout in layouts:
             model = layout.embedding_model
             texts = self._texts(group, layout)
@@ -516,123 +352,6 @@ class _Embedding:
             self.writer.document(document)
 
 
-class _Writer:
-    """The one thread that writes the catalog during an ingest: vectors, documents, failures.
-
-    Items are committed in order, a few per transaction, so a document is never committed before
-    its vectors. ``close`` waits for everything queued; ``abandon`` drops what is not committed.
-    """
-
-    def __init__(self, catalog: Catalog, collection_id: int, run_id: int, report: IngestReport,
-                 progress: ProgressCallback):
-        self.catalog, self.collection_id, self.run_id = catalog, collection_id, run_id
-        self.report, self.progress = report, progress
-        self._queue: queue.Queue = queue.Queue()
-        # progress events from this thread are handed to the ingesting thread (``drain_events``):
-        # a front end (Streamlit) may only draw from the thread that runs it
-        self._events: queue.SimpleQueue = queue.SimpleQueue()
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="ingest-writer", daemon=True)
-        self._thread.start()
-
-    def vectors(self, model: str, hashes: list[str], vectors) -> None:
-        self._put(("vectors", model, hashes, vectors))
-
-    def document(self, document: _Document) -> None:
-        self._put(("document", document))
-
-    def failure(self, source: Source, sha: str, reason: str, replaces: bool) -> None:
-        self._put(("failure", source, sha, reason, replaces))
-
-    def close(self) -> None:
-        self._queue.put(None)
-        self._thread.join()
-        self.drain_events()
-        if self._error is not None:
-            raise self._error
-
-    def drain_events(self) -> None:
-        while True:
-            try:
-                event = self._events.get_nowait()
-            except queue.Empty:
-                return
-            self.progress(event)
-
-    def abandon(self) -> None:
-        self._queue.put(None)
-        self._thread.join(timeout=60)
-
-    def _put(self, item) -> None:
-        if self._error is not None:
-            raise self._error
-        self._queue.put(item)
-
-    def _run(self) -> None:
-        finished = False
-        while not finished:
-            batch = [self._queue.get()]
-            while len(batch) < COMMIT_BATCH and batch[-1] is not None:
-                try:
-                    batch.append(self._queue.get_nowait())
-                except queue.Empty:
-                    break
-            if batch[-1] is None:
-                finished = True
-                batch.pop()
-            if not batch or self._error is not None:
-                continue
-            try:
-                self._commit(batch)
-            except BaseException as error:  # re-raised in the ingesting thread
-                self._error = error
-
-    def _commit(self, batch: list) -> None:
-        """Each item in order, one catalog transaction per run of documents (vectors first)."""
-        documents: list[_Document] = []
-        for item in batch + [("end",)]:
-            if item[0] == "document":
-                documents.append(item[1])
-                continue
-            if documents:
-                self._commit_documents(documents)
-                documents = []
-            if item[0] == "vectors":
-                store_vectors(self.catalog, item[1], item[2], item[3])
-            elif item[0] == "failure":
-                self._record_failure(*item[1:])
-
-    def _commit_documents(self, documents: list[_Document]) -> None:
-        self._events.put(Progress("store", f"{len(documents)} documents", len(self.report.outcomes),
-                                  self.report.files_total))
-        versions = [
-            DocumentVersion(
-                source=d.source.name, external_id=d.source.external_id, sha256=d.sha256,
-                size_bytes=d.source.size_bytes, doc_type=d.outcome.parsed.doc_type, title=d.outcome.parsed.title,
-                markdown=d.outcome.parsed.markdown, page_starts=list(d.outcome.parsed.page_starts), chunks=d.chunks,
-                replaces=d.replaces,
-            )
-            for d in documents
-        ]
-        for document in documents:
-            if document.outcome.parsed.doc_type in IMAGE_DOC_TYPES:  # the picture itself, for the app and MCP
-                keep_original(self.catalog.path.parent, document.sha256, PurePath(document.source.name).suffix,
-                              document.source.payload)
-        statuses = stored_documents.commit_documents(self.catalog, self.collection_id, self.run_id, versions)
-        self.report.outcomes.extend(
-            FileOutcome(d.source.name, status, chunks=len(next(iter(d.chunks.values()), [])))
-            for d, status in zip(documents, statuses)
-        )
-
-    def _record_failure(self, source: Source, sha: str, reason: str, replaces: bool) -> None:
-        failed = FailedDocument(
-            source=source.name, external_id=source.external_id, sha256=sha, size_bytes=source.size_bytes,
-            doc_type=PurePath(source.name).suffix.lstrip(".").lower() or "unknown", reason=reason,
-        )
-        stored_documents.record_failed_document(self.catalog, self.collection_id, self.run_id, failed, replaces)
-        self.report.outcomes.append(FileOutcome(source.name, "failed", reason))
-
-
 #: documents chunked, embedded and committed together when a chunk set is built or completed
 CHUNKSET_BATCH = 64
 
@@ -646,7 +365,7 @@ def ensure_chunkset(catalog: Catalog, collection_name: str, layout: Layout,
     """
     from workbench.embedding.cache import embed_cached
 
-    progress = progress or _quiet
+    progress = progress or quiet
     unchunked = stored_documents.documents_lacking_chunks(
         catalog, collection_name, layout.chunkset_key, layout.chunkset_config()
     )

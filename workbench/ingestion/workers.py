@@ -34,7 +34,6 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from workbench.chunking.chunk import Chunk
 from workbench.config import ChunkingConfig, IngestConfig
 
 MB = 1024 * 1024

@@ -1,0 +1,50 @@
+"""Estimates of what an ingest will cost, from the throughput this home measured."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path, PurePath
+
+log = logging.getLogger(__name__)
+
+RATES_FILE = "ingest_rates.json"
+
+
+def chunk_rate(home: Path, model: str) -> float | None:
+    """Chunk texts per second this home measured for ``model`` in its last real embedding run."""
+    try:
+        rates = json.loads((home / RATES_FILE).read_text(encoding="utf-8"))
+        rate = float(rates.get(model, 0))
+    except (OSError, ValueError, AttributeError):
+        return None
+    return rate if rate > 0 else None
+
+
+def remember_rate(home: Path, model: str, texts: int, seconds: float) -> None:
+    if texts < 64 or seconds <= 0:  # too few texts to say anything about throughput
+        return
+    path = home / RATES_FILE
+    try:
+        rates = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        rates[model] = round(texts / seconds, 2)
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(rates, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(temporary, path)
+    except (OSError, ValueError):
+        log.debug("could not record the embedding rate in %s", path)
+
+
+def estimated_text_characters(name: str, size_bytes: int) -> int:
+    """About how much text a file of this type and size holds (for estimates only)."""
+    suffix = PurePath(name).suffix.lower()
+    if suffix in (".pdf",):
+        return size_bytes // 8
+    if suffix in (".docx", ".pptx", ".xlsx"):
+        return size_bytes // 3
+    if suffix in (".png", ".jpg", ".jpeg", ".webp", ".gif", ".bmp", ".tiff", ".tif"):
+        return 1500
+    if suffix in (".html", ".htm"):
+        return size_bytes // 2
+    return size_bytes

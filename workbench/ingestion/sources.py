@@ -1,0 +1,125 @@
+"""What ingestion takes and gives: sources, progress events, per-file outcomes and the report."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Source:
+    """One document to ingest: a file on disk, a file's bytes, or Markdown that needs no parsing."""
+
+    name: str
+    data: bytes | None = None
+    markdown: str | None = None
+    external_id: str | None = None
+    doc_type: str | None = None
+    path: Path | None = None
+
+    @classmethod
+    def from_path(cls, path: Path) -> "Source":
+        """A file read only when it is needed (and never whole when it is over the size cap)."""
+        return cls(name=Path(path).name, path=Path(path))
+
+    @classmethod
+    def from_markdown(cls, name: str, markdown: str, external_id: str | None = None) -> "Source":
+        return cls(name=name, markdown=markdown, external_id=external_id, doc_type="md")
+
+    @property
+    def size_bytes(self) -> int:
+        if self.path is not None and self.data is None:
+            return self.path.stat().st_size
+        return len(self.payload)
+
+    @property
+    def payload(self) -> bytes:
+        if self.data is not None:
+            return self.data
+        if self.path is not None:
+            return self.path.read_bytes()
+        return (self.markdown or "").encode("utf-8")
+
+    @property
+    def sha256(self) -> str:
+        if self.path is not None and self.data is None:
+            digest = hashlib.sha256()
+            with self.path.open("rb") as stream:
+                for block in iter(lambda: stream.read(MB), b""):
+                    digest.update(block)
+            return digest.hexdigest()
+        return hashlib.sha256(self.payload).hexdigest()
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A progress event: ``stage`` is one of estimate, hash, skip, parse, chunk, embed, store,
+    index, failed, cancelled, done."""
+
+    stage: str
+    source: str
+    done: int
+    total: int
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class FileOutcome:
+    source: str
+    status: str  # ingested | replaced | skipped | failed
+    reason: str = ""
+    chunks: int = 0
+
+
+@dataclass
+class IngestReport:
+    collection: str
+    outcomes: list[FileOutcome] = field(default_factory=list)
+    embedded: int = 0
+    cached: int = 0
+    elapsed_s: float = 0.0
+    indexes_rebuilt: int = 0
+    cancelled: bool = False
+    estimate: str = ""
+    files_total: int = 0
+    #: the most resident memory any parse worker reached (MB), as the pool measured it
+    peak_parse_rss_mb: float = 0.0
+
+    def count(self, status: str) -> int:
+        return sum(1 for outcome in self.outcomes if outcome.status == status)
+
+    @property
+    def parsed(self) -> int:
+        return self.count("ingested") + self.count("replaced") + self.count("failed")
+
+    @property
+    def failures(self) -> list[FileOutcome]:
+        return [o for o in self.outcomes if o.status == "failed"]
+
+    def summary(self) -> str:
+        parts = [
+            f"{self.count('ingested')} new",
+            f"{self.count('replaced')} replaced",
+            f"{self.count('skipped')} unchanged (skipped before parsing)",
+            f"{self.count('failed')} failed",
+        ]
+        stopped = ""
+        if self.cancelled:
+            stopped = (f"CANCELLED after {len(self.outcomes)} of {self.files_total} files (the rest were not "
+                       "read; run the same ingest again to finish); ")
+        return (
+            f"{self.collection}: {stopped}{len(self.outcomes)} files: {', '.join(parts)}; "
+            f"parsed {self.parsed}, embedded {self.embedded} new chunk texts ({self.cached} from cache); "
+            f"{self.elapsed_s:.1f} s"
+        )
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+def quiet(_: Progress) -> None:
+    pass
