@@ -68,7 +68,7 @@ def main() -> None:
             rows.append([kind.filename, kind.kind, "ingested" if outcome.ok else "failed",
                          kind.limit or "-", f"{outcome.elapsed_s:.2f}", f"{outcome.peak_rss_mb:.0f}"])
     table(f"each file alone in a parse worker (time limit {limits.parse_timeout_s:g} s, memory limit "
-          f"{limits.parse_memory_mb} MB)", ["file", "kind", "outcome", "stopped by", "worker s", "peak MB"], rows)
+          f"{limits.parse_memory_mb} MB)", ["file", "kind", "outcome", "stopped by", "worker s", "worker MB (sampled peak)"], rows)
 
 
 if __name__ == "__main__":

@@ -202,7 +202,10 @@ def worker_main(argv: list[str] | None = None) -> None:
             return
         try:
             connection.send(STARTED)  # the file's time limit runs from here
-            connection.send(run_task(task))
+            outcome = run_task(task)
+            # the parent samples memory every POLL_S; a file faster than that still reports where it ended
+            connection.send(ParseOutcome(**{**outcome.__dict__,
+                                            "peak_rss_mb": max(outcome.peak_rss_mb, resident_mb(os.getpid()))}))
         except OSError:  # the parent is gone (killed, say): nobody to answer
             return
 
