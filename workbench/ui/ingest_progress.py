@@ -45,6 +45,7 @@ class IngestTracker:
         self.fraction = 0.0
         self.headline = f"Queued {len(self.rows)} files"
         self.finished = False
+        self.estimate = ""  # "600 files to read, about 1,300 chunks, roughly 40 s to embed here"
 
     def update(self, event: Progress) -> None:
         if event.stage in FILE_STAGES:
@@ -72,6 +73,11 @@ class IngestTracker:
         elif event.stage == "index":
             self._advance(0.96)
             self.headline = "Updating the vector and BM25 indexes"
+        elif event.stage == "estimate":
+            self.estimate = event.message
+            self.headline = f"Starting: {event.message}"
+        elif event.stage == "cancelled":
+            self.headline = f"Cancelled: {event.message}"
         elif event.stage == "done":
             self.fraction, self.finished = 1.0, True
             self.headline = event.message or "Done"
@@ -102,6 +108,9 @@ class IngestProgressView:
 
     def _draw(self) -> None:
         self._last_draw = time.monotonic()
-        self._bar.progress(self.tracker.fraction, text=md_escape(self.tracker.headline))
+        headline = self.tracker.headline
+        if self.tracker.estimate and not headline.startswith("Starting") and not self.tracker.finished:
+            headline += f" (estimate: {self.tracker.estimate})"
+        self._bar.progress(self.tracker.fraction, text=md_escape(headline))
         self._table.dataframe(self.tracker.table(), hide_index=True, width="stretch",
                               height=min(38 + 35 * len(self.tracker.rows), 300))

@@ -43,3 +43,15 @@ def test_the_bar_never_moves_backwards():
     before = tracker.fraction
     tracker.update(Progress("hash", "a.md", 1, 2))  # a later batch restarting its own count
     assert tracker.fraction == before
+
+
+def test_the_estimate_is_shown_first_and_kept_with_the_progress():
+    from workbench.ingestion.ingest import Progress
+    from workbench.ui.ingest_progress import IngestTracker
+
+    tracker = IngestTracker(["a.md"])
+    tracker.update(Progress("estimate", "kb", 0, 1, "1 files to read, about 3 chunks, roughly 1 s to embed here"))
+    assert tracker.headline == "Starting: 1 files to read, about 3 chunks, roughly 1 s to embed here"
+    assert tracker.estimate.startswith("1 files to read")
+    tracker.update(Progress("cancelled", "kb", 0, 1, "stopped; 0 of 1 files done"))
+    assert tracker.headline == "Cancelled: stopped; 0 of 1 files done"
