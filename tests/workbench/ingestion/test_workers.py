@@ -86,16 +86,16 @@ def test_too_many_chunks_is_refused_with_the_cost():
 
 
 STREAM_DRIVER = textwrap.dedent('''
-    import json, resource, sys, time
+    import json, sys
     sys.path.insert(0, {repo!r})
     from pathlib import Path
     from tests.conftest import registered_hashing_embedder
     from workbench.config import WorkbenchConfig
     from workbench.service import Workbench
 
-    def rss_mb():
+    def status_mb(field):
         with open("/proc/self/status") as status:
-            return next(int(line.split()[1]) for line in status if line.startswith("VmRSS")) / 1024
+            return next(int(line.split()[1]) for line in status if line.startswith(field + ":")) / 1024
 
     home, path = sys.argv[1:3]
     with registered_hashing_embedder("stream-embedder"):
@@ -106,9 +106,11 @@ STREAM_DRIVER = textwrap.dedent('''
         small = Path(home) / "small.txt"
         small.write_text("A small warm-up file, so every library is loaded before the measurement.")
         bench.ingest_paths("big", [small], config)
-        before = rss_mb()
+        before = status_mb("VmRSS")
         report = bench.ingest_paths("big", [Path(path)], config)
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        # VmHWM, not ru_maxrss: Linux carries ru_maxrss across exec, so it would report the memory
+        # of the pytest process this one was forked from
+        peak = status_mb("VmHWM")
         print(json.dumps({{"before_mb": before, "peak_mb": peak, "failures": [f.reason for f in report.failures],
                           "embedded": report.embedded, "worker_peak_mb": report.peak_parse_rss_mb}}))
 ''').format(repo=str(REPO))
