@@ -250,6 +250,16 @@ def resident_mb(pid: int) -> float:
 
 # -- the pool -----------------------------------------------------------------------------------
 
+class WorkerStartError(RuntimeError):
+    """A parse worker died before it took its file: the installation is broken, not the file."""
+
+    def __init__(self, exit_code: int | None):
+        super().__init__(
+            f"a parse worker exited (code {exit_code}) before it could start on a file; this is a problem with the "
+            f"installation, not with your files. See why with: {sys.executable} -c "
+            "'import workbench.ingestion.workers, workbench.ingestion.parsing'")
+
+
 class _Slot:
     def __init__(self) -> None:
         self.process = None
@@ -335,7 +345,10 @@ class ParsePool:
                 return None
         except (EOFError, OSError):
             code = slot.process.poll() if slot.process is not None else None
+            started = slot.running
             self._retire(slot, kill=True)
+            if not started:
+                raise WorkerStartError(code)
             return ParseOutcome(task.key, task.name, reason=(
                 f"the parser crashed (worker exit code {code}); the file is probably corrupt, "
                 "check it and upload it again"), elapsed_s=time.monotonic() - slot.started)
@@ -359,6 +372,10 @@ class ParsePool:
         elif rss > self.limits.parse_memory_mb:
             reason = memory_reason(task.name, self.limits)
         elif slot.process.poll() is not None and not slot.connection.poll():
+            if not slot.running:
+                code = slot.process.returncode
+                self._retire(slot, kill=True)
+                raise WorkerStartError(code)
             reason = (f"the parser crashed (worker exit code {slot.process.returncode}); the file is "
                       "probably corrupt, check it and upload it again")
         else:

@@ -135,3 +135,17 @@ def test_a_raised_cap_streams_a_large_text_in_bounded_memory(tmp_path):
     assert result["failures"] == [] and result["embedded"] > 3000
     assert result["peak_mb"] - result["before_mb"] < 60 * size_mb, result  # tens of bytes per byte of text, not more
     assert result["worker_peak_mb"] < IngestConfig().parse_memory_mb
+
+
+def test_a_worker_that_cannot_start_stops_the_pool_with_the_fix(monkeypatch):
+    import workbench.ingestion.workers as workers
+
+    monkeypatch.setattr(workers, "REPO_ROOT", Path("/nonexistent"))
+    monkeypatch.setenv("PYTHONPATH", "/nonexistent")
+    monkeypatch.setattr(workers.sys, "executable", sys.executable)
+    limits = IngestConfig()
+    pool = ParsePool(limits, size=1)
+    monkeypatch.chdir("/")  # outside the repository: the worker cannot import workbench
+    with pytest.raises(workers.WorkerStartError, match="not with your files"):
+        list(pool.outcomes([ParseTask(1, "a.md", limits, data=b"# a")]))
+    pool.close()
