@@ -94,6 +94,13 @@ class CollectionInfo:
     #: why the collection may be missing files: its last ingest did not finish ("" when it did)
     interrupted: str = ""
 
+    @property
+    def backend(self) -> str:
+        """Where the collection's indexes live: local, or milvus (with its URI)."""
+        if self.config.get("index.backend", "local") != "milvus":
+            return "local"
+        return f"milvus ({self.config.get('milvus.uri', WorkbenchConfig().milvus.uri)})"
+
 
 def _interrupted(last_ingest) -> str:
     if last_ingest is None or last_ingest.status == "finished":
@@ -101,13 +108,6 @@ def _interrupted(last_ingest) -> str:
     how = "was cancelled" if last_ingest.status == "cancelled" else "was interrupted (or is still running)"
     return (f"the last ingest {how} after {last_ingest.files_recorded} of its {last_ingest.files_total} files; "
             "run it again to finish (unchanged files are skipped, cached texts are not embedded again)")
-
-    @property
-    def backend(self) -> str:
-        """Where the collection's indexes live: local, or milvus (with its URI)."""
-        if self.config.get("index.backend", "local") != "milvus":
-            return "local"
-        return f"milvus ({self.config.get('milvus.uri', WorkbenchConfig().milvus.uri)})"
 
 
 @dataclass(frozen=True)
