@@ -19,10 +19,11 @@ from typing import Callable, Iterable
 from store import documents as stored_documents
 from store.catalog import Catalog
 from store.documents import DocumentVersion, FailedDocument
-from workbench.chunking.preparation import prepare_chunks
+from workbench.chunking.preparation import check_enrichment, prepare_chunks
 from workbench.embedding import get_embedder
 from workbench.embedding.cache import embed_cached
 from workbench.ingestion.layout import Layout
+from workbench.llm.client import LlmCall, LlmClient, summarize_calls
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +85,8 @@ class IngestReport:
     cached: int = 0
     elapsed_s: float = 0.0
     indexes_rebuilt: int = 0
+    llm_calls: list[LlmCall] = field(default_factory=list)  # chunk enrichment
+    notes: list[str] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for outcome in self.outcomes if outcome.status == status)
@@ -103,9 +106,15 @@ class IngestReport:
             f"{self.count('skipped')} unchanged (skipped before parsing)",
             f"{self.count('failed')} failed",
         ]
+        enriched = ""
+        if self.llm_calls:
+            cost = summarize_calls(self.llm_calls)
+            enriched = (f"; enriched {cost['calls'] - cost['failed']} of {cost['calls']} chunks with the LLM "
+                        f"({cost['endpoint_calls']} endpoint calls, {cost['cached']} cached, "
+                        f"{cost['prompt_tokens'] + cost['completion_tokens']} tokens)")
         return (
             f"{self.collection}: {len(self.outcomes)} files: {', '.join(parts)}; "
-            f"parsed {self.parsed}, embedded {self.embedded} new chunk texts ({self.cached} from cache); "
+            f"parsed {self.parsed}, embedded {self.embedded} new chunk texts ({self.cached} from cache){enriched}; "
             f"{self.elapsed_s:.1f} s"
         )
 
@@ -141,6 +150,8 @@ def ingest(
     started = time.perf_counter()
     sources = list(sources)
     report = IngestReport(collection_name)
+    layouts, llm, skipped_layouts = _enrichable(catalog, layouts)
+    report.notes.extend(skipped_layouts)
     start = stored_documents.start_ingest(
         catalog, collection_name, [(layout.chunkset_key, layout.chunkset_config()) for layout in layouts], len(sources)
     )
@@ -170,7 +181,8 @@ def ingest(
         for layout in layouts:
             # the model supplies token counts (the over-length flag), token units and semantic breaks
             embedder = get_embedder(layout.embedding_model)
-            chunks[layout.chunkset_key] = prepare_chunks(parsed.markdown, list(parsed.page_starts), layout.chunking, embedder)
+            chunks[layout.chunkset_key] = prepare_chunks(parsed.markdown, list(parsed.page_starts), layout.chunking,
+                                                         embedder, llm, report.llm_calls)
         pending.append(
             _Pending(source, sha, parsed.title, parsed.markdown, parsed.doc_type, list(parsed.page_starts), chunks,
                      replaces=known is not None)
@@ -193,6 +205,25 @@ def ingest(
     report.elapsed_s = time.perf_counter() - started
     progress(Progress("done", collection_name, total, total, report.summary()))
     return report
+
+
+def _enrichable(catalog: Catalog, layouts: list[Layout]) -> tuple[list[Layout], LlmClient | None, list[str]]:
+    """The layouts to fill now, the LLM client enrichment needs, and notes on layouts left for later.
+
+    The first layout is the one asked for: enrichment without an endpoint fails it before any work.
+    Other enriched layouts a collection keeps are skipped without an endpoint; their chunk sets are
+    completed when they are next used.
+    """
+    if all(layout.chunking.enrich == "none" for layout in layouts):
+        return layouts, None, []
+    llm = LlmClient.from_env(catalog)
+    check_enrichment(layouts[0].chunking, llm)
+    if llm.available:
+        return layouts, llm, []
+    kept = [layout for layout in layouts if layout.chunking.enrich == "none"]
+    notes = [f"layout {layout.key} (chunking.enrich={layout.chunking.enrich}) not updated: no LLM endpoint; "
+             "it is completed when next used with one" for layout in layouts if layout not in kept]
+    return kept, None, notes
 
 
 def _parse(source: Source):
@@ -256,13 +287,17 @@ def ensure_chunkset(catalog: Catalog, collection_name: str, layout: Layout,
         catalog, collection_name, layout.chunkset_key, layout.chunkset_config()
     )
     todo = unchunked.documents
+    llm = LlmClient.from_env(catalog) if (todo and layout.chunking.enrich != "none") else None
+    if todo:
+        check_enrichment(layout.chunking, llm)
     if not todo:
         return 0
     embedder = get_embedder(layout.embedding_model)
     prepared = []
     for position, (doc_id, markdown, page_starts) in enumerate(todo, start=1):
         progress(Progress("chunk", str(doc_id), position, len(todo)))
-        prepared.append((doc_id, prepare_chunks(markdown or "", list(page_starts or []), layout.chunking, embedder)))
+        prepared.append((doc_id, prepare_chunks(markdown or "", list(page_starts or []), layout.chunking, embedder,
+                                                llm)))
     texts = [chunk.indexed_text for _, chunks in prepared for chunk in chunks]
     embed_cached(catalog, embedder, texts,
                  progress=lambda d, t: progress(Progress("embed", f"{d}/{t} new chunk texts", d, t)))
