@@ -16,6 +16,7 @@ Every result carries its latency and, when the endpoint reports them, its token 
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import socket
@@ -181,7 +182,7 @@ class Endpoint:
 
     def chat(
         self,
-        messages: Sequence[Mapping[str, str]],
+        messages: Sequence[Mapping[str, object]],
         *,
         temperature: float = 0.0,
         max_tokens: int | None = None,
@@ -281,6 +282,30 @@ class Endpoint:
         }.get(error.code, "see the endpoint's logs" if error.code >= 500 else f"check {MODEL_VAR} and the request")
         said = f": {detail[:300]}" if detail else ""
         return f"{url} answered HTTP {error.code}{said}; {hint}"
+
+
+def chat(
+    messages: Sequence[Mapping[str, object]],
+    settings: LlmSettings,
+    temperature: float = 0.0,
+    max_tokens: int | None = None,
+    model: str | None = None,
+) -> ChatResult:
+    """One uncached chat completion (``Endpoint.chat``); stages go through ``workbench.llm.client``."""
+    return Endpoint(settings).chat(messages, temperature=temperature, max_tokens=max_tokens, model=model)
+
+
+def chat_from_env(messages: Sequence[Mapping[str, object]], env: Mapping[str, str] | None = None) -> ChatResult:
+    lookup = settings_from_env(env)
+    if lookup.settings is None:
+        return ChatResult(False, error=lookup.problem)
+    return chat(messages, lookup.settings)
+
+
+def image_part(image: bytes, mime: str) -> dict:
+    """An OpenAI content part carrying ``image`` inline as a data URL (for vision models)."""
+    encoded = base64.b64encode(image).decode("ascii")
+    return {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{encoded}"}}
 
 
 def _opener_for(url: str) -> urllib.request.OpenerDirector:
