@@ -130,6 +130,15 @@ def enrichment_metadata(enrichment: Enrichment | None, call: LlmCall) -> dict:
     return {"enrichment": enrichment.to_dict(), "enrichment_call": cost}
 
 
+def stored_enrichment(metadata: dict | str | None) -> tuple[Enrichment | None, str]:
+    """A stored chunk's enrichment and, when its request failed, the reason (from its metadata)."""
+    if isinstance(metadata, str):
+        metadata = json.loads(metadata) if metadata.strip() else {}
+    metadata = metadata or {}
+    found = metadata.get("enrichment")
+    return (Enrichment.from_dict(found) if isinstance(found, dict) else None), str(metadata.get("enrichment_error", ""))
+
+
 def enriched_indexed_text(indexed_text: str, enrichment: Enrichment | None) -> str:
     if enrichment is None:
         return indexed_text

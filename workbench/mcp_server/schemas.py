@@ -108,6 +108,12 @@ class SectionList(BaseModel):
     sections: list[Section]
 
 
+class Enrichment(BaseModel):
+    title: str = ""
+    summary: str = ""
+    tags: list[str] = Field(default_factory=list)
+
+
 class ChunkEntry(BaseModel):
     chunk_id: int
     ordinal: int = Field(description="0-based position of the chunk in its document")
@@ -116,6 +122,8 @@ class ChunkEntry(BaseModel):
     start: int
     end: int
     text: str
+    enrichment: Enrichment | None = Field(
+        default=None, description="LLM-written title, summary and tags (chunking.enrich), when the layout has them")
 
 
 class ChunkResult(BaseModel):

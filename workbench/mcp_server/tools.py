@@ -28,6 +28,7 @@ from store import repository as repo
 from store.catalog import CatalogBusyError
 from store.documents import chunk_in_context
 from store.milvus_index import MilvusError
+from workbench.chunking.enrich import stored_enrichment
 from workbench.chunking.headings import find_headings
 from workbench.config import ConfigError, WorkbenchConfig
 from workbench.embedding import get_embedder
@@ -49,6 +50,7 @@ from workbench.mcp_server.schemas import (
     CollectionEntry,
     CollectionList,
     DocumentSummary,
+    Enrichment as EnrichmentEntry,
     OutlineHeading,
     SearchResult,
     Section,
@@ -346,5 +348,7 @@ class KnowledgeHub:
 
 def _chunk_entry(row: tuple) -> ChunkEntry:
     chunk_id, _doc_id, ordinal, start, end, text, _indexed, heading_path, page = row[:9]
+    enrichment, _error = stored_enrichment(row[12] if len(row) > 12 else None)
     return ChunkEntry(chunk_id=chunk_id, ordinal=ordinal, heading_path=[str(h) for h in heading_path or ()],
-                      page=None if page is None else int(page), start=start, end=end, text=text)
+                      page=None if page is None else int(page), start=start, end=end, text=text,
+                      enrichment=EnrichmentEntry(**enrichment.to_dict()) if enrichment else None)
