@@ -11,3 +11,7 @@ CREATE TABLE llm_cache (
     created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
     PRIMARY KEY (model, prompt_version, inputs_hash)
 );
+
+-- Answer evaluation (eval --answers): each query's generated answer, the judges' verdicts and
+-- what the calls cost, stored beside its ranking metrics.
+ALTER TABLE evaluation_query_results ADD COLUMN answer JSON;
