@@ -2,14 +2,53 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pandas as pd
 import streamlit as st
 
 from workbench.chunking.enrich import stored_enrichment
 from workbench.llm.client import LlmCall, summarize_calls
+from workbench.ui import session
 from workbench.ui.text import md_escape
+
+
+def llm_problem() -> str:
+    """Why LLM options are off ("" when an endpoint is configured)."""
+    llm = session.workbench().llm()
+    return "" if llm.available else llm.problem
+
+
+def llm_option(widget: Callable, label: str, *, help: str = "", **kwargs):
+    """An on/off widget for an LLM feature: disabled, with the reason, when there is no endpoint."""
+    problem = llm_problem()
+    if problem:
+        return widget(label, value=False, disabled=True, help=f"Needs an LLM endpoint, which is {problem}",
+                      **kwargs)
+    return widget(label, help=help, **kwargs)
+
+
+def answers_frame(per_query) -> pd.DataFrame | None:
+    """One row per query evaluated with --answers: the answer, its metrics, its cost; None without any."""
+    rows = []
+    for result in per_query:
+        answer = result.answer
+        if answer is None:
+            continue
+        cost = answer.get("cost", {})
+        rows.append({
+            "query id": result.query_id,
+            "answer": answer.get("answer", "") or "; ".join(answer.get("notes", [])),
+            **{name: answer.get("metrics", {}).get(name) for name in
+               ("faithfulness", "answer_relevance", "context_precision", "citations_valid", "quotes_supported")},
+            "claims supported": f"{sum(1 for c in answer.get('claims', []) if c.get('supported'))}"
+                                f"/{len(answer.get('claims', []))}",
+            "calls": cost.get("calls"), "to endpoint": cost.get("endpoint_calls"),
+            "tokens": (cost.get("prompt_tokens") or 0) + (cost.get("completion_tokens") or 0),
+            "ms": cost.get("elapsed_ms"),
+            "notes": "; ".join(answer.get("notes", [])),
+        })
+    return pd.DataFrame(rows) if rows else None
 
 
 def enrichment_panel(metadata, mode: str) -> None:
