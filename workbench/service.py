@@ -49,6 +49,7 @@ from workbench.ingestion.layout import MILVUS, Layout
 from workbench.embedding.cache import embed_cached
 from workbench.llm.client import LlmClient
 from workbench.llm.endpoint import SettingsLookup, settings_from_env
+from workbench.retrieval.enhance import needs_llm
 from workbench.retrieval.pipeline import run_pipeline
 from workbench.retrieval.trace import Trace
 
@@ -80,6 +81,11 @@ def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
     """Where all state lives: ``--home`` wins, then ``$WORKBENCH_HOME``, then ``./data``."""
     chosen = explicit or os.environ.get(HOME_ENV) or DEFAULT_HOME
     return Path(chosen).expanduser().resolve()
+
+
+def uses_llm(config: WorkbenchConfig) -> bool:
+    """Whether a query under ``config`` calls the LLM endpoint (query enhancement, LLM rerank)."""
+    return needs_llm(config.query.enhance) or config.rerank.method == "llm"
 
 
 def index_overrides(config: WorkbenchConfig) -> dict[str, object]:
@@ -436,7 +442,9 @@ class Workbench:
 
     def query(self, text: str, collection: str, config: WorkbenchConfig) -> Trace:
         snapshot = self.snapshot(collection, config)
-        return run_pipeline(text, config, snapshot, lambda q: self.embed_query(config.embedding.model, q), collection)
+        llm = self.llm() if uses_llm(config) else None
+        return run_pipeline(text, config, snapshot, lambda q: self.embed_query(config.embedding.model, q), collection,
+                            llm)
 
     # -- documents and chunks -----------------------------------------------------------------
 

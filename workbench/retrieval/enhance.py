@@ -91,6 +91,7 @@ class EnhancedQuery:
     notes: tuple[str, ...] = ()
     fell_back: bool = False
     keyword_scores: dict[str, float] = field(default_factory=dict)  # keywords: term -> idf
+    elapsed_ms: float = 0.0
 
     def for_route(self, route: str) -> list[QueryVariant]:
         return [variant for variant in self.variants if route in variant.routes]
@@ -103,6 +104,23 @@ class EnhancedQuery:
     @property
     def changes_retrieval(self) -> bool:
         return any(v.origin != "query" for v in self.variants)
+
+    def to_dict(self) -> dict:
+        return {
+            "query": self.query, "method": self.method, "variants": [v.to_dict() for v in self.variants],
+            "calls": [c.to_dict() for c in self.calls], "notes": list(self.notes), "fell_back": self.fell_back,
+            "keyword_scores": dict(self.keyword_scores), "elapsed_ms": self.elapsed_ms,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "EnhancedQuery":
+        return cls(
+            query=data["query"], method=data["method"],
+            variants=tuple(QueryVariant.from_dict(v) for v in data.get("variants", ())),
+            calls=tuple(LlmCall.from_dict(c) for c in data.get("calls", ())),
+            notes=tuple(data.get("notes", ())), fell_back=bool(data.get("fell_back", False)),
+            keyword_scores=dict(data.get("keyword_scores", {})), elapsed_ms=float(data.get("elapsed_ms", 0.0)),
+        )
 
 
 def needs_llm(method: str) -> bool:

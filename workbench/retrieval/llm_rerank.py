@@ -30,6 +30,7 @@ from workbench.llm.client import LlmCall, LlmClient, LlmRequest
 from workbench.retrieval.rerank import Reranker
 
 PROMPT_VERSION = "rerank.pointwise@1"
+SCORE_KIND = "scale_0_10"
 MAX_PASSAGE_CHARS = 2000
 RERANK_SYSTEM = (
     "You judge how relevant a passage is to a search query. Score from 0 (unrelated) to 10 (answers the query "
@@ -71,6 +72,11 @@ class LlmReranker(Reranker):
     @property
     def name(self) -> str:
         return f"llm:{self.llm.model}"
+
+    @property
+    def score_kind(self) -> str:
+        """Scores on the prompt's 0-10 scale (the confidence verdict reads them as score / 10)."""
+        return SCORE_KIND
 
     def score(self, query: str, texts: list[str]) -> list[float]:
         labels = self.labels if len(self.labels) == len(texts) else [""] * len(texts)
