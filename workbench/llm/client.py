@@ -127,6 +127,7 @@ class LlmClient:
         self._memory: dict[CacheKey, CachedReply] = {}
         self._memory_lock = threading.Lock()
         self.endpoint_calls = 0  # requests sent to the endpoint by this client (cache misses)
+        self.cached_calls = 0  # calls this client answered from the cache
 
     @classmethod
     def from_settings(cls, lookup: SettingsLookup, catalog=None) -> "LlmClient":
@@ -179,6 +180,8 @@ class LlmClient:
             if reply is None:
                 pending.append(position)
                 continue
+            with self._memory_lock:
+                self.cached_calls += 1
             calls[position] = LlmCall(request.purpose, request.prompt_version, self.model, True, reply.reply,
                                       prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
                                       elapsed_ms=round(lookup_ms, 2), generated_ms=reply.elapsed_ms, cached=True,
