@@ -7,9 +7,12 @@ from typing import Callable, Sequence
 import pandas as pd
 import streamlit as st
 
+from workbench.analysis.tables import variant_rows
 from workbench.chunking.enrich import stored_enrichment
+from workbench.config import KEY_DOCS, key_limits
 from workbench.llm.client import LlmCall, summarize_calls
-from workbench.ui import session
+from workbench.retrieval.enhance import needs_llm
+from workbench.ui import config_inputs, session
 from workbench.ui.text import md_escape
 
 
@@ -20,12 +23,51 @@ def llm_problem() -> str:
 
 
 def llm_option(widget: Callable, label: str, *, help: str = "", **kwargs):
-    """An on/off widget for an LLM feature: disabled, with the reason, when there is no endpoint."""
+    """An on/off widget for an LLM feature: off and disabled, with the reason, when there is no endpoint."""
     problem = llm_problem()
     if problem:
-        return widget(label, value=False, disabled=True, help=f"Needs an LLM endpoint, which is {problem}",
-                      **kwargs)
+        if "key" in kwargs:
+            st.session_state[kwargs["key"]] = False
+        return widget(label, disabled=True, help=f"Needs an LLM endpoint, which is {problem}", **kwargs)
     return widget(label, help=help, **kwargs)
+
+
+def usable_enhance_methods() -> tuple[str, ...]:
+    """``query.enhance`` values that can run now: all with an endpoint, else none and keywords."""
+    methods = key_limits("query.enhance").choices
+    return methods if not llm_problem() else tuple(m for m in methods if not needs_llm(m))
+
+
+def query_controls(state: Callable[[str], dict]) -> dict[str, object]:
+    """The lab's query-enhancement settings; LLM methods are listed as disabled, with the reason,
+    when there is no endpoint."""
+    usable = usable_enhance_methods()
+    values: dict[str, object] = {}
+    left, right = st.columns(2)
+    values["query.enhance"] = left.selectbox("Query enhancement", usable, help=KEY_DOCS["query.enhance"],
+                                             **state("query.enhance"))
+    method = values["query.enhance"]
+    values["query.variants"] = config_inputs.number_input(right, "Generated queries", "query.variants", step=1,
+                                                          disabled=method not in ("multi", "decompose"),
+                                                          **state("query.variants"))
+    values["query.keywords"] = config_inputs.number_input(right, "Keywords kept", "query.keywords", step=1,
+                                                          disabled=method != "keywords", **state("query.keywords"))
+    disabled = [m for m in key_limits("query.enhance").choices if m not in usable]
+    if disabled:
+        left.caption(f"Disabled: {', '.join(disabled)} need an LLM endpoint, which is {md_escape(llm_problem())}")
+    return values
+
+
+def query_stage_view(trace, key: str) -> None:
+    """What the query stage searched with, and its LLM calls (text, tokens, ms)."""
+    enhanced = trace.enhancement
+    if enhanced is None:
+        return
+    with st.expander(f"Query stage ({enhanced.method}, {enhanced.elapsed_ms:.0f} ms): "
+                     f"{len(enhanced.variants)} text{'s' if len(enhanced.variants) != 1 else ''} searched",
+                     expanded=True):
+        st.dataframe(pd.DataFrame(variant_rows(trace)), hide_index=True, width="stretch", key=f"{key}_variants")
+        calls_view(enhanced.calls, key=f"{key}_calls")
 
 
 def answers_frame(per_query) -> pd.DataFrame | None:
@@ -93,3 +135,29 @@ def calls_view(calls: Sequence[LlmCall], key: str) -> None:
         return
     st.caption(calls_caption(calls))
     st.dataframe(calls_table(calls), hide_index=True, width="stretch", key=key)
+
+
+def needs_endpoint_caption(key: str, value) -> None:
+    """Under a setting whose value calls the LLM: that it will not, and why, when there is no endpoint."""
+    uses_llm = ((key == "query.enhance" and needs_llm(str(value))) or (key == "rerank.method" and value == "llm")
+                or (key == "chunking.enrich" and value != "none"))
+    problem = llm_problem() if uses_llm else ""
+    if problem:
+        st.caption(f":orange[{key}={value} needs an LLM endpoint, which is {md_escape(problem)}]")
+
+
+def enrichment_controls(prefix: str, initial) -> tuple[str, bool]:
+    """``chunking.enrich`` and ``chunking.enrich_index``: disabled, with the reason, without an endpoint."""
+    problem = llm_problem()
+    modes = key_limits("chunking.enrich").choices
+    if problem:
+        st.selectbox("LLM enrichment (title, summary, tags)", modes, index=modes.index(initial.enrich),
+                     disabled=True, key=f"{prefix}.enrich", help=f"Needs an LLM endpoint, which is {problem}")
+        st.caption(f"LLM enrichment is disabled: it needs an endpoint, which is {md_escape(problem)}")
+        return initial.enrich, initial.enrich_index
+    enrich = st.selectbox("LLM enrichment (title, summary, tags)", modes, index=modes.index(initial.enrich),
+                          key=f"{prefix}.enrich", help=KEY_DOCS["chunking.enrich"])
+    enrich_index = st.checkbox("Index the enrichment with the chunk", value=initial.enrich_index,
+                               disabled=enrich == "none", key=f"{prefix}.enrich_index",
+                               help=KEY_DOCS["chunking.enrich_index"])
+    return enrich, bool(enrich_index)
