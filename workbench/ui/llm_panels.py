@@ -151,9 +151,9 @@ def enrichment_controls(prefix: str, initial) -> tuple[str, bool]:
     problem = llm_problem()
     modes = key_limits("chunking.enrich").choices
     if problem:
+        # disabled, and its help says why (a caption here would crowd both Chunking lab columns)
         st.selectbox("LLM enrichment (title, summary, tags)", modes, index=modes.index(initial.enrich),
                      disabled=True, key=f"{prefix}.enrich", help=f"Needs an LLM endpoint, which is {problem}")
-        st.caption(f"LLM enrichment is disabled: it needs an endpoint, which is {md_escape(problem)}")
         return initial.enrich, initial.enrich_index
     enrich = st.selectbox("LLM enrichment (title, summary, tags)", modes, index=modes.index(initial.enrich),
                           key=f"{prefix}.enrich", help=KEY_DOCS["chunking.enrich"])
