@@ -112,3 +112,30 @@ def test_the_chunk_browser_shows_the_enrichment(tmp_path: Path, open_app, fake_l
     assert "**Title:** 泡茶 绿茶用八十度的水冲泡。红茶用沸水冲泡。" in markdown
     assert "**Summary:** 泡茶 绿茶用八十度的水冲泡。" in markdown and "**Tags:**" in markdown
     assert any("then its enrichment" in text for text in _texts(app, "caption"))
+
+
+def test_the_lab_answer_goes_through_the_cache_and_shows_its_cost(demo_home: Path, open_app, fake_llm):
+    app = open_app(demo_home, page=LAB)
+    app.text_input(key="lab_query").set_value(QUERY).run()
+    app.button(key="lab_generate").click().run()
+    assert not app.exception, app.exception
+    assert fake_llm.purposes() == {"answer": 1}
+    answer = next(text for text in _texts(app, "text") if text.endswith("[S1]"))
+    captions = [text.replace("\\", "") for text in _texts(app, "caption")]
+    assert any(text.startswith("answer: ") and " tokens, " in text for text in captions)
+    app.button(key="lab_generate").click().run()  # the same context again: from the cache
+    assert fake_llm.purposes() == {"answer": 1}
+    assert answer in _texts(app, "text")
+    assert any("cached (generated in" in text.replace("\\", "") for text in _texts(app, "caption"))
+
+
+def test_a_misbehaving_endpoint_keeps_the_lab_working_with_notes(demo_home: Path, open_app, fake_llm):
+    fake_llm.behaviour = "garbage"
+    app = open_app(demo_home, page=LAB)
+    app.selectbox(key="lab_b_query.enhance").set_value("hyde")
+    app.toggle(key="lab_b_rerank.method.llm").set_value(True)
+    app.text_input(key="lab_query").set_value(QUERY).run()
+    assert not app.exception, app.exception
+    infos = [text.replace("\\", "") for text in _texts(app, "info")]
+    assert any("query enhancement (hyde) fell back to the query as typed: unusable reply" in t for t in infos)
+    assert any("rerank fell back to the previous order ('mmr')" in t for t in infos)  # side B starts with MMR

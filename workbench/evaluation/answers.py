@@ -22,11 +22,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
 from workbench.evaluation import answer_metrics as am
-from workbench.generation.context import DEFAULT_BUDGET_CHARS, AssembledContext, assemble_context, build_prompt
+from workbench.generation.answer import ANSWER_PROMPT_VERSION, answer_request  # noqa: F401 (the answer prompt)
+from workbench.generation.context import DEFAULT_BUDGET_CHARS, AssembledContext, assemble_context
 from workbench.llm.client import LlmCall, LlmClient, LlmRequest, summarize_calls
 from workbench.retrieval.trace import ChunkView
 
-ANSWER_PROMPT_VERSION = "answer.cited@1"
 FAITHFULNESS_VERSION = "judge.faithfulness@1"
 RELEVANCE_VERSION = "judge.answer_relevance@1"
 CONTEXT_PRECISION_VERSION = "judge.context_precision@1"
@@ -90,11 +90,6 @@ class AnswerJudgement:
     @classmethod
     def from_dict(cls, data: dict) -> "AnswerJudgement":
         return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
-
-
-def answer_request(question: str, context: AssembledContext) -> LlmRequest:
-    prompt = build_prompt(question, context)
-    return LlmRequest.of("answer", ANSWER_PROMPT_VERSION, prompt.system, prompt.user, max_tokens=600)
 
 
 def faithfulness_request(claim: am.Claim, context: AssembledContext, number: int) -> LlmRequest:

@@ -1,8 +1,9 @@
 """Answer generation: one chat completion through the OpenAI-compatible endpoint.
 
 The endpoint, its settings (``WORKBENCH_LLM_*`` or ``OPENAI_*``) and its error messages live in
-``workbench.llm.endpoint``; this module is the Retrieval lab's one-shot "generate the cited
-answer" call. ``generate`` never raises for endpoint trouble: a failure comes back as a result
+``workbench.llm.endpoint``; ``answer_request`` is the cited-answer prompt as a request for the
+cached client (``workbench.llm.client``), which the lab and ``eval --answers`` use; ``generate``
+is one uncached call. ``generate`` never raises for endpoint trouble: a failure comes back as a result
 whose ``error`` names the problem and the fix, because a front end must show it, not crash.
 """
 
@@ -11,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
+from workbench.generation.context import AssembledContext, build_prompt
+from workbench.llm.client import LlmRequest
 from workbench.llm.endpoint import (  # noqa: F401 (re-exported: the lab and tests read settings here)
     OPENAI_BASE_URL,
     Endpoint,
@@ -18,6 +21,15 @@ from workbench.llm.endpoint import (  # noqa: F401 (re-exported: the lab and tes
     SettingsLookup,
     settings_from_env,
 )
+
+
+ANSWER_PROMPT_VERSION = "answer.cited@1"
+
+
+def answer_request(question: str, context: AssembledContext) -> LlmRequest:
+    """The cited-answer prompt over ``context`` as a cacheable request (the lab and eval --answers)."""
+    prompt = build_prompt(question, context)
+    return LlmRequest.of("answer", ANSWER_PROMPT_VERSION, prompt.system, prompt.user, max_tokens=600)
 
 
 @dataclass(frozen=True)
