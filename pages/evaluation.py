@@ -38,6 +38,7 @@ SWEEP_SUGGESTIONS = {
     "fusion.normalization": "minmax,zscore", "retrieval.mode": "bm25,dense,hybrid",
     "retrieval.candidates": "50,100,200", "mmr.enabled": "false,true", "mmr.lambda": "0.5,0.7,0.9",
     "chunking.size": "500,1000", "chunking.strategy": "recursive,markdown",
+    "query.enhance": "none,keywords,multi,hyde", "rerank.method": "cross_encoder,llm",
 }
 
 
