@@ -64,6 +64,13 @@ def token_count(text: str) -> int:
     return len(re.findall(r"[A-Za-z0-9]+", text)) + len(_CJK.findall(text))
 
 
+def text_of(content) -> str:
+    """A message's text: the string, or the text parts of OpenAI content parts (images are left out)."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.get("text", "") for part in content or () if isinstance(part, dict))
+
+
 def _field(text: str, name: str) -> str:
     """The value after ``Name:`` up to the next blank line."""
     match = re.search(rf"{name}:\s*(.*?)(?:\n\s*\n|$)", text, re.DOTALL)
@@ -200,8 +207,8 @@ class FakeLlmServer(ThreadingHTTPServer):
     # -- replies --------------------------------------------------------------------------------
 
     def chat_reply(self, messages: list[dict]) -> tuple[str, str]:
-        system = next((m["content"] for m in messages if m.get("role") == "system"), "")
-        user = next((m["content"] for m in reversed(messages) if m.get("role") == "user"), "")
+        system = next((text_of(m["content"]) for m in messages if m.get("role") == "system"), "")
+        user = next((text_of(m["content"]) for m in reversed(messages) if m.get("role") == "user"), "")
         purpose = next((p for prefix, p in PURPOSES.items() if system.startswith(prefix)), "unknown")
         for script in reversed(self.scripts):
             if script.contains in user and script.purpose in (None, purpose):
@@ -244,7 +251,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if server.behaviour == "garbage":
             reply = "{{{ ??? }}} ..."
-        prompt_tokens = sum(token_count(m.get("content", "")) for m in body.get("messages", []))
+        prompt_tokens = sum(token_count(text_of(m.get("content", ""))) for m in body.get("messages", []))
         completion_tokens = token_count(reply)
         self._send(200, {
             "id": f"fake-{len(server.calls)}", "object": "chat.completion", "model": body.get("model", FAKE_MODEL),

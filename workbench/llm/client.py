@@ -40,7 +40,8 @@ class LlmRequest:
 
     purpose: str  # "query.multi", "rerank", "enrich", "answer", "judge.faithfulness", ...
     prompt_version: str  # "rerank.pointwise@1"
-    messages: tuple[tuple[str, str], ...]  # (role, content)
+    #: (role, content): content is text, or OpenAI content parts (text and image_url) for vision models
+    messages: tuple[tuple[str, str | tuple[dict, ...]], ...]
     max_tokens: int | None = None
     label: str = ""  # what the call is about, for the trace (a chunk id, a claim number)
 
@@ -49,8 +50,9 @@ class LlmRequest:
            label: str = "") -> "LlmRequest":
         return cls(purpose, prompt_version, (("system", system), ("user", user)), max_tokens, label)
 
-    def message_dicts(self) -> list[dict[str, str]]:
-        return [{"role": role, "content": content} for role, content in self.messages]
+    def message_dicts(self) -> list[dict]:
+        return [{"role": role, "content": content if isinstance(content, str) else list(content)}
+                for role, content in self.messages]
 
     def inputs_hash(self) -> str:
         payload = {"messages": self.messages, "max_tokens": self.max_tokens, "temperature": 0.0}

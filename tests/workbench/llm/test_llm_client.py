@@ -99,3 +99,16 @@ def test_calls_round_trip_through_json_and_describe_themselves():
                    elapsed_ms=0.4, generated_ms=812.0, cached=True, label="chunk 12")
     assert LlmCall.from_dict(call.to_dict()) == call
     assert call.describe() == "rerank (chunk 12): 40+1 tokens, cached (generated in 812 ms)"
+
+
+def test_requests_with_image_parts_are_sent_and_cached_like_text(fake_llm, tmp_path):
+    from workbench.llm.endpoint import image_part
+
+    parts = ({"type": "text", "text": "Caption this image in English."}, image_part(b"\x89PNG fake", "image/png"))
+    request = LlmRequest("caption", "caption@1", (("system", "You write captions."), ("user", parts)))
+    client = _client(fake_llm, Catalog(tmp_path / "c.duckdb"))
+    first = client.complete(request, timeout_s=5)
+    again = _client(fake_llm, Catalog(tmp_path / "c.duckdb")).complete(request, timeout_s=5)
+    assert first.ok and again.cached and fake_llm.count() == 1
+    sent = fake_llm.calls[0]["body"]["messages"][1]["content"]
+    assert sent[1]["image_url"]["url"].startswith("data:image/png;base64,")
