@@ -262,8 +262,9 @@ def _keywords(query: str, config: QueryConfig, idf_of: Callable[[str], float] | 
     as_typed = (QueryVariant(query, "query"),)
     if idf_of is None:
         return EnhancedQuery(query, "keywords", as_typed,
-                             notes=("query.enhance=keywords needs the collection's BM25 statistics; "
-                                    "searched with the query as typed",), fell_back=True)
+                             notes=("query.enhance=keywords needs the collection's BM25 term statistics, which "
+                                    "this index backend does not expose (local indexes do); searched with the query "
+                                    "as typed",), fell_back=True)
     scores = salient_terms(surface_words(query, cjk_words), idf_of, config.keywords)
     if not scores:
         return EnhancedQuery(query, "keywords", as_typed,

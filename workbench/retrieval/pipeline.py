@@ -144,7 +144,9 @@ def _query_stage(query: str, config: QueryConfig, snapshot: Snapshot, llm: LlmCl
     if config.enhance == "none":
         return None
     started = time.perf_counter()
-    enhanced = enhance_query(query, config, llm, idf_of=lambda word: _idf_of(snapshot, word))
+    # the keywords option needs the BM25 term statistics; a server-side BM25 (Milvus) has none here
+    idf_of = (lambda word: _idf_of(snapshot, word)) if hasattr(snapshot.sparse, "term_idf") else None
+    enhanced = enhance_query(query, config, llm, idf_of=idf_of)
     return replace(enhanced, elapsed_ms=_ms(started))
 
 
