@@ -117,3 +117,9 @@ def test_keywords_on_chinese(no_llm):
 def test_keywords_with_no_known_term_fall_back():
     enhanced = enhance_query("what is the", QueryConfig(enhance="keywords"), idf_of=idf_of)
     assert enhanced.fell_back and enhanced.notes[0].startswith("no query term occurs in the collection")
+
+
+def test_keywords_without_bm25_statistics_fall_back_and_say_why():
+    enhanced = enhance_query("reciprocal rank fusion", QueryConfig(enhance="keywords"), idf_of=None)
+    assert enhanced.fell_back and [v.text for v in enhanced.variants] == ["reciprocal rank fusion"]
+    assert enhanced.notes[0].startswith("query.enhance=keywords needs the collection's BM25 term statistics")
