@@ -14,6 +14,7 @@ from workbench.models.catalogue import EMBEDDING
 from workbench.ui import session
 from workbench.ui.ingest_progress import IngestProgressView
 from workbench.ui.model_choice import model_picker
+from workbench.ui.llm_panels import enrichment_panel
 from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape, shorten
 from workbench.ui.widgets import chunking_controls, document_label
@@ -182,14 +183,17 @@ def chunk_browser(doc) -> None:
     frame = pd.DataFrame([{
         "#": ordinal + 1, "start": start, "end": end, "tokens": tokens, "over model max": over,
         "page": page, "headings": " › ".join(headings or ()), "text": shorten(text, 140),
-    } for (_id, _doc, ordinal, start, end, text, _indexed, headings, page, tokens, over, _hash) in rows])
+    } for (_id, _doc, ordinal, start, end, text, _indexed, headings, page, tokens, over, _hash, *_meta) in rows])
     st.dataframe(frame, hide_index=True, width="stretch", height=min(38 + 35 * len(frame), 320))
     number = st.number_input("Show chunk", min_value=1, max_value=len(rows), value=1, key=f"chunk_number_{doc.id}")
-    _id, _doc, _ordinal, start, end, text, indexed, *_ = rows[int(number) - 1]
+    row = rows[int(number) - 1]
+    _id, _doc, _ordinal, start, end, text, indexed, *_ = row
     st.caption(f"Chunk {int(number)}: characters {start}–{end}")
     st.code(text, language=None, wrap_lines=True)
+    enrichment_panel(row[12] if len(row) > 12 else None, chunking.enrich)
     if indexed != text:
-        st.caption("Indexed text (what is embedded and BM25-indexed: the heading path, then the chunk)")
+        st.caption("Indexed text (what is embedded and BM25-indexed: the heading path, then the chunk"
+                   + (", then its enrichment)" if chunking.enrich_index else ")"))
         st.code(indexed, language=None, wrap_lines=True)
 
 

@@ -20,6 +20,7 @@ from workbench.evaluation.runs import delete_run, describe, list_runs, load_run,
 from workbench.evaluation.stages import POOL_RECALL, POOL_SIZE
 from workbench.evaluation.sweep import expand, parse_grid_argument, plan, run_sweep, save_best_as_preset
 from workbench.ui import session
+from workbench.ui.llm_panels import answers_frame, llm_option
 from workbench.ui.text import md_escape
 from workbench.ui.widgets import require_collection
 
@@ -37,6 +38,7 @@ SWEEP_SUGGESTIONS = {
     "fusion.normalization": "minmax,zscore", "retrieval.mode": "bm25,dense,hybrid",
     "retrieval.candidates": "50,100,200", "mmr.enabled": "false,true", "mmr.lambda": "0.5,0.7,0.9",
     "chunking.size": "500,1000", "chunking.strategy": "recursive,markdown",
+    "query.enhance": "none,keywords,multi,hyde", "rerank.method": "cross_encoder,llm",
 }
 
 
@@ -103,6 +105,10 @@ def show_run(result) -> None:
         st.dataframe(frame, hide_index=True, width="stretch")
         st.plotly_chart(charts.stage_chart(result.stage_metrics, names[:4] + [POOL_RECALL]),
                         key=f"stage_chart_{result.run_id}")
+    answers = answers_frame(result.per_query)
+    if answers is not None:
+        with st.expander(f"Answers ({len(answers)}): what the LLM answered and how it was judged"):
+            st.dataframe(answers, hide_index=True, width="stretch")
     with st.expander(f"Per query ({len(result.per_query)})"):
         st.dataframe(pd.DataFrame([{"query id": q.query_id, "query": q.query, **q.metrics, "relevant": q.relevant,
                                     **({"verdict": q.verdict} if q.verdict else {}),
@@ -121,6 +127,10 @@ def evaluate_tab(collection: str) -> None:
     st.caption(f"Configuration: preset “{md_escape(preset)}” from the sidebar (mode {config.retrieval.mode}, "
                f"fusion {config.fusion.method}, MMR {'on' if config.mmr.enabled else 'off'}, rerank "
                f"{md_escape(config.rerank.model) or 'off'}).")
+    answers = llm_option(st.toggle, "Also generate and judge answers (LLM)", key="evaluate_answers",
+                         help="Per query: an answer from the assembled [S1]… context, then faithfulness, answer "
+                              "relevance and context precision judged by the LLM, plus citation and quote checks. "
+                              "Cost per query: 1 answer + 1 call per claim + 1 + 1 per context passage, cached.")
     label = st.text_input("Label (optional)", key="evaluate_label", placeholder="e.g. baseline")
     if st.button(f"Evaluate {len(golden)} queries", key="evaluate_run", type="primary", icon=":material/play_arrow:"):
         bar = st.progress(0.0, text="Loading indexes and embedding the queries…")
@@ -130,7 +140,7 @@ def evaluate_tab(collection: str) -> None:
 
         bench = session.workbench()
         result = evaluate_collection(bench, collection, golden, config, level=level, metric_names=metric_names,
-                                     progress=on_progress)
+                                     progress=on_progress, answers=bool(answers))
         run_id = save_run(bench.catalog, result, label=label or f"preset {preset}")
         bar.empty()
         st.session_state[SHOWN_RUN_KEY] = run_id

@@ -276,7 +276,7 @@ def insert_chunks(con, collection_id: int, chunkset: str, doc_id: int, chunks: l
 
 CHUNK_SELECT = (
     "SELECT c.id, c.document_id, c.ordinal, c.start_offset, c.end_offset, c.text, c.indexed_text,"
-    " c.heading_path, c.page, c.token_count, c.over_max_length, c.content_hash FROM chunks c"
+    " c.heading_path, c.page, c.token_count, c.over_max_length, c.content_hash, c.metadata FROM chunks c"
 )
 
 

@@ -44,6 +44,7 @@ class QueryResultRow:
     relevant: int
     stage_metrics: dict
     verdict: str | None = None  # relevant | ambiguous | no_answer
+    answer: dict | None = None  # eval --answers: the generated answer, verdicts and cost
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,7 @@ def insert_query_results(con, run_id: int, rows: list[QueryResultRow]) -> None:
         "relevant": [r.relevant for r in rows],
         "stage_metrics": [json.dumps(r.stage_metrics) for r in rows],
         "verdict": [r.verdict for r in rows],
+        "answer": [None if r.answer is None else json.dumps(r.answer, ensure_ascii=False) for r in rows],
     })
     insert_frame(con, "evaluation_query_results", frame)
 
@@ -128,14 +130,14 @@ def get_run(con, run_id: int) -> RunRow:
 
 def query_results(con, run_id: int) -> list[QueryResultRow]:
     rows = con.execute(
-        "SELECT query_id, query, metrics, ranked_doc_ids, ranked_chunk_ids, relevant, stage_metrics, verdict"
+        "SELECT query_id, query, metrics, ranked_doc_ids, ranked_chunk_ids, relevant, stage_metrics, verdict, answer"
         " FROM evaluation_query_results WHERE run_id = ? ORDER BY position",
         [run_id],
     ).fetchall()
     return [
         QueryResultRow(qid, text, json.loads(metrics), json.loads(docs), json.loads(chunks), relevant,
-                       json.loads(stages), verdict)
-        for qid, text, metrics, docs, chunks, relevant, stages, verdict in rows
+                       json.loads(stages), verdict, json.loads(answer) if answer else None)
+        for qid, text, metrics, docs, chunks, relevant, stages, verdict, answer in rows
     ]
 
 

@@ -217,6 +217,12 @@ class SparseIndex:
         mask[positions] = True
         return mask
 
+    def term_idf(self, term: str) -> float:
+        """The idf of one token (as the tokenizer emits it); 0 for a token no chunk has."""
+        term_id = self._vocabulary.get(term)
+        doc_freq = int(self._doc_freqs[term_id]) if term_id is not None else 0
+        return lucene_idf(doc_freq, len(self)) if doc_freq else 0.0
+
     def explain(self, query: IndexQuery | str, chunk_id: int) -> ScoreExplanation:
         """Each distinct query term's share of the chunk's score; the contributions sum to the
         score ``search`` gives the chunk (0 when it does not match)."""

@@ -150,3 +150,8 @@ def _cjk_tokens(run: str) -> list[str]:
     """jieba precise-mode words of one CJK run. jieba knows Chinese words; kana and Hangul come out
     as single characters, which still match as unigrams."""
     return [token for token in _jieba().lcut(run) if _HAS_WORD_CHAR.search(token)]
+
+
+def cjk_words(run: str) -> list[str]:
+    """The words of one run of CJK text, as the BM25 tokenizer segments it (jieba)."""
+    return _cjk_tokens(run)

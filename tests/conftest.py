@@ -177,3 +177,28 @@ def bench(tmp_path):
     from workbench.service import Workbench
 
     return Workbench(tmp_path / "home")
+
+
+@pytest.fixture
+def fake_llm(monkeypatch):
+    """A fake OpenAI-compatible endpoint on 127.0.0.1, with the WORKBENCH_LLM_* settings pointing at it."""
+    from tests.fake_openai import FakeOpenAI
+
+    server = FakeOpenAI().start()
+    for name, value in server.env().items():
+        if value:
+            monkeypatch.setenv(name, value)
+        else:
+            monkeypatch.delenv(name, raising=False)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def no_llm(monkeypatch):
+    """No endpoint configured, whatever the environment of the test run says."""
+    for name in ("WORKBENCH_LLM_BASE_URL", "WORKBENCH_LLM_MODEL", "WORKBENCH_LLM_API_KEY", "OPENAI_BASE_URL",
+                 "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)

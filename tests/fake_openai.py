@@ -1,43 +1,236 @@
-"""A fake OpenAI-compatible endpoint for tests: a real HTTP server on 127.0.0.1, not a patched client.
+"""A fake OpenAI-compatible endpoint for the tests: a real HTTP server on 127.0.0.1.
 
-``FakeOpenAI`` answers ``POST /v1/chat/completions`` with a reply chosen by ``respond(request)``
-(the parsed JSON body; return a string, or None for a 500), records every request, and counts
-calls. Image parts (``image_url`` data URLs) are decoded into ``request["images"]`` so a test
-can key its replies by the picture it was sent.
+It speaks ``POST /v1/chat/completions`` and ``POST /v1/embeddings`` like any OpenAI-compatible
+server. Replies are deterministic functions of the prompt: it recognises each workbench prompt
+by its system message and answers the way a small, literal model would (word overlap decides
+relevance and support, the first sentence of [S1] is the answer, ...). Tests can script a reply
+for any prompt containing a given text, and switch the server to misbehave (slow, garbage,
+malformed JSON, HTTP 500). Every request is counted, so a test can prove a run made no calls.
+
+A test may instead pass ``respond(request)``, which chooses every chat reply itself (return a
+string, or None for an HTTP 500). Each recorded request carries its decoded image parts
+(``images``) and its ``authorization`` header, so vision tests can key replies by picture.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
+import re
 import threading
+import time
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
+from workbench.chunking.enrich import ENRICH_SYSTEM
+from workbench.evaluation.answers import CONTEXT_PRECISION_SYSTEM, FAITHFULNESS_SYSTEM, RELEVANCE_SYSTEM
+from workbench.generation.context import SYSTEM_INSTRUCTIONS
+from workbench.retrieval.enhance import DECOMPOSE_SYSTEM, HYDE_SYSTEM, MULTI_SYSTEM, REWRITE_SYSTEM
+from workbench.retrieval.llm_rerank import RERANK_SYSTEM
 
-class FakeOpenAI:
-    def __init__(self, respond: Callable[[dict], str | None]):
+FAKE_MODEL = "fake-llm"
+EMBEDDING_DIMENSION = 64
+
+#: the first words of each workbench system prompt -> the purpose it serves
+PURPOSES = {
+    REWRITE_SYSTEM[:60]: "query.rewrite",
+    MULTI_SYSTEM.split("{n}")[0]: "query.multi",
+    DECOMPOSE_SYSTEM.split("{n}")[0]: "query.decompose",
+    HYDE_SYSTEM[:60]: "query.hyde",
+    RERANK_SYSTEM[:60]: "rerank",
+    ENRICH_SYSTEM[:60]: "enrich",
+    SYSTEM_INSTRUCTIONS[:60]: "answer",
+    FAITHFULNESS_SYSTEM[:60]: "judge.faithfulness",
+    RELEVANCE_SYSTEM[:60]: "judge.answer_relevance",
+    CONTEXT_PRECISION_SYSTEM[:60]: "judge.context_precision",
+}
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[a-z0-9]{3,}")
+_STOP = {"the", "and", "for", "with", "that", "this", "are", "was", "what", "how", "does", "which", "from", "its",
+         "about", "into", "why", "when", "who", "can", "not", "has", "have", "their", "they", "them", "you"}
+
+
+def words(text: str) -> set[str]:
+    """Content words: lowercase Latin words of 3+ letters (no stopwords) and single CJK characters."""
+    lowered = text.lower()
+    return ({w for w in _LATIN.findall(lowered) if w not in _STOP}
+            | set(_CJK.findall(text)) - set("的了是在和与及或也就都而吗呢什么哪些怎样如何"))
+
+
+def overlap(needle: str, haystack: str) -> float:
+    """Share of ``needle``'s content words found in ``haystack``."""
+    wanted = words(needle)
+    return len(wanted & words(haystack)) / len(wanted) if wanted else 0.0
+
+
+def token_count(text: str) -> int:
+    return len(re.findall(r"[A-Za-z0-9]+", text)) + len(_CJK.findall(text))
+
+
+def text_of(content) -> str:
+    """A message's text: the string, or the text parts of OpenAI content parts (images are left out)."""
+    if isinstance(content, str):
+        return content
+    return "\n".join(part.get("text", "") for part in content or () if isinstance(part, dict))
+
+
+def _field(text: str, name: str) -> str:
+    """The value after ``Name:`` up to the next blank line."""
+    match = re.search(rf"{name}:\s*(.*?)(?:\n\s*\n|$)", text, re.DOTALL)
+    return match.group(1).strip() if match else ""
+
+
+def _first_sentence(text: str) -> str:
+    match = re.search(r"(.+?(?:[.!?](?=\s|$)|[。！？]))", " ".join(text.split()))
+    return (match.group(1) if match else " ".join(text.split()))[:300]
+
+
+def _sources(user: str) -> dict[str, str]:
+    blocks = re.split(r"\n\n(?=\[S\d+\] )", user.split("Sources:", 1)[-1])
+    found = {}
+    for block in blocks:
+        match = re.match(r"\s*\[(S\d+)\][^\n]*\n(.*)", block, re.DOTALL)
+        if match:
+            found[match.group(1)] = match.group(2).split("\n\nQuestion:")[0].strip()
+    return found
+
+
+def default_reply(purpose: str, system: str, user: str) -> str:
+    """What the fake model answers to a workbench prompt when no script matches."""
+    if purpose == "query.rewrite":
+        return f"{_field(user, 'Query').rstrip('?？')} overview"
+    if purpose in ("query.multi", "query.decompose"):
+        n = int(re.search(r"\b(\d+)\b", system).group(1))
+        question = _field(user, "Query" if purpose == "query.multi" else "Question")
+        if purpose == "query.decompose":
+            parts = [p.strip() for p in re.split(r"\band\b|和|以及|,|，", question) if p.strip()]
+            return "\n".join(parts[:n]) if len(parts) > 1 else question
+        tokens = question.rstrip("?？").split()
+        if len(tokens) < 2:  # no spaces (Chinese): vary by suffixes instead of word order
+            return "\n".join(f"{question.rstrip('?？')} {suffix}" for suffix in ("定义", "原理", "例子")[:n])
+        return "\n".join(" ".join(tokens[i:] + tokens[:i]) for i in range(1, n + 1))
+    if purpose == "query.hyde":
+        question = _field(user, "Question").rstrip("?？")
+        return f"{question}. This passage explains {question} with its main terms and findings."
+    if purpose == "rerank":
+        query, passage = _field(user, "Query"), user.split("Passage:", 1)[-1]
+        return str(round(10 * overlap(query, passage)))
+    if purpose == "enrich":
+        passage = user.split("Passage:", 1)[-1].strip()
+        plain = re.sub(r"[#>*_`]", " ", passage)
+        distinct = sorted(words(plain), key=lambda w: (-len(w), w))
+        return json.dumps({"title": " ".join(plain.split()[:6]), "summary": _first_sentence(plain),
+                           "tags": distinct[:4]}, ensure_ascii=False)
+    if purpose == "answer":
+        sources = _sources(user)
+        if not sources:
+            return "The sources do not contain the answer."
+        return f"{_first_sentence(sources['S1'])} [S1]"
+    if purpose == "judge.faithfulness":
+        statement = _field(user, "Statement")
+        sources = user.split("Statement:", 1)[0]
+        return "yes" if overlap(statement, sources) >= 0.6 else "no"
+    if purpose == "judge.answer_relevance":
+        question, answer = _field(user, "Question"), _field(user, "Answer")
+        return str(min(10, round(10 * overlap(question, answer) * 1.5)))
+    if purpose == "judge.context_precision":
+        question, passage = _field(user, "Question"), user.split("Passage:", 1)[-1]
+        return "yes" if overlap(question, passage) >= 0.3 else "no"
+    return "I am a fake model and do not know this prompt."
+
+
+def hashed_embedding(text: str) -> list[float]:
+    """Bag of content words hashed into 64 buckets (not normalised, as real endpoints may send)."""
+    vector = [0.0] * EMBEDDING_DIMENSION
+    for word in words(text) or {text}:
+        vector[int(hashlib.md5(word.encode()).hexdigest(), 16) % EMBEDDING_DIMENSION] += 2.0
+    vector[len(text) % EMBEDDING_DIMENSION] += 0.01
+    return vector
+
+
+@dataclass
+class Script:
+    contains: str
+    reply: str
+    purpose: str | None = None
+
+
+class FakeOpenAI(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, respond: Callable[[dict], str | None] | None = None) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
         self.respond = respond
-        self.requests: list[dict] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self.calls: list[dict] = []
+        self.scripts: list[Script] = []
+        self.behaviour = "ok"  # ok | slow | garbage | malformed | error
+        self.delay_s = 0.0
+        self.lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    # -- test controls --------------------------------------------------------------------------
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
-    def __enter__(self) -> "FakeOpenAI":
+    def env(self) -> dict[str, str]:
+        return {"WORKBENCH_LLM_BASE_URL": self.base_url, "WORKBENCH_LLM_MODEL": FAKE_MODEL,
+                "WORKBENCH_LLM_API_KEY": "", "OPENAI_BASE_URL": "", "OPENAI_API_KEY": ""}
+
+    def script(self, contains: str, reply: str, purpose: str | None = None) -> None:
+        """Reply ``reply`` to any prompt (of ``purpose``, if given) whose user message contains ``contains``."""
+        self.scripts.append(Script(contains, reply, purpose))
+
+    def count(self, path: str | None = None, purpose: str | None = None) -> int:
+        with self.lock:
+            return sum(1 for c in self.calls
+                       if (path is None or c["path"].endswith(path)) and (purpose is None or c["purpose"] == purpose))
+
+    def purposes(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        with self.lock:
+            for call in self.calls:
+                counts[call["purpose"]] = counts.get(call["purpose"], 0) + 1
+        return counts
+
+    def reset(self) -> None:
+        with self.lock:
+            self.calls.clear()
+
+    def start(self) -> "FakeOpenAI":
+        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self._thread.start()
         return self
 
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+    def __enter__(self) -> "FakeOpenAI":
+        return self.start()
+
     def __exit__(self, *exc) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        self.stop()
+
+    # -- replies --------------------------------------------------------------------------------
+
+    def chat_reply(self, messages: list[dict]) -> tuple[str, str]:
+        system = next((text_of(m["content"]) for m in messages if m.get("role") == "system"), "")
+        user = next((text_of(m["content"]) for m in reversed(messages) if m.get("role") == "user"), "")
+        purpose = next((p for prefix, p in PURPOSES.items() if system.startswith(prefix)), "unknown")
+        for script in reversed(self.scripts):
+            if script.contains in user and script.purpose in (None, purpose):
+                return purpose, script.reply
+        return purpose, default_reply(purpose, system, user)
 
 
-def _images_of(body: dict) -> list[bytes]:
+def images_of(body: dict) -> list[bytes]:
+    """The images a request's ``image_url`` data-URL parts carry."""
     images = []
     for message in body.get("messages", []):
         content = message.get("content")
@@ -48,30 +241,69 @@ def _images_of(body: dict) -> list[bytes]:
     return images
 
 
-def _handler_for(fake: FakeOpenAI):
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 (http.server's naming)
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-            request = {"path": self.path, "body": body, "images": _images_of(body),
-                       "authorization": self.headers.get("Authorization")}
-            fake.requests.append(request)
-            reply = fake.respond(request) if self.path.endswith("/chat/completions") else None
-            if reply is None:
-                self._send(500, {"error": {"message": "no scripted reply"}})
-                return
-            self._send(200, {"id": "fake", "model": body.get("model", ""), "choices": [
-                {"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": reply}}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": len(reply.split()), "total_tokens": 20}})
+class _Handler(BaseHTTPRequestHandler):
+    server: FakeOpenAI
 
-        def _send(self, status: int, payload: dict) -> None:
-            data = json.dumps(payload).encode("utf-8")
+    def do_POST(self):  # noqa: N802 (http.server's naming)
+        length = int(self.headers.get("Content-Length", 0))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        server = self.server
+        request = {"path": self.path, "body": body, "images": images_of(body),
+                   "authorization": self.headers.get("Authorization")}
+        if self.path.endswith("/chat/completions"):
+            purpose, reply = server.chat_reply(body.get("messages", []))
+            if server.respond is not None:
+                purpose, reply = "scripted", server.respond(request)
+        elif self.path.endswith("/embeddings"):
+            purpose, reply = "embeddings", ""
+        else:
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        with server.lock:
+            server.calls.append({**request, "purpose": purpose})
+        if reply is None:
+            self._send(500, {"error": {"message": "no scripted reply"}})
+            return
+        if server.behaviour == "slow" or server.delay_s:
+            time.sleep(server.delay_s or 5.0)
+        if server.behaviour == "error":
+            self._send(500, {"error": {"message": "the fake model is down"}})
+            return
+        if server.behaviour == "malformed":
+            self._send_raw(200, b"<html>not an API</html>")
+            return
+        if purpose == "embeddings":
+            inputs = body.get("input", [])
+            inputs = [inputs] if isinstance(inputs, str) else inputs
+            data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(text)}
+                    for i, text in enumerate(inputs)]
+            used = sum(token_count(text) for text in inputs)
+            self._send(200, {"object": "list", "data": data, "model": body.get("model"),
+                             "usage": {"prompt_tokens": used, "total_tokens": used}})
+            return
+        if server.behaviour == "garbage":
+            reply = "{{{ ??? }}} ..."
+        prompt_tokens = sum(token_count(text_of(m.get("content", ""))) for m in body.get("messages", []))
+        completion_tokens = token_count(reply)
+        self._send(200, {
+            "id": f"fake-{len(server.calls)}", "object": "chat.completion", "model": body.get("model", FAKE_MODEL),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens},
+        })
+
+    def _send(self, status: int, payload: dict) -> None:
+        self._send_raw(status, json.dumps(payload, ensure_ascii=False).encode("utf-8"))
+
+    def _send_raw(self, status: int, raw: bytes) -> None:
+        try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Content-Length", str(len(raw)))
             self.end_headers()
-            self.wfile.write(data)
+            self.wfile.write(raw)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test)
 
-        def log_message(self, *args) -> None:  # keep test output clean
-            pass
-
-    return Handler
+    def log_message(self, *args):
+        pass

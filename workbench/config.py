@@ -108,6 +108,10 @@ class ChunkingConfig:
     threshold: float = setting(0.25, "semantic: break where adjacent-sentence similarity falls below this quantile",
                                minimum=0.0, maximum=1.0)
     context_headers: bool = setting(True, "index the heading path in front of each chunk's text")
+    enrich: str = setting("none", "LLM-written chunk metadata stored at index time (needs an LLM endpoint): "
+                          "none, title, summary, tags or all", choices=("none", "title", "summary", "tags", "all"))
+    enrich_index: bool = setting(False, "put the enrichment (chunking.enrich) into the indexed text, so BM25 and "
+                                 "the vectors see it")
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,18 @@ class RetrievalConfig:
 
 
 @dataclass(frozen=True)
+class QueryConfig:
+    enhance: str = setting(
+        "none", "query enhancement before the routes: rewrite, multi (phrasings), hyde (a generated passage for the "
+        "dense route) and decompose (sub-questions) need an LLM endpoint; keywords (salient terms by BM25 idf, "
+        "for BM25) needs none", choices=("none", "rewrite", "multi", "hyde", "decompose", "keywords"))
+    variants: int = setting(3, "multi / decompose: generated queries searched beside the query", minimum=1, maximum=10)
+    keywords: int = setting(6, "keywords: salient terms kept for BM25", minimum=1, maximum=50)
+    timeout_s: float = setting(30.0, "seconds before query enhancement gives up and searches with the query as typed",
+                               minimum=0.1, maximum=3600.0)
+
+
+@dataclass(frozen=True)
 class FusionConfig:
     method: str = setting("rrf", "how hybrid mode combines the routes: reciprocal rank fusion or weighted scores",
                           choices=("rrf", "weighted"))
@@ -193,8 +209,10 @@ class MmrConfig:
 
 @dataclass(frozen=True)
 class RerankConfig:
-    model: str = setting("", "CrossEncoder id or local path; empty = no rerank")
-    top_m: int = setting(30, "candidates the cross-encoder rescores", minimum=1, maximum=10_000)
+    method: str = setting("cross_encoder", "cross_encoder (rerank.model) or llm (the LLM endpoint scores each "
+                          "candidate 0-10)", choices=("cross_encoder", "llm"))
+    model: str = setting("", "cross_encoder: CrossEncoder id or local path; empty = no rerank")
+    top_m: int = setting(30, "candidates the reranker rescores", minimum=1, maximum=10_000)
     timeout_s: float = setting(30.0, "seconds before rerank gives up and keeps the previous order",
                                minimum=0.1, maximum=3600.0)
 
@@ -261,6 +279,7 @@ class WorkbenchConfig:
     index: IndexConfig = field(default_factory=IndexConfig)
     milvus: MilvusConfig = field(default_factory=MilvusConfig)
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+    query: QueryConfig = field(default_factory=QueryConfig)
     fusion: FusionConfig = field(default_factory=FusionConfig)
     filters: FilterConfig = field(default_factory=FilterConfig)
     mmr: MmrConfig = field(default_factory=MmrConfig)
@@ -318,7 +337,7 @@ _DEFAULTS = WorkbenchConfig()
 
 
 INDEX_TIME_SECTIONS = ("chunking", "embedding")
-QUERY_TIME_SECTIONS = ("dense", "retrieval", "fusion", "filters", "mmr", "rerank", "confidence")
+QUERY_TIME_SECTIONS = ("dense", "retrieval", "query", "fusion", "filters", "mmr", "rerank", "confidence")
 #: limits applied while files are read; they change what is accepted, not how it is indexed
 INGEST_TIME_SECTIONS = ("ingest",)
 

@@ -46,6 +46,10 @@ from workbench.models.catalogue import EMBEDDING, RERANK
 from workbench.ingestion.indexing import SyncResult, layout_dir, sync_layout
 from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
 from workbench.ingestion.layout import MILVUS, Layout
+from workbench.embedding.cache import embed_cached
+from workbench.llm.client import LlmClient
+from workbench.llm.endpoint import SettingsLookup, settings_from_env
+from workbench.retrieval.enhance import needs_llm
 from workbench.retrieval.pipeline import run_pipeline
 from workbench.retrieval.trace import Trace
 
@@ -77,6 +81,11 @@ def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
     """Where all state lives: ``--home`` wins, then ``$WORKBENCH_HOME``, then ``./data``."""
     chosen = explicit or os.environ.get(HOME_ENV) or DEFAULT_HOME
     return Path(chosen).expanduser().resolve()
+
+
+def uses_llm(config: WorkbenchConfig) -> bool:
+    """Whether a query under ``config`` calls the LLM endpoint (query enhancement, LLM rerank)."""
+    return needs_llm(config.query.enhance) or config.rerank.method == "llm"
 
 
 def index_overrides(config: WorkbenchConfig) -> dict[str, object]:
@@ -129,6 +138,20 @@ class Workbench:
         self._query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._query_vectors_lock = threading.Lock()
         self._languages: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # snapshot -> CollectionLanguage
+        self._llm: tuple[SettingsLookup, LlmClient] | None = None
+        self._llm_lock = threading.Lock()
+
+    def llm(self) -> LlmClient:
+        """The LLM endpoint the environment configures, behind the home's reply cache.
+
+        ``available`` is False (and ``problem`` says why) without one. The client is kept while the
+        settings stay the same, so its in-process cache layer lives as long as this object.
+        """
+        lookup = settings_from_env()
+        with self._llm_lock:
+            if self._llm is None or self._llm[0] != lookup:
+                self._llm = (lookup, LlmClient.from_settings(lookup, self.catalog))
+            return self._llm[1]
 
     # -- configuration ------------------------------------------------------------------------
 
@@ -405,7 +428,7 @@ class Workbench:
             if key in self._query_vectors:
                 self._query_vectors.move_to_end(key)
                 return self._query_vectors[key]
-        vector = get_embedder(model).embed_queries([text])[0]
+        vector = self._embed_queries(model, [text])[0]
         with self._query_vectors_lock:
             self._query_vectors[key] = vector
             while len(self._query_vectors) > 20_000:
@@ -417,14 +440,23 @@ class Workbench:
         missing = [t for t in dict.fromkeys(texts) if (model, t) not in self._query_vectors]
         if not missing:
             return
-        vectors = get_embedder(model).embed_queries(missing)
+        vectors = self._embed_queries(model, missing)
         with self._query_vectors_lock:
             for text, vector in zip(missing, vectors):
                 self._query_vectors[(model, text)] = vector
 
+    def _embed_queries(self, model: str, texts: list[str]) -> np.ndarray:
+        embedder = get_embedder(model)
+        if getattr(embedder, "remote", False):
+            # an endpoint model costs a request per query: its query vectors are kept in the catalog too
+            return embed_cached(self.catalog, embedder, texts)[0]
+        return embedder.embed_queries(texts)
+
     def query(self, text: str, collection: str, config: WorkbenchConfig) -> Trace:
         snapshot = self.snapshot(collection, config)
-        return run_pipeline(text, config, snapshot, lambda q: self.embed_query(config.embedding.model, q), collection)
+        llm = self.llm() if uses_llm(config) else None
+        return run_pipeline(text, config, snapshot, lambda q: self.embed_query(config.embedding.model, q), collection,
+                            llm)
 
     # -- documents and chunks -----------------------------------------------------------------
 

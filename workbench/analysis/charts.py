@@ -40,6 +40,8 @@ def rank_flow_figure(
         y_values = [None if rank is None else min(rank, below_row) for rank in path.ranks]
         hover = [
             f"{label}<br>{html.escape(stage)}: " + ("not listed" if rank is None else f"rank {rank}")
+            + (f"<br>searched with: {html.escape(_shorten(flow.searched_with[stage], 120))}"
+               if stage in flow.searched_with else "")
             for stage, rank in zip(flow.stages, path.ranks)
         ]
         name = f"#{path.final_rank} {label}" if in_final else f"out · {label}"
@@ -72,10 +74,17 @@ def rank_flow_figure(
     figure.update_yaxes(autorange="reversed", tickmode="array", tickvals=tick_values, ticktext=tick_text,
                         title_text="rank", zeroline=False)
     figure.update_xaxes(type="category", categoryorder="array", categoryarray=list(flow.stages), title_text="stage")
+    # the generated query texts under the chart: which column searched with what
+    generated = [f"{html.escape(stage)}: {html.escape(_shorten(text, 90))}" for stage, text in flow.searched_with.items()]
+    if generated:
+        figure.add_annotation(text="<br>".join(["searched with generated text —", *generated]), showarrow=False,
+                              xref="paper", yref="paper", x=0, y=-0.12, xanchor="left", yanchor="top",
+                              align="left", font={"size": 10})
+    bottom = 40 + (16 * (len(generated) + 1) + 20 if generated else 0)
     figure.update_layout(
         title_text=html.escape(title) if title else None,
-        height=max(320, 90 + 26 * (flow.depth + 1)),
-        margin={"l": 40, "r": 190, "t": 40 if title else 10, "b": 40},
+        height=max(320, 90 + 26 * (flow.depth + 1)) + (bottom - 40),
+        margin={"l": 40, "r": 190, "t": 40 if title else 10, "b": bottom},
         showlegend=False,
         hovermode="closest",
     )

@@ -17,6 +17,8 @@ import numpy as np
 
 from store.index_set import Snapshot
 from store.retrieval_index import ExplainNotSupported
+from workbench.llm.client import LlmCall
+from workbench.retrieval.enhance import QueryVariant
 from workbench.retrieval.trace import ChunkView, Trace
 
 
@@ -123,6 +125,18 @@ class RerankExplanation:
     previous_rank: int | None
     new_rank: int | None
     formula: str
+    call: LlmCall | None = None  # rerank.method=llm: the call that scored this chunk
+
+
+@dataclass(frozen=True)
+class QueryStageExplanation:
+    """What the query stage searched with: each text, where it came from, which routes used it."""
+
+    method: str
+    variants: tuple[QueryVariant, ...]
+    calls: tuple[LlmCall, ...]
+    notes: tuple[str, ...]
+    elapsed_ms: float
 
 
 @dataclass(frozen=True)
@@ -137,6 +151,8 @@ class HitExplanation:
     rerank: RerankExplanation | None
     notes: tuple[str, ...] = ()
     bm25_server: ServerBm25Explanation | None = None  # instead of ``bm25`` when the backend cannot break it down
+    query: QueryStageExplanation | None = None  # query enhancement, when it was on
+    variants: tuple[FusionExplanation, ...] = ()  # per route: the RRF of its query texts' lists
 
 
 def explain_hit(trace: Trace, snapshot: Snapshot, chunk_id: int,
@@ -167,8 +183,31 @@ def explain_hit(trace: Trace, snapshot: Snapshot, chunk_id: int,
     mmr = explain_mmr(trace, chunk_id)
     rerank = explain_rerank(trace, chunk_id)
     notes.extend(_stage_notes(trace, chunk_id, fusion, mmr, rerank))
+    variants = tuple(found for route in ("dense", "bm25")
+                     if (found := explain_fusion(trace, chunk_id, route, variants=True)) is not None)
     return HitExplanation(chunk_id, trace.chunks.get(chunk_id), positions, bm25, cosine, fusion, mmr, rerank,
-                          tuple(notes), bm25_server)
+                          tuple(notes), bm25_server, explain_query(trace), variants)
+
+
+def explain_query(trace: Trace) -> QueryStageExplanation | None:
+    enhanced = trace.enhancement
+    if enhanced is None:
+        return None
+    return QueryStageExplanation(enhanced.method, enhanced.variants, enhanced.calls, enhanced.notes,
+                                 enhanced.elapsed_ms)
+
+
+def route_text(trace: Trace, route: str) -> tuple[str, str]:
+    """(text, stage name) of the list a route's explanation is checked against: the query as typed
+    when the route searched with it, else the route's one text (a rewrite, the HyDE passage, the keywords)."""
+    enhanced = trace.enhancement
+    variants = enhanced.for_route(route) if enhanced else []
+    if not variants:
+        return trace.query, route
+    if len(variants) == 1:
+        return variants[0].text, route
+    chosen = next((v for v in variants if v.origin == "query"), variants[0])
+    return chosen.text, f"{route} ({chosen.origin})"
 
 
 def _stage_notes(trace: Trace, chunk_id: int, fusion, mmr, rerank) -> list[str]:
@@ -195,8 +234,9 @@ def _stage_notes(trace: Trace, chunk_id: int, fusion, mmr, rerank) -> list[str]:
 def explain_bm25(trace: Trace, snapshot: Snapshot, chunk_id: int) -> Bm25Explanation | None:
     """Each query term's Lucene BM25 share of the chunk's score (None if the index lacks the chunk)."""
     sparse = snapshot.sparse
+    text, stage_name = route_text(trace, "bm25")
     try:
-        rows = sparse.explain(trace.query, chunk_id).parts
+        rows = sparse.explain(text, chunk_id).parts
     except KeyError:
         return None
     k1, b, n = float(sparse.k1), float(sparse.b), len(sparse)
@@ -208,7 +248,7 @@ def explain_bm25(trace: Trace, snapshot: Snapshot, chunk_id: int) -> Bm25Explana
             contribution=float(row["contribution"]), formula=_term_formula(row, k1, b, n),
         ))
     total = math.fsum(term.contribution for term in terms)
-    stage = trace.stage("bm25")
+    stage = trace.stage(stage_name)
     stage_score = stage.ranked.score_map().get(chunk_id) if stage else None
     stage_rank = stage.ranked.rank_of(chunk_id) if stage else None
     parts = [_num(term.contribution) for term in terms if term.contribution] or ["0"]
@@ -227,7 +267,7 @@ def explain_bm25_server(trace: Trace, snapshot: Snapshot, chunk_id: int,
     if chunk is None:
         return None
     tokenizer = snapshot.sparse.tokenizer
-    in_query = Counter(tokenizer.tokenize(trace.query))
+    in_query = Counter(tokenizer.tokenize(route_text(trace, "bm25")[0]))
     in_chunk = Counter(tokenizer.tokenize(chunk.indexed_text))
     matched = tuple((term, count, in_chunk[term]) for term, count in in_query.items() if in_chunk[term])
     unmatched = tuple(term for term in in_query if not in_chunk[term])
@@ -272,7 +312,7 @@ def explain_cosine(trace: Trace, snapshot: Snapshot, chunk_id: int,
     explanation = snapshot.dense.explain(query, chunk_id)
     cosine, parts = explanation.score, explanation.parts[0]
     dot, query_norm, chunk_norm = parts["dot"], parts["query_norm"], parts["chunk_norm"]
-    stage = trace.stage("dense")
+    stage = trace.stage(route_text(trace, "dense")[1])
     stage_score = stage.ranked.score_map().get(chunk_id) if stage else None
     stage_rank = stage.ranked.rank_of(chunk_id) if stage else None
     formula = (
@@ -282,10 +322,17 @@ def explain_cosine(trace: Trace, snapshot: Snapshot, chunk_id: int,
     return CosineExplanation(cosine, stage_score, stage_rank, dot, query_norm, chunk_norm, len(query), formula)
 
 
-def explain_fusion(trace: Trace, chunk_id: int) -> FusionExplanation | None:
-    """Each route's term of the fused score, from the fusion stage's own breakdown."""
-    stage = trace.stage("fusion")
+def explain_fusion(trace: Trace, chunk_id: int, stage_name: str = "fusion",
+                   variants: bool = False) -> FusionExplanation | None:
+    """Each route's term of the fused score, from the fusion stage's own breakdown.
+
+    With ``variants``, ``stage_name`` is a route whose query texts' lists were fused (multi,
+    decompose): each text's term of the route's score.
+    """
+    stage = trace.stage(stage_name)
     if stage is None or chunk_id not in stage.details:
+        return None
+    if variants and "variants" not in stage.config:
         return None
     method = stage.config.get("method", "rrf")
     per_route = stage.details[chunk_id]
@@ -356,6 +403,15 @@ def explain_rerank(trace: Trace, chunk_id: int) -> RerankExplanation | None:
     detail = stage.details[chunk_id]
     score = float(detail["rerank_score"])
     previous, new = detail.get("previous_rank"), stage.ranked.rank_of(chunk_id)
+    if stage.config.get("method") == "llm":
+        call = next((c for c in stage.llm_calls if c.label == f"chunk {chunk_id}"), None)
+        model = call.model if call else "the LLM"
+        cost = ""
+        if call is not None:
+            cost = f" ({call.describe().split(': ', 1)[1]})"
+        formula = (f"LLM {model}, pointwise prompt {call.prompt_version if call else ''}: relevance of the chunk to "
+                   f"the query on 0-10 = {_num(score, 1)}{cost}; rank {previous} before rerank → {new} after")
+        return RerankExplanation(f"llm:{model}", score, previous, new, formula, call)
     model = str(stage.config.get("model", ""))
     formula = (f"cross-encoder {model}: score(query, chunk text) = {_num(score)}; "
                f"rank {previous} before rerank → {new} after")

@@ -6,7 +6,7 @@ chunks that made the final list and those that were strong somewhere and then fe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from workbench.retrieval.trace import Trace
 
@@ -34,6 +34,8 @@ class RankFlow:
     stages: tuple[str, ...]
     paths: tuple[ChunkPath, ...]
     depth: int
+    #: stage -> the text it searched with, where that is not the query as typed (query enhancement)
+    searched_with: dict[str, str] = field(default_factory=dict)
 
     def path(self, chunk_id: int) -> ChunkPath | None:
         for path in self.paths:
@@ -66,7 +68,23 @@ def rank_flow(trace: Trace, depth: int | None = None) -> RankFlow:
     ]
     never = float("inf")
     paths.sort(key=lambda p: (p.final_rank if p.final_rank is not None else never, p.best_rank or never, p.chunk_id))
-    return RankFlow(stages, tuple(paths), depth)
+    return RankFlow(stages, tuple(paths), depth, searched_with(trace))
+
+
+def searched_with(trace: Trace) -> dict[str, str]:
+    """Route stages that searched with a generated text (a rewrite, a phrasing, the HyDE passage,
+    the keywords), mapped to that text."""
+    enhanced = trace.enhancement
+    if enhanced is None:
+        return {}
+    texts = {}
+    for route in ("dense", "bm25"):
+        variants = enhanced.for_route(route)
+        if len(variants) == 1 and variants[0].origin != "query":
+            texts[route] = variants[0].text
+        elif len(variants) > 1:
+            texts.update({f"{route} ({v.origin})": v.text for v in variants if v.origin != "query"})
+    return {stage: text for stage, text in texts.items() if trace.stage(stage) is not None}
 
 
 def _first_ranks(hits) -> dict[int, int]:

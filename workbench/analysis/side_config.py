@@ -15,6 +15,9 @@ QUERY_TIME_KEYS: tuple[str, ...] = (
     "retrieval.candidates",
     "retrieval.top_k",
     "retrieval.language_guard",
+    "query.enhance",
+    "query.variants",
+    "query.keywords",
     "fusion.method",
     "fusion.k",
     "fusion.weights",
@@ -22,6 +25,7 @@ QUERY_TIME_KEYS: tuple[str, ...] = (
     "mmr.enabled",
     "mmr.lambda",
     "mmr.pool",
+    "rerank.method",
     "rerank.model",
     "rerank.top_m",
     "dense.ef_search",
@@ -69,6 +73,8 @@ def differences(base: WorkbenchConfig, config: WorkbenchConfig) -> dict[str, obj
 def describe(config: WorkbenchConfig) -> str:
     """A one-line summary: "hybrid · RRF k=60 · MMR λ=0.7 · top 10"."""
     parts = [config.retrieval.mode]
+    if config.query.enhance != "none":
+        parts.insert(0, f"query {config.query.enhance}")
     if config.retrieval.mode == "hybrid":
         if config.fusion.method == "rrf":
             parts.append(f"RRF k={config.fusion.k}")
@@ -77,7 +83,9 @@ def describe(config: WorkbenchConfig) -> str:
             parts.append(f"weighted {weights} {config.fusion.normalization}")
     if config.mmr.enabled:
         parts.append(f"MMR λ={config.mmr.lambda_:g}")
-    if config.rerank.model:
+    if config.rerank.method == "llm":
+        parts.append(f"LLM rerank top {config.rerank.top_m}")
+    elif config.rerank.model:
         parts.append(f"rerank top {config.rerank.top_m}")
     parts.append(f"top {config.retrieval.top_k}")
     return " · ".join(parts)

@@ -72,7 +72,8 @@ def stage_rows(trace: Trace, stage_name: str, relevant: Mapping[int, int] = {}, 
 
 
 def _stage_columns(stage: str, detail: dict) -> dict:
-    if stage == "fusion":
+    if stage == "fusion" or _is_breakdown(detail):
+        # fusion, or a route fused over several query texts (query.enhance multi / decompose)
         return {f"{route} rank": entry.get("rank") for route, entry in detail.items()}
     if stage == "mmr":
         return {"relevance": detail.get("relevance"), "penalty": detail.get("penalty")}
@@ -81,11 +82,38 @@ def _stage_columns(stage: str, detail: dict) -> dict:
     return {}
 
 
+def _is_breakdown(detail: dict) -> bool:
+    return bool(detail) and all(isinstance(entry, dict) and "contribution" in entry for entry in detail.values())
+
+
 def timing_rows(trace: Trace) -> list[dict]:
-    return [
-        {"stage": stage.stage, "hits": len(stage.ranked), "ms": stage.elapsed_ms, "notes": "; ".join(stage.notes)}
-        for stage in trace.stages
-    ]
+    """One row per stage (the query stage first when query enhancement ran); stages that called
+    the LLM also show their calls and tokens."""
+    rows = []
+    enhanced = trace.enhancement
+    if enhanced is not None:
+        rows.append({"stage": f"query ({enhanced.method})", "hits": len(enhanced.variants),
+                     "ms": enhanced.elapsed_ms, "notes": "; ".join(enhanced.notes), **_llm_columns(enhanced.calls)})
+    for stage in trace.stages:
+        row = {"stage": stage.stage, "hits": len(stage.ranked), "ms": stage.elapsed_ms, "notes": "; ".join(stage.notes)}
+        if stage.llm_calls:
+            row.update(_llm_columns(stage.llm_calls))
+        rows.append(row)
+    return rows
+
+
+def _llm_columns(calls) -> dict:
+    return {"llm calls": len(calls), "cached": sum(1 for c in calls if c.cached),
+            "tokens": sum(c.total_tokens or 0 for c in calls)}
+
+
+def variant_rows(trace: Trace) -> list[dict]:
+    """The query stage: each text the routes searched with, where it came from, which routes used it."""
+    enhanced = trace.enhancement
+    if enhanced is None:
+        return []
+    return [{"text": variant.text, "from": variant.origin, "routes": " + ".join(variant.routes)}
+            for variant in enhanced.variants]
 
 
 def diff_rows(diff: FinalsDiff, views: Mapping[int, ChunkView], relevant: Mapping[int, int] = {}) -> list[dict]:

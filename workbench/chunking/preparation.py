@@ -12,8 +12,23 @@ import bisect
 from store.repository import NewChunk
 from workbench.chunking.chunk import Chunk
 from workbench.chunking import chunk_markdown
+from workbench.chunking.enrich import enrich_texts, enriched_indexed_text, enrichment_metadata
 from workbench.config import ChunkingConfig
 from workbench.embedding import Embedder, content_hash
+from workbench.llm.client import LlmCall, LlmClient
+
+
+class EnrichmentUnavailable(ValueError):
+    """``chunking.enrich`` asks for an LLM but none is configured; the message says how to set one."""
+
+
+def check_enrichment(chunking: ChunkingConfig, llm: LlmClient | None) -> None:
+    """Raise before any work when the layout needs an LLM that is not there."""
+    if chunking.enrich != "none" and (llm is None or not llm.available):
+        problem = llm.problem if llm is not None else "not configured"
+        raise EnrichmentUnavailable(
+            f"chunking.enrich={chunking.enrich} needs an LLM endpoint, which is {problem}; "
+            "or set chunking.enrich=none")
 
 
 def indexed_text(chunk: Chunk, context_headers: bool) -> str:
@@ -44,21 +59,35 @@ def split_document(markdown: str, chunking: ChunkingConfig, embedder: Embedder |
 
 
 def prepare_chunks(
-    markdown: str, page_starts: list[int], chunking: ChunkingConfig, embedder: Embedder | None
+    markdown: str, page_starts: list[int], chunking: ChunkingConfig, embedder: Embedder | None,
+    llm: LlmClient | None = None, llm_calls: list[LlmCall] | None = None,
 ) -> list[NewChunk]:
-    return finish_chunks(split_document(markdown, chunking, embedder), page_starts, chunking, embedder)
+    return finish_chunks(split_document(markdown, chunking, embedder), page_starts, chunking, embedder,
+                         llm=llm, llm_calls=llm_calls)
 
 
 def finish_chunks(
     chunks: list[Chunk], page_starts: list[int], chunking: ChunkingConfig, embedder: Embedder | None,
-    document_metadata: dict | None = None,
+    document_metadata: dict | None = None, llm: LlmClient | None = None, llm_calls: list[LlmCall] | None = None,
 ) -> list[NewChunk]:
     """Catalog-ready chunks: indexed text, content hash, page, token count and over-length flag.
 
     ``document_metadata`` (an image's caption, say) is stored with every chunk, under the
-    chunker's own metadata.
+    chunker's own metadata. With ``chunking.enrich`` the LLM's title/summary/tags go into each
+    chunk's metadata (and into its indexed text with ``chunking.enrich_index``); ``llm_calls``
+    collects the calls.
     """
     texts = [indexed_text(chunk, chunking.context_headers) for chunk in chunks]
+    metadata = [dict(chunk.metadata) for chunk in chunks]
+    if chunking.enrich != "none" and texts:
+        check_enrichment(chunking, llm)
+        outcome = enrich_texts(texts, chunking.enrich, llm)
+        for position, (enrichment, call) in enumerate(zip(outcome.enrichments, outcome.calls)):
+            metadata[position].update(enrichment_metadata(enrichment, call))
+            if chunking.enrich_index:
+                texts[position] = enriched_indexed_text(texts[position], enrichment)
+        if llm_calls is not None:
+            llm_calls.extend(outcome.calls)
     counts = embedder.token_counts(texts) if (embedder is not None and texts) else None
     limit = embedder.max_tokens if embedder is not None else None
     prepared = []
@@ -76,7 +105,7 @@ def finish_chunks(
                 content_hash=content_hash(text),
                 token_count=tokens,
                 over_max_length=bool(tokens is not None and limit is not None and tokens > limit),
-                metadata={**(document_metadata or {}), **dict(chunk.metadata)},
+                metadata={**(document_metadata or {}), **metadata[ordinal]},
             )
         )
     return prepared

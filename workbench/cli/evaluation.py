@@ -23,6 +23,9 @@ def add_commands(commands, common) -> None:
     p.add_argument("--metrics", help="comma-separated, e.g. ndcg@10,recall@100,mrr@10,map@100,precision@5,hit@10")
     p.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                    help="exit with status 1 if METRIC is below VALUE (repeatable), e.g. ndcg@10=0.7")
+    p.add_argument("--answers", action="store_true",
+                   help="also generate an answer per query with the LLM endpoint and score it: faithfulness, "
+                        "answer_relevance, context_precision, citations_valid, quotes_supported")
     p.add_argument("--label", default="", help="a note stored with the run")
     p.add_argument("--export", metavar="FILE", help="also write the run to FILE (.md, .html or .csv)")
     p.add_argument("--no-store", action="store_true", help="do not store the run in the catalog")
@@ -73,6 +76,7 @@ def add_commands(commands, common) -> None:
 
 def parse_thresholds(items: list[str]) -> dict[str, float]:
     """``["ndcg@10=0.7"]`` -> ``{"ndcg@10": 0.7}``, with the metric name checked."""
+    from workbench.evaluation.answer_metrics import ANSWER_METRICS
     from workbench.evaluation.metrics import parse_name
 
     thresholds = {}
@@ -80,7 +84,8 @@ def parse_thresholds(items: list[str]) -> dict[str, float]:
         name, sep, value = item.partition("=")
         name = name.strip().lower()
         try:
-            parse_name(name)
+            if name not in ANSWER_METRICS:
+                parse_name(name)
             thresholds[name] = float(value)
         except ValueError as error:
             if not sep:
@@ -90,8 +95,10 @@ def parse_thresholds(items: list[str]) -> dict[str, float]:
 
 
 def failures(metrics: dict[str, float], thresholds: dict[str, float]) -> list[str]:
-    return [f"{name} = {metrics[name]:.4f} is below {limit:g}" for name, limit in thresholds.items()
-            if metrics[name] < limit]
+    found = [f"{name} = {metrics[name]:.4f} is below {limit:g}" for name, limit in thresholds.items()
+             if name in metrics and metrics[name] < limit]
+    return found + [f"{name} was not measured (answer metrics need --answers and an LLM endpoint)"
+                    for name in thresholds if name not in metrics]
 
 
 def _golden_and_config(bench, args):
@@ -107,13 +114,16 @@ def cmd_eval(args) -> int:
     from workbench.evaluation.runner import evaluate_collection
     from workbench.evaluation.runs import save_run
 
+    from workbench.evaluation.answer_metrics import ANSWER_METRICS
+
     thresholds = parse_thresholds(args.fail_under)
-    metric_names = tuple(dict.fromkeys(parse_list(args.metrics) + tuple(thresholds)))
+    ranking_thresholds = tuple(name for name in thresholds if name not in ANSWER_METRICS)
+    metric_names = tuple(dict.fromkeys(parse_list(args.metrics) + ranking_thresholds))
     bench = workbench_from(args)
     golden, config = _golden_and_config(bench, args)
     progress = _QueryProgress() if not args.json else None
     result = evaluate_collection(bench, args.collection, golden, config, level=args.level,
-                                 metric_names=metric_names, progress=progress)
+                                 metric_names=metric_names, progress=progress, answers=args.answers)
     if args.label:
         result.label = args.label
     if not args.no_store:

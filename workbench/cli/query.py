@@ -21,10 +21,14 @@ def cmd_query(args) -> int:
     if args.json:
         print(trace.to_json(indent=2))
         return EXIT_OK
+    if trace.enhancement is not None:
+        _print_query_stage(trace.enhancement)
     for stage in trace.stages:
         print(f"== {stage.stage} ({stage.elapsed_ms:.1f} ms, {len(stage.ranked)} hits)")
         for note in stage.notes:
             print(f"   note: {note}")
+        for call in stage.llm_calls:
+            print(f"   llm: {call.describe()}: {_one_line(call.text) if call.ok else ''}".rstrip(": "))
         for hit in stage.ranked.hits[: config.retrieval.top_k]:
             view = trace.chunks.get(hit.chunk_id)
             where = f"{view.source}" + (f" > {' > '.join(view.heading_path)}" if view and view.heading_path else "")
@@ -38,3 +42,18 @@ def cmd_query(args) -> int:
             print(f"  {evidence.signal:<7}{counted} {evidence.detail}")
     print(f"total {trace.total_ms:.1f} ms")
     return EXIT_OK
+
+
+def _print_query_stage(enhanced) -> None:
+    print(f"== query ({enhanced.method}, {enhanced.elapsed_ms:.1f} ms)")
+    for note in enhanced.notes:
+        print(f"   note: {note}")
+    for call in enhanced.calls:
+        print(f"   llm: {call.describe()}")
+    for variant in enhanced.variants:
+        print(f"   {variant.origin:<15} -> {'+'.join(variant.routes):<10} {_one_line(variant.text)}")
+
+
+def _one_line(text: str, width: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -6,6 +6,7 @@ import threading
 from typing import Callable
 
 from workbench.embedding.base import Embedder
+from workbench.embedding.endpoint import EndpointEmbedder, is_endpoint_model
 from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
 
 _FACTORIES: dict[str, Callable[[str], Embedder]] = {}
@@ -33,11 +34,12 @@ def is_registered(name: str) -> bool:
 
 
 def get_embedder(name: str) -> Embedder:
-    """One shared instance per model name; sentence-transformers unless a factory is registered."""
+    """One shared instance per model name: a registered factory, an ``openai:`` endpoint model, or
+    sentence-transformers."""
     with _GUARD:
         if name not in _INSTANCES:
             factory = _FACTORIES.get(name)
             if factory is None:
-                factory = SentenceTransformerEmbedder
+                factory = EndpointEmbedder if is_endpoint_model(name) else SentenceTransformerEmbedder
             _INSTANCES[name] = factory(name)
         return _INSTANCES[name]

@@ -23,6 +23,8 @@ from typing import Callable, Sequence
 from workbench.config import ConfigError, WorkbenchConfig, key_limits
 from workbench.evaluation import metrics as m
 from workbench.evaluation.abstention import AbstentionReport, abstention
+from workbench.evaluation.answer_metrics import ANSWER_METRICS
+from workbench.evaluation.answers import judge_answer
 from workbench.evaluation.golden import GoldenQuery, GoldenSet
 from workbench.evaluation.relevance import ChunkJudge
 from workbench.evaluation.stages import LEVELS, average_stage_metrics, ranked_documents, stage_metrics, stage_rankings
@@ -32,6 +34,8 @@ CHUNKS_PER_DOCUMENT_DEPTH = 3
 
 QueryRunner = Callable[[str, WorkbenchConfig], Trace]
 ProgressCallback = Callable[[int, int], None]
+#: eval --answers: (golden query, its trace) -> metrics and the stored answer record
+AnswerJudge = Callable[[GoldenQuery, Trace], tuple[dict[str, float], dict]]
 
 
 @dataclass
@@ -44,6 +48,7 @@ class QueryResult:
     relevant: int = 0  # relevant units (documents or chunks) the query has in this layout
     stage_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
     verdict: str | None = None  # the trace's confidence verdict (relevant | ambiguous | no_answer)
+    answer: dict | None = None  # eval --answers: AnswerJudgement.to_dict() (answer, verdicts, cost)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -59,6 +64,7 @@ class QueryResult:
             relevant=int(data.get("relevant", 0)),
             stage_metrics=dict(data.get("stage_metrics", {})),
             verdict=data.get("verdict"),
+            answer=data.get("answer"),
         )
 
 
@@ -192,8 +198,13 @@ def evaluate(
     level: str = "doc",
     metric_names: Sequence[str] = m.DEFAULT_METRICS,
     progress: ProgressCallback | None = None,
+    answer_judge: AnswerJudge | None = None,
 ) -> EvaluationResult:
-    """Score every query of ``golden`` under ``config``; ``judge`` covers the config's layout."""
+    """Score every query of ``golden`` under ``config``; ``judge`` covers the config's layout.
+
+    With ``answer_judge`` each query's answer metrics join its ranking metrics (and are averaged
+    over the queries that have them: a judgement that failed leaves its metric out).
+    """
     started = time.perf_counter()
     check_level(level)
     metric_names = m.validate(metric_names)
@@ -225,27 +236,37 @@ def evaluate(
             trace = run_query(query.query, run_config)
             rankings = stage_rankings(trace, level, judge.document_keys)
             final = rankings.get("final", [])
+            metrics = m.compute_all(metric_names, final, relevant)
+            answer = None
+            if answer_judge is not None:
+                answer_metrics, answer = answer_judge(query, trace)
+                metrics.update(answer_metrics)
             per_query.append(QueryResult(
                 query_id=query.id,
                 query=query.query,
-                metrics=m.compute_all(metric_names, final, relevant),
+                metrics=metrics,
                 ranked_doc_ids=ranked_documents(trace.final, judge.document_keys)[:depth],
                 ranked_chunk_ids=trace.final.chunk_ids()[:depth] if level == "span" else [],
                 relevant=len(relevant),
                 stage_metrics=stage_metrics(rankings, relevant, metric_names),
                 verdict=_verdict(trace) if judge_confidence else None,
+                answer=answer,
             ))
         if progress:
             progress(position, len(golden.queries))
     notes = _notes(level, skipped, unknown, unmatched, per_query, judge)
     answerable_verdicts = [q.verdict for q in per_query if q.verdict is not None]
     report = abstention(answerable_verdicts, no_answer_verdicts) if no_answer_verdicts else None
+    averaged = {name: m.mean([q.metrics[name] for q in per_query]) for name in metric_names}
+    if answer_judge is not None:
+        averaged.update(average_answer_metrics(per_query))
+        notes.extend(answer_notes(per_query))
     return EvaluationResult(
         collection=collection,
         golden=golden.name,
         level=level,
         config=config.to_dict(),
-        metrics={name: m.mean([q.metrics[name] for q in per_query]) for name in metric_names},
+        metrics=averaged,
         per_query=per_query,
         elapsed_s=time.perf_counter() - started,
         stage_metrics=average_stage_metrics([q.stage_metrics for q in per_query]),
@@ -258,6 +279,37 @@ def evaluate(
 
 def _verdict(trace: Trace) -> str | None:
     return trace.confidence.verdict if trace.confidence is not None else None
+
+
+def average_answer_metrics(per_query: Sequence[QueryResult]) -> dict[str, float]:
+    """Each answer metric's mean over the queries that have it."""
+    averaged = {}
+    for name in ANSWER_METRICS:
+        values = [q.metrics[name] for q in per_query if name in q.metrics]
+        if values:
+            averaged[name] = m.mean(values)
+    return averaged
+
+
+def answer_notes(per_query: Sequence[QueryResult]) -> list[str]:
+    """What answering cost, and how many queries lack a metric and why (the first reason)."""
+    answers = [q.answer for q in per_query if q.answer is not None]
+    if not answers:
+        return []
+    cost = {key: sum(a.get("cost", {}).get(key, 0) for a in answers)
+            for key in ("calls", "endpoint_calls", "cached", "failed", "prompt_tokens", "completion_tokens",
+                        "elapsed_ms")}
+    notes = [f"answers: {cost['calls']} LLM calls ({cost['endpoint_calls']} to the endpoint, {cost['cached']} "
+             f"cached, {cost['failed']} failed), {cost['prompt_tokens']}+{cost['completion_tokens']} tokens, "
+             f"{cost['elapsed_ms'] / 1000:.1f} s"]
+    for name in ANSWER_METRICS[:3]:
+        missing = [q for q in per_query if name not in q.metrics]
+        if missing:
+            said = (name.replace("_", " "), "no answer")
+            reasons = [note for q in missing for note in (q.answer or {}).get("notes", []) if note.startswith(said)]
+            notes.append(f"{name}: left out for {len(missing)} of {len(per_query)} queries"
+                         + (f" (first: {reasons[0]})" if reasons else ""))
+    return notes
 
 
 def _skip_reason(query: GoldenQuery, level: str) -> str:
@@ -310,14 +362,32 @@ def evaluate_collection(
     metric_names: Sequence[str] = m.DEFAULT_METRICS,
     progress: ProgressCallback | None = None,
     judge: ChunkJudge | None = None,
+    answers: bool = False,
 ) -> EvaluationResult:
-    """Evaluate on a ``workbench.service.Workbench``: loads the layout and embeds all queries in one batch."""
+    """Evaluate on a ``workbench.service.Workbench``: loads the layout and embeds all queries in one batch.
+
+    ``answers``: also generate and judge an answer per query (``eval --answers``; needs the LLM).
+    """
     check_level(level)
     metric_names = m.validate(metric_names)
+    answer_judge = answer_judge_for(bench.llm(), config) if answers else None
     judge = judge or judge_for(bench, collection, config)
     if needs_query_vectors(config):
         bench.embed_queries(config.embedding.model, [q.query for q in golden.queries])
     return evaluate(
         lambda text, cfg: bench.query(text, collection, cfg), golden, config, collection, judge,
-        level=level, metric_names=metric_names, progress=progress,
+        level=level, metric_names=metric_names, progress=progress, answer_judge=answer_judge,
     )
+
+
+def answer_judge_for(llm, config: WorkbenchConfig) -> AnswerJudge:
+    """Answers from the first ``retrieval.top_k`` final hits (what the configuration serves), judged by ``llm``."""
+    if not llm.available:
+        raise ValueError(llm.unavailable_reason("answer evaluation (--answers)"))
+    top_k = config.retrieval.top_k
+
+    def judge(query: GoldenQuery, trace: Trace) -> tuple[dict[str, float], dict]:
+        judgement = judge_answer(query.query, trace.final_chunks()[:top_k], llm, reference=query.answer)
+        return judgement.metrics, judgement.to_dict()
+
+    return judge

@@ -21,7 +21,7 @@ def save_run(catalog: Catalog, result: EvaluationResult, *, label: str = "", ove
     """Store ``result`` (one transaction) and return its run id; also sets ``result.run_id``."""
     rows = [
         QueryResultRow(q.query_id, q.query, q.metrics, q.ranked_doc_ids, q.ranked_chunk_ids, q.relevant,
-                       q.stage_metrics, q.verdict)
+                       q.stage_metrics, q.verdict, q.answer)
         for q in result.per_query
     ]
     stored = stored_runs.save_run(
@@ -51,7 +51,7 @@ def _result(row: RunRow, results: list[QueryResultRow]) -> EvaluationResult:
         metrics=row.metrics,
         per_query=[
             QueryResult(r.query_id, r.query, r.metrics, r.ranked_doc_ids, r.ranked_chunk_ids, r.relevant,
-                        r.stage_metrics, r.verdict)
+                        r.stage_metrics, r.verdict, r.answer)
             for r in results
         ],
         elapsed_s=row.elapsed_s,

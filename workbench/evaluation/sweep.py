@@ -90,6 +90,8 @@ class SweepResult:
     embedded_texts: int = 0  # corpus (chunk) texts embedded because the cache lacked them
     chunk_texts: int = 0  # chunk texts of all evaluated layouts
     query_models: int = 0  # embedding models whose query vectors were computed (once each)
+    llm_endpoint_calls: int = 0  # LLM requests sent to the endpoint (cache misses)
+    llm_cached_calls: int = 0  # LLM calls answered from the reply cache
     elapsed_s: float = 0.0
 
     def best(self, metric: str = "ndcg@10") -> SweepEntry:
@@ -113,13 +115,19 @@ class SweepResult:
 
     def reuse_summary(self) -> str:
         if self.embedded_texts == 0:
-            return f"embedded 0 corpus texts (all {self.chunk_texts} chunk texts cached)"
-        return f"embedded {self.embedded_texts} corpus texts not in the cache (of {self.chunk_texts} chunk texts)"
+            embedded = f"embedded 0 corpus texts (all {self.chunk_texts} chunk texts cached)"
+        else:
+            embedded = f"embedded {self.embedded_texts} corpus texts not in the cache (of {self.chunk_texts} chunk texts)"
+        if self.llm_endpoint_calls or self.llm_cached_calls:
+            embedded += (f"; LLM: {self.llm_endpoint_calls} calls to the endpoint, {self.llm_cached_calls} "
+                         "answered from the cache")
+        return embedded
 
     def summary(self) -> dict:
         return {
             "points": len(self.entries), "layouts": self.layouts, "embedded_texts": self.embedded_texts,
             "chunk_texts": self.chunk_texts, "query_models": self.query_models, "elapsed_s": self.elapsed_s,
+            "llm_endpoint_calls": self.llm_endpoint_calls, "llm_cached_calls": self.llm_cached_calls,
             "run_ids": [entry.result.run_id for entry in self.entries],
         }
 
@@ -207,6 +215,8 @@ def run_sweep(
                          base_config, layouts=len(groups))
     models = sorted({group.layout.embedding_model for group in groups})
     before = embedding_counts(bench.catalog, models)
+    llm = bench.llm()
+    llm_before = (llm.endpoint_calls, llm.cached_calls)
     if store:
         result.sweep_id = stored_runs.start_sweep(
             bench.catalog, collection=collection, golden=golden.name, level=level, base_config=base_config.to_dict(),
@@ -239,6 +249,8 @@ def run_sweep(
         after = embedding_counts(bench.catalog, models)
         result.embedded_texts = sum(after[model] - before[model] for model in models)
         result.query_models = len(warmed)
+        result.llm_endpoint_calls = llm.endpoint_calls - llm_before[0]
+        result.llm_cached_calls = llm.cached_calls - llm_before[1]
         result.elapsed_s = time.perf_counter() - started
         if store and result.sweep_id is not None:
             stored_runs.finish_sweep(bench.catalog, result.sweep_id, status, result.summary())

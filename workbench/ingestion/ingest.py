@@ -30,7 +30,7 @@ from typing import Iterable
 from store import documents as stored_documents
 from store.catalog import Catalog
 from store.embedding_cache import cached_hashes
-from workbench.chunking.preparation import finish_chunks, split_document
+from workbench.chunking.preparation import check_enrichment, finish_chunks, split_document
 from workbench.config import IngestConfig
 from workbench.embedding import Embedder, get_embedder
 from workbench.ingestion.estimates import chunk_rate, estimated_text_characters, remember_rate
@@ -53,6 +53,7 @@ from workbench.ingestion.workers import (
     estimate_chunks,
 )
 from workbench.ingestion.writer import CatalogWriter, PendingDocument
+from workbench.llm.client import LlmClient
 
 __all__ = ["FileOutcome", "IngestCancelled", "IngestReport", "Progress", "ProgressCallback", "Source",
            "ensure_chunkset", "ingest"]
@@ -93,6 +94,8 @@ def ingest(
     home = catalog.path.parent
     sources = list(sources)
     report = IngestReport(collection_name, files_total=len(sources))
+    layouts, llm, skipped_layouts = _enrichable(catalog, layouts)
+    report.notes.extend(skipped_layouts)
     start = stored_documents.start_ingest(
         catalog, collection_name, [(layout.chunkset_key, layout.chunkset_config()) for layout in layouts], len(sources)
     )
@@ -128,7 +131,7 @@ def ingest(
             estimate = describe_estimate(estimate_chunks(planned_characters, layouts[0].chunking), rate)
             report.estimate = f"{len(tasks)} files to read, {estimate}"
             progress(Progress("estimate", collection_name, 0, total, report.estimate))
-            _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home)
+            _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home, llm)
         writer.close()
     except (KeyboardInterrupt, IngestCancelled):
         report.cancelled = True
@@ -155,6 +158,25 @@ def ingest(
     report.elapsed_s = time.perf_counter() - started
     progress(Progress("done", collection_name, total, total, report.summary()))
     return report
+
+
+def _enrichable(catalog: Catalog, layouts: list[Layout]) -> tuple[list[Layout], LlmClient | None, list[str]]:
+    """The layouts to fill now, the LLM client enrichment needs, and notes on layouts left for later.
+
+    The first layout is the one asked for: enrichment without an endpoint fails it before any work.
+    Other enriched layouts a collection keeps are skipped without an endpoint; their chunk sets are
+    completed when they are next used.
+    """
+    if all(layout.chunking.enrich == "none" for layout in layouts):
+        return layouts, None, []
+    llm = LlmClient.from_env(catalog)
+    check_enrichment(layouts[0].chunking, llm)
+    if llm.available:
+        return layouts, llm, []
+    kept = [layout for layout in layouts if layout.chunking.enrich == "none"]
+    notes = [f"layout {layout.key} (chunking.enrich={layout.chunking.enrich}) not updated: no LLM endpoint; "
+             "it is completed when next used with one" for layout in layouts if layout not in kept]
+    return kept, None, notes
 
 
 def _wind_down(catalog, home, collection_name, layouts, writer, run_id, report) -> None:
@@ -235,7 +257,7 @@ class _OutcomeBuffer:
             return items
 
 
-def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home) -> None:
+def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home, llm) -> None:
     embedders = {layout.embedding_model: get_embedder(layout.embedding_model) for layout in layouts}
     buffer = _OutcomeBuffer(BUFFER_CHARACTERS)
     stop = threading.Event()
@@ -278,7 +300,7 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
                     continue
                 progress(Progress("parse", document.source.name, done_files, total))
                 document.outcome = outcome
-                _prepare(document, layouts, embedders)
+                _prepare(document, layouts, embedders, llm, report)
                 progress(Progress("chunk", document.source.name, done_files, total))
                 group.append(document)
                 if embedding.texts_in(group, layouts) >= EMBED_GROUP:
@@ -297,7 +319,8 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
             remember_rate(home, model, texts, seconds)
 
 
-def _prepare(document: PendingDocument, layouts: list[Layout], embedders: dict[str, Embedder]) -> None:
+def _prepare(document: PendingDocument, layouts: list[Layout], embedders: dict[str, Embedder],
+             llm: LlmClient | None, report: IngestReport) -> None:
     parsed = document.outcome.parsed
     for layout in layouts:
         embedder = embedders[layout.embedding_model]
@@ -305,7 +328,8 @@ def _prepare(document: PendingDocument, layouts: list[Layout], embedders: dict[s
         if chunks is None:  # token units and semantic breaks need the model, which lives here
             chunks = split_document(parsed.markdown, layout.chunking, embedder)
         document.chunks[layout.chunkset_key] = finish_chunks(
-            chunks, list(parsed.page_starts), layout.chunking, embedder, dict(parsed.chunk_metadata))
+            chunks, list(parsed.page_starts), layout.chunking, embedder, dict(parsed.chunk_metadata),
+            llm=llm, llm_calls=report.llm_calls)
 
 
 class _Embedding:
@@ -372,6 +396,8 @@ def ensure_chunkset(catalog: Catalog, collection_name: str, layout: Layout,
     todo = unchunked.documents
     if not todo:
         return 0
+    llm = LlmClient.from_env(catalog) if layout.chunking.enrich != "none" else None
+    check_enrichment(layout.chunking, llm)
     embedder = get_embedder(layout.embedding_model)
     for offset in range(0, len(todo), CHUNKSET_BATCH):
         prepared = []
@@ -379,7 +405,8 @@ def ensure_chunkset(catalog: Catalog, collection_name: str, layout: Layout,
                                                                    start=offset + 1):
             progress(Progress("chunk", str(doc_id), position, len(todo)))
             chunks = split_document(markdown or "", layout.chunking, embedder)
-            prepared.append((doc_id, finish_chunks(chunks, list(page_starts or []), layout.chunking, embedder)))
+            prepared.append((doc_id, finish_chunks(chunks, list(page_starts or []), layout.chunking, embedder,
+                                                   llm=llm)))
         texts = [chunk.indexed_text for _, chunks in prepared for chunk in chunks]
         embed_cached(catalog, embedder, texts,
                      progress=lambda d, t: progress(Progress("embed", f"{d}/{t} new chunk texts", d, t)))

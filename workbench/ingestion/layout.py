@@ -28,6 +28,19 @@ def _digest(payload: dict) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:10]
 
 
+#: chunking keys added after homes existed: left out of the key while at their defaults, so the
+#: chunk sets and indexes those homes built keep their keys
+_KEYED_ONLY_WHEN_SET = {"enrich": "none", "enrich_index": False}
+
+
+def _keyed(chunking: ChunkingConfig) -> dict:
+    values = asdict(chunking)
+    for name, default in _KEYED_ONLY_WHEN_SET.items():
+        if values.get(name) == default:
+            values.pop(name)
+    return values
+
+
 @dataclass(frozen=True)
 class MilvusPlace:
     """Where a Milvus layout's collection lives and how its text is analysed (what its key depends on)."""
@@ -93,7 +106,9 @@ def _keys(layout: Layout) -> tuple[str, str]:
     """(chunk set key, layout key)."""
     c = layout.chunking
     readable = f"{c.strategy}-{c.size}{'t' if c.unit == 'tokens' else 'c'}-{c.overlap}"
-    chunkset = f"{readable}-{_digest({'chunking': asdict(c), 'model': layout.embedding_model, 'version': CHUNKER_VERSION})}"
+    if c.enrich != "none":
+        readable += f"-enrich-{c.enrich}{'-indexed' if c.enrich_index else ''}"
+    chunkset = f"{readable}-{_digest({'chunking': _keyed(c), 'model': layout.embedding_model, 'version': CHUNKER_VERSION})}"
     build = {"bm25": asdict(layout.bm25), "m": layout.dense_m, "efc": layout.dense_ef_construction}
     if layout.backend != LOCAL:
         # only a non-local layout says where it lives: local keys stay what they always were

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from workbench.llm.client import LlmCall, summarize_calls
+
 MB = 1024 * 1024
 
 
@@ -88,6 +90,8 @@ class IngestReport:
     files_total: int = 0
     #: the most resident memory any parse worker reached (MB), as the pool measured it
     peak_parse_rss_mb: float = 0.0
+    llm_calls: list[LlmCall] = field(default_factory=list)  # chunk enrichment
+    notes: list[str] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for outcome in self.outcomes if outcome.status == status)
@@ -111,9 +115,15 @@ class IngestReport:
         if self.cancelled:
             stopped = (f"CANCELLED after {len(self.outcomes)} of {self.files_total} files (the rest were not "
                        "read; run the same ingest again to finish); ")
+        enriched = ""
+        if self.llm_calls:
+            cost = summarize_calls(self.llm_calls)
+            enriched = (f"; enriched {cost['calls'] - cost['failed']} of {cost['calls']} chunks with the LLM "
+                        f"({cost['endpoint_calls']} endpoint calls, {cost['cached']} cached, "
+                        f"{cost['prompt_tokens'] + cost['completion_tokens']} tokens)")
         return (
             f"{self.collection}: {stopped}{len(self.outcomes)} files: {', '.join(parts)}; "
-            f"parsed {self.parsed}, embedded {self.embedded} new chunk texts ({self.cached} from cache); "
+            f"parsed {self.parsed}, embedded {self.embedded} new chunk texts ({self.cached} from cache){enriched}; "
             f"{self.elapsed_s:.1f} s"
         )
 

@@ -1,2 +1,3 @@
-"""Optional LLM features over one OpenAI-compatible endpoint: the client (``endpoint``) and the
-calls built on it (``vision``: image captions at ingestion)."""
+"""Optional LLM features over one OpenAI-compatible endpoint: the client for chat and embeddings
+(``endpoint``), the reply cache every stage calls through (``client``), and image captions at
+ingestion (``vision``)."""

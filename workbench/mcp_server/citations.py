@@ -111,7 +111,23 @@ def render_search(result: SearchResult, notes: Iterable[str] = ()) -> str:
             f"[{citation.id}] {location(citation)} (doc {citation.doc_id}, chunk {citation.chunk_id}, "
             f"score {citation.score:.4f})"
         )
+    if result.llm is not None:
+        lines += ["", *render_llm_activity(result.llm)]
     if notes:
         lines.append("")
         lines += [f"_Note: {note}_" for note in notes]
     return "\n".join(lines) + "\n"
+
+
+def render_llm_activity(activity) -> list[str]:
+    """The query texts the routes searched with, and what the LLM calls cost."""
+    lines = []
+    generated = [v for v in activity.query_variants if v.origin != "query"]
+    if generated:
+        lines.append(f"Query enhancement ({activity.query_enhancement}) searched with:")
+        lines += [f"- {v.origin} ({'+'.join(v.routes)}): {v.text}" for v in generated]
+    if activity.calls:
+        lines.append(f"LLM: {len(activity.calls)} calls ({activity.endpoint_calls} to the endpoint, "
+                     f"{activity.cached_calls} cached), {activity.prompt_tokens}+{activity.completion_tokens} tokens, "
+                     f"{activity.ms:.0f} ms.")
+    return lines

@@ -43,6 +43,37 @@ class ConfidenceResult(BaseModel):
     evidence: list[ConfidenceSignal]
 
 
+class QueryVariantEntry(BaseModel):
+    text: str
+    origin: str = Field(description="query (as typed), rewrite, multi N, sub-question N, hyde or keywords")
+    routes: list[str] = Field(description="the routes that searched with this text: dense, bm25")
+
+
+class LlmCallEntry(BaseModel):
+    stage: str = Field(description="the pipeline stage that made the call: query or rerank")
+    purpose: str
+    label: str = Field(default="", description="what the call was about, e.g. a chunk id")
+    ok: bool
+    reply: str = Field(description="the generated text (a rewritten query, a score, ...)")
+    error: str = ""
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    ms: float = Field(description="what the call took now (a cache lookup when cached)")
+    cached: bool
+    generated_ms: float = Field(description="what the endpoint took when it generated the reply")
+
+
+class LlmActivity(BaseModel):
+    query_enhancement: str = Field(description="query.enhance of the preset")
+    query_variants: list[QueryVariantEntry] = Field(description="the texts the routes searched with")
+    calls: list[LlmCallEntry]
+    endpoint_calls: int
+    cached_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    ms: float
+
+
 class SearchResult(BaseModel):
     query: str
     collection: str
@@ -52,6 +83,9 @@ class SearchResult(BaseModel):
     confidence: ConfidenceResult | None = Field(
         default=None, description="whether any passage looks relevant to the query, with the evidence")
     withheld: int = Field(default=0, description="passages left out because the verdict is below min_confidence")
+    llm: LlmActivity | None = Field(
+        default=None, description="what the LLM stages (query enhancement, LLM rerank) generated and cost, "
+                                  "when the preset uses them")
 
 
 class CollectionEntry(BaseModel):
@@ -108,6 +142,12 @@ class SectionList(BaseModel):
     sections: list[Section]
 
 
+class Enrichment(BaseModel):
+    title: str = ""
+    summary: str = ""
+    tags: list[str] = Field(default_factory=list)
+
+
 class ChunkEntry(BaseModel):
     chunk_id: int
     ordinal: int = Field(description="0-based position of the chunk in its document")
@@ -116,6 +156,8 @@ class ChunkEntry(BaseModel):
     start: int
     end: int
     text: str
+    enrichment: Enrichment | None = Field(
+        default=None, description="LLM-written title, summary and tags (chunking.enrich), when the layout has them")
 
 
 class ChunkResult(BaseModel):

@@ -28,6 +28,7 @@ from store import repository as repo
 from store.catalog import CatalogBusyError
 from store.documents import chunk_in_context
 from store.milvus_index import MilvusError
+from workbench.chunking.enrich import stored_enrichment
 from workbench.chunking.headings import find_headings
 from workbench.config import ConfigError, WorkbenchConfig
 from workbench.embedding import get_embedder
@@ -49,7 +50,11 @@ from workbench.mcp_server.schemas import (
     CollectionEntry,
     CollectionList,
     DocumentSummary,
+    Enrichment as EnrichmentEntry,
+    LlmActivity,
+    LlmCallEntry,
     OutlineHeading,
+    QueryVariantEntry,
     SearchResult,
     Section,
     SectionList,
@@ -68,8 +73,10 @@ CALLER_ERRORS: tuple[type[Exception], ...] = (
     MilvusError,  # a Milvus that is down or missing a collection: the message names the URI and the fix
 )
 #: the search tools for agents that pick their own strategy run one route, nothing after it
-KEYWORD_ONLY = {"retrieval.mode": "bm25", "mmr.enabled": False, "rerank.model": ""}
-SEMANTIC_ONLY = {"retrieval.mode": "dense", "mmr.enabled": False, "rerank.model": ""}
+#: the single-route tools search with the query as typed: no enhancement, MMR or rerank
+_ROUTE_ONLY = {"mmr.enabled": False, "rerank.method": "cross_encoder", "rerank.model": "", "query.enhance": "none"}
+KEYWORD_ONLY = {"retrieval.mode": "bm25", **_ROUTE_ONLY}
+SEMANTIC_ONLY = {"retrieval.mode": "dense", **_ROUTE_ONLY}
 #: resources/list has no paging in the SDK's server; past this, clients read documents by template
 MAX_LISTED_RESOURCES = 1000
 
@@ -214,6 +221,7 @@ class KnowledgeHub:
             citations=citations,
             confidence=confidence_result(trace.confidence),
             withheld=withheld,
+            llm=llm_activity(trace, config),
         )
         return ToolOutput(render_search(result, trace.notes), result)
 
@@ -346,7 +354,31 @@ class KnowledgeHub:
                  time.perf_counter() - started)
 
 
+def llm_activity(trace, config: WorkbenchConfig) -> LlmActivity | None:
+    """What the LLM stages generated and cost in ``trace``; None when the configuration uses none."""
+    enhanced = trace.enhancement
+    calls = trace.llm_calls()
+    if enhanced is None and not calls:
+        return None
+    entries = [LlmCallEntry(stage=stage, purpose=c.purpose, label=c.label, ok=c.ok, reply=c.text, error=c.error,
+                            prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens, ms=c.elapsed_ms,
+                            cached=c.cached, generated_ms=c.generated_ms) for stage, c in calls]
+    variants = enhanced.variants if enhanced else ()
+    return LlmActivity(
+        query_enhancement=config.query.enhance,
+        query_variants=[QueryVariantEntry(text=v.text, origin=v.origin, routes=list(v.routes)) for v in variants],
+        calls=entries,
+        endpoint_calls=sum(1 for _, c in calls if not c.cached),
+        cached_calls=sum(1 for _, c in calls if c.cached),
+        prompt_tokens=sum(c.prompt_tokens or 0 for _, c in calls),
+        completion_tokens=sum(c.completion_tokens or 0 for _, c in calls),
+        ms=round(sum(c.elapsed_ms for _, c in calls), 1),
+    )
+
+
 def _chunk_entry(row: tuple) -> ChunkEntry:
     chunk_id, _doc_id, ordinal, start, end, text, _indexed, heading_path, page = row[:9]
+    enrichment, _error = stored_enrichment(row[12] if len(row) > 12 else None)
     return ChunkEntry(chunk_id=chunk_id, ordinal=ordinal, heading_path=[str(h) for h in heading_path or ()],
-                      page=None if page is None else int(page), start=start, end=end, text=text)
+                      page=None if page is None else int(page), start=start, end=end, text=text,
+                      enrichment=EnrichmentEntry(**enrichment.to_dict()) if enrichment else None)

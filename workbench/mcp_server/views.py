@@ -57,7 +57,13 @@ def render_sections(result: SectionList) -> str:
 def _chunk_block(entry: ChunkEntry, label: str) -> list[str]:
     where = HEADING_SEPARATOR.join(entry.heading_path) or "(no heading)"
     page = f", p. {entry.page}" if entry.page is not None else ""
-    return [f"**{label} chunk {entry.chunk_id}** (#{entry.ordinal}, {where}{page})", *quote(entry.text), ""]
+    lines = [f"**{label} chunk {entry.chunk_id}** (#{entry.ordinal}, {where}{page})", *quote(entry.text)]
+    if entry.enrichment is not None:
+        described = [f"{name}: {value}" for name, value in (
+            ("title", entry.enrichment.title), ("summary", entry.enrichment.summary),
+            ("tags", ", ".join(entry.enrichment.tags))) if value]
+        lines.append("LLM enrichment: " + "; ".join(described))
+    return [*lines, ""]
 
 
 def render_chunk(result: ChunkResult) -> str:

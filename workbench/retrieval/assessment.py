@@ -171,7 +171,7 @@ def _rerank(chunk_ids: list[int], reranked: RerankScores | None, config: Confide
         return Evidence(RERANK, None, *thresholds, False, "no rerank stage ran")
     scored = [reranked.scores[cid] for cid in chunk_ids if cid in reranked.scores]
     if not scored:
-        return Evidence(RERANK, None, *thresholds, False, "the cross-encoder scored none of the top hits")
+        return Evidence(RERANK, None, *thresholds, False, "the reranker scored none of the top hits")
     best = max(scored)
     value = probability(best, reranked.kind)
     detail = f"{reranked.model} gives the best top hit {value:.2f}" + (

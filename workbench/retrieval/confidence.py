@@ -143,9 +143,12 @@ def dense_excess(top_cosine: float, baseline: SimilarityBaseline, searched: int)
 
 
 def probability(score: float, kind: str) -> float:
-    """A cross-encoder score as a probability: logits go through the logistic function."""
+    """A rerank score as a probability: logits go through the logistic function; an LLM's 0-10
+    relevance score (``scale_0_10``) is read as score / 10."""
     if kind == "probability":
         return float(score)
+    if kind == "scale_0_10":
+        return float(score) / 10.0
     return 1.0 / (1.0 + math.exp(-float(score))) if score > -700 else 0.0
 
 

@@ -1,4 +1,4 @@
-"""The retrieval pipeline: candidates -> fusion -> filters -> MMR -> rerank -> final top k.
+"""The retrieval pipeline: query -> candidates -> fusion -> filters -> MMR -> rerank -> final top k.
 
 ``run_pipeline`` is pure over a loaded index snapshot and reads as one line per stage. Each
 stage is a small function of its typed config that returns its ``StageTrace``: the stage's
@@ -22,15 +22,19 @@ from workbench.config import (
     FilterConfig,
     FusionConfig,
     MmrConfig,
+    QueryConfig,
     RerankConfig,
     WorkbenchConfig,
     section_dict,
 )
+from workbench.llm.client import LlmClient
 from workbench.retrieval.assessment import DeferredConfidence, RerankScores
+from workbench.retrieval.enhance import EnhancedQuery, QueryVariant, enhance_query
 from workbench.retrieval.filters import ChunkScope, filter_hits, scope_of
 from workbench.retrieval.fusion import fuse
 from workbench.retrieval.language_guard import LanguageCheck, check_language
 from workbench.retrieval.lazy import LazyMapping
+from workbench.retrieval.llm_rerank import LlmReranker
 from workbench.retrieval.mmr import mmr
 from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.rerank import load_reranker, rerank
@@ -62,29 +66,39 @@ def run_pipeline(
     snapshot: Snapshot,
     embed_query: QueryEmbedder,
     collection: str,
+    llm: LlmClient | None = None,
 ) -> Trace:
+    """Run ``query``; ``llm`` serves the LLM stages (query enhancement, LLM rerank) when they are on."""
     _check(query, config)
     started = time.perf_counter()
     mode, candidates = config.retrieval.mode, config.retrieval.candidates
     scope = scope_of(snapshot, config.filters)
     vector = QueryVector(embed_query, query)
+    enhanced = _query_stage(query, config.query, snapshot, llm)
 
     language = check_language(query, config.retrieval.language_guard, mode, config.embedding.model,
                               config.rerank.model)
 
     stages: list[StageTrace] = []
+    routes: list[RankedList] = []
     if mode in ("dense", "hybrid"):
-        stages.append(_dense_stage(snapshot, vector, config.dense, candidates, scope, language))
+        stages += _route_stages("dense", query, enhanced, config.fusion.k,
+                                lambda variant, name: _dense_stage(snapshot, _vector_for(variant, vector, embed_query),
+                                                                   config.dense, candidates, scope, language, name))
+        routes.append(stages[-1].ranked)
     if mode in ("bm25", "hybrid"):
-        stages.append(_bm25_stage(snapshot, query, config.bm25, candidates, scope))
+        stages += _route_stages("bm25", query, enhanced, config.fusion.k,
+                                lambda variant, name: _bm25_stage(snapshot, variant.text, config.bm25, candidates,
+                                                                  scope, name))
+        routes.append(stages[-1].ranked)
     if mode == "hybrid":
-        stages.append(_fusion_stage([route.ranked for route in stages], config.fusion, language))
+        stages.append(_fusion_stage(routes, config.fusion, language))
     if scope is not None:
         stages.append(_filter_stage(stages[-1].ranked, scope, config.filters))
     if config.mmr.enabled:
         stages.append(_mmr_stage(stages[-1].ranked, snapshot, vector(), config.mmr))
-    if config.rerank.model:
-        stages.append(_rerank_stage(query, stages[-1].ranked, snapshot, config.rerank))
+    if reranks(config.rerank):
+        stages.append(_rerank_stage(query, stages[-1].ranked, snapshot, config.rerank, llm))
     stages.append(_final_stage(stages[-1].ranked, config.retrieval.top_k))
 
     return Trace(
@@ -94,10 +108,16 @@ def run_pipeline(
         stages=tuple(stages),
         chunks=SnapshotChunkViews(snapshot, (stage.ranked for stage in stages)),
         total_ms=_ms(started),
-        notes=_distinct_notes(stages),
+        notes=tuple(dict.fromkeys((*(enhanced.notes if enhanced else ()), *_distinct_notes(stages)))),
         language=language,
         confidence_source=_deferred_confidence(query, stages, snapshot, config, language, scope),
+        enhancement=enhanced,
     )
+
+
+def reranks(config: RerankConfig) -> bool:
+    """Whether the rerank stage runs: the LLM method, or a cross-encoder model named."""
+    return config.method == "llm" or bool(config.model.strip())
 
 
 def _check(query: str, config: WorkbenchConfig) -> None:
@@ -119,29 +139,70 @@ def _distinct_notes(stages: Sequence[StageTrace]) -> tuple[str, ...]:
 
 # -- stages -------------------------------------------------------------------------------------
 
-def _dense_stage(snapshot: Snapshot, vector: QueryVector, config: DenseConfig, candidates: int,
-                 scope: ChunkScope | None, language: LanguageCheck) -> StageTrace:
+def _query_stage(query: str, config: QueryConfig, snapshot: Snapshot, llm: LlmClient | None) -> EnhancedQuery | None:
+    """Query enhancement; None when it is off (the routes then search with the query as typed)."""
+    if config.enhance == "none":
+        return None
+    started = time.perf_counter()
+    # the keywords option needs the BM25 term statistics; a server-side BM25 (Milvus) has none here
+    idf_of = (lambda word: _idf_of(snapshot, word)) if hasattr(snapshot.sparse, "term_idf") else None
+    enhanced = enhance_query(query, config, llm, idf_of=idf_of)
+    return replace(enhanced, elapsed_ms=_ms(started))
+
+
+def _idf_of(snapshot: Snapshot, word: str) -> float:
+    """A word's BM25 idf in the collection: its most specific token's (0 when no chunk has it)."""
+    return max((snapshot.sparse.term_idf(token) for token in snapshot.sparse.tokenizer.tokenize(word)), default=0.0)
+
+
+def _vector_for(variant: QueryVariant, query_vector: QueryVector, embed_query: QueryEmbedder) -> Callable[[], np.ndarray]:
+    if variant.origin == "query":
+        return query_vector
+    return QueryVector(embed_query, variant.text)
+
+
+def _route_stages(route: str, query: str, enhanced: EnhancedQuery | None, rrf_k: int,
+                  search: Callable[[QueryVariant, str], StageTrace]) -> list[StageTrace]:
+    """One route over the query's variants: one stage per variant and, with several, their RRF as
+    the route's stage (named after the route, so everything downstream reads it unchanged)."""
+    variants = enhanced.for_route(route) if enhanced else [QueryVariant(query, "query")]
+    if len(variants) == 1:
+        stage = search(variants[0], route)
+        if variants[0].origin == "query":
+            return [stage]
+        note = f"{route} searched with the {variants[0].origin} text, not the query as typed"
+        return [replace(stage, notes=(note, *stage.notes))]
+    started = time.perf_counter()
+    per_variant = [search(variant, f"{route} ({variant.origin})") for variant in variants]
+    fusion = fuse([stage.ranked for stage in per_variant], FusionConfig(method="rrf", k=rrf_k), name=route)
+    merged = StageTrace(route, {"method": "rrf", "k": rrf_k, "variants": [v.text for v in variants]}, fusion.ranked,
+                        _ms(started), (f"{route}: RRF of the lists of {len(variants)} query texts",), fusion.breakdown)
+    return [*per_variant, merged]
+
+
+def _dense_stage(snapshot: Snapshot, vector: Callable[[], np.ndarray], config: DenseConfig, candidates: int,
+                 scope: ChunkScope | None, language: LanguageCheck, name: str = "dense") -> StageTrace:
     started = time.perf_counter()
     # in dense mode the guard cannot leave the only route out; it says what to expect instead
     notes = [language.note] if language.note and language.dense_votes else []
     if snapshot.dense is None or len(snapshot.dense) == 0:
-        ranked = RankedList("dense")
+        ranked = RankedList(name)
         notes.append("the collection has no vectors yet")
     else:
         hits = snapshot.dense.search(vector(), candidates, _allowed(scope), ef_search=config.ef_search,
                                      exact=config.exact)
-        ranked = _ranked("dense", hits, snapshot)
+        ranked = _ranked(name, hits, snapshot)
         if config.exact:
             notes.append(getattr(snapshot.dense, "exact_search_note", "exact (brute-force) cosine search"))
-    return _route_trace("dense", section_dict(config), candidates, ranked, started, notes, scope)
+    return _route_trace(name, section_dict(config), candidates, ranked, started, notes, scope)
 
 
 def _bm25_stage(snapshot: Snapshot, query: str, config: Bm25Config, candidates: int,
-                scope: ChunkScope | None) -> StageTrace:
+                scope: ChunkScope | None, name: str = "bm25") -> StageTrace:
     started = time.perf_counter()
-    ranked = _ranked("bm25", snapshot.sparse.search(query, candidates, _allowed(scope)), snapshot)
+    ranked = _ranked(name, snapshot.sparse.search(query, candidates, _allowed(scope)), snapshot)
     notes = [] if len(ranked) else ["no chunk shares a term with the query"]
-    return _route_trace("bm25", section_dict(config), candidates, ranked, started, notes, scope)
+    return _route_trace(name, section_dict(config), candidates, ranked, started, notes, scope)
 
 
 def _fusion_stage(routes: list[RankedList], config: FusionConfig, language: LanguageCheck) -> StageTrace:
@@ -179,11 +240,21 @@ def _mmr_stage(current: RankedList, snapshot: Snapshot, query_vector: np.ndarray
     return StageTrace("mmr", section_dict(config), selected, _ms(started), (), details)
 
 
-def _rerank_stage(query: str, current: RankedList, snapshot: Snapshot, config: RerankConfig) -> StageTrace:
+def _rerank_stage(query: str, current: RankedList, snapshot: Snapshot, config: RerankConfig,
+                  llm: LlmClient | None) -> StageTrace:
     started = time.perf_counter()
-    texts = {cid: snapshot.chunks[cid].indexed_text for cid in current.ids[: config.top_m]}
+    head = current.ids[: config.top_m]
+    texts = {cid: snapshot.chunks[cid].indexed_text for cid in head}
+    reranker = None
     try:
-        reranker = load_reranker(config.model)
+        if config.method == "llm":
+            if llm is None or not llm.available:
+                reason = llm.unavailable_reason("rerank.method=llm") if llm else "rerank.method=llm needs an LLM endpoint"
+                return StageTrace("rerank", section_dict(config), current.renamed("rerank"), _ms(started),
+                                  (f"{reason}; kept the previous order",))
+            reranker = LlmReranker(llm, config.timeout_s, labels=[f"chunk {cid}" for cid in head])
+        else:
+            reranker = load_reranker(config.model)
         outcome = rerank(query, current, texts, reranker, config.top_m, config.timeout_s)
         ranked, notes = outcome.ranked, outcome.notes
         details = {cid: {"rerank_score": s, "previous_rank": current.rank_of(cid)} for cid, s in outcome.scores.items()}
@@ -194,7 +265,8 @@ def _rerank_stage(query: str, current: RankedList, snapshot: Snapshot, config: R
         notes = (f"rerank fell back to the previous order: {error}",)
         details = {}
         stage_config = section_dict(config)
-    return StageTrace("rerank", stage_config, ranked, _ms(started), notes, details)
+    calls = tuple(reranker.calls) if isinstance(reranker, LlmReranker) else ()
+    return StageTrace("rerank", stage_config, ranked, _ms(started), notes, details, calls)
 
 
 def _final_stage(current: RankedList, top_k: int) -> StageTrace:
@@ -207,15 +279,22 @@ def _deferred_confidence(query: str, stages: Sequence[StageTrace], snapshot: Sna
                          language: LanguageCheck, scope: ChunkScope | None) -> DeferredConfidence:
     """The verdict's inputs, measured when someone reads ``Trace.confidence``."""
     by_name = {stage.stage: stage for stage in stages}
-    dense = by_name["dense"].ranked if "dense" in by_name else None
+    # cosines of the query as typed: with several query texts the "dense" list holds RRF sums
+    dense_stage = by_name.get("dense (query)") or by_name.get("dense")
+    dense = dense_stage.ranked if dense_stage is not None else None
     rerank_stage = by_name.get("rerank")
     reranked = None
     if rerank_stage is not None and rerank_stage.details:
         reranked = RerankScores({cid: detail["rerank_score"] for cid, detail in rerank_stage.details.items()},
-                                rerank_stage.config.get("score_kind", "logit"), config.rerank.model)
+                                rerank_stage.config.get("score_kind", "logit"),
+                                f"llm:{llm_model(rerank_stage)}" if config.rerank.method == "llm" else config.rerank.model)
     searched = len(scope.chunk_ids) if scope is not None else len(snapshot.dense_ids)
     return DeferredConfidence(query, stages[-1].ranked, dense, reranked, snapshot, config.confidence, language,
                               searched)
+
+
+def llm_model(stage: StageTrace) -> str:
+    return stage.llm_calls[0].model if stage.llm_calls else "the LLM"
 
 
 def _allowed(scope: ChunkScope | None) -> frozenset[int] | None:

@@ -12,6 +12,8 @@ from typing import Callable, Iterable, Iterator, Mapping
 
 from workbench.retrieval.confidence import Confidence
 from workbench.retrieval.language_guard import LanguageCheck
+from workbench.llm.client import LlmCall
+from workbench.retrieval.enhance import EnhancedQuery
 from workbench.retrieval.ranking import RankedList
 
 
@@ -98,7 +100,8 @@ class StageTrace:
 
     ``details`` holds per-chunk numbers the stage computed (MMR penalties, rerank scores,
     fusion contributions), keyed by chunk id, for the "explain" view; a stage may hand over a
-    ``LazyMapping`` that formats them on first read.
+    ``LazyMapping`` that formats them on first read. ``llm_calls`` are the LLM calls the stage
+    made (LLM rerank), each with its reply, tokens and milliseconds.
     """
 
     stage: str
@@ -107,9 +110,10 @@ class StageTrace:
     elapsed_ms: float
     notes: tuple[str, ...] = ()
     details: Mapping[int, dict] = field(default_factory=dict)
+    llm_calls: tuple[LlmCall, ...] = ()
 
     def to_dict(self) -> dict:
-        return {
+        data = {
             "stage": self.stage,
             "config": self.config,
             "ranked": self.ranked.to_dict(),
@@ -117,6 +121,9 @@ class StageTrace:
             "notes": list(self.notes),
             "details": {str(k): v for k, v in self.details.items()},
         }
+        if self.llm_calls:
+            data["llm_calls"] = [call.to_dict() for call in self.llm_calls]
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> "StageTrace":
@@ -127,6 +134,7 @@ class StageTrace:
             elapsed_ms=float(data["elapsed_ms"]),
             notes=tuple(data.get("notes", ())),
             details={int(k): v for k, v in data.get("details", {}).items()},
+            llm_calls=tuple(LlmCall.from_dict(c) for c in data.get("llm_calls", ())),
         )
 
 
@@ -153,6 +161,8 @@ class Trace:
             source = source()
             object.__setattr__(self, "confidence_source", source)
         return source
+    #: the query stage: the texts each route searched with, and the LLM calls that made them
+    enhancement: EnhancedQuery | None = None
 
     @property
     def final(self) -> RankedList:
@@ -170,6 +180,11 @@ class Trace:
     def final_chunks(self) -> list[ChunkView]:
         return [self.chunks[hit.chunk_id] for hit in self.final.hits if hit.chunk_id in self.chunks]
 
+    def llm_calls(self) -> list[tuple[str, LlmCall]]:
+        """Every LLM call of the query, with the stage that made it (``query`` for enhancement)."""
+        calls = [("query", call) for call in (self.enhancement.calls if self.enhancement else ())]
+        return calls + [(stage.stage, call) for stage in self.stages for call in stage.llm_calls]
+
     def to_dict(self) -> dict:
         return {
             "query": self.query,
@@ -181,6 +196,7 @@ class Trace:
             "notes": list(self.notes),
             "language": self.language.to_dict() if self.language else None,
             "confidence": self.confidence.to_dict() if self.confidence else None,
+            "enhancement": self.enhancement.to_dict() if self.enhancement else None,
         }
 
     def to_json(self, **kwargs) -> str:
@@ -201,4 +217,5 @@ class Trace:
             notes=tuple(data.get("notes", ())),
             language=LanguageCheck.from_dict(data["language"]) if data.get("language") else None,
             confidence_source=Confidence.from_dict(data["confidence"]) if data.get("confidence") else None,
+            enhancement=EnhancedQuery.from_dict(data["enhancement"]) if data.get("enhancement") else None,
         )

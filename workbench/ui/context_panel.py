@@ -9,7 +9,7 @@ import hashlib
 import streamlit as st
 
 from workbench.analysis.tables import context_rows
-from workbench.generation.answer import generate, settings_from_env
+from workbench.generation.answer import answer_request
 from workbench.generation.context import DEFAULT_BUDGET_CHARS, assemble_context, build_prompt, check_citations
 from workbench.retrieval.trace import Trace
 from workbench.ui import session
@@ -45,20 +45,22 @@ def render_context(traces: dict[str, Trace], relevant: dict[str, dict[int, int]]
     prompt = build_prompt(trace.query, context)
     with st.expander("The prompt it would make"):
         st.code(prompt.as_text(), language=None, wrap_lines=True)
-    render_generation(prompt, context)
+    render_generation(trace.query, prompt, context)
 
 
-def render_generation(prompt, context) -> None:
-    lookup = settings_from_env()
-    if not lookup.configured:
-        st.info(f"Answer generation is off: {md_escape(lookup.problem)}.", icon=":material/key:")
+def render_generation(question: str, prompt, context) -> None:
+    llm = session.workbench().llm()
+    if not llm.available:
+        st.info(f"Answer generation is off: {md_escape(llm.problem)}.", icon=":material/key:")
         return
-    settings = lookup.settings
+    settings = llm.settings
     prompt_id = hashlib.sha256(prompt.as_text().encode("utf-8")).hexdigest()
     st.caption(f"Endpoint {md_escape(settings.endpoint)} · model {md_escape(settings.model)}")
     if st.button("Generate the answer", key="lab_generate", icon=":material/auto_awesome:"):
         with st.spinner("Waiting for the model…"):
-            st.session_state[ANSWER_KEY] = (prompt_id, generate(prompt.messages(), settings))
+            # through the reply cache: the same context and question never pay twice
+            call = llm.complete(answer_request(question, context), timeout_s=settings.timeout_s)
+            st.session_state[ANSWER_KEY] = (prompt_id, call)
     stored = st.session_state.get(ANSWER_KEY)
     if not stored or stored[0] != prompt_id:
         return
@@ -75,4 +77,4 @@ def render_generation(prompt, context) -> None:
         st.warning("The answer cites no source; it may not come from the context.")
     if unknown:
         st.warning(f"The answer cites sources the context does not have: {md_escape(', '.join(unknown))}.")
-    st.caption(f"{result.elapsed_ms / 1000:.1f} s · {md_escape(result.model)}")
+    st.caption(md_escape(result.describe()) + f" · {md_escape(result.model)}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from workbench.analysis.explain import HitExplanation, explain_hit
+from workbench.analysis.explain import HitExplanation, explain_hit, route_text
 from workbench.analysis.relevance import GoldenLookup
 from workbench.analysis.tables import hit_choices
 from workbench.analysis.verdict import hit_term_coverage, verdict_view
@@ -45,7 +45,8 @@ def render_explain(traces: dict[str, Trace], configs: dict[str, WorkbenchConfig]
     config = configs[side]
     vector = None
     if trace.stage("dense") is not None or trace.stage("mmr") is not None:
-        vector = session.workbench().embed_query(config.embedding.model, trace.query)
+        # the text the dense route searched with: the query, or a rewrite or HyDE passage
+        vector = session.workbench().embed_query(config.embedding.model, route_text(trace, "dense")[0])
     show_explanation(explain_hit(trace, snapshots[side], chunk_id, vector))
 
 
@@ -53,8 +54,19 @@ def show_explanation(explained: HitExplanation) -> None:
     if explained.chunk is not None:
         with st.expander("Chunk text"):
             st.text(explained.chunk.text)
+    if explained.query is not None:
+        query = explained.query
+        st.markdown(f"**Query stage ({md_escape(query.method)})** — the routes searched with:")
+        show_table([{"text": v.text, "from": v.origin, "routes": " + ".join(v.routes)} for v in query.variants],
+                   "", "auto")
+        for call in query.calls:
+            st.caption(md_escape(call.describe()))
     st.caption("Rank and score at each stage")
     show_table([{"stage": p.stage, "rank": p.rank, "score": p.score} for p in explained.positions], "", "auto")
+    for route in explained.variants:
+        st.markdown(f"**{md_escape(route.terms[0].route.split(' (')[0])}: RRF over the query texts** — "
+                    f"score {route.stage_score:.6f}")
+        st.code("\n".join([route.formula, *(t.formula for t in route.terms)]), language=None, wrap_lines=True)
     if explained.bm25 is not None:
         bm25 = explained.bm25
         listed = (f"bm25 stage: rank {bm25.stage_rank}, score {bm25.stage_score:.4f}" if bm25.stage_score is not None
@@ -91,7 +103,7 @@ def show_explanation(explained: HitExplanation) -> None:
                     + ("" if explained.mmr.selected else " (not selected)"))
         st.code(explained.mmr.formula, language=None, wrap_lines=True)
     if explained.rerank is not None:
-        st.markdown("**Rerank**")
+        st.markdown("**Rerank**" + (" (LLM, pointwise)" if explained.rerank.call is not None else ""))
         st.code(explained.rerank.formula, language=None, wrap_lines=True)
     for note in explained.notes:
         st.caption(md_escape(note))

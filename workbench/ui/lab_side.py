@@ -21,7 +21,7 @@ from workbench.analysis.verdict import evidence_rows, verdict_view
 from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
 from workbench.models.catalogue import RERANK
 from workbench.retrieval.trace import Trace
-from workbench.ui import config_inputs, session
+from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.data_tables import show_table
 from workbench.ui.model_choice import model_picker, picker_state
 from workbench.ui.text import md_escape
@@ -52,6 +52,12 @@ def write_widget_state(side: str, values: dict[str, object]) -> None:
                 st.session_state[side_key(side, weight_key)] = config_inputs.clamped("fusion.weights", weight)
         elif name == "rerank.model":
             st.session_state.update(picker_state(side_key(side, name), str(value), RERANK))
+        elif name == "rerank.method":
+            # a toggle; without an endpoint it stays off (the widget is disabled)
+            st.session_state[side_key(side, "rerank.method.llm")] = value == "llm" and not llm_panels.llm_problem()
+        elif name == "query.enhance":
+            usable = llm_panels.usable_enhance_methods()
+            st.session_state[side_key(side, name)] = value if value in usable else "none"
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             st.session_state[side_key(side, name)] = config_inputs.clamped(name, value)
         else:
@@ -111,13 +117,19 @@ def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
     values["retrieval.language_guard"] = config_inputs.selectbox(right, "Language guard", "retrieval.language_guard",
                                                                  disabled=not hybrid,
                                                                  **state("retrieval.language_guard"))
+    values.update(llm_panels.query_controls(state))
+    values["rerank.method"] = "llm" if llm_panels.llm_option(
+        st.toggle, "LLM rerank (0-10 per candidate)", help=KEY_DOCS["rerank.method"],
+        **state("rerank.method.llm")) else "cross_encoder"
+    llm_rerank = values["rerank.method"] == "llm"
     values["rerank.model"] = model_picker(
         "Rerank model", RERANK, side_key(side, "rerank.model"), str(base.rerank.model), allow_none=True,
-        none_label="none (no rerank)", persist_state=PERSIST,
+        none_label="none (no rerank)", persist_state=PERSIST, disabled=llm_rerank,
         help=f"{KEY_DOCS['rerank.model']}. A model that is not downloaded falls back to the previous order and "
              "says how to download it.")
     values["rerank.top_m"] = config_inputs.number_input(st, "Rerank top m", "rerank.top_m", step=5,
-                                                        disabled=not values["rerank.model"], **state("rerank.top_m"))
+                                                        disabled=not (values["rerank.model"] or llm_rerank),
+                                                        **state("rerank.top_m"))
     st.button("Reset to the preset", key=side_key(side, "reset"), on_click=write_widget_state,
               args=(side, starting_values(side, base)),
               help="Side A starts as the sidebar preset; side B as the preset with MMR switched the other way.")
@@ -147,11 +159,13 @@ def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict
     render_verdict(side, trace)
     if trace.notes:
         st.info("  \n".join(f"• {md_escape(note)}" for note in trace.notes), icon=":material/info:")
+    llm_panels.query_stage_view(trace, key=f"query_stage_{side}")
     tabs = st.tabs([f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages])
-    for tab, name in zip(tabs, trace.stage_names()):
+    for tab, stage in zip(tabs, trace.stages):
         with tab:
-            show_table(stage_rows(trace, name, relevant), f"the {name} stage returned nothing",
-                       highlight=name == "final")
+            show_table(stage_rows(trace, stage.stage, relevant), f"the {stage.stage} stage returned nothing",
+                       highlight=stage.stage == "final")
+            llm_panels.calls_view(stage.llm_calls, key=f"llm_calls_{side}_{stage.stage}")
     st.caption("Timings")
     show_table(timing_rows(trace), "no stages ran", height="auto")
     flow = rank_flow(trace)

@@ -9,7 +9,7 @@ import streamlit as st
 from workbench.chunking import STRATEGIES
 from workbench.config import KEY_DOCS, ChunkingConfig, ConfigError, WorkbenchConfig, key_limits
 from workbench.service import INDEX_KEYS_PREFIXES
-from workbench.ui import config_inputs, session
+from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.pages import DOCUMENTS, PageSpec
 from workbench.ui.text import md_escape
 
@@ -83,8 +83,10 @@ def chunking_controls(prefix: str, initial: ChunkingConfig) -> ChunkingConfig:
                                          key=f"{prefix}.threshold")
     context_headers = st.checkbox("Index the heading path with each chunk", value=initial.context_headers,
                                   key=f"{prefix}.context_headers", help=KEY_DOCS["chunking.context_headers"])
+    enrich, enrich_index = llm_panels.enrichment_controls(prefix, initial)
     return ChunkingConfig(strategy=strategy, size=int(size), overlap=int(overlap), unit=unit, window=int(window),
-                          threshold=float(threshold), context_headers=bool(context_headers))
+                          threshold=float(threshold), context_headers=bool(context_headers), enrich=enrich,
+                          enrich_index=enrich_index)
 
 
 # -- the configuration editor -----------------------------------------------------------------
@@ -134,7 +136,9 @@ def _key_widget(key: str, value, widget_key: str):
                  + (" (index-time)" if is_index_time(key) else " (query-time)"))
     limits = key_limits(key)
     if limits.choices:
-        return st.selectbox(label, limits.choices, index=limits.choices.index(value), key=widget_key, help=help_text)
+        chosen = st.selectbox(label, limits.choices, index=limits.choices.index(value), key=widget_key, help=help_text)
+        llm_panels.needs_endpoint_caption(key, chosen)
+        return chosen
     if isinstance(value, bool):
         return st.checkbox(label, value=value, key=widget_key, help=help_text)
     if isinstance(value, int):

@@ -97,9 +97,9 @@ def test_a_vision_endpoint_captions_images_in_their_language(bench, fake_embedde
         report = bench.ingest("pictures", [Source("signal.png", data=picture), Source("rules.png", data=chinese)],
                               fake_config)
     assert not report.failures, report.failures
-    assert len(server.requests) == 2
+    assert len(server.calls) == 2
     prompts = {}
-    for request in server.requests:
+    for request in server.calls:
         assert request["body"]["model"] == "vision-model"
         assert request["authorization"] == "Bearer secret-key"
         user = request["body"]["messages"][1]["content"][0]["text"]

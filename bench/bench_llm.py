@@ -1,0 +1,106 @@
+"""LLM stages: what each costs per query, first time and from the cache, against a local endpoint.
+
+    python bench/bench_llm.py --home HOME --collection scifact            # the tests' fake endpoint
+    python bench/bench_llm.py --home HOME --collection scifact --endpoint # WORKBENCH_LLM_* as set
+
+Without ``--endpoint`` it starts the fake OpenAI-compatible server the tests use (a real HTTP
+server on 127.0.0.1 that answers in about a millisecond), so "first" shows the workbench's own
+overhead around the calls, not a model's latency; with ``--endpoint`` it uses the configured one.
+Each setting runs the same queries twice in one process, then once more in a fresh ``Workbench``
+(the reply cache in the catalog, not in memory). The home's catalog keeps the replies: copy a
+home for this, never point it at one you share.
+
+Prints tables; asserts nothing. Numbers depend on the machine (2 cores here).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from workbench.service import Workbench  # noqa: E402
+
+SCIFACT = ROOT.parent / "shared" / "datasets" / "scifact"
+SETTINGS = {
+    "none (baseline)": [],
+    "query.enhance=keywords": ["query.enhance=keywords"],
+    "query.enhance=rewrite": ["query.enhance=rewrite"],
+    "query.enhance=multi": ["query.enhance=multi"],
+    "query.enhance=hyde": ["query.enhance=hyde"],
+    "query.enhance=decompose": ["query.enhance=decompose"],
+    "rerank.method=llm (top_m 30)": ["rerank.method=llm"],
+    "multi + llm rerank": ["query.enhance=multi", "rerank.method=llm"],
+}
+
+
+def table(title: str, header: list[str], rows: list[list]) -> None:
+    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
+    print(f"\n{title}")
+    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    print("  ".join("-" * w for w in widths))
+    for row in rows:
+        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
+
+
+def run(bench: Workbench, collection: str, queries: list[str], overrides: list[str]) -> dict:
+    config = bench.config_for(collection).with_overrides(overrides)
+    llm = bench.llm()
+    before = llm.endpoint_calls
+    timings, tokens = [], 0
+    for query in queries:
+        started = time.perf_counter()
+        trace = bench.query(query, collection, config)
+        timings.append((time.perf_counter() - started) * 1000)
+        tokens += sum((call.total_tokens or 0) for _, call in trace.llm_calls() if not call.cached)
+    return {"p50": statistics.median(timings), "mean": statistics.fmean(timings),
+            "calls": (llm.endpoint_calls - before) / len(queries), "tokens": tokens / len(queries)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--home", required=True, help="a copy of a home (its catalog keeps the replies)")
+    parser.add_argument("--collection", default="scifact")
+    parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--endpoint", action="store_true", help="use WORKBENCH_LLM_* instead of the fake server")
+    args = parser.parse_args()
+    fake = None
+    if not args.endpoint:
+        from tests.fake_openai import FakeOpenAI
+
+        fake = FakeOpenAI().start()
+        os.environ.update({k: v for k, v in fake.env().items() if v})
+    queries = [json.loads(line)["text"] for line in (SCIFACT / "queries.jsonl").open()][: args.queries]
+    bench = Workbench(args.home)
+    base = bench.config_for(args.collection)
+    bench.embed_queries(base.embedding.model, queries)
+    bench.snapshot(args.collection, base)
+    rows = []
+    for name, overrides in SETTINGS.items():
+        first = run(bench, args.collection, queries, overrides)
+        again = run(bench, args.collection, queries, overrides)
+        fresh = Workbench(args.home)  # a new process's worth of state: only the catalog remembers
+        fresh.embed_queries(base.embedding.model, queries)
+        fresh.snapshot(args.collection, base)
+        catalog = run(fresh, args.collection, queries, overrides)
+        rows.append([name, f"{first['calls']:.1f}", f"{first['tokens']:.0f}", f"{first['p50']:.1f}",
+                     f"{again['p50']:.1f}", f"{again['calls']:.0f}", f"{catalog['p50']:.1f}",
+                     f"{catalog['calls']:.0f}"])
+    source = "configured endpoint" if args.endpoint else "fake endpoint on 127.0.0.1"
+    table(f"per query, {len(queries)} SciFact queries, {source} (ms are p50)",
+          ["setting", "calls/q", "tokens/q", "first ms", "memory-cached ms", "calls", "catalog-cached ms",
+           "calls"], rows)
+    if fake is not None:
+        fake.stop()
+
+
+if __name__ == "__main__":
+    main()

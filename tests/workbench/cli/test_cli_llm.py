@@ -1,0 +1,110 @@
+"""The LLM stages through the command line (query, eval --answers, sweep, compare), against the fake
+OpenAI-compatible endpoint; the second identical sweep makes no endpoint call at all."""
+
+from __future__ import annotations
+
+import json
+
+from workbench.cli import main
+
+LLM_SETTINGS = ["--set", "query.enhance=multi", "--set", "rerank.method=llm", "--set", "rerank.top_m=5"]
+
+
+def run_cli(capsys, home, *argv) -> tuple[int, str, str]:
+    code = main([*map(str, argv), "--home", str(home)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_query_shows_generated_texts_tokens_and_milliseconds(eval_home, capsys, fake_llm):
+    fake_llm.script("Query: walrus option", "walrus cluster setting\nnodes walrus flag", purpose="query.multi")
+    code, out, _ = run_cli(capsys, eval_home.bench.home, "query", "walrus option", "-c", "notes", *LLM_SETTINGS)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("== query (multi, ") and lines[0].endswith(" ms)")
+    assert any(line.startswith("   llm: query.multi: ") and " tokens, " in line and line.endswith(" ms")
+               for line in lines)
+    assert "   multi 1         -> dense+bm25 walrus cluster setting" in lines
+    assert any(line.startswith("== dense (multi 2) (") for line in lines)
+    rerank_calls = [line for line in lines if line.startswith("   llm: rerank (chunk ")]
+    assert len(rerank_calls) == 5 and all(" tokens, " in line for line in rerank_calls)
+
+    code, out, _ = run_cli(capsys, eval_home.bench.home, "query", "walrus option", "-c", "notes", "--json",
+                           *LLM_SETTINGS)
+    trace = json.loads(out)
+    call = trace["enhancement"]["calls"][0]
+    assert call["cached"] and call["text"] == "walrus cluster setting\nnodes walrus flag"
+    assert call["prompt_tokens"] > 0 and call["generated_ms"] > 0
+    rerank = next(stage for stage in trace["stages"] if stage["stage"] == "rerank")
+    assert len(rerank["llm_calls"]) == 5 and all(c["cached"] for c in rerank["llm_calls"])
+
+
+def test_a_second_identical_sweep_makes_zero_endpoint_calls(eval_home, capsys, fake_llm):
+    home = eval_home.bench.home
+    sweep = ["sweep", "-c", "notes", "--grid", "query.enhance=none,multi,hyde",
+             "--grid", "rerank.method=cross_encoder,llm", "--metrics", "ndcg@10,recall@10", "--json"]
+    code, out, _ = run_cli(capsys, home, *sweep)
+    assert code == 0
+    first = json.loads(out)
+    assert len(first["points"]) == 6
+    calls = fake_llm.count()
+    # 4 queries x (multi + hyde) generations, and rerank calls for every llm point
+    assert fake_llm.purposes()["query.multi"] == 4 and fake_llm.purposes()["query.hyde"] == 4
+    assert calls == first["reuse"]["llm_endpoint_calls"] > 8
+
+    code, out, _ = run_cli(capsys, home, *sweep)  # a new process's worth of state: only the catalog remembers
+    second = json.loads(out)
+    assert fake_llm.count() == calls
+    # every call of the sweep (points share generations: hyde with and without rerank) now comes from the cache
+    assert second["reuse"]["llm_endpoint_calls"] == 0
+    assert second["reuse"]["llm_cached_calls"] == first["reuse"]["llm_endpoint_calls"] + first["reuse"]["llm_cached_calls"]
+    assert [p["ndcg@10"] for p in second["points"]] == [p["ndcg@10"] for p in first["points"]]
+    assert "LLM: 0 calls to the endpoint" in second["reuse"]["message"]
+
+
+def test_eval_answers_stores_answer_metrics_and_compare_pairs_them(eval_home, capsys, fake_llm, monkeypatch):
+    home = eval_home.bench.home
+    code, out, _ = run_cli(capsys, home, "eval", "-c", "notes", "--answers", "--label", "faithful")
+    assert code == 0
+    assert "faithfulness" in out and "context_precision" in out and "note: answers: " in out
+    # another model (its own cache keys) that makes things up about walruses and otters
+    monkeypatch.setenv("WORKBENCH_LLM_MODEL", "fake-llm-that-invents")
+    fake_llm.script("Question: walrus option", "The walrus option was invented in 1802 by sailors [S1].",
+                    purpose="answer")
+    fake_llm.script("Question: otter project numbers", "Otters are excellent swimmers who run banks [S1].",
+                    purpose="answer")
+    run_cli(capsys, home, "eval", "-c", "notes", "--answers", "--label", "unfaithful")
+    code, out, _ = run_cli(capsys, home, "eval", "-c", "notes", "--json", "--answers", "--no-store")
+    data = json.loads(out)
+    by_id = {q["query_id"]: q for q in data["per_query"]}
+    assert by_id["s1"]["metrics"]["faithfulness"] == 0.0 and by_id["d1"]["metrics"]["faithfulness"] == 1.0
+    assert by_id["s1"]["answer"]["answer"].startswith("The walrus option was invented")
+    code, out, _ = run_cli(capsys, home, "compare", "1", "2", "--metric", "faithfulness", "--json")
+    comparison = json.loads(out)
+    assert comparison["losses"] == 2 and comparison["wins"] == 0
+    code, _, err = run_cli(capsys, home, "eval", "-c", "notes", "--fail-under", "faithfulness=0.9")
+    assert code == 1 and "faithfulness was not measured" in err
+
+
+def test_eval_answers_without_an_endpoint_is_a_clear_error(eval_home, capsys, no_llm):
+    code, _, err = run_cli(capsys, eval_home.bench.home, "eval", "-c", "notes", "--answers")
+    assert code == 2
+    assert err.startswith("error: answer evaluation (--answers) needs an LLM endpoint, which is not configured")
+
+
+def test_chinese_through_the_cli(tmp_path, capsys, fake_llm, fake_embedder):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "检索.md").write_text("# 混合检索\n\n混合检索把稠密检索和稀疏检索的结果融合。", encoding="utf-8")
+    (folder / "面包.md").write_text("# 烤面包\n\n面团发酵后放进烤箱烘烤。", encoding="utf-8")
+    home = tmp_path / "home"
+    code, out, _ = run_cli(capsys, home, "ingest", folder / "检索.md", folder / "面包.md", "-c", "zh",
+                           "--set", "embedding.model=fake-hashing-embedder", "--set", "chunking.enrich=all",
+                           "--set", "chunking.enrich_index=true")
+    assert code == 0 and "enriched 2 of 2 chunks with the LLM" in out
+    code, out, _ = run_cli(capsys, home, "query", "混合检索是什么", "-c", "zh", "--set", "query.enhance=hyde",
+                           "--set", "rerank.method=llm")
+    assert code == 0
+    assert "   hyde            -> dense      混合检索是什么. This passage explains" in out
+    ranked = [line for line in out.splitlines() if line.strip().startswith("1.")]
+    assert ranked and "检索.md" in ranked[-1]

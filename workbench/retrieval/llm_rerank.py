@@ -1,0 +1,89 @@
+"""LLM reranking (``rerank.method = llm``): the endpoint scores each candidate 0-10, pointwise.
+
+One request per candidate (up to ``rerank.top_m``), sent ``WORKBENCH_LLM_CONCURRENCY`` at a time
+and cached like every LLM call. The prompt (``RERANK_SYSTEM``, version ``PROMPT_VERSION``):
+
+    system: You judge how relevant a passage is to a search query. Score from 0 (unrelated) to 10
+            (answers the query completely and directly); 5 means on topic but only partly
+            answering. Judge only the passage given. Reply with the score as a whole number,
+            nothing else.
+    user:   Query: <query>
+
+            Passage:
+            <the chunk's indexed text, at most MAX_PASSAGE_CHARS characters>
+
+            Score (0-10):
+
+The reply's first number is the score; anything else (no number, outside 0-10) is unusable.
+The stage runs through ``workbench.retrieval.rerank.rerank``: the same top-m, timeout and
+fallback as the cross-encoder, and equal scores keep the previous order. If any candidate gets
+no usable score, the whole stage keeps the previous order and the trace says why: a half
+reranked list would mix two scales.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Sequence
+
+from workbench.llm.client import LlmCall, LlmClient, LlmRequest
+from workbench.retrieval.rerank import Reranker
+
+PROMPT_VERSION = "rerank.pointwise@1"
+SCORE_KIND = "scale_0_10"
+MAX_PASSAGE_CHARS = 2000
+RERANK_SYSTEM = (
+    "You judge how relevant a passage is to a search query. Score from 0 (unrelated) to 10 (answers the query "
+    "completely and directly); 5 means on topic but only partly answering. Judge only the passage given. "
+    "Reply with the score as a whole number, nothing else."
+)
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def rerank_request(query: str, passage: str, label: str = "") -> LlmRequest:
+    user = f"Query: {query}\n\nPassage:\n{passage[:MAX_PASSAGE_CHARS]}\n\nScore (0-10):"
+    return LlmRequest.of("rerank", PROMPT_VERSION, RERANK_SYSTEM, user, max_tokens=8, label=label)
+
+
+def parse_score(reply: str) -> float:
+    """The first number of the reply, which must lie in [0, 10]."""
+    match = _NUMBER.search(reply)
+    if match is None:
+        raise ValueError("no score in the reply")
+    score = float(match.group())
+    if not 0.0 <= score <= 10.0:
+        raise ValueError(f"score {score:g} is outside 0-10")
+    return score
+
+
+class LlmRerankError(RuntimeError):
+    """Some candidates got no usable score; the message says how many and the first reason."""
+
+
+class LlmReranker(Reranker):
+    """Pointwise LLM scores. One instance per query: it keeps that query's calls for the trace."""
+
+    def __init__(self, llm: LlmClient, timeout_s: float, labels: Sequence[str] = ()):
+        self.llm = llm
+        self.timeout_s = timeout_s
+        self.labels = list(labels)
+        self.calls: list[LlmCall] = []
+
+    @property
+    def name(self) -> str:
+        return f"llm:{self.llm.model}"
+
+    @property
+    def score_kind(self) -> str:
+        """Scores on the prompt's 0-10 scale (the confidence verdict reads them as score / 10)."""
+        return SCORE_KIND
+
+    def score(self, query: str, texts: list[str]) -> list[float]:
+        labels = self.labels if len(self.labels) == len(texts) else [""] * len(texts)
+        requests = [rerank_request(query, text, label) for text, label in zip(texts, labels)]
+        self.calls = self.llm.complete_many(requests, timeout_s=self.timeout_s, parse=parse_score)
+        failed = [call for call in self.calls if not call.ok]
+        if failed:
+            raise LlmRerankError(f"{len(failed)} of {len(self.calls)} candidates got no usable score "
+                                 f"(first: {failed[0].error})")
+        return [parse_score(call.text) for call in self.calls]
