@@ -39,7 +39,7 @@ from workbench.config import (
     validate_overrides,
 )
 from workbench.embedding import get_embedder
-from workbench.embedding.registry import is_registered
+from workbench.embedding.registry import check_embedding_model
 from workbench.language.coverage import CollectionLanguage, collection_language
 from workbench.models.availability import card_for, require_available
 from workbench.models.catalogue import EMBEDDING, RERANK
@@ -185,8 +185,7 @@ class Workbench:
         """Raise ``ModelNotAvailableError`` (naming the model and the command that downloads it)
         when the embedding or rerank model of ``config`` is not on this machine. Callers check
         before they write anything, so a missing model leaves the home as it was."""
-        if not is_registered(config.embedding.model):
-            require_available(config.embedding.model, EMBEDDING)
+        check_embedding_model(config.embedding.model)
         if config.rerank.model.strip():
             require_available(config.rerank.model.strip(), RERANK)
 
@@ -403,8 +402,7 @@ class Workbench:
             snapshot = self._snapshots.get(target)
         if snapshot is None:
             stored_collections.get_collection(self.catalog, collection)  # a clear error for an unknown collection
-            if not is_registered(config.embedding.model):
-                require_available(config.embedding.model, EMBEDDING)  # building a layout embeds its chunks
+            check_embedding_model(config.embedding.model)  # building a layout embeds its chunks
             ensure_chunkset(self.catalog, collection, layout, progress)
             sync_layout(self.catalog, self.home, collection, layout)
             snapshot = self._snapshots.get(target)

@@ -18,14 +18,16 @@ import numpy as np
 
 from workbench.embedding.base import Embedder
 from workbench.llm.endpoint import Endpoint, settings_from_env
+from workbench.models.availability import ModelNotAvailableError
 
 ENDPOINT_PREFIX = "openai:"
 #: texts per request; hosted APIs accept a few thousand, local servers are happier with fewer
 BATCH_SIZE = 64
 
 
-class EmbeddingEndpointError(RuntimeError):
-    """The endpoint is not configured or failed; the message names the fix."""
+class EmbeddingEndpointError(ModelNotAvailableError):
+    """The endpoint is not configured or failed; the message names the fix. To a caller it is a
+    model that cannot be used now, like one that is not downloaded."""
 
 
 def is_endpoint_model(name: str) -> bool:

@@ -8,6 +8,8 @@ from typing import Callable
 from workbench.embedding.base import Embedder
 from workbench.embedding.endpoint import EndpointEmbedder, is_endpoint_model
 from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
+from workbench.models.availability import require_available
+from workbench.models.catalogue import EMBEDDING
 
 _FACTORIES: dict[str, Callable[[str], Embedder]] = {}
 _INSTANCES: dict[str, Embedder] = {}
@@ -43,3 +45,15 @@ def get_embedder(name: str) -> Embedder:
                 factory = EndpointEmbedder if is_endpoint_model(name) else SentenceTransformerEmbedder
             _INSTANCES[name] = factory(name)
         return _INSTANCES[name]
+
+
+def check_embedding_model(name: str) -> None:
+    """Raise before anything is written when ``name`` cannot embed here: a model whose weights are
+    not on this machine (``ModelNotAvailableError``), or an ``openai:`` model without an endpoint
+    configured (``EmbeddingEndpointError``, checked without a request)."""
+    if is_registered(name):
+        return
+    if is_endpoint_model(name):
+        get_embedder(name)
+    else:
+        require_available(name, EMBEDDING)

@@ -300,12 +300,13 @@ def build_server(provider: HubProvider) -> WorkbenchMCPServer:
 def _check_named_models(config, overrides: list[str]) -> None:
     """A model named by --set must be on this machine before the server starts: a client would
     otherwise see every query fail. (Models of a collection or preset are checked per call.)"""
+    from workbench.embedding.registry import check_embedding_model
     from workbench.models.availability import require_available
-    from workbench.models.catalogue import EMBEDDING, RERANK
+    from workbench.models.catalogue import RERANK
 
     named = {assignment.partition("=")[0].strip() for assignment in overrides}
     if "embedding.model" in named:
-        require_available(config.embedding.model, EMBEDDING)
+        check_embedding_model(config.embedding.model)
     if "rerank.model" in named and config.rerank.model.strip():
         require_available(config.rerank.model.strip(), RERANK)
 

@@ -108,3 +108,44 @@ def test_chinese_through_the_cli(tmp_path, capsys, fake_llm, fake_embedder):
     assert "   hyde            -> dense      混合检索是什么. This passage explains" in out
     ranked = [line for line in out.splitlines() if line.strip().startswith("1.")]
     assert ranked and "检索.md" in ranked[-1]
+
+
+def test_an_embeddings_endpoint_is_the_model_for_ingest_and_query(tmp_path, capsys, fake_llm):
+    from workbench.embedding.registry import unregister_embedder
+
+    unregister_embedder("openai:fake-embed")  # the fake server's port differs per test
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "kettle.md").write_text("# Kettle\n\nBoil vinegar in the kettle to remove limescale.", encoding="utf-8")
+    (folder / "茶.md").write_text("# 泡茶\n\n绿茶用八十度的水冲泡，红茶用沸水冲泡。", encoding="utf-8")
+    home = tmp_path / "home"
+    code, out, err = run_cli(capsys, home, "ingest", folder / "kettle.md", folder / "茶.md", "-c", "kb",
+                             "--set", "embedding.model=openai:fake-embed")
+    assert code == 0, err
+    chunk_calls = fake_llm.count("/embeddings")
+    assert chunk_calls >= 1 and fake_llm.calls[0]["body"]["model"] == "fake-embed"
+    for query, expected in (("kettle limescale vinegar", "kettle.md"), ("红茶 沸水", "茶.md")):
+        code, out, err = run_cli(capsys, home, "query", query, "-c", "kb", "--set", "retrieval.mode=dense")
+        assert code == 0, err
+        ranked = [line for line in out.splitlines() if line.strip().startswith("1.")]
+        assert ranked and expected in ranked[-1]
+    # the chunk vectors are cached under the endpoint's name: re-ingesting asks only for nothing new
+    code, out, _ = run_cli(capsys, home, "ingest", folder / "kettle.md", folder / "茶.md", "-c", "kb",
+                           "--set", "embedding.model=openai:fake-embed")
+    assert code == 0 and "2 unchanged" in out
+    assert fake_llm.count("/embeddings") == chunk_calls + 2  # only the two queries were embedded
+    unregister_embedder("openai:fake-embed")
+
+
+def test_an_embeddings_endpoint_model_without_an_endpoint_is_refused_before_anything_is_written(tmp_path, capsys,
+                                                                                                no_llm):
+    from workbench.service import Workbench
+
+    document = tmp_path / "kettle.md"
+    document.write_text("# Kettle\n\nBoil vinegar in the kettle.", encoding="utf-8")
+    home = tmp_path / "home"
+    code, _, err = run_cli(capsys, home, "ingest", document, "-c", "kb", "--set", "embedding.model=openai:nomic-embed-text")
+    assert code == 2
+    assert err.startswith("error: embedding model 'openai:nomic-embed-text' needs an OpenAI-compatible endpoint")
+    assert "WORKBENCH_LLM_BASE_URL" in err
+    assert Workbench(home).collections() == []
