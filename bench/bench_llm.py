@@ -98,6 +98,8 @@ def main() -> None:
     table(f"per query, {len(queries)} SciFact queries, {source} (ms are p50)",
           ["setting", "calls/q", "tokens/q", "first ms", "memory-cached ms", "calls", "catalog-cached ms",
            "calls"], rows)
+    print("\ncalls/q and tokens/q count endpoint calls of the first pass; the settings run in order and share the\n"
+          "reply cache, so 'multi + llm rerank' pays only for what the rows above did not already ask.")
     if fake is not None:
         fake.stop()
 
