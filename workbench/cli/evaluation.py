@@ -149,8 +149,9 @@ def _print_run(result) -> None:
     print(f"{result.collection} / {result.golden}: level={result.level}, mode={mode}, "
           f"{len(result.per_query)} queries evaluated ({len(result.skipped)} skipped), "
           f"ranked to depth {result.evaluated_top_k}, {result.elapsed_s:.1f} s")
+    width = max([14, *map(len, result.metrics)])
     for name, value in result.metrics.items():
-        print(f"  {name:<14} {value:.4f}")
+        print(f"  {name:<{width}} {value:.4f}")
     if result.stage_metrics:
         shown = list(result.metrics)[:STAGE_COLUMNS_SHOWN]
         print("per stage:")
@@ -291,9 +292,10 @@ def cmd_compare(args) -> int:
         print(f"warning: {warning}")
     if comparison.config_changes:
         print("config changes: " + ", ".join(f"{k}: {_show(x)} -> {_show(y)}" for k, x, y in comparison.config_changes))
-    print(f"  {'metric':<14}{'run a':>10}{'run b':>10}{'delta':>10}")
+    width = max([14, *(len(d.metric) + 1 for d in comparison.deltas)])
+    print(f"  {'metric':<{width}}{'run a':>10}{'run b':>10}{'delta':>10}")
     for d in comparison.deltas:
-        print(f"  {d.metric:<14}{d.a:>10.4f}{d.b:>10.4f}{d.delta:>+10.4f}")
+        print(f"  {d.metric:<{width}}{d.a:>10.4f}{d.b:>10.4f}{d.delta:>+10.4f}")
     test = comparison.test
     print(f"{comparison.metric}: b wins {comparison.wins}, loses {comparison.losses}, ties {comparison.ties}; "
           f"mean difference {test.mean_difference:+.4f}, p = {test.p_value:.4f} "
