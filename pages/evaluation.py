@@ -10,6 +10,7 @@ import itertools
 import pandas as pd
 import streamlit as st
 
+from workbench.analysis.side_config import describe as describe_config
 from workbench.config import ConfigError, known_keys
 from workbench.evaluation import charts, export
 from workbench.evaluation import golden as golden_sets
@@ -19,6 +20,7 @@ from workbench.evaluation.runner import evaluate_collection
 from workbench.evaluation.runs import delete_run, describe, list_runs, load_run, save_run
 from workbench.evaluation.stages import POOL_RECALL, POOL_SIZE
 from workbench.evaluation.sweep import expand, parse_grid_argument, plan, run_sweep, save_best_as_preset
+from workbench.retrieval.llm_cost import llm_calls_for_run
 from workbench.ui import session
 from workbench.ui.llm_panels import answers_frame, llm_option
 from workbench.ui.text import md_escape
@@ -124,9 +126,10 @@ def evaluate_tab(collection: str) -> None:
     level, metric_names = level_and_metrics("evaluate")
     preset = session.current_preset()
     config = session.current_config()
-    st.caption(f"Configuration: preset “{md_escape(preset)}” from the sidebar (mode {config.retrieval.mode}, "
-               f"fusion {config.fusion.method}, MMR {'on' if config.mmr.enabled else 'off'}, rerank "
-               f"{md_escape(config.rerank.model) or 'off'}).")
+    llm_calls = llm_calls_for_run([config], len(golden))
+    st.caption(f"Configuration: preset “{md_escape(preset)}” from the sidebar ({md_escape(describe_config(config))})"
+               + (f"; {llm_calls.describe()} over {len(golden)} queries, cached replies cost nothing"
+                  if llm_calls.calls else "") + ".")
     answers = llm_option(st.toggle, "Also generate and judge answers (LLM)", key="evaluate_answers",
                          help="Per query: an answer from the assembled [S1]… context, then faithfulness, answer "
                               "relevance and context precision judged by the LLM, plus citation and quote checks. "
@@ -264,8 +267,10 @@ def sweep_tab(collection: str) -> None:
         st.error(md_escape(error))
         return
     layouts = len(plan(points))
+    llm_calls = llm_calls_for_run([point.config for point in points], len(golden))
     st.caption(f"{len(points)} configurations × {len(golden)} queries, {layouts} layout(s)"
-               + (" — new chunkings are built on first use (only uncached texts are embedded)" if layouts > 1 else ""))
+               + (" — new chunkings are built on first use (only uncached texts are embedded)" if layouts > 1 else "")
+               + (f"; {llm_calls.describe()}, cached replies cost nothing" if llm_calls.calls else ""))
     if st.button(f"Run sweep ({len(points)} configurations)", key="sweep_run", type="primary",
                  disabled=not points, icon=":material/play_arrow:"):
         bar = st.progress(0.0, text="Preparing…")

@@ -139,3 +139,15 @@ def test_a_misbehaving_endpoint_keeps_the_lab_working_with_notes(demo_home: Path
     infos = [text.replace("\\", "") for text in _texts(app, "info")]
     assert any("query enhancement (hyde) fell back to the query as typed: unusable reply" in t for t in infos)
     assert any("rerank fell back to the previous order ('mmr')" in t for t in infos)  # side B starts with MMR
+
+
+def test_the_sweep_says_how_many_llm_calls_it_may_make_before_it_runs(demo_home: Path, open_app, no_llm):
+    app = open_app(demo_home, page="pages/evaluation.py")
+    app.multiselect(key="sweep_keys").set_value(["query.enhance", "rerank.method"]).run()
+    app.text_input(key="sweep_values_query.enhance").set_value("none,multi,hyde")
+    app.text_input(key="sweep_values_rerank.method").set_value("cross_encoder,llm").run()
+    assert not app.exception, app.exception
+    captions = [text.replace("\\", "") for text in _texts(app, "caption")]
+    # 24 golden queries: multi and hyde in 2 points each, LLM rerank of 30 candidates in 3 points
+    assert any(text.startswith("6 configurations × 24 queries") and "at most 2,256 LLM calls (query.enhance=multi: "
+               "48, query.enhance=hyde: 48, rerank.method=llm: 2,160)" in text for text in captions), captions

@@ -121,6 +121,7 @@ def cmd_eval(args) -> int:
     metric_names = tuple(dict.fromkeys(parse_list(args.metrics) + ranking_thresholds))
     bench = workbench_from(args)
     golden, config = _golden_and_config(bench, args)
+    _announce_llm_calls([config], len(golden), args.json)
     progress = _QueryProgress() if not args.json else None
     result = evaluate_collection(bench, args.collection, golden, config, level=args.level,
                                  metric_names=metric_names, progress=progress, answers=args.answers)
@@ -171,6 +172,16 @@ def _print_run(result) -> None:
         print(f"stored as run {result.run_id}")
 
 
+def _announce_llm_calls(configs, queries: int, quiet: bool) -> None:
+    """Say up front what a run may ask of the LLM endpoint (on stderr: stdout may be JSON)."""
+    from workbench.retrieval.llm_cost import llm_calls_for_run
+
+    bound = llm_calls_for_run(configs, queries)
+    if bound.calls and not quiet:
+        print(f"LLM: {bound.describe()} over {queries} queries; replies already cached cost nothing",
+              file=sys.stderr, flush=True)
+
+
 class _QueryProgress:
     """A one-line progress indicator on stderr (only when stderr is a terminal)."""
 
@@ -188,12 +199,13 @@ class _QueryProgress:
 def cmd_sweep(args) -> int:
     from workbench.evaluation import export
     from workbench.evaluation.metrics import parse_list
-    from workbench.evaluation.sweep import parse_grid, run_sweep, save_best_as_preset
+    from workbench.evaluation.sweep import expand, parse_grid, run_sweep, save_best_as_preset
 
     grid = parse_grid(args.grid)
     metric_names = tuple(dict.fromkeys(parse_list(args.metrics) + (args.rank_by.strip().lower(),)))
     bench = workbench_from(args)
     golden, config = _golden_and_config(bench, args)
+    _announce_llm_calls([point.config for point in expand(config, grid)], len(golden), args.json)
     result = run_sweep(bench, args.collection, golden, config, grid, level=args.level, metric_names=metric_names,
                        progress=None if args.json else _SweepProgressPrinter(), store=not args.no_store)
     rank_by = args.rank_by.strip().lower()

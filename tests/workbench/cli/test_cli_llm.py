@@ -149,3 +149,16 @@ def test_an_embeddings_endpoint_model_without_an_endpoint_is_refused_before_anyt
     assert err.startswith("error: embedding model 'openai:nomic-embed-text' needs an OpenAI-compatible endpoint")
     assert "WORKBENCH_LLM_BASE_URL" in err
     assert Workbench(home).collections() == []
+
+
+def test_eval_and_sweep_say_up_front_how_many_llm_calls_they_may_make(eval_home, capsys, fake_llm):
+    home = eval_home.bench.home
+    code, _, err = run_cli(capsys, home, "sweep", "-c", "notes", "--grid", "query.enhance=none,hyde",
+                           "--grid", "rerank.method=cross_encoder,llm", "--set", "rerank.top_m=5", "--no-store")
+    assert code == 0
+    # 4 queries: hyde in 2 points (8 generations), llm rerank in 2 points of 5 candidates (40 scores)
+    assert ("LLM: at most 48 LLM calls (query.enhance=hyde: 8, rerank.method=llm: 40) over 4 queries; "
+            "replies already cached cost nothing") in err
+    assert fake_llm.count() <= 48
+    code, _, err = run_cli(capsys, home, "eval", "-c", "notes", "--no-store")
+    assert code == 0 and "LLM:" not in err  # the defaults ask nothing
