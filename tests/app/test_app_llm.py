@@ -151,3 +151,21 @@ def test_the_sweep_says_how_many_llm_calls_it_may_make_before_it_runs(demo_home:
     # 24 golden queries: multi and hyde in 2 points each, LLM rerank of 30 candidates in 3 points
     assert any(text.startswith("6 configurations × 24 queries") and "at most 2,256 LLM calls (query.enhance=multi: "
                "48, query.enhance=hyde: 48, rerank.method=llm: 2,160)" in text for text in captions), captions
+
+
+@pytest.mark.parametrize("off_topic", ["How do I bake sourdough bread at home?", "怎么做红烧肉才好吃？"])
+def test_an_answer_from_a_no_answer_context_is_not_presented_as_an_answer(demo_home: Path, open_app, fake_llm,
+                                                                           off_topic):
+    app = open_app(demo_home, page=LAB)
+    app.text_input(key="lab_query").set_value(off_topic).run()
+    warnings = [text.replace("\\", "") for text in _texts(app, "warning")]
+    assert any(text.startswith("Retrieval's verdict is no_answer") for text in warnings), warnings
+    app.button(key="lab_generate").click().run()
+    assert not app.exception, app.exception
+    assert "The model's reply (not an answer: retrieval found nothing it trusts)" in _texts(app, "caption")
+
+
+def test_an_answer_from_a_relevant_context_carries_no_doubt(demo_home: Path, open_app, fake_llm):
+    app = open_app(demo_home, page=LAB)
+    app.text_input(key="lab_query").set_value(QUERY).run()
+    assert not any(text.startswith("Retrieval's verdict") for text in _texts(app, "warning"))

@@ -11,6 +11,7 @@ import streamlit as st
 from workbench.analysis.tables import context_rows
 from workbench.generation.answer import answer_request
 from workbench.generation.context import DEFAULT_BUDGET_CHARS, assemble_context, build_prompt, check_citations
+from workbench.retrieval.confidence import AMBIGUOUS, NO_ANSWER, Confidence
 from workbench.retrieval.trace import Trace
 from workbench.ui import session
 from workbench.ui.data_tables import show_table
@@ -45,14 +46,29 @@ def render_context(traces: dict[str, Trace], relevant: dict[str, dict[int, int]]
     prompt = build_prompt(trace.query, context)
     with st.expander("The prompt it would make"):
         st.code(prompt.as_text(), language=None, wrap_lines=True)
-    render_generation(trace.query, prompt, context)
+    render_generation(trace.query, prompt, context, trace.confidence)
 
 
-def render_generation(question: str, prompt, context) -> None:
+def retrieval_doubt(confidence: Confidence | None) -> str:
+    """What the answer step must say first when retrieval is not sure the context holds the answer."""
+    if confidence is None:
+        return ""
+    if confidence.verdict == NO_ANSWER:
+        return ("Retrieval's verdict is no_answer: this context probably does not hold the answer. Whatever the "
+                "model writes from it is a reply to check against the sources, not an answer.")
+    if confidence.verdict == AMBIGUOUS:
+        return "Retrieval's verdict is ambiguous: check the answer against the sources it cites."
+    return ""
+
+
+def render_generation(question: str, prompt, context, confidence: Confidence | None = None) -> None:
     llm = session.workbench().llm()
     if not llm.available:
         st.info(f"Answer generation is off: {md_escape(llm.problem)}.", icon=":material/key:")
         return
+    doubt = retrieval_doubt(confidence)
+    if doubt:
+        st.warning(doubt, icon=":material/help:")
     settings = llm.settings
     prompt_id = hashlib.sha256(prompt.as_text().encode("utf-8")).hexdigest()
     st.caption(f"Endpoint {md_escape(settings.endpoint)} · model {md_escape(settings.model)}")
@@ -68,6 +84,8 @@ def render_generation(question: str, prompt, context) -> None:
     if not result.ok:
         st.error(md_escape(result.error))
         return
+    if confidence is not None and confidence.verdict == NO_ANSWER:
+        st.caption("The model's reply (not an answer: retrieval found nothing it trusts)")
     st.text(result.text)
     cited, unknown = check_citations(result.text, context)
     if cited:
