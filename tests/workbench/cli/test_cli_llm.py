@@ -162,3 +162,22 @@ def test_eval_and_sweep_say_up_front_how_many_llm_calls_they_may_make(eval_home,
     assert fake_llm.count() <= 48
     code, _, err = run_cli(capsys, home, "eval", "-c", "notes", "--no-store")
     assert code == 0 and "LLM:" not in err  # the defaults ask nothing
+
+
+def test_a_sweep_compares_chunks_with_and_without_their_enrichment_in_the_index(eval_home, capsys, fake_llm):
+    home = eval_home.bench.home
+    sweep = ["sweep", "-c", "notes", "--grid", "chunking.enrich_index=false,true", "--set", "chunking.enrich=all",
+             "--metrics", "ndcg@10", "--json"]
+    code, out, err = run_cli(capsys, home, *sweep)
+    assert code == 0, err
+    first = json.loads(out)
+    assert len(first["points"]) == 2
+    enriched = fake_llm.purposes()["enrich"]
+    chunks = next(info.chunks for info in eval_home.bench.collections() if info.name == "notes")
+    assert enriched == chunks  # one call per chunk of the (shared) chunking
+    # both layouts enrich the same chunk texts: the second layout's calls all came from the cache
+    assert fake_llm.count("/chat/completions") == enriched
+
+    code, out, _ = run_cli(capsys, home, *sweep)  # again: the chunk sets exist, nothing is asked
+    assert code == 0 and fake_llm.count() == enriched
+    assert [p["ndcg@10"] for p in json.loads(out)["points"]] == [p["ndcg@10"] for p in first["points"]]
