@@ -13,9 +13,11 @@ from workbench.mcp_server.client_config import (
     VSCODE_CONFIG_FILE,
     McpLaunch,
     claude_desktop_config,
+    llm_env,
     to_json,
     vscode_config,
 )
+from workbench.retrieval.llm_cost import endpoint_uses
 from workbench.ui import session
 from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape
@@ -82,8 +84,17 @@ def mcp_panel(collection: str, preset: str) -> None:
     server_name = name_column.text_input("Server name", value=DEFAULT_SERVER_NAME, key="mcp_server_name").strip()
     pin = pin_column.checkbox(f"Only collection {md_escape(collection)}", key="mcp_pin_collection",
                               help="Pass --collection so the server searches this collection by default.")
+    uses = endpoint_uses(session.current_config())
+    llm = session.workbench().llm()
     launch = McpLaunch(home=session.home_path(), preset=preset, collection=collection if pin else None,
-                       server_name=server_name or DEFAULT_SERVER_NAME)
+                       server_name=server_name or DEFAULT_SERVER_NAME,
+                       extra_env=tuple(llm_env(llm.settings).items()) if uses else ())
+    if uses:
+        source = ("this app's endpoint and model" if llm.available
+                  else "placeholders: fill in your endpoint and model (this app has no endpoint configured)")
+        st.info(f"This preset uses the LLM endpoint ({md_escape(', '.join(uses))}), so the configuration passes "
+                f"its settings to the server: {source}. An API key is never copied here; where one is needed, "
+                "replace the placeholder with yours.", icon=":material/key:")
     claude_tab, vscode_tab, shell_tab = st.tabs(["Claude Desktop", "VS Code", "Command line"])
     with claude_tab:
         claude_json = to_json(claude_desktop_config(launch))

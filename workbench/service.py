@@ -49,7 +49,7 @@ from workbench.ingestion.layout import MILVUS, Layout
 from workbench.embedding.cache import embed_cached
 from workbench.llm.client import LlmClient
 from workbench.llm.endpoint import SettingsLookup, settings_from_env
-from workbench.retrieval.enhance import needs_llm
+from workbench.retrieval.llm_cost import llm_calls_per_query
 from workbench.retrieval.pipeline import run_pipeline
 from workbench.retrieval.trace import Trace
 
@@ -85,7 +85,7 @@ def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
 
 def uses_llm(config: WorkbenchConfig) -> bool:
     """Whether a query under ``config`` calls the LLM endpoint (query enhancement, LLM rerank)."""
-    return needs_llm(config.query.enhance) or config.rerank.method == "llm"
+    return llm_calls_per_query(config).calls > 0
 
 
 def index_overrides(config: WorkbenchConfig) -> dict[str, object]:

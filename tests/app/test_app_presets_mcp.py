@@ -75,3 +75,36 @@ def test_mcp_json_serves_this_home_and_preset(demo_home: Path, open_app):
     claude, vscode = json_blocks(app)
     assert claude["mcpServers"]["papers"]["args"][-2:] == ["--collection", "demo"]
     assert vscode["servers"]["papers"]["args"] == claude["mcpServers"]["papers"]["args"]
+
+
+def _llm_preset_home(home: Path) -> None:
+    bench = Workbench(home)
+    bench.save_preset("llm", {"query.enhance": "multi", "rerank.method": "llm"}, "query enhancement and LLM rerank")
+    bench.set_default_preset("demo", "llm")
+
+
+def test_a_preset_using_the_llm_passes_the_endpoint_but_never_the_key(demo_home_copy: Path, open_app, fake_llm,
+                                                                      monkeypatch):
+    _llm_preset_home(demo_home_copy)
+    monkeypatch.setenv("WORKBENCH_LLM_API_KEY", "sk-very-secret")
+    app = open_app(demo_home_copy, page=PAGE)
+    assert not app.exception, app.exception
+    claude, vscode = json_blocks(app)
+    env = claude["mcpServers"]["rag-workbench"]["env"]
+    assert env == {"PYTHONPATH": str(PROJECT_DIR), "WORKBENCH_LLM_BASE_URL": fake_llm.base_url,
+                   "WORKBENCH_LLM_MODEL": "fake-llm", "WORKBENCH_LLM_API_KEY": "<your API key>"}
+    assert vscode["servers"]["rag-workbench"]["env"] == env
+    assert claude["mcpServers"]["rag-workbench"]["args"][-2:] == ["--preset", "llm"]
+    assert not any("sk-very-secret" in code.value for code in app.code)
+    infos = [plain(info.value) for info in app.info]
+    assert any(text.startswith("This preset uses the LLM endpoint (query.enhance=multi, rerank.method=llm)")
+               and "this app's endpoint and model" in text for text in infos), infos
+
+
+def test_without_an_endpoint_a_preset_using_the_llm_gets_placeholders(demo_home_copy: Path, open_app, no_llm):
+    _llm_preset_home(demo_home_copy)
+    app = open_app(demo_home_copy, page=PAGE)
+    claude, _ = json_blocks(app)
+    env = claude["mcpServers"]["rag-workbench"]["env"]
+    assert env["WORKBENCH_LLM_BASE_URL"] == "http://localhost:11434/v1" and env["WORKBENCH_LLM_MODEL"] == "<model name>"
+    assert any("fill in your endpoint and model" in plain(info.value) for info in app.info)

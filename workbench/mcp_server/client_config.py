@@ -14,6 +14,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from workbench.llm.endpoint import API_KEY_VARS, BASE_URL_VARS, MODEL_VAR, LlmSettings
+
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 DEFAULT_SERVER_NAME = "rag-workbench"
 
@@ -23,6 +25,10 @@ CLAUDE_DESKTOP_CONFIG_FILES = {
     "Windows": "%APPDATA%\\Claude\\claude_desktop_config.json",
 }
 VSCODE_CONFIG_FILE = ".vscode/mcp.json in your workspace (or MCP: Open User Configuration)"
+#: a configuration is shown on screen and saved to files: the key itself is never copied into it
+API_KEY_PLACEHOLDER = "<your API key>"
+EXAMPLE_BASE_URL = "http://localhost:11434/v1"
+MODEL_PLACEHOLDER = "<model name>"
 
 
 def venv_python() -> str:
@@ -39,6 +45,8 @@ class McpLaunch:
     python: str = ""  # "" = the running interpreter
     project_dir: Path = PROJECT_DIR
     server_name: str = DEFAULT_SERVER_NAME
+    #: more environment for the server, e.g. ``llm_env``'s endpoint settings
+    extra_env: tuple[tuple[str, str], ...] = ()
 
     def command(self) -> str:
         return self.python or venv_python()
@@ -50,7 +58,7 @@ class McpLaunch:
         return args
 
     def env(self) -> dict[str, str]:
-        return {"PYTHONPATH": str(Path(self.project_dir).absolute())}
+        return {"PYTHONPATH": str(Path(self.project_dir).absolute()), **dict(self.extra_env)}
 
     def command_line(self) -> str:
         """The same launch as one shell line, for trying the server by hand."""
@@ -58,6 +66,17 @@ class McpLaunch:
 
         env = " ".join(f"{key}={shlex.quote(value)}" for key, value in self.env().items())
         return f"{env} {shlex.quote(self.command())} " + " ".join(shlex.quote(a) for a in self.args())
+
+
+def llm_env(settings: LlmSettings | None) -> dict[str, str]:
+    """The endpoint settings a server needs when its preset uses the LLM: this machine's endpoint and
+    model, or placeholders to fill in; an API key only ever as a placeholder."""
+    if settings is None:
+        return {BASE_URL_VARS[0]: EXAMPLE_BASE_URL, MODEL_VAR: MODEL_PLACEHOLDER}
+    env = {BASE_URL_VARS[0]: settings.base_url, MODEL_VAR: settings.model}
+    if settings.api_key:
+        env[API_KEY_VARS[0]] = API_KEY_PLACEHOLDER
+    return env
 
 
 def claude_desktop_config(launch: McpLaunch) -> dict:

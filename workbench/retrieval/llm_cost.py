@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from workbench.config import WorkbenchConfig
+from workbench.embedding.endpoint import is_endpoint_model
 from workbench.retrieval.enhance import LLM_METHODS
 
 
@@ -46,3 +47,14 @@ def llm_calls_for_run(configs: Sequence[WorkbenchConfig], queries: int) -> LlmCa
             totals[stage] = totals.get(stage, 0) + calls * queries
     in_pipeline_order = sorted(totals.items(), key=lambda item: item[0].startswith("rerank."))
     return LlmCallBound(sum(totals.values()), tuple(in_pipeline_order))
+
+
+def endpoint_uses(config: WorkbenchConfig) -> list[str]:
+    """The settings of ``config`` that need the LLM endpoint, at query or at index time ([] when none
+    does): what a server started with this configuration must be told about the endpoint for."""
+    uses = [stage for stage, _ in llm_calls_per_query(config).by_stage]
+    if config.chunking.enrich != "none":
+        uses.append(f"chunking.enrich={config.chunking.enrich}")
+    if is_endpoint_model(config.embedding.model):
+        uses.append(f"embedding.model={config.embedding.model}")
+    return uses

@@ -45,3 +45,18 @@ def test_the_default_command_is_the_running_interpreter_unresolved():
 def test_json_text_round_trips():
     text = to_json(vscode_config(LAUNCH))
     assert text.endswith("}\n") and json.loads(text) == vscode_config(LAUNCH)
+
+
+def test_llm_env_copies_endpoint_and_model_but_only_a_placeholder_for_the_key():
+    from workbench.llm.endpoint import LlmSettings
+    from workbench.mcp_server.client_config import llm_env
+
+    assert llm_env(LlmSettings("http://gpu-box:8000/v1", "qwen2.5", api_key="sk-secret")) == {
+        "WORKBENCH_LLM_BASE_URL": "http://gpu-box:8000/v1", "WORKBENCH_LLM_MODEL": "qwen2.5",
+        "WORKBENCH_LLM_API_KEY": "<your API key>"}
+    assert llm_env(LlmSettings("http://localhost:11434/v1", "llama3")) == {
+        "WORKBENCH_LLM_BASE_URL": "http://localhost:11434/v1", "WORKBENCH_LLM_MODEL": "llama3"}
+    assert llm_env(None) == {"WORKBENCH_LLM_BASE_URL": "http://localhost:11434/v1",
+                             "WORKBENCH_LLM_MODEL": "<model name>"}
+    launch = McpLaunch(home=Path("/h"), preset="llm", python="/p", extra_env=(("WORKBENCH_LLM_MODEL", "llama3"),))
+    assert claude_desktop_config(launch)["mcpServers"]["rag-workbench"]["env"]["WORKBENCH_LLM_MODEL"] == "llama3"

@@ -31,3 +31,12 @@ def test_a_sweep_adds_its_points_per_query():
     # multi and hyde: 2 points each x 24 queries; llm rerank: 3 points x 30 candidates x 24 queries
     assert dict(bound.by_stage) == {"query.enhance=multi": 48, "query.enhance=hyde": 48, "rerank.method=llm": 2160}
     assert bound.calls == 2256
+
+
+def test_endpoint_uses_name_query_and_index_time_settings():
+    from workbench.retrieval.llm_cost import endpoint_uses
+
+    assert endpoint_uses(config()) == []
+    assert endpoint_uses(config("query.enhance=keywords")) == []
+    assert endpoint_uses(config("query.enhance=hyde", "chunking.enrich=tags", "embedding.model=openai:nomic-embed-text")) == [
+        "query.enhance=hyde", "chunking.enrich=tags", "embedding.model=openai:nomic-embed-text"]
