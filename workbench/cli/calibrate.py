@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import sys
 
-from workbench.cli.common import EXIT_OK, checked_config, workbench_from
+from workbench.cli.common import COLLECTION_HELP, EXIT_OK, checked_config, collection_of, workbench_from
 
 
 def add_commands(commands, common) -> None:
     p = commands.add_parser("calibrate", help="fit the confidence thresholds on a golden set and store them")
-    p.add_argument("--collection", "-c", required=True)
+    p.add_argument("--collection", "-c", help=COLLECTION_HELP)
     p.add_argument("--golden", "-g", help="golden set name or .jsonl path (default: the collection's name); "
                    "queries with an empty relevant list are the no-answer examples")
     p.add_argument("--dry-run", action="store_true", help="report the fitted thresholds without storing them")
@@ -28,6 +28,7 @@ def cmd_calibrate(args) -> int:
     from workbench.evaluation.calibration import calibrate, collect_samples
 
     bench = workbench_from(args)
+    args.collection = collection_of(bench, args.collection)
     config = checked_config(bench, args.collection, args)
     golden = golden_sets.find(args.golden or args.collection, bench.home)
     samples = collect_samples(bench, args.collection, golden, config)

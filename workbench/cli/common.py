@@ -16,10 +16,29 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
                         help="override one config key, e.g. --set retrieval.mode=bm25 (repeatable)")
 
 
+COLLECTION_HELP = "collection to use (default: the home's only collection)"
+
+
 def workbench_from(args):
     from workbench.service import Workbench
 
     return Workbench(args.home)
+
+
+def collection_of(bench, named: str | None) -> str:
+    """``named``, or the home's only collection when none is named."""
+    from workbench.service import NotFoundError
+
+    if named:
+        return named
+    names = bench.collection_names()
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        raise NotFoundError("this home has no collections yet; create one with: "
+                            "python -m workbench ingest FILES --collection NAME")
+    raise NotFoundError(f"this home has {len(names)} collections ({', '.join(names)}); "
+                        "pick one with --collection NAME")
 
 
 def checked_config(bench, collection, args):

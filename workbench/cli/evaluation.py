@@ -9,14 +9,21 @@ from __future__ import annotations
 import json
 import sys
 
-from workbench.cli.common import EXIT_BELOW_THRESHOLD, EXIT_OK, checked_config, workbench_from
+from workbench.cli.common import (
+    COLLECTION_HELP,
+    EXIT_BELOW_THRESHOLD,
+    EXIT_OK,
+    checked_config,
+    collection_of,
+    workbench_from,
+)
 
 STAGE_COLUMNS_SHOWN = 4  # metrics shown per stage in text output (plus the pool columns)
 
 
 def add_commands(commands, common) -> None:
     p = commands.add_parser("eval", help="evaluate a golden set (stored as a run)")
-    p.add_argument("--collection", "-c", required=True)
+    p.add_argument("--collection", "-c", help=COLLECTION_HELP)
     p.add_argument("--golden", "-g", help="golden set name or .jsonl path (default: the collection's name)")
     p.add_argument("--level", choices=("doc", "span"), default="doc",
                    help="doc: documents rank by their best chunk; span: chunks overlapping judged spans")
@@ -34,7 +41,7 @@ def add_commands(commands, common) -> None:
     p.set_defaults(handler=cmd_eval)
 
     p = commands.add_parser("sweep", help="evaluate every combination of a grid of config values")
-    p.add_argument("--collection", "-c", required=True)
+    p.add_argument("--collection", "-c", help=COLLECTION_HELP)
     p.add_argument("--golden", "-g", help="golden set name or .jsonl path (default: the collection's name)")
     p.add_argument("--grid", action="append", default=[], required=True, metavar="KEY=V1,V2",
                    help="config key and its values (repeatable); use ';' between values that hold commas")
@@ -120,6 +127,7 @@ def cmd_eval(args) -> int:
     ranking_thresholds = tuple(name for name in thresholds if name not in ANSWER_METRICS)
     metric_names = tuple(dict.fromkeys(parse_list(args.metrics) + ranking_thresholds))
     bench = workbench_from(args)
+    args.collection = collection_of(bench, args.collection)
     golden, config = _golden_and_config(bench, args)
     _announce_llm_calls([config], len(golden), args.json)
     progress = _QueryProgress() if not args.json else None
@@ -204,6 +212,7 @@ def cmd_sweep(args) -> int:
     grid = parse_grid(args.grid)
     metric_names = tuple(dict.fromkeys(parse_list(args.metrics) + (args.rank_by.strip().lower(),)))
     bench = workbench_from(args)
+    args.collection = collection_of(bench, args.collection)
     golden, config = _golden_and_config(bench, args)
     _announce_llm_calls([point.config for point in expand(config, grid)], len(golden), args.json)
     result = run_sweep(bench, args.collection, golden, config, grid, level=args.level, metric_names=metric_names,

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from workbench.cli.common import EXIT_OK, checked_config, workbench_from
+from workbench.cli.common import COLLECTION_HELP, EXIT_OK, checked_config, collection_of, workbench_from
 
 
 def add_commands(commands, common) -> None:
     p = commands.add_parser("query", help="run one query and show every stage")
     p.add_argument("text")
-    p.add_argument("--collection", "-c", required=True)
+    p.add_argument("--collection", "-c", help=COLLECTION_HELP)
     p.add_argument("--json", action="store_true", help="print the full trace as JSON")
     common(p)
     p.set_defaults(handler=cmd_query)
@@ -16,6 +16,7 @@ def add_commands(commands, common) -> None:
 
 def cmd_query(args) -> int:
     bench = workbench_from(args)
+    args.collection = collection_of(bench, args.collection)
     config = checked_config(bench, args.collection, args)
     trace = bench.query(args.text, args.collection, config)
     if args.json:

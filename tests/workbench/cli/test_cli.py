@@ -154,3 +154,22 @@ def test_an_unreachable_milvus_is_one_line_with_the_uri_and_the_fix(beir_folder,
     assert len(err.splitlines()) == 1
     code, out, _ = _run(capsys, "collections", "--home", home)
     assert "backend=local" in out  # a failed move leaves the collection where it was
+
+
+def test_the_only_collection_needs_no_name_and_several_must_be_named(beir_folder, tmp_path, capsys, fake_embedder):
+    home = tmp_path / "home"
+    code, _, err = _run(capsys, "query", "sunlight", "--home", home)
+    assert code == 2 and err.startswith("error: this home has no collections yet; create one with: python -m "
+                                        "workbench ingest FILES --collection NAME")
+    _run(capsys, "import-beir", beir_folder, "--home", home, "--set", f"embedding.model={FAKE_MODEL}")
+    code, out, _ = _run(capsys, "query", "sunlight electricity", "--home", home, "--set", "retrieval.mode=bm25")
+    assert code == 0 and "[d1.md" in out.split("== final")[1].splitlines()[1]
+    code, out, _ = _run(capsys, "eval", "--home", home, "--no-store")  # golden set: the collection's name
+    assert code == 0 and out.startswith("tiny / tiny: level=doc")
+
+    _run(capsys, "import-beir", beir_folder, "--collection", "other", "--home", home,
+         "--set", f"embedding.model={FAKE_MODEL}")
+    for command in (["query", "sunlight"], ["eval"], ["sweep", "--grid", "fusion.k=10,60"], ["calibrate"]):
+        code, _, err = _run(capsys, *command, "--home", home)
+        assert code == 2, command
+        assert err.startswith("error: this home has 2 collections (other, tiny); pick one with --collection NAME"), err
