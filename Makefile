@@ -23,4 +23,4 @@ test: setup
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest
 
 bench: setup
-	for script in bench/*.py; do $(BIN)/python $$script || exit 1; done
+	for script in bench/bench_*.py; do $(BIN)/python $$script || exit 1; done

@@ -22,19 +22,11 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.printing import table  # noqa: E402
 from workbench.ingestion.beir import corpus_sources  # noqa: E402
 from workbench.service import Workbench  # noqa: E402
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
-
-
-def table(title: str, header: list[str], rows: list[list]) -> None:
-    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
-    print(f"\n{title}")
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-    print("  ".join("-" * w for w in widths))
-    for row in rows:
-        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
 
 
 def build_slice(docs: int) -> tuple[Workbench, str, list[dict]]:

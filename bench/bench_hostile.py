@@ -25,15 +25,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-
-
-def table(title: str, header: list[str], rows: list[list]) -> None:
-    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
-    print(f"\n{title}")
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-    print("  ".join("-" * w for w in widths))
-    for row in rows:
-        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
+from bench.printing import table  # noqa: E402
 
 
 def main() -> None:

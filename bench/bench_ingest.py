@@ -26,18 +26,10 @@ STARTED = time.perf_counter()
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench.printing import table  # noqa: E402
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 RAW_BATCH = 64
-
-
-def table(title: str, header: list[str], rows: list[list]) -> None:
-    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
-    print(f"\n{title}")
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-    print("  ".join("-" * w for w in widths))
-    for row in rows:
-        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
 
 
 def load() -> str:

@@ -27,6 +27,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.printing import table  # noqa: E402
 from workbench.service import Workbench  # noqa: E402
 
 SCIFACT = ROOT.parent / "shared" / "datasets" / "scifact"
@@ -40,15 +41,6 @@ SETTINGS = {
     "rerank.method=llm (top_m 30)": ["rerank.method=llm"],
     "multi + llm rerank": ["query.enhance=multi", "rerank.method=llm"],
 }
-
-
-def table(title: str, header: list[str], rows: list[list]) -> None:
-    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
-    print(f"\n{title}")
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-    print("  ".join("-" * w for w in widths))
-    for row in rows:
-        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
 
 
 def run(bench: Workbench, collection: str, queries: list[str], overrides: list[str]) -> dict:

@@ -36,20 +36,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import hnswlib  # noqa: E402
 
+from bench.printing import table  # noqa: E402
 from store.dense_index import GRAPH_FILE, normalize_rows  # noqa: E402
 from workbench.evaluation import golden as golden_sets  # noqa: E402
 from workbench.service import NotFoundError, Workbench  # noqa: E402
 
 MODES = ("bm25", "dense", "hybrid")
-
-
-def table(title: str, header: list[str], rows: list[list]) -> None:
-    widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
-    print(f"\n{title}")
-    print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
-    print("  ".join("-" * w for w in widths))
-    for row in rows:
-        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)))
 
 
 def fastest_per_query(pipeline, raw, queries: int, rounds: int) -> tuple[float, float]:
