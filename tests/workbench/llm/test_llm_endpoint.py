@@ -1,4 +1,5 @@
-"""generation.py against a tiny OpenAI-style server on 127.0.0.1 started by the tests."""
+"""The endpoint client (``workbench.llm.endpoint``) against a tiny OpenAI-style server on 127.0.0.1
+started by the tests: requests, replies, errors that name the fix, and the settings."""
 
 from __future__ import annotations
 
@@ -10,11 +11,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from workbench.generation.answer import (
+from workbench.llm.endpoint import (
     OPENAI_BASE_URL,
     LlmSettings,
-    generate,
-    generate_from_env,
+    chat,
+    chat_from_env,
     settings_from_env,
 )
 
@@ -81,12 +82,12 @@ def _completion(text: str) -> bytes:
 
 def test_a_completion_is_sent_and_read(server):
     server.reply = (200, _completion("Install it with apt [S1]."))
-    result = generate(MESSAGES, _settings(server, api_key="sk-test"))
+    result = chat(MESSAGES, _settings(server, api_key="sk-test"))
     assert result.ok, result.error
     assert result.text == "Install it with apt [S1]."
     assert result.model == "tiny-model-2024"
     assert result.finish_reason == "stop"
-    assert result.usage["total_tokens"] == 15
+    assert result.usage.total_tokens == 15
     request = server.requests[0]
     assert request["path"] == "/v1/chat/completions"
     assert request["headers"]["Authorization"] == "Bearer sk-test"
@@ -95,13 +96,13 @@ def test_a_completion_is_sent_and_read(server):
 
 def test_no_key_means_no_authorization_header(server):
     server.reply = (200, _completion("ok"))
-    assert generate(MESSAGES, _settings(server)).ok
+    assert chat(MESSAGES, _settings(server)).ok
     assert "Authorization" not in server.requests[0]["headers"]
 
 
 def test_an_http_error_names_the_status_the_endpoint_message_and_the_fix(server):
     server.reply = (401, json.dumps({"error": {"message": "Incorrect API key provided"}}).encode())
-    result = generate(MESSAGES, _settings(server))
+    result = chat(MESSAGES, _settings(server))
     assert not result.ok
     assert "HTTP 401: Incorrect API key provided" in result.error
     assert "WORKBENCH_LLM_API_KEY" in result.error
@@ -109,7 +110,7 @@ def test_an_http_error_names_the_status_the_endpoint_message_and_the_fix(server)
 
 def test_a_reply_that_is_not_a_chat_completion_is_reported(server):
     server.reply = (200, b"<html>hello</html>")
-    result = generate(MESSAGES, _settings(server))
+    result = chat(MESSAGES, _settings(server))
     assert not result.ok
     assert "did not answer with an OpenAI-style chat completion" in result.error
     assert "/v1" in result.error
@@ -118,7 +119,7 @@ def test_a_reply_that_is_not_a_chat_completion_is_reported(server):
 def test_a_slow_endpoint_times_out_with_a_message(server):
     server.reply = (200, _completion("late"))
     server.delay_s = 1.0
-    result = generate(MESSAGES, _settings(server, timeout_s=0.2))
+    result = chat(MESSAGES, _settings(server, timeout_s=0.2))
     assert not result.ok
     assert "within 0.2 s" in result.error and "WORKBENCH_LLM_TIMEOUT" in result.error
 
@@ -127,7 +128,7 @@ def test_an_unreachable_endpoint_is_reported():
     with socket.socket() as probe:  # a port nobody listens on once closed
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    result = generate(MESSAGES, LlmSettings(f"http://127.0.0.1:{port}/v1", "m", timeout_s=2))
+    result = chat(MESSAGES, LlmSettings(f"http://127.0.0.1:{port}/v1", "m", timeout_s=2))
     assert not result.ok
     assert result.error.startswith(f"cannot reach http://127.0.0.1:{port}/v1/chat/completions")
     assert "WORKBENCH_LLM_BASE_URL" in result.error
@@ -166,6 +167,6 @@ def test_missing_or_bad_settings_say_what_to_set(env, expected):
     assert expected in lookup.problem
 
 
-def test_generate_from_env_without_settings_returns_the_problem():
-    result = generate_from_env(MESSAGES, env={})
+def test_chat_from_env_without_settings_returns_the_problem():
+    result = chat_from_env(MESSAGES, env={})
     assert not result.ok and result.error.startswith("not configured")
