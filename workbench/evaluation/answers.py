@@ -17,14 +17,14 @@ an answer that cannot be generated leaves the query without answer metrics.
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
 from workbench.evaluation import answer_metrics as am
-from workbench.generation.answer import ANSWER_PROMPT_VERSION, answer_request  # noqa: F401 (the answer prompt)
+from workbench.generation.answer import answer_request
 from workbench.generation.context import DEFAULT_BUDGET_CHARS, AssembledContext, assemble_context
 from workbench.llm.client import LlmCall, LlmClient, LlmRequest, summarize_calls
+from workbench.llm.replies import parse_score_0_10, parse_yes_no
 from workbench.retrieval.trace import ChunkView
 
 FAITHFULNESS_VERSION = "judge.faithfulness@1"
@@ -45,32 +45,6 @@ CONTEXT_PRECISION_SYSTEM = (
     "You judge whether a source passage is useful for answering a question. Answer yes if it contains information "
     "the answer needs, no otherwise. Reply with yes or no only."
 )
-
-_YES = {"yes", "y", "true", "supported", "是", "是的", "对"}
-_NO = {"no", "n", "false", "unsupported", "not supported", "否", "不是", "不"}
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-
-
-def parse_yes_no(reply: str) -> bool:
-    word = reply.strip().strip(".。!！\"'").strip().casefold()
-    first = re.split(r"[\s,.，。:：;；]+", word, maxsplit=1)[0] if word else ""
-    for candidate in (word, first):
-        if candidate in _YES:
-            return True
-        if candidate in _NO:
-            return False
-    raise ValueError("the reply is neither yes nor no")
-
-
-def parse_score_0_10(reply: str) -> float:
-    match = _NUMBER.search(reply)
-    if match is None:
-        raise ValueError("no score in the reply")
-    score = float(match.group())
-    if not 0.0 <= score <= 10.0:
-        raise ValueError(f"score {score:g} is outside 0-10")
-    return score
-
 
 @dataclass
 class AnswerJudgement:

@@ -23,10 +23,10 @@ reranked list would mix two scales.
 
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 from workbench.llm.client import LlmCall, LlmClient, LlmRequest
+from workbench.llm.replies import parse_score_0_10
 from workbench.retrieval.rerank import Reranker
 
 PROMPT_VERSION = "rerank.pointwise@1"
@@ -37,23 +37,11 @@ RERANK_SYSTEM = (
     "completely and directly); 5 means on topic but only partly answering. Judge only the passage given. "
     "Reply with the score as a whole number, nothing else."
 )
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 def rerank_request(query: str, passage: str, label: str = "") -> LlmRequest:
     user = f"Query: {query}\n\nPassage:\n{passage[:MAX_PASSAGE_CHARS]}\n\nScore (0-10):"
     return LlmRequest.of("rerank", PROMPT_VERSION, RERANK_SYSTEM, user, max_tokens=8, label=label)
-
-
-def parse_score(reply: str) -> float:
-    """The first number of the reply, which must lie in [0, 10]."""
-    match = _NUMBER.search(reply)
-    if match is None:
-        raise ValueError("no score in the reply")
-    score = float(match.group())
-    if not 0.0 <= score <= 10.0:
-        raise ValueError(f"score {score:g} is outside 0-10")
-    return score
 
 
 class LlmRerankError(RuntimeError):
@@ -81,9 +69,9 @@ class LlmReranker(Reranker):
     def score(self, query: str, texts: list[str]) -> list[float]:
         labels = self.labels if len(self.labels) == len(texts) else [""] * len(texts)
         requests = [rerank_request(query, text, label) for text, label in zip(texts, labels)]
-        self.calls = self.llm.complete_many(requests, timeout_s=self.timeout_s, parse=parse_score)
+        self.calls = self.llm.complete_many(requests, timeout_s=self.timeout_s, parse=parse_score_0_10)
         failed = [call for call in self.calls if not call.ok]
         if failed:
             raise LlmRerankError(f"{len(failed)} of {len(self.calls)} candidates got no usable score "
                                  f"(first: {failed[0].error})")
-        return [parse_score(call.text) for call in self.calls]
+        return [parse_score_0_10(call.text) for call in self.calls]

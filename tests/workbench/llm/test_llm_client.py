@@ -8,7 +8,8 @@ from store.catalog import Catalog
 from store.llm_cache import cache_size
 from workbench.llm.client import LlmCall, LlmClient, LlmRequest, LlmUnavailable, summarize_calls
 from workbench.llm.endpoint import Endpoint, LlmSettings
-from workbench.retrieval.llm_rerank import parse_score, rerank_request
+from workbench.llm.replies import parse_score_0_10
+from workbench.retrieval.llm_rerank import rerank_request
 
 
 def _client(fake_llm, catalog=None, timeout_s=10.0, **settings) -> LlmClient:
@@ -29,8 +30,8 @@ def test_a_call_records_reply_tokens_and_latency(fake_llm):
 def test_the_second_identical_call_is_served_from_the_catalog_by_a_new_client(fake_llm, tmp_path):
     catalog = Catalog(tmp_path / "catalog.duckdb")
     request = rerank_request("what is hybrid search", "hybrid search fuses dense and sparse results")
-    first = _client(fake_llm, catalog).complete(request, timeout_s=5, parse=parse_score)
-    again = _client(fake_llm, catalog).complete(request, timeout_s=5, parse=parse_score)  # a new process, say
+    first = _client(fake_llm, catalog).complete(request, timeout_s=5, parse=parse_score_0_10)
+    again = _client(fake_llm, catalog).complete(request, timeout_s=5, parse=parse_score_0_10)  # a new process, say
     assert fake_llm.count() == 1
     assert again.cached and again.text == first.text
     assert (again.prompt_tokens, again.completion_tokens) == (first.prompt_tokens, first.completion_tokens)
@@ -70,11 +71,11 @@ def test_many_calls_keep_their_order_and_only_misses_reach_the_endpoint(fake_llm
 def test_unusable_replies_fail_the_call_and_are_not_cached(fake_llm, tmp_path, behaviour):
     catalog = Catalog(tmp_path / "c.duckdb")
     fake_llm.behaviour = behaviour
-    call = _client(fake_llm, catalog).complete(rerank_request("q", "p"), timeout_s=5, parse=parse_score)
+    call = _client(fake_llm, catalog).complete(rerank_request("q", "p"), timeout_s=5, parse=parse_score_0_10)
     assert not call.ok and call.error
     assert cache_size(catalog) == {}
     fake_llm.behaviour = "ok"
-    retried = _client(fake_llm, catalog).complete(rerank_request("q", "p"), timeout_s=5, parse=parse_score)
+    retried = _client(fake_llm, catalog).complete(rerank_request("q", "p"), timeout_s=5, parse=parse_score_0_10)
     assert retried.ok and not retried.cached
 
 

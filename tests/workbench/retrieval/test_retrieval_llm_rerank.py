@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from workbench.llm.client import LlmClient
-from workbench.retrieval.llm_rerank import LlmReranker, parse_score, rerank_request
+from workbench.retrieval.llm_rerank import LlmReranker, rerank_request
 from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.rerank import rerank
 
@@ -26,18 +26,6 @@ def test_the_prompt_is_documented_and_bounded():
     assert user.startswith("Query: q\n\nPassage:\n") and user.endswith("\n\nScore (0-10):")
     assert len(user) < 2100  # the passage is cut to 2000 characters
     assert request.prompt_version == "rerank.pointwise@1" and request.label == "chunk 7"
-
-
-@pytest.mark.parametrize(("reply", "score"), [("7", 7.0), ("Score: 8/10", 8.0), (" 10 ", 10.0), ("0", 0.0),
-                                              ("6.5", 6.5)])
-def test_the_first_number_is_the_score(reply, score):
-    assert parse_score(reply) == score
-
-
-@pytest.mark.parametrize("reply", ["very relevant", "11", "-1", ""])
-def test_replies_without_a_score_in_range_are_unusable(reply):
-    with pytest.raises(ValueError):
-        parse_score(reply)
 
 
 def test_scores_reorder_the_top_m_and_equal_scores_keep_the_previous_order(fake_llm):
