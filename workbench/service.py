@@ -26,7 +26,7 @@ from store import repository as repo
 from store import settings as stored_settings
 from store.catalog import Catalog
 from store.index_set import Snapshot, SnapshotCache
-from store.milvus_index import MilvusCollectionMissing, MilvusError  # noqa: F401  (MilvusError: for the app)
+from store.milvus_index import MilvusCollectionMissing, MilvusError
 from store.retrieval_index import IndexFormatError
 from store.settings import StoredPreset, StoredSettings
 from workbench.config import (
@@ -367,7 +367,6 @@ class Workbench:
     def _drop_milvus(self, collection: str, config: WorkbenchConfig, layouts: list[Layout]) -> list[str]:
         """Drop the Milvus collections of these layouts; a Milvus that cannot be reached is
         reported and skipped (the collection's rows there are derived data)."""
-        from store.milvus_index import MilvusError
         from workbench.ingestion.milvus_sync import drop_milvus_layout, milvus_target
 
         if not layouts:
