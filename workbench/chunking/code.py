@@ -28,8 +28,7 @@ from workbench.chunking.chunk import Chunk
 from workbench.chunking.headings import HeadingIndex
 from workbench.chunking.recursive import RecursiveSplitter
 from workbench.chunking.sentences import trim_whitespace
-from workbench.chunking.tokens import TokenSpans, measure_for, validate_length_settings
-from workbench.config import ChunkingConfig
+from workbench.chunking.tokens import LengthConfig, TokenSpans, measure_for
 
 PYTHON_NAMES = {"python", "py", "python3", "ipython", "ipython3"}
 _FENCE_INFO = re.compile(r"^ {0,3}(?:`{3,}|~{3,})[ \t]*([\w+#.-]*)")
@@ -50,17 +49,8 @@ _STATEMENT_END = re.compile(r"^.*;\s*$")
 
 
 @dataclass(frozen=True)
-class CodeConfig:
-    size: int = 1000
-    overlap: int = 100
-    unit: str = "chars"
-
-    def __post_init__(self) -> None:
-        validate_length_settings(self.size, self.overlap, self.unit)
-
-    @classmethod
-    def from_chunking(cls, config: ChunkingConfig) -> "CodeConfig":
-        return cls(size=config.size, overlap=config.overlap, unit=config.unit)
+class CodeConfig(LengthConfig):
+    """Definitions longer than ``size`` units are split at line breaks, with ``overlap`` between the parts."""
 
 
 @dataclass(frozen=True)

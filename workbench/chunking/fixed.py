@@ -12,22 +12,12 @@ from dataclasses import dataclass
 from workbench.chunking.chunk import Chunk
 from workbench.chunking.headings import HeadingIndex
 from workbench.chunking.sentences import trim_whitespace
-from workbench.chunking.tokens import TokenSpans, require_token_spans, validate_length_settings
-from workbench.config import ChunkingConfig
+from workbench.chunking.tokens import LengthConfig, TokenSpans, require_token_spans
 
 
 @dataclass(frozen=True)
-class FixedSizeConfig:
-    size: int = 1000
-    overlap: int = 100
-    unit: str = "chars"
-
-    def __post_init__(self) -> None:
-        validate_length_settings(self.size, self.overlap, self.unit)
-
-    @classmethod
-    def from_chunking(cls, config: ChunkingConfig) -> "FixedSizeConfig":
-        return cls(size=config.size, overlap=config.overlap, unit=config.unit)
+class FixedSizeConfig(LengthConfig):
+    """Fixed windows of ``size`` units, ``overlap`` units shared between neighbours."""
 
 
 def window_bounds(total: int, size: int, overlap: int) -> list[tuple[int, int]]:

@@ -13,22 +13,12 @@ from dataclasses import dataclass
 from workbench.chunking.chunk import Chunk
 from workbench.chunking.headings import HeadingIndex
 from workbench.chunking.recursive import RecursiveSplitter
-from workbench.chunking.tokens import TokenSpans, measure_for, validate_length_settings
-from workbench.config import ChunkingConfig
+from workbench.chunking.tokens import LengthConfig, TokenSpans, measure_for
 
 
 @dataclass(frozen=True)
-class MarkdownHeadingsConfig:
-    size: int = 1000  # sections longer than this are split recursively
-    overlap: int = 100  # overlap between the parts of a split section
-    unit: str = "chars"
-
-    def __post_init__(self) -> None:
-        validate_length_settings(self.size, self.overlap, self.unit)
-
-    @classmethod
-    def from_chunking(cls, config: ChunkingConfig) -> "MarkdownHeadingsConfig":
-        return cls(size=config.size, overlap=config.overlap, unit=config.unit)
+class MarkdownHeadingsConfig(LengthConfig):
+    """Sections longer than ``size`` units are split recursively, with ``overlap`` between the parts."""
 
 
 def section_bounds(markdown: str, headings: HeadingIndex) -> list[tuple[int, int]]:

@@ -49,8 +49,7 @@ from dataclasses import dataclass
 from workbench.chunking.chunk import Chunk
 from workbench.chunking.headings import HeadingIndex
 from workbench.chunking.sentences import sentence_spans, trim_whitespace
-from workbench.chunking.tokens import LengthMeasure, TokenSpans, measure_for, validate_length_settings
-from workbench.config import ChunkingConfig
+from workbench.chunking.tokens import LengthConfig, LengthMeasure, TokenSpans, measure_for
 
 Span = tuple[int, int]
 
@@ -70,17 +69,8 @@ _SPACES = re.compile(r" +")
 
 
 @dataclass(frozen=True)
-class RecursiveConfig:
-    size: int = 1000
-    overlap: int = 100
-    unit: str = "chars"
-
-    def __post_init__(self) -> None:
-        validate_length_settings(self.size, self.overlap, self.unit)
-
-    @classmethod
-    def from_chunking(cls, config: ChunkingConfig) -> "RecursiveConfig":
-        return cls(size=config.size, overlap=config.overlap, unit=config.unit)
+class RecursiveConfig(LengthConfig):
+    """Pieces of at most ``size`` units, cut at the coarsest separator that fits, ``overlap`` shared."""
 
 
 def split(markdown: str, config: RecursiveConfig, *, tokens: TokenSpans | None = None) -> list[Chunk]:

@@ -11,7 +11,11 @@ from __future__ import annotations
 import os
 from bisect import bisect_left, bisect_right
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from workbench.config import ChunkingConfig
 
 
 
@@ -118,6 +122,23 @@ def validate_length_settings(size: int, overlap: int, unit: str) -> None:
         raise ValueError(f"chunking.size must be at least 1 {unit}, got {size}")
     if not 0 <= overlap < size:
         raise ValueError(f"chunking.overlap must be at least 0 and below chunking.size ({size}), got {overlap}")
+
+
+@dataclass(frozen=True)
+class LengthConfig:
+    """The length settings a size-bounded splitter honours, checked when made. Each splitter's
+    config is its own subclass, so a config names the splitter it is for."""
+
+    size: int = 1000
+    overlap: int = 100
+    unit: str = "chars"
+
+    def __post_init__(self) -> None:
+        validate_length_settings(self.size, self.overlap, self.unit)
+
+    @classmethod
+    def from_chunking(cls, config: "ChunkingConfig"):
+        return cls(size=config.size, overlap=config.overlap, unit=config.unit)
 
 
 def require_token_spans(tokens: TokenSpans | None) -> TokenSpans:
