@@ -251,9 +251,10 @@ class _Handler(BaseHTTPRequestHandler):
         request = {"path": self.path, "body": body, "images": images_of(body),
                    "authorization": self.headers.get("Authorization")}
         if self.path.endswith("/chat/completions"):
-            purpose, reply = server.chat_reply(body.get("messages", []))
             if server.respond is not None:
                 purpose, reply = "scripted", server.respond(request)
+            else:
+                purpose, reply = server.chat_reply(body.get("messages", []))
         elif self.path.endswith("/embeddings"):
             purpose, reply = "embeddings", ""
         else:
