@@ -49,12 +49,24 @@ def llm_calls_for_run(configs: Sequence[WorkbenchConfig], queries: int) -> LlmCa
     return LlmCallBound(sum(totals.values()), tuple(in_pipeline_order))
 
 
+#: the keys whose value can make the workbench call the LLM endpoint, in pipeline order
+ENDPOINT_KEYS = ("query.enhance", "rerank.method", "chunking.enrich", "embedding.model")
+
+
+def setting_uses_endpoint(key: str, value) -> bool:
+    """Whether ``key=value`` makes the workbench call the LLM endpoint (at query or at index time)."""
+    if key == "query.enhance":
+        return value in LLM_METHODS
+    if key == "rerank.method":
+        return value == "llm"
+    if key == "chunking.enrich":
+        return value != "none"
+    if key == "embedding.model":
+        return is_endpoint_model(str(value))
+    return False
+
+
 def endpoint_uses(config: WorkbenchConfig) -> list[str]:
     """The settings of ``config`` that need the LLM endpoint, at query or at index time ([] when none
     does): what a server started with this configuration must be told about the endpoint for."""
-    uses = [stage for stage, _ in llm_calls_per_query(config).by_stage]
-    if config.chunking.enrich != "none":
-        uses.append(f"chunking.enrich={config.chunking.enrich}")
-    if is_endpoint_model(config.embedding.model):
-        uses.append(f"embedding.model={config.embedding.model}")
-    return uses
+    return [f"{key}={config.get(key)}" for key in ENDPOINT_KEYS if setting_uses_endpoint(key, config.get(key))]

@@ -12,6 +12,7 @@ from workbench.chunking.enrich import stored_enrichment
 from workbench.config import KEY_DOCS, key_limits
 from workbench.llm.client import LlmCall, summarize_calls
 from workbench.retrieval.enhance import needs_llm
+from workbench.retrieval.llm_cost import setting_uses_endpoint
 from workbench.ui import config_inputs, session
 from workbench.ui.text import md_escape
 
@@ -139,9 +140,7 @@ def calls_view(calls: Sequence[LlmCall], key: str) -> None:
 
 def needs_endpoint_caption(key: str, value) -> None:
     """Under a setting whose value calls the LLM: that it will not, and why, when there is no endpoint."""
-    uses_llm = ((key == "query.enhance" and needs_llm(str(value))) or (key == "rerank.method" and value == "llm")
-                or (key == "chunking.enrich" and value != "none"))
-    problem = llm_problem() if uses_llm else ""
+    problem = llm_problem() if setting_uses_endpoint(key, value) else ""
     if problem:
         st.caption(f":orange[{key}={value} needs an LLM endpoint, which is {md_escape(problem)}]")
 
