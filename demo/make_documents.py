@@ -15,7 +15,7 @@ It writes ``demo/documents/``:
 and ``demo/golden.jsonl``: the SciFact claims with their document-level qrels and
 evidence-sentence spans, and hand-written questions about the four documents with quote
 judgements whose offsets point into each file's canonical Markdown (computed by parsing the
-generated file with ``workbench.ingestion.parsing``, so they match what ingestion stores).
+generated file with ``workbench.ingestion.parsers``, so they match what ingestion stores).
 
 The output is deterministic: the same dataset and code give byte-identical Markdown and golden
 set (the PDF and DOCX carry no timestamps either).
@@ -391,7 +391,7 @@ def locate_quote(markdown: str, sentence: str) -> tuple[int, int]:
 
 
 def written_golden(paths: dict[str, Path]) -> list[dict]:
-    from workbench.ingestion.parsing import parse_bytes
+    from workbench.ingestion.parsers import parse_bytes
 
     parsed = {name: parse_bytes(path.read_bytes(), name).markdown for name, path in paths.items()}
     lines = []

@@ -8,7 +8,7 @@ import streamlit as st
 
 from workbench.config import EmbeddingConfig, WorkbenchConfig
 from workbench.ingestion.ingest import IngestReport, Source
-from workbench.ingestion.parsing import SUPPORTED_TYPES
+from workbench.ingestion.parsers import SUPPORTED_TYPES
 from workbench.models.availability import ModelNotAvailableError
 from workbench.models.catalogue import EMBEDDING
 from workbench.ui import session

@@ -133,7 +133,7 @@ def describe_estimate(chunks: int, chunk_rate: float | None) -> str:
 def run_task(task: ParseTask) -> ParseOutcome:
     """Parse and chunk one source (in whatever process calls it); failures become reasons."""
     from workbench.chunking import chunk_markdown
-    from workbench.ingestion.parsing import ParseError
+    from workbench.ingestion.parsers import ParseError
 
     started = time.perf_counter()
     try:
@@ -161,7 +161,7 @@ def run_task(task: ParseTask) -> ParseOutcome:
 
 
 def parse_source(task: ParseTask):
-    from workbench.ingestion.parsing import ParsedDocument, first_heading, parse_bytes
+    from workbench.ingestion.parsers import ParsedDocument, first_heading, parse_bytes
 
     if task.markdown is not None:
         title = first_heading(task.markdown) or task.name
@@ -191,7 +191,7 @@ def worker_main(argv: list[str] | None = None) -> None:
     _limit_address_space(int(memory_mb))
     connection = Connection(int(fd))
     import workbench.chunking  # noqa: F401 -- loaded before the first file, so its clock never pays for it
-    import workbench.ingestion.parsing  # noqa: F401
+    import workbench.ingestion.parsers  # noqa: F401
 
     while True:
         try:
@@ -257,7 +257,7 @@ class WorkerStartError(RuntimeError):
         super().__init__(
             f"a parse worker exited (code {exit_code}) before it could start on a file; this is a problem with the "
             f"installation, not with your files. See why with: {sys.executable} -c "
-            "'import workbench.ingestion.workers, workbench.ingestion.parsing'")
+            "'import workbench.ingestion.workers, workbench.ingestion.parsers'")
 
 
 class _Slot:

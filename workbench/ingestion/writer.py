@@ -18,7 +18,7 @@ from store.catalog import Catalog
 from store.documents import DocumentVersion, FailedDocument
 from store.embedding_cache import store_vectors
 from store.originals import keep_original
-from workbench.ingestion.images import IMAGE_DOC_TYPES
+from workbench.ingestion.parsers.images import IMAGE_DOC_TYPES
 from workbench.ingestion.sources import FileOutcome, IngestReport, Progress, ProgressCallback, Source
 from workbench.ingestion.workers import ParseOutcome
 

@@ -6,7 +6,7 @@ import pytest
 
 from workbench.chunking import chunk_markdown
 from workbench.config import ChunkingConfig
-from workbench.ingestion.code_files import code_document, notebook_document
+from workbench.ingestion.parsers.code import code_document, notebook_document
 
 MODULE = Path(__file__).resolve().parents[1] / "ingestion" / "data" / "weather_station.py"
 CODE = ChunkingConfig(strategy="code", size=1000, overlap=100)

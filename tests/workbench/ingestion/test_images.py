@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fake_openai import FakeOpenAI
-from workbench.ingestion.images import ocr_languages
+from workbench.ingestion.parsers.images import ocr_languages
 from workbench.ingestion.ingest import Source
 
 LATIN_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"

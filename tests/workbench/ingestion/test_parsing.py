@@ -1,4 +1,4 @@
-"""Tests for workbench.ingestion.parsing: real files of every supported type, their failures, canonicalize()."""
+"""Tests for workbench.ingestion.parsers: real files of every supported type, their failures, canonicalize()."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.ingestion import parsing
-from workbench.ingestion.parsing import (
+from workbench.ingestion.parsers import converter
+from workbench.ingestion.parsers import (
     SUPPORTED_TYPES,
     ParsedDocument,
     ParseError,
@@ -335,8 +335,8 @@ def test_extension_is_case_insensitive() -> None:
 
 
 def test_markitdown_is_built_once_and_import_stays_light() -> None:
-    assert parsing._markitdown() is parsing._markitdown()
-    probe = "import sys, workbench.ingestion.parsing; print('markitdown' in sys.modules, 'pandas' in sys.modules)"
+    assert converter.markitdown() is converter.markitdown()
+    probe = "import sys, workbench.ingestion.parsers; print('markitdown' in sys.modules, 'pandas' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", probe], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.split() == ["False", "False"]
 

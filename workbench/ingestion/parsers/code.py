@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import PurePath
 from typing import Mapping
+
+from workbench.config import IngestConfig
+from workbench.ingestion.parsers.document import Extraction, ParseError
+from workbench.ingestion.parsers.text import decode_text
 
 #: file extension -> (document type, fence language)
 CODE_TYPES: Mapping[str, tuple[str, str]] = {
@@ -68,3 +73,20 @@ def notebook_document(text: str) -> str:
         elif kind == "code":
             parts.append(fenced(source, language))
     return "\n\n".join(parts)
+
+
+def extract_code(data: bytes, source: str, limits: IngestConfig) -> Extraction:
+    _, language = CODE_TYPES[PurePath(source).suffix.lower()]
+    return Extraction((code_document(decode_text(data, source), language),), title_hint=PurePath(source).name)
+
+
+def extract_notebook(data: bytes, source: str, limits: IngestConfig) -> Extraction:
+    try:
+        markdown = notebook_document(decode_text(data, source))
+    except ValueError as error:
+        raise ParseError(source, str(error)) from error
+    return Extraction((markdown,), title_hint=PurePath(source).stem)
+
+
+TYPES = {**{extension: doc_type for extension, (doc_type, _) in CODE_TYPES.items()}, ".ipynb": "ipynb"}
+EXTRACTORS = {**{doc_type: extract_code for doc_type, _ in CODE_TYPES.values()}, "ipynb": extract_notebook}

@@ -22,9 +22,11 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Mapping
 
 from workbench.config import IngestConfig
+from workbench.ingestion.parsers.document import Extraction, ParseError
 
 #: file extension -> (document type, MIME type sent to the vision endpoint)
 IMAGE_TYPES: Mapping[str, tuple[str, str]] = {
@@ -253,3 +255,17 @@ def pdf_page_texts(data: bytes) -> list[str] | None:
         return [document[i].get_textpage().get_text_range() for i in range(len(document))]
     finally:
         document.close()
+
+
+def extract_image(data: bytes, source: str, limits: IngestConfig) -> Extraction:
+    _, mime = IMAGE_TYPES[PurePath(source).suffix.lower()]
+    try:
+        described = describe_image(data, mime, limits)
+    except ImageError as error:
+        raise ParseError(source, str(error)) from error
+    return Extraction((image_markdown(PurePath(source).name, described),), title_hint=PurePath(source).stem,
+                      chunk_metadata=described.metadata)
+
+
+TYPES = {extension: doc_type for extension, (doc_type, _) in IMAGE_TYPES.items()}
+EXTRACTORS = {doc_type: extract_image for doc_type in IMAGE_DOC_TYPES}
