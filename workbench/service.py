@@ -13,7 +13,6 @@ import os
 import shutil
 import threading
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -47,6 +46,7 @@ from workbench.ingestion.indexing import SyncResult, layout_dir, sync_layout
 from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
 from workbench.ingestion.layout import MILVUS, Layout
 from workbench.embedding.cache import embed_cached
+from workbench.embedding.query_cache import QueryVectorCache
 from workbench.llm.client import LlmClient
 from workbench.llm.endpoint import SettingsLookup, settings_from_env
 from workbench.retrieval.llm_cost import llm_calls_per_query
@@ -135,8 +135,7 @@ class Workbench:
         self.catalog = Catalog.in_home(self.home)
         self._snapshots = SnapshotCache()
         self._layout_dirs: dict[tuple[str, Layout], Path] = {}
-        self._query_vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-        self._query_vectors_lock = threading.Lock()
+        self._query_vectors = QueryVectorCache(self._embed_queries)
         self._languages: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # snapshot -> CollectionLanguage
         self._llm: tuple[SettingsLookup, LlmClient] | None = None
         self._llm_lock = threading.Lock()
@@ -420,27 +419,11 @@ class Workbench:
         return found
 
     def embed_query(self, model: str, text: str) -> np.ndarray:
-        key = (model, text)
-        with self._query_vectors_lock:
-            if key in self._query_vectors:
-                self._query_vectors.move_to_end(key)
-                return self._query_vectors[key]
-        vector = self._embed_queries(model, [text])[0]
-        with self._query_vectors_lock:
-            self._query_vectors[key] = vector
-            while len(self._query_vectors) > 20_000:
-                self._query_vectors.popitem(last=False)
-        return vector
+        return self._query_vectors.vector(model, text)
 
     def embed_queries(self, model: str, texts: list[str]) -> None:
         """Warm the query-vector cache in one batch (evaluation embeds all its queries at once)."""
-        missing = [t for t in dict.fromkeys(texts) if (model, t) not in self._query_vectors]
-        if not missing:
-            return
-        vectors = self._embed_queries(model, missing)
-        with self._query_vectors_lock:
-            for text, vector in zip(missing, vectors):
-                self._query_vectors[(model, text)] = vector
+        self._query_vectors.warm(model, texts)
 
     def _embed_queries(self, model: str, texts: list[str]) -> np.ndarray:
         embedder = get_embedder(model)
@@ -479,7 +462,7 @@ class Workbench:
     def original_image(self, document: repo.DocumentRow) -> tuple[bytes, str] | None:
         """An image document's picture and MIME type (None for other documents, or when it is gone)."""
         from store.originals import read_original
-        from workbench.ingestion.images import IMAGE_DOC_TYPES, IMAGE_TYPES
+        from workbench.ingestion.parsers.images import IMAGE_DOC_TYPES, IMAGE_TYPES
 
         suffix = Path(document.source).suffix.lower()
         if document.doc_type not in IMAGE_DOC_TYPES or suffix not in IMAGE_TYPES:

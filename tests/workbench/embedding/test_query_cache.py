@@ -1,0 +1,62 @@
+"""The query-vector cache: hits skip the embedder, the least recently used vector leaves first, batches warm it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from workbench.embedding.query_cache import QueryVectorCache
+
+
+class CountingEmbedder:
+    """Text -> [len(text), calls so far]: a vector that shows when it was made."""
+
+    def __init__(self) -> None:
+        self.batches: list[tuple[str, list[str]]] = []
+
+    def __call__(self, model: str, texts: list[str]) -> np.ndarray:
+        self.batches.append((model, list(texts)))
+        return np.array([[len(text), len(self.batches)] for text in texts], dtype=np.float32)
+
+
+def test_a_hit_returns_the_kept_vector_without_embedding() -> None:
+    embed = CountingEmbedder()
+    cache = QueryVectorCache(embed, capacity=10)
+    first = cache.vector("m", "abc")
+    again = cache.vector("m", "abc")
+    assert first.tolist() == [3.0, 1.0] and again is first
+    assert embed.batches == [("m", ["abc"])]
+    # another model is another key
+    assert cache.vector("other", "abc").tolist() == [3.0, 2.0]
+    assert len(cache) == 2
+
+
+def test_the_least_recently_used_vector_leaves_first() -> None:
+    embed = CountingEmbedder()
+    cache = QueryVectorCache(embed, capacity=2)
+    cache.vector("m", "a")
+    cache.vector("m", "b")
+    cache.vector("m", "a")  # a is now the most recently used
+    cache.vector("m", "c")  # over capacity: b goes
+    assert ("m", "b") not in cache and ("m", "a") in cache and ("m", "c") in cache
+    assert len(cache) == 2
+    cache.vector("m", "b")  # embedded again
+    assert [texts for _, texts in embed.batches] == [["a"], ["b"], ["c"], ["b"]]
+
+
+def test_warm_embeds_only_the_missing_texts_in_one_batch_and_keeps_the_cap() -> None:
+    embed = CountingEmbedder()
+    cache = QueryVectorCache(embed, capacity=3)
+    cache.vector("m", "a")
+    cache.warm("m", ["a", "bb", "bb", "ccc"])
+    assert embed.batches == [("m", ["a"]), ("m", ["bb", "ccc"])]
+    assert cache.vector("m", "ccc").tolist() == [3.0, 2.0]
+    cache.warm("m", ["a", "bb"])  # all cached: no call
+    assert len(embed.batches) == 2
+    cache.warm("m", ["dddd", "eeeee"])  # 5 vectors for 3 places: the two least recent go
+    assert len(cache) == 3 and ("m", "a") not in cache and ("m", "bb") not in cache and ("m", "ccc") in cache
+
+
+def test_capacity_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="at least 1, got 0"):
+        QueryVectorCache(CountingEmbedder(), capacity=0)

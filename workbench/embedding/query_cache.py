@@ -1,0 +1,68 @@
+"""Query vectors kept in memory, least recently used out first, so re-running a query never embeds it again.
+
+Changing a query-time setting (fusion, MMR, rerank) re-runs the same query text: its vector
+comes from here. Keys are (model, text); the cache is shared by the app's threads, so every
+read and write holds one lock, and embedding itself runs outside it (a slow model never blocks
+a hit).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Callable, Iterable
+
+import numpy as np
+
+#: (model, texts) -> one query vector per text, in order
+EmbedQueries = Callable[[str, list[str]], np.ndarray]
+
+#: vectors kept by default: 20,000 x 384 float32 is about 30 MB
+DEFAULT_CAPACITY = 20_000
+
+
+class QueryVectorCache:
+    """At most ``capacity`` query vectors by (model, text), filled by ``embed`` on a miss."""
+
+    def __init__(self, embed: EmbedQueries, capacity: int = DEFAULT_CAPACITY) -> None:
+        if capacity < 1:
+            raise ValueError(f"query-vector cache capacity must be at least 1, got {capacity}")
+        self._embed = embed
+        self.capacity = capacity
+        self._vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def vector(self, model: str, text: str) -> np.ndarray:
+        """``text``'s query vector under ``model``: cached, or embedded now and kept."""
+        key = (model, text)
+        with self._lock:
+            found = self._vectors.get(key)
+            if found is not None:
+                self._vectors.move_to_end(key)
+                return found
+        vector = self._embed(model, [text])[0]
+        self._keep(model, [text], [vector])
+        return vector
+
+    def warm(self, model: str, texts: Iterable[str]) -> None:
+        """Embed the texts not cached yet in one batch (evaluation embeds all its queries at once)."""
+        with self._lock:
+            missing = [text for text in dict.fromkeys(texts) if (model, text) not in self._vectors]
+        if missing:
+            self._keep(model, missing, self._embed(model, missing))
+
+    def _keep(self, model: str, texts: list[str], vectors) -> None:
+        with self._lock:
+            for text, vector in zip(texts, vectors):
+                self._vectors[(model, text)] = vector
+                self._vectors.move_to_end((model, text))
+            while len(self._vectors) > self.capacity:
+                self._vectors.popitem(last=False)
+
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            return key in self._vectors
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._vectors)
