@@ -108,7 +108,7 @@ def main() -> int:
 
     home = args.home
     if home is None:
-        from workbench.ingestion.demo import load_demo
+        from workbench.demo import load_demo
         from workbench.service import Workbench
 
         home = Path(tempfile.mkdtemp(prefix="bench-rerender-"))

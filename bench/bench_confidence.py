@@ -41,7 +41,7 @@ def main() -> None:
     if args.home:
         bench = Workbench(args.home)
     else:
-        from workbench.ingestion.demo import load_demo
+        from workbench.demo import load_demo
 
         bench = Workbench(Path(tempfile.mkdtemp()) / "home")
         print(f"loading the demo into {bench.home} ...", file=sys.stderr)

@@ -118,7 +118,7 @@ def main() -> int:
     if args.home:
         return run(Workbench(args.home), args.collection, queries, args.repeats)
 
-    from workbench.ingestion.demo import load_demo
+    from workbench.demo import load_demo
 
     with tempfile.TemporaryDirectory(prefix="bench-lab-") as home:
         print(f"loading the demo into a temporary home ({home}) ...", flush=True)

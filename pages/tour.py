@@ -7,7 +7,7 @@ import streamlit as st
 
 from workbench.chunking.preview import preview_chunking
 from workbench.config import ChunkingConfig, WorkbenchConfig
-from workbench.ingestion.demo import DEMO_COLLECTION, DEMO_GOLDEN
+from workbench.demo import DEMO_COLLECTION, DEMO_GOLDEN
 from workbench.evaluation import golden as golden_sets
 from workbench.evaluation.runner import evaluate_collection
 from workbench.retrieval.trace import Trace

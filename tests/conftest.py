@@ -82,7 +82,7 @@ def tiny_chinese_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A home holding the demo collection ``demo`` and the golden set ``demo`` (read-only), built
     once per session with the real bundled model: the app tests and the confidence test share it."""
-    from workbench.ingestion.demo import load_demo
+    from workbench.demo import load_demo
     from workbench.service import Workbench
 
     home = tmp_path_factory.mktemp("demo-home")

@@ -17,10 +17,10 @@ from pathlib import Path
 
 from workbench.evaluation import golden as golden_sets
 from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source
-from workbench.ingestion.parsing import SUPPORTED_TYPES
+from workbench.ingestion.parsers import SUPPORTED_TYPES
 from workbench.service import Workbench
 
-DEMO_DIR = Path(__file__).resolve().parents[2] / "demo"
+DEMO_DIR = Path(__file__).resolve().parents[1] / "demo"
 DEMO_COLLECTION = "demo"
 DEMO_GOLDEN = "demo"
 

@@ -15,7 +15,7 @@ DOCUMENTS = 12
 
 @pytest.fixture
 def twelve_document_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    import workbench.ingestion.demo
+    import workbench.demo
 
     folder = tmp_path / "demo"
     (folder / "documents").mkdir(parents=True)
@@ -26,7 +26,7 @@ def twelve_document_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
             f"# {topic.title()}\n\nA short note about {topic}, number {number}.\n", encoding="utf-8")
     golden = {"id": "q1", "query": "Which note is about fjords?", "relevant": [{"doc": "doc-12.md"}]}
     (folder / "golden.jsonl").write_text(json.dumps(golden) + "\n")
-    monkeypatch.setattr(workbench.ingestion.demo, "DEMO_DIR", folder)
+    monkeypatch.setattr(workbench.demo, "DEMO_DIR", folder)
     return folder
 
 

@@ -57,7 +57,7 @@ def test_every_page_says_what_to_do_on_an_empty_home(page: str, tmp_path: Path, 
 @pytest.fixture
 def tiny_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A two-document demo folder in the bundled demo's layout, installed as the app's demo."""
-    import workbench.ingestion.demo
+    import workbench.demo
 
     folder = tmp_path / "tiny-demo"
     (folder / "documents").mkdir(parents=True)
@@ -65,7 +65,7 @@ def tiny_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (folder / "documents" / "beta.md").write_text("# Beta\n\nBeta decay emits an electron.\n")
     golden = {"id": "q1", "query": "What is an alpha particle?", "relevant": [{"doc": "alpha.md"}]}
     (folder / "golden.jsonl").write_text(json.dumps(golden) + "\n")
-    monkeypatch.setattr(workbench.ingestion.demo, "DEMO_DIR", folder)
+    monkeypatch.setattr(workbench.demo, "DEMO_DIR", folder)
     return folder
 
 
@@ -84,9 +84,9 @@ def test_the_demo_button_loads_the_demo_and_selects_it(tiny_demo: Path, tmp_path
 
 
 def test_a_broken_demo_folder_names_the_fix(tmp_path: Path, open_app, monkeypatch: pytest.MonkeyPatch):
-    import workbench.ingestion.demo
+    import workbench.demo
 
-    monkeypatch.setattr(workbench.ingestion.demo, "DEMO_DIR", tmp_path / "missing-demo")
+    monkeypatch.setattr(workbench.demo, "DEMO_DIR", tmp_path / "missing-demo")
     app = open_app(tmp_path / "home")
     app.sidebar.button(key="sidebar_load_demo").click().run()
     assert not app.exception

@@ -189,7 +189,7 @@ PAGE_HEADINGS = {
 @pytest.fixture(scope="module")
 def demo_app_url(tmp_path_factory: pytest.TempPathFactory, artifacts: Path):
     """A fresh server on a home with the demo loaded (loaded in-process, not through the browser)."""
-    from workbench.ingestion.demo import load_demo
+    from workbench.demo import load_demo
     from workbench.service import Workbench
 
     home = tmp_path_factory.mktemp("browser-demo-home")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from workbench.ingestion.demo import DEMO_DIR, DemoMissingError, demo_documents, load_demo
+from workbench.demo import DEMO_DIR, DemoMissingError, demo_documents, load_demo
 from workbench.evaluation import golden as golden_sets
-from workbench.ingestion.parsing import parse_bytes
+from workbench.ingestion.parsers import parse_bytes
 
 
 @pytest.fixture(scope="module")

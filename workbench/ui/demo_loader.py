@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from workbench.ingestion import demo
+from workbench import demo
 from workbench.ui import session
 from workbench.ui.ingest_progress import IngestProgressView
 from workbench.ui.text import md_escape
@@ -13,7 +13,7 @@ from workbench.ui.text import md_escape
 def load_demo_with_progress() -> None:
     """Ingest the demo here and now, then rerun with the demo collection selected.
 
-    ``workbench.ingestion.demo.DEMO_DIR`` is read at call time, so tests can point it at a smaller demo."""
+    ``workbench.demo.DEMO_DIR`` is read at call time, so tests can point it at a smaller demo."""
     try:
         paths = demo.demo_documents(demo.DEMO_DIR)
     except demo.DemoMissingError as error:

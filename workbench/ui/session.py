@@ -112,14 +112,14 @@ def collection_language(collection: str):
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _demo_status(home: str, version: tuple, demo_dir: str):
-    from workbench.ingestion.demo import demo_status as status_of
+    from workbench.demo import demo_status as status_of
 
     return status_of(_workbench_for(home), Path(demo_dir))
 
 
 def demo_status():
-    """How much of the bundled demo this home holds (``workbench.ingestion.demo.DemoStatus``)."""
-    from workbench.ingestion import demo
+    """How much of the bundled demo this home holds (``workbench.demo.DemoStatus``)."""
+    from workbench import demo
 
     return _demo_status(str(home_path()), catalog_version(), str(demo.DEMO_DIR))
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from workbench.evaluation import golden as golden_sets
 from workbench.evaluation.golden import GoldenSet
 from workbench.evaluation.runner import evaluate_collection
-from workbench.ingestion.demo import DEMO_DIR
+from workbench.demo import DEMO_DIR
 
 OFF_TOPIC = Path(__file__).with_name("off_topic_queries.jsonl")
 
