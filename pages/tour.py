@@ -10,6 +10,7 @@ from workbench.config import ChunkingConfig, WorkbenchConfig
 from workbench.demo import DEMO_COLLECTION, DEMO_GOLDEN
 from workbench.evaluation import golden as golden_sets
 from workbench.evaluation.runner import evaluate_collection
+from workbench.retrieval.stages import BM25, DENSE, FUSION
 from workbench.retrieval.trace import Trace
 from workbench.ui import session
 from workbench.ui.demo_loader import load_demo_with_progress
@@ -125,7 +126,7 @@ def exhibit_fusion() -> None:
     query = pick_query()
     config = demo_config().with_overrides(["retrieval.mode=hybrid", "fusion.method=rrf", f"retrieval.top_k={TOP}"])
     trace = session.workbench().query(query.query, DEMO_COLLECTION, config)
-    fusion = trace.stage("fusion")
+    fusion = trace.stage(FUSION)
     relevant = query.doc_grades()
     rows = []
     for hit in trace.final.hits:
@@ -133,7 +134,7 @@ def exhibit_fusion() -> None:
         view = trace.chunks[hit.chunk_id]
         rows.append({
             "rank": hit.rank, "relevant": "✓" if view.source in relevant else "", "document": view.source,
-            "dense rank": (routes.get("dense") or {}).get("rank"), "bm25 rank": (routes.get("bm25") or {}).get("rank"),
+            "dense rank": (routes.get(DENSE) or {}).get("rank"), "bm25 rank": (routes.get(BM25) or {}).get("rank"),
             "RRF score": round(hit.score, 4),
         })
     st.caption(f"RRF with k = {config.fusion.k}: score = Σ 1/(k + rank) over the routes that found the chunk "

@@ -18,7 +18,8 @@ import numpy as np
 from store.index_set import Snapshot
 from store.retrieval_index import ExplainNotSupported
 from workbench.llm.client import LlmCall
-from workbench.retrieval.enhance import QueryVariant
+from workbench.retrieval.enhance import AS_TYPED, QueryVariant
+from workbench.retrieval.stages import BM25, DENSE, FUSION, MMR, RERANK, ROUTES, variant_stage
 from workbench.retrieval.trace import ChunkView, Trace
 
 
@@ -183,7 +184,7 @@ def explain_hit(trace: Trace, snapshot: Snapshot, chunk_id: int,
     mmr = explain_mmr(trace, chunk_id)
     rerank = explain_rerank(trace, chunk_id)
     notes.extend(_stage_notes(trace, chunk_id, fusion, mmr, rerank))
-    variants = tuple(found for route in ("dense", "bm25")
+    variants = tuple(found for route in ROUTES
                      if (found := explain_fusion(trace, chunk_id, route, variants=True)) is not None)
     return HitExplanation(chunk_id, trace.chunks.get(chunk_id), positions, bm25, cosine, fusion, mmr, rerank,
                           tuple(notes), bm25_server, explain_query(trace), variants)
@@ -206,22 +207,22 @@ def route_text(trace: Trace, route: str) -> tuple[str, str]:
         return trace.query, route
     if len(variants) == 1:
         return variants[0].text, route
-    chosen = next((v for v in variants if v.origin == "query"), variants[0])
-    return chosen.text, f"{route} ({chosen.origin})"
+    chosen = next((v for v in variants if v.origin == AS_TYPED), variants[0])
+    return chosen.text, variant_stage(route, chosen.origin)
 
 
 def _stage_notes(trace: Trace, chunk_id: int, fusion, mmr, rerank) -> list[str]:
     notes = []
-    if trace.stage("fusion") is not None and fusion is None:
+    if trace.stage(FUSION) is not None and fusion is None:
         notes.append("fusion did not list this chunk")
-    mmr_stage = trace.stage("mmr")
+    mmr_stage = trace.stage(MMR)
     if mmr_stage is not None and mmr is None:
         detail = mmr_stage.details.get(chunk_id)
         if detail and detail.get("missing_vector"):
             notes.append("MMR had no vector for this chunk, so it kept its place after the selected ones")
         else:
             notes.append(f"the chunk was outside the MMR pool (mmr.pool = {mmr_stage.config.get('pool')})")
-    rerank_stage = trace.stage("rerank")
+    rerank_stage = trace.stage(RERANK)
     if rerank_stage is not None and rerank is None and rerank_stage.ranked.rank_of(chunk_id) is not None:
         if rerank_stage.details:
             notes.append(f"not rescored: beyond rerank.top_m = {rerank_stage.config.get('top_m')}, "
@@ -234,7 +235,7 @@ def _stage_notes(trace: Trace, chunk_id: int, fusion, mmr, rerank) -> list[str]:
 def explain_bm25(trace: Trace, snapshot: Snapshot, chunk_id: int) -> Bm25Explanation | None:
     """Each query term's Lucene BM25 share of the chunk's score (None if the index lacks the chunk)."""
     sparse = snapshot.sparse
-    text, stage_name = route_text(trace, "bm25")
+    text, stage_name = route_text(trace, BM25)
     try:
         rows = sparse.explain(text, chunk_id).parts
     except KeyError:
@@ -267,11 +268,11 @@ def explain_bm25_server(trace: Trace, snapshot: Snapshot, chunk_id: int,
     if chunk is None:
         return None
     tokenizer = snapshot.sparse.tokenizer
-    in_query = Counter(tokenizer.tokenize(route_text(trace, "bm25")[0]))
+    in_query = Counter(tokenizer.tokenize(route_text(trace, BM25)[0]))
     in_chunk = Counter(tokenizer.tokenize(chunk.indexed_text))
     matched = tuple((term, count, in_chunk[term]) for term, count in in_query.items() if in_chunk[term])
     unmatched = tuple(term for term in in_query if not in_chunk[term])
-    stage = trace.stage("bm25")
+    stage = trace.stage(BM25)
     stage_score = stage.ranked.score_map().get(chunk_id) if stage else None
     stage_rank = stage.ranked.rank_of(chunk_id) if stage else None
     shown = (f"score {_num(stage_score)}, rank {stage_rank}" if stage_score is not None
@@ -312,7 +313,7 @@ def explain_cosine(trace: Trace, snapshot: Snapshot, chunk_id: int,
     explanation = snapshot.dense.explain(query, chunk_id)
     cosine, parts = explanation.score, explanation.parts[0]
     dot, query_norm, chunk_norm = parts["dot"], parts["query_norm"], parts["chunk_norm"]
-    stage = trace.stage(route_text(trace, "dense")[1])
+    stage = trace.stage(route_text(trace, DENSE)[1])
     stage_score = stage.ranked.score_map().get(chunk_id) if stage else None
     stage_rank = stage.ranked.rank_of(chunk_id) if stage else None
     formula = (
@@ -322,7 +323,7 @@ def explain_cosine(trace: Trace, snapshot: Snapshot, chunk_id: int,
     return CosineExplanation(cosine, stage_score, stage_rank, dot, query_norm, chunk_norm, len(query), formula)
 
 
-def explain_fusion(trace: Trace, chunk_id: int, stage_name: str = "fusion",
+def explain_fusion(trace: Trace, chunk_id: int, stage_name: str = FUSION,
                    variants: bool = False) -> FusionExplanation | None:
     """Each route's term of the fused score, from the fusion stage's own breakdown.
 
@@ -376,7 +377,7 @@ def _normalization_formula(trace: Trace, route: str, score: float | None, normal
 
 def explain_mmr(trace: Trace, chunk_id: int) -> MmrExplanation | None:
     """λ·relevance − (1 − λ)·max similarity to the chunks selected before it."""
-    stage = trace.stage("mmr")
+    stage = trace.stage(MMR)
     if stage is None:
         return None
     detail = stage.details.get(chunk_id)
@@ -397,7 +398,7 @@ def explain_mmr(trace: Trace, chunk_id: int) -> MmrExplanation | None:
 
 
 def explain_rerank(trace: Trace, chunk_id: int) -> RerankExplanation | None:
-    stage = trace.stage("rerank")
+    stage = trace.stage(RERANK)
     if stage is None or chunk_id not in stage.details:
         return None
     detail = stage.details[chunk_id]

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from workbench.retrieval.enhance import AS_TYPED
+from workbench.retrieval.stages import ROUTES, variant_stage
 from workbench.retrieval.trace import Trace
 
 
@@ -78,12 +80,12 @@ def searched_with(trace: Trace) -> dict[str, str]:
     if enhanced is None:
         return {}
     texts = {}
-    for route in ("dense", "bm25"):
+    for route in ROUTES:
         variants = enhanced.for_route(route)
-        if len(variants) == 1 and variants[0].origin != "query":
+        if len(variants) == 1 and variants[0].origin != AS_TYPED:
             texts[route] = variants[0].text
         elif len(variants) > 1:
-            texts.update({f"{route} ({v.origin})": v.text for v in variants if v.origin != "query"})
+            texts.update({variant_stage(route, v.origin): v.text for v in variants if v.origin != AS_TYPED})
     return {stage: text for stage, text in texts.items() if trace.stage(stage) is not None}
 
 

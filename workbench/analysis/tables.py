@@ -11,6 +11,7 @@ from typing import Mapping
 
 from workbench.analysis.diff import FinalsDiff
 from workbench.generation.context import AssembledContext
+from workbench.retrieval.stages import FUSION, MMR, RERANK
 from workbench.retrieval.trace import ChunkView, Trace
 
 RELEVANT_COLUMN = "✓"
@@ -72,12 +73,12 @@ def stage_rows(trace: Trace, stage_name: str, relevant: Mapping[int, int] = {}, 
 
 
 def _stage_columns(stage: str, detail: dict) -> dict:
-    if stage == "fusion" or _is_breakdown(detail):
+    if stage == FUSION or _is_breakdown(detail):
         # fusion, or a route fused over several query texts (query.enhance multi / decompose)
         return {f"{route} rank": entry.get("rank") for route, entry in detail.items()}
-    if stage == "mmr":
+    if stage == MMR:
         return {"relevance": detail.get("relevance"), "penalty": detail.get("penalty")}
-    if stage == "rerank":
+    if stage == RERANK:
         return {"rank before": detail.get("previous_rank")}
     return {}
 

@@ -28,6 +28,7 @@ from workbench.evaluation.answers import judge_answer
 from workbench.evaluation.golden import GoldenQuery, GoldenSet
 from workbench.evaluation.relevance import ChunkJudge
 from workbench.evaluation.stages import LEVELS, average_stage_metrics, ranked_documents, stage_metrics, stage_rankings
+from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import ChunkView, Trace, chunk_view
 
 CHUNKS_PER_DOCUMENT_DEPTH = 3
@@ -235,7 +236,7 @@ def evaluate(
                 relevant = document_judgements(query, judge.names)
             trace = run_query(query.query, run_config)
             rankings = stage_rankings(trace, level, judge.document_keys)
-            final = rankings.get("final", [])
+            final = rankings.get(FINAL, [])
             metrics = m.compute_all(metric_names, final, relevant)
             answer = None
             if answer_judge is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from workbench.mcp_server.schemas import Citation, ConfidenceResult, ConfidenceSignal, SearchResult
+from workbench.retrieval.enhance import AS_TYPED
 
 HEADING_SEPARATOR = " › "
 NO_ANSWER, AMBIGUOUS = "no_answer", "ambiguous"
@@ -122,7 +123,7 @@ def render_search(result: SearchResult, notes: Iterable[str] = ()) -> str:
 def render_llm_activity(activity) -> list[str]:
     """The query texts the routes searched with, and what the LLM calls cost."""
     lines = []
-    generated = [v for v in activity.query_variants if v.origin != "query"]
+    generated = [v for v in activity.query_variants if v.origin != AS_TYPED]
     if generated:
         lines.append(f"Query enhancement ({activity.query_enhancement}) searched with:")
         lines += [f"- {v.origin} ({'+'.join(v.routes)}): {v.text}" for v in generated]

@@ -27,10 +27,12 @@ from typing import Callable, Sequence
 from store.text_tokenizer import cjk_words
 from workbench.config import QueryConfig
 from workbench.llm.client import LlmCall, LlmClient, LlmRequest, LlmUnavailable
+from workbench.retrieval.stages import BM25, DENSE, ROUTES
 
 ENHANCE_METHODS = ("none", "rewrite", "multi", "hyde", "decompose", "keywords")
 LLM_METHODS = ("rewrite", "multi", "hyde", "decompose")
-ROUTES = ("dense", "bm25")
+#: the origin of the query as typed, among the variants a route searches with
+AS_TYPED = "query"
 #: the longest generated query (or passage) kept; longer replies are cut here
 MAX_GENERATED_CHARS = 2000
 
@@ -99,11 +101,11 @@ class EnhancedQuery:
     @property
     def generated(self) -> list[QueryVariant]:
         """What the method produced (everything but the query as typed)."""
-        return [variant for variant in self.variants if variant.origin != "query"]
+        return [variant for variant in self.variants if variant.origin != AS_TYPED]
 
     @property
     def changes_retrieval(self) -> bool:
-        return any(v.origin != "query" for v in self.variants)
+        return any(v.origin != AS_TYPED for v in self.variants)
 
     def to_dict(self) -> dict:
         return {
@@ -140,7 +142,7 @@ def enhance_query(
     method = config.enhance
     if method not in ENHANCE_METHODS:
         raise ValueError(f"unknown query.enhance {method!r}; use one of {', '.join(ENHANCE_METHODS)}")
-    as_typed = (QueryVariant(query, "query"),)
+    as_typed = (QueryVariant(query, AS_TYPED),)
     if method == "none":
         return EnhancedQuery(query, method, as_typed)
     if method == "keywords":
@@ -180,16 +182,16 @@ def _variants(query: str, method: str, generated: list[str]) -> tuple[QueryVaria
     if method == "rewrite":
         return (QueryVariant(generated[0], "rewrite"),)
     if method == "hyde":
-        return (QueryVariant(query, "query", ("bm25",)), QueryVariant(generated[0], "hyde", ("dense",)))
+        return (QueryVariant(query, AS_TYPED, (BM25,)), QueryVariant(generated[0], "hyde", (DENSE,)))
     label = "multi" if method == "multi" else "sub-question"
     extra = [text for text in generated if text.casefold() != query.strip().casefold()]
-    return (QueryVariant(query, "query"),) + tuple(
+    return (QueryVariant(query, AS_TYPED),) + tuple(
         QueryVariant(text, f"{label} {position}") for position, text in enumerate(extra, start=1)
     )
 
 
 def _summary(method: str, variants: tuple[QueryVariant, ...]) -> str:
-    generated = [variant.text for variant in variants if variant.origin != "query"]
+    generated = [variant.text for variant in variants if variant.origin != AS_TYPED]
     if method == "rewrite":
         return f"rewritten query: {generated[0]}"
     if method == "hyde":
@@ -259,7 +261,7 @@ def salient_terms(words: Sequence[str], idf_of: Callable[[str], float], limit: i
 
 
 def _keywords(query: str, config: QueryConfig, idf_of: Callable[[str], float] | None) -> EnhancedQuery:
-    as_typed = (QueryVariant(query, "query"),)
+    as_typed = (QueryVariant(query, AS_TYPED),)
     if idf_of is None:
         return EnhancedQuery(query, "keywords", as_typed,
                              notes=("query.enhance=keywords needs the collection's BM25 term statistics, which "
@@ -274,7 +276,7 @@ def _keywords(query: str, config: QueryConfig, idf_of: Callable[[str], float] | 
     shown = ", ".join(f"{word} ({idf:.2f})" for word, idf in scores.items())
     return EnhancedQuery(
         query, "keywords",
-        (QueryVariant(query, "query", ("dense",)), QueryVariant(keywords, "keywords", ("bm25",))),
+        (QueryVariant(query, AS_TYPED, (DENSE,)), QueryVariant(keywords, "keywords", (BM25,))),
         notes=(f"BM25 searched with the salient terms by idf: {shown}",),
         keyword_scores=scores,
     )

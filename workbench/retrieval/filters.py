@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from store.retrieval_index import AllowedChunks
 from workbench.config import FilterConfig
 from workbench.retrieval.ranking import RankedList
+from workbench.retrieval.stages import FILTER
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ def scope_of(snapshot, config: FilterConfig) -> ChunkScope | None:
     return ChunkScope(allowed, frozenset(doc_ids), note)
 
 
-def filter_hits(run: RankedList, keep_doc_ids: set[int] | None, name: str = "filtered") -> tuple[RankedList, int]:
+def filter_hits(run: RankedList, keep_doc_ids: set[int] | None, name: str = FILTER) -> tuple[RankedList, int]:
     """Keep only hits whose document is in ``keep_doc_ids``; ``None`` keeps every hit.
 
     Surviving hits keep their order and scores and are re-ranked 1..n. Returns the filtered list

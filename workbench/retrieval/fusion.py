@@ -17,6 +17,7 @@ import numpy as np
 from workbench.config import FusionConfig
 from workbench.retrieval.lazy import LazyMapping
 from workbench.retrieval.ranking import RankedList
+from workbench.retrieval.stages import FUSION
 
 Normalization = Literal["minmax", "zscore"]
 NORMALIZATIONS: tuple[str, ...] = ("minmax", "zscore")
@@ -90,7 +91,7 @@ def weighted(
     return _weighted(runs, weights, normalization, name).ranked
 
 
-def fuse(runs: Sequence[RankedList], config: FusionConfig, name: str = "fusion") -> Fusion:
+def fuse(runs: Sequence[RankedList], config: FusionConfig, name: str = FUSION) -> Fusion:
     """The fusion stage: fuse ``runs`` with the method and parameters of ``config``.
 
     The runs need distinct names: the breakdown is keyed by them.

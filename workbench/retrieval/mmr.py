@@ -13,6 +13,7 @@ from typing import Mapping
 import numpy as np
 
 from workbench.retrieval.ranking import RankedList
+from workbench.retrieval.stages import MMR
 
 
 def mmr(
@@ -22,7 +23,7 @@ def mmr(
     lambda_: float,
     top_k: int,
     pool: int,
-    name: str = "mmr",
+    name: str = MMR,
 ) -> tuple[RankedList, dict[int, dict]]:
     """Select up to ``top_k`` chunks from the first ``pool`` candidates by MMR.
 

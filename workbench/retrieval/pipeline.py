@@ -29,7 +29,7 @@ from workbench.config import (
 )
 from workbench.llm.client import LlmClient
 from workbench.retrieval.assessment import DeferredConfidence, RerankScores
-from workbench.retrieval.enhance import EnhancedQuery, QueryVariant, enhance_query
+from workbench.retrieval.enhance import AS_TYPED, EnhancedQuery, QueryVariant, enhance_query
 from workbench.retrieval.filters import ChunkScope, filter_hits, scope_of
 from workbench.retrieval.fusion import fuse
 from workbench.retrieval.language_guard import LanguageCheck, check_language
@@ -38,6 +38,7 @@ from workbench.retrieval.llm_rerank import LlmReranker
 from workbench.retrieval.mmr import mmr
 from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.rerank import load_reranker, rerank
+from workbench.retrieval.stages import BM25, DENSE, FILTER, FINAL, FUSION, MMR, RERANK, variant_stage
 from workbench.retrieval.trace import SnapshotChunkViews, StageTrace, Trace
 
 QueryEmbedder = Callable[[str], np.ndarray]
@@ -82,12 +83,12 @@ def run_pipeline(
     stages: list[StageTrace] = []
     routes: list[RankedList] = []
     if mode in ("dense", "hybrid"):
-        stages += _route_stages("dense", query, enhanced, config.fusion.k,
+        stages += _route_stages(DENSE, query, enhanced, config.fusion.k,
                                 lambda variant, name: _dense_stage(snapshot, _vector_for(variant, vector, embed_query),
                                                                    config.dense, candidates, scope, language, name))
         routes.append(stages[-1].ranked)
     if mode in ("bm25", "hybrid"):
-        stages += _route_stages("bm25", query, enhanced, config.fusion.k,
+        stages += _route_stages(BM25, query, enhanced, config.fusion.k,
                                 lambda variant, name: _bm25_stage(snapshot, variant.text, config.bm25, candidates,
                                                                   scope, name))
         routes.append(stages[-1].ranked)
@@ -156,7 +157,7 @@ def _idf_of(snapshot: Snapshot, word: str) -> float:
 
 
 def _vector_for(variant: QueryVariant, query_vector: QueryVector, embed_query: QueryEmbedder) -> Callable[[], np.ndarray]:
-    if variant.origin == "query":
+    if variant.origin == AS_TYPED:
         return query_vector
     return QueryVector(embed_query, variant.text)
 
@@ -165,15 +166,15 @@ def _route_stages(route: str, query: str, enhanced: EnhancedQuery | None, rrf_k:
                   search: Callable[[QueryVariant, str], StageTrace]) -> list[StageTrace]:
     """One route over the query's variants: one stage per variant and, with several, their RRF as
     the route's stage (named after the route, so everything downstream reads it unchanged)."""
-    variants = enhanced.for_route(route) if enhanced else [QueryVariant(query, "query")]
+    variants = enhanced.for_route(route) if enhanced else [QueryVariant(query, AS_TYPED)]
     if len(variants) == 1:
         stage = search(variants[0], route)
-        if variants[0].origin == "query":
+        if variants[0].origin == AS_TYPED:
             return [stage]
         note = f"{route} searched with the {variants[0].origin} text, not the query as typed"
         return [replace(stage, notes=(note, *stage.notes))]
     started = time.perf_counter()
-    per_variant = [search(variant, f"{route} ({variant.origin})") for variant in variants]
+    per_variant = [search(variant, variant_stage(route, variant.origin)) for variant in variants]
     fusion = fuse([stage.ranked for stage in per_variant], FusionConfig(method="rrf", k=rrf_k), name=route)
     merged = StageTrace(route, {"method": "rrf", "k": rrf_k, "variants": [v.text for v in variants]}, fusion.ranked,
                         _ms(started), (f"{route}: RRF of the lists of {len(variants)} query texts",), fusion.breakdown)
@@ -181,7 +182,7 @@ def _route_stages(route: str, query: str, enhanced: EnhancedQuery | None, rrf_k:
 
 
 def _dense_stage(snapshot: Snapshot, vector: Callable[[], np.ndarray], config: DenseConfig, candidates: int,
-                 scope: ChunkScope | None, language: LanguageCheck, name: str = "dense") -> StageTrace:
+                 scope: ChunkScope | None, language: LanguageCheck, name: str = DENSE) -> StageTrace:
     started = time.perf_counter()
     # in dense mode the guard cannot leave the only route out; it says what to expect instead
     notes = [language.note] if language.note and language.dense_votes else []
@@ -198,7 +199,7 @@ def _dense_stage(snapshot: Snapshot, vector: Callable[[], np.ndarray], config: D
 
 
 def _bm25_stage(snapshot: Snapshot, query: str, config: Bm25Config, candidates: int,
-                scope: ChunkScope | None, name: str = "bm25") -> StageTrace:
+                scope: ChunkScope | None, name: str = BM25) -> StageTrace:
     started = time.perf_counter()
     ranked = _ranked(name, snapshot.sparse.search(query, candidates, _allowed(scope)), snapshot)
     notes = [] if len(ranked) else ["no chunk shares a term with the query"]
@@ -211,18 +212,18 @@ def _fusion_stage(routes: list[RankedList], config: FusionConfig, language: Lang
     started = time.perf_counter()
     voting, fusion_config = routes, config
     if not language.dense_votes:
-        voting = [route for route in routes if route.name != "dense"]
+        voting = [route for route in routes if route.name != DENSE]
         # weights follow the routes, dense first: the remaining routes keep their own weights
         fusion_config = replace(config, weights=tuple(config.weights[len(routes) - len(voting):]))
     fusion = fuse(voting, fusion_config)
     notes = (language.note,) if language.note else ()
-    return StageTrace("fusion", section_dict(config), fusion.ranked, _ms(started), notes, fusion.breakdown)
+    return StageTrace(FUSION, section_dict(config), fusion.ranked, _ms(started), notes, fusion.breakdown)
 
 
 def _filter_stage(current: RankedList, scope: ChunkScope, config: FilterConfig) -> StageTrace:
     started = time.perf_counter()
-    filtered, removed = filter_hits(current, scope.doc_ids, name="filter")
-    return StageTrace("filter", section_dict(config), filtered, _ms(started),
+    filtered, removed = filter_hits(current, scope.doc_ids, name=FILTER)
+    return StageTrace(FILTER, section_dict(config), filtered, _ms(started),
                       (f"removed {removed} chunks outside the filter",))
 
 
@@ -236,8 +237,8 @@ def _mmr_stage(current: RankedList, snapshot: Snapshot, query_vector: np.ndarray
             vectors = dict(zip(known, snapshot.dense.vectors_for(np.asarray(known, dtype=np.int64))))
     # MMR picks top_k; the rest of the pool follows so later stages (rerank) still see it
     selected, details = mmr(current, query_vector, vectors, config.lambda_, top_k=len(pool_ids),
-                            pool=config.pool, name="mmr")
-    return StageTrace("mmr", section_dict(config), selected, _ms(started), (), details)
+                            pool=config.pool, name=MMR)
+    return StageTrace(MMR, section_dict(config), selected, _ms(started), (), details)
 
 
 def _rerank_stage(query: str, current: RankedList, snapshot: Snapshot, config: RerankConfig,
@@ -250,7 +251,7 @@ def _rerank_stage(query: str, current: RankedList, snapshot: Snapshot, config: R
         if config.method == "llm":
             if llm is None or not llm.available:
                 reason = llm.unavailable_reason("rerank.method=llm") if llm else "rerank.method=llm needs an LLM endpoint"
-                return StageTrace("rerank", section_dict(config), current.renamed("rerank"), _ms(started),
+                return StageTrace(RERANK, section_dict(config), current.renamed(RERANK), _ms(started),
                                   (f"{reason}; kept the previous order",))
             reranker = LlmReranker(llm, config.timeout_s, labels=[f"chunk {cid}" for cid in head])
         else:
@@ -261,16 +262,16 @@ def _rerank_stage(query: str, current: RankedList, snapshot: Snapshot, config: R
         # what the scores are (logits or probabilities), for the confidence verdict
         stage_config = section_dict(config) | ({"score_kind": reranker.score_kind} if outcome.scores else {})
     except Exception as error:  # loading failures fall back exactly like scoring failures
-        ranked = current.renamed("rerank")
+        ranked = current.renamed(RERANK)
         notes = (f"rerank fell back to the previous order: {error}",)
         details = {}
         stage_config = section_dict(config)
     calls = tuple(reranker.calls) if isinstance(reranker, LlmReranker) else ()
-    return StageTrace("rerank", stage_config, ranked, _ms(started), notes, details, calls)
+    return StageTrace(RERANK, stage_config, ranked, _ms(started), notes, details, calls)
 
 
 def _final_stage(current: RankedList, top_k: int) -> StageTrace:
-    return StageTrace("final", {"top_k": top_k}, current.top(top_k).renamed("final"), 0.0)
+    return StageTrace(FINAL, {"top_k": top_k}, current.top(top_k).renamed(FINAL), 0.0)
 
 
 # -- helpers ------------------------------------------------------------------------------------
@@ -280,9 +281,9 @@ def _deferred_confidence(query: str, stages: Sequence[StageTrace], snapshot: Sna
     """The verdict's inputs, measured when someone reads ``Trace.confidence``."""
     by_name = {stage.stage: stage for stage in stages}
     # cosines of the query as typed: with several query texts the "dense" list holds RRF sums
-    dense_stage = by_name.get("dense (query)") or by_name.get("dense")
+    dense_stage = by_name.get(variant_stage(DENSE, AS_TYPED)) or by_name.get(DENSE)
     dense = dense_stage.ranked if dense_stage is not None else None
-    rerank_stage = by_name.get("rerank")
+    rerank_stage = by_name.get(RERANK)
     reranked = None
     if rerank_stage is not None and rerank_stage.details:
         reranked = RerankScores({cid: detail["rerank_score"] for cid, detail in rerank_stage.details.items()},

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from workbench.retrieval.ranking import RankedList
+from workbench.retrieval.stages import RERANK
 
 
 class Reranker(ABC):
@@ -132,7 +133,7 @@ def rerank(
     reranker: Reranker | None,
     top_m: int,
     timeout_s: float,
-    name: str = "rerank",
+    name: str = RERANK,
 ) -> RerankOutcome:
     """Reorder the first ``top_m`` hits of ``run`` by ``reranker`` scores.
 

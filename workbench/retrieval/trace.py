@@ -15,6 +15,7 @@ from workbench.retrieval.language_guard import LanguageCheck
 from workbench.llm.client import LlmCall
 from workbench.retrieval.enhance import EnhancedQuery
 from workbench.retrieval.ranking import RankedList
+from workbench.retrieval.stages import FINAL, QUERY
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ class Trace:
 
     @property
     def final(self) -> RankedList:
-        return self.stages[-1].ranked if self.stages else RankedList("final")
+        return self.stages[-1].ranked if self.stages else RankedList(FINAL)
 
     def stage(self, name: str) -> StageTrace | None:
         for stage in self.stages:
@@ -182,7 +183,7 @@ class Trace:
 
     def llm_calls(self) -> list[tuple[str, LlmCall]]:
         """Every LLM call of the query, with the stage that made it (``query`` for enhancement)."""
-        calls = [("query", call) for call in (self.enhancement.calls if self.enhancement else ())]
+        calls = [(QUERY, call) for call in (self.enhancement.calls if self.enhancement else ())]
         return calls + [(stage.stage, call) for stage in self.stages for call in stage.llm_calls]
 
     def to_dict(self) -> dict:

@@ -11,6 +11,7 @@ from workbench.analysis.relevance import GoldenLookup
 from workbench.analysis.tables import hit_choices
 from workbench.analysis.verdict import hit_term_coverage, verdict_view
 from workbench.config import WorkbenchConfig
+from workbench.retrieval.stages import DENSE, MMR
 from workbench.retrieval.trace import Trace
 from workbench.ui import session
 from workbench.ui.data_tables import show_table
@@ -44,9 +45,9 @@ def render_explain(traces: dict[str, Trace], configs: dict[str, WorkbenchConfig]
         st.caption(f"Side {side.upper()}'s verdict: {md_escape(view.headline)} ({md_escape(view.reason)})")
     config = configs[side]
     vector = None
-    if trace.stage("dense") is not None or trace.stage("mmr") is not None:
+    if trace.stage(DENSE) is not None or trace.stage(MMR) is not None:
         # the text the dense route searched with: the query, or a rewrite or HyDE passage
-        vector = session.workbench().embed_query(config.embedding.model, route_text(trace, "dense")[0])
+        vector = session.workbench().embed_query(config.embedding.model, route_text(trace, DENSE)[0])
     show_explanation(explain_hit(trace, snapshots[side], chunk_id, vector))
 
 

@@ -20,6 +20,7 @@ from workbench.analysis.tables import chunk_label, diff_rows, stage_rows, timing
 from workbench.analysis.verdict import evidence_rows, verdict_view
 from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
 from workbench.models.catalogue import RERANK
+from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import Trace
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.data_tables import show_table
@@ -164,7 +165,7 @@ def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict
     for tab, stage in zip(tabs, trace.stages):
         with tab:
             show_table(stage_rows(trace, stage.stage, relevant), f"the {stage.stage} stage returned nothing",
-                       highlight=stage.stage == "final")
+                       highlight=stage.stage == FINAL)
             llm_panels.calls_view(stage.llm_calls, key=f"llm_calls_{side}_{stage.stage}")
     st.caption("Timings")
     show_table(timing_rows(trace), "no stages ran", height="auto")

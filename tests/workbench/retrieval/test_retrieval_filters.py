@@ -7,7 +7,7 @@ RUN = RankedList.from_ordered("rrf", [(1, 10, 0.9), (2, 20, 0.8), (3, 10, 0.7), 
 def test_filter_keeps_listed_documents_and_reranks():
     filtered, removed = filter_hits(RUN, {10, 30})
     assert removed == 1
-    assert filtered.name == "filtered"
+    assert filtered.name == "filter"
     assert [(h.chunk_id, h.doc_id, h.score, h.rank) for h in filtered] == [
         (1, 10, 0.9, 1),
         (3, 10, 0.7, 2),
