@@ -44,7 +44,7 @@ from workbench.models.availability import card_for, require_available
 from workbench.models.catalogue import EMBEDDING, RERANK
 from workbench.ingestion.indexing import SyncResult, layout_dir, sync_layout
 from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
-from workbench.ingestion.layout import MILVUS, Layout
+from workbench.layout import MILVUS, Layout
 from workbench.embedding.cache import embed_cached
 from workbench.embedding.query_cache import QueryVectorCache
 from workbench.llm.client import LlmClient

@@ -1,6 +1,6 @@
 """Parameter sweeps: evaluate every combination of a grid of config values, reusing work.
 
-Configurations are grouped by layout (``workbench.ingestion.layout.Layout``: chunking, model, index
+Configurations are grouped by layout (``workbench.layout.Layout``: chunking, model, index
 parameters). Each layout's indexes are loaded (or built) once and its relevance judgements
 computed once; configurations that differ only in query-time keys (fusion, MMR, rerank, top k)
 share them. Query vectors are embedded once per embedding model, and a new chunking embeds
@@ -22,7 +22,7 @@ from workbench.evaluation import metrics as m
 from workbench.evaluation.golden import GoldenSet
 from workbench.evaluation.runner import EvaluationResult, check_level, evaluate, judge_for, needs_query_vectors
 from workbench.evaluation.runs import save_run
-from workbench.ingestion.layout import Layout
+from workbench.layout import Layout
 
 
 @dataclass(frozen=True)

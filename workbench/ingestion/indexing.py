@@ -19,7 +19,7 @@ from store.documents import index_source
 from store.index_set import new_version_dir, publish, read_current
 from workbench.embedding import get_embedder
 from workbench.embedding.cache import embed_cached
-from workbench.ingestion.layout import MILVUS, Layout
+from workbench.layout import MILVUS, Layout
 from workbench.ingestion.snapshot_files import SyncResult, layout_dir, write_snapshot_tables
 
 __all__ = ["SyncResult", "layout_dir", "sync_layout"]

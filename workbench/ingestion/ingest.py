@@ -34,7 +34,7 @@ from workbench.chunking.preparation import check_enrichment, finish_chunks, spli
 from workbench.config import IngestConfig
 from workbench.embedding import Embedder, get_embedder
 from workbench.ingestion.estimates import chunk_rate, estimated_text_characters, remember_rate
-from workbench.ingestion.layout import Layout
+from workbench.layout import Layout
 from workbench.ingestion.sources import (
     MB,
     FileOutcome,

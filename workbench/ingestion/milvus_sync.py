@@ -41,7 +41,7 @@ from store.milvus_index import (
 )
 from workbench.embedding import get_embedder
 from workbench.embedding.cache import embed_cached
-from workbench.ingestion.layout import Layout
+from workbench.layout import Layout
 from workbench.ingestion.snapshot_files import SyncResult, layout_dir, write_snapshot_tables
 
 log = logging.getLogger(__name__)

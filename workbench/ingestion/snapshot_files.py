@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from store.index_set import CHUNK_COLUMNS, DOCUMENT_COLUMNS, write_table
-from workbench.ingestion.layout import Layout
+from workbench.layout import Layout
 
 
 @dataclass(frozen=True)

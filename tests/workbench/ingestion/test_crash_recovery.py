@@ -29,7 +29,7 @@ import pytest
 
 from store.index_set import Snapshot, read_current
 from workbench.ingestion.indexing import layout_dir
-from workbench.ingestion.layout import Layout
+from workbench.layout import Layout
 from workbench.service import Workbench
 
 REPO = Path(__file__).resolve().parents[3]

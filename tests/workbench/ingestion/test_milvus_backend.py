@@ -17,7 +17,7 @@ from tests.workbench.corpus import DOCS
 from workbench.config import ConfigError
 from workbench.ingestion.indexing import layout_dir
 from workbench.ingestion.ingest import Source
-from workbench.ingestion.layout import Layout
+from workbench.layout import Layout
 from workbench.ingestion.milvus_sync import milvus_target
 
 MILVUS = ["index.backend=milvus"]

@@ -15,7 +15,7 @@ import duckdb
 from store import documents as stored_documents
 from store.catalog import Catalog
 from store.milvus_index import CONNECTIONS, MilvusCollection
-from workbench.ingestion.layout import Layout
+from workbench.layout import Layout
 from workbench.ingestion.milvus_sync import milvus_target
 from workbench.service import Workbench
 

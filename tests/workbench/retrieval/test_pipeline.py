@@ -134,7 +134,7 @@ def test_a_trace_pickles_as_plain_values(kb, fake_config):
 def test_an_index_in_a_stale_format_is_rebuilt_from_the_catalog(kb, fake_config):
     from store.index_set import read_current
     from workbench.ingestion.indexing import layout_dir
-    from workbench.ingestion.layout import Layout
+    from workbench.layout import Layout
     from workbench.service import Workbench
 
     before = kb.query("river floods after heavy rain", "kb", fake_config)
