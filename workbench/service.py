@@ -34,12 +34,15 @@ from workbench.config import (
     INDEX_TIME_SECTIONS,
     ConfigError,
     WorkbenchConfig,
+    embedding_settings,
     flatten,
     known_keys,
     validate_overrides,
 )
 from workbench.embedding import get_embedder
+from workbench.embedding.calibration import choose_runtime
 from workbench.embedding.registry import check_embedding_model
+from workbench.embedding.runtimes import collection_runtime, keep_collection_runtime
 from workbench.language.coverage import CollectionLanguage, collection_language
 from workbench.models.availability import card_for, require_available
 from workbench.models.catalogue import EMBEDDING, RERANK
@@ -140,6 +143,8 @@ class Workbench:
         self._languages: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # snapshot -> CollectionLanguage
         self._llm: tuple[SettingsLookup, LlmClient] | None = None
         self._llm_lock = threading.Lock()
+        #: notes from choosing a new collection's encoder runtime (a fallback), for the ingest report
+        self.runtime_notes: list[str] = []
 
     def llm(self) -> LlmClient:
         """The LLM endpoint the environment configures, behind the home's reply cache.
@@ -169,16 +174,22 @@ class Workbench:
             settings = self.settings()
         config = WorkbenchConfig()
         preset_name = preset
+        stored: dict = {}
         if collection:
             row = settings.collection(collection)
-            config = WorkbenchConfig.from_dict({**config.flat(), **_known_only(row.config, f"collection {collection!r}")})
+            stored = _known_only(row.config, f"collection {collection!r}")
+            runtime, precision = collection_runtime(stored)
+            stored |= {"embedding.runtime": runtime, "embedding.precision": precision}
+            config = WorkbenchConfig.from_dict({**config.flat(), **stored})
             preset_name = preset_name or row.default_preset
         preset_name = preset_name or DEFAULT_PRESET
         preset_overrides = _known_only(settings.preset(preset_name), f"preset {preset_name!r}")
         config = WorkbenchConfig.from_dict({**config.flat(), **preset_overrides})
         if isinstance(overrides, dict):
-            return WorkbenchConfig.from_dict({**config.flat(), **flatten(overrides)})
-        return config.with_overrides(list(overrides))
+            config = WorkbenchConfig.from_dict({**config.flat(), **flatten(overrides)})
+        else:
+            config = config.with_overrides(list(overrides))
+        return keep_collection_runtime(collection, stored, config) if collection else config
 
     @staticmethod
     def check_models(config: WorkbenchConfig) -> None:
@@ -208,6 +219,11 @@ class Workbench:
             raise ValueError(f"collection name {name!r} is not valid; use letters, digits, '-' or '_'")
         config = config or WorkbenchConfig()
         self.check_models(config)
+        choice = choose_runtime(self.home, config.embedding)
+        if choice.note:
+            log.warning("collection %r: %s", name, choice.note)
+            self.runtime_notes.append(choice.note)
+        config = config.with_overrides([f"embedding.runtime={choice.runtime}", f"embedding.precision={choice.precision}"])
         layout = Layout.of(config)
         return stored_collections.create_collection(
             self.catalog, name, index_overrides(config), layout.chunkset_key, layout.chunkset_config()
@@ -268,7 +284,7 @@ class Workbench:
             if key == wanted.chunkset_key:
                 continue
             other = WorkbenchConfig.from_dict({**config.flat(), **flatten({"chunking": chunkset["chunking"]}),
-                                               "embedding.model": chunkset["embedding_model"]})
+                                               **embedding_settings(chunkset["embedding_model"])})
             layouts.append(Layout.of(other))
         return layouts
 
@@ -281,9 +297,13 @@ class Workbench:
         if config is None:
             config = self.config_for(collection)
             self.check_models(config)  # an existing collection's own models, before any file is parsed
+        config = keep_collection_runtime(collection, self.settings().collection(collection).config, config)
         self.reach(config)
-        return ingest(self.catalog, collection, sources, self.layouts_of(collection, config), progress,
-                      limits=config.ingest, cancel=cancel)
+        report = ingest(self.catalog, collection, sources, self.layouts_of(collection, config), progress,
+                        limits=config.ingest, cancel=cancel)
+        report.notes.extend(self.runtime_notes)
+        self.runtime_notes.clear()
+        return report
 
     def ingest_paths(self, collection: str, paths: Iterable[Path], config: WorkbenchConfig | None = None,
                      progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> IngestReport:
@@ -452,7 +472,7 @@ class Workbench:
     def query(self, text: str, collection: str, config: WorkbenchConfig) -> Trace:
         snapshot = self.snapshot(collection, config)
         llm = self.llm() if uses_llm(config) else None
-        return run_pipeline(text, config, snapshot, lambda q: self.embed_query(config.embedding.model, q), collection,
+        return run_pipeline(text, config, snapshot, lambda q: self.embed_query(config.embedding.key, q), collection,
                             llm)
 
     # -- documents and chunks -----------------------------------------------------------------

@@ -46,7 +46,7 @@ def render_explain(traces: dict[str, Trace], configs: dict[str, WorkbenchConfig]
     vector = None
     if trace.stage("dense") is not None or trace.stage("mmr") is not None:
         # the text the dense route searched with: the query, or a rewrite or HyDE passage
-        vector = session.workbench().embed_query(config.embedding.model, route_text(trace, "dense")[0])
+        vector = session.workbench().embed_query(config.embedding.key, route_text(trace, "dense")[0])
     show_explanation(explain_hit(trace, snapshots[side], chunk_id, vector))
 
 
