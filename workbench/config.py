@@ -262,6 +262,8 @@ class RerankConfig:
                           "candidate 0-10)", choices=("cross_encoder", "llm"))
     model: str = setting("", "cross_encoder: CrossEncoder id or local path; empty = no rerank")
     top_m: int = setting(30, "candidates the reranker rescores", minimum=1, maximum=10_000)
+    precision: str = setting("fp32", "cross_encoder: fp32, or bf16 (PyTorch autocast: faster where the CPU has bf16, "
+                             "scores within about 0.01)", choices=("fp32", "bf16"))
     timeout_s: float = setting(30.0, "seconds before rerank gives up and keeps the previous order",
                                minimum=0.1, maximum=3600.0)
 

@@ -293,11 +293,13 @@ class Workbench:
         """Ingest ``sources`` under ``config.ingest``'s limits; setting ``cancel`` stops it cleanly."""
         if config is not None:
             self.check_models(config)  # before a new collection is created
-        self.ensure_collection(collection, config)
+        row = self.ensure_collection(collection, config)
         if config is None:
             config = self.config_for(collection)
             self.check_models(config)  # an existing collection's own models, before any file is parsed
-        config = keep_collection_runtime(collection, self.settings().collection(collection).config, config)
+        if self.runtime_notes:  # made just now, on torch fp32 instead of the runtime asked for
+            config = config.with_overrides(["embedding.runtime=torch", "embedding.precision=fp32"])
+        config = keep_collection_runtime(collection, row.config, config)
         self.reach(config)
         report = ingest(self.catalog, collection, sources, self.layouts_of(collection, config), progress,
                         limits=config.ingest, cancel=cancel)

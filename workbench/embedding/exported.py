@@ -16,6 +16,7 @@ import os
 import shutil
 import tempfile
 import threading
+import warnings
 from abc import abstractmethod
 from pathlib import Path
 from typing import Callable
@@ -127,7 +128,9 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
 
                         example = tuple(tokenize(model, ["an example sentence to trace", "and another"])[n]
                                         for n in self._names)
-                        with torch.no_grad():
+                        # the tracers warn about shape checks that are constant for this graph
+                        with torch.no_grad(), warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
                             self._build(folder, sentence_graph(model, self._names), example, self._names)
 
                     self._graph = self._open(cached_export(weights, self.variant, build))
@@ -135,6 +138,7 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
 
     @property
     def variant(self) -> str:
+        """The export-cache folder's name: precisions that share one graph share one folder."""
         return f"{type(self).runtime}-{self.precision}"
 
     def _encode(self, texts: list[str]) -> np.ndarray:

@@ -1,7 +1,7 @@
 """OpenVINO: the model converted by OpenVINO's own converter from the PyTorch module.
 
 bf16 is a compile-time hint (``INFERENCE_PRECISION_HINT``); the saved graph stays fp32, so one
-export serves both precisions' compiles but each keeps its own folder for clarity of the cache.
+export serves both precisions.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ _HINTS = {"fp32": "f32", "bf16": "bf16"}
 
 class OpenVinoEmbedder(ExportedEmbedder):
     runtime = "openvino"
+    variant = "openvino"
 
     def _build(self, folder: Path, graph, example: tuple, names: tuple[str, ...]) -> None:
         import openvino as ov
