@@ -42,7 +42,7 @@ from workbench.config import (
 from workbench.embedding import get_embedder
 from workbench.embedding.calibration import choose_runtime
 from workbench.embedding.registry import check_embedding_model
-from workbench.embedding.runtimes import collection_runtime, keep_collection_runtime
+from workbench.embedding.runtimes import check_collection_runtime, collection_runtime, keep_collection_runtime
 from workbench.language.coverage import CollectionLanguage, collection_language
 from workbench.models.availability import card_for, require_available
 from workbench.models.catalogue import EMBEDDING, RERANK
@@ -411,6 +411,7 @@ class Workbench:
         layout = Layout.of(config)
         target = self._layout_dirs.get((collection, layout))
         if target is None:
+            check_collection_runtime(collection, self.settings().collection(collection).config, config)
             target = self._layout_dirs[(collection, layout)] = layout_dir(self.home, collection, layout)
             self.reach(config)
         try:

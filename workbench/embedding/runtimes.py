@@ -150,7 +150,20 @@ def keep_collection_runtime(collection: str, stored: dict, config: WorkbenchConf
         return config
     if config.embedding.runtime == AUTO_RUNTIME:
         return config.with_overrides([f"embedding.runtime={built[0]}", f"embedding.precision={built[1]}"])
-    raise ConfigError(
+    raise _refusal(collection, built, asked)
+
+
+def check_collection_runtime(collection: str, stored: dict, config: WorkbenchConfig) -> None:
+    """Refuse ``config`` when the vectors it would use are not the collection's runtime's (an
+    unresolved ``auto`` means torch fp32 here: the configuration did not come from the collection)."""
+    _, runtime, precision = split_key(config.embedding.key)
+    built = collection_runtime(stored)
+    if (runtime, precision) != built:
+        raise _refusal(collection, built, (runtime, precision))
+
+
+def _refusal(collection: str, built: tuple[str, str], asked: tuple[str, str]) -> ConfigError:
+    return ConfigError(
         f"collection {collection!r} was embedded with embedding.runtime={built[0]}, embedding.precision={built[1]}; "
         f"it cannot be used with embedding.runtime={asked[0]}, embedding.precision={asked[1]} (vectors of two "
         f"runtimes do not mix). Drop that setting (or set embedding.runtime={built[0]} embedding.precision="

@@ -159,6 +159,10 @@ def test_a_collection_keeps_its_runtime_and_refuses_another(tiny_model, bench, t
     assert str(refused.value).startswith("collection 'onnx' was embedded with embedding.runtime=onnx, "
                                          "embedding.precision=fp32; it cannot be used with embedding.runtime=torch")
     assert "set embedding.runtime=onnx embedding.precision=fp32" in str(refused.value)
+    # a configuration made without the collection (auto, unresolved: torch fp32) is refused too,
+    # rather than building a torch layout beside the onnx one
+    with pytest.raises(ConfigError, match="it cannot be used with embedding.runtime=torch, embedding.precision=fp32"):
+        bench.query("dense and BM25", "onnx", built.with_overrides(["embedding.runtime=auto"]))
 
 
 def test_a_collection_from_before_runtimes_reads_as_torch_fp32(bench, fake_embedder, fake_config):
