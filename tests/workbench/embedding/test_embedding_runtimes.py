@@ -189,3 +189,35 @@ def test_an_explicit_runtime_that_cannot_run_makes_a_torch_collection_with_the_n
 
 def test_runtime_embedder_routes_a_bare_name_to_torch_fp32(tiny_model):
     assert type(runtime_embedder(tiny_model)).__name__ == "SentenceTransformerEmbedder"
+
+
+def test_models_list_prints_each_runtimes_measured_speed(tmp_path, capsys):
+    from workbench.cli import main
+
+    home = tmp_path / "home"
+    home.mkdir()
+    assert main(["models", "--home", str(home)]) == 0
+    assert "not measured on this machine yet" in capsys.readouterr().out
+    record = {"chosen": "openvino-bf16", "min_cosine": 0.999, "sample_texts": 40, "measured": "2026-11-25 13:35",
+              "load_average": 0.5, "runtimes": {
+                  "torch-fp32": {"texts_per_s": 25.0, "query_ms_p50": 20.0, "min_cosine": 1.0},
+                  "openvino-bf16": {"texts_per_s": 50.0, "query_ms_p50": 8.0, "min_cosine": 0.99997},
+                  "onnx-int8": {"error": "embedding.runtime=onnx needs the 'onnxruntime' package"}}}
+    (home / calibration.CALIBRATION_FILE).write_text(json.dumps({calibration.machine_id(): {"m": record}}))
+    assert main(["models", "--home", str(home)]) == 0
+    out = capsys.readouterr().out
+    assert "  m: 40 texts, 2026-11-25 13:35, load average 0.5" in out
+    assert "    openvino-bf16*     50.0 texts/s  2.00x      8.0 ms/query  min cosine 0.99997" in out
+    assert "    onnx-int8       unavailable: embedding.runtime=onnx needs the 'onnxruntime' package" in out
+
+
+def test_the_cross_encoder_runs_in_bf16_close_to_fp32(tiny_cross_encoder_dir):
+    from workbench.retrieval.rerank import load_reranker
+
+    passages = ["dense retrieval with vectors", "BM25 keyword search", "混合检索"]
+    fp32 = load_reranker(str(tiny_cross_encoder_dir)).score("hybrid search", passages)
+    bf16 = load_reranker(str(tiny_cross_encoder_dir), "bf16").score("hybrid search", passages)
+    assert fp32 != bf16  # autocast really ran
+    assert np.allclose(fp32, bf16, atol=0.05)
+    with pytest.raises(ConfigError, match="rerank.precision: 'int8' is not one of fp32, bf16"):
+        WorkbenchConfig().with_overrides(["rerank.precision=int8"])
