@@ -129,7 +129,8 @@ class EmbeddingConfig:
     model: str = setting("all-MiniLM-L6-v2", "sentence-transformers id or local path; all-MiniLM-L6-v2 is bundled")
     runtime: str = setting(
         AUTO_RUNTIME, "what runs the encoder: auto (a new collection takes the fastest runtime and precision this "
-        "machine's calibration found with cosine ≥ 0.999 to torch fp32), torch, openvino or onnx; fixed per collection",
+        "machine's calibration found with cosine ≥ 0.999 to torch fp32), torch, openvino or onnx; fixed per "
+        "collection",
         choices=(AUTO_RUNTIME, *RUNTIME_PRECISIONS))
     precision: str = setting("fp32", "encoder arithmetic: fp32; bf16 (torch, openvino); int8 (onnx, dynamic "
                              "quantization); ignored under auto", choices=("fp32", "bf16", "int8"))

@@ -223,7 +223,8 @@ class Workbench:
         if choice.note:
             log.warning("collection %r: %s", name, choice.note)
             self.runtime_notes.append(choice.note)
-        config = config.with_overrides([f"embedding.runtime={choice.runtime}", f"embedding.precision={choice.precision}"])
+        config = config.with_overrides([f"embedding.runtime={choice.runtime}",
+                                        f"embedding.precision={choice.precision}"])
         layout = Layout.of(config)
         return stored_collections.create_collection(
             self.catalog, name, index_overrides(config), layout.chunkset_key, layout.chunkset_config()

@@ -31,7 +31,8 @@ class Runtime:
 
 
 RUNTIMES: dict[str, Runtime] = {
-    "torch": Runtime("torch", "torch", RUNTIME_PRECISIONS["torch"], "workbench.embedding.torch_runtime:TorchBf16Embedder"),
+    "torch": Runtime("torch", "torch", RUNTIME_PRECISIONS["torch"],
+                     "workbench.embedding.torch_runtime:TorchBf16Embedder"),
     "openvino": Runtime("openvino", "openvino", RUNTIME_PRECISIONS["openvino"],
                         "workbench.embedding.openvino_runtime:OpenVinoEmbedder"),
     "onnx": Runtime("onnx", "onnxruntime", RUNTIME_PRECISIONS["onnx"], "workbench.embedding.onnx_runtime:OnnxEmbedder"),

@@ -22,8 +22,8 @@ from workbench.embedding.runtimes import RUNTIMES, Runtime, cpu_has_bf16, open_r
 from workbench.ingestion.layout import Layout
 from workbench.service import index_overrides
 
-TEXTS = ["Hybrid retrieval fuses dense and BM25 ranks.", "混合检索把向量检索和关键词检索的排名融合起来。",
-         "short", "A much longer passage about vitamin D, bone density and a randomised trial " * 4]
+TEXTS = ["Hybrid retrieval fuses dense and BM25 ranks.", "混合检索把向量检索和关键词检索的排名融合起来。", "short",
+         "A much longer passage about vitamin D, bone density and a randomised trial " * 4]
 
 #: how close each runtime's vectors must stay to torch fp32's on the tiny model (min cosine)
 CLOSE = {("torch", "bf16"): 0.99, ("openvino", "fp32"): 0.99999, ("openvino", "bf16"): 0.99,
@@ -161,7 +161,7 @@ def test_a_collection_keeps_its_runtime_and_refuses_another(tiny_model, bench, t
     assert "set embedding.runtime=onnx embedding.precision=fp32" in str(refused.value)
     # a configuration made without the collection (auto, unresolved: torch fp32) is refused too,
     # rather than building a torch layout beside the onnx one
-    with pytest.raises(ConfigError, match="it cannot be used with embedding.runtime=torch, embedding.precision=fp32"):
+    with pytest.raises(ConfigError, match="cannot be used with embedding.runtime=torch, embedding.precision=fp32"):
         bench.query("dense and BM25", "onnx", built.with_overrides(["embedding.runtime=auto"]))
 
 
