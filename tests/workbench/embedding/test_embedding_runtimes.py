@@ -221,3 +221,12 @@ def test_the_cross_encoder_runs_in_bf16_close_to_fp32(tiny_cross_encoder_dir):
     assert np.allclose(fp32, bf16, atol=0.05)
     with pytest.raises(ConfigError, match="rerank.precision: 'int8' is not one of fp32, bf16"):
         WorkbenchConfig().with_overrides(["rerank.precision=int8"])
+
+
+def test_bf16_is_native_only_with_the_cpu_flags(tmp_path):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n")
+    assert cpu_has_bf16(cpuinfo) is False
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu avx512f avx512_bf16\n")
+    assert cpu_has_bf16(cpuinfo) is True
+    assert cpu_has_bf16(tmp_path / "missing") is None
