@@ -143,8 +143,6 @@ class Workbench:
         self._languages: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # snapshot -> CollectionLanguage
         self._llm: tuple[SettingsLookup, LlmClient] | None = None
         self._llm_lock = threading.Lock()
-        #: notes from choosing a new collection's encoder runtime (a fallback), for the ingest report
-        self.runtime_notes: list[str] = []
 
     def llm(self) -> LlmClient:
         """The LLM endpoint the environment configures, behind the home's reply cache.
@@ -214,6 +212,11 @@ class Workbench:
         return [info.name for info in self.collections()]
 
     def create_collection(self, name: str, config: WorkbenchConfig | None = None) -> repo.CollectionRow:
+        return self._create_collection(name, config)[0]
+
+    def _create_collection(self, name: str, config: WorkbenchConfig | None) -> tuple[repo.CollectionRow, str]:
+        """The new collection, on the encoder runtime ``auto`` (or the one asked for) gives here,
+        and the note saying why it is torch fp32 instead when that runtime cannot run ("" if none)."""
         name = (name or "").strip()
         if not name or "/" in name or name.startswith("."):
             raise ValueError(f"collection name {name!r} is not valid; use letters, digits, '-' or '_'")
@@ -222,13 +225,12 @@ class Workbench:
         choice = choose_runtime(self.home, config.embedding)
         if choice.note:
             log.warning("collection %r: %s", name, choice.note)
-            self.runtime_notes.append(choice.note)
         config = config.with_overrides([f"embedding.runtime={choice.runtime}",
                                         f"embedding.precision={choice.precision}"])
         layout = Layout.of(config)
         return stored_collections.create_collection(
             self.catalog, name, index_overrides(config), layout.chunkset_key, layout.chunkset_config()
-        )
+        ), choice.note
 
     def ensure_collection(self, name: str, config: WorkbenchConfig | None = None) -> repo.CollectionRow:
         found = stored_collections.find_collection(self.catalog, name)
@@ -294,18 +296,18 @@ class Workbench:
         """Ingest ``sources`` under ``config.ingest``'s limits; setting ``cancel`` stops it cleanly."""
         if config is not None:
             self.check_models(config)  # before a new collection is created
-        row = self.ensure_collection(collection, config)
+        found = stored_collections.find_collection(self.catalog, collection)
+        row, runtime_note = (found, "") if found else self._create_collection(collection, config)
         if config is None:
             config = self.config_for(collection)
             self.check_models(config)  # an existing collection's own models, before any file is parsed
-        if self.runtime_notes:  # made just now, on torch fp32 instead of the runtime asked for
-            config = config.with_overrides(["embedding.runtime=torch", "embedding.precision=fp32"])
+        if found is None:  # made just now: its runtime is the one chosen there (auto, or a fallback)
+            config = config.with_overrides(["embedding.runtime=auto"])
         config = keep_collection_runtime(collection, row.config, config)
         self.reach(config)
         report = ingest(self.catalog, collection, sources, self.layouts_of(collection, config), progress,
                         limits=config.ingest, cancel=cancel)
-        report.notes.extend(self.runtime_notes)
-        self.runtime_notes.clear()
+        report.notes.extend([runtime_note] if runtime_note else [])
         return report
 
     def ingest_paths(self, collection: str, paths: Iterable[Path], config: WorkbenchConfig | None = None,
