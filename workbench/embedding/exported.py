@@ -55,9 +55,9 @@ def cached_export(folder: Path, variant: str, build: Callable[[Path], None]) -> 
     try:
         build(scratch)
         (scratch / "done").write_text("ok", encoding="utf-8")
-        if target.exists():  # a half export from an older crash, or another process won the race
-            shutil.rmtree(target, ignore_errors=True)
-        os.replace(scratch, target)
+        if not (target / "done").exists():  # else another process finished first: keep its export
+            shutil.rmtree(target, ignore_errors=True)  # a half export left by a crash
+            os.replace(scratch, target)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return target
