@@ -50,7 +50,7 @@ def percentile(sorted_values: list[float], share: float) -> float:
 
 def latency(bench: Workbench, collection: str, mode: str, queries: list[str]) -> list[float]:
     config = bench.config_for(collection, overrides=[f"retrieval.mode={mode}"])
-    bench.embed_queries(config.embedding.model, queries)
+    bench.embed_queries(config.embedding.key, queries)
     bench.query(queries[0], collection, config)  # loads the snapshot (and opens Milvus Lite)
     timings = []
     for query in queries:

@@ -55,7 +55,7 @@ def query_latency(bench: Workbench, collection: str, queries: list[str]) -> None
         "hybrid + MMR": ["retrieval.mode=hybrid", "mmr.enabled=true"],
     }
     base = bench.config_for(collection)
-    bench.embed_queries(base.embedding.model, queries)  # query vectors are cached, as in the app
+    bench.embed_queries(base.embedding.key, queries)  # query vectors are cached, as in the app
     bench.snapshot(collection, base)
     rows = []
     for name, overrides in variants.items():

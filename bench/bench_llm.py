@@ -73,14 +73,14 @@ def main() -> None:
     queries = [json.loads(line)["text"] for line in (SCIFACT / "queries.jsonl").open()][: args.queries]
     bench = Workbench(args.home)
     base = bench.config_for(args.collection)
-    bench.embed_queries(base.embedding.model, queries)
+    bench.embed_queries(base.embedding.key, queries)
     bench.snapshot(args.collection, base)
     rows = []
     for name, overrides in SETTINGS.items():
         first = run(bench, args.collection, queries, overrides)
         again = run(bench, args.collection, queries, overrides)
         fresh = Workbench(args.home)  # a new process's worth of state: only the catalog remembers
-        fresh.embed_queries(base.embedding.model, queries)
+        fresh.embed_queries(base.embedding.key, queries)
         fresh.snapshot(args.collection, base)
         catalog = run(fresh, args.collection, queries, overrides)
         rows.append([name, f"{first['calls']:.1f}", f"{first['tokens']:.0f}", f"{first['p50']:.1f}",

@@ -86,7 +86,7 @@ def main() -> int:
         return 2
 
     snapshot = bench.snapshot(args.collection, base)
-    model = base.embedding.model
+    model = base.embedding.key
     bench.embed_queries(model, texts)
     # What the dense index hands hnswlib: the unit-length query vector.
     unit_vectors = [normalize_rows(bench.embed_query(model, text).reshape(1, -1)) for text in texts]

@@ -72,7 +72,7 @@ def render_once(bench: Workbench, collection: str, query: str, config_a, config_
         rank_flow_figure(flow).to_dict()
     diff_rows(diff_finals(trace_a.final, trace_b.final), {**trace_a.chunks, **trace_b.chunks})
     if trace_a.final.hits:
-        vector = bench.embed_query(config_a.embedding.model, query)
+        vector = bench.embed_query(config_a.embedding.key, query)
         explain_hit(trace_a, snapshot, trace_a.final.hits[0].chunk_id, vector)
     build_prompt(query, assemble_context(trace_a.final_chunks()))
     return a_ms, b_ms, _ms(started)
@@ -88,7 +88,7 @@ def run(bench: Workbench, collection: str, queries: list[str], repeats: int) -> 
     bench.query(queries[0], collection, base)  # loads the indexes and the embedding model
     print(f"first query (loads indexes and model): {_ms(started):.0f} ms\n")
     for query in queries:
-        bench.embed_query(base.embedding.model, query)  # a typed query is embedded once, then cached
+        bench.embed_query(base.embedding.key, query)  # a typed query is embedded once, then cached
 
     header = f"{'change':<22} {'query':<42} {'A ms':>7} {'B ms':>7} {'analysis':>9} {'total':>7}"
     print(header)

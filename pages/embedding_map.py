@@ -26,7 +26,7 @@ def cached_map(collection: str, config: WorkbenchConfig, snapshot_version: str, 
     # snapshot_version keys the cache: a new index version (new documents) gets a new map
     bench = session.workbench()
     snapshot = bench.snapshot(collection, config)
-    query_vector = bench.embed_query(config.embedding.model, query) if query else None
+    query_vector = bench.embed_query(config.embedding.key, query) if query else None
     return build_map(snapshot, method, query_vector)
 
 

@@ -202,3 +202,8 @@ def no_llm(monkeypatch):
     for name in ("WORKBENCH_LLM_BASE_URL", "WORKBENCH_LLM_MODEL", "WORKBENCH_LLM_API_KEY", "OPENAI_BASE_URL",
                  "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
+
+
+# ``embedding.runtime = auto`` would calibrate every runtime in every temporary home the suite
+# makes; the suite pins it to torch fp32 (tests of auto itself unset this).
+os.environ.setdefault("WORKBENCH_EMBEDDING_RUNTIME", "torch-fp32")

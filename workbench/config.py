@@ -14,6 +14,7 @@ import dataclasses
 import functools
 import json
 import math
+import re
 import types
 import typing
 from dataclasses import dataclass, field, fields, replace
@@ -114,9 +115,58 @@ class ChunkingConfig:
                                  "the vectors see it")
 
 
+#: the precisions each encoder runtime runs (``embedding.runtime`` / ``embedding.precision``)
+RUNTIME_PRECISIONS: dict[str, tuple[str, ...]] = {
+    "torch": ("fp32", "bf16"),
+    "openvino": ("fp32", "bf16"),
+    "onnx": ("fp32", "int8"),
+}
+AUTO_RUNTIME = "auto"
+
+
 @dataclass(frozen=True)
 class EmbeddingConfig:
     model: str = setting("all-MiniLM-L6-v2", "sentence-transformers id or local path; all-MiniLM-L6-v2 is bundled")
+    runtime: str = setting(
+        AUTO_RUNTIME, "what runs the encoder: auto (a new collection takes the fastest runtime and precision this "
+        "machine's calibration found with cosine ≥ 0.999 to torch fp32), torch, openvino or onnx; fixed per "
+        "collection",
+        choices=(AUTO_RUNTIME, *RUNTIME_PRECISIONS))
+    precision: str = setting("fp32", "encoder arithmetic: fp32; bf16 (torch, openvino); int8 (onnx, dynamic "
+                             "quantization); ignored under auto", choices=("fp32", "bf16", "int8"))
+
+    @property
+    def key(self) -> str:
+        """What the embedder registry and the embedding cache know these vectors by: the bare model
+        for torch fp32 (so caches and layouts from before runtimes stay valid), else
+        ``model@runtime-precision``. An unresolved ``auto`` reads as torch fp32: a collection
+        stores the runtime calibration chose, and every query reads the collection's."""
+        if self.runtime in (AUTO_RUNTIME, "torch") and (self.runtime == AUTO_RUNTIME or self.precision == "fp32"):
+            return self.model
+        return f"{self.model}@{self.runtime}-{self.precision}"
+
+    def __post_init__(self):
+        allowed = RUNTIME_PRECISIONS.get(self.runtime)
+        if allowed is not None and self.precision not in allowed:
+            raise ConfigError(f"embedding.precision: {self.precision!r} is not available with embedding.runtime="
+                              f"{self.runtime}; it allows {', '.join(allowed)} "
+                              f"({_runtime_table()})")
+
+
+_RUNTIME_SUFFIX = re.compile(r"@([a-z][a-z0-9_]*)-(fp32|bf16|int8)$")
+
+
+def embedding_settings(key: str) -> dict[str, str]:
+    """The ``embedding.*`` keys behind an embedder key (``EmbeddingConfig.key``'s inverse)."""
+    found = _RUNTIME_SUFFIX.search(key)
+    if found is None:
+        return {"embedding.model": key, "embedding.runtime": "torch", "embedding.precision": "fp32"}
+    return {"embedding.model": key[:found.start()], "embedding.runtime": found.group(1),
+            "embedding.precision": found.group(2)}
+
+
+def _runtime_table() -> str:
+    return "; ".join(f"{runtime}: {', '.join(precisions)}" for runtime, precisions in RUNTIME_PRECISIONS.items())
 
 
 @dataclass(frozen=True)
@@ -213,6 +263,8 @@ class RerankConfig:
                           "candidate 0-10)", choices=("cross_encoder", "llm"))
     model: str = setting("", "cross_encoder: CrossEncoder id or local path; empty = no rerank")
     top_m: int = setting(30, "candidates the reranker rescores", minimum=1, maximum=10_000)
+    precision: str = setting("fp32", "cross_encoder: fp32, or bf16 (PyTorch autocast: faster where the CPU has bf16, "
+                             "scores within about 0.01)", choices=("fp32", "bf16"))
     timeout_s: float = setting(30.0, "seconds before rerank gives up and keeps the previous order",
                                minimum=0.1, maximum=3600.0)
 
@@ -308,13 +360,16 @@ class WorkbenchConfig:
 
     def with_overrides(self, assignments: typing.Iterable[str]) -> "WorkbenchConfig":
         """Apply ``key=value`` strings as given on the command line (``--set fusion.k=30``)."""
-        config = self
+        # applied together, so keys checked against each other (embedding.runtime and .precision)
+        # may be given in any order
+        pairs: dict[str, str] = {}
         for assignment in assignments:
             key, sep, raw = assignment.partition("=")
             if not sep:
                 raise ConfigError(f"--set expects key=value, got {assignment!r}; e.g. --set fusion.k=30")
-            config = config.with_value(key.strip(), raw.strip())
-        return config
+            _field(_section_default(key.strip()), _split_key(key.strip())[1])  # an unknown key fails first
+            pairs[key.strip()] = raw.strip()
+        return WorkbenchConfig.from_dict({**self.flat(), **pairs}) if pairs else self
 
     def get(self, key: str):
         section_name, field_name = _split_key(key)

@@ -54,7 +54,7 @@ class MilvusPlace:
 @dataclass(frozen=True)
 class Layout:
     chunking: ChunkingConfig
-    embedding_model: str
+    embedding_model: str  # the embedder key: model, plus @runtime-precision unless torch fp32
     bm25: Bm25Config
     dense_m: int
     dense_ef_construction: int
@@ -69,7 +69,7 @@ class Layout:
             milvus = MilvusPlace(m.uri.strip(), m.collection_prefix, m.analysis, m.analyzer)
         return cls(
             chunking=config.chunking,
-            embedding_model=config.embedding.model,
+            embedding_model=config.embedding.key,  # model@runtime-precision, bare for torch fp32
             bm25=config.bm25,
             dense_m=config.dense.m,
             dense_ef_construction=config.dense.ef_construction,

@@ -33,12 +33,15 @@ from workbench.config import (
     INDEX_TIME_SECTIONS,
     ConfigError,
     WorkbenchConfig,
+    embedding_settings,
     flatten,
     known_keys,
     validate_overrides,
 )
 from workbench.embedding import get_embedder
+from workbench.embedding.calibration import choose_runtime
 from workbench.embedding.registry import check_embedding_model
+from workbench.embedding.runtimes import check_collection_runtime, collection_runtime, keep_collection_runtime
 from workbench.language.coverage import CollectionLanguage, collection_language
 from workbench.models.availability import card_for, require_available
 from workbench.models.catalogue import EMBEDDING, RERANK
@@ -168,16 +171,22 @@ class Workbench:
             settings = self.settings()
         config = WorkbenchConfig()
         preset_name = preset
+        stored: dict = {}
         if collection:
             row = settings.collection(collection)
-            config = WorkbenchConfig.from_dict({**config.flat(), **_known_only(row.config, f"collection {collection!r}")})
+            stored = _known_only(row.config, f"collection {collection!r}")
+            runtime, precision = collection_runtime(stored)
+            stored |= {"embedding.runtime": runtime, "embedding.precision": precision}
+            config = WorkbenchConfig.from_dict({**config.flat(), **stored})
             preset_name = preset_name or row.default_preset
         preset_name = preset_name or DEFAULT_PRESET
         preset_overrides = _known_only(settings.preset(preset_name), f"preset {preset_name!r}")
         config = WorkbenchConfig.from_dict({**config.flat(), **preset_overrides})
         if isinstance(overrides, dict):
-            return WorkbenchConfig.from_dict({**config.flat(), **flatten(overrides)})
-        return config.with_overrides(list(overrides))
+            config = WorkbenchConfig.from_dict({**config.flat(), **flatten(overrides)})
+        else:
+            config = config.with_overrides(list(overrides))
+        return keep_collection_runtime(collection, stored, config) if collection else config
 
     @staticmethod
     def check_models(config: WorkbenchConfig) -> None:
@@ -202,15 +211,25 @@ class Workbench:
         return [info.name for info in self.collections()]
 
     def create_collection(self, name: str, config: WorkbenchConfig | None = None) -> repo.CollectionRow:
+        return self._create_collection(name, config)[0]
+
+    def _create_collection(self, name: str, config: WorkbenchConfig | None) -> tuple[repo.CollectionRow, str]:
+        """The new collection, on the encoder runtime ``auto`` (or the one asked for) gives here,
+        and the note saying why it is torch fp32 instead when that runtime cannot run ("" if none)."""
         name = (name or "").strip()
         if not name or "/" in name or name.startswith("."):
             raise ValueError(f"collection name {name!r} is not valid; use letters, digits, '-' or '_'")
         config = config or WorkbenchConfig()
         self.check_models(config)
+        choice = choose_runtime(self.home, config.embedding)
+        if choice.note:
+            log.warning("collection %r: %s", name, choice.note)
+        config = config.with_overrides([f"embedding.runtime={choice.runtime}",
+                                        f"embedding.precision={choice.precision}"])
         layout = Layout.of(config)
         return stored_collections.create_collection(
             self.catalog, name, index_overrides(config), layout.chunkset_key, layout.chunkset_config()
-        )
+        ), choice.note
 
     def ensure_collection(self, name: str, config: WorkbenchConfig | None = None) -> repo.CollectionRow:
         found = stored_collections.find_collection(self.catalog, name)
@@ -267,7 +286,7 @@ class Workbench:
             if key == wanted.chunkset_key:
                 continue
             other = WorkbenchConfig.from_dict({**config.flat(), **flatten({"chunking": chunkset["chunking"]}),
-                                               "embedding.model": chunkset["embedding_model"]})
+                                               **embedding_settings(chunkset["embedding_model"])})
             layouts.append(Layout.of(other))
         return layouts
 
@@ -276,13 +295,19 @@ class Workbench:
         """Ingest ``sources`` under ``config.ingest``'s limits; setting ``cancel`` stops it cleanly."""
         if config is not None:
             self.check_models(config)  # before a new collection is created
-        self.ensure_collection(collection, config)
+        found = stored_collections.find_collection(self.catalog, collection)
+        row, runtime_note = (found, "") if found else self._create_collection(collection, config)
         if config is None:
             config = self.config_for(collection)
             self.check_models(config)  # an existing collection's own models, before any file is parsed
+        if found is None:  # made just now: its runtime is the one chosen there (auto, or a fallback)
+            config = config.with_overrides(["embedding.runtime=auto"])
+        config = keep_collection_runtime(collection, row.config, config)
         self.reach(config)
-        return ingest(self.catalog, collection, sources, self.layouts_of(collection, config), progress,
-                      limits=config.ingest, cancel=cancel)
+        report = ingest(self.catalog, collection, sources, self.layouts_of(collection, config), progress,
+                        limits=config.ingest, cancel=cancel)
+        report.notes.extend([runtime_note] if runtime_note else [])
+        return report
 
     def ingest_paths(self, collection: str, paths: Iterable[Path], config: WorkbenchConfig | None = None,
                      progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> IngestReport:
@@ -388,6 +413,7 @@ class Workbench:
         layout = Layout.of(config)
         target = self._layout_dirs.get((collection, layout))
         if target is None:
+            check_collection_runtime(collection, self.settings().collection(collection).config, config)
             target = self._layout_dirs[(collection, layout)] = layout_dir(self.home, collection, layout)
             self.reach(config)
         try:
@@ -435,7 +461,7 @@ class Workbench:
     def query(self, text: str, collection: str, config: WorkbenchConfig) -> Trace:
         snapshot = self.snapshot(collection, config)
         llm = self.llm() if uses_llm(config) else None
-        return run_pipeline(text, config, snapshot, lambda q: self.embed_query(config.embedding.model, q), collection,
+        return run_pipeline(text, config, snapshot, lambda q: self.embed_query(config.embedding.key, q), collection,
                             llm)
 
     # -- documents and chunks -----------------------------------------------------------------

@@ -13,7 +13,7 @@ from store.repository import NewChunk
 from workbench.chunking.chunk import Chunk
 from workbench.chunking import chunk_markdown
 from workbench.chunking.enrich import enrich_texts, enriched_indexed_text, enrichment_metadata
-from workbench.config import ChunkingConfig
+from workbench.config import ChunkingConfig, embedding_settings
 from workbench.embedding import Embedder, content_hash
 from workbench.llm.client import LlmCall, LlmClient
 
@@ -53,7 +53,8 @@ def split_document(markdown: str, chunking: ChunkingConfig, embedder: Embedder |
     if chunking.unit == "tokens":
         from workbench.chunking.tokens import HuggingFaceTokenSpans
 
-        tokens = HuggingFaceTokenSpans(embedder.name if embedder else "all-MiniLM-L6-v2")
+        model = embedding_settings(embedder.name)["embedding.model"] if embedder else "all-MiniLM-L6-v2"
+        tokens = HuggingFaceTokenSpans(model)
     embed_sentences = embedder.embed if (chunking.strategy == "semantic" and embedder) else None
     return chunk_markdown(markdown, chunking, tokens=tokens, embed_sentences=embed_sentences)
 

@@ -84,5 +84,7 @@ def print_report(report) -> None:
               "(unchanged files are skipped, cached texts are not embedded again)")
     if report.parsed == 0 and report.embedded == 0:
         print("nothing to do: parsed 0 files and embedded 0 chunk texts (all unchanged)")
+    for note in getattr(report, "notes", ()):  # e.g. an encoder runtime that fell back to torch fp32
+        print(f"  note: {note}")
     for failure in report.failures:
         print(f"  FAILED {failure.source}: {failure.reason}")

@@ -44,7 +44,34 @@ def cmd_models(args) -> int:
             print(f"  {card.name:<40} {card.describe_languages():<16} {size:>9}  {status:<15} {card.summary}")
     print(f"downloaded models live in {hub_cache_dir()}; fetch one once, while online, with: "
           "python -m workbench models download NAME")
+    _print_runtimes(args.home)
     return EXIT_OK
+
+
+def _print_runtimes(home) -> None:
+    """Each encoder runtime's speed on this machine, from the home's ``auto`` calibration."""
+    from workbench.embedding.calibration import CALIBRATION_FILE, read_calibrations
+    from workbench.service import resolve_home
+
+    records = read_calibrations(resolve_home(home))
+    if not records:
+        print("encoder runtimes (embedding.runtime): not measured on this machine yet; the first collection "
+              "made with embedding.runtime=auto measures them")
+        return
+    print(f"encoder runtimes measured on this machine (embedding.runtime-precision; * = what auto picks; "
+          f"{CALIBRATION_FILE} in the home)")
+    for model, record in sorted(records.items()):
+        print(f"  {model}: {record.get('sample_texts')} texts, {record.get('measured')}, "
+              f"load average {record.get('load_average')}")
+        fp32 = record.get("runtimes", {}).get("torch-fp32", {}).get("texts_per_s") or 0
+        for key, numbers in record.get("runtimes", {}).items():
+            label = f"{key}{'*' if key == record.get('chosen') else ''}"
+            if "error" in numbers:
+                print(f"    {label:<15} unavailable: {numbers['error']}")
+                continue
+            ratio = f"{numbers['texts_per_s'] / fp32:.2f}x" if fp32 else "-"
+            print(f"    {label:<15} {numbers['texts_per_s']:>7.1f} texts/s {ratio:>6}  "
+                  f"{numbers['query_ms_p50']:>7.1f} ms/query  min cosine {numbers['min_cosine']:.5f}")
 
 
 def _download(name: str | None) -> int:

@@ -7,7 +7,7 @@ from typing import Callable
 
 from workbench.embedding.base import Embedder
 from workbench.embedding.endpoint import EndpointEmbedder, is_endpoint_model
-from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
+from workbench.embedding.runtimes import runtime_embedder
 from workbench.models.availability import require_available
 from workbench.models.catalogue import EMBEDDING
 
@@ -36,13 +36,14 @@ def is_registered(name: str) -> bool:
 
 
 def get_embedder(name: str) -> Embedder:
-    """One shared instance per model name: a registered factory, an ``openai:`` endpoint model, or
-    sentence-transformers."""
+    """One shared instance per embedder key: a registered factory, an ``openai:`` endpoint model, or
+    a sentence-transformers model on the runtime the key names (``model@openvino-bf16``; a bare
+    model name is torch fp32)."""
     with _GUARD:
         if name not in _INSTANCES:
             factory = _FACTORIES.get(name)
             if factory is None:
-                factory = EndpointEmbedder if is_endpoint_model(name) else SentenceTransformerEmbedder
+                factory = EndpointEmbedder if is_endpoint_model(name) else runtime_embedder
             _INSTANCES[name] = factory(name)
         return _INSTANCES[name]
 

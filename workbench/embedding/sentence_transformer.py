@@ -7,6 +7,7 @@ so a user never types it and cached vectors always match what the model expects.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 
@@ -28,16 +29,23 @@ __all__ = ["BUNDLED_MODEL", "ModelNotAvailableError", "SentenceTransformerEmbedd
 
 
 class SentenceTransformerEmbedder(Embedder):
-    def __init__(self, name: str):
+    """fp32 PyTorch: the reference every other runtime is measured against.
+
+    ``name`` is the embedder key the cache stores vectors under; ``model`` the model it runs
+    (the same, unless a runtime subclass adds ``@runtime-precision`` to the key).
+    """
+
+    def __init__(self, name: str, model: str | None = None):
         self.name = name
+        self.model_name = model or name
         self._model = None
         self._load_lock = threading.Lock()
         # a Hugging Face fast tokenizer raises "Already borrowed" when two threads use it at once
         self._use_lock = threading.Lock()
-        card = card_for(name, EMBEDDING)
+        card = card_for(self.model_name, EMBEDDING)
         self.query_prefix, self.passage_prefix = card.query_prefix, card.passage_prefix
-        if is_path_like(name):
-            require_available(name, EMBEDDING)  # a folder that does not exist fails now, not on first use
+        if is_path_like(self.model_name):
+            require_available(self.model_name, EMBEDDING)  # a folder that does not exist fails now, not on first use
 
     @property
     def model(self):
@@ -53,7 +61,7 @@ class SentenceTransformerEmbedder(Embedder):
         # progress bars and load reports go to stderr, but they are noise in logs and CI output
         os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-        folder = require_available(self.name, EMBEDDING)
+        folder = require_available(self.model_name, EMBEDDING)
         from sentence_transformers import SentenceTransformer
 
         try:
@@ -61,8 +69,8 @@ class SentenceTransformerEmbedder(Embedder):
         except Exception as error:  # the library raises many types for a broken or partial model
             cause = (str(error).strip().splitlines() or [""])[0]
             raise ModelNotAvailableError(
-                f"embedding model {self.name!r} could not be loaded from {folder} ({type(error).__name__}: "
-                f"{cause}); if a download was cut short, fetch it again: {download_command(self.name)}"
+                f"embedding model {self.model_name!r} could not be loaded from {folder} ({type(error).__name__}: "
+                f"{cause}); if a download was cut short, fetch it again: {download_command(self.model_name)}"
             ) from None
 
     @property
@@ -84,11 +92,15 @@ class SentenceTransformerEmbedder(Embedder):
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = self.model
-        with self._use_lock:
+        with self._use_lock, self._arithmetic():
             vectors = model.encode(
                 texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
             )
         return np.asarray(vectors, dtype=np.float32)
+
+    def _arithmetic(self):
+        """The context the forward pass runs in: plain fp32 here (a subclass casts)."""
+        return contextlib.nullcontext()
 
     def token_counts(self, texts: list[str]) -> list[int] | None:
         tokenizer = self.model.tokenizer

@@ -108,7 +108,7 @@ def collect_samples(bench, collection: str, golden, config) -> list[CalibrationS
     """Run every golden query (answerable or not) through ``config`` and keep its confidence."""
     queries = [q for q in golden.queries if q.is_no_answer or q.doc_grades()]
     if config.retrieval.mode != "bm25":
-        bench.embed_queries(config.embedding.model, [q.query for q in queries])
+        bench.embed_queries(config.embedding.key, [q.query for q in queries])
     samples = []
     for query in queries:
         trace = bench.query(query.query, collection, config)

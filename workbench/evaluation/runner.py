@@ -374,7 +374,7 @@ def evaluate_collection(
     answer_judge = answer_judge_for(bench.llm(), config) if answers else None
     judge = judge or judge_for(bench, collection, config)
     if needs_query_vectors(config):
-        bench.embed_queries(config.embedding.model, [q.query for q in golden.queries])
+        bench.embed_queries(config.embedding.key, [q.query for q in golden.queries])
     return evaluate(
         lambda text, cfg: bench.query(text, collection, cfg), golden, config, collection, judge,
         level=level, metric_names=metric_names, progress=progress, answer_judge=answer_judge,

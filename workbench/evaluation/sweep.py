@@ -229,7 +229,7 @@ def run_sweep(
             judge = judge_for(bench, collection, group.points[0].config)
             result.chunk_texts += judge.chunk_count
             for point in group.points:
-                model = point.config.embedding.model
+                model = point.config.embedding.key
                 if needs_query_vectors(point.config) and model not in warmed:
                     bench.embed_queries(model, [q.query for q in golden.queries])
                     warmed.add(model)

@@ -344,7 +344,7 @@ class KnowledgeHub:
             targets = [self.resolve(name, None) for name in self.bench.collection_names()]
         except NotFoundError:  # --collection names one that does not exist yet
             targets = []
-        models = {target.config.embedding.model for target in targets} or {WorkbenchConfig().embedding.model}
+        models = {target.config.embedding.key for target in targets} or {WorkbenchConfig().embedding.model}
         with self._pipeline_lock:
             for model in sorted(models):
                 get_embedder(model).embed(["warm-up"])

@@ -255,7 +255,7 @@ def _rerank_stage(query: str, current: RankedList, snapshot: Snapshot, config: R
                                   (f"{reason}; kept the previous order",))
             reranker = LlmReranker(llm, config.timeout_s, labels=[f"chunk {cid}" for cid in head])
         else:
-            reranker = load_reranker(config.model)
+            reranker = load_reranker(config.model, config.precision)
         outcome = rerank(query, current, texts, reranker, config.top_m, config.timeout_s)
         ranked, notes = outcome.ranked, outcome.notes
         details = {cid: {"rerank_score": s, "previous_rank": current.rank_of(cid)} for cid, s in outcome.scores.items()}

@@ -54,10 +54,11 @@ class CrossEncoderReranker(Reranker):
     Call ``load()`` to warm the model up front instead.
     """
 
-    def __init__(self, model_name_or_path: str) -> None:
+    def __init__(self, model_name_or_path: str, precision: str = "fp32") -> None:
         if not model_name_or_path:
             raise ValueError("CrossEncoderReranker needs a model id or local path (rerank.model)")
         self.model_name_or_path = model_name_or_path
+        self.precision = precision
 
     @property
     def name(self) -> str:
@@ -83,8 +84,17 @@ class CrossEncoderReranker(Reranker):
         if not texts:
             return []
         model = self.load()
-        scores = model.predict([(query, text) for text in texts], show_progress_bar=False, convert_to_numpy=True)
+        with self._arithmetic():
+            scores = model.predict([(query, text) for text in texts], show_progress_bar=False, convert_to_numpy=True)
         return [float(value) for value in scores]
+
+    def _arithmetic(self):
+        """bf16 autocast for ``rerank.precision = bf16`` (the same weights; the model stays shared)."""
+        import contextlib
+
+        import torch
+
+        return torch.autocast("cpu", dtype=torch.bfloat16) if self.precision == "bf16" else contextlib.nullcontext()
 
 
 def _load_cross_encoder(model_name_or_path: str) -> Any:
@@ -110,10 +120,10 @@ def _load_cross_encoder(model_name_or_path: str) -> Any:
         ) from error
 
 
-def load_reranker(model: str) -> Reranker | None:
-    """The reranker for a ``rerank.model`` value; ``""`` means reranking is off."""
+def load_reranker(model: str, precision: str = "fp32") -> Reranker | None:
+    """The reranker for a ``rerank.model`` value (at ``rerank.precision``); ``""`` means reranking is off."""
     model = model.strip()
-    return CrossEncoderReranker(model) if model else None
+    return CrossEncoderReranker(model, precision) if model else None
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ def render_explain(traces: dict[str, Trace], configs: dict[str, WorkbenchConfig]
     vector = None
     if trace.stage(DENSE) is not None or trace.stage(MMR) is not None:
         # the text the dense route searched with: the query, or a rewrite or HyDE passage
-        vector = session.workbench().embed_query(config.embedding.model, route_text(trace, DENSE)[0])
+        vector = session.workbench().embed_query(config.embedding.key, route_text(trace, DENSE)[0])
     show_explanation(explain_hit(trace, snapshots[side], chunk_id, vector))
 
 

@@ -141,7 +141,7 @@ def run_side(collection: str, query: str, config: WorkbenchConfig):
     """The side's trace and the snapshot it ran on, from this session's cache when it has them."""
     bench = session.workbench()
     if config.retrieval.mode != "bm25" or config.mmr.enabled:
-        session.embedder(config.embedding.model)  # the first load shows a spinner
+        session.embedder(config.embedding.key)  # the first load shows a spinner
     snapshot = bench.snapshot(collection, config)
     cache: dict = st.session_state.setdefault(TRACE_CACHE_KEY, {})
     cache_key = (collection, query, dumps(config), str(snapshot.folder))

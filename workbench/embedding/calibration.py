@@ -1,0 +1,183 @@
+"""``embedding.runtime = auto``: measure every runtime once per machine and model, keep the choice.
+
+Calibration encodes a fixed sample with torch fp32 and with every other runtime and precision
+this machine can run, and picks the fastest whose vectors keep a cosine of at least
+``MIN_COSINE`` to fp32's on every text. The numbers (texts/s, single-query ms, min cosine, and
+the load average they ran at) go to ``encoder_calibration.json`` in the home, under this
+machine's CPU and the model, so the next collection reads the choice instead of measuring.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import platform
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from workbench.config import AUTO_RUNTIME, EmbeddingConfig
+from workbench.embedding.endpoint import is_endpoint_model
+from workbench.embedding.registry import is_registered
+from workbench.embedding.runtimes import RUNTIMES, TORCH_FP32, check_runtime, open_runtime, runtime_key
+
+log = logging.getLogger(__name__)
+
+CALIBRATION_FILE = "encoder_calibration.json"
+MIN_COSINE = 0.999
+#: pins what auto resolves to (``openvino-bf16``, ``torch-fp32``) without calibrating: for
+#: reproducible runs, and for the test suite, which must not calibrate in every temporary home
+PIN_ENV = "WORKBENCH_EMBEDDING_RUNTIME"
+QUERIES = ("what causes anemia", "糖尿病的早期症状有哪些", "effect of vitamin D on bone density",
+           "how does the retrieval pipeline fuse ranks", "一种新的检索方法")
+
+_SENTENCES = (
+    "Vitamin D deficiency is common in older adults and is associated with reduced bone mineral density.",
+    "The trial randomised 1,204 patients to receive either the intervention or a placebo for twelve weeks.",
+    "检索增强生成先从知识库中找到相关段落，再把它们交给语言模型作答。",
+    "Hybrid retrieval fuses the ranks of a dense vector search and a BM25 keyword search.",
+    "Mutations in the BRCA1 gene increase the lifetime risk of breast and ovarian cancer.",
+    "研究人员在两千名志愿者中比较了两种治疗方案的长期效果。",
+    "A cross-encoder reads the query and the passage together and scores their relevance.",
+    "Regular aerobic exercise lowered systolic blood pressure by about five millimetres of mercury.",
+    "The index stores one unit vector per chunk and answers a query with its nearest neighbours.",
+    "该模型在中文和英文文本上都经过训练，能够处理混合语言的查询。",
+    "Macrophages switch between pro-inflammatory and repair phenotypes in response to local signals.",
+    "Sleep deprivation impairs working memory and slows reaction times in healthy young adults.",
+)
+
+
+def calibration_sample(count: int = 40) -> list[str]:
+    """A fixed sample of ``count`` texts of 1 to 8 sentences, English and Chinese."""
+    n = len(_SENTENCES)
+    return [" ".join(_SENTENCES[(i + j) % n] for j in range(1 + (i * 5) % 8)) for i in range(count)]
+
+
+def machine_id() -> str:
+    """The CPU the numbers belong to: a home moved to another machine calibrates again."""
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.lower().startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{model} ({os.cpu_count()} cpus)"
+
+
+@dataclass(frozen=True)
+class RuntimeChoice:
+    runtime: str
+    precision: str
+    #: why the choice is not what was asked for ("" when it is)
+    note: str = ""
+
+
+def read_calibrations(home: Path) -> dict:
+    """This machine's calibration records, by model ({} when none)."""
+    try:
+        data = json.loads((home / CALIBRATION_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    found = data.get(machine_id(), {}) if isinstance(data, dict) else {}
+    return found if isinstance(found, dict) else {}
+
+
+def _write_calibration(home: Path, model: str, record: dict) -> None:
+    path = home / CALIBRATION_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except (OSError, ValueError):
+        data = {}
+    data.setdefault(machine_id(), {})[model] = record
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(data, indent=1, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+    os.replace(temporary, path)
+
+
+def measure(embedder, texts: list[str], reference: np.ndarray | None) -> dict:
+    """texts/s over ``texts``, single-query ms (p50 of ``QUERIES``), min cosine to ``reference``."""
+    embedder.embed(texts[:4])  # warm-up: first calls allocate and, for exported graphs, compile
+    started = time.perf_counter()
+    vectors = embedder.embed(texts)
+    seconds = time.perf_counter() - started
+    query_ms = []
+    for query in QUERIES:
+        started = time.perf_counter()
+        embedder.embed_queries([query])
+        query_ms.append((time.perf_counter() - started) * 1000)
+    cosine = 1.0 if reference is None else float(np.min(np.sum(vectors * reference, axis=1)))
+    return {"texts_per_s": round(len(texts) / seconds, 2), "query_ms_p50": round(statistics.median(query_ms), 2),
+            "min_cosine": round(cosine, 6)}, vectors
+
+
+def calibrate(home: Path, model: str, sample: int = 40) -> dict:
+    """Measure every runtime and precision this machine can run on ``model``; record and return it."""
+    texts = calibration_sample(sample)
+    baseline = open_runtime(model, *TORCH_FP32)
+    started = time.perf_counter()
+    numbers, reference = measure(baseline.embedder, texts, None)
+    results = {runtime_key(*TORCH_FP32): numbers}
+    for runtime in RUNTIMES.values():
+        for precision in runtime.precisions:
+            key = runtime_key(runtime.name, precision)
+            if (runtime.name, precision) == TORCH_FP32:
+                continue
+            try:
+                check_runtime(runtime.name, precision)
+            except Exception as error:
+                results[key] = {"error": str(error)}
+                continue
+            opened = open_runtime(model, runtime.name, precision)
+            if opened.note:
+                results[key] = {"error": opened.note}
+                continue
+            results[key] = measure(opened.embedder, texts, reference)[0]
+    usable = {k: v for k, v in results.items() if v.get("min_cosine", 0) >= MIN_COSINE}
+    chosen = max(usable, key=lambda k: usable[k]["texts_per_s"])
+    record = {"chosen": chosen, "min_cosine": MIN_COSINE, "sample_texts": len(texts),
+              "seconds": round(time.perf_counter() - started, 1), "load_average": round(os.getloadavg()[0], 2),
+              "measured": time.strftime("%Y-%m-%d %H:%M"), "runtimes": results}
+    try:
+        _write_calibration(home, model, record)
+    except OSError as error:
+        log.warning("could not record the encoder calibration in %s: %s", home, error)
+    return record
+
+
+def choose_runtime(home: Path, embedding: EmbeddingConfig) -> RuntimeChoice:
+    """The runtime and precision a new collection is built with: ``auto`` from this machine's
+    calibration (made now if there is none), an explicit one if it runs here; otherwise torch
+    fp32 and a note naming the setting and the cause."""
+    model, runtime, precision = embedding.model, embedding.runtime, embedding.precision
+    if is_registered(model) or is_endpoint_model(model):
+        if runtime == AUTO_RUNTIME or (runtime, precision) == TORCH_FP32:
+            return RuntimeChoice(*TORCH_FP32)
+        return RuntimeChoice(*TORCH_FP32, note=f"embedding.runtime={runtime} applies to sentence-transformers "
+                                               f"models; {model!r} is not one, so it runs as it is")
+    if runtime != AUTO_RUNTIME:
+        opened = open_runtime(model, runtime, precision)
+        return RuntimeChoice(opened.runtime, opened.precision, opened.note)
+    pinned = os.environ.get(PIN_ENV, "").strip()
+    if pinned:
+        chosen, why = pinned, f"{PIN_ENV}={pinned}"
+    else:
+        record = read_calibrations(home).get(model)
+        try:
+            record = record or calibrate(home, model)
+        except Exception as error:  # the baseline itself failed: the model's own error says why
+            cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            return RuntimeChoice(*TORCH_FP32, note=f"embedding.runtime=auto: calibration failed ({cause}); "
+                                                   "using torch fp32")
+        chosen, why = record["chosen"], "this machine's calibration"
+    runtime, _, precision = chosen.partition("-")
+    if (runtime, precision) == TORCH_FP32:
+        return RuntimeChoice(*TORCH_FP32)
+    opened = open_runtime(model, runtime, precision)
+    note = opened.note and f"embedding.runtime=auto chose {chosen} ({why}), but {opened.note}"
+    return RuntimeChoice(opened.runtime, opened.precision, note)

@@ -1,0 +1,159 @@
+"""What the exported runtimes (OpenVINO, ONNX Runtime) share: a sentence-transformers model
+traced once into a graph that returns its sentence embedding, kept in an export cache, and fed
+by the model's own tokenizer.
+
+The export cache is per user, not beside the weights: the bundled model lives in site-packages
+and downloaded ones in the shared Hugging Face cache, both of which may be read-only, and one
+export serves every home on the machine. ``$WORKBENCH_EXPORT_CACHE`` moves it (tests use a
+temporary folder). A folder is keyed by the weights' path, sizes and times, so new weights
+export again; it is written under a temporary name and renamed, so a crash leaves no half export.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+import threading
+import warnings
+from abc import abstractmethod
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
+
+EXPORT_CACHE_ENV = "WORKBENCH_EXPORT_CACHE"
+#: bump when the exported graph changes, so older exports are not reused
+EXPORT_FORMAT = 1
+#: inputs a BERT-style tokenizer may produce, in the order the graph takes them
+GRAPH_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+BATCH_SIZE = 32
+
+
+def export_root() -> Path:
+    return Path(os.environ.get(EXPORT_CACHE_ENV) or Path.home() / ".cache" / "rag-workbench" / "exports")
+
+
+def weights_fingerprint(folder: Path) -> str:
+    digest = hashlib.sha256(str(folder.resolve()).encode())
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")):
+        stat = path.stat()
+        digest.update(f"{path.relative_to(folder)}:{stat.st_size}:{int(stat.st_mtime)}".encode())
+    return digest.hexdigest()[:12]
+
+
+def cached_export(folder: Path, variant: str, build: Callable[[Path], None]) -> Path:
+    """The export folder for these weights and ``variant``, built by ``build(tmp_folder)`` once."""
+    target = export_root() / f"{folder.name}-{weights_fingerprint(folder)}" / f"{variant}-v{EXPORT_FORMAT}"
+    if (target / "done").exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{variant}-", dir=target.parent))
+    try:
+        build(scratch)
+        (scratch / "done").write_text("ok", encoding="utf-8")
+        if not (target / "done").exists():  # else another process finished first: keep its export
+            shutil.rmtree(target, ignore_errors=True)  # a half export left by a crash
+            os.replace(scratch, target)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return target
+
+
+def graph_inputs(model) -> tuple[str, ...]:
+    features = tokenize(model, ["probe"])
+    return tuple(name for name in GRAPH_INPUTS if name in features)
+
+
+def tokenize(model, texts: list[str]) -> dict:
+    """The model's own tokenization (padding, truncation at its max_seq_length), as tensors."""
+    prepare = getattr(model, "preprocess", None) or model.tokenize
+    return {name: value for name, value in prepare(texts).items() if hasattr(value, "numpy")}
+
+
+def sentence_graph(model, names: tuple[str, ...]):
+    """The model from token ids to its sentence embedding (pooling and any dense layers included),
+    as a module taking positional tensors: what both exporters trace."""
+    import torch
+
+    class SentenceGraph(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, *tensors):
+            return self.model(dict(zip(names, tensors)))["sentence_embedding"]
+
+    return SentenceGraph().eval()
+
+
+class ExportedEmbedder(SentenceTransformerEmbedder):
+    """Tokenizes with the sentence-transformers model and runs the exported graph.
+
+    The graph is built (or found in the export cache) on first use; a failure there raises, and
+    the runtime choice (``workbench.embedding.runtimes``) turns it into a fallback note.
+    """
+
+    def __init__(self, name: str, model: str, precision: str):
+        super().__init__(name, model)
+        self.precision = precision
+        self._graph = None
+        self._names: tuple[str, ...] = ()
+        self._graph_lock = threading.Lock()
+
+    @abstractmethod
+    def _build(self, folder: Path, graph, example: tuple, names: tuple[str, ...]) -> None:
+        """Write this runtime's export of ``graph`` into ``folder``."""
+
+    @abstractmethod
+    def _open(self, folder: Path):
+        """Load the export in ``folder``; returns a callable from a list of int64 arrays to vectors."""
+
+    def _runner(self):
+        if self._graph is None:
+            with self._graph_lock:
+                if self._graph is None:
+                    from workbench.models.availability import require_available
+                    from workbench.models.catalogue import EMBEDDING
+
+                    model = self.model
+                    self._names = graph_inputs(model)
+                    weights = require_available(self.model_name, EMBEDDING)
+
+                    def build(folder: Path) -> None:
+                        import torch
+
+                        example = tuple(tokenize(model, ["an example sentence to trace", "and another"])[n]
+                                        for n in self._names)
+                        # the tracers warn about shape checks that are constant for this graph
+                        with torch.no_grad(), warnings.catch_warnings():
+                            warnings.simplefilter("ignore")
+                            self._build(folder, sentence_graph(model, self._names), example, self._names)
+
+                    self._graph = self._open(cached_export(weights, self.variant, build))
+        return self._graph
+
+    @property
+    def variant(self) -> str:
+        """The export-cache folder's name: precisions that share one graph share one folder."""
+        return f"{type(self).runtime}-{self.precision}"
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        run = self._runner()
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # similar lengths pad less
+        parts = []
+        with self._use_lock:
+            for start in range(0, len(order), BATCH_SIZE):
+                features = tokenize(self.model, [texts[i] for i in order[start:start + BATCH_SIZE]])
+                parts.append(np.asarray(run([features[n].numpy().astype(np.int64) for n in self._names]),
+                                        dtype=np.float32))
+        vectors = np.vstack(parts)
+        out = np.empty_like(vectors)
+        out[order] = vectors
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.maximum(norms, 1e-12)
