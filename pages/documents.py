@@ -11,6 +11,7 @@ from workbench.ingestion.ingest import IngestReport, Source
 from workbench.ingestion.parsing import SUPPORTED_TYPES
 from workbench.models.availability import ModelNotAvailableError
 from workbench.models.catalogue import EMBEDDING
+from workbench.names import shown_name
 from workbench.ui import session
 from workbench.ui.ingest_progress import IngestProgressView
 from workbench.ui.model_choice import model_picker
@@ -114,12 +115,12 @@ def last_report(collection: str) -> None:
     with st.container(border=True):
         st.markdown(f"**Last upload** — {md_escape(report.summary())}")
         st.dataframe(
-            pd.DataFrame([{"file": o.source, "outcome": o.status, "chunks": o.chunks, "reason": o.reason}
+            pd.DataFrame([{"file": shown_name(o.source), "outcome": o.status, "chunks": o.chunks, "reason": o.reason}
                           for o in report.outcomes]),
             hide_index=True, width="stretch",
         )
         for failure in report.failures:
-            st.error(f"**{md_escape(failure.source)}** was not ingested: {md_escape(failure.reason)}",
+            st.error(f"**{md_escape(shown_name(failure.source))}** was not ingested: {md_escape(failure.reason)}",
                      icon=":material/error:")
         if st.button("Dismiss", key="dismiss_report"):
             del st.session_state[LAST_REPORT_KEY]
@@ -129,7 +130,7 @@ def last_report(collection: str) -> None:
 def document_table(documents: list) -> None:
     st.dataframe(
         pd.DataFrame([{
-            "name": doc.source, "type": doc.doc_type, "size (KB)": round(doc.size_bytes / 1024, 1),
+            "name": shown_name(doc.source), "type": doc.doc_type, "size (KB)": round(doc.size_bytes / 1024, 1),
             "chunks": doc.chunk_count, "status": doc.status, "ingested at": doc.ingested_at,
             "reason": doc.error or "",
         } for doc in documents]),
@@ -144,21 +145,22 @@ def document_detail(collection: str, documents: list) -> None:
                           key="documents_inspect")
     doc = by_id[doc_id]
     if doc.status != "success":
-        st.error(f"**{md_escape(doc.source)}** failed to ingest: {md_escape(doc.error or 'no reason recorded')}. "
+        st.error(f"**{md_escape(shown_name(doc.source))}** failed to ingest: {md_escape(doc.error or 'no reason recorded')}. "
                  "Fix the file and upload it again, or delete this entry.")
     else:
         image = session.workbench().original_image(doc)
         if image is not None:
-            st.image(image[0], caption=f"{doc.source}: the picture; its caption and the text OCR read in it are "
+            st.image(image[0], caption=f"{shown_name(doc.source)}: the picture; its caption and the text OCR read in it are "
                      "below, and that text is what is searched")
         markdown_tab, chunks_tab = st.tabs(["Canonical Markdown", "Chunks"])
         with markdown_tab:
             markdown_preview(doc)
         with chunks_tab:
             chunk_browser(doc)
-    if st.button(f"Delete {md_escape(doc.source)}", key="delete_document", icon=":material/delete:"):
+    if st.button(f"Delete {md_escape(shown_name(doc.source))}", key="delete_document", icon=":material/delete:"):
         session.workbench().delete_document(collection, str(doc.id))
-        session.flash("success", f"Deleted **{md_escape(doc.source)}** from {md_escape(collection)}.")
+        session.flash("success", f"Deleted **{md_escape(shown_name(doc.source))}** from "
+                                 f"{md_escape(shown_name(collection))}.")
         st.rerun()
 
 

@@ -20,6 +20,7 @@ from workbench.evaluation.runner import evaluate_collection
 from workbench.evaluation.runs import delete_run, describe, list_runs, load_run, save_run
 from workbench.evaluation.stages import POOL_RECALL, POOL_SIZE
 from workbench.evaluation.sweep import expand, parse_grid_argument, plan, run_sweep, save_best_as_preset
+from workbench.names import shown_name
 from workbench.retrieval.llm_cost import llm_calls_for_run
 from workbench.ui import session
 from workbench.ui.llm_panels import answers_frame, llm_option
@@ -344,7 +345,7 @@ def golden_tab(collection: str) -> None:
         query = st.text_input("Query id or text", key="golden_add_query")
         documents = [doc for doc in session.documents(collection) if doc.status == "success"]
         doc = st.selectbox("Document", documents, key="golden_add_doc",
-                           format_func=lambda d: d.external_id or d.source)
+                           format_func=lambda d: shown_name(d.external_id or d.source))
         quote = st.text_area("Quote (optional: the passage that answers; empty judges the whole document)",
                              key="golden_add_quote")
         grade = st.number_input("Grade", min_value=0, max_value=3, value=1, key="golden_add_grade",

@@ -17,6 +17,7 @@ from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape, shorten
 from workbench.ui.tour_steps import TOUR_STEPS
 from workbench.ui.widgets import page_link
+from workbench.names import shown_name
 
 run_through_router()
 
@@ -50,7 +51,7 @@ def ranked_rows(trace: Trace, relevant: dict[str, int]) -> pd.DataFrame:
     return pd.DataFrame([{
         "rank": hit.rank,
         "relevant": "✓" if trace.chunks[hit.chunk_id].source in relevant else "",
-        "document": trace.chunks[hit.chunk_id].source,
+        "document": shown_name(trace.chunks[hit.chunk_id].source),
         "text": shorten(trace.chunks[hit.chunk_id].text, 110),
     } for hit in trace.final.hits if hit.chunk_id in trace.chunks])
 
@@ -132,7 +133,7 @@ def exhibit_fusion() -> None:
         routes = fusion.details.get(hit.chunk_id, {}) if fusion else {}
         view = trace.chunks[hit.chunk_id]
         rows.append({
-            "rank": hit.rank, "relevant": "✓" if view.source in relevant else "", "document": view.source,
+            "rank": hit.rank, "relevant": "✓" if view.source in relevant else "", "document": shown_name(view.source),
             "dense rank": (routes.get("dense") or {}).get("rank"), "bm25 rank": (routes.get("bm25") or {}).get("rank"),
             "RRF score": round(hit.score, 4),
         })

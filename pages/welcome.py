@@ -19,6 +19,7 @@ from workbench.ui.pages import (
 )
 from workbench.ui.text import md_escape
 from workbench.ui.widgets import page_link
+from workbench.names import shown_name
 
 run_through_router()
 
@@ -58,7 +59,7 @@ if demo.total and not demo.complete:
 
 st.subheader("Collections in this home")
 st.dataframe(
-    pd.DataFrame([{"collection": i.name, "documents": i.documents, "chunks": i.chunks,
+    pd.DataFrame([{"collection": shown_name(i.name), "documents": i.documents, "chunks": i.chunks,
                    "embedding model": i.embedding_model, "default preset": i.default_preset,
                    "incomplete": i.interrupted} for i in infos]),
     hide_index=True, width="stretch",

@@ -6,6 +6,7 @@ import streamlit as st
 
 from workbench.ui import session
 from workbench.ui.text import md_escape
+from workbench.names import shown_name
 
 LOAD_DEMO_KEY = "sidebar_load_demo"
 
@@ -44,7 +45,7 @@ def _collection_picker(infos: dict) -> None:
         st.session_state[session.COLLECTION_KEY] = names[0]
     # counts go in a caption, not in the option labels: the browser keeps showing a picked
     # option's old label when only its label changes
-    name = st.selectbox("Collection", names, key=session.COLLECTION_KEY,
+    name = st.selectbox("Collection", names, key=session.COLLECTION_KEY, format_func=shown_name,
                         help="Every page works on this collection. Create or delete collections on the Documents page.")
     info = infos[name]
     where = "" if info.backend == "local" else f" · {md_escape(info.backend)}"
