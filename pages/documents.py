@@ -13,6 +13,7 @@ from workbench.models.availability import ModelNotAvailableError
 from workbench.models.catalogue import EMBEDDING
 from workbench.names import shown_name
 from workbench.ui import session
+from workbench.ui.access import hidden_in_read_only, read_only
 from workbench.ui.ingest_progress import IngestProgressView
 from workbench.ui.model_choice import model_picker
 from workbench.ui.llm_panels import enrichment_panel
@@ -28,6 +29,8 @@ CANCEL_KEY = "documents_cancel_ingest"
 
 
 def collections_panel(collection: str | None) -> None:
+    if hidden_in_read_only("Creating and deleting collections"):
+        return
     bench = session.workbench()
     with st.expander("New collection", expanded=collection is None, icon=":material/add:"):
         name = st.text_input("Name", key="new_collection_name", placeholder="e.g. handbook",
@@ -76,6 +79,8 @@ def language_panel(collection: str) -> None:
 
 
 def upload_panel(collection: str) -> None:
+    if hidden_in_read_only("Uploading documents"):
+        return
     upload_round = st.session_state.setdefault(UPLOAD_ROUND_KEY, 0)
     files = st.file_uploader(
         f"Add documents to {md_escape(collection)}", type=sorted({ext.lstrip('.') for ext in SUPPORTED_TYPES}),
@@ -157,7 +162,8 @@ def document_detail(collection: str, documents: list) -> None:
             markdown_preview(doc)
         with chunks_tab:
             chunk_browser(doc)
-    if st.button(f"Delete {md_escape(shown_name(doc.source))}", key="delete_document", icon=":material/delete:"):
+    if not read_only() and st.button(f"Delete {md_escape(shown_name(doc.source))}", key="delete_document",
+                                     icon=":material/delete:"):
         session.workbench().delete_document(collection, str(doc.id))
         session.flash("success", f"Deleted **{md_escape(shown_name(doc.source))}** from "
                                  f"{md_escape(shown_name(collection))}.")

@@ -12,6 +12,7 @@ from workbench.evaluation import golden as golden_sets
 from workbench.evaluation.runner import evaluate_collection
 from workbench.retrieval.trace import Trace
 from workbench.ui import session
+from workbench.ui.access import read_only
 from workbench.ui.demo_loader import load_demo_with_progress
 from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape, shorten
@@ -183,7 +184,7 @@ if session.collection_info(DEMO_COLLECTION) is None or (demo.total and not demo.
     else:
         st.info("The tour runs on the bundled demo, which is not loaded in this home yet. Loading it takes about "
                 "30 seconds and adds the collection “demo” beside any you have.", icon=":material/info:")
-    if st.button("Load the demo", key="tour_load_demo", type="primary", icon=":material/rocket_launch:"):
+    if not read_only() and st.button("Load the demo", key="tour_load_demo", type="primary", icon=":material/rocket_launch:"):
         load_demo_with_progress()
     st.stop()
 

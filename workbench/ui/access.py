@@ -148,3 +148,12 @@ def _oidc_sign_in() -> None:
              "`.streamlit/secrets.toml`.")
     if st.button("Sign in", type="primary"):
         st.login()
+
+
+def hidden_in_read_only(what: str) -> bool:
+    """True, after a caption saying so, when this is a read-only session and ``what`` (a write or an
+    LLM call) is hidden. Hiding is for the visitor's sake; the ``Workbench`` refuses the call anyway."""
+    if not read_only():
+        return False
+    st.caption(f":material/lock: {what} is turned off in this read-only shared session.")
+    return True
