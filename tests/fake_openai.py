@@ -171,7 +171,7 @@ class FakeOpenAI(ThreadingHTTPServer):
         self.respond = respond
         self.calls: list[dict] = []
         self.scripts: list[Script] = []
-        self.behaviour = "ok"  # ok | slow | garbage | malformed | error
+        self.behaviour = "ok"  # ok | slow | garbage | malformed | error | unauthorized
         self.delay_s = 0.0
         self.lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -273,6 +273,10 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(server.delay_s or 5.0)
         if server.behaviour == "error":
             self._send(500, {"error": {"message": "the fake model is down"}})
+            return
+        if server.behaviour == "unauthorized":  # as some servers do: the rejected key echoed back
+            key = (request["authorization"] or "").removeprefix("Bearer ")
+            self._send(401, {"error": {"message": f"Incorrect API key provided: {key}"}})
             return
         if server.behaviour == "malformed":
             self._send_raw(200, b"<html>not an API</html>")

@@ -5,7 +5,7 @@ in: without a valid token the script registers one hidden sign-in page with ``st
 and stops, so no URL (``/documents`` included) reaches a real page. The rules are in
 ``workbench.sharing``; this module is their Streamlit side:
 
-- ``current_access()``: this server's mode, read once per process. A server that listens beyond
+- ``current_access()``: this server's mode. A server that listens beyond
   this machine always needs the token, even without ``WORKBENCH_SHARE``.
 - ``server_token()``: ``WORKBENCH_TOKEN``, or a token generated when the first visitor arrives and
   printed once to the terminal as a ``?token=`` URL (``make app SHARE=1`` generates and prints it
@@ -38,7 +38,6 @@ SIGNED_IN_KEY = "_workbench_signed_in"
 TOKEN_PARAM = "token"
 SIGN_IN_VAR = "WORKBENCH_SIGN_IN"  # "token" (default) or "oidc"
 _lock = threading.Lock()
-_access: Access | None = None
 _token: str | None = None
 
 
@@ -54,11 +53,8 @@ def _listening_address() -> str:
 
 
 def current_access() -> Access:
-    global _access
-    with _lock:
-        if _access is None:
-            _access = access_for(share_mode(), _listening_address())
-        return _access
+    """Read on every run (it is cheap), so a test or a restart with other settings is never stale."""
+    return access_for(share_mode(), _listening_address())
 
 
 def read_only() -> bool:
@@ -69,12 +65,13 @@ def read_only() -> bool:
 def server_token() -> str:
     """The token visitors must bring; generated (and printed once) when ``WORKBENCH_TOKEN`` is unset."""
     global _token
+    configured = configured_token()
+    if configured:
+        return configured
     with _lock:
         if _token is None:
-            _token = configured_token()
-            if not _token:
-                _token = new_token()
-                _announce(_token)
+            _token = new_token()
+            _announce(_token)
         return _token
 
 
