@@ -129,10 +129,9 @@ def _token_sign_in() -> None:
              "(the `?token=` part of its URL).")
     if st.session_state.pop("_workbench_bad_token", False):
         st.error("That token is not valid. Copy it again from the terminal that started the app.")
-    with st.form("sign_in", border=True):
-        given = st.text_input("Access token", type="password", key="sign_in_token")
-        submitted = st.form_submit_button("Sign in", type="primary")
-    if submitted:
+    given = st.text_input("Access token", type="password", key="sign_in_token")
+    submitted = st.button("Sign in", type="primary", key="sign_in")
+    if submitted or given:  # the button, or Enter in the field
         if tokens_match(given.strip(), server_token()):
             st.session_state[SIGNED_IN_KEY] = True
             st.rerun()
