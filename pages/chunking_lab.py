@@ -9,9 +9,9 @@ import streamlit as st
 
 from workbench.chunking.preview import ChunkPreview, preview_chunking
 from workbench.config import DEFAULT_PRESET, ChunkingConfig, WorkbenchConfig, overrides_between
+from workbench.sharing import require_writable
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only
-from workbench.sharing import require_writable
 from workbench.ui.chunk_bands import bands_html
 from workbench.ui.figures import token_histogram
 from workbench.ui.pages import run_through_router

@@ -8,12 +8,12 @@ import streamlit as st
 
 from workbench.config import WorkbenchConfig
 from workbench.analysis.embedding_map import EmbeddingMap, build_map
+from workbench.names import shown_name
 from workbench.ui import config_inputs, session
 from workbench.ui.figures import embedding_figure
 from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape, shorten
 from workbench.ui.widgets import require_collection, require_documents
-from workbench.names import shown_name
 
 run_through_router()
 

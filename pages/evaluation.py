@@ -22,9 +22,9 @@ from workbench.evaluation.stages import POOL_RECALL, POOL_SIZE
 from workbench.evaluation.sweep import expand, parse_grid_argument, plan, run_sweep, save_best_as_preset
 from workbench.names import shown_name
 from workbench.retrieval.llm_cost import llm_calls_for_run
+from workbench.sharing import require_writable
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only, read_only
-from workbench.sharing import require_writable
 from workbench.ui.llm_panels import answers_frame, llm_option
 from workbench.ui.text import md_escape
 from workbench.ui.widgets import require_collection

@@ -10,6 +10,7 @@ from workbench.config import ChunkingConfig, WorkbenchConfig
 from workbench.ingestion.demo import DEMO_COLLECTION, DEMO_GOLDEN
 from workbench.evaluation import golden as golden_sets
 from workbench.evaluation.runner import evaluate_collection
+from workbench.names import shown_name
 from workbench.retrieval.trace import Trace
 from workbench.ui import session
 from workbench.ui.access import read_only
@@ -18,7 +19,6 @@ from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape, shorten
 from workbench.ui.tour_steps import TOUR_STEPS
 from workbench.ui.widgets import page_link
-from workbench.names import shown_name
 
 run_through_router()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from workbench.names import shown_name
 from workbench.ui import session
 from workbench.ui.access import read_only
 from workbench.ui.demo_loader import load_demo_with_progress
@@ -20,7 +21,6 @@ from workbench.ui.pages import (
 )
 from workbench.ui.text import md_escape
 from workbench.ui.widgets import page_link
-from workbench.names import shown_name
 
 run_through_router()
 

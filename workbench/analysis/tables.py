@@ -11,8 +11,8 @@ from typing import Mapping
 
 from workbench.analysis.diff import FinalsDiff
 from workbench.generation.context import AssembledContext
-from workbench.retrieval.trace import ChunkView, Trace
 from workbench.names import shown_name
+from workbench.retrieval.trace import ChunkView, Trace
 
 RELEVANT_COLUMN = "✓"
 HEADING_SEPARATOR = " › "

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from workbench.llm.prompt_data import data_block, with_data_rule
-from workbench.retrieval.trace import ChunkView
 from workbench.names import shown_name
+from workbench.retrieval.trace import ChunkView
 
 DEFAULT_BUDGET_CHARS = 6000
 #: a cut source shorter than this says too little to be worth its header

@@ -15,8 +15,8 @@ import pandas as pd
 import streamlit as st
 
 from workbench.ingestion.ingest import Progress
-from workbench.ui.text import md_escape
 from workbench.names import shown_name
+from workbench.ui.text import md_escape
 
 REDRAW_S = 0.15
 

@@ -27,9 +27,9 @@ from workbench.analysis.relevance import (
 from workbench.evaluation import golden
 from workbench.evaluation.golden import GoldenSetError
 from workbench.retrieval.trace import Trace
+from workbench.sharing import require_writable
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only
-from workbench.sharing import require_writable
 from workbench.ui.text import md_escape
 
 QUERY_KEY = "lab_query"

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from workbench.names import shown_name
 from workbench.ui import session
 from workbench.ui.access import read_only
 from workbench.ui.text import md_escape
-from workbench.names import shown_name
 
 LOAD_DEMO_KEY = "sidebar_load_demo"
 
