@@ -11,6 +11,7 @@ from typing import Iterable
 
 from workbench.mcp_server.schemas import Citation, ConfidenceResult, ConfidenceSignal, SearchResult
 from workbench.retrieval.enhance import AS_TYPED
+from workbench.names import shown_name
 
 HEADING_SEPARATOR = " › "
 NO_ANSWER, AMBIGUOUS = "no_answer", "ambiguous"
@@ -57,7 +58,7 @@ def citations_from_hits(hits: Iterable, chunk_views: dict, low_confidence: bool 
 
 def location(citation: Citation) -> str:
     """``file › Heading › Sub, p. 3``: where a passage sits, for people."""
-    where = citation.source
+    where = shown_name(citation.source)
     if citation.heading_path:
         where += HEADING_SEPARATOR + HEADING_SEPARATOR.join(citation.heading_path)
     if citation.page is not None:

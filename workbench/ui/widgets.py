@@ -8,6 +8,7 @@ import streamlit as st
 
 from workbench.chunking import STRATEGIES
 from workbench.config import KEY_DOCS, ChunkingConfig, ConfigError, WorkbenchConfig, key_limits
+from workbench.names import shown_name
 from workbench.service import INDEX_KEYS_PREFIXES
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.pages import DOCUMENTS, PageSpec
@@ -47,6 +48,7 @@ def document_label(doc) -> str:
     """How a document appears in pickers (selectbox options are plain text)."""
     title = " ".join((doc.title or "").split())
     name = doc.source if not title or title == doc.source else f"{doc.source} — {title}"
+    name = shown_name(name)
     return name if len(name) <= 90 else name[:89] + "…"
 
 
