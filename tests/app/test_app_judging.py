@@ -67,3 +67,21 @@ def test_retrieval_lab_queries_are_logged(demo_home_copy: Path, open_app):
     logged = list_queries(bench.catalog, bench.home, sources=["lab"], limit=100)
     assert {entry.query for entry in logged} == set(asked)
     assert {entry.source for entry in logged} == {"lab"} and any(entry.chunk_ids for entry in logged)
+
+
+def test_agreement_of_two_golden_sets_on_the_judging_page(demo_home_copy: Path, open_app):
+    folder = demo_home_copy / "golden_sets"
+    folder.mkdir(exist_ok=True)
+    spans = [("scifact-1084345.md", 0, 100), ("scifact-1084345.md", 100, 200), ("scifact-1084345.md", 200, 300),
+             ("scifact-1084345.md", 300, 400), ("scifact-1084345.md", 400, 500)]
+    for name, grades in (("people", [0, 1, 2, 3, 3]), ("machine", [0, 2, 2, 3, 1])):
+        relevant = [{"doc": d, "start": s, "end": e, "grade": g} for (d, s, e), g in zip(spans, grades)]
+        (folder / f"{name}.jsonl").write_text(json.dumps({"id": "q1", "query": QUESTIONS[0], "relevant": relevant})
+                                              + "\n", encoding="utf-8")
+    app = open_app(demo_home_copy, page=PAGE)
+    app.selectbox(key="judging_agree_a").set_value("people")
+    app.selectbox(key="judging_agree_b").set_value("machine")
+    app.button(key="judging_agree").click().run()
+    assert not app.exception, app.exception
+    kappa = next(metric for metric in app.get("metric") if "kappa" in metric.label)
+    assert kappa.value == f"{16 / 31:.3f}"  # worked by hand in tests/workbench/golden/test_golden_agreement.py
