@@ -96,8 +96,9 @@ def _configs(bench, collection: str, chosen: list[str], built_in: list[str]) -> 
         return bench.config_for(collection, preset, overrides, settings=settings)
 
     named = [c for c in pools.built_in_configs(resolve) if c.name in chosen]
-    named += pools.resolve_configs([c for c in chosen if c not in built_in], resolve) if any(
-        c not in built_in for c in chosen) else []
+    presets = [c for c in chosen if c not in built_in]
+    if presets:
+        named += pools.resolve_configs(presets, resolve)
     if not named:
         raise ValueError("pick at least one configuration to pool")
     return named
