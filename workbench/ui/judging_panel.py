@@ -182,7 +182,10 @@ def render_export(pool: str, judge: str, items: list[PoolItem]) -> None:
     if right.button("Export as golden set", key="judging_export", disabled=not mine):
         try:
             golden = judging.to_golden_set(name, items, mine)
-            path = golden_sets.save(golden, golden_sets.path_for(name, bench.home))
+            path = golden_sets.path_for(name, bench.home)
+            if path.exists() and not path.is_relative_to(bench.home):
+                raise ValueError(f"golden set {name!r} is a project file ({path}); export under another name")
+            path = golden_sets.save(golden, path)
         except ValueError as error:
             st.error(md_escape(str(error)))
             return
