@@ -323,6 +323,14 @@ class IngestConfig:
 
 
 @dataclass(frozen=True)
+class LogConfig:
+    """What the workbench records about its own use (kept in the home, never sent anywhere)."""
+
+    queries: bool = setting(True, "record each query of the Retrieval lab, the CLI and the MCP server in the query "
+                            "log (log list, golden from-log); off records nothing")
+
+
+@dataclass(frozen=True)
 class WorkbenchConfig:
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
@@ -338,6 +346,7 @@ class WorkbenchConfig:
     rerank: RerankConfig = field(default_factory=RerankConfig)
     confidence: ConfidenceConfig = field(default_factory=ConfidenceConfig)
     ingest: IngestConfig = field(default_factory=IngestConfig)
+    log: LogConfig = field(default_factory=LogConfig)
 
     def to_dict(self) -> dict:
         return {f.name: section_dict(getattr(self, f.name)) for f in fields(self)}
@@ -395,6 +404,8 @@ INDEX_TIME_SECTIONS = ("chunking", "embedding")
 QUERY_TIME_SECTIONS = ("dense", "retrieval", "query", "fusion", "filters", "mmr", "rerank", "confidence")
 #: limits applied while files are read; they change what is accepted, not how it is indexed
 INGEST_TIME_SECTIONS = ("ingest",)
+#: what the workbench records about its own use; no effect on results
+USAGE_SECTIONS = ("log",)
 
 
 def _section_fields():

@@ -229,10 +229,10 @@ def test_a_side_that_fails_names_the_problem_and_the_other_side_still_renders(la
 
     real_query = Workbench.query
 
-    def failing_for_mmr(self, text, collection, config):
+    def failing_for_mmr(self, text, collection, config, source=None):
         if config.mmr.enabled:
             raise RuntimeError("the MMR index exploded")
-        return real_query(self, text, collection, config)
+        return real_query(self, text, collection, config, source)
 
     monkeypatch.setattr(Workbench, "query", failing_for_mmr)
     lab.text_input(key="lab_query").set_value("chunk overlap").run()
