@@ -18,10 +18,10 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from workbench.cli import backend, calibrate, documents, evaluation, mcp, models, presets, query  # noqa: E402
+from workbench.cli import backend, calibrate, documents, evaluation, golden, mcp, models, presets, query  # noqa: E402
 from workbench.cli.common import EXIT_USAGE, add_common_options  # noqa: E402
 
-COMMAND_GROUPS = (documents, backend, query, evaluation, calibrate, models, mcp, presets)
+COMMAND_GROUPS = (documents, backend, query, evaluation, golden, calibrate, models, mcp, presets)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,13 +45,14 @@ def main(argv: list[str] | None = None) -> int:
     from workbench.config import ConfigError
     from workbench.evaluation.golden import GoldenSetError
     from workbench.ingestion.workers import WorkerStartError
+    from workbench.llm.client import LlmUnavailable
     from workbench.models.availability import ModelNotAvailableError
     from workbench.retrieval.pipeline import QueryError
 
     try:
         return args.handler(args)
     except (NotFoundError, ConfigError, GoldenSetError, QueryError, CatalogBusyError, ModelNotAvailableError,
-            MilvusError, WorkerStartError, ValueError) as error:
+            MilvusError, WorkerStartError, LlmUnavailable, ValueError) as error:
         message = error.args[0] if isinstance(error, LookupError) and error.args else str(error)
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE
