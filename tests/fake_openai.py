@@ -158,11 +158,13 @@ def _quotable_sentence(passage: str) -> str:
     """The first sentence of the passage's prose (headings, tables and lists left out), with its
     whitespace joined the way a model copies it."""
     prose = " ".join(line for line in passage.splitlines() if line.strip() and not re.match(r"\s*([#|>*-]|\d+\.)", line))
-    sentences = re.findall(r".+?(?:[.!?](?=\s|$)|[。！？])", " ".join((prose or passage).split()))
-    for sentence in sentences or [" ".join(passage.split())]:
+    # a model copies Chinese without the line breaks a PDF put between its characters
+    joined = re.sub(r"(?<=[\u3400-\u9fff，。])\s+(?=[\u3400-\u9fff，。])", "", " ".join((prose or passage).split()))
+    sentences = re.findall(r".+?(?:[.!?](?=\s|$)|[。！？])", joined)
+    for sentence in sentences or [joined]:
         if len(words(sentence)) >= 4:
             return sentence.strip()[:400]
-    return (sentences or [" ".join(passage.split())])[0].strip()[:400]
+    return (sentences or [joined])[0].strip()[:400]
 
 
 def _topic_words(sentence: str, count: int = 2) -> list[str]:

@@ -21,7 +21,7 @@ from store.text_tokenizer import Bm25Tokenizer
 from workbench.config import ConfigError, WorkbenchConfig
 from workbench.evaluation import golden as golden_sets
 from workbench.golden.prompts import KINDS, PROMPT_VERSION
-from workbench.golden.sampling import SourceChunk, SynthTask, plan_tasks
+from workbench.golden.sampling import SourceChunk, SynthTask, chunk_language, plan_tasks
 from workbench.golden.synth import (
     Estimate,
     SynthLimits,
@@ -31,7 +31,6 @@ from workbench.golden.synth import (
     read_journal,
     run_tasks,
 )
-from workbench.language.scripts import LanguageMix
 from workbench.llm.client import LlmUnavailable
 
 SYNTH_FOLDER = ".synth"
@@ -74,7 +73,7 @@ def source_chunks(bench, collection: str, config: WorkbenchConfig) -> list[Sourc
             continue
         document = snapshot.documents[record.doc_id]
         chunks.append(SourceChunk(record.chunk_id, record.doc_id, document.external_id or document.source,
-                                  record.start, record.end, record.text, LanguageMix.of(record.text).language or ""))
+                                  record.start, record.end, record.text, chunk_language(record.text)))
     return chunks
 
 

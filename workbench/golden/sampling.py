@@ -20,6 +20,10 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from workbench.golden.prompts import MULTI_HOP
+from workbench.language.scripts import HAN, HANGUL, KANA, LATIN, LanguageMix
+
+#: a Latin-script word is about this many letters; a CJK character is about a word
+LETTERS_PER_WORD = 5
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,18 @@ class SynthTask:
     def key(self) -> str:
         """Identifies the task across runs: its kind and where its chunks are."""
         where = ";".join(f"{c.doc}:{c.start}-{c.end}" for c in self.chunks)
-        return hashlib.sha256(f"{self.kind}|{where}".encode("utf-8")).hexdigest()[:16]
+        return hashlib.sha256(f"{self.position}|{self.kind}|{where}".encode("utf-8")).hexdigest()[:16]
+
+
+def chunk_language(text: str) -> str:
+    """The language a question about ``text`` should be in: its main script counted in words,
+    not letters, so Chinese prose with code or English terms in it is still Chinese."""
+    mix = LanguageMix.of(text)
+    counts = mix.counts
+    cjk = counts.get(HAN, 0) + counts.get(KANA, 0) + counts.get(HANGUL, 0)
+    if cjk and cjk * LETTERS_PER_WORD >= counts.get(LATIN, 0):
+        return LanguageMix({script: counts.get(script, 0) for script in (HAN, KANA, HANGUL)}).language or ""
+    return mix.language or ""
 
 
 def stratified_order(chunks: Sequence[SourceChunk], seed: int) -> list[SourceChunk]:
@@ -84,15 +99,17 @@ def stratified_order(chunks: Sequence[SourceChunk], seed: int) -> list[SourceChu
 
 def plan_tasks(chunks: Sequence[SourceChunk], n: int, kinds: Sequence[str], seed: int,
                tokens: Callable[[str], list[str]]) -> list[SynthTask]:
-    """``n`` tasks, kinds taking turns, each from the next chunk of the stratified order (which
-    wraps around when ``n`` exceeds the chunks; a chunk then serves another kind)."""
+    """``n`` tasks, kinds taking turns, each from the next chunk of the stratified order. The
+    order wraps around when ``n`` exceeds the chunks, shifting the kinds by one each round, so a
+    chunk serves each kind once before any (chunk, kind) repeats. The plan for ``n`` is a prefix
+    of the plan for more, so a larger rerun keeps what a smaller one finished."""
     order = stratified_order(chunks, seed)
     if not order or n <= 0:
         return []
     token_sets: dict[int, frozenset[str]] = {}
     tasks = []
     for position in range(n):
-        kind = kinds[position % len(kinds)]
+        kind = kinds[(position + position // len(order)) % len(kinds)]
         first = order[position % len(order)]
         sources: tuple[SourceChunk, ...] = (first,)
         if kind == MULTI_HOP:
