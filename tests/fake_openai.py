@@ -3,7 +3,9 @@
 It speaks ``POST /v1/chat/completions`` and ``POST /v1/embeddings`` like any OpenAI-compatible
 server. Replies are deterministic functions of the prompt: it recognises each workbench prompt
 by its system message and answers the way a small, literal model would (word overlap decides
-relevance and support, the first sentence of [S1] is the answer, ...). Tests can script a reply
+relevance and support, the first sentence of [S1] is the answer, ...). Document text arrives in
+the prompts' data blocks (``workbench.llm.prompt_data``); the fake reads it from there, so a
+stage that stopped wrapping its document text would get wrong replies. Tests can script a reply
 for any prompt containing a given text, and switch the server to misbehave (slow, garbage,
 malformed JSON, HTTP 500). Every request is counted, so a test can prove a run made no calls.
 
@@ -27,7 +29,8 @@ from typing import Callable
 from workbench.chunking.enrich import ENRICH_SYSTEM
 from workbench.evaluation.answers import CONTEXT_PRECISION_SYSTEM, FAITHFULNESS_SYSTEM, RELEVANCE_SYSTEM
 from workbench.generation.context import SYSTEM_INSTRUCTIONS
-from workbench.golden.prompts import DATA_CLOSE, DATA_OPEN, SYSTEMS as SYNTH_SYSTEMS
+from workbench.golden.prompts import SYSTEMS as SYNTH_SYSTEMS
+from workbench.llm.prompt_data import data_blocks
 from workbench.retrieval.enhance import DECOMPOSE_SYSTEM, HYDE_SYSTEM, MULTI_SYSTEM, REWRITE_SYSTEM
 from workbench.retrieval.llm_rerank import RERANK_SYSTEM
 
@@ -93,13 +96,14 @@ def _first_sentence(text: str) -> str:
 
 
 def _sources(user: str) -> dict[str, str]:
-    blocks = re.split(r"\n\n(?=\[S\d+\] )", user.split("Sources:", 1)[-1])
-    found = {}
-    for block in blocks:
-        match = re.match(r"\s*\[(S\d+)\][^\n]*\n(.*)", block, re.DOTALL)
-        if match:
-            found[match.group(1)] = match.group(2).split("\n\nQuestion:")[0].strip()
-    return found
+    """[S#] label -> the source's text (its data block without the header line)."""
+    return {name: block.split("\n", 1)[1].strip() if "\n" in block else ""
+            for name, block in data_blocks(user) if re.fullmatch(r"S\d+", name)}
+
+
+def _block(user: str, name: str) -> str:
+    """The text of the data block called ``name`` ("" when the prompt has none)."""
+    return next((text for block_name, text in data_blocks(user) if block_name == name), "")
 
 
 def default_reply(purpose: str, system: str, user: str) -> str:
@@ -120,10 +124,10 @@ def default_reply(purpose: str, system: str, user: str) -> str:
         question = _field(user, "Question").rstrip("?？")
         return f"{question}. This passage explains {question} with its main terms and findings."
     if purpose == "rerank":
-        query, passage = _field(user, "Query"), user.split("Passage:", 1)[-1]
+        query, passage = _field(user, "Query"), _block(user, "passage")
         return str(round(10 * overlap(query, passage)))
     if purpose == "enrich":
-        passage = user.split("Passage:", 1)[-1].strip()
+        passage = _block(user, "passage").strip()
         plain = re.sub(r"[#>*_`]", " ", passage)
         distinct = sorted(words(plain), key=lambda w: (-len(w), w))
         return json.dumps({"title": " ".join(plain.split()[:6]), "summary": _first_sentence(plain),
@@ -134,24 +138,18 @@ def default_reply(purpose: str, system: str, user: str) -> str:
             return "The sources do not contain the answer."
         return f"{_first_sentence(sources['S1'])} [S1]"
     if purpose == "judge.faithfulness":
-        statement = _field(user, "Statement")
-        sources = user.split("Statement:", 1)[0]
+        statement = _block(user, "statement")
+        sources = "\n".join(text for name, text in data_blocks(user) if re.fullmatch(r"S\d+", name))
         return "yes" if overlap(statement, sources) >= 0.6 else "no"
     if purpose == "judge.answer_relevance":
-        question, answer = _field(user, "Question"), _field(user, "Answer")
+        question, answer = _field(user, "Question"), _block(user, "answer")
         return str(min(10, round(10 * overlap(question, answer) * 1.5)))
     if purpose == "judge.context_precision":
-        question, passage = _field(user, "Question"), user.split("Passage:", 1)[-1]
+        question, passage = _field(user, "Question"), _block(user, "passage")
         return "yes" if overlap(question, passage) >= 0.3 else "no"
     if purpose.startswith("golden.synth."):
         return synth_reply(purpose.removeprefix("golden.synth."), user)
     return "I am a fake model and do not know this prompt."
-
-
-def data_blocks(user: str) -> list[str]:
-    """The texts of the prompt's <<<DATA ... DATA>>> blocks."""
-    return [m.group(1) for m in re.finditer(rf"{re.escape(DATA_OPEN)}[^\n]*\n(.*?)\n{re.escape(DATA_CLOSE)}", user,
-                                            re.DOTALL)]
 
 
 def _quotable_sentence(passage: str) -> str:
@@ -180,7 +178,7 @@ def _topic_words(sentence: str, count: int = 2) -> list[str]:
 def synth_reply(kind: str, user: str, fault: str = "") -> str:
     """A golden-synth reply: a question in the passage's language that does not copy it, and the
     passage's first prose sentence as the quote; ``fault`` makes it go wrong one of SYNTH_FAULTS ways."""
-    passages = data_blocks(user) or [user]
+    passages = [text for name, text in data_blocks(user) if name.startswith("passage")] or [user]
     quotes = [_quotable_sentence(p) for p in passages]
     chinese = bool(_CJK.search(quotes[0]))
     topic = _topic_words(quotes[0]) + (_topic_words(quotes[1], 1) if len(quotes) > 1 else [])

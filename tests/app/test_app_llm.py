@@ -58,7 +58,7 @@ def test_the_lab_runs_query_enhancement_and_llm_rerank_and_shows_texts_tokens_an
     app.segmented_control(key="lab_explain_side").set_value("b").run()
     assert not app.exception, app.exception
     code = "\n".join(_texts(app, "code"))
-    assert "LLM fake-llm, pointwise prompt rerank.pointwise@1" in code and "tokens" in code
+    assert "LLM fake-llm, pointwise prompt rerank.pointwise@2" in code and "tokens" in code
     assert any("Query stage (multi)" in text for text in _texts(app, "markdown"))
 
 

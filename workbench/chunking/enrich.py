@@ -9,6 +9,10 @@ with and without.
 One request per chunk asks for all three fields (so ``title`` and ``all`` share the cache); the
 setting decides which are kept. A chunk whose request fails is stored without enrichment and
 with the reason (``metadata.enrichment_error``), so one bad reply never stops an ingest.
+
+The chunk goes to the model as a data block (``workbench.llm.prompt_data``), and the reply must
+be exactly the JSON object asked for (``parse_json_reply``): a chunk that talks the model into
+anything else is stored unenriched, with the reason.
 """
 
 from __future__ import annotations
@@ -19,15 +23,18 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from workbench.llm.client import LlmCall, LlmClient, LlmRequest, summarize_calls
+from workbench.llm.prompt_data import data_block, with_data_rule
+from workbench.llm.replies import ReplyRejected, parse_json_reply
 
-PROMPT_VERSION = "enrich.chunk@1"
+PROMPT_VERSION = "enrich.chunk@2"
 ENRICH_MODES = ("none", "title", "summary", "tags", "all")
 FIELDS_OF = {"title": ("title",), "summary": ("summary",), "tags": ("tags",), "all": ("title", "summary", "tags")}
 MAX_CHUNK_CHARS = 4000
 MAX_TAGS = 8
+ENRICH_KEYS = ("title", "summary", "tags")
 #: seconds one enrichment request may take (index time has no user waiting on a single chunk)
 ENRICH_TIMEOUT_S = 60.0
-ENRICH_SYSTEM = (
+ENRICH_SYSTEM = with_data_rule(
     "You describe a passage from a document for a search index. Reply with a JSON object with the keys "
     "\"title\" (at most ten words), \"summary\" (one or two sentences) and \"tags\" (three to six short keywords, "
     "as a list). Write them in the language of the passage. Reply with the JSON object only."
@@ -66,33 +73,25 @@ class Enrichment:
 
 
 def enrich_request(text: str) -> LlmRequest:
-    return LlmRequest.of("enrich", PROMPT_VERSION, ENRICH_SYSTEM, f"Passage:\n{text[:MAX_CHUNK_CHARS]}",
+    return LlmRequest.of("enrich", PROMPT_VERSION, ENRICH_SYSTEM, data_block(text[:MAX_CHUNK_CHARS], "passage"),
                          max_tokens=300)
 
 
-_JSON_OBJECT = re.compile(r"\{.*\}", re.DOTALL)
-
-
 def parse_enrichment(reply: str) -> Enrichment:
-    """The JSON object in the reply (code fences and chatter around it are ignored)."""
-    match = _JSON_OBJECT.search(reply)
-    if match is None:
-        raise ValueError("no JSON object in the reply")
-    data = json.loads(match.group())
-    if not isinstance(data, dict):
-        raise ValueError("the reply's JSON is not an object")
-    tags = data.get("tags", [])
+    """The reply as exactly ``{"title", "summary", "tags"}`` (a code fence around it is allowed)."""
+    data = parse_json_reply(reply, ENRICH_KEYS)
+    tags = data["tags"]
     if isinstance(tags, str):
         tags = [part for part in re.split(r"[,，、;；]", tags)]
     if not isinstance(tags, list):
-        raise ValueError("tags is not a list")
+        raise ReplyRejected(f"tags is a {type(tags).__name__}, not a list")
     enrichment = Enrichment(
-        title=" ".join(str(data.get("title", "")).split()),
-        summary=" ".join(str(data.get("summary", "")).split()),
+        title=" ".join(str(data["title"]).split()),
+        summary=" ".join(str(data["summary"]).split()),
         tags=tuple(dict.fromkeys(" ".join(str(tag).split()) for tag in tags if str(tag).strip()))[:MAX_TAGS],
     )
     if not (enrichment.title or enrichment.summary or enrichment.tags):
-        raise ValueError("the JSON has no title, summary or tags")
+        raise ReplyRejected("the JSON has an empty title, summary and tags")
     return enrichment
 
 

@@ -10,6 +10,11 @@ the lab's prompt, and LLM judges score it (arithmetic in ``workbench.evaluation.
   given the golden answer when the set has one;
 - and the deterministic checks: citations that exist, quotes found in their passages.
 
+Everything the judges read that the user did not type (the passages, the generated answer and
+its claims, the golden reference answer) goes in data blocks (``workbench.llm.prompt_data``),
+and their verdicts are read strictly (``workbench.llm.replies``): a verdict that is not the
+word or the grade asked for is a failed judgement with its reason, never a guess.
+
 Cost per query: 1 answer + one call per claim + 1 + one call per context passage, all cached.
 A judgement that fails (timeout, garbage) leaves its metric out for that query, with a note;
 an answer that cannot be generated leaves the query without answer metrics.
@@ -24,24 +29,25 @@ from workbench.evaluation import answer_metrics as am
 from workbench.generation.answer import answer_request
 from workbench.generation.context import DEFAULT_BUDGET_CHARS, AssembledContext, assemble_context
 from workbench.llm.client import LlmCall, LlmClient, LlmRequest, summarize_calls
+from workbench.llm.prompt_data import data_block, with_data_rule
 from workbench.llm.replies import parse_score_0_10, parse_yes_no
 from workbench.retrieval.trace import ChunkView
 
-FAITHFULNESS_VERSION = "judge.faithfulness@1"
-RELEVANCE_VERSION = "judge.answer_relevance@1"
-CONTEXT_PRECISION_VERSION = "judge.context_precision@1"
+FAITHFULNESS_VERSION = "judge.faithfulness@2"
+RELEVANCE_VERSION = "judge.answer_relevance@2"
+CONTEXT_PRECISION_VERSION = "judge.context_precision@2"
 DEFAULT_TIMEOUT_S = 60.0
 
-FAITHFULNESS_SYSTEM = (
+FAITHFULNESS_SYSTEM = with_data_rule(
     "You check whether a statement is supported by the given sources. Answer yes if the sources state it or "
     "directly imply it, no otherwise. Use only the sources, not outside knowledge. Reply with yes or no only."
 )
-RELEVANCE_SYSTEM = (
+RELEVANCE_SYSTEM = with_data_rule(
     "You rate how well an answer addresses a question. Score from 0 (does not address it, or declines to answer) "
     "to 10 (answers exactly what was asked, completely). Do not judge whether it is true. Reply with the score as "
     "a whole number, nothing else."
 )
-CONTEXT_PRECISION_SYSTEM = (
+CONTEXT_PRECISION_SYSTEM = with_data_rule(
     "You judge whether a source passage is useful for answering a question. Answer yes if it contains information "
     "the answer needs, no otherwise. Reply with yes or no only."
 )
@@ -67,20 +73,21 @@ class AnswerJudgement:
 
 
 def faithfulness_request(claim: am.Claim, context: AssembledContext, number: int) -> LlmRequest:
-    sources = "\n\n".join(context.source(label).block for label in claim.labels if context.source(label))
-    user = f"Sources:\n\n{sources}\n\nStatement: {claim.text}\n\nSupported (yes/no):"
+    sources = "\n\n".join(data_block(context.source(label).block, label)
+                          for label in claim.labels if context.source(label))
+    user = f"Sources:\n\n{sources}\n\nStatement:\n{data_block(claim.text, 'statement')}\n\nSupported (yes/no):"
     return LlmRequest.of("judge.faithfulness", FAITHFULNESS_VERSION, FAITHFULNESS_SYSTEM, user, max_tokens=4,
                          label=f"claim {number}")
 
 
 def relevance_request(question: str, answer: str) -> LlmRequest:
-    user = f"Question: {question}\n\nAnswer: {answer}\n\nScore (0-10):"
+    user = f"Question: {question}\n\nAnswer:\n{data_block(answer, 'answer')}\n\nScore (0-10):"
     return LlmRequest.of("judge.answer_relevance", RELEVANCE_VERSION, RELEVANCE_SYSTEM, user, max_tokens=8)
 
 
 def context_precision_request(question: str, reference: str | None, text: str, label: str) -> LlmRequest:
-    known = f"Reference answer: {reference}\n\n" if reference else ""
-    user = f"Question: {question}\n\n{known}Passage:\n{text}\n\nUseful (yes/no):"
+    known = f"Reference answer:\n{data_block(reference, 'reference')}\n\n" if reference else ""
+    user = f"Question: {question}\n\n{known}Passage:\n{data_block(text, 'passage')}\n\nUseful (yes/no):"
     return LlmRequest.of("judge.context_precision", CONTEXT_PRECISION_VERSION, CONTEXT_PRECISION_SYSTEM, user,
                          max_tokens=4, label=label)
 

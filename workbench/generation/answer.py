@@ -11,7 +11,7 @@ from __future__ import annotations
 from workbench.generation.context import AssembledContext, build_prompt
 from workbench.llm.client import LlmRequest
 
-ANSWER_PROMPT_VERSION = "answer.cited@1"
+ANSWER_PROMPT_VERSION = "answer.cited@2"
 
 
 def answer_request(question: str, context: AssembledContext) -> LlmRequest:

@@ -4,6 +4,9 @@ Sources are numbered [S1], [S2], ... in rank order, each headed by its document,
 and page so an answer's citations can be checked by hand. The character budget keeps whole
 chunks while they fit; the first one that does not is cut (if enough room is left to be useful)
 and the rest are listed as omitted, so the reader sees exactly what the model would.
+
+In the prompt each source is a data block named by its label (``<document name="S1">``, see
+``workbench.llm.prompt_data``), header included: a file name is document text too.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Sequence
 
+from workbench.llm.prompt_data import data_block, with_data_rule
 from workbench.retrieval.trace import ChunkView
 
 DEFAULT_BUDGET_CHARS = 6000
@@ -21,7 +25,7 @@ SEPARATOR = "\n\n"
 HEADING_SEPARATOR = " › "
 TRUNCATION_MARK = " […]"
 
-SYSTEM_INSTRUCTIONS = (
+SYSTEM_INSTRUCTIONS = with_data_rule(
     "You answer questions using only the numbered sources provided. "
     "Cite the source of every statement with its label in square brackets, e.g. [S1] or [S2][S3]. "
     "If the sources do not contain the answer, say that they do not, instead of guessing. "
@@ -115,7 +119,7 @@ def build_prompt(question: str, context: AssembledContext) -> Prompt:
     if not context.sources:
         sources_text = "(no sources were retrieved)"
     else:
-        sources_text = context.text
+        sources_text = SEPARATOR.join(data_block(source.block, source.label) for source in context.sources)
     user = (
         f"Sources:\n\n{sources_text}\n\n"
         f"Question: {question.strip()}\n\n"

@@ -45,8 +45,8 @@ COPIES_QUOTE, NEAR_DUPLICATE = "question copies the quote", "near-duplicate ques
 REJECT_REASONS = (QUOTE_NOT_FOUND, MALFORMED, COPIES_QUOTE, NEAR_DUPLICATE, EMPTY)
 #: replies the estimate allows for a question and its quote
 COMPLETION_TOKENS_ESTIMATE = 80
-#: how the client's error for a reply its parser refused begins (``LlmClient._ask``)
-UNUSABLE = "unusable reply"
+#: how the client's errors for a reply its parser refused begin (``LlmClient._ask``)
+REPLY_PROBLEMS = ("reply rejected", "unusable reply")
 
 Tokenize = Callable[[str], list[str]]
 Embed = Callable[[list[str]], np.ndarray]
@@ -262,7 +262,7 @@ def run_tasks(tasks: Sequence[SynthTask], client: LlmClient, verifier: Verifier,
             report.endpoint_calls += client.endpoint_calls - before_endpoint
             report.cached_calls += client.cached_calls - before_cached
             for task, call in zip(batch, calls):
-                if not call.ok and not call.error.startswith(UNUSABLE):  # the endpoint failed, not the reply
+                if not call.ok and not call.error.startswith(REPLY_PROBLEMS):  # the endpoint failed, not the reply
                     report.stopped = call.error
                     continue
                 outcome = verifier.check(task, call)

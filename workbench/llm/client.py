@@ -26,6 +26,7 @@ from typing import Any, Callable, Sequence
 
 from store.llm_cache import CacheKey, CachedReply, lookup_replies, store_replies
 from workbench.llm.endpoint import Endpoint, LlmSettings, SettingsLookup, settings_from_env
+from workbench.llm.replies import ReplyRejected
 
 log = logging.getLogger(__name__)
 
@@ -214,6 +215,8 @@ class LlmClient:
         if parse is not None:
             try:
                 parse(result.text)
+            except ReplyRejected as problem:  # its message already shows the reply
+                return LlmCall(ok=False, text=result.text, error=f"reply rejected: {problem}", **base)
             except (ValueError, TypeError, KeyError) as problem:
                 preview = result.text[:160]
                 return LlmCall(ok=False, text=result.text,

@@ -64,7 +64,7 @@ def test_llm_rerank_explains_the_score_with_its_call(lab_workbench, fake_llm):
     rerank = explain_hit(trace, snapshot, top, vector).rerank
     assert rerank.model == "llm:fake-llm" and rerank.call.label == f"chunk {top}"
     assert rerank.score == float(rerank.call.text)
-    assert "pointwise prompt rerank.pointwise@1" in rerank.formula and "tokens" in rerank.formula
+    assert "pointwise prompt rerank.pointwise@2" in rerank.formula and "tokens" in rerank.formula
 
 
 def test_the_rank_flow_names_the_generated_texts(lab_workbench, fake_llm):

@@ -12,23 +12,33 @@ from workbench.chunking.enrich import (
     parse_enrichment,
 )
 from workbench.llm.client import LlmClient
+from workbench.llm.replies import ReplyRejected
 
 FULL = Enrichment("Rank fusion", "Fusion merges ranked lists.", ("rrf", "fusion"))
 
 
 def test_the_json_object_is_read_even_inside_a_code_fence():
-    reply = 'Sure!\n```json\n{"title": " Rank   fusion ", "summary": "Fusion merges ranked lists.", "tags": ["rrf", "fusion", "rrf"]}\n```'
+    reply = '```json\n{"title": " Rank   fusion ", "summary": "Fusion merges ranked lists.", "tags": ["rrf", "fusion", "rrf"]}\n```'
     assert parse_enrichment(reply) == FULL
 
 
 def test_tags_may_come_as_a_comma_separated_string_including_chinese_commas():
-    assert parse_enrichment('{"title": "混合检索", "tags": "检索，融合、排序"}').tags == ("检索", "融合", "排序")
+    reply = '{"title": "混合检索", "summary": "", "tags": "检索，融合、排序"}'
+    assert parse_enrichment(reply).tags == ("检索", "融合", "排序")
 
 
-@pytest.mark.parametrize("reply", ["no json here", "{not json}", '["a list"]', '{"title": "", "tags": []}',
-                                   '{"title": "x", "tags": 5}'])
-def test_unusable_replies_raise(reply):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(("reply", "reason"), [
+    ("no json here", "not a JSON object"),
+    ("{not json}", "not a JSON object"),
+    ('["a list"]', "not an object"),
+    ('Sure!\n{"title": "t", "summary": "s", "tags": []}', "not a JSON object"),
+    ('{"title": "t", "tags": []}', "missing summary"),
+    ('{"title": "t", "summary": "s", "tags": [], "score": 3}', "unexpected score"),
+    ('{"title": "", "summary": "", "tags": []}', "empty title, summary and tags"),
+    ('{"title": "x", "summary": "s", "tags": 5}', "tags is a int, not a list"),
+])
+def test_unusable_replies_are_rejected_with_the_reason(reply, reason):
+    with pytest.raises(ReplyRejected, match=reason):
         parse_enrichment(reply)
 
 
@@ -69,4 +79,5 @@ def test_a_failed_chunk_gets_no_enrichment_and_keeps_the_reason(fake_llm):
     outcome = enrich_texts(["fine chunk text here", "broken chunk"], "title", LlmClient.from_env())
     assert outcome.enrichments[0] == Enrichment("fine chunk text here")
     assert outcome.enrichments[1] is None and outcome.failures == 1
-    assert "no JSON object" in enrichment_metadata(None, outcome.calls[1])["enrichment_error"]
+    assert enrichment_metadata(None, outcome.calls[1])["enrichment_error"].startswith(
+        "reply rejected: not a JSON object (Expecting value at character 0); got 'I cannot do that'")

@@ -72,7 +72,7 @@ def test_prompt_asks_for_answers_from_the_sources_with_citations():
     assert "only the numbered sources" in prompt.system
     assert "[S1]" in prompt.system
     assert prompt.user == (
-        "Sources:\n\n[S1] guide.md › Install › Linux\nInstall with apt-get.\n\n"
+        'Sources:\n\n<document name="S1">\n[S1] guide.md › Install › Linux\nInstall with apt-get.\n</document>\n\n'
         "Question: how to install?\n\nAnswer using only the sources above, citing them as [S1], [S2], ..."
     )
     assert prompt.messages() == [{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user}]

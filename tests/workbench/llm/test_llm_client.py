@@ -23,7 +23,7 @@ def test_a_call_records_reply_tokens_and_latency(fake_llm):
     assert call.text == "7"
     assert call.prompt_tokens > 20 and call.completion_tokens == 1
     assert call.elapsed_ms > 0 and call.generated_ms == call.elapsed_ms
-    assert call.purpose == "rerank" and call.prompt_version == "rerank.pointwise@1"
+    assert call.purpose == "rerank" and call.prompt_version == "rerank.pointwise@2"
     assert fake_llm.count("/chat/completions") == 1
 
 
@@ -36,7 +36,7 @@ def test_the_second_identical_call_is_served_from_the_catalog_by_a_new_client(fa
     assert again.cached and again.text == first.text
     assert (again.prompt_tokens, again.completion_tokens) == (first.prompt_tokens, first.completion_tokens)
     assert again.generated_ms == first.elapsed_ms
-    assert cache_size(catalog) == {"rerank.pointwise@1": 1}
+    assert cache_size(catalog) == {"rerank.pointwise@2": 1}
 
 
 def test_the_key_is_model_prompt_version_and_inputs(fake_llm, tmp_path):
@@ -44,7 +44,7 @@ def test_the_key_is_model_prompt_version_and_inputs(fake_llm, tmp_path):
     client = _client(fake_llm, catalog)
     base = rerank_request("q words here", "passage words")
     client.complete(base, timeout_s=5)
-    client.complete(LlmRequest(base.purpose, "rerank.pointwise@2", base.messages, base.max_tokens), timeout_s=5)
+    client.complete(LlmRequest(base.purpose, "rerank.pointwise@99", base.messages, base.max_tokens), timeout_s=5)
     client.complete(rerank_request("other words here", "passage words"), timeout_s=5)
     other_model = LlmClient(Endpoint(LlmSettings(fake_llm.base_url, "another-model")), catalog)
     other_model.complete(base, timeout_s=5)
@@ -96,7 +96,7 @@ def test_without_an_endpoint_the_client_says_how_to_configure_one(no_llm):
 
 
 def test_calls_round_trip_through_json_and_describe_themselves():
-    call = LlmCall("rerank", "rerank.pointwise@1", "m", True, "7", prompt_tokens=40, completion_tokens=1,
+    call = LlmCall("rerank", "rerank.pointwise@2", "m", True, "7", prompt_tokens=40, completion_tokens=1,
                    elapsed_ms=0.4, generated_ms=812.0, cached=True, label="chunk 12")
     assert LlmCall.from_dict(call.to_dict()) == call
     assert call.describe() == "rerank (chunk 12): 40+1 tokens, cached (generated in 812 ms)"
