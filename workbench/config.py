@@ -290,6 +290,14 @@ class SynthConfig:
 
 
 @dataclass(frozen=True)
+class LogConfig:
+    """What the workbench records about its own use (kept in the home, never sent anywhere)."""
+
+    queries: bool = setting(True, "record each query of the Retrieval lab, the CLI and the MCP server in the query "
+                            "log (log list, golden from-log); off records nothing")
+
+
+@dataclass(frozen=True)
 class WorkbenchConfig:
     chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
@@ -306,6 +314,7 @@ class WorkbenchConfig:
     confidence: ConfidenceConfig = field(default_factory=ConfidenceConfig)
     ingest: IngestConfig = field(default_factory=IngestConfig)
     synth: SynthConfig = field(default_factory=SynthConfig)
+    log: LogConfig = field(default_factory=LogConfig)
 
     def to_dict(self) -> dict:
         return {f.name: section_dict(getattr(self, f.name)) for f in fields(self)}
@@ -362,6 +371,8 @@ QUERY_TIME_SECTIONS = ("dense", "retrieval", "query", "fusion", "filters", "mmr"
 INGEST_TIME_SECTIONS = ("ingest",)
 #: how golden sets are written and graded with the LLM endpoint; no effect on retrieval
 GOLDEN_SECTIONS = ("synth",)
+#: what the workbench records about its own use; no effect on results
+USAGE_SECTIONS = ("log",)
 
 
 def _section_fields():

@@ -27,6 +27,7 @@ from store import settings as stored_settings
 from store.catalog import Catalog
 from store.index_set import Snapshot, SnapshotCache
 from store.milvus_index import MilvusCollectionMissing, MilvusError
+from store.query_log import QUERY_LOG_DIR, QueryLogFile
 from store.retrieval_index import IndexFormatError
 from store.settings import StoredPreset, StoredSettings
 from workbench.config import (
@@ -40,6 +41,7 @@ from workbench.config import (
 )
 from workbench.embedding import get_embedder
 from workbench.embedding.registry import check_embedding_model
+from workbench.golden.query_log import record_query
 from workbench.language.coverage import CollectionLanguage, collection_language
 from workbench.models.availability import card_for, require_available
 from workbench.models.catalogue import EMBEDDING, RERANK
@@ -140,6 +142,7 @@ class Workbench:
         self._languages: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # snapshot -> CollectionLanguage
         self._llm: tuple[SettingsLookup, LlmClient] | None = None
         self._llm_lock = threading.Lock()
+        self.query_log = QueryLogFile(self.home / QUERY_LOG_DIR)
 
     def llm(self) -> LlmClient:
         """The LLM endpoint the environment configures, behind the home's reply cache.
@@ -449,11 +452,16 @@ class Workbench:
             return embed_cached(self.catalog, embedder, texts)[0]
         return embedder.embed_queries(texts)
 
-    def query(self, text: str, collection: str, config: WorkbenchConfig) -> Trace:
+    def query(self, text: str, collection: str, config: WorkbenchConfig, source: str | None = None) -> Trace:
+        """Run ``text`` through the pipeline. A ``source`` (lab, cli, mcp) records it in the query log
+        (unless ``log.queries`` is off): one line appended to this process's file, never the catalog."""
         snapshot = self.snapshot(collection, config)
         llm = self.llm() if uses_llm(config) else None
-        return run_pipeline(text, config, snapshot, lambda q: self.embed_query(config.embedding.model, q), collection,
-                            llm)
+        trace = run_pipeline(text, config, snapshot, lambda q: self.embed_query(config.embedding.model, q), collection,
+                             llm)
+        if source:
+            record_query(self.query_log, source, text, collection, config, trace)
+        return trace
 
     # -- documents and chunks -----------------------------------------------------------------
 

@@ -18,7 +18,7 @@ def cmd_query(args) -> int:
     bench = workbench_from(args)
     args.collection = collection_of(bench, args.collection)
     config = checked_config(bench, args.collection, args)
-    trace = bench.query(args.text, args.collection, config)
+    trace = bench.query(args.text, args.collection, config, source="cli")
     if args.json:
         print(trace.to_json(indent=2))
         return EXIT_OK

@@ -207,7 +207,7 @@ class KnowledgeHub:
         for key, value in route.items():
             config = config.with_value(key, value)
         with self._pipeline_lock:
-            trace = self.bench.query(text, target.collection, config)
+            trace = self.bench.query(text, target.collection, config, source="mcp")
         verdict = trace.confidence.verdict if trace.confidence else None
         citations = citations_from_hits(trace.final.hits, trace.chunks, low_confidence=verdict == NO_ANSWER)
         withheld = 0

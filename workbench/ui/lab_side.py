@@ -146,7 +146,7 @@ def run_side(collection: str, query: str, config: WorkbenchConfig):
     cache_key = (collection, query, dumps(config), str(snapshot.folder))
     trace = cache.get(cache_key)
     if trace is None:
-        trace = bench.query(query, collection, config)
+        trace = bench.query(query, collection, config, source="lab")
         cache[cache_key] = trace
         while len(cache) > TRACE_CACHE_SIZE:
             cache.pop(next(iter(cache)))

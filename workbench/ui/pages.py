@@ -44,9 +44,10 @@ RETRIEVAL_LAB = PageSpec("pages/retrieval_lab.py", "Retrieval lab", ":material/m
 EMBEDDING_MAP = PageSpec("pages/embedding_map.py", "Embedding map", ":material/scatter_plot:", "Search",
                          "embedding_map")
 EVALUATION = PageSpec("pages/evaluation.py", "Evaluation", ":material/analytics:", "Measure", "evaluation")
+JUDGING = PageSpec("pages/judging.py", "Judging", ":material/gavel:", "Measure", "judging")
 PRESETS_MCP = PageSpec("pages/presets_mcp.py", "Presets & MCP", ":material/tune:", "Share", "presets_mcp")
 
-ALL_PAGES = (WELCOME, TOUR, DOCUMENTS, CHUNKING_LAB, RETRIEVAL_LAB, EMBEDDING_MAP, EVALUATION, PRESETS_MCP)
+ALL_PAGES = (WELCOME, TOUR, DOCUMENTS, CHUNKING_LAB, RETRIEVAL_LAB, EMBEDDING_MAP, EVALUATION, JUDGING, PRESETS_MCP)
 
 
 def available_pages() -> list[PageSpec]:

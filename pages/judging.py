@@ -1,0 +1,34 @@
+"""Judging: grade a pool's chunks 0-3 by keyboard, resume any time, export a golden set, and see how
+two golden sets agree. The page arranges widgets; ``workbench.ui.judging_panel`` and
+``workbench.golden`` do the work."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from workbench.ui.judging_panel import (
+    judge_name,
+    pick_pool,
+    render_agreement,
+    render_export,
+    render_judging,
+    render_pool_builder,
+)
+from workbench.ui.pages import run_through_router
+from workbench.ui.widgets import require_collection
+
+run_through_router()
+
+st.title("Judging")
+st.caption("Pool several configurations' top results per query, grade each pooled chunk blind to who found it, "
+           "and export the grades as a golden set with spans, which survives re-chunking.")
+collection = require_collection("judge")
+render_pool_builder(collection)
+judge = judge_name()
+pool = pick_pool()
+if judge and pool:
+    items = render_judging(pool, judge)
+    st.subheader("Export", anchor=False)
+    render_export(pool, judge, items)
+st.subheader("Agreement", anchor=False)
+render_agreement(collection)
