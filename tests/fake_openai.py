@@ -29,6 +29,7 @@ from typing import Callable
 from workbench.chunking.enrich import ENRICH_SYSTEM
 from workbench.evaluation.answers import CONTEXT_PRECISION_SYSTEM, FAITHFULNESS_SYSTEM, RELEVANCE_SYSTEM
 from workbench.generation.context import SYSTEM_INSTRUCTIONS
+from workbench.golden.llm_judge import JUDGE_SYSTEM
 from workbench.golden.prompts import SYSTEMS as SYNTH_SYSTEMS
 from workbench.llm.prompt_data import data_blocks
 from workbench.retrieval.enhance import DECOMPOSE_SYSTEM, HYDE_SYSTEM, MULTI_SYSTEM, REWRITE_SYSTEM
@@ -50,6 +51,7 @@ PURPOSES = {
     RELEVANCE_SYSTEM[:60]: "judge.answer_relevance",
     CONTEXT_PRECISION_SYSTEM[:60]: "judge.context_precision",
     **{system[:60]: f"golden.synth.{kind}" for kind, system in SYNTH_SYSTEMS.items()},
+    JUDGE_SYSTEM[:60]: "golden.judge",
 }
 #: how a golden-synth reply can go wrong on request (``FakeOpenAI.synth_fault``, ``synth_fault_every``)
 SYNTH_FAULTS = ("malformed", "unfound", "copy", "duplicate", "empty")
@@ -149,6 +151,12 @@ def default_reply(purpose: str, system: str, user: str) -> str:
         return "yes" if overlap(question, passage) >= 0.3 else "no"
     if purpose.startswith("golden.synth."):
         return synth_reply(purpose.removeprefix("golden.synth."), user)
+    if purpose == "golden.judge":
+        blocks = dict(data_blocks(user))
+        query, passage = blocks.get("query", ""), blocks.get("passage", "")
+        share = overlap(query, passage)
+        grade = 3 if share >= 0.6 else 2 if share >= 0.4 else 1 if share >= 0.2 else 0
+        return json.dumps({"grade": grade, "reason": f"the passage has {share:.0%} of the query's words"})
     return "I am a fake model and do not know this prompt."
 
 

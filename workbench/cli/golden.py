@@ -26,7 +26,7 @@ def add_commands(commands, common) -> None:
     p = commands.add_parser("golden", help="build golden sets from your own documents")
     actions = p.add_subparsers(dest="golden_action", required=True)
     for add in (_add_queries, _add_from_log, _add_pool, _add_pools, _add_export, _add_agree, _add_drop,
-                golden_synth.add_synth):
+                golden_synth.add_synth, golden_synth.add_judge):
         add(actions, common)
 
 

@@ -1,6 +1,7 @@
 """The ``golden`` subcommands that ask the LLM endpoint (registered by ``workbench.cli.golden``):
 
     golden synth -c C --n N --seed S --out NAME   questions written from sampled chunks, quotes verified
+    golden judge --llm --pool NAME [--max-calls N] the LLM grades each pooled (query, chunk) pair 0-3
 """
 
 from __future__ import annotations
@@ -22,6 +23,46 @@ def add_synth(actions, common) -> None:
                    help="comma-separated kinds, taking turns (default: all four)")
     common(p)
     p.set_defaults(handler=cmd_synth)
+
+
+def add_judge(actions, common) -> None:
+    p = actions.add_parser("judge", help="grade a pool's (query, chunk) pairs 0-3 with the LLM endpoint "
+                                         "(people judge on the app's Judging page)")
+    p.add_argument("--llm", action="store_true", required=True, help="grade with the LLM endpoint")
+    p.add_argument("--pool", required=True, help="the pool to grade (golden pool ... makes one)")
+    p.add_argument("--max-calls", type=int, help="most endpoint calls this run may make (default: one per pair)")
+    common(p)
+    p.set_defaults(handler=cmd_judge)
+
+
+def cmd_judge(args) -> int:
+    from workbench.golden import llm_judge
+
+    bench = workbench_from(args)
+    client = bench.llm()
+    row, todo, report = llm_judge.plan(bench.catalog, client, args.pool, args.max_calls)
+    config = bench.config_for(row.collection, args.preset, args.overrides)
+    print(f"golden judge: pool {row.name!r} ({row.collection}), {report.pairs} pairs, {report.already} already "
+          f"graded by {report.judge}")
+    print(f"LLM: at most {report.bound:,} calls" + (f" (--max-calls {args.max_calls})" if args.max_calls is not None
+                                                   else "") + "; replies already cached cost nothing", flush=True)
+    markdowns: dict[str, str] = {}
+
+    def passage_of(item) -> str:
+        if item.document not in markdowns:
+            markdowns[item.document] = bench.markdown(bench.document(item.document, row.collection).id)[0]
+        return markdowns[item.document][item.start:item.end]
+
+    llm_judge.run(bench.catalog, client, row, todo, report, passage_of, max_calls=args.max_calls,
+                  timeout_s=config.synth.timeout_s, max_tokens=config.synth.max_tokens,
+                  max_chunk_chars=config.synth.max_chunk_chars, progress=_Progress("pairs"))
+    print(report.describe())
+    for reason, count in report.rejected.most_common():
+        print(f"  rejected  {count}  {reason}")
+    if report.stopped:
+        print(f"stopped: {report.stopped}", file=sys.stderr)
+        return EXIT_INCOMPLETE if "endpoint failed" in report.stopped else EXIT_OK
+    return EXIT_OK
 
 
 def cmd_synth(args) -> int:
@@ -51,9 +92,9 @@ def cmd_synth(args) -> int:
 
 
 class _Progress:
-    def __init__(self):
-        self.tty = sys.stderr.isatty()
+    def __init__(self, what: str = "questions"):
+        self.tty, self.what = sys.stderr.isatty(), what
 
     def __call__(self, done: int, total: int) -> None:
         if self.tty:
-            print(f"\r  {done}/{total} questions", end="\n" if done == total else "", file=sys.stderr, flush=True)
+            print(f"\r  {done}/{total} {self.what}", end="\n" if done == total else "", file=sys.stderr, flush=True)

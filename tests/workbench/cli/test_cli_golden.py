@@ -136,3 +136,41 @@ def test_limits_and_kinds_are_checked_before_any_call(synth_home, capsys, fake_l
                            "--kinds", "specific,trivia")
     assert code == 2 and "unknown question kind 'trivia'" in err
     assert fake_llm.count("/chat/completions") == 0
+
+
+def test_llm_judge_prints_its_bound_stops_at_max_calls_and_a_second_run_makes_no_call(synth_home, capsys,
+                                                                                      fake_llm):
+    from workbench.golden import judging
+    from workbench.service import Workbench
+
+    home = synth_home.home
+    questions = home / "judge-questions.txt"
+    questions.write_text("walrus option memory\nkestrel scheduler retries\nriver survey stations\n", "utf-8")
+    assert run_cli(capsys, home, "golden", "queries", questions, "--out", "to-judge")[0] == 0
+    code, _, err = run_cli(capsys, home, "golden", "pool", "--queries", "to-judge", "-c", "notes", "--configs",
+                           "retrieval.mode=bm25", "retrieval.mode=dense", "--depth", 2, "--name", "judged")
+    assert code == 0, err
+    pairs = len(judging.load_pool(Workbench(home).catalog, "judged")[1])
+    fake_llm.script("kestrel scheduler retries", "Grade: 2, it mentions retries", purpose="golden.judge")
+
+    code, out, err = run_cli(capsys, home, "golden", "judge", "--llm", "--pool", "judged", "--max-calls", 2)
+    assert code == 0 and "LLM: at most 2 calls (--max-calls 2)" in out and "--max-calls 2 reached" in err
+    assert fake_llm.count("/chat/completions") == 2
+
+    code, out, _ = run_cli(capsys, home, "golden", "judge", "--llm", "--pool", "judged")
+    rejected_now = int(re.search(r"(\d+) replies rejected", out).group(1))
+    recorded = judging.judgements(Workbench(home).catalog, "judged")
+    assert code == 0 and len(recorded) + rejected_now == pairs and rejected_now >= 1
+    assert "reply rejected: not a JSON object" in out
+    judge = recorded[0].judge
+    assert judge.startswith("fake-llm@") and len(judge.split("@")[1]) == 12
+    assert all(r.grade in (0, 1, 2, 3) and r.reason for r in recorded)
+
+    fake_llm.scripts.clear()
+    fake_llm.reset()
+    code, out, _ = run_cli(capsys, home, "golden", "judge", "--llm", "--pool", "judged")
+    assert code == 0 and f"LLM: at most {rejected_now} calls" in out  # only the rejected pairs are asked again
+    fake_llm.reset()
+    code, out, _ = run_cli(capsys, home, "golden", "judge", "--llm", "--pool", "judged")
+    assert code == 0 and "LLM: at most 0 calls" in out and fake_llm.count("/chat/completions") == 0
+    assert "endpoint calls 0" in out
