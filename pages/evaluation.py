@@ -21,7 +21,7 @@ from workbench.evaluation.runs import delete_run, describe, list_runs, load_run,
 from workbench.evaluation.stages import POOL_RECALL, POOL_SIZE
 from workbench.evaluation.sweep import expand, parse_grid_argument, plan, run_sweep, save_best_as_preset
 from workbench.retrieval.llm_cost import llm_calls_for_run
-from workbench.ui import session
+from workbench.ui import golden_builder, session
 from workbench.ui.llm_panels import answers_frame, llm_option
 from workbench.ui.text import md_escape
 from workbench.ui.widgets import require_collection
@@ -387,7 +387,8 @@ def beir_import(bench, name: str) -> None:
 
 st.title("Evaluation")
 current = require_collection("evaluate")
-evaluate, runs, sweep, golden_edit = st.tabs(["Evaluate", "Runs & compare", "Sweep", "Golden sets"])
+evaluate, runs, sweep, golden_edit, from_documents = st.tabs(
+    ["Evaluate", "Runs & compare", "Sweep", "Golden sets", "From your documents"])
 with evaluate:
     evaluate_tab(current)
 with runs:
@@ -396,3 +397,5 @@ with sweep:
     sweep_tab(current)
 with golden_edit:
     golden_tab(current)
+with from_documents:
+    golden_builder.render(current)
