@@ -46,14 +46,8 @@ def cmd_judge(args) -> int:
           f"graded by {report.judge}")
     print(f"LLM: at most {report.bound:,} calls" + (f" (--max-calls {args.max_calls})" if args.max_calls is not None
                                                    else "") + "; replies already cached cost nothing", flush=True)
-    markdowns: dict[str, str] = {}
-
-    def passage_of(item) -> str:
-        if item.document not in markdowns:
-            markdowns[item.document] = bench.markdown(bench.document(item.document, row.collection).id)[0]
-        return markdowns[item.document][item.start:item.end]
-
-    llm_judge.run(bench.catalog, client, row, todo, report, passage_of, max_calls=args.max_calls,
+    llm_judge.run(bench.catalog, client, row, todo, report, llm_judge.passage_reader(bench, row.collection),
+                  max_calls=args.max_calls,
                   timeout_s=config.synth.timeout_s, max_tokens=config.synth.max_tokens,
                   max_chunk_chars=config.synth.max_chunk_chars, progress=_Progress("pairs"))
     print(report.describe())
@@ -79,7 +73,7 @@ def cmd_synth(args) -> int:
     print(report.describe())
     for reason, count in report.rejected.items():
         print(f"  rejected  {reason:<28} {count}")
-    print(f"endpoint calls {report.endpoint_calls}, cached {report.cached_calls}, tokens {report.tokens:,}"
+    print(f"endpoint calls {report.endpoint_calls}, cached {report.cached_calls}, tokens {report.spent_tokens:,}"
           + (f", {report.resumed} tasks resumed from an earlier run" if report.resumed else ""))
     if report.kept:
         print(f"wrote {len(report.kept)} queries to {plan.out_path}")

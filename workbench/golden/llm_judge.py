@@ -36,6 +36,8 @@ MAX_REASON_CHARS = 200
 #: replies the estimate allows for a grade and its reason
 COMPLETION_TOKENS_ESTIMATE = 30
 REPLY_PROBLEMS = ("reply rejected", "unusable reply")
+#: pairs asked and recorded together: one cache lookup, one cache write, one judgements write
+BATCH_SIZE = 32
 
 
 def judge_name(model: str) -> str:
@@ -98,12 +100,24 @@ def plan(catalog, client: LlmClient, pool: str, max_calls: int | None) -> tuple[
     return row, todo, JudgeReport(row.name, judge, len(items), len(items) - len(todo), bound)
 
 
+def passage_reader(bench, collection: str) -> Callable[[PoolItem], str]:
+    """``item -> text``: the pooled span of its document's Markdown (each document read once)."""
+    markdowns: dict[str, str] = {}
+
+    def passage_of(item: PoolItem) -> str:
+        if item.document not in markdowns:
+            markdowns[item.document] = bench.markdown(bench.document(item.document, collection).id)[0]
+        return markdowns[item.document][item.start:item.end]
+
+    return passage_of
+
+
 def run(catalog, client: LlmClient, row: judging.PoolRow, todo: list[PoolItem], report: JudgeReport,
         passage_of: Callable[[PoolItem], str], *, max_calls: int | None, timeout_s: float, max_tokens: int,
         max_chunk_chars: int, progress: Callable[[int, int], None] | None = None) -> JudgeReport:
     """Grade ``todo`` in batches, recording each batch's grades at once; never more endpoint calls
     than ``max_calls``; stop at the first endpoint failure (what was recorded stays)."""
-    batch_size = max(4, 2 * (client.settings.concurrency if client.settings else 1))
+    batch_size = BATCH_SIZE
     position = 0
     while position < len(todo):
         budget = batch_size if max_calls is None else min(batch_size, max_calls - report.endpoint_calls)

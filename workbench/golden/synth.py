@@ -48,6 +48,8 @@ COMPLETION_TOKENS_ESTIMATE = 80
 #: how the client's errors for a reply its parser refused begin (``LlmClient._ask``)
 REPLY_PROBLEMS = ("reply rejected", "unusable reply")
 
+#: tasks asked, verified and journalled together: one cache lookup, one embedding pass, one cache write
+BATCH_SIZE = 32
 Tokenize = Callable[[str], list[str]]
 Embed = Callable[[list[str]], np.ndarray]
 MarkdownOf = Callable[[int], str]
@@ -98,6 +100,7 @@ class SynthReport:
     cached_calls: int = 0
     resumed: int = 0  # tasks finished by an earlier run (read from the journal)
     stopped: str = ""  # why the run stopped before the end (the endpoint failed)
+    spent_tokens: int = 0  # tokens of this run's endpoint calls (resumed and cached tasks cost none)
 
     @property
     def kept(self) -> list[dict]:
@@ -125,6 +128,7 @@ class SynthReport:
         return {"planned": self.planned, "kept": len(self.kept), "rejected": self.rejected,
                 "mean_overlap": self.mean_overlap, "endpoint_calls": self.endpoint_calls,
                 "cached_calls": self.cached_calls, "resumed": self.resumed, "tokens": self.tokens,
+                "tokens_this_run": self.spent_tokens,
                 "kinds": dict(Counter(item["meta"]["kind"] for item in self.kept)), "complete": self.complete,
                 "stopped": self.stopped}
 
@@ -192,10 +196,30 @@ class Verifier:
         self.markdown_of, self.tokenize, self.embed = markdown_of, tokenize, embed
         self.limits, self.model = limits, model
         self.vectors: list[np.ndarray] = []
+        self._prepared: dict[str, np.ndarray] = {}
 
     def remember(self, questions: list[str]) -> None:
         if questions:
             self.vectors.extend(_normalised(self.embed(questions)))
+
+    def prepare(self, tasks: Sequence[SynthTask], calls: Sequence[LlmCall]) -> None:
+        """Embed a batch's questions in one call (one at a time costs a model pass each)."""
+        questions = []
+        for task, call in zip(tasks, calls):
+            try:
+                question = parse_item_reply(call.text, task.kind).question
+            except ValueError:
+                continue
+            if question and question not in self._prepared:
+                questions.append(question)
+        questions = list(dict.fromkeys(questions))
+        if questions:
+            self._prepared.update(zip(questions, _normalised(self.embed(questions))))
+
+    def _vector(self, question: str) -> np.ndarray:
+        if question not in self._prepared:
+            self._prepared[question] = _normalised(self.embed([question]))[0]
+        return self._prepared[question]
 
     def check(self, task: SynthTask, call: LlmCall) -> Outcome:
         tokens = 0 if call.cached else (call.total_tokens or 0)
@@ -223,7 +247,7 @@ class Verifier:
             if overlap > self.limits.max_overlap:
                 return reject(COPIES_QUOTE, f"overlap {overlap:.2f} > synth.max_overlap {self.limits.max_overlap:g}: "
                                             f"{reply.question[:160]!r}")
-        vector = _normalised(self.embed([reply.question]))[0]
+        vector = self._vector(reply.question)
         if self.vectors:
             similarity = float(np.max(np.stack(self.vectors) @ vector))
             if similarity > self.limits.max_similarity:
@@ -249,7 +273,7 @@ def run_tasks(tasks: Sequence[SynthTask], client: LlmClient, verifier: Verifier,
     report.resumed = len(report.outcomes)
     verifier.remember([o.item["query"] for o in sorted(report.outcomes, key=lambda o: o.position) if o.item])
     todo = [task for task in tasks if task.key not in finished]
-    batch_size = batch_size or max(4, 2 * (client.settings.concurrency if client.settings else 1))
+    batch_size = batch_size or BATCH_SIZE
     journal.parent.mkdir(parents=True, exist_ok=True)
     if progress:
         progress(len(report.outcomes), len(tasks))
@@ -261,12 +285,14 @@ def run_tasks(tasks: Sequence[SynthTask], client: LlmClient, verifier: Verifier,
                                          parse=_parser_for(batch))
             report.endpoint_calls += client.endpoint_calls - before_endpoint
             report.cached_calls += client.cached_calls - before_cached
+            verifier.prepare(batch, calls)
             for task, call in zip(batch, calls):
                 if not call.ok and not call.error.startswith(REPLY_PROBLEMS):  # the endpoint failed, not the reply
                     report.stopped = call.error
                     continue
                 outcome = verifier.check(task, call)
                 report.outcomes.append(outcome)
+                report.spent_tokens += outcome.tokens
                 handle.write(outcome.to_json() + "\n")
                 handle.flush()
             if progress:
