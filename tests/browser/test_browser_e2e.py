@@ -182,6 +182,7 @@ PAGE_HEADINGS = {
     "retrieval_lab": "Retrieval lab",
     "embedding_map": "Embedding map",
     "evaluation": "Evaluation",
+    "judging": "Judging",
     "presets_mcp": "Presets & MCP",
 }
 

@@ -77,6 +77,7 @@ def _add_export(actions, common) -> None:
     q.add_argument("pool")
     q.add_argument("--out", required=True, help="golden set name (HOME/golden_sets/NAME.jsonl) or a .jsonl path")
     q.add_argument("--judge", help="whose judgements (needed when several judges graded the pool)")
+    q.add_argument("--replace", action="store_true", help="overwrite an existing golden set of that name")
     common(q)
     q.set_defaults(handler=cmd_export)
 
@@ -102,6 +103,7 @@ def _add_drop(actions, common) -> None:
     q.add_argument("--fraction", type=float, required=True, help="share of judged items left out, e.g. 0.3")
     q.add_argument("--seed", type=int, default=0)
     q.add_argument("--out", required=True, help="golden set name or .jsonl path")
+    q.add_argument("--replace", action="store_true", help="overwrite an existing golden set of that name")
     common(q)
     q.set_defaults(handler=cmd_drop)
 
@@ -189,12 +191,16 @@ def cmd_pools(args) -> int:
     return EXIT_OK
 
 
-def _golden_path(out: str, home):
+def _golden_path(out: str, home, replace: bool):
+    """Where a new golden set goes; an existing one is only overwritten with --replace."""
     from pathlib import Path
 
     from workbench.evaluation import golden as golden_sets
 
-    return Path(out) if out.endswith(".jsonl") else golden_sets.path_for(out, home)
+    path = Path(out) if out.endswith(".jsonl") else golden_sets.path_for(out, home)
+    if path.exists() and not replace:
+        raise ValueError(f"golden set {out!r} exists already ({path}); pick another --out, or pass --replace")
+    return path
 
 
 def cmd_export(args) -> int:
@@ -207,7 +213,7 @@ def cmd_export(args) -> int:
     row, items = judging.load_pool(bench.catalog, args.pool)
     given = judging.judgements(bench.catalog, row.name, args.judge)
     golden = judging.to_golden_set(args.out, items, given)
-    path = golden_sets.save(replace(golden, name=args.out), _golden_path(args.out, bench.home))
+    path = golden_sets.save(replace(golden, name=args.out), _golden_path(args.out, bench.home, args.replace))
     graded = sum(len(q.relevant) for q in golden.queries)
     relevant = sum(1 for q in golden.queries for item in q.relevant if item.grade > 0)
     progress = judging.progress(items, given)
@@ -278,7 +284,7 @@ def cmd_drop(args) -> int:
     source = _find_golden(args.golden, bench.home)
     out_name = args.out.removesuffix(".jsonl").rsplit("/", 1)[-1]
     copy = drop_judgements(source, args.fraction, args.seed, out_name)
-    path = golden_sets.save(copy, _golden_path(args.out, bench.home))
+    path = golden_sets.save(copy, _golden_path(args.out, bench.home, args.replace))
     before = sum(len(q.relevant) for q in source.queries)
     after = sum(len(q.relevant) for q in copy.queries)
     print(f"golden set {out_name!r}: {after} of {before} judgements kept ({len(copy)} of {len(source)} queries), "

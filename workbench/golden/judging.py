@@ -6,10 +6,12 @@ This is the API every judge goes through: people on the Judging page, and an LLM
     from workbench.golden import judging
 
     row, items = judging.load_pool(bench.catalog, "my-pool")
-    judging.record(bench.catalog, items[0], grade=2, judge="Ada")
-    judging.record(bench.catalog, items[1], grade=0, judge=judging.model_judge("gpt-x", PROMPT),
-                   reason="about a different drug")
-    judging.judgements(bench.catalog, "my-pool")          # everyone's, oldest first
+    judging.record(bench.catalog, row, items[0], grade=2, judge="Ada")
+    llm = judging.model_judge("gpt-x", PROMPT)                # "gpt-x@" + 12 hex digits of the prompt's hash
+    judging.record(bench.catalog, row, items[1], grade=0, judge=llm, reason="about a different drug")
+    judging.record_many(bench.catalog, row, [(item, 1, "one-line reason") for item in items[2:]], judge=llm)
+    judging.judgements(bench.catalog, "my-pool")              # everyone's, oldest first
+    judging.judgements(bench.catalog, "my-pool", judge=llm)   # one judge's
 
 A judgement keeps the query text, the chunk id and the chunk's document and character span (so
 it survives re-chunking), the grade, the judge, the time and an optional one-line reason.

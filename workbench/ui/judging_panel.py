@@ -96,8 +96,9 @@ def _configs(bench, collection: str, chosen: list[str], built_in: list[str]) -> 
         return bench.config_for(collection, preset, overrides, settings=settings)
 
     named = [c for c in pools.built_in_configs(resolve) if c.name in chosen]
-    named += pools.resolve_configs([c for c in chosen if c not in built_in], resolve) if any(
-        c not in built_in for c in chosen) else []
+    presets = [c for c in chosen if c not in built_in]
+    if presets:
+        named += pools.resolve_configs(presets, resolve)
     if not named:
         raise ValueError("pick at least one configuration to pool")
     return named
@@ -181,7 +182,10 @@ def render_export(pool: str, judge: str, items: list[PoolItem]) -> None:
     if right.button("Export as golden set", key="judging_export", disabled=not mine):
         try:
             golden = judging.to_golden_set(name, items, mine)
-            path = golden_sets.save(golden, golden_sets.path_for(name, bench.home))
+            path = golden_sets.path_for(name, bench.home)
+            if path.exists() and not path.is_relative_to(bench.home):
+                raise ValueError(f"golden set {name!r} is a project file ({path}); export under another name")
+            path = golden_sets.save(golden, path)
         except ValueError as error:
             st.error(md_escape(str(error)))
             return

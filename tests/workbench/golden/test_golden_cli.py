@@ -101,6 +101,8 @@ def test_pool_is_the_deduplicated_shuffled_union_and_exports_as_a_span_golden_se
         for item in query["relevant"]:
             assert 0 <= item["start"] < item["end"] <= len(markdown[item["doc"]])
             assert item.get("grade", 1) in (0, 1, 2, 3)
+    code, _, err = _run(capsys, "golden", "export", "mine", "--out", "mine-ada", "--home", golden_home)
+    assert code == 2 and "exists already" in err and "--replace" in err
     code, out, err = _run(capsys, "eval", "-c", "notes", "--golden", "mine-ada", "--level", "span", "--home",
                           golden_home, "--no-store")
     assert code == 0, err

@@ -401,3 +401,16 @@ def test_a_document_ingested_by_another_process_becomes_searchable(client: Clien
     assert "airship.md" in sources, f"not searchable within 30 s; got {sources}"
     print(f"searchable {time.monotonic() - ingest_done:.2f} s after the ingest process exited")
     assert queries_during_ingest >= 1
+
+
+def test_mcp_queries_show_in_the_query_log(client: Client, home: Path, capsys):
+    from workbench.cli import main
+
+    asked = ["kettle vinegar soak", "chain oil per link", "rye flour starter", "tomato side shoots", "三二一备份"]
+    for text in asked:
+        client.ok("query_knowledge_hub", query=text, top_k=2)
+    assert main(["log", "list", "--home", str(home), "--source", "mcp", "--json", "--limit", "1000"]) == 0
+    logged = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert set(asked) <= {entry["query"] for entry in logged}
+    mine = [entry for entry in logged if entry["query"] in asked]
+    assert all(entry["collection"] == "handbook" and len(entry["chunks"]) <= 2 for entry in mine)
