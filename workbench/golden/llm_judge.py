@@ -101,10 +101,16 @@ def plan(catalog, client: LlmClient, pool: str, max_calls: int | None) -> tuple[
 
 
 def passage_reader(bench, collection: str) -> Callable[[PoolItem], str]:
-    """``item -> text``: the pooled span of its document's Markdown (each document read once)."""
+    """``item -> text``: the pooled span of its document's Markdown. The collection's loaded chunk
+    table answers when it holds that chunk at that span (no catalog read); otherwise the document
+    is read once from the catalog (a pool made under another chunking)."""
     markdowns: dict[str, str] = {}
+    chunks = bench.snapshot(collection, bench.config_for(collection)).chunks
 
     def passage_of(item: PoolItem) -> str:
+        chunk = chunks.get(item.chunk_id)
+        if chunk is not None and (chunk.start, chunk.end) == (item.start, item.end):
+            return chunk.text
         if item.document not in markdowns:
             markdowns[item.document] = bench.markdown(bench.document(item.document, collection).id)[0]
         return markdowns[item.document][item.start:item.end]
