@@ -161,16 +161,24 @@ def default_reply(purpose: str, system: str, user: str) -> str:
 
 
 def _quotable_sentence(passage: str) -> str:
-    """The first sentence of the passage's prose (headings, tables and lists left out), with its
-    whitespace joined the way a model copies it."""
-    prose = " ".join(line for line in passage.splitlines() if line.strip() and not re.match(r"\s*([#|>*-]|\d+\.)", line))
-    # a model copies Chinese without the line breaks a PDF put between its characters
-    joined = re.sub(r"(?<=[\u3400-\u9fff，。])\s+(?=[\u3400-\u9fff，。])", "", " ".join((prose or passage).split()))
-    sentences = re.findall(r".+?(?:[.!?](?=\s|$)|[。！？])", joined)
-    for sentence in sentences or [joined]:
+    """The first sentence of the passage's prose (headings, tables, lists and code left out; a
+    sentence never spans them), with its whitespace joined the way a model copies it."""
+    runs, current = [], []
+    for line in passage.splitlines() + [""]:
+        if line.strip() and not re.match(r"\s*([#|>*`-]|\d+\.)", line):
+            current.append(line)
+        elif current:
+            runs.append(" ".join(current))
+            current = []
+    sentences = []
+    for run in runs or [passage]:
+        # a model copies Chinese without the line breaks a PDF put between its characters
+        joined = re.sub(r"(?<=[\u3400-\u9fff，。])\s+(?=[\u3400-\u9fff，。])", "", " ".join(run.split()))
+        sentences += re.findall(r".+?(?:[.!?](?=\s|$)|[。！？])", joined) or [joined]
+    for sentence in sentences:
         if len(words(sentence)) >= 4:
             return sentence.strip()[:400]
-    return (sentences or [joined])[0].strip()[:400]
+    return sentences[0].strip()[:400]
 
 
 def _topic_words(sentence: str, count: int = 2) -> list[str]:
@@ -233,8 +241,8 @@ class FakeOpenAI(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self, respond: Callable[[dict], str | None] | None = None) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, respond: Callable[[dict], str | None] | None = None, port: int = 0) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
         self.respond = respond
         self.calls: list[dict] = []
         self.scripts: list[Script] = []
@@ -415,10 +423,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--synth-faults", type=int, default=0, metavar="N",
                         help="golden synth: every Nth passage gets a bad reply (malformed, unfound quote, ...)")
     args = parser.parse_args(argv)
-    server = FakeOpenAI()
-    if args.port:
-        server.server_close()
-        ThreadingHTTPServer.__init__(server, ("127.0.0.1", args.port), _Handler)
+    try:
+        server = FakeOpenAI(port=args.port)
+    except OSError as error:
+        raise SystemExit(f"error: cannot listen on 127.0.0.1:{args.port} ({error.strerror}); pick another --port, "
+                         "or --port 0 for any free one")
     server.synth_fault_every = args.synth_faults
     print(f"export WORKBENCH_LLM_BASE_URL={server.base_url} WORKBENCH_LLM_MODEL={FAKE_MODEL}", flush=True)
     try:

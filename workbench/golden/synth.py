@@ -133,9 +133,9 @@ class SynthReport:
                 "stopped": self.stopped}
 
     def describe(self) -> str:
-        rejected = ", ".join(f"{reason} {count}" for reason, count in self.rejected.items())
+        """``kept 26 of 30 (30 planned); mean question/quote overlap 0.365`` (rejects: ``rejected``)."""
         overlap = "n/a" if self.mean_overlap is None else f"{self.mean_overlap:.3f}"
-        return (f"kept {len(self.kept)} of {len(self.outcomes)} ({self.planned} planned); rejected: {rejected}; "
+        return (f"kept {len(self.kept)} of {len(self.outcomes)} ({self.planned} planned); "
                 f"mean question/quote overlap {overlap}")
 
 
@@ -230,7 +230,8 @@ class Verifier:
         try:
             reply: ItemReply = parse_item_reply(call.text, task.kind)
         except ValueError as problem:
-            return reject(MALFORMED, f"{problem}; got {call.text[:160]!r}")
+            shown = str(problem) if "; got " in str(problem) else f"{problem}; got {call.text[:160]!r}"
+            return reject(MALFORMED, shown)
         if not reply.question or any(not quote for quote in reply.quotes):
             return reject(EMPTY, f"got {call.text[:160]!r}")
         relevant = []
