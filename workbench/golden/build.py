@@ -88,6 +88,10 @@ def plan_synth(bench, collection: str, config: WorkbenchConfig, *, n: int, seed:
         raise ConfigError(f"--n {n} is outside 1 to synth.max_items ({limit}, default 2000); "
                           "ask for fewer or raise it with --set synth.max_items=N")
     out_path = golden_sets.path_for(out, bench.home)
+    if out_path.exists() and read_summary(bench.home, out_path.stem) is None:
+        raise golden_sets.GoldenSetError(
+            f"golden set {out_path.stem!r} already exists ({out_path}) and was not written by golden synth; "
+            "pick another --out so its judgements are not overwritten")
     kinds = parse_kinds(kinds)
     chunks = source_chunks(bench, collection, config)
     if not chunks:
@@ -120,7 +124,8 @@ def run_synth(bench, plan: SynthPlan, progress: Callable[[int, int], None] | Non
 
     verifier = Verifier(markdown_of, Bm25Tokenizer().tokenize, embed, plan.limits, client.model)
     report = run_tasks(plan.tasks, client, verifier, plan.journal, plan.limits, progress)
-    kept = [golden_sets.parse_line(json.dumps(item, ensure_ascii=False), plan.out) for item in report.kept]
+    kept = _keep_review(plan.out_path, [golden_sets.parse_line(json.dumps(item, ensure_ascii=False), plan.out)
+                                        for item in report.kept])
     if kept:
         golden_sets.save(golden_sets.GoldenSet(plan.out, tuple(kept)), plan.out_path)
     summary = {"collection": plan.collection, "set": plan.out, "path": str(plan.out_path), "model": client.model,
@@ -128,6 +133,19 @@ def run_synth(bench, plan: SynthPlan, progress: Callable[[int, int], None] | Non
     plan.summary_path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(plan.summary_path, json.dumps(summary, ensure_ascii=False, indent=1))
     return report
+
+
+def _keep_review(path: Path, generated: list) -> list:
+    """A rerun rewrites the set from its journal: items reviewed since keep their review (an
+    edited question, accepted), and items rejected in review stay out."""
+    if not path.exists():
+        return generated
+    reviewed = {q.id: q for q in golden_sets.load(path).queries
+                if (q.meta or {}).get("review") in ("accepted", "edited")}
+    rejected_log = path.parent / SYNTH_FOLDER / f"{path.stem}.rejected-in-review.jsonl"
+    rejected = {json.loads(line)["id"] for line in rejected_log.read_text(encoding="utf-8").splitlines()
+                if line.strip()} if rejected_log.exists() else set()
+    return [reviewed.get(q.id, q) for q in generated if q.id not in rejected]
 
 
 def read_summary(home: Path, name: str) -> dict | None:

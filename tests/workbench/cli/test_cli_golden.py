@@ -122,6 +122,17 @@ def test_a_run_the_endpoint_abandons_resumes_without_paying_twice(synth_home, ca
     code, out, _ = run_cli(capsys, home, *argv)
     assert code == 0 and fake_llm.count("/chat/completions") == 0 and "endpoint calls 0" in out
 
+    # a rerun after a review keeps the review: the edit stays, the rejected item stays out
+    from workbench.golden.review import ACCEPT, REJECT, apply_review
+
+    first, second = read_set(home, "resumed")[:2]
+    apply_review(home / "golden_sets" / "resumed.jsonl", {first["id"]: (ACCEPT, "Reworded by a person?"),
+                                                          second["id"]: (REJECT, second["query"])}, home)
+    code, out, _ = run_cli(capsys, home, *argv)
+    after = {item["id"]: item for item in read_set(home, "resumed")}
+    assert code == 0 and len(after) == 6 and second["id"] not in after
+    assert after[first["id"]]["query"] == "Reworded by a person?" and after[first["id"]]["meta"]["review"] == "edited"
+
 
 def test_without_an_endpoint_it_says_what_to_set(synth_home, capsys, no_llm):
     code, _, err = run_cli(capsys, synth_home.home, "golden", "synth", "-c", "notes", "--out", "x")
@@ -135,6 +146,11 @@ def test_limits_and_kinds_are_checked_before_any_call(synth_home, capsys, fake_l
     code, _, err = run_cli(capsys, synth_home.home, "golden", "synth", "-c", "notes", "--out", "x",
                            "--kinds", "specific,trivia")
     assert code == 2 and "unknown question kind 'trivia'" in err
+    handmade = synth_home.home / "golden_sets" / "handmade.jsonl"
+    handmade.write_text('{"id": "q1", "query": "walrus", "relevant": ["walrus.md"]}\n', "utf-8")
+    code, _, err = run_cli(capsys, synth_home.home, "golden", "synth", "-c", "notes", "--out", "handmade")
+    assert code == 2 and "'handmade' already exists" in err and "was not written by golden synth" in err
+    assert handmade.read_text("utf-8").startswith('{"id": "q1"')
     assert fake_llm.count("/chat/completions") == 0
 
 
