@@ -13,8 +13,10 @@ $(VENV)/.installed: requirements.txt
 	$(BIN)/pip install --quiet -r requirements.txt
 	touch $@
 
+# `make app` serves this machine only (127.0.0.1); `make app SHARE=1` (or SHARE=readonly) binds every
+# interface behind a token (see docs/SECURITY.md)
 app: setup
-	$(BIN)/streamlit run app.py --server.headless true
+	$(if $(SHARE),WORKBENCH_SHARE=$(SHARE) ,)$(BIN)/python -m workbench.serve
 
 lint: setup
 	$(BIN)/lint-imports

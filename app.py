@@ -2,8 +2,10 @@
 
 The router: it registers the pages that exist, each under its own URL (``/retrieval_lab``; the
 root switches to the page to start on), draws the shared sidebar, shows messages carried over
-from the previous run, and runs the chosen page. Expected errors (an unknown preset, a bad
-configuration value, a busy catalog) are shown as messages that name the fix, not tracebacks.
+from the previous run, and runs the chosen page. Before any of that, ``gate`` keeps a shared
+session's visitors out until they bring the token (``workbench.ui.access``). Expected errors
+(an unknown preset, a bad configuration value, a busy catalog, a write refused in a read-only
+session) are shown as messages that name the fix, not tracebacks.
 """
 
 from __future__ import annotations
@@ -22,15 +24,24 @@ from workbench.config import ConfigError  # noqa: E402
 from workbench.evaluation.golden import GoldenSetError  # noqa: E402
 from workbench.retrieval.pipeline import QueryError  # noqa: E402
 from workbench.service import NotFoundError  # noqa: E402
+from workbench.sharing import ReadOnlyError, SharingError  # noqa: E402
 from workbench.ui import session  # noqa: E402
+from workbench.ui.access import gate  # noqa: E402
 from workbench.ui.demo_loader import load_demo_with_progress  # noqa: E402
 from workbench.ui.pages import navigate  # noqa: E402
 from workbench.ui.sidebar import render_sidebar  # noqa: E402
 from workbench.ui.text import md_escape  # noqa: E402
 
-EXPECTED_ERRORS = (NotFoundError, ConfigError, GoldenSetError, QueryError, CatalogBusyError)
+EXPECTED_ERRORS = (NotFoundError, ConfigError, GoldenSetError, QueryError, CatalogBusyError, ReadOnlyError)
 
 st.set_page_config(page_title="RAG Workbench", page_icon=":material/hub:", layout="wide")
+
+# the sign-in gate before anything reads the home: a visitor without the token sees only its box
+try:
+    gate()
+except SharingError as error:
+    st.error(md_escape(str(error)))
+    st.stop()
 
 # navigation first: Streamlit clears what was drawn before it when the page changes
 # the welcome page while there is nothing to search, or while the demo's load needs finishing

@@ -10,6 +10,8 @@ import streamlit as st
 from workbench.chunking.preview import ChunkPreview, preview_chunking
 from workbench.config import DEFAULT_PRESET, ChunkingConfig, WorkbenchConfig, overrides_between
 from workbench.ui import session
+from workbench.ui.access import hidden_in_read_only
+from workbench.sharing import require_writable
 from workbench.ui.chunk_bands import bands_html
 from workbench.ui.figures import token_histogram
 from workbench.ui.pages import run_through_router
@@ -64,6 +66,8 @@ def show_side(side: str, initial: ChunkingConfig, markdown: str, doc, model: str
 
 
 def apply_panel(side: str, chunking: ChunkingConfig, collection: str) -> None:
+    if hidden_in_read_only(f"Applying chunking {side}"):
+        return
     with st.expander(f"Apply chunking {side} to the collection", icon=":material/done_all:"):
         st.caption("Chunks every document of the collection this way and builds its indexes. Only chunk texts "
                    "that are not already in the embedding cache are embedded. Queries use the new chunking "
@@ -82,6 +86,7 @@ def apply_chunking(collection: str, chunking: ChunkingConfig, preset: str, make_
         st.error("Give the preset a name: it is how queries select this chunking.")
         return
     bench = session.workbench()
+    require_writable(bench, "Applying a chunking")  # it writes chunks, indexes and a preset
     target: WorkbenchConfig = replace(session.current_config(), chunking=chunking)
     embedded = {"texts": 0}
     with st.status(f"Applying {md_escape(preset_name_for(chunking))} to {md_escape(collection)}",

@@ -11,7 +11,9 @@ from workbench.ingestion.ingest import IngestReport, Source
 from workbench.ingestion.parsing import SUPPORTED_TYPES
 from workbench.models.availability import ModelNotAvailableError
 from workbench.models.catalogue import EMBEDDING
+from workbench.names import shown_name
 from workbench.ui import session
+from workbench.ui.access import hidden_in_read_only, read_only
 from workbench.ui.ingest_progress import IngestProgressView
 from workbench.ui.model_choice import model_picker
 from workbench.ui.llm_panels import enrichment_panel
@@ -27,6 +29,8 @@ CANCEL_KEY = "documents_cancel_ingest"
 
 
 def collections_panel(collection: str | None) -> None:
+    if hidden_in_read_only("Creating and deleting collections"):
+        return
     bench = session.workbench()
     with st.expander("New collection", expanded=collection is None, icon=":material/add:"):
         name = st.text_input("Name", key="new_collection_name", placeholder="e.g. handbook",
@@ -75,6 +79,8 @@ def language_panel(collection: str) -> None:
 
 
 def upload_panel(collection: str) -> None:
+    if hidden_in_read_only("Uploading documents"):
+        return
     upload_round = st.session_state.setdefault(UPLOAD_ROUND_KEY, 0)
     files = st.file_uploader(
         f"Add documents to {md_escape(collection)}", type=sorted({ext.lstrip('.') for ext in SUPPORTED_TYPES}),
@@ -114,12 +120,12 @@ def last_report(collection: str) -> None:
     with st.container(border=True):
         st.markdown(f"**Last upload** — {md_escape(report.summary())}")
         st.dataframe(
-            pd.DataFrame([{"file": o.source, "outcome": o.status, "chunks": o.chunks, "reason": o.reason}
+            pd.DataFrame([{"file": shown_name(o.source), "outcome": o.status, "chunks": o.chunks, "reason": o.reason}
                           for o in report.outcomes]),
             hide_index=True, width="stretch",
         )
         for failure in report.failures:
-            st.error(f"**{md_escape(failure.source)}** was not ingested: {md_escape(failure.reason)}",
+            st.error(f"**{md_escape(shown_name(failure.source))}** was not ingested: {md_escape(failure.reason)}",
                      icon=":material/error:")
         if st.button("Dismiss", key="dismiss_report"):
             del st.session_state[LAST_REPORT_KEY]
@@ -129,7 +135,7 @@ def last_report(collection: str) -> None:
 def document_table(documents: list) -> None:
     st.dataframe(
         pd.DataFrame([{
-            "name": doc.source, "type": doc.doc_type, "size (KB)": round(doc.size_bytes / 1024, 1),
+            "name": shown_name(doc.source), "type": doc.doc_type, "size (KB)": round(doc.size_bytes / 1024, 1),
             "chunks": doc.chunk_count, "status": doc.status, "ingested at": doc.ingested_at,
             "reason": doc.error or "",
         } for doc in documents]),
@@ -144,21 +150,23 @@ def document_detail(collection: str, documents: list) -> None:
                           key="documents_inspect")
     doc = by_id[doc_id]
     if doc.status != "success":
-        st.error(f"**{md_escape(doc.source)}** failed to ingest: {md_escape(doc.error or 'no reason recorded')}. "
+        st.error(f"**{md_escape(shown_name(doc.source))}** failed to ingest: {md_escape(doc.error or 'no reason recorded')}. "
                  "Fix the file and upload it again, or delete this entry.")
     else:
         image = session.workbench().original_image(doc)
         if image is not None:
-            st.image(image[0], caption=f"{doc.source}: the picture; its caption and the text OCR read in it are "
+            st.image(image[0], caption=f"{shown_name(doc.source)}: the picture; its caption and the text OCR read in it are "
                      "below, and that text is what is searched")
         markdown_tab, chunks_tab = st.tabs(["Canonical Markdown", "Chunks"])
         with markdown_tab:
             markdown_preview(doc)
         with chunks_tab:
             chunk_browser(doc)
-    if st.button(f"Delete {md_escape(doc.source)}", key="delete_document", icon=":material/delete:"):
+    if not read_only() and st.button(f"Delete {md_escape(shown_name(doc.source))}", key="delete_document",
+                                     icon=":material/delete:"):
         session.workbench().delete_document(collection, str(doc.id))
-        session.flash("success", f"Deleted **{md_escape(doc.source)}** from {md_escape(collection)}.")
+        session.flash("success", f"Deleted **{md_escape(shown_name(doc.source))}** from "
+                                 f"{md_escape(shown_name(collection))}.")
         st.rerun()
 
 

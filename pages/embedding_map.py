@@ -13,6 +13,7 @@ from workbench.ui.figures import embedding_figure
 from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape, shorten
 from workbench.ui.widgets import require_collection, require_documents
+from workbench.names import shown_name
 
 run_through_router()
 
@@ -72,7 +73,7 @@ st.plotly_chart(embedding_figure(embedding_map, hit_ranks, text), key="embedding
 if trace is not None:
     st.subheader("Hits")
     st.dataframe(pd.DataFrame([{
-        "rank": hit.rank, "document": trace.chunks[hit.chunk_id].source if hit.chunk_id in trace.chunks else "",
+        "rank": hit.rank, "document": shown_name(trace.chunks[hit.chunk_id].source) if hit.chunk_id in trace.chunks else "",
         "score": round(hit.score, 4),
         "text": shorten(trace.chunks[hit.chunk_id].text, 200) if hit.chunk_id in trace.chunks else "",
     } for hit in trace.final.hits]), hide_index=True, width="stretch")

@@ -20,8 +20,11 @@ from workbench.evaluation.runner import evaluate_collection
 from workbench.evaluation.runs import delete_run, describe, list_runs, load_run, save_run
 from workbench.evaluation.stages import POOL_RECALL, POOL_SIZE
 from workbench.evaluation.sweep import expand, parse_grid_argument, plan, run_sweep, save_best_as_preset
+from workbench.names import shown_name
 from workbench.retrieval.llm_cost import llm_calls_for_run
 from workbench.ui import golden_builder, session
+from workbench.ui.access import hidden_in_read_only, read_only
+from workbench.sharing import require_writable
 from workbench.ui.llm_panels import answers_frame, llm_option
 from workbench.ui.text import md_escape
 from workbench.ui.widgets import require_collection
@@ -134,6 +137,8 @@ def evaluate_tab(collection: str) -> None:
                          help="Per query: an answer from the assembled [S1]… context, then faithfulness, answer "
                               "relevance and context precision judged by the LLM, plus citation and quote checks. "
                               "Cost per query: 1 answer + 1 call per claim + 1 + 1 per context passage, cached.")
+    if hidden_in_read_only("Running an evaluation"):
+        return
     label = st.text_input("Label (optional)", key="evaluate_label", placeholder="e.g. baseline")
     if st.button(f"Evaluate {len(golden)} queries", key="evaluate_run", type="primary", icon=":material/play_arrow:"):
         bar = st.progress(0.0, text="Loading indexes and embedding the queries…")
@@ -142,6 +147,7 @@ def evaluate_tab(collection: str) -> None:
             bar.progress(done / total, text=f"{done}/{total} queries")
 
         bench = session.workbench()
+        require_writable(bench, "Running an evaluation")  # it stores the run
         result = evaluate_collection(bench, collection, golden, config, level=level, metric_names=metric_names,
                                      progress=on_progress, answers=bool(answers))
         run_id = save_run(bench.catalog, result, label=label or f"preset {preset}")
@@ -197,7 +203,8 @@ def runs_tab(collection: str) -> None:
             st.session_state[SHOWN_RUN_KEY] = chosen
             session.flash("info", f"Showing run {chosen} in the Evaluate tab.")
             st.rerun()
-        if st.button("Delete", key="runs_delete_button", icon=":material/delete:"):
+        if not read_only() and st.button("Delete", key="runs_delete_button", icon=":material/delete:"):
+            require_writable(session.workbench(), "Deleting a run")
             delete_run(catalog, chosen)
             st.session_state.pop(COMPARISON_KEY, None)
             session.flash("success", f"Deleted run {chosen}.")
@@ -245,6 +252,8 @@ def show_comparison(comparison) -> None:
 # -- sweeps -----------------------------------------------------------------------------------------
 
 def sweep_tab(collection: str) -> None:
+    if hidden_in_read_only("Running sweeps"):
+        return
     golden = golden_picker(collection, "sweep_golden")
     if golden is None:
         return
@@ -338,13 +347,15 @@ def golden_tab(collection: str) -> None:
         } for q in golden.queries]), hide_index=True, width="stretch")
     else:
         st.caption(f"New file: {md_escape(str(path))}")
+    if hidden_in_read_only("Changing golden sets"):
+        return
     beir_import(bench, name)
     with st.form("golden_add", clear_on_submit=True):
         st.markdown("**Add a judgement** (the Retrieval lab does this when you mark a hit relevant)")
         query = st.text_input("Query id or text", key="golden_add_query")
         documents = [doc for doc in session.documents(collection) if doc.status == "success"]
         doc = st.selectbox("Document", documents, key="golden_add_doc",
-                           format_func=lambda d: d.external_id or d.source)
+                           format_func=lambda d: shown_name(d.external_id or d.source))
         quote = st.text_area("Quote (optional: the passage that answers; empty judges the whole document)",
                              key="golden_add_quote")
         grade = st.number_input("Grade", min_value=0, max_value=3, value=1, key="golden_add_grade",
@@ -356,6 +367,7 @@ def golden_tab(collection: str) -> None:
                 item = {"doc": doc.external_id or doc.source, "grade": int(grade)}
                 if quote.strip():
                     item["quote"] = quote.strip()
+                require_writable(bench, "Changing a golden set")
                 updated = golden_sets.mark_relevant(path, query, item)
                 session.flash("success", f"Saved: query **{md_escape(updated.id)}** now has "
                                          f"{len(updated.relevant)} judgements.")
@@ -374,6 +386,7 @@ def beir_import(bench, name: str) -> None:
             from workbench.ingestion.beir import BeirFormatError, import_golden
 
             try:
+                require_writable(bench, "Importing a golden set")
                 path = import_golden(Path(folder.strip()).expanduser(), name, bench.home)
             except (BeirFormatError, OSError) as error:
                 st.error(md_escape(error))

@@ -19,6 +19,7 @@ from workbench.mcp_server.client_config import (
 )
 from workbench.retrieval.llm_cost import endpoint_uses
 from workbench.ui import session
+from workbench.ui.access import hidden_in_read_only
 from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape
 from workbench.ui.widgets import config_editor, require_collection
@@ -38,6 +39,8 @@ def preset_editor(collection: str, preset: str) -> None:
     st.code("\n".join(f"{key}={value}" for key, value in sorted(overrides.items()))
             or "(nothing: the collection's own settings)", language=None)
 
+    if hidden_in_read_only("Saving presets"):
+        return
     name_column, description_column = st.columns([1, 2])
     name = name_column.text_input("Preset name", value="" if preset == DEFAULT_PRESET else preset,
                                   key=f"preset_save_name.{preset}", placeholder="e.g. hybrid-mmr")

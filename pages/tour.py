@@ -12,11 +12,13 @@ from workbench.evaluation import golden as golden_sets
 from workbench.evaluation.runner import evaluate_collection
 from workbench.retrieval.trace import Trace
 from workbench.ui import session
+from workbench.ui.access import read_only
 from workbench.ui.demo_loader import load_demo_with_progress
 from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape, shorten
 from workbench.ui.tour_steps import TOUR_STEPS
 from workbench.ui.widgets import page_link
+from workbench.names import shown_name
 
 run_through_router()
 
@@ -50,7 +52,7 @@ def ranked_rows(trace: Trace, relevant: dict[str, int]) -> pd.DataFrame:
     return pd.DataFrame([{
         "rank": hit.rank,
         "relevant": "✓" if trace.chunks[hit.chunk_id].source in relevant else "",
-        "document": trace.chunks[hit.chunk_id].source,
+        "document": shown_name(trace.chunks[hit.chunk_id].source),
         "text": shorten(trace.chunks[hit.chunk_id].text, 110),
     } for hit in trace.final.hits if hit.chunk_id in trace.chunks])
 
@@ -132,7 +134,7 @@ def exhibit_fusion() -> None:
         routes = fusion.details.get(hit.chunk_id, {}) if fusion else {}
         view = trace.chunks[hit.chunk_id]
         rows.append({
-            "rank": hit.rank, "relevant": "✓" if view.source in relevant else "", "document": view.source,
+            "rank": hit.rank, "relevant": "✓" if view.source in relevant else "", "document": shown_name(view.source),
             "dense rank": (routes.get("dense") or {}).get("rank"), "bm25 rank": (routes.get("bm25") or {}).get("rank"),
             "RRF score": round(hit.score, 4),
         })
@@ -182,7 +184,7 @@ if session.collection_info(DEMO_COLLECTION) is None or (demo.total and not demo.
     else:
         st.info("The tour runs on the bundled demo, which is not loaded in this home yet. Loading it takes about "
                 "30 seconds and adds the collection “demo” beside any you have.", icon=":material/info:")
-    if st.button("Load the demo", key="tour_load_demo", type="primary", icon=":material/rocket_launch:"):
+    if not read_only() and st.button("Load the demo", key="tour_load_demo", type="primary", icon=":material/rocket_launch:"):
         load_demo_with_progress()
     st.stop()
 

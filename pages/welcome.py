@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.ui import session
+from workbench.ui.access import read_only
 from workbench.ui.demo_loader import load_demo_with_progress
 from workbench.ui.pages import (
     CHUNKING_LAB,
@@ -19,6 +20,7 @@ from workbench.ui.pages import (
 )
 from workbench.ui.text import md_escape
 from workbench.ui.widgets import page_link
+from workbench.names import shown_name
 
 run_through_router()
 
@@ -37,7 +39,7 @@ if not infos:
         "(Markdown, PDF and Word) and a golden set of 24 questions. Loading it takes about 30 seconds; "
         "after that every page has something to show."
     )
-    if st.button("Load the demo", key="welcome_load_demo", type="primary", icon=":material/rocket_launch:"):
+    if not read_only() and st.button("Load the demo", key="welcome_load_demo", type="primary", icon=":material/rocket_launch:"):
         load_demo_with_progress()
     st.markdown("Prefer your own files? Create a collection and upload them on the Documents page.")
     page_link(DOCUMENTS, "Go to Documents")
@@ -53,12 +55,12 @@ if demo.total and not demo.complete:
         st.subheader("Try the demo")
         st.markdown("The bundled demo (40 SciFact abstracts, four documents about RAG and a 24-question golden set) "
                     "loads beside your collections as “demo”.")
-    if st.button("Load the demo", key="welcome_load_demo", type="primary", icon=":material/rocket_launch:"):
+    if not read_only() and st.button("Load the demo", key="welcome_load_demo", type="primary", icon=":material/rocket_launch:"):
         load_demo_with_progress()
 
 st.subheader("Collections in this home")
 st.dataframe(
-    pd.DataFrame([{"collection": i.name, "documents": i.documents, "chunks": i.chunks,
+    pd.DataFrame([{"collection": shown_name(i.name), "documents": i.documents, "chunks": i.chunks,
                    "embedding model": i.embedding_model, "default preset": i.default_preset,
                    "incomplete": i.interrupted} for i in infos]),
     hide_index=True, width="stretch",

@@ -246,7 +246,7 @@ class FakeOpenAI(ThreadingHTTPServer):
         self.respond = respond
         self.calls: list[dict] = []
         self.scripts: list[Script] = []
-        self.behaviour = "ok"  # ok | slow | garbage | malformed | error
+        self.behaviour = "ok"  # ok | slow | garbage | malformed | error | unauthorized
         #: golden synth: every Nth passage (by a hash of its text) gets a fault, cycling SYNTH_FAULTS; 0 = none
         self.synth_fault_every = 0
         self.synth_faults: list[tuple[str, str]] = []  # (text in the prompt, fault), see synth_fault
@@ -373,6 +373,10 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(server.delay_s or 5.0)
         if server.behaviour == "error":
             self._send(500, {"error": {"message": "the fake model is down"}})
+            return
+        if server.behaviour == "unauthorized":  # as some servers do: the rejected key echoed back
+            key = (request["authorization"] or "").removeprefix("Bearer ")
+            self._send(401, {"error": {"message": f"Incorrect API key provided: {key}"}})
             return
         if server.behaviour == "malformed":
             self._send_raw(200, b"<html>not an API</html>")

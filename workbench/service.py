@@ -54,6 +54,7 @@ from workbench.llm.endpoint import SettingsLookup, settings_from_env
 from workbench.retrieval.llm_cost import llm_calls_per_query
 from workbench.retrieval.pipeline import run_pipeline
 from workbench.retrieval.trace import Trace
+from workbench.sharing import SHARE_VAR, refused_when_read_only
 
 log = logging.getLogger(__name__)
 
@@ -131,8 +132,9 @@ class Migration:
 
 
 class Workbench:
-    def __init__(self, home: str | Path | None = None):
+    def __init__(self, home: str | Path | None = None, read_only: bool = False):
         self.home = resolve_home(home)
+        self.read_only = read_only  # a read-only shared session: writes and LLM calls are refused
         self.home.mkdir(parents=True, exist_ok=True)
         self.catalog = Catalog.in_home(self.home)
         self._snapshots = SnapshotCache()
@@ -150,6 +152,8 @@ class Workbench:
         ``available`` is False (and ``problem`` says why) without one. The client is kept while the
         settings stay the same, so its in-process cache layer lives as long as this object.
         """
+        if self.read_only:
+            return LlmClient(None, problem=f"refused in a read-only shared session ({SHARE_VAR}=readonly)")
         lookup = settings_from_env()
         with self._llm_lock:
             if self._llm is None or self._llm[0] != lookup:
@@ -205,6 +209,7 @@ class Workbench:
     def collection_names(self) -> list[str]:
         return [info.name for info in self.collections()]
 
+    @refused_when_read_only("Creating a collection")
     def create_collection(self, name: str, config: WorkbenchConfig | None = None) -> repo.CollectionRow:
         name = (name or "").strip()
         if not name or "/" in name or name.startswith("."):
@@ -220,6 +225,7 @@ class Workbench:
         found = stored_collections.find_collection(self.catalog, name)
         return found or self.create_collection(name, config)
 
+    @refused_when_read_only("Deleting a collection")
     def delete_collection(self, name: str) -> None:
         config = self.config_for(name)
         milvus_layouts = [layout for layout in self.layouts_of(name, config) if layout.backend == MILVUS]
@@ -228,6 +234,7 @@ class Workbench:
         self._drop_milvus(name, config, milvus_layouts)
         shutil.rmtree(self.home / "indexes" / name, ignore_errors=True)
 
+    @refused_when_read_only("Changing a collection's settings")
     def store_collection_settings(self, collection: str, settings: dict[str, object]) -> dict[str, object]:
         """Keep query-time ``settings`` (flat keys, e.g. calibrated ``confidence.*`` thresholds)
         with the collection: they apply before any preset. Index-time keys are refused, because
@@ -249,6 +256,7 @@ class Workbench:
         """The flat keys preset ``name`` sets, or a ``NotFoundError`` listing the known presets."""
         return self.settings().preset(name)
 
+    @refused_when_read_only("Saving a preset")
     def save_preset(self, name: str, overrides: dict, description: str = "") -> dict[str, object]:
         """Store ``overrides`` (validated, flattened) as preset ``name`` and return them."""
         if not name or not name.strip():
@@ -257,6 +265,7 @@ class Workbench:
         stored_settings.save_preset(self.catalog, name.strip(), flat, description)
         return flat
 
+    @refused_when_read_only("Changing the default preset")
     def set_default_preset(self, collection: str, preset: str) -> None:
         stored_settings.set_default_preset(self.catalog, collection, preset)
 
@@ -275,6 +284,7 @@ class Workbench:
             layouts.append(Layout.of(other))
         return layouts
 
+    @refused_when_read_only("Uploading documents")
     def ingest(self, collection: str, sources: Iterable[Source], config: WorkbenchConfig | None = None,
                progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> IngestReport:
         """Ingest ``sources`` under ``config.ingest``'s limits; setting ``cancel`` stops it cleanly."""
@@ -292,6 +302,7 @@ class Workbench:
                      progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> IngestReport:
         return self.ingest(collection, (Source.from_path(Path(p)) for p in paths), config, progress, cancel)
 
+    @refused_when_read_only("Deleting a document")
     def delete_document(self, collection: str, ref: str) -> repo.DocumentRow:
         document = stored_documents.delete_document(self.catalog, collection, ref)
         self.sync(collection)
@@ -308,6 +319,7 @@ class Workbench:
         return [sync_layout(self.catalog, self.home, collection, layout, rebuild=verify and layout.backend == MILVUS)
                 for layout in self.layouts_of(collection, config)]
 
+    @refused_when_read_only("Moving a collection's indexes")
     def migrate_backend(self, collection: str, backend: str, uri: str | None = None,
                         progress: ProgressCallback | None = None) -> Migration:
         """Move a collection's indexes to another backend, re-embedding nothing.

@@ -12,6 +12,7 @@ import numpy as np
 
 from store.index_set import Snapshot
 from workbench.analysis.projection import project
+from workbench.names import shown_name
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ def build_map(snapshot: Snapshot, method: str = "pca", query_vector: np.ndarray 
         if chunk is None:
             continue
         doc = snapshot.documents.get(chunk.doc_id)
-        source = doc.source if doc else str(chunk.doc_id)
+        source = shown_name(doc.source) if doc else str(chunk.doc_id)
         points.append(MapPoint(chunk_id, chunk.doc_id, document_label(doc.title if doc else None, source), source,
                                chunk.text, float(x), float(y)))
     query_xy = None

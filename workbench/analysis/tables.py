@@ -12,6 +12,7 @@ from typing import Mapping
 from workbench.analysis.diff import FinalsDiff
 from workbench.generation.context import AssembledContext
 from workbench.retrieval.trace import ChunkView, Trace
+from workbench.names import shown_name
 
 RELEVANT_COLUMN = "✓"
 HEADING_SEPARATOR = " › "
@@ -29,7 +30,7 @@ def snippet(text: str, limit: int = 160) -> str:
 def document_name(view: ChunkView | None, doc_id: int | None = None) -> str:
     if view is None:
         return f"document {doc_id}" if doc_id is not None else ""
-    return view.source or view.external_id or view.title or f"document {view.doc_id}"
+    return shown_name(view.source or view.external_id or view.title or f"document {view.doc_id}")
 
 
 def heading_text(view: ChunkView | None) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from workbench.names import shown_name
+
 EXIT_OK, EXIT_BELOW_THRESHOLD, EXIT_USAGE = 0, 1, 2
 EXIT_CANCELLED = 130  # the shell's code for Ctrl-C
 
@@ -64,17 +66,17 @@ def config_for_new_or_existing(bench, collection, args):
 
 def print_progress(event) -> None:
     if event.stage == "estimate":
-        print(f"  {event.source}: {event.message}", file=sys.stderr)
+        print(f"  {shown_name(event.source)}: {event.message}", file=sys.stderr)
     elif event.stage == "cancelled":
         print(f"  cancelled: {event.message}", file=sys.stderr)
     elif event.stage in ("failed",):
-        print(f"  failed  {event.source}: {event.message}", file=sys.stderr)
+        print(f"  failed  {shown_name(event.source)}: {event.message}", file=sys.stderr)
     elif event.stage in ("parse", "skip") and event.total <= 50:
-        print(f"  [{event.done}/{event.total}] {event.stage:<6} {event.source}", file=sys.stderr)
+        print(f"  [{event.done}/{event.total}] {event.stage:<6} {shown_name(event.source)}", file=sys.stderr)
     elif event.stage == "embed":
-        print(f"  embedding {event.source}", file=sys.stderr)
+        print(f"  embedding {shown_name(event.source)}", file=sys.stderr)
     elif event.stage == "index":
-        print(f"  indexing  {event.source}", file=sys.stderr)
+        print(f"  indexing  {shown_name(event.source)}", file=sys.stderr)
 
 
 def print_report(report) -> None:
@@ -85,4 +87,4 @@ def print_report(report) -> None:
     if report.parsed == 0 and report.embedded == 0:
         print("nothing to do: parsed 0 files and embedded 0 chunk texts (all unchanged)")
     for failure in report.failures:
-        print(f"  FAILED {failure.source}: {failure.reason}")
+        print(f"  FAILED {shown_name(failure.source)}: {failure.reason}")

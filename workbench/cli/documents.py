@@ -15,6 +15,7 @@ from workbench.cli.common import (
     print_report,
     workbench_from,
 )
+from workbench.names import shown_name
 
 
 def add_commands(commands, common) -> None:
@@ -91,7 +92,7 @@ def cmd_collections(args) -> int:
     if not infos:
         print("no collections yet; create one with: python -m workbench ingest FILES --collection NAME")
     for info in infos:
-        print(f"{info.name:<24} {info.documents:>7} documents {info.chunks:>8} chunks  model={info.embedding_model}"
+        print(f"{shown_name(info.name):<24} {info.documents:>7} documents {info.chunks:>8} chunks  model={info.embedding_model}"
               f"  preset={info.default_preset}  backend={info.backend}")
         if info.interrupted:
             print(f"{'':<24} INCOMPLETE: {info.interrupted}")
@@ -102,12 +103,12 @@ def cmd_documents(args) -> int:
     bench = workbench_from(args)
     for doc in bench.documents(args.collection):
         status = doc.status if doc.status == "success" else f"{doc.status}: {doc.error}"
-        print(f"{doc.id:>6}  {doc.source:<40} {doc.doc_type:<5} {doc.size_bytes:>9} B {doc.chunk_count:>5} chunks  {status}")
+        print(f"{doc.id:>6}  {shown_name(doc.source):<40} {doc.doc_type:<5} {doc.size_bytes:>9} B {doc.chunk_count:>5} chunks  {status}")
     return EXIT_OK
 
 
 def cmd_delete(args) -> int:
     bench = workbench_from(args)
     document = bench.delete_document(args.collection, args.document)
-    print(f"deleted {document.source} (id {document.id}) from {args.collection}")
+    print(f"deleted {shown_name(document.source)} (id {document.id}) from {args.collection}")
     return EXIT_OK

@@ -23,6 +23,7 @@ from workbench.evaluation.golden import GoldenSet
 from workbench.evaluation.runner import EvaluationResult, check_level, evaluate, judge_for, needs_query_vectors
 from workbench.evaluation.runs import save_run
 from workbench.ingestion.layout import Layout
+from workbench.sharing import require_writable
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,7 @@ def run_sweep(
     store: bool = True,
 ) -> SweepResult:
     """Evaluate every grid point on ``collection`` (a ``Workbench``), storing each as a run."""
+    require_writable(bench, "Running a sweep")
     started = time.perf_counter()
     check_level(level)
     metric_names = m.validate(metric_names)
@@ -271,6 +273,7 @@ def _forward(progress, index: int, points: int, queries: int, total: int, label:
 def save_best_as_preset(bench, sweep: SweepResult, name: str, metric: str = "ndcg@10",
                         description: str | None = None) -> dict[str, object]:
     """Save the best point's configuration as preset ``name`` (its differences from the defaults)."""
+    require_writable(bench, "Saving a preset")
     best = sweep.best(metric)
     overrides = overrides_between(WorkbenchConfig(), best.point.config)
     description = description or (

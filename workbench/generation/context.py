@@ -17,6 +17,7 @@ from typing import Sequence
 
 from workbench.llm.prompt_data import data_block, with_data_rule
 from workbench.retrieval.trace import ChunkView
+from workbench.names import shown_name
 
 DEFAULT_BUDGET_CHARS = 6000
 #: a cut source shorter than this says too little to be worth its header
@@ -79,7 +80,7 @@ class Prompt:
 
 def source_header(label: str, chunk: ChunkView) -> str:
     """``[S1] source › heading › path (p. N)``."""
-    name = chunk.source or chunk.external_id or chunk.title or f"document {chunk.doc_id}"
+    name = shown_name(chunk.source or chunk.external_id or chunk.title or f"document {chunk.doc_id}")
     parts = [name, *chunk.heading_path]
     page = f" (p. {chunk.page})" if chunk.page is not None else ""
     return f"[{label}] {HEADING_SEPARATOR.join(parts)}{page}"

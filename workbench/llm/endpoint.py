@@ -204,7 +204,7 @@ class Endpoint:
             if not isinstance(text, str):
                 raise TypeError("message.content is not a string")
         except (KeyError, IndexError, TypeError) as problem:
-            return ChatResult(False, error=self._not_openai(raw, problem, "chat completion"), model=model,
+            return ChatResult(False, error=self.redact(self._not_openai(raw, problem, "chat completion")), model=model,
                               elapsed_ms=_ms(started))
         return ChatResult(True, text=text, model=str(payload.get("model") or model), elapsed_ms=_ms(started),
                           finish_reason=choice.get("finish_reason"), usage=Usage.from_payload(payload))
@@ -222,7 +222,8 @@ class Endpoint:
             if vectors.ndim != 2 or vectors.shape[0] != len(texts) or not np.isfinite(vectors).all():
                 raise ValueError(f"expected {len(texts)} finite vectors, got an array of shape {vectors.shape}")
         except (KeyError, IndexError, TypeError, ValueError) as problem:
-            return EmbeddingResult(False, error=self._not_openai(raw, problem, "embeddings response"), model=model,
+            return EmbeddingResult(False, error=self.redact(self._not_openai(raw, problem, "embeddings response")),
+                                   model=model,
                                    elapsed_ms=_ms(started))
         return EmbeddingResult(True, vectors=vectors, model=model, elapsed_ms=_ms(started),
                                usage=Usage.from_payload(payload))
@@ -231,6 +232,16 @@ class Endpoint:
 
     def _post(self, url: str, body: dict, timeout_s: float | None, what: str) -> tuple[dict, bytes, str]:
         """(payload, raw bytes, error): exactly one of payload and error is meaningful."""
+        payload, raw, error = self._post_unredacted(url, body, timeout_s, what)
+        return payload, raw, self.redact(error)
+
+    def redact(self, text: str) -> str:
+        """``text`` without the API key's value: a server may echo the key in an error body, and
+        error messages reach pages, traces and exports."""
+        key = self.settings.api_key
+        return text.replace(key, "<API key>") if key and text else text
+
+    def _post_unredacted(self, url: str, body: dict, timeout_s: float | None, what: str) -> tuple[dict, bytes, str]:
         timeout = min(timeout_s, self.settings.timeout_s) if timeout_s else self.settings.timeout_s
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.settings.api_key:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from workbench.mcp_server.schemas import Citation, ConfidenceResult, ConfidenceSignal, SearchResult
+from workbench.names import shown_name
 
 HEADING_SEPARATOR = " › "
 NO_ANSWER, AMBIGUOUS = "no_answer", "ambiguous"
@@ -56,7 +57,7 @@ def citations_from_hits(hits: Iterable, chunk_views: dict, low_confidence: bool 
 
 def location(citation: Citation) -> str:
     """``file › Heading › Sub, p. 3``: where a passage sits, for people."""
-    where = citation.source
+    where = shown_name(citation.source)
     if citation.heading_path:
         where += HEADING_SEPARATOR + HEADING_SEPARATOR.join(citation.heading_path)
     if citation.page is not None:

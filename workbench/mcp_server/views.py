@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from workbench.mcp_server.citations import HEADING_SEPARATOR, quote
 from workbench.mcp_server.schemas import ChunkEntry, ChunkResult, CollectionList, DocumentSummary, SectionList
+from workbench.names import shown_name
 
 
 def render_collections(result: CollectionList) -> str:
@@ -15,7 +16,7 @@ def render_collections(result: CollectionList) -> str:
     ]
     for entry in result.collections:
         marker = " (default)" if entry.name == result.default_collection else ""
-        lines.append(f"| {entry.name}{marker} | {entry.documents} | {entry.chunks} | {entry.embedding_model} "
+        lines.append(f"| {shown_name(entry.name)}{marker} | {entry.documents} | {entry.chunks} | {entry.embedding_model} "
                      f"| {entry.default_preset} | {entry.backend} |")
     if result.default_collection is None:
         lines += ["", "Several collections and no default: pass `collection` to the other tools."]
@@ -24,9 +25,9 @@ def render_collections(result: CollectionList) -> str:
 
 def render_document_summary(summary: DocumentSummary) -> str:
     lines = [
-        f"# {summary.title}",
+        f"# {shown_name(summary.title)}",
         "",
-        f"- source: {summary.source} (doc {summary.doc_id}, collection `{summary.collection}`)",
+        f"- source: {shown_name(summary.source)} (doc {summary.doc_id}, collection `{summary.collection}`)",
         f"- type: {summary.doc_type}, {summary.size_bytes} bytes, {summary.chunk_count} chunks",
         f"- ingested: {summary.ingested_at}",
         f"- full text: {summary.resource_uri}",
@@ -44,7 +45,7 @@ def render_document_summary(summary: DocumentSummary) -> str:
 
 
 def render_sections(result: SectionList) -> str:
-    lines = [f"Sections of {result.source} (doc {result.doc_id}, collection `{result.collection}`):", ""]
+    lines = [f"Sections of {shown_name(result.source)} (doc {result.doc_id}, collection `{result.collection}`):", ""]
     if not result.sections:
         lines.append("(the document has no text)")
     for section in result.sections:
@@ -67,7 +68,7 @@ def _chunk_block(entry: ChunkEntry, label: str) -> list[str]:
 
 
 def render_chunk(result: ChunkResult) -> str:
-    lines = [f"From {result.source} (doc {result.doc_id}, collection `{result.collection}`):", ""]
+    lines = [f"From {shown_name(result.source)} (doc {result.doc_id}, collection `{result.collection}`):", ""]
     for entry in result.before:
         lines += _chunk_block(entry, "before:")
     lines += _chunk_block(result.chunk, "requested:")

@@ -14,6 +14,7 @@ from workbench.generation.context import DEFAULT_BUDGET_CHARS, assemble_context,
 from workbench.retrieval.confidence import AMBIGUOUS, NO_ANSWER, Confidence
 from workbench.retrieval.trace import Trace
 from workbench.ui import session
+from workbench.ui.access import hidden_in_read_only
 from workbench.ui.data_tables import show_table
 from workbench.ui.text import md_escape
 
@@ -62,6 +63,8 @@ def retrieval_doubt(confidence: Confidence | None) -> str:
 
 
 def render_generation(question: str, prompt, context, confidence: Confidence | None = None) -> None:
+    if hidden_in_read_only("Answer generation (an LLM call)"):
+        return
     llm = session.workbench().llm()
     if not llm.available:
         st.info(f"Answer generation is off: {md_escape(llm.problem)}.", icon=":material/key:")

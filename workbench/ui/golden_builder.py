@@ -15,6 +15,7 @@ from workbench.golden import review
 from workbench.golden.build import SYNTH_FOLDER, plan_synth, read_summary, run_synth
 from workbench.golden.prompts import KINDS
 from workbench.ui import session
+from workbench.ui.access import hidden_in_read_only
 from workbench.ui.text import md_escape
 
 REPORT_KEY = "synth_report"
@@ -22,6 +23,8 @@ PLAN_KEY = "synth_plan"
 
 
 def render(collection: str) -> None:
+    if hidden_in_read_only("Writing and reviewing golden sets with the LLM"):
+        return
     st.markdown("Questions written by the LLM endpoint from sampled chunks. An item is kept only when the quote "
                 "that answers it is found in its document; the span found becomes its judgement.")
     build(collection)

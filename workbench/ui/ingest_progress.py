@@ -16,6 +16,7 @@ import streamlit as st
 
 from workbench.ingestion.ingest import Progress
 from workbench.ui.text import md_escape
+from workbench.names import shown_name
 
 REDRAW_S = 0.15
 
@@ -55,7 +56,7 @@ class IngestTracker:
             self._advance(FILE_PHASE * event.done / max(event.total, 1))
             verb = {"hash": "Reading", "parse": "Parsing", "chunk": "Chunking", "skip": "Skipping",
                     "failed": "Failed"}[event.stage]
-            self.headline = f"{verb} {event.source} ({event.done}/{event.total})"
+            self.headline = f"{verb} {shown_name(event.source)} ({event.done}/{event.total})"
         elif event.stage == "embed":
             found = _EMBEDDED.search(event.source) or _EMBEDDED.search(event.message)
             if found:
@@ -63,13 +64,13 @@ class IngestTracker:
                 self._advance(FILE_PHASE + 0.3 * embedded / max(missing, 1))
                 self.headline = f"Embedding new chunk texts: {embedded}/{missing}"
             else:
-                self.headline = f"Embedding {event.source}"
+                self.headline = f"Embedding {shown_name(event.source)}"
         elif event.stage == "store":
             for row in self.rows.values():
                 if row.stage == FILE_STAGES["chunk"]:
                     row.stage = "stored"
             self._advance(0.92)
-            self.headline = f"Storing {event.source}"
+            self.headline = f"Storing {shown_name(event.source)}"
         elif event.stage == "index":
             self._advance(0.96)
             self.headline = "Updating the vector and BM25 indexes"
@@ -87,7 +88,8 @@ class IngestTracker:
         self.fraction = max(self.fraction, min(fraction, 1.0))
 
     def table(self) -> pd.DataFrame:
-        return pd.DataFrame([{"file": r.file, "stage": r.stage, "reason": r.note} for r in self.rows.values()])
+        return pd.DataFrame([{"file": shown_name(r.file), "stage": r.stage, "reason": r.note}
+                             for r in self.rows.values()])
 
 
 class IngestProgressView:

@@ -28,6 +28,8 @@ from workbench.evaluation import golden
 from workbench.evaluation.golden import GoldenSetError
 from workbench.retrieval.trace import Trace
 from workbench.ui import session
+from workbench.ui.access import hidden_in_read_only
+from workbench.sharing import require_writable
 from workbench.ui.text import md_escape
 
 QUERY_KEY = "lab_query"
@@ -127,6 +129,7 @@ def mark_hit(chunk, query_text: str, lookup: GoldenLookup, mark: bool) -> None:
         st.session_state[MARK_MESSAGE_KEY] = ("error", "Type a name for the new golden set first.")
         return
     try:
+        require_writable(session.workbench(), "Changing a golden set")
         path = golden.path_for(name, session.home_path())
         item = judgement_for_hit(chunk, st.session_state.get(MARK_LEVEL_KEY, SPAN_LEVEL),
                                  int(st.session_state.get(MARK_GRADE_KEY, 1)))
@@ -138,7 +141,7 @@ def mark_hit(chunk, query_text: str, lookup: GoldenLookup, mark: bool) -> None:
             message = ("warning", f"Golden set {name} has no such query, so there was nothing to unmark.")
         else:
             message = ("success", f"Removed {describe_item(item)} from golden set {name} ({path}).")
-    except (GoldenSetError, OSError) as error:
+    except (GoldenSetError, OSError) as error:  # ReadOnlyError is an OSError: its message says why
         message = ("error", f"Could not change golden set {name}: {error}")
     else:
         # a new set now exists: point the choice at it, so the next mark goes to the same file
@@ -148,6 +151,8 @@ def mark_hit(chunk, query_text: str, lookup: GoldenLookup, mark: bool) -> None:
 
 def render_marking(chunk, query_text: str, lookup: GoldenLookup) -> None:
     """Widgets that record the chosen hit as relevant (or not) in a golden set file."""
+    if hidden_in_read_only("Marking hits relevant"):
+        return
     if chunk is None:
         return
     with st.container(border=True):

@@ -31,7 +31,9 @@ _FLASH_KEY = "_flash_messages"
 def _workbench_for(home: str) -> Workbench:
     # one Workbench per home and server process: it caches loaded index snapshots and query
     # vectors, and holds no database connection (see store.catalog), so sharing it is safe
-    return Workbench(home)
+    from workbench.ui.access import current_access
+
+    return Workbench(home, read_only=current_access().read_only)
 
 
 def workbench() -> Workbench:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from workbench.ui import session
+from workbench.ui.access import read_only
 from workbench.ui.text import md_escape
+from workbench.names import shown_name
 
 LOAD_DEMO_KEY = "sidebar_load_demo"
 
@@ -26,13 +28,13 @@ def render_sidebar() -> bool:
                 if demo.partial:
                     st.warning(f"The demo is incomplete ({md_escape(demo.describe())}): its last load was "
                                "interrupted. Loading it again finishes it without re-embedding.")
-                load_demo = st.button("Load the demo", key=LOAD_DEMO_KEY, icon=":material/rocket_launch:",
-                                      width="stretch")
+                load_demo = not read_only() and st.button("Load the demo", key=LOAD_DEMO_KEY,
+                                                          icon=":material/rocket_launch:", width="stretch")
         else:
             st.info("This home has no collections yet. Load the bundled demo (about 30 s) to see every "
                     "page at work, or create a collection on the Documents page.")
-            load_demo = st.button("Load the demo", key=LOAD_DEMO_KEY, type="primary", icon=":material/rocket_launch:",
-                                  width="stretch")
+            load_demo = not read_only() and st.button("Load the demo", key=LOAD_DEMO_KEY, type="primary",
+                                                      icon=":material/rocket_launch:", width="stretch")
         st.caption("Home folder (catalog, indexes, golden sets)")
         st.code(str(session.home_path()), language=None, wrap_lines=True)
     return load_demo
@@ -44,7 +46,7 @@ def _collection_picker(infos: dict) -> None:
         st.session_state[session.COLLECTION_KEY] = names[0]
     # counts go in a caption, not in the option labels: the browser keeps showing a picked
     # option's old label when only its label changes
-    name = st.selectbox("Collection", names, key=session.COLLECTION_KEY,
+    name = st.selectbox("Collection", names, key=session.COLLECTION_KEY, format_func=shown_name,
                         help="Every page works on this collection. Create or delete collections on the Documents page.")
     info = infos[name]
     where = "" if info.backend == "local" else f" · {md_escape(info.backend)}"

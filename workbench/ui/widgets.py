@@ -12,6 +12,7 @@ from workbench.service import INDEX_KEYS_PREFIXES
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.pages import DOCUMENTS, PageSpec
 from workbench.ui.text import md_escape
+from workbench.names import shown_name
 
 
 def page_link(page: PageSpec, label: str | None = None) -> None:
@@ -47,6 +48,7 @@ def document_label(doc) -> str:
     """How a document appears in pickers (selectbox options are plain text)."""
     title = " ".join((doc.title or "").split())
     name = doc.source if not title or title == doc.source else f"{doc.source} — {title}"
+    name = shown_name(name)
     return name if len(name) <= 90 else name[:89] + "…"
 
 

@@ -170,3 +170,12 @@ def test_missing_or_bad_settings_say_what_to_set(env, expected):
 def test_chat_from_env_without_settings_returns_the_problem():
     result = chat_from_env(MESSAGES, env={})
     assert not result.ok and result.error.startswith("not configured")
+
+
+def test_an_error_that_echoes_the_api_key_never_carries_its_value(fake_llm):
+    fake_llm.behaviour = "unauthorized"
+    key = "sk-marker-0123456789abcdef"
+    result = chat([{"role": "user", "content": "hi"}], LlmSettings(fake_llm.base_url, "fake-llm", key))
+    assert fake_llm.calls[-1]["authorization"] == f"Bearer {key}"  # the key was sent...
+    assert not result.ok and key not in result.error  # ...and the message the pages show does not hold it
+    assert "answered HTTP 401: Incorrect API key provided: <API key>; check WORKBENCH_LLM_API_KEY" in result.error
