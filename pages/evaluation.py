@@ -23,7 +23,7 @@ from workbench.evaluation.sweep import expand, parse_grid_argument, plan, run_sw
 from workbench.names import shown_name
 from workbench.retrieval.llm_cost import llm_calls_for_run
 from workbench.sharing import require_writable
-from workbench.ui import session
+from workbench.ui import golden_builder, session
 from workbench.ui.access import hidden_in_read_only, read_only
 from workbench.ui.llm_panels import answers_frame, llm_option
 from workbench.ui.text import md_escape
@@ -400,7 +400,8 @@ def beir_import(bench, name: str) -> None:
 
 st.title("Evaluation")
 current = require_collection("evaluate")
-evaluate, runs, sweep, golden_edit = st.tabs(["Evaluate", "Runs & compare", "Sweep", "Golden sets"])
+evaluate, runs, sweep, golden_edit, from_documents = st.tabs(
+    ["Evaluate", "Runs & compare", "Sweep", "Golden sets", "From your documents"])
 with evaluate:
     evaluate_tab(current)
 with runs:
@@ -409,3 +410,5 @@ with sweep:
     sweep_tab(current)
 with golden_edit:
     golden_tab(current)
+with from_documents:
+    golden_builder.render(current)

@@ -13,14 +13,14 @@ from store.runs_repository import QueryResultRow, RunRow, SweepRow
 def save_run(catalog: Catalog, *, collection: str, golden: str, level: str, label: str, config: dict,
              overrides: dict, metrics: dict, stage_metrics: dict, evaluated_top_k: int, skipped: list,
              notes: list, elapsed_s: float, sweep_id: int | None, results: list[QueryResultRow],
-             abstention: dict | None = None) -> RunRow:
+             abstention: dict | None = None, golden_hash: str | None = None) -> RunRow:
     """Store a run with its per-query results and return the stored row (id, label, time)."""
     with catalog.connect() as con:
         run_id = runs_repo.insert_run(
             con, collection=collection, golden=golden, level=level, label=label, config=config,
             overrides=overrides, metrics=metrics, stage_metrics=stage_metrics, evaluated_top_k=evaluated_top_k,
             queries=len(results), skipped=skipped, notes=notes, elapsed_s=elapsed_s, sweep_id=sweep_id,
-            abstention=abstention,
+            abstention=abstention, golden_hash=golden_hash,
         )
         runs_repo.insert_query_results(con, run_id, results)
         return runs_repo.get_run(con, run_id)

@@ -32,6 +32,7 @@ class RunRow:
     sweep_id: int | None
     created_at: datetime
     abstention: dict | None = None  # counts of the confidence verdict against no-answer queries
+    golden_hash: str | None = None  # content hash of the golden set (None for runs stored before it was kept)
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ class SweepRow:
 
 _RUN_COLUMNS = (
     "id, collection, golden, level, label, config, overrides, metrics, stage_metrics, evaluated_top_k,"
-    " queries, skipped, notes, elapsed_s, sweep_id, created_at, abstention"
+    " queries, skipped, notes, elapsed_s, sweep_id, created_at, abstention, golden_hash"
 )
 _JSON_RUN_FIELDS = (5, 6, 7, 8, 11, 12)
 _ABSTENTION_FIELD = 16
@@ -81,15 +82,15 @@ def _run(row) -> RunRow:
 def insert_run(
     con, *, collection: str, golden: str, level: str, label: str, config: dict, overrides: dict,
     metrics: dict, stage_metrics: dict, evaluated_top_k: int, queries: int, skipped: list, notes: list,
-    elapsed_s: float, sweep_id: int | None = None, abstention: dict | None = None,
+    elapsed_s: float, sweep_id: int | None = None, abstention: dict | None = None, golden_hash: str | None = None,
 ) -> int:
     return con.execute(
         "INSERT INTO evaluation_runs (collection, golden, level, label, config, overrides, metrics, stage_metrics,"
-        " evaluated_top_k, queries, skipped, notes, elapsed_s, sweep_id, abstention)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        " evaluated_top_k, queries, skipped, notes, elapsed_s, sweep_id, abstention, golden_hash)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         [collection, golden, level, label, json.dumps(config), json.dumps(overrides), json.dumps(metrics),
          json.dumps(stage_metrics), evaluated_top_k, queries, json.dumps(skipped), json.dumps(notes), elapsed_s,
-         sweep_id, json.dumps(abstention) if abstention is not None else None],
+         sweep_id, json.dumps(abstention) if abstention is not None else None, golden_hash],
     ).fetchone()[0]
 
 

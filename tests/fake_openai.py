@@ -29,6 +29,8 @@ from typing import Callable
 from workbench.chunking.enrich import ENRICH_SYSTEM
 from workbench.evaluation.answers import CONTEXT_PRECISION_SYSTEM, FAITHFULNESS_SYSTEM, RELEVANCE_SYSTEM
 from workbench.generation.context import SYSTEM_INSTRUCTIONS
+from workbench.golden.llm_judge import JUDGE_SYSTEM
+from workbench.golden.prompts import SYSTEMS as SYNTH_SYSTEMS
 from workbench.llm.prompt_data import data_blocks
 from workbench.retrieval.enhance import DECOMPOSE_SYSTEM, HYDE_SYSTEM, MULTI_SYSTEM, REWRITE_SYSTEM
 from workbench.retrieval.llm_rerank import RERANK_SYSTEM
@@ -48,7 +50,11 @@ PURPOSES = {
     FAITHFULNESS_SYSTEM[:60]: "judge.faithfulness",
     RELEVANCE_SYSTEM[:60]: "judge.answer_relevance",
     CONTEXT_PRECISION_SYSTEM[:60]: "judge.context_precision",
+    **{system[:60]: f"golden.synth.{kind}" for kind, system in SYNTH_SYSTEMS.items()},
+    JUDGE_SYSTEM[:60]: "golden.judge",
 }
+#: how a golden-synth reply can go wrong on request (``FakeOpenAI.synth_fault``, ``synth_fault_every``)
+SYNTH_FAULTS = ("malformed", "unfound", "copy", "duplicate", "empty")
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[a-z0-9]{3,}")
@@ -143,7 +149,76 @@ def default_reply(purpose: str, system: str, user: str) -> str:
     if purpose == "judge.context_precision":
         question, passage = _field(user, "Question"), _block(user, "passage")
         return "yes" if overlap(question, passage) >= 0.3 else "no"
+    if purpose.startswith("golden.synth."):
+        return synth_reply(purpose.removeprefix("golden.synth."), user)
+    if purpose == "golden.judge":
+        blocks = dict(data_blocks(user))
+        query, passage = blocks.get("query", ""), blocks.get("passage", "")
+        share = overlap(query, passage)
+        grade = 3 if share >= 0.6 else 2 if share >= 0.4 else 1 if share >= 0.2 else 0
+        return json.dumps({"grade": grade, "reason": f"the passage has {share:.0%} of the query's words"})
     return "I am a fake model and do not know this prompt."
+
+
+def _quotable_sentence(passage: str) -> str:
+    """The first sentence of the passage's prose (headings, tables, lists and code left out; a
+    sentence never spans them), with its whitespace joined the way a model copies it."""
+    runs, current = [], []
+    for line in passage.splitlines() + [""]:
+        if line.strip() and not re.match(r"\s*([#|>*`-]|\d+\.)", line):
+            current.append(line)
+        elif current:
+            runs.append(" ".join(current))
+            current = []
+    sentences = []
+    for run in runs or [passage]:
+        # a model copies Chinese without the line breaks a PDF put between its characters
+        joined = re.sub(r"(?<=[\u3400-\u9fff，。])\s+(?=[\u3400-\u9fff，。])", "", " ".join(run.split()))
+        sentences += re.findall(r".+?(?:[.!?](?=\s|$)|[。！？])", joined) or [joined]
+    for sentence in sentences:
+        if len(words(sentence)) >= 4:
+            return sentence.strip()[:400]
+    return sentences[0].strip()[:400]
+
+
+def _topic_words(sentence: str, count: int = 2) -> list[str]:
+    """A few distinct words of the sentence to ask about: its longest Latin words, or for Chinese
+    its first two-character words."""
+    latin = sorted({w for w in _LATIN.findall(sentence.lower()) if w not in _STOP}, key=lambda w: (-len(w), w))
+    if latin and not _CJK.search(sentence):
+        return latin[:count]
+    han = "".join(_CJK.findall(sentence))
+    return [han[i:i + 2] for i in range(0, min(len(han), 2 * count), 2)] or latin[:count]
+
+
+def synth_reply(kind: str, user: str, fault: str = "") -> str:
+    """A golden-synth reply: a question in the passage's language that does not copy it, and the
+    passage's first prose sentence as the quote; ``fault`` makes it go wrong one of SYNTH_FAULTS ways."""
+    passages = [text for name, text in data_blocks(user) if name.startswith("passage")] or [user]
+    quotes = [_quotable_sentence(p) for p in passages]
+    chinese = bool(_CJK.search(quotes[0]))
+    topic = _topic_words(quotes[0]) + (_topic_words(quotes[1], 1) if len(quotes) > 1 else [])
+    a, b = (topic + ["it", "it"])[:2]
+    if kind == "unanswerable":
+        question = f"{a}在1850年的价格是多少？" if chinese else f"What did {a} cost in the year 1850?"
+    elif kind == "multi_hop":
+        question = f"{a}与{b}之间有什么联系？" if chinese else f"How is {a} connected with {b}?"
+    elif kind == "abstract":
+        question = f"关于{a}，这段文字的主旨是什么？" if chinese else f"What is the overall point made about {a}?"
+    else:
+        question = f"关于{a}和{b}，文中提到了什么？" if chinese else f"Which finding on {a} and {b} is reported?"
+    quote: str | list[str] = quotes[:2] if kind == "multi_hop" else ("" if kind == "unanswerable" else quotes[0])
+    if fault == "malformed":
+        return f"Sure! Here is a question: {question}"
+    if fault == "unfound":
+        quote = "这句话并不在文中。" if chinese else "This sentence does not appear in the passage at all."
+    elif fault == "copy":
+        question = quotes[0].rstrip(".。") + ("？" if chinese else "?")
+    elif fault == "duplicate":
+        question = "这个集合的主要内容是什么？" if chinese else "What is this collection mainly about?"
+    elif fault == "empty":
+        question, quote = "", ""
+    return json.dumps({"question": question, "quote": quote}, ensure_ascii=False)
 
 
 def hashed_embedding(text: str) -> list[float]:
@@ -166,12 +241,17 @@ class FakeOpenAI(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self, respond: Callable[[dict], str | None] | None = None) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+    def __init__(self, respond: Callable[[dict], str | None] | None = None, port: int = 0) -> None:
+        super().__init__(("127.0.0.1", port), _Handler)
         self.respond = respond
         self.calls: list[dict] = []
         self.scripts: list[Script] = []
         self.behaviour = "ok"  # ok | slow | garbage | malformed | error | unauthorized
+        #: golden synth: every Nth passage (by a hash of its text) gets a fault, cycling SYNTH_FAULTS; 0 = none
+        self.synth_fault_every = 0
+        self.synth_faults: list[tuple[str, str]] = []  # (text in the prompt, fault), see synth_fault
+        #: after this many chat requests every further one gets an HTTP 500 (an endpoint dying midway)
+        self.fail_after: int | None = None
         self.delay_s = 0.0
         self.lock = threading.Lock()
         self._thread: threading.Thread | None = None
@@ -189,6 +269,11 @@ class FakeOpenAI(ThreadingHTTPServer):
     def script(self, contains: str, reply: str, purpose: str | None = None) -> None:
         """Reply ``reply`` to any prompt (of ``purpose``, if given) whose user message contains ``contains``."""
         self.scripts.append(Script(contains, reply, purpose))
+
+    def synth_fault(self, contains: str, fault: str) -> None:
+        """Make golden-synth replies to prompts containing ``contains`` go wrong: one of SYNTH_FAULTS."""
+        assert fault in SYNTH_FAULTS, fault
+        self.synth_faults.append((contains, fault))
 
     def count(self, path: str | None = None, purpose: str | None = None) -> int:
         with self.lock:
@@ -230,7 +315,19 @@ class FakeOpenAI(ThreadingHTTPServer):
         for script in reversed(self.scripts):
             if script.contains in user and script.purpose in (None, purpose):
                 return purpose, script.reply
+        if purpose.startswith("golden.synth."):
+            return purpose, synth_reply(purpose.removeprefix("golden.synth."), user, self._synth_fault(user))
         return purpose, default_reply(purpose, system, user)
+
+    def _synth_fault(self, user: str) -> str:
+        for contains, fault in reversed(self.synth_faults):
+            if contains in user:
+                return fault
+        if self.synth_fault_every:
+            digest = int(hashlib.md5(user.encode("utf-8")).hexdigest(), 16)
+            if digest % self.synth_fault_every == 0:
+                return SYNTH_FAULTS[(digest // self.synth_fault_every) % len(SYNTH_FAULTS)]
+        return ""
 
 
 def images_of(body: dict) -> list[bytes]:
@@ -266,6 +363,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         with server.lock:
             server.calls.append({**request, "purpose": purpose})
+            chats = sum(1 for c in server.calls if c["path"].endswith("/chat/completions"))
+        if server.fail_after is not None and purpose != "embeddings" and chats > server.fail_after:
+            reply = None
         if reply is None:
             self._send(500, {"error": {"message": "no scripted reply"}})
             return
@@ -316,3 +416,29 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Start the server by hand: ``python -m tests.fake_openai [--port 8765] [--synth-faults 5]``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="the tests' fake OpenAI-compatible endpoint, on 127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="port to listen on (default: any free one)")
+    parser.add_argument("--synth-faults", type=int, default=0, metavar="N",
+                        help="golden synth: every Nth passage gets a bad reply (malformed, unfound quote, ...)")
+    args = parser.parse_args(argv)
+    try:
+        server = FakeOpenAI(port=args.port)
+    except OSError as error:
+        raise SystemExit(f"error: cannot listen on 127.0.0.1:{args.port} ({error.strerror}); pick another --port, "
+                         "or --port 0 for any free one")
+    server.synth_fault_every = args.synth_faults
+    print(f"export WORKBENCH_LLM_BASE_URL={server.base_url} WORKBENCH_LLM_MODEL={FAKE_MODEL}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    main()

@@ -323,6 +323,25 @@ class IngestConfig:
 
 
 @dataclass(frozen=True)
+class SynthConfig:
+    """Writing golden questions with the LLM endpoint (``golden synth``) and grading pools with it."""
+
+    max_overlap: float = setting(0.75, "golden synth: a question sharing more than this share of its BM25 tokens "
+                                 "with its quote copies it and is rejected", minimum=0.0, maximum=1.0)
+    max_similarity: float = setting(0.95, "golden synth: a question whose embedding cosine with a kept one is above "
+                                    "this is a near-duplicate and is rejected", minimum=0.0, maximum=1.0)
+    min_chunk_chars: int = setting(80, "golden synth: chunks shorter than this are not sampled",
+                                   minimum=1, maximum=100_000)
+    max_chunk_chars: int = setting(3000, "golden synth and judge: characters of a chunk put into a prompt",
+                                   minimum=100, maximum=100_000)
+    max_items: int = setting(2000, "golden synth: most questions one run may ask for (--n)", minimum=1,
+                             maximum=1_000_000)
+    max_tokens: int = setting(400, "golden synth and judge: most tokens a reply may have", minimum=16, maximum=32_000)
+    timeout_s: float = setting(120.0, "golden synth and judge: seconds one request may take",
+                               minimum=0.1, maximum=3600.0)
+
+
+@dataclass(frozen=True)
 class LogConfig:
     """What the workbench records about its own use (kept in the home, never sent anywhere)."""
 
@@ -346,6 +365,7 @@ class WorkbenchConfig:
     rerank: RerankConfig = field(default_factory=RerankConfig)
     confidence: ConfidenceConfig = field(default_factory=ConfidenceConfig)
     ingest: IngestConfig = field(default_factory=IngestConfig)
+    synth: SynthConfig = field(default_factory=SynthConfig)
     log: LogConfig = field(default_factory=LogConfig)
 
     def to_dict(self) -> dict:
@@ -404,6 +424,8 @@ INDEX_TIME_SECTIONS = ("chunking", "embedding")
 QUERY_TIME_SECTIONS = ("dense", "retrieval", "query", "fusion", "filters", "mmr", "rerank", "confidence")
 #: limits applied while files are read; they change what is accepted, not how it is indexed
 INGEST_TIME_SECTIONS = ("ingest",)
+#: how golden sets are written and graded with the LLM endpoint; no effect on retrieval
+GOLDEN_SECTIONS = ("synth",)
 #: what the workbench records about its own use; no effect on results
 USAGE_SECTIONS = ("log",)
 

@@ -45,13 +45,14 @@ def main(argv: list[str] | None = None) -> int:
     from workbench.config import ConfigError
     from workbench.evaluation.golden import GoldenSetError
     from workbench.ingestion.workers import WorkerStartError
+    from workbench.llm.client import LlmUnavailable
     from workbench.models.availability import ModelNotAvailableError
     from workbench.retrieval.pipeline import QueryError
 
     try:
         return args.handler(args)
     except (NotFoundError, ConfigError, GoldenSetError, QueryError, CatalogBusyError, ModelNotAvailableError,
-            MilvusError, WorkerStartError, ValueError) as error:
+            MilvusError, WorkerStartError, LlmUnavailable, ValueError) as error:
         message = error.args[0] if isinstance(error, LookupError) and error.args else str(error)
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE

@@ -7,12 +7,15 @@
     golden export POOL --out NAME           the pool's judgements as a golden set (grades and spans)
     golden agree A B -c C                   weighted kappa, and Kendall tau of configurations by nDCG@10
     golden drop A --fraction F --out NAME   a seeded copy of A without a share of its judgements
+
+and, asking the LLM endpoint (``workbench.cli.golden_synth``): ``golden synth`` and ``golden judge --llm``.
 """
 
 from __future__ import annotations
 
 import sys
 
+from workbench.cli import golden_synth
 from workbench.cli.common import COLLECTION_HELP, EXIT_OK, collection_of, workbench_from
 
 CONFIGS_HELP = ("configurations: a preset name, KEY=VALUE+KEY=VALUE, or PRESET+KEY=VALUE (each on the "
@@ -22,7 +25,8 @@ CONFIGS_HELP = ("configurations: a preset name, KEY=VALUE+KEY=VALUE, or PRESET+K
 def add_commands(commands, common) -> None:
     p = commands.add_parser("golden", help="build golden sets from your own documents")
     actions = p.add_subparsers(dest="golden_action", required=True)
-    for add in (_add_queries, _add_from_log, _add_pool, _add_pools, _add_export, _add_agree, _add_drop):
+    for add in (_add_queries, _add_from_log, _add_pool, _add_pools, _add_export, _add_agree, _add_drop,
+                golden_synth.add_synth, golden_synth.add_judge):
         add(actions, common)
 
 

@@ -128,6 +128,12 @@ def compare_runs(a: EvaluationResult, b: EvaluationResult, metric: str = "ndcg@1
                               ("level", a.level, b.level)):
         if left != right:
             warnings.append(f"the runs differ in {what} ({left} vs {right}); the pairing may not be meaningful")
+    if a.golden == b.golden and a.golden_hash and b.golden_hash and a.golden_hash != b.golden_hash:
+        warnings.append(f"the runs used different contents of golden set {a.golden!r} (hash {a.golden_hash} vs "
+                        f"{b.golden_hash}): it was edited between them, so the two are not measured on the same set")
+    elif a.golden == b.golden and bool(a.golden_hash) != bool(b.golden_hash):
+        warnings.append(f"only one run recorded the content of golden set {a.golden!r}; it may have changed between "
+                        "them")
     queries_a = {q.query_id: q for q in a.per_query}
     queries_b = {q.query_id: q for q in b.per_query}
     paired = [qid for qid in queries_a if qid in queries_b]

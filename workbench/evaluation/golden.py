@@ -207,6 +207,16 @@ def load(path: Path) -> GoldenSet:
     return GoldenSet(path.stem, queries, path)
 
 
+def content_hash(golden: GoldenSet) -> str:
+    """A short hash of what a set judges: each query's id, text, relevant items and answer, in
+    order (``meta``, such as provenance and review notes, is left out). Runs record it, so two
+    runs scored on different contents of a same-named set can be told apart."""
+    import hashlib
+
+    judged = [{key: value for key, value in q.to_dict().items() if key != "meta"} for q in golden.queries]
+    return hashlib.sha256(json.dumps(judged, ensure_ascii=False, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
 def dumps(queries: tuple[GoldenQuery, ...] | list[GoldenQuery]) -> str:
     return "".join(json.dumps(q.to_dict(), ensure_ascii=False) + "\n" for q in queries)
 

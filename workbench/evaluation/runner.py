@@ -25,7 +25,7 @@ from workbench.evaluation import metrics as m
 from workbench.evaluation.abstention import AbstentionReport, abstention
 from workbench.evaluation.answer_metrics import ANSWER_METRICS
 from workbench.evaluation.answers import judge_answer
-from workbench.evaluation.golden import GoldenQuery, GoldenSet
+from workbench.evaluation.golden import GoldenQuery, GoldenSet, content_hash
 from workbench.evaluation.relevance import ChunkJudge
 from workbench.evaluation.stages import LEVELS, average_stage_metrics, ranked_documents, stage_metrics, stage_rankings
 from workbench.retrieval.stages import FINAL
@@ -93,6 +93,8 @@ class EvaluationResult:
     created_at: str | None = None
     #: how the confidence verdict did, when the golden set has no-answer queries (empty ``relevant``)
     abstention: AbstentionReport | None = None
+    #: ``golden.content_hash`` of the set scored ("" for runs stored before it was recorded)
+    golden_hash: str = ""
 
     @property
     def metric_names(self) -> list[str]:
@@ -107,6 +109,7 @@ class EvaluationResult:
             "label": self.label,
             "collection": self.collection,
             "golden": self.golden,
+            "golden_hash": self.golden_hash,
             "level": self.level,
             "metrics": self.metrics,
             "config": self.config,
@@ -126,6 +129,7 @@ class EvaluationResult:
         return cls(
             collection=data["collection"],
             golden=data["golden"],
+            golden_hash=data.get("golden_hash") or "",
             level=data["level"],
             config=data["config"],
             metrics=dict(data["metrics"]),
@@ -265,6 +269,7 @@ def evaluate(
     return EvaluationResult(
         collection=collection,
         golden=golden.name,
+        golden_hash=content_hash(golden),
         level=level,
         config=config.to_dict(),
         metrics=averaged,

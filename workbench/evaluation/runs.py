@@ -30,7 +30,7 @@ def save_run(catalog: Catalog, result: EvaluationResult, *, label: str = "", ove
         stage_metrics=result.stage_metrics, evaluated_top_k=result.evaluated_top_k,
         skipped=[asdict(s) for s in result.skipped], notes=result.notes, elapsed_s=result.elapsed_s,
         sweep_id=sweep_id, results=rows,
-        abstention=result.abstention.to_dict() if result.abstention else None,
+        abstention=result.abstention.to_dict() if result.abstention else None, golden_hash=result.golden_hash or None,
     )
     result.run_id = stored.id
     result.label = stored.label
@@ -63,6 +63,7 @@ def _result(row: RunRow, results: list[QueryResultRow]) -> EvaluationResult:
         label=row.label,
         created_at=row.created_at.isoformat(timespec="seconds"),
         abstention=AbstentionReport.from_dict(row.abstention) if row.abstention else None,
+        golden_hash=row.golden_hash or "",
     )
 
 

@@ -116,7 +116,7 @@ def ranking_agreement(bench, collection: str, a: GoldenSet, b: GoldenSet, config
         if layout not in judges:
             judges[layout] = judge_for(bench, collection, config)
         if needs_query_vectors(config):
-            bench.embed_queries(config.embedding.model, list({q.query for q in (*a.queries, *b.queries)}))
+            bench.embed_queries(config.embedding.key, list({q.query for q in (*a.queries, *b.queries)}))
         traces.clear()
         results = [evaluate(run_once, golden, config, collection, judges[layout], level=report.level,
                             metric_names=[metric]) for golden in (a, b)]

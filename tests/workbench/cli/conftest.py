@@ -1,3 +1,4 @@
 """Evaluation homes (see ``tests/workbench/evaluation_fixtures.py``), shared with the CLI tests."""
 
 from tests.workbench.evaluation_fixtures import eval_embedder, eval_home, scifact_slice  # noqa: F401
+from tests.workbench.synth_fixtures import synth_home  # noqa: F401
