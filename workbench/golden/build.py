@@ -110,7 +110,7 @@ def run_synth(bench, plan: SynthPlan, progress: Callable[[int, int], None] | Non
     """Ask for every unfinished task, verify, and write the set and its summary (also when the
     endpoint failed midway: what was finished is kept)."""
     client = bench.llm()
-    model = plan.config.embedding.model
+    model = plan.config.embedding.key
     markdowns: dict[int, str] = {}
 
     def markdown_of(doc_id: int) -> str:
