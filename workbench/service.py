@@ -14,7 +14,6 @@ import shutil
 import threading
 import weakref
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -46,7 +45,8 @@ from workbench.models.availability import card_for, require_available
 from workbench.models.catalogue import EMBEDDING, RERANK
 from workbench.ingestion.indexing import SyncResult, layout_dir, sync_layout
 from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
-from workbench.layout import LOCAL, Layout
+from workbench.collection_info import CollectionInfo, Migration, interrupted_reason
+from workbench.layout import Layout
 from workbench.embedding.cache import embed_cached
 from workbench.llm.client import LlmClient
 from workbench.llm.endpoint import SettingsLookup, settings_from_env
@@ -89,40 +89,6 @@ def uses_llm(config: WorkbenchConfig) -> bool:
 
 def index_overrides(config: WorkbenchConfig) -> dict[str, object]:
     return {k: v for k, v in config.flat().items() if k.startswith(INDEX_KEYS_PREFIXES)}
-
-
-@dataclass(frozen=True)
-class CollectionInfo:
-    name: str
-    documents: int
-    chunks: int
-    embedding_model: str
-    default_preset: str
-    config: dict
-    #: why the collection may be missing files: its last ingest did not finish ("" when it did)
-    interrupted: str = ""
-
-    @property
-    def backend(self) -> str:
-        """Where the collection's indexes live: its backend, with its URI when it has one."""
-        return backend_named(str(self.config.get("index.backend", LOCAL))).describe(self.config)
-
-
-def _interrupted(last_ingest) -> str:
-    if last_ingest is None or last_ingest.status == "finished":
-        return ""
-    how = "was cancelled" if last_ingest.status == "cancelled" else "was interrupted (or is still running)"
-    return (f"the last ingest {how} after {last_ingest.files_recorded} of its {last_ingest.files_total} files; "
-            "run it again to finish (unchanged files are skipped, cached texts are not embedded again)")
-
-
-@dataclass(frozen=True)
-class Migration:
-    collection: str
-    backend: str
-    uri: str | None
-    results: tuple  # SyncResult of every layout built at the new place
-    dropped: tuple[str, ...]  # what was removed from the old place
 
 
 class Workbench:
@@ -192,7 +158,7 @@ class Workbench:
         default_model = WorkbenchConfig().embedding.model
         return [
             CollectionInfo(s.row.name, s.documents, s.chunks, s.row.config.get("embedding.model", default_model),
-                           s.row.default_preset, s.row.config, _interrupted(s.last_ingest))
+                           s.row.default_preset, s.row.config, interrupted_reason(s.last_ingest))
             for s in stored_collections.collection_summaries(self.catalog)
         ]
 

@@ -254,7 +254,7 @@ class MilvusCollection:
                              limit=min(k, MAX_TOPK), filter=expression,
                              search_params={"metric_type": "COSINE", "params": {"ef": int(min(max(ef, k), MAX_EF))}},
                              timeout=self.timeout_s)
-        return [(int(hit["id"]), float(hit["distance"])) for hit in results[0]]
+        return _id_score_pairs(results)
 
     def search_bm25(self, text: str, k: int, expression: str = "") -> list[tuple[int, float]]:
         if expression:
@@ -264,4 +264,13 @@ class MilvusCollection:
                              search_params={"metric_type": "BM25"}, timeout=self.timeout_s)
         # A BM25 score is positive. Milvus reports it as the distance, Milvus Lite as the negated
         # distance (smaller is nearer); the magnitude is the score either way.
-        return [(int(hit["id"]), abs(float(hit["distance"]))) for hit in results[0]]
+        return [(chunk_id, abs(score)) for chunk_id, score in _id_score_pairs(results)]
+
+
+def _id_score_pairs(results) -> list[tuple[int, float]]:
+    """(id, distance) of the one query's hits, read from the hits' id and distance columns: iterating
+    the hits would have pymilvus decode every row's fields first, a third of a query's time."""
+    if not results:
+        return []
+    hits = results[0]
+    return list(zip(map(int, hits.ids), map(float, hits.distances)))
