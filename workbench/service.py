@@ -25,7 +25,7 @@ from store import repository as repo
 from store import settings as stored_settings
 from store.catalog import Catalog
 from store.index_set import Snapshot, SnapshotCache
-from store.retrieval_index import IndexFormatError, IndexMissing
+from store.retrieval_index import IndexBackendError, IndexFormatError, IndexMissing
 from store.settings import StoredPreset, StoredSettings
 from workbench.config import (
     DEFAULT_PRESET,
@@ -57,6 +57,8 @@ from workbench.retrieval.trace import Trace
 log = logging.getLogger(__name__)
 
 NotFoundError = repo.NotFoundError
+#: an index backend failed (a Milvus that is down, say); the message names the place and the fix
+BackendError = IndexBackendError
 HOME_ENV = "WORKBENCH_HOME"
 DEFAULT_HOME = Path("data")
 #: keys a collection fixes when it is created: how its chunks and indexes are built
