@@ -6,19 +6,21 @@ import json
 from typing import AbstractSet, Iterable
 
 from store.milvus.schema import DOC_ID, DOC_TYPE, ID
+from store.retrieval_index import AllowedChunks
 
 
 def filter_expression(allowed_ids: AbstractSet[int] | None) -> str:
     """A Milvus boolean expression for the allowed chunks.
 
-    A set that says which documents and types it came from (``document_ids`` / ``doc_types``
-    attributes, as the pipeline's document filters give) becomes an expression on those fields,
-    which stays short however many chunks the documents hold; any other set becomes ``id in [...]``.
+    ``AllowedChunks`` that say which documents and types they came from (as the pipeline's
+    document filters give) become an expression on those fields, which stays short however many
+    chunks the documents hold; any other set becomes ``id in [...]``.
     """
     if allowed_ids is None:
         return ""
-    document_ids = getattr(allowed_ids, "document_ids", None)
-    doc_types = getattr(allowed_ids, "doc_types", None)
+    document_ids = doc_types = None
+    if isinstance(allowed_ids, AllowedChunks):
+        document_ids, doc_types = allowed_ids.document_ids, allowed_ids.doc_types
     if document_ids is not None or doc_types is not None:
         clauses = []
         if document_ids is not None:
