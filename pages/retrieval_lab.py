@@ -16,7 +16,7 @@ import streamlit as st
 from workbench.analysis.relevance import relevant_in_run
 from workbench.analysis.side_config import differences, side_config
 from workbench.config import ConfigError, dumps
-from workbench.service import MilvusError
+from workbench.service import BackendError
 from workbench.ui import session
 from workbench.ui.context_panel import render_context
 from workbench.ui.hit_explanation import render_explain
@@ -94,7 +94,7 @@ def _run_sides(collection: str, query: str, configs: dict, containers: dict) -> 
         try:
             with st.spinner(f"Running side {side.upper()}…"):
                 traces[side], snapshots[side] = run_side(collection, query, configs[side])
-        except MilvusError as error:  # the message names the URI and the fix
+        except BackendError as error:  # a Milvus that is down, say: the message names the URI and the fix
             with containers[side]:
                 st.error(f"Side {side.upper()} could not run: {md_escape(error)}")
         except Exception as error:  # shown, not raised: the other side and the rest of the page still work

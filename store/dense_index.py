@@ -19,6 +19,7 @@ from store.retrieval_index import (
     IndexQuery,
     IndexStats,
     ScoreExplanation,
+    VectorIndex,
     as_query,
     read_params,
     write_params,
@@ -47,8 +48,8 @@ def normalize_rows(vectors: np.ndarray) -> np.ndarray:
     return vectors / norms
 
 
-class DenseIndex:
-    """HNSW over unit vectors; implements ``store.retrieval_index.RetrievalIndex`` (reads vectors)."""
+class DenseIndex(VectorIndex):
+    """HNSW over unit vectors; implements ``store.retrieval_index.VectorIndex`` (reads vectors)."""
 
     backend = "hnswlib"
     format_version = FORMAT_VERSION

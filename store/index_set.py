@@ -5,12 +5,15 @@ Layout of one collection's indexes for one layout (chunking + model + index para
     indexes/<collection>/<layout key>/CURRENT            {"version": "...", "generation": N}
     indexes/<collection>/<layout key>/<version>/         one immutable snapshot:
         manifest.json   what it reflects: catalog generation, layout, counts
-        dense/          hnswlib graph + normalised vectors (store.dense_index)
-        sparse/         bm25s matrices + params (store.sparse_index)
-        milvus/         instead of dense/ and sparse/ for a Milvus layout: where its Milvus
-                        collection lives (store.milvus_index); the rows themselves are in Milvus
+        ...             the backend's own parts: for local files dense/ (hnswlib graph and
+                        vectors) and sparse/ (bm25s matrices), for Milvus milvus/ (where its
+                        collection lives; the rows themselves are in Milvus)
         chunks.parquet  chunk texts, offsets, headings, pages
         documents.parquet
+
+Which backend opens a version's indexes is the layout's (``manifest.json``'s ``layout.backend``);
+the opener the caller passes (``workbench.backends``' registry) picks it, so this module knows no
+backend by name.
 
 A writer builds a whole new version folder, then replaces CURRENT atomically; a reader follows
 CURRENT, so it sees one consistent snapshot and never a half-written one. A reader tells a stale
@@ -27,14 +30,14 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from store.atomic import atomic_write_json
+from store.retrieval_index import TermIndex, VectorIndex
 
 CURRENT = "CURRENT"
-#: a snapshot of a Milvus layout holds this folder (where its collection lives) instead of dense/ and sparse/
-MILVUS_DIR = "milvus"
 KEEP_OLD_VERSIONS = 1  # readers mid-load of the previous version keep working
 
 
@@ -94,10 +97,29 @@ def read_table(path: Path) -> dict[str, list]:
     return pq.read_table(path).to_pydict()
 
 
+@dataclass(frozen=True)
+class SnapshotIndexes:
+    """A version's two routes as its backend opened them."""
+
+    backend: str
+    sparse: TermIndex
+    dense: VectorIndex | None  # None until the collection has vectors
+    dense_ids: frozenset[int]  # the chunks the dense route can return
+
+
+#: opens a version folder's indexes: (folder, its manifest, the version's chunk ids) -> its routes
+IndexOpener = Callable[[Path, dict, frozenset[int]], SnapshotIndexes]
+
+
 class Snapshot:
     """One loaded, immutable index version: both indexes plus the chunk and document tables."""
 
-    def __init__(self, folder: Path):
+    backend: str
+    sparse: TermIndex
+    dense: VectorIndex | None
+    dense_ids: frozenset[int]
+
+    def __init__(self, folder: Path, open_indexes: IndexOpener):
         self.folder = folder
         self.manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
         table = read_table(folder / "chunks.parquet")
@@ -107,42 +129,13 @@ class Snapshot:
             self.chunks[record.chunk_id] = record
         # chunk id -> document id: what every ranked list records beside each hit
         self.doc_id_of: dict[int, int] = {chunk_id: chunk.doc_id for chunk_id, chunk in self.chunks.items()}
-        if (folder / MILVUS_DIR).exists():
-            self._load_milvus(folder)
-        else:
-            self._load_local(folder)
+        opened = open_indexes(folder, self.manifest, frozenset(self.chunks))
+        self.backend, self.sparse, self.dense, self.dense_ids = (
+            opened.backend, opened.sparse, opened.dense, opened.dense_ids)
         docs = read_table(folder / "documents.parquet")
         self.documents: dict[int, DocumentInfo] = {
             values[0]: DocumentInfo(*values) for values in zip(*(docs[name] for name in DOCUMENT_COLUMNS))
         }
-
-    def _load_local(self, folder: Path) -> None:
-        from store.dense_index import DenseIndex
-        from store.sparse_index import SparseIndex
-
-        self.backend = "local"
-        self.sparse = SparseIndex.load(folder / "sparse")
-        self.dense = DenseIndex.load(folder / "dense") if (folder / "dense").exists() else None
-        self.dense_ids: frozenset[int] = frozenset(self.dense.ids().tolist()) if self.dense is not None else frozenset()
-        # Checked once here, so the query path can rely on it: every indexed chunk has a row.
-        for name, index in (("sparse", self.sparse), ("dense", self.dense)):
-            if index is not None and len(np.setdiff1d(index.ids(), self.chunk_ids())):
-                raise ValueError(
-                    f"index snapshot {folder} is inconsistent: its {name} index holds chunks that "
-                    f"chunks.parquet lacks; delete {folder.parent} and the next query rebuilds it from the catalog"
-                )
-
-    def _load_milvus(self, folder: Path) -> None:
-        """Both routes over the layout's Milvus collection, answering with this snapshot's chunks
-        only (a later push may already have written newer ones)."""
-        from store.milvus_index import MilvusBm25Index, MilvusDenseIndex
-
-        self.backend = "milvus"
-        known = frozenset(self.chunks)
-        self.dense = MilvusDenseIndex.load(folder / MILVUS_DIR, known_ids=known)
-        self.sparse = MilvusBm25Index(self.dense.collection, known)
-        # every pushed row carries its vector
-        self.dense_ids = known
 
     @property
     def generation(self) -> int:
@@ -192,7 +185,8 @@ def _collect_garbage(layout_dir: Path, keep: str) -> None:
 class SnapshotCache:
     """Loaded snapshots per layout folder, reloaded when CURRENT moves to a new version."""
 
-    def __init__(self) -> None:
+    def __init__(self, open_indexes: IndexOpener) -> None:
+        self._open_indexes = open_indexes
         self._loaded: dict[Path, tuple[str, Snapshot]] = {}
         self._pointers: dict[Path, tuple[str, tuple, dict | None]] = {}  # CURRENT's path, stat, content
         self._lock = threading.Lock()
@@ -225,14 +219,14 @@ class SnapshotCache:
             if cached and cached[0] == version:
                 return cached[1]
         try:
-            snapshot = Snapshot(layout_dir / version)
+            snapshot = Snapshot(layout_dir / version, self._open_indexes)
         except FileNotFoundError:
             # a writer published twice while we loaded and collected our version; follow it
             pointer = read_current(layout_dir)
             if pointer is None:
                 return None
             version = pointer["version"]
-            snapshot = Snapshot(layout_dir / version)
+            snapshot = Snapshot(layout_dir / version, self._open_indexes)
         with self._lock:
             self._loaded[layout_dir] = (version, snapshot)
         return snapshot

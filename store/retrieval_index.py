@@ -5,6 +5,10 @@ vectors of a ``ChunkBatch`` and of an ``IndexQuery``, the BM25 index (bm25s) rea
 a backend that does both from one store (Milvus: HNSW plus server-side BM25) reads both. Every
 backend filters by a set of allowed chunk ids, so callers never convert between filter shapes.
 
+The pipeline reads a dense route as a ``VectorIndex`` and a BM25 route as a ``TermIndex``: every
+capability it uses (exact search and its trace note, ``ef_search``, stored vectors, term
+statistics, the tokenizer, whether scores can be explained) is declared here, with a default
+where a backend may lack it, so nothing above ``store`` probes an index for what it can do.
 ``tests/store/test_index_contract.py`` runs one suite of behaviour against every
 implementation; a new backend joins by adding itself to that suite.
 """
@@ -12,11 +16,15 @@ implementation; a new backend joins by adding itself to that suite.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import AbstractSet, Any, ClassVar, Mapping, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, AbstractSet, Any, ClassVar, Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from store.text_tokenizer import Bm25Tokenizer
 
 #: the key of an index folder's params.json that records its on-disk format
 FORMAT_KEY = "format"
@@ -33,6 +41,28 @@ class IndexFormatError(ValueError):
             "rebuild it from its chunks (the workbench rebuilds a collection's indexes from the catalog "
             "when it finds a stale format)"
         )
+
+
+class IndexBackendError(RuntimeError):
+    """An index backend failed (a server that is down, say); the message names the place and the fix."""
+
+
+class IndexMissing(IndexBackendError):
+    """The index a snapshot points to is gone (a new, empty server, say); it is rebuilt from the catalog."""
+
+
+class TermStatisticsNotSupported(NotImplementedError):
+    """The BM25 index keeps its term statistics to itself (a server-side scorer)."""
+
+    def __init__(self, backend: str) -> None:
+        self.backend = backend
+        super().__init__(f"{backend} scores BM25 on its side and shares no term statistics; "
+                         "check has_term_statistics before asking")
+
+
+def lucene_idf(doc_freq: int, num_docs: int) -> float:
+    """Lucene's BM25 idf, which (unlike Robertson's) never goes negative for very common terms."""
+    return math.log(1.0 + (num_docs - doc_freq + 0.5) / (doc_freq + 0.5))
 
 
 class ExplainNotSupported(NotImplementedError):
@@ -195,6 +225,44 @@ class RetrievalIndex(Protocol):
     def save(self, folder: Path) -> None: ...
 
     def stats(self) -> IndexStats: ...
+
+
+@runtime_checkable
+class VectorIndex(RetrievalIndex, Protocol):
+    """The dense route: cosine similarity over the chunks' stored vectors (MMR and the embedding
+    map read them back). A backend subclasses it to inherit the defaults."""
+
+    dim: int
+    #: what the trace says when ``dense.exact`` asks for exact search
+    exact_search_note: ClassVar[str] = "exact (brute-force) cosine search"
+
+    def search(
+        self, query: IndexQuery | np.ndarray, k: int, allowed_ids: AbstractSet[int] | None = None, *,
+        ef_search: int = 128, exact: bool = False,
+    ) -> list[tuple[int, float]]:
+        """Up to ``k`` (chunk id, cosine) pairs, best first; ``ef_search`` is the HNSW search breadth,
+        ``exact`` compares with every allowed vector (or as near as the backend gets: its note says)."""
+
+    def vectors_for(self, chunk_ids: np.ndarray) -> np.ndarray:
+        """The stored vectors of these chunks, row-aligned; ``KeyError`` names a chunk the index lacks."""
+
+
+@runtime_checkable
+class TermIndex(RetrievalIndex, Protocol):
+    """The BM25 route over the chunks' texts. A backend subclasses it to inherit the defaults."""
+
+    #: the terms a query and a chunk are made of (explain and the keywords enhancement show them)
+    tokenizer: Bm25Tokenizer
+    #: BM25's term-frequency saturation and length normalisation (explain shows the formula with them)
+    k1: float
+    b: float
+    #: whether ``term_idf`` answers; a server-side scorer keeps its statistics to itself
+    has_term_statistics: ClassVar[bool] = False
+
+    def term_idf(self, term: str) -> float:
+        """The Lucene idf (``lucene_idf``) of one token as the tokenizer emits it; 0 for a token no
+        chunk has. ``TermStatisticsNotSupported`` where ``has_term_statistics`` is False."""
+        raise TermStatisticsNotSupported(self.backend)
 
 
 def write_params(folder: Path, params: dict, format_version: int) -> None:

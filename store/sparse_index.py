@@ -26,7 +26,9 @@ from store.retrieval_index import (
     IndexQuery,
     IndexStats,
     ScoreExplanation,
+    TermIndex,
     as_query,
+    lucene_idf,
     read_params,
     write_params,
 )
@@ -43,11 +45,6 @@ TERM_FREQS_FILE = "term_freqs.npz"
 CHUNK_IDS_FILE = "chunk_ids.npy"
 
 
-def lucene_idf(doc_freq: int, num_docs: int) -> float:
-    """Lucene's BM25 idf, which (unlike Robertson's) never goes negative for very common terms."""
-    return math.log(1.0 + (num_docs - doc_freq + 0.5) / (doc_freq + 0.5))
-
-
 def lucene_tf_weight(term_freq: float, doc_len: float, avg_doc_len: float, k1: float, b: float) -> float:
     """The saturating term-frequency factor, with the length normalisation that b controls.
 
@@ -58,8 +55,8 @@ def lucene_tf_weight(term_freq: float, doc_len: float, avg_doc_len: float, k1: f
     return term_freq * (k1 + 1.0) / (term_freq + k1 * (1.0 - b + b * doc_len / avg_doc_len))
 
 
-class SparseIndex:
-    """BM25 over chunk texts; implements ``store.retrieval_index.RetrievalIndex`` (reads texts).
+class SparseIndex(TermIndex):
+    """BM25 over chunk texts; implements ``store.retrieval_index.TermIndex`` (reads texts).
 
     Positions 0..n-1 follow ``chunk_ids``: ties in score keep that order.
     """
@@ -67,6 +64,7 @@ class SparseIndex:
     backend = "bm25s"
     format_version = FORMAT_VERSION
     supports_explain = True
+    has_term_statistics = True
 
     def __init__(
         self,

@@ -193,6 +193,10 @@ class IndexConfig:
 class MilvusConfig:
     """Where and how a collection with ``index.backend = milvus`` keeps its indexes."""
 
+    #: the keys that say where a layout's collection lives and how it is analysed: part of the
+    #: layout's key (``backend_place``); the token, batch size and timeout are per process
+    PLACE_KEYS: typing.ClassVar[tuple[str, ...]] = ("uri", "collection_prefix", "analysis", "analyzer")
+
     uri: str = setting("indexes/milvus.db", "a Milvus Lite file (a relative path is inside the home) or a Milvus "
                        "server, http://host:19530")
     token: str = setting("", "Milvus credentials (user:password or an API key); never stored with the collection; "
@@ -421,6 +425,24 @@ _DEFAULTS = WorkbenchConfig()
 
 
 INDEX_TIME_SECTIONS = ("chunking", "embedding")
+
+
+def backend_place(config: WorkbenchConfig) -> tuple[tuple[str, object], ...]:
+    """Where ``config``'s index backend keeps a layout: the ``PLACE_KEYS`` of the section named like
+    the backend (empty for a backend without settings, such as local files)."""
+    section = getattr(config, config.index.backend, None)
+    keys = getattr(type(section), "PLACE_KEYS", ())
+    return tuple((key, _stripped(getattr(section, key))) for key in keys)
+
+
+def place_keys() -> tuple[str, ...]:
+    """Every backend section's place keys as flat keys (``milvus.uri``, ...): fixed with a collection."""
+    return tuple(f"{f.name}.{key}" for f in fields(WorkbenchConfig)
+                 for key in getattr(type(getattr(_DEFAULTS, f.name)), "PLACE_KEYS", ()))
+
+
+def _stripped(value):
+    return value.strip() if isinstance(value, str) else value
 QUERY_TIME_SECTIONS = ("dense", "retrieval", "query", "fusion", "filters", "mmr", "rerank", "confidence")
 #: limits applied while files are read; they change what is accepted, not how it is indexed
 INGEST_TIME_SECTIONS = ("ingest",)

@@ -4,8 +4,9 @@ and where the indexes live).
 Configurations that share a layout share chunks and indexes; they differ only in query-time
 keys. The chunk set depends on the chunking and the model (token counts and semantic breaks
 come from the model), the indexes additionally on BM25 and HNSW build parameters and on the
-backend: local files, or a Milvus collection (at a URI, analysed one way). Local layouts keep
-the keys they had before backends existed, so existing homes keep their indexes.
+backend with its place (``workbench.config.backend_place``: for Milvus, the collection's URI,
+prefix and analysis). Local layouts keep the keys they had before backends existed, so existing
+homes keep their indexes.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ import json
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
-from workbench.config import Bm25Config, ChunkingConfig, WorkbenchConfig
+from workbench.config import Bm25Config, ChunkingConfig, WorkbenchConfig, backend_place
 
-LOCAL, MILVUS = "local", "milvus"
+#: the backend whose layouts keep their pre-backend keys
+LOCAL = "local"
 
 #: bumped whenever a chunking algorithm changes its output, so stored chunk sets made by the
 #: old code are not mistaken for the new ones (their texts stay in the embedding cache)
@@ -42,16 +44,6 @@ def _keyed(chunking: ChunkingConfig) -> dict:
 
 
 @dataclass(frozen=True)
-class MilvusPlace:
-    """Where a Milvus layout's collection lives and how its text is analysed (what its key depends on)."""
-
-    uri: str  # as configured: a Milvus Lite file relative to the home, or a server URI
-    collection_prefix: str
-    analysis: str
-    analyzer: str
-
-
-@dataclass(frozen=True)
 class Layout:
     chunking: ChunkingConfig
     embedding_model: str  # the embedder key: model, plus @runtime-precision unless torch fp32
@@ -59,14 +51,11 @@ class Layout:
     dense_m: int
     dense_ef_construction: int
     backend: str = LOCAL
-    milvus: MilvusPlace | None = None  # set when backend is milvus
+    #: the backend's own settings that say where the indexes live ((key, value) pairs; empty for local)
+    place: tuple[tuple[str, object], ...] = ()
 
     @classmethod
     def of(cls, config: WorkbenchConfig) -> "Layout":
-        milvus = None
-        if config.index.backend == MILVUS:
-            m = config.milvus
-            milvus = MilvusPlace(m.uri.strip(), m.collection_prefix, m.analysis, m.analyzer)
         return cls(
             chunking=config.chunking,
             embedding_model=config.embedding.key,  # model@runtime-precision, bare for torch fp32
@@ -74,7 +63,7 @@ class Layout:
             dense_m=config.dense.m,
             dense_ef_construction=config.dense.ef_construction,
             backend=config.index.backend,
-            milvus=milvus,
+            place=backend_place(config),
         )
 
     @property
@@ -96,7 +85,7 @@ class Layout:
             "dense_m": self.dense_m,
             "dense_ef_construction": self.dense_ef_construction,
             "backend": self.backend,
-            **({"milvus": asdict(self.milvus)} if self.milvus is not None else {}),
+            **({self.backend: dict(self.place)} if self.place else {}),
         }
 
 
@@ -112,6 +101,6 @@ def _keys(layout: Layout) -> tuple[str, str]:
     build = {"bm25": asdict(layout.bm25), "m": layout.dense_m, "efc": layout.dense_ef_construction}
     if layout.backend != LOCAL:
         # only a non-local layout says where it lives: local keys stay what they always were
-        build |= {"backend": layout.backend, "milvus": asdict(layout.milvus) if layout.milvus else None}
+        build |= {"backend": layout.backend, layout.backend: dict(layout.place) if layout.place else None}
     key = f"{chunkset}-{_digest(build)[:6]}"
     return chunkset, key if layout.backend == LOCAL else f"{key}-{layout.backend}"

@@ -13,7 +13,6 @@ import os
 import shutil
 import threading
 import weakref
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -25,9 +24,8 @@ from store import repository as repo
 from store import settings as stored_settings
 from store.catalog import Catalog
 from store.index_set import Snapshot, SnapshotCache
-from store.milvus_index import MilvusCollectionMissing, MilvusError
 from store.query_log import QUERY_LOG_DIR, QueryLogFile
-from store.retrieval_index import IndexFormatError
+from store.retrieval_index import IndexBackendError, IndexFormatError, IndexMissing
 from store.settings import StoredPreset, StoredSettings
 from workbench.config import (
     DEFAULT_PRESET,
@@ -37,8 +35,10 @@ from workbench.config import (
     embedding_settings,
     flatten,
     known_keys,
+    place_keys,
     validate_overrides,
 )
+from workbench.backends import backend_named, backend_names, backend_of, open_snapshot_indexes, registered
 from workbench.embedding import get_embedder
 from workbench.embedding.calibration import choose_runtime
 from workbench.embedding.registry import check_embedding_model
@@ -49,7 +49,8 @@ from workbench.models.availability import card_for, require_available
 from workbench.models.catalogue import EMBEDDING, RERANK
 from workbench.ingestion.indexing import SyncResult, layout_dir, sync_layout
 from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
-from workbench.layout import MILVUS, Layout
+from workbench.collection_info import CollectionInfo, Migration, interrupted_reason
+from workbench.layout import Layout
 from workbench.embedding.cache import embed_cached
 from workbench.embedding.query_cache import QueryVectorCache
 from workbench.llm.client import LlmClient
@@ -62,16 +63,16 @@ from workbench.sharing import SHARE_VAR, refused_when_read_only
 log = logging.getLogger(__name__)
 
 NotFoundError = repo.NotFoundError
+#: an index backend failed (a Milvus that is down, say); the message names the place and the fix
+BackendError = IndexBackendError
 HOME_ENV = "WORKBENCH_HOME"
 DEFAULT_HOME = Path("data")
 #: keys a collection fixes when it is created: how its chunks and indexes are built
 INDEX_KEYS_PREFIXES = tuple(f"{s}." for s in INDEX_TIME_SECTIONS) + (
     "bm25.", "dense.m", "dense.ef_construction", "index.",
-    # where a Milvus layout lives; never the token, and not the per-process batch size or timeout
-    "milvus.uri", "milvus.collection_prefix", "milvus.analysis", "milvus.analyzer",
+    # where a backend's layout lives; never a token, and not per-process settings such as timeouts
+    *place_keys(),
 )
-#: the environment variable a Milvus token comes from when milvus.token is not set
-MILVUS_TOKEN_ENV = "MILVUS_TOKEN"
 
 
 def _known_only(stored: dict, owner: str) -> dict:
@@ -98,49 +99,13 @@ def index_overrides(config: WorkbenchConfig) -> dict[str, object]:
     return {k: v for k, v in config.flat().items() if k.startswith(INDEX_KEYS_PREFIXES)}
 
 
-@dataclass(frozen=True)
-class CollectionInfo:
-    name: str
-    documents: int
-    chunks: int
-    embedding_model: str
-    default_preset: str
-    config: dict
-    #: why the collection may be missing files: its last ingest did not finish ("" when it did)
-    interrupted: str = ""
-
-    @property
-    def backend(self) -> str:
-        """Where the collection's indexes live: local, or milvus (with its URI)."""
-        if self.config.get("index.backend", "local") != "milvus":
-            return "local"
-        return f"milvus ({self.config.get('milvus.uri', WorkbenchConfig().milvus.uri)})"
-
-
-def _interrupted(last_ingest) -> str:
-    if last_ingest is None or last_ingest.status == "finished":
-        return ""
-    how = "was cancelled" if last_ingest.status == "cancelled" else "was interrupted (or is still running)"
-    return (f"the last ingest {how} after {last_ingest.files_recorded} of its {last_ingest.files_total} files; "
-            "run it again to finish (unchanged files are skipped, cached texts are not embedded again)")
-
-
-@dataclass(frozen=True)
-class Migration:
-    collection: str
-    backend: str
-    uri: str | None
-    results: tuple  # SyncResult of every layout built at the new place
-    dropped: tuple[str, ...]  # what was removed from the old place
-
-
 class Workbench:
     def __init__(self, home: str | Path | None = None, read_only: bool = False):
         self.home = resolve_home(home)
         self.read_only = read_only  # a read-only shared session: writes and LLM calls are refused
         self.home.mkdir(parents=True, exist_ok=True)
         self.catalog = Catalog.in_home(self.home)
-        self._snapshots = SnapshotCache()
+        self._snapshots = SnapshotCache(open_snapshot_indexes)
         self._layout_dirs: dict[tuple[str, Layout], Path] = {}
         self._query_vectors = QueryVectorCache(self._embed_queries)
         self._languages: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # snapshot -> CollectionLanguage
@@ -210,7 +175,7 @@ class Workbench:
         default_model = WorkbenchConfig().embedding.model
         return [
             CollectionInfo(s.row.name, s.documents, s.chunks, s.row.config.get("embedding.model", default_model),
-                           s.row.default_preset, s.row.config, _interrupted(s.last_ingest))
+                           s.row.default_preset, s.row.config, interrupted_reason(s.last_ingest))
             for s in stored_collections.collection_summaries(self.catalog)
         ]
 
@@ -246,10 +211,10 @@ class Workbench:
     @refused_when_read_only("Deleting a collection")
     def delete_collection(self, name: str) -> None:
         config = self.config_for(name)
-        milvus_layouts = [layout for layout in self.layouts_of(name, config) if layout.backend == MILVUS]
+        layouts = self.layouts_of(name, config)
         stored_collections.delete_collection(self.catalog, name)
         self._snapshots.forget()
-        self._drop_milvus(name, config, milvus_layouts)
+        self._drop(name, config, layouts)
         shutil.rmtree(self.home / "indexes" / name, ignore_errors=True)
 
     @refused_when_read_only("Changing a collection's settings")
@@ -335,12 +300,12 @@ class Workbench:
     def sync(self, collection: str, config: WorkbenchConfig | None = None, verify: bool = False) -> list[SyncResult]:
         """Bring every index of the collection in line with the catalog (after a crash, say).
 
-        ``verify`` checks a Milvus layout's rows against the catalog even when its snapshot says
-        it is current, repairing whatever differs. (A local snapshot is published atomically, so
-        its generation tells whether it is current.)
+        ``verify`` checks a copy kept outside the home (a Milvus collection's rows) against the
+        catalog even when its snapshot says it is current, repairing whatever differs. (A local
+        snapshot is published atomically, so its generation tells whether it is current.)
         """
         config = self.reach(config or self.config_for(collection))
-        return [sync_layout(self.catalog, self.home, collection, layout, rebuild=verify and layout.backend == MILVUS)
+        return [sync_layout(self.catalog, self.home, collection, layout, verify=verify)
                 for layout in self.layouts_of(collection, config)]
 
     @refused_when_read_only("Moving a collection's indexes")
@@ -350,19 +315,23 @@ class Workbench:
 
         The new place is built from the catalog (chunks, and vectors from the embedding cache),
         then the collection's stored settings point at it, then the old place is removed: the
-        old local index folders, or the old Milvus collections. A failure before the switch
-        leaves the collection where it was.
+        old snapshot folders, and what the old backend kept outside the home (Milvus collections).
+        A failure before the switch leaves the collection where it was.
         """
         current = self.config_for(collection)
-        changes: dict[str, object] = {"index.backend": backend}
+        target = current.with_overrides([f"index.backend={backend}"])  # an unknown backend fails here
+        chosen = backend_of(target)
         if uri is not None:
-            if backend != MILVUS:
-                raise ConfigError("--uri names a Milvus; it goes with --to milvus")
-            changes["milvus.uri"] = uri
-        target = self.reach(current.with_overrides([f"{key}={value}" for key, value in changes.items()]))
+            if chosen.uri_key is None:
+                at_uris = [name for name in backend_names() if backend_named(name).uri_key]
+                raise ConfigError(f"--uri says where a backend that lives at a URI ({', '.join(at_uris)}) keeps "
+                                  f"its indexes; {backend} keeps them in the home")
+            target = target.with_overrides([f"{chosen.uri_key}={uri}"])
+        target = self.reach(target)
         if Layout.of(target) == Layout.of(current):
+            where = chosen.uri_of(target)
             raise ConfigError(f"collection {collection!r} already lives there ({backend}"
-                              f"{' at ' + target.milvus.uri if backend == MILVUS else ''}); nothing to move")
+                              f"{' at ' + where if where else ''}); nothing to move")
         results = []
         for layout in self.layouts_of(collection, target):
             ensure_chunkset(self.catalog, collection, layout, progress)
@@ -371,55 +340,34 @@ class Workbench:
         dropped = []
         for layout in self.layouts_of(collection, current):
             folder = layout_dir(self.home, collection, layout)
-            if layout.backend == MILVUS:
-                dropped.extend(self._drop_milvus(collection, current, [layout]))
+            dropped.extend(self._drop(collection, current, [layout]))
             if folder.exists():
                 self._snapshots.forget(folder)
                 shutil.rmtree(folder, ignore_errors=True)
                 dropped.append(str(folder))
-        return Migration(collection, backend, target.milvus.uri if backend == MILVUS else None, tuple(results),
-                         tuple(dropped))
+        return Migration(collection, backend, chosen.uri_of(target), tuple(results), tuple(dropped))
 
     def reach(self, config: WorkbenchConfig) -> WorkbenchConfig:
-        """Tell the Milvus connections how to reach this configuration's Milvus (token, timeout,
-        batch size); returns the configuration. Local configurations pass through."""
-        if config.index.backend == MILVUS:
-            from store.milvus_index import CONNECTIONS, MilvusAccess, check_collection_prefix, resolve_uri
-
-            try:
-                check_collection_prefix(config.milvus.collection_prefix)
-                uri = resolve_uri(config.milvus.uri, self.home)
-                access = MilvusAccess(token=config.milvus.token or os.environ.get(MILVUS_TOKEN_ENV, ""),
-                                      timeout_s=config.milvus.timeout_s, batch_size=config.milvus.batch_size)
-            except ValueError as error:
-                raise ConfigError(str(error)) from None
-            CONNECTIONS.configure(uri, access)
+        """Tell ``config``'s index backend how to reach its place (a Milvus token, timeout and batch
+        size, say); returns the configuration."""
+        try:
+            backend_of(config).configure(config, self.home)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
         return config
 
-    def release_milvus(self) -> None:
-        """Close this process's Milvus connections; a Milvus Lite file becomes free for another process."""
-        from store.milvus_index import CONNECTIONS
-
-        CONNECTIONS.release()
+    def release_backends(self) -> None:
+        """Close this process's backend connections (a Milvus Lite file becomes free for another process)."""
+        for backend in registered():
+            backend.release()
         self._snapshots.forget()
 
-    def _drop_milvus(self, collection: str, config: WorkbenchConfig, layouts: list[Layout]) -> list[str]:
-        """Drop the Milvus collections of these layouts; a Milvus that cannot be reached is
-        reported and skipped (the collection's rows there are derived data)."""
-        from workbench.ingestion.milvus_sync import drop_milvus_layout, milvus_target
-
-        if not layouts:
-            return []
+    def _drop(self, collection: str, config: WorkbenchConfig, layouts: list[Layout]) -> list[str]:
+        """Drop what each layout's backend keeps outside the home; a place that cannot be reached
+        is reported and skipped (its rows there are derived data)."""
         self.reach(config)
-        dropped = []
-        for layout in layouts:
-            uri, name = milvus_target(self.home, collection, layout)
-            try:
-                if drop_milvus_layout(self.home, collection, layout):
-                    dropped.append(f"Milvus collection {name} at {uri}")
-            except MilvusError as error:
-                log.warning("left Milvus collection %s in place: %s", name, error)
-        return dropped
+        return [dropped for layout in layouts
+                for dropped in backend_named(layout.backend).drop(self.home, collection, layout)]
 
     # -- retrieval ----------------------------------------------------------------------------
 
@@ -433,9 +381,9 @@ class Workbench:
             self.reach(config)
         try:
             snapshot = self._snapshots.get(target)
-        except (IndexFormatError, MilvusCollectionMissing) as error:
+        except (IndexFormatError, IndexMissing) as error:
             # Indexes are derived from the catalog: one written by another version is rebuilt,
-            # and a Milvus collection that went missing (a new server, say) is pushed again.
+            # and one that went missing (a Milvus collection on a new server, say) is pushed again.
             log.warning("rebuilding %s: %s", target, error)
             sync_layout(self.catalog, self.home, collection, layout, rebuild=True)
             snapshot = self._snapshots.get(target)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from store.milvus_index import CONNECTIONS
+from store.milvus import CONNECTIONS
 from workbench.ingestion.ingest import Source
 from workbench.service import Workbench
 

@@ -1,4 +1,5 @@
-"""One suite of behaviour every retrieval backend (``store.retrieval_index.RetrievalIndex``) passes.
+"""One suite of behaviour every retrieval backend (``store.retrieval_index.RetrievalIndex``) passes,
+and every capability the pipeline uses (``VectorIndex``, ``TermIndex``) on every route that declares it.
 
 Each backend is a ``Backend`` case: how to build it from a ``ChunkBatch``, how to load it, and
 a reference scorer written out independently of it (brute-force cosine, textbook BM25). The
@@ -26,8 +27,12 @@ from store.retrieval_index import (
     IndexFormatError,
     IndexQuery,
     RetrievalIndex,
+    TermIndex,
+    TermStatisticsNotSupported,
+    VectorIndex,
+    lucene_idf,
 )
-from store.milvus_index import CONNECTIONS, MilvusBm25Index, MilvusDenseIndex
+from store.milvus import CONNECTIONS, MilvusBm25Index, MilvusDenseIndex
 from store.sparse_index import SparseIndex
 from store.text_tokenizer import Bm25Tokenizer
 
@@ -106,6 +111,7 @@ class Backend:
     load: Callable[[Path], RetrievalIndex]
     reference: Callable[[IndexQuery, ChunkBatch], dict[int, float]]
     tolerance: float
+    route: str  # dense (a VectorIndex) or bm25 (a TermIndex)
 
     def __str__(self) -> str:
         return self.name
@@ -132,17 +138,29 @@ def built_in_milvus(view):
 
 
 BACKENDS = [
-    Backend("hnswlib", lambda batch: DenseIndex.from_chunks(batch, dim=DIM), DenseIndex.load, cosine_reference, 1e-5),
+    Backend("hnswlib", lambda batch: DenseIndex.from_chunks(batch, dim=DIM), DenseIndex.load, cosine_reference, 1e-5,
+            "dense"),
     Backend("bm25s", lambda batch: SparseIndex.from_chunks(batch, TOKENIZER, K1, B), SparseIndex.load,
-            bm25_reference, 1e-9),
+            bm25_reference, 1e-9, "bm25"),
     # Milvus returns float32 scores; with client analysis it indexes TOKENIZER's terms
-    Backend("milvus-dense", built_in_milvus(MilvusDenseIndex), MilvusDenseIndex.load, cosine_reference, 1e-5),
-    Backend("milvus-bm25", built_in_milvus(MilvusBm25Index), MilvusBm25Index.load, bm25_reference, 1e-5),
+    Backend("milvus-dense", built_in_milvus(MilvusDenseIndex), MilvusDenseIndex.load, cosine_reference, 1e-5,
+            "dense"),
+    Backend("milvus-bm25", built_in_milvus(MilvusBm25Index), MilvusBm25Index.load, bm25_reference, 1e-5, "bm25"),
 ]
 
 
 @pytest.fixture(params=BACKENDS, ids=str)
 def backend(request) -> Backend:
+    return request.param
+
+
+@pytest.fixture(params=[b for b in BACKENDS if b.route == "dense"], ids=str)
+def dense_backend(request) -> Backend:
+    return request.param
+
+
+@pytest.fixture(params=[b for b in BACKENDS if b.route == "bm25"], ids=str)
+def bm25_backend(request) -> Backend:
     return request.param
 
 
@@ -322,3 +340,81 @@ def test_chunk_batch_refuses_inconsistent_input():
         ChunkBatch(np.array([1, 2]), vectors=np.ones((3, 4)))
     with pytest.raises(ValueError, match="1-D integer"):
         ChunkBatch(np.array([0.5, 1.5]))
+
+
+# -- the capabilities the pipeline uses, declared by VectorIndex and TermIndex ---------------------
+
+def test_every_route_declares_its_capabilities(backend):
+    index = backend.build(batch_of(range(len(TEXTS))))
+    protocol = VectorIndex if backend.route == "dense" else TermIndex
+    assert isinstance(index, protocol)
+    assert isinstance(type(index).supports_explain, bool)
+    if backend.route == "dense":
+        assert index.dim == DIM and type(index).exact_search_note.strip()
+    else:
+        assert isinstance(type(index).has_term_statistics, bool)
+        assert (index.k1, index.b) == (K1, B)
+
+
+def test_exact_search_ranks_every_allowed_chunk_by_the_reference(dense_backend):
+    batch = batch_of(range(len(TEXTS)))
+    index = dense_backend.build(batch)
+    allowed = {int(chunk_id) for chunk_id in IDS[1::2]}
+    for query in QUERIES:
+        assert_same_ranking(dense_backend, index.search(query, 100, exact=True),
+                            expected_ranking(dense_backend, query, batch))
+        assert_same_ranking(dense_backend, index.search(query, 100, allowed_ids=allowed, exact=True),
+                            expected_ranking(dense_backend, query, batch, allowed))
+
+
+def test_ef_search_below_k_still_returns_k_hits_with_their_true_scores(dense_backend):
+    batch = batch_of(range(len(TEXTS)))
+    index = dense_backend.build(batch)
+    for query in QUERIES:
+        reference = cosine_reference(query, batch)
+        narrow = index.search(query, 5, ef_search=1)  # the search widens ef to k
+        assert len(narrow) == 5 and len({chunk_id for chunk_id, _ in narrow}) == 5
+        for chunk_id, score in narrow:
+            assert score == pytest.approx(reference[chunk_id], abs=dense_backend.tolerance)
+        assert_same_ranking(dense_backend, index.search(query, 3, ef_search=512),
+                            expected_ranking(dense_backend, query, batch)[:3])
+
+
+def test_vectors_for_returns_the_stored_directions_in_the_order_asked(dense_backend):
+    index = dense_backend.build(batch_of(range(len(TEXTS))))
+    positions = [7, 0, 13, 2]
+    vectors = index.vectors_for(IDS[positions])
+    assert vectors.shape == (len(positions), DIM)
+    wanted = corpus_vectors()[positions]
+    # a backend may keep unit vectors (hnswlib) or the vectors as given (Milvus): the directions agree
+    unit = lambda rows: rows / np.linalg.norm(rows, axis=1, keepdims=True)  # noqa: E731
+    np.testing.assert_allclose(unit(vectors.astype(np.float64)), unit(wanted.astype(np.float64)), atol=1e-6)
+    with pytest.raises(KeyError, match="424242"):
+        index.vectors_for(np.array([int(IDS[0]), 424242]))
+
+
+def test_the_tokenizer_is_the_one_the_index_reads(bm25_backend):
+    index = bm25_backend.build(batch_of(range(len(TEXTS))))
+    for text in [*QUERY_TEXTS, TEXTS[0], TEXTS[13]]:
+        assert index.tokenizer.tokenize(text) == TOKENIZER.tokenize(text)
+
+
+def test_term_idf_is_lucene_idf_of_the_corpus_or_refused_where_not_declared(bm25_backend):
+    index = bm25_backend.build(batch_of(range(len(TEXTS))))
+    if not type(index).has_term_statistics:
+        with pytest.raises(TermStatisticsNotSupported, match="has_term_statistics"):
+            index.term_idf("bee")
+        return
+    docs = [set(TOKENIZER.tokenize(text)) for text in TEXTS]
+    for term in {term for text in QUERY_TEXTS for term in TOKENIZER.tokenize(text)}:
+        df = sum(term in doc for doc in docs)
+        assert df, f"{term!r}: every query term is in the corpus"
+        assert index.term_idf(term) == pytest.approx(math.log(1 + (len(docs) - df + 0.5) / (df + 0.5)), abs=1e-12)
+    assert index.term_idf("zyzzyva") == 0.0
+
+
+def test_lucene_idf_by_hand():
+    # 16 chunks, the term in 3: ln(1 + 13.5 / 3.5); a term in every chunk stays positive
+    assert lucene_idf(3, 16) == pytest.approx(math.log(1 + 13.5 / 3.5), abs=1e-15)
+    assert lucene_idf(16, 16) == pytest.approx(math.log(1 + 0.5 / 16.5), abs=1e-15)
+    assert lucene_idf(16, 16) > 0

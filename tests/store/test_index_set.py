@@ -17,6 +17,7 @@ from store.index_set import (
 )
 from store.retrieval_index import ChunkBatch
 from store.sparse_index import SparseIndex
+from workbench.backends import open_snapshot_indexes
 
 TEXTS = ["alpha beta", "beta gamma", "gamma delta"]
 
@@ -34,7 +35,7 @@ def build_version(layout_dir, generation: int, table_ids: list[int]):
 
 
 def test_a_loaded_snapshot_maps_chunks_to_documents(tmp_path):
-    snapshot = Snapshot(build_version(tmp_path / "layout", 1, [1, 2, 3]))
+    snapshot = Snapshot(build_version(tmp_path / "layout", 1, [1, 2, 3]), open_snapshot_indexes)
     assert snapshot.doc_id_of == {1: 7, 2: 7, 3: 7}
     assert snapshot.sparse.search("gamma", 5)[0][0] in (2, 3)
 
@@ -42,13 +43,13 @@ def test_a_loaded_snapshot_maps_chunks_to_documents(tmp_path):
 def test_an_index_holding_chunks_the_table_lacks_is_refused_with_the_fix(tmp_path):
     version = build_version(tmp_path / "layout", 1, [1, 2])
     with pytest.raises(ValueError, match="inconsistent") as caught:
-        Snapshot(version)
+        Snapshot(version, open_snapshot_indexes)
     assert str(tmp_path / "layout") in str(caught.value) and "rebuilds it from the catalog" in str(caught.value)
 
 
 def test_the_cache_follows_current_to_a_new_version(tmp_path):
     layout = tmp_path / "layout"
-    cache = SnapshotCache()
+    cache = SnapshotCache(open_snapshot_indexes)
     assert cache.get(layout) is None
     build_version(layout, 1, [1, 2, 3])
     first = cache.get(layout)

@@ -16,7 +16,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from store.milvus_index import (
+from store.milvus import (
     CONNECTIONS,
     ChunkRows,
     MilvusAccess,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from store.sparse_index import lucene_idf
+from store.retrieval_index import lucene_idf
 from workbench.retrieval.confidence import AMBIGUOUS, NO_ANSWER, RELEVANT, Confidence, TermMatch, term_coverage
 
 #: Streamlit message kind per verdict

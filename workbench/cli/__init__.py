@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     from store.catalog import CatalogBusyError
-    from store.milvus_index import MilvusError
+    from store.retrieval_index import IndexBackendError
     from store.repository import NotFoundError
     from workbench.config import ConfigError
     from workbench.evaluation.golden import GoldenSetError
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args)
     except (NotFoundError, ConfigError, GoldenSetError, QueryError, CatalogBusyError, ModelNotAvailableError,
-            MilvusError, WorkerStartError, LlmUnavailable, ValueError) as error:
+            IndexBackendError, WorkerStartError, LlmUnavailable, ValueError) as error:
         message = error.args[0] if isinstance(error, LookupError) and error.args else str(error)
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE

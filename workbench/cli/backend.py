@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from workbench.backends import backend_names
 from workbench.cli.common import EXIT_OK, print_progress, workbench_from
 
 
@@ -15,7 +16,7 @@ def add_commands(commands, common) -> None:
     p = commands.add_parser("migrate-backend",
                             help="move a collection's indexes to another backend (local or milvus), re-embedding nothing")
     p.add_argument("--collection", "-c", required=True)
-    p.add_argument("--to", required=True, choices=("local", "milvus"), help="where the indexes go")
+    p.add_argument("--to", required=True, choices=backend_names(), help="where the indexes go")
     p.add_argument("--uri", help="the Milvus to move to: a Milvus Lite file (relative to the home) or "
                                  "http://host:19530 (default: milvus.uri, indexes/milvus.db)")
     common(p)
@@ -37,7 +38,7 @@ def cmd_sync(args) -> int:
 def cmd_migrate_backend(args) -> int:
     bench = workbench_from(args)
     moved = bench.migrate_backend(args.collection, args.to, args.uri, progress=print_progress)
-    where = f"milvus at {moved.uri}" if moved.uri else "local index files"
+    where = f"{moved.backend} at {moved.uri}" if moved.uri else f"{moved.backend} index files"
     chunks = sum(result.chunks for result in moved.results)
     print(f"moved {args.collection} to {where}: {chunks} chunks in {len(moved.results)} layout(s), "
           "vectors from the embedding cache")

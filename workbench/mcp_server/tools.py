@@ -27,7 +27,7 @@ from store import collections as stored_collections
 from store import repository as repo
 from store.catalog import CatalogBusyError
 from store.documents import chunk_in_context
-from store.milvus_index import MilvusError
+from store.retrieval_index import IndexBackendError
 from workbench.chunking.enrich import stored_enrichment
 from workbench.chunking.headings import find_headings
 from workbench.config import ConfigError, WorkbenchConfig
@@ -70,7 +70,7 @@ URI_SCHEME = "workbench"
 #: errors a caller can act on; anything else is a bug, logged with its traceback
 CALLER_ERRORS: tuple[type[Exception], ...] = (
     ToolInputError, NotFoundError, ConfigError, QueryError, CatalogBusyError, ModelNotAvailableError,
-    MilvusError,  # a Milvus that is down or missing a collection: the message names the URI and the fix
+    IndexBackendError,  # an index backend that is down or missing a collection (Milvus): the message names the fix
 )
 #: the search tools for agents that pick their own strategy run one route, nothing after it
 #: the single-route tools search with the query as typed: no enhancement, MMR or rerank

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from store.sparse_index import lucene_idf
+from store.retrieval_index import lucene_idf
 from workbench.config import ConfidenceConfig
 from workbench.retrieval.confidence import (
     DENSE,
@@ -111,7 +111,7 @@ def assess(
 def _terms(query: str, chunk_ids: list[int], snapshot, config: ConfidenceConfig) -> Evidence:
     thresholds = (config.terms_low, config.terms_high)
     sparse = snapshot.sparse
-    if not getattr(sparse, "supports_explain", True):
+    if not sparse.supports_explain:
         return Evidence(TERMS, None, *thresholds, False, "the keyword index cannot show which terms a chunk holds")
     explained = [(cid, sparse.explain(query, cid).parts) for cid in chunk_ids if cid in snapshot.chunks]
     if not chunk_ids or not explained:

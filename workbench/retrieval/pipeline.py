@@ -145,8 +145,8 @@ def _query_stage(query: str, config: QueryConfig, snapshot: Snapshot, llm: LlmCl
     if config.enhance == "none":
         return None
     started = time.perf_counter()
-    # the keywords option needs the BM25 term statistics; a server-side BM25 (Milvus) has none here
-    idf_of = (lambda word: _idf_of(snapshot, word)) if hasattr(snapshot.sparse, "term_idf") else None
+    # the keywords option needs the BM25 term statistics; a server-side BM25 (Milvus) keeps them to itself
+    idf_of = (lambda word: _idf_of(snapshot, word)) if snapshot.sparse.has_term_statistics else None
     enhanced = enhance_query(query, config, llm, idf_of=idf_of)
     return replace(enhanced, elapsed_ms=_ms(started))
 
@@ -194,7 +194,7 @@ def _dense_stage(snapshot: Snapshot, vector: Callable[[], np.ndarray], config: D
                                      exact=config.exact)
         ranked = _ranked(name, hits, snapshot)
         if config.exact:
-            notes.append(getattr(snapshot.dense, "exact_search_note", "exact (brute-force) cosine search"))
+            notes.append(snapshot.dense.exact_search_note)
     return _route_trace(name, section_dict(config), candidates, ranked, started, notes, scope)
 
 

@@ -113,7 +113,7 @@ def test_set_refuses_values_outside_the_configured_range(beir_folder, tmp_path, 
 
 
 def test_migrate_backend_and_sync_move_a_collection_to_milvus_and_back(beir_folder, tmp_path, capsys, fake_embedder):
-    from store.milvus_index import CONNECTIONS
+    from store.milvus import CONNECTIONS
 
     home = tmp_path / "h"
     _run(capsys, "import-beir", beir_folder, "--home", home, "--set", f"embedding.model={FAKE_MODEL}")

@@ -29,6 +29,7 @@ import pytest
 
 from store.index_set import Snapshot, read_current
 from workbench.ingestion.indexing import layout_dir
+from workbench.backends import open_snapshot_indexes
 from workbench.layout import Layout
 from workbench.service import Workbench
 
@@ -122,7 +123,7 @@ def _check_invariants(home: Path, expected_files: set[str], committed_before: se
         if pointer is None:
             continue
         chunkset = target.name.rsplit("-", 1)[0]  # a layout folder is its chunk set key + a build digest
-        snapshot = Snapshot(target / pointer["version"])
+        snapshot = Snapshot(target / pointer["version"], open_snapshot_indexes)
         catalog_ids = [row[0] for row in _catalog(
             home, "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id"
             " WHERE d.status = 'success' AND c.chunkset = ? ORDER BY c.id", [chunkset])]
@@ -196,7 +197,7 @@ def test_crash_between_catalog_commit_and_index_write_is_repaired(bench, fake_em
     monkeypatch.undo()
     # the catalog has bread.md, the published indexes do not: a reader sees a stale snapshot
     target = layout_dir(bench.home, "kb", Layout.of(fake_config))
-    stale = Snapshot(target / read_current(target)["version"])
+    stale = Snapshot(target / read_current(target)["version"], open_snapshot_indexes)
     assert {d.source for d in stale.documents.values()} == {"solar.md"}
     report = bench.ingest("kb", [Source(name="bread.md", data=DOCS["bread.md"].encode())], fake_config)
     assert report.count("skipped") == 1

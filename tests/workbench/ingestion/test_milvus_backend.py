@@ -12,13 +12,14 @@ import pytest
 
 from store import documents as stored_documents
 from store.index_set import Snapshot, read_current
-from store.milvus_index import CONNECTIONS, MilvusCollection, MilvusUnavailable
+from store.milvus import CONNECTIONS, MilvusCollection, MilvusUnavailable
 from tests.workbench.corpus import DOCS
 from workbench.config import ConfigError
 from workbench.ingestion.indexing import layout_dir
 from workbench.ingestion.ingest import Source
+from workbench.backends import open_snapshot_indexes
 from workbench.layout import Layout
-from workbench.ingestion.milvus_sync import milvus_target
+from workbench.backends.milvus.place import milvus_target
 
 MILVUS = ["index.backend=milvus"]
 QUERIES = ["solar panels and batteries", "bake bread dough in an oven", "river floods after rain",
@@ -145,7 +146,7 @@ def test_a_dropped_milvus_collection_is_pushed_again_from_the_catalog(bench, fak
     bench.ingest("kb", _sources(), config)
     uri, name = milvus_target(bench.home, "kb", Layout.of(config))
     MilvusCollection.open(uri, name).drop()
-    bench.release_milvus()  # a new process: nothing loaded
+    bench.release_backends()  # a new process: nothing loaded
     trace = bench.query("bake bread", "kb", config.with_overrides(["retrieval.mode=bm25"]))
     assert trace.chunks.get(trace.stage("final").ranked.ids[0]).source == "bread.md"
     assert milvus_ids(bench, "kb", config) == catalog_chunk_ids(bench.home, Layout.of(config).chunkset_key)
@@ -252,11 +253,11 @@ def test_a_milvus_server_gets_only_the_difference_and_a_server_that_dies_is_name
     chunkset = Layout.of(config).chunkset_key
     assert milvus_ids(bench, "kb", config) == catalog_chunk_ids(bench.home, chunkset)
     first = read_current(layout_dir(bench.home, "kb", Layout.of(config)))
-    manifest = Snapshot(layout_dir(bench.home, "kb", Layout.of(config)) / first["version"]).manifest
+    manifest = Snapshot(layout_dir(bench.home, "kb", Layout.of(config)) / first["version"], open_snapshot_indexes).manifest
     pushed_first = manifest["pushed"]
     bench.ingest("kb", _sources(["rivers.md"]), config)
     latest = read_current(layout_dir(bench.home, "kb", Layout.of(config)))
-    manifest = Snapshot(layout_dir(bench.home, "kb", Layout.of(config)) / latest["version"]).manifest
+    manifest = Snapshot(layout_dir(bench.home, "kb", Layout.of(config)) / latest["version"], open_snapshot_indexes).manifest
     rivers = len(bench.chunks_of(bench.document("rivers.md", "kb").id, config))
     assert manifest["pushed"] == rivers and pushed_first == manifest["chunks"] - rivers  # only the new rows
     assert milvus_ids(bench, "kb", config) == catalog_chunk_ids(bench.home, chunkset)

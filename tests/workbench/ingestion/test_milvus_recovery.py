@@ -14,9 +14,9 @@ import duckdb
 
 from store import documents as stored_documents
 from store.catalog import Catalog
-from store.milvus_index import CONNECTIONS, MilvusCollection
+from store.milvus import CONNECTIONS, MilvusCollection
 from workbench.layout import Layout
-from workbench.ingestion.milvus_sync import milvus_target
+from workbench.backends.milvus.place import milvus_target
 from workbench.service import Workbench
 
 REPO = Path(__file__).resolve().parents[3]

@@ -29,7 +29,7 @@ DOWN = f"http://127.0.0.1:{_free_port()}"
 def client(tmp_path_factory: pytest.TempPathFactory):
     """A home with ``handbook`` in Milvus Lite and ``offline`` in a Milvus nobody runs, served
     over stdio once this process has let go of the Milvus Lite file."""
-    from store.milvus_index import MilvusUnavailable
+    from store.milvus import MilvusUnavailable
     from workbench.ingestion.ingest import Source
     from workbench.service import Workbench
 
@@ -42,7 +42,7 @@ def client(tmp_path_factory: pytest.TempPathFactory):
         bench.ingest("offline", [Source.from_markdown("note.md", "# Note\n\nKettles boil water.\n")],
                      bench.config_for(None, overrides=["index.backend=milvus", f"milvus.uri={DOWN}",
                                                        "milvus.timeout_s=2"]))
-    bench.release_milvus()  # Milvus Lite serves one process: the server's
+    bench.release_backends()  # Milvus Lite serves one process: the server's
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "workbench", "mcp", "--home", str(home)],
                                    cwd=str(REPO_ROOT), env=SERVER_ENV)

@@ -25,8 +25,8 @@ import numpy as np
 
 from store.catalog import Catalog
 from store.documents import index_source
-from store.index_set import MILVUS_DIR, new_version_dir, publish, read_current
-from store.milvus_index import (
+from store.index_set import new_version_dir, publish, read_current
+from store.milvus import (
     CONNECTIONS,
     ChunkRows,
     CollectionSpec,
@@ -34,23 +34,16 @@ from store.milvus_index import (
     MilvusCollectionMissing,
     MilvusDenseIndex,
     MilvusError,
-    collection_name_for,
     is_lite,
     resolve_analyzer,
-    resolve_uri,
 )
+from workbench.backends.milvus.place import MILVUS_DIR, milvus_place, milvus_target
+from workbench.backends.snapshot_files import SyncResult, layout_dir, write_snapshot_tables
 from workbench.embedding import get_embedder
 from workbench.embedding.cache import embed_cached
 from workbench.layout import Layout
-from workbench.ingestion.snapshot_files import SyncResult, layout_dir, write_snapshot_tables
 
 log = logging.getLogger(__name__)
-
-
-def milvus_target(home: Path, collection_name: str, layout: Layout) -> tuple[str, str]:
-    """(URI, Milvus collection name) of a Milvus layout."""
-    return (resolve_uri(layout.milvus.uri, home),
-            collection_name_for(layout.milvus.collection_prefix, collection_name, layout.key))
 
 
 def sync_milvus_layout(catalog: Catalog, home: Path, collection_name: str, layout: Layout,
@@ -120,18 +113,19 @@ def sync_milvus_layout(catalog: Catalog, home: Path, collection_name: str, layou
 
 
 def _open_or_create(uri: str, name: str, layout: Layout, embedder, texts: list[str]) -> MilvusCollection:
+    place = milvus_place(layout)
     try:
         collection = MilvusCollection.open(uri, name, CONNECTIONS)
     except MilvusCollectionMissing:
         spec = CollectionSpec(
-            dim=embedder.dimension, analysis=layout.milvus.analysis,
-            analyzer=resolve_analyzer(layout.milvus.analysis, layout.milvus.analyzer, uri, texts),
+            dim=embedder.dimension, analysis=place.analysis,
+            analyzer=resolve_analyzer(place.analysis, place.analyzer, uri, texts),
             m=layout.dense_m, ef_construction=layout.dense_ef_construction, k1=layout.bm25.k1, b=layout.bm25.b,
         )
         log.info("creating Milvus collection %s at %s (%s analysis, %s tokenizer)", name, uri, spec.analysis,
                  spec.analyzer)
         return MilvusCollection.create(uri, name, spec, CONNECTIONS)
-    wanted = {"dim": embedder.dimension, "analysis": layout.milvus.analysis, "m": layout.dense_m,
+    wanted = {"dim": embedder.dimension, "analysis": place.analysis, "m": layout.dense_m,
               "ef_construction": layout.dense_ef_construction, "k1": layout.bm25.k1, "b": layout.bm25.b}
     found = {key: getattr(collection.spec, key) for key in wanted}
     if found != wanted:

@@ -1,6 +1,6 @@
 """What every layout's snapshot folder holds besides its indexes, and where it lives.
 
-Shared by the local indexes (``indexing``) and the Milvus push (``milvus_sync``).
+Shared by every backend's sync (``local``, ``milvus.sync``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,52 @@
+"""The backend registry: names, what a snapshot's manifest picks, and layout keys that stay put."""
+
+from __future__ import annotations
+
+import pytest
+
+from store.index_set import Snapshot
+from workbench.backends import IndexBackend, backend_named, backend_names, open_snapshot_indexes
+from workbench.config import WorkbenchConfig
+from workbench.layout import Layout
+
+
+def test_every_engine_is_registered_by_the_name_index_backend_uses():
+    assert backend_names() == ["local", "milvus"]
+    for name in backend_names():
+        backend = backend_named(name)
+        assert isinstance(backend, IndexBackend) and backend.name == name
+
+
+def test_an_unknown_backend_names_the_known_ones():
+    with pytest.raises(ValueError, match="index backend 'faiss' is not known; known: local, milvus"):
+        backend_named("faiss")
+
+
+def test_describe_says_where_a_collection_lives():
+    assert backend_named("local").describe({}) == "local"
+    assert backend_named("milvus").describe({"milvus.uri": "http://db:19530"}) == "milvus (http://db:19530)"
+    assert backend_named("milvus").describe({}) == "milvus (indexes/milvus.db)"
+
+
+def test_layout_keys_are_the_ones_homes_already_hold():
+    # computed by the layout code before backends were plugins: a home's index folders and Milvus
+    # collections keep their names, so nothing is rebuilt
+    local = Layout.of(WorkbenchConfig())
+    milvus = Layout.of(WorkbenchConfig().with_overrides(["index.backend=milvus"]))
+    served = Layout.of(WorkbenchConfig().with_overrides(
+        ["index.backend=milvus", "milvus.uri= http://x:1 ", "milvus.analysis=server", "chunking.size=300"]))
+    assert local.key == "recursive-1000c-100-2eb45292a4-8efa64"
+    assert milvus.key == "recursive-1000c-100-2eb45292a4-e06eba-milvus"
+    assert served.key == "recursive-300c-100-caddc6b756-494f18-milvus"
+    assert milvus.to_dict()["milvus"] == {"uri": "indexes/milvus.db", "collection_prefix": "workbench_",
+                                          "analysis": "client", "analyzer": "auto"}
+    assert "milvus" not in local.to_dict() and local.place == ()
+
+
+def test_a_manifest_from_before_backends_opens_as_local_files(tmp_path):
+    from tests.store.test_index_set import build_version
+
+    version = build_version(tmp_path / "layout", 1, [1, 2, 3])  # its manifest names no layout
+    snapshot = Snapshot(version, open_snapshot_indexes)
+    assert snapshot.backend == "local" and snapshot.dense_ids == frozenset({1, 2, 3})
+    assert snapshot.sparse.has_term_statistics and snapshot.dense.exact_search_note
