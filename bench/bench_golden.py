@@ -76,7 +76,7 @@ def main() -> None:
     home = Path(args.home) if args.home else Path(tempfile.mkdtemp(prefix="bench-golden-"))
     bench = Workbench(home)
     if not args.home:
-        from workbench.ingestion.demo import load_demo
+        from workbench.demo import load_demo
 
         print(f"loading the demo into {home} ...", file=sys.stderr)
         load_demo(bench)
