@@ -9,7 +9,7 @@ Point ``HF_ENDPOINT`` at ``hub.url`` and the library downloads from here.
 Faults a test can switch on, per file name: ``drop_after[name] = (bytes, times)`` cuts the
 connection after that many bytes of the body, that many times (a flaky network);
 ``corrupt.add(name)`` serves the file with one byte changed (same size, wrong hash);
-``fail.add(name)`` answers 503 (the Hub down halfway through). ``requests`` logs every call.
+``fail.add(name)`` closes the connection without an answer (the network gone halfway through). ``requests`` logs every call.
 """
 
 from __future__ import annotations
@@ -151,8 +151,10 @@ class FakeHub:
         if hub_file is None:
             return self._error(request, 404, "EntryNotFound", f"{file_name} not in {repo_id}",
                                {"X-Repo-Commit": repo.commit})
-        if file_name in self.fail:
-            return self._error(request, 503, "", "the hub is unavailable")
+        if file_name in self.fail:  # the connection dies before an answer
+            request.close_connection = True
+            request.connection.shutdown(2)
+            return
         data = hub_file.data
         if file_name in self.corrupt:
             data = bytes([data[0] ^ 0xFF]) + data[1:]

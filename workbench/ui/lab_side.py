@@ -157,9 +157,15 @@ def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict
     """The side's notes, one tab per stage, the timings and the rank-flow chart."""
     st.caption(f"{md_escape(describe(config))} · {trace.total_ms:.1f} ms in total")
     render_verdict(side, trace)
+    # the answer first: the final list sits right under the verdict, every stage below it
+    st.markdown(f"**Final · {len(trace.final)}**")
+    if trace.stages:
+        show_table(stage_rows(trace, trace.stages[-1].stage, relevant), "the final stage returned nothing",
+                   highlight=True)
     if trace.notes:
         st.info("  \n".join(f"• {md_escape(note)}" for note in trace.notes), icon=":material/info:")
     llm_panels.query_stage_view(trace, key=f"query_stage_{side}")
+    st.caption("Every stage")
     tabs = st.tabs([f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages])
     for tab, stage in zip(tabs, trace.stages):
         with tab:

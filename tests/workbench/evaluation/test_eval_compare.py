@@ -79,3 +79,15 @@ def test_comparing_different_levels_warns_and_unknown_metric_fails():
 
 def test_config_changes_lists_flat_keys():
     assert config_changes({"a": {"b": 1, "c": 2}}, {"a": {"b": 1, "c": 3}, "d": 4}) == (("a.c", 2, 3), ("d", None, 4))
+
+
+def test_the_significance_chart_labels_only_the_observed_line():
+    """Regression: the mirror line had ``annotation_text=None``, which Plotly draws as "new text"."""
+    from workbench.evaluation.charts import significance_chart
+
+    a = run(1, {"q1": 0.5, "q2": 0.4, "q3": 0.9})
+    b = run(2, {"q1": 0.7, "q2": 0.6, "q3": 0.8})
+    figure = significance_chart(compare_runs(a, b, "ndcg@10", permutations=200))
+    texts = [annotation.text for annotation in figure.layout.annotations]
+    assert texts == ["observed +0.1000"]
+    assert len(figure.layout.shapes) == 2
