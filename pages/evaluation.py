@@ -19,7 +19,14 @@ from workbench.evaluation.compare import compare_runs
 from workbench.evaluation.runner import evaluate_collection
 from workbench.evaluation.runs import delete_run, describe, list_runs, load_run, save_run
 from workbench.evaluation.stages import POOL_RECALL, POOL_SIZE
-from workbench.evaluation.sweep import expand, parse_grid_argument, plan, run_sweep, save_best_as_preset
+from workbench.evaluation.sweep import (
+    default_sweep_keys,
+    expand,
+    parse_grid_argument,
+    plan,
+    run_sweep,
+    save_best_as_preset,
+)
 from workbench.retrieval.llm_cost import llm_calls_for_run
 from workbench.ui import session
 from workbench.ui.llm_panels import answers_frame, llm_option
@@ -252,7 +259,7 @@ def sweep_tab(collection: str) -> None:
     rank_by = st.selectbox("Best by", metric_names, key="sweep_rank_by")
     base = session.current_config()
     offered = list(SWEEP_SUGGESTIONS) + [k for k in known_keys() if k not in SWEEP_SUGGESTIONS]
-    keys = st.multiselect("Keys to vary", offered, default=["fusion.method", "fusion.k"], key="sweep_keys",
+    keys = st.multiselect("Keys to vary", offered, default=default_sweep_keys(base), key="sweep_keys",
                           help="Any config key, chunking included. Query-time keys reuse the indexes; a new "
                                "chunking is built once and embeds only texts not in the cache.")
     grid: dict[str, list[str]] = {}
@@ -267,8 +274,11 @@ def sweep_tab(collection: str) -> None:
         st.error(md_escape(error))
         return
     layouts = len(plan(points))
-    llm_calls = llm_calls_for_run([point.config for point in points], len(golden))
-    st.caption(f"{len(points)} configurations × {len(golden)} queries, {layouts} layout(s)"
+    llm_calls = llm_calls_for_run([point.config for point in points if point.same_as is None], len(golden))
+    same = sum(1 for point in points if point.same_as is not None)
+    st.caption(f"{len(points) - same} configurations × {len(golden)} queries, {layouts} layout(s)"
+               + (f"; {same} more differ only in keys their configuration ignores and are reported as the same, "
+                  "not run" if same else "")
                + (" — new chunkings are built on first use (only uncached texts are embedded)" if layouts > 1 else "")
                + (f"; {llm_calls.describe()}, cached replies cost nothing" if llm_calls.calls else ""))
     if st.button(f"Run sweep ({len(points)} configurations)", key="sweep_run", type="primary",
@@ -286,7 +296,10 @@ def sweep_tab(collection: str) -> None:
 
 def show_sweep(result, rank_by: str) -> None:
     best = result.best(rank_by)
-    st.success(f"Sweep {result.sweep_id}: {len(result.entries)} configurations in {result.elapsed_s:.0f} s; "
+    same = len(result.entries) - len(result.distinct)
+    same_note = f" ({same} the same as another: they differ only in keys their configuration ignores)" if same else ""
+    st.success(f"Sweep {result.sweep_id}: {len(result.entries)} configurations{same_note} in "
+               f"{result.elapsed_s:.1f} s; "
                f"{md_escape(result.reuse_summary())}. Best {md_escape(rank_by)} = "
                f"**{best.result.metrics[rank_by]:.4f}** with {md_escape(best.point.label)}.")
     rows = result.table()
