@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from workbench.plural import count
 from workbench.config import EmbeddingConfig, WorkbenchConfig
 from workbench.ingestion.ingest import IngestReport, Source
 from workbench.ingestion.parsing import SUPPORTED_TYPES
@@ -87,9 +88,9 @@ def upload_panel(collection: str) -> None:
                 icon=":material/cancel:")
     if not files:
         return
-    if st.button(f"Ingest {len(files)} file{'s' if len(files) != 1 else ''}", key="ingest_uploads", type="primary"):
+    if st.button(f"Ingest {count(len(files), 'file')}", key="ingest_uploads", type="primary"):
         sources = [Source(name=file.name, data=file.getvalue()) for file in files]
-        with st.status(f"Ingesting {len(sources)} files into “{md_escape(collection)}”", expanded=True) as status:
+        with st.status(f"Ingesting {count(len(sources), 'file')} into “{md_escape(collection)}”", expanded=True) as status:
             # any click reruns the page, which stops this run at its next progress update: the ingest
             # then commits what it finished, marks itself cancelled and brings the indexes in line
             st.button("Cancel", key=CANCEL_KEY, icon=":material/cancel:",

@@ -15,7 +15,7 @@ from workbench.config import ConfigError, known_keys
 from workbench.evaluation import charts, export
 from workbench.evaluation import golden as golden_sets
 from workbench.evaluation import metrics as m
-from workbench.evaluation.compare import compare_runs
+from workbench.evaluation.compare import compare_pickers, compare_runs
 from workbench.evaluation.runner import evaluate_collection
 from workbench.evaluation.runs import delete_run, describe, list_runs, load_run, save_run
 from workbench.evaluation.stages import POOL_RECALL, POOL_SIZE
@@ -184,8 +184,8 @@ def runs_tab(collection: str) -> None:
     st.subheader("Compare two runs")
     _distinct_compare_defaults(ids)
     left, right = st.columns(2)
-    run_b = left.selectbox("Run b (new)", ids, key="compare_b", format_func=lambda i: describe(by_id[i]))
-    run_a = right.selectbox("Run a (baseline)", ids, key="compare_a", format_func=lambda i: describe(by_id[i]))
+    run_a = left.selectbox("Run a (baseline)", ids, key="compare_a", format_func=lambda i: describe(by_id[i]))
+    run_b = right.selectbox("Run b (new)", ids, key="compare_b", format_func=lambda i: describe(by_id[i]))
     shared = [n for n in by_id[run_a].metrics if n in by_id[run_b].metrics] or ["ndcg@10"]
     metric_col, perm_col = st.columns(2)
     metric = metric_col.selectbox("Metric", shared, key="compare_metric")
@@ -212,13 +212,12 @@ def runs_tab(collection: str) -> None:
 
 
 def _distinct_compare_defaults(ids: list[int]) -> None:
-    """Start the pickers on the two newest runs, and move them apart when they point at one run
-    (after a first run both pickers hold it; a second run should not leave Compare disabled)."""
+    """Baseline a = the older run, new b = the newest; a new run resets them to that (the user's
+    pick holds otherwise)."""
     state = st.session_state
-    if state.get("compare_b") not in ids:
-        state["compare_b"] = ids[0]
-    if (len(ids) > 1 and state.get("compare_a") == state["compare_b"]) or state.get("compare_a") not in ids:
-        state["compare_a"] = next((i for i in ids if i != state["compare_b"]), ids[0])
+    state["compare_a"], state["compare_b"] = compare_pickers(ids, state.get("compare_a"), state.get("compare_b"),
+                                                            state.get("compare_known_runs"))
+    state["compare_known_runs"] = frozenset(ids)
 
 
 def show_comparison(comparison) -> None:

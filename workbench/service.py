@@ -29,6 +29,7 @@ from store.index_set import Snapshot, SnapshotCache
 from store.milvus_index import MilvusCollectionMissing, MilvusError
 from store.retrieval_index import IndexFormatError
 from store.settings import StoredPreset, StoredSettings
+from workbench.plural import count
 from workbench.config import (
     DEFAULT_PRESET,
     INDEX_TIME_SECTIONS,
@@ -115,7 +116,7 @@ def _interrupted(last_ingest) -> str:
     if last_ingest is None or last_ingest.status == "finished":
         return ""
     how = "was cancelled" if last_ingest.status == "cancelled" else "was interrupted (or is still running)"
-    return (f"the last ingest {how} after {last_ingest.files_recorded} of its {last_ingest.files_total} files; "
+    return (f"the last ingest {how} after {last_ingest.files_recorded} of its {count(last_ingest.files_total, 'file')}; "
             "run it again to finish (unchanged files are skipped, cached texts are not embedded again)")
 
 

@@ -91,3 +91,16 @@ def test_the_significance_chart_labels_only_the_observed_line():
     texts = [annotation.text for annotation in figure.layout.annotations]
     assert texts == ["observed +0.1000"]
     assert len(figure.layout.shapes) == 2
+
+
+def test_compare_defaults_put_the_older_run_as_baseline():
+    """Regression: after a second run the pickers showed the new run as baseline a."""
+    from workbench.evaluation.compare import compare_pickers
+
+    # after one run both pickers hold it; a second run (id 2) arrives
+    assert compare_pickers([2, 1], a=1, b=1, known=frozenset({1})) == (1, 2)
+    # the user's own pick holds while no run is added
+    assert compare_pickers([3, 2, 1], a=3, b=1, known=frozenset({1, 2, 3})) == (3, 1)
+    # a third run resets to the newest against the one before it
+    assert compare_pickers([3, 2, 1], a=2, b=1, known=frozenset({1, 2})) == (2, 3)
+    assert compare_pickers([5], a=None, b=None, known=None) == (5, 5)
