@@ -95,7 +95,9 @@ def collection_warning(card: ModelCard, mix: LanguageMix) -> str | None:
     found = coverage(card, mix)
     if found.covered is not False:
         return None
-    better = [c.name for c in models_covering(mix, card.kind)]
+    better = [f"{c.name} ({c.languages_note or c.describe_languages()}"
+              + (f", {c.download_size} download)" if c.download_size and not c.bundled else ")")
+              for c in models_covering(mix, card.kind)]
     suggestion = f" Models that cover {found.text_language}: {', '.join(better)}." if better else ""
     return (
         f"{found.uncovered_share:.0%} of this collection's text ({mix.describe()}) is in a language "

@@ -45,8 +45,9 @@ EMBEDDING_MAP = PageSpec("pages/embedding_map.py", "Embedding map", ":material/s
                          "embedding_map")
 EVALUATION = PageSpec("pages/evaluation.py", "Evaluation", ":material/analytics:", "Measure", "evaluation")
 PRESETS_MCP = PageSpec("pages/presets_mcp.py", "Presets & MCP", ":material/tune:", "Share", "presets_mcp")
+MODELS = PageSpec("pages/models.py", "Models", ":material/model_training:", "Build", "models")
 
-ALL_PAGES = (WELCOME, TOUR, DOCUMENTS, CHUNKING_LAB, RETRIEVAL_LAB, EMBEDDING_MAP, EVALUATION, PRESETS_MCP)
+ALL_PAGES = (WELCOME, TOUR, DOCUMENTS, MODELS, CHUNKING_LAB, RETRIEVAL_LAB, EMBEDDING_MAP, EVALUATION, PRESETS_MCP)
 
 
 def available_pages() -> list[PageSpec]:
