@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -80,6 +81,8 @@ class FakeHub:
     corrupt: set[str] = field(default_factory=set)
     fail: set[str] = field(default_factory=set)
     requests: list[tuple[str, str, str]] = field(default_factory=list)  # (method, path, range header)
+    #: seconds to pause after every 256 kB of a file's body, so a browser can watch the progress
+    throttle_s: float = 0.0
     url: str = ""
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -184,6 +187,15 @@ class FakeHub:
             request.wfile.flush()
             request.close_connection = True
             request.connection.shutdown(2)
+            return
+        if self.throttle_s:
+            request.send_response(status)
+            for key, value in headers.items():
+                request.send_header(key, value)
+            request.end_headers()
+            for start in range(0, len(body), 256_000):
+                request.wfile.write(body[start:start + 256_000])
+                time.sleep(self.throttle_s)
             return
         self._send(request, status, headers, body)
 

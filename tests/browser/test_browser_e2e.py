@@ -178,6 +178,7 @@ PAGE_HEADINGS = {
     "welcome": "RAG Workbench",
     "tour": "Guided tour",
     "documents": "Documents",
+    "models": "Models",
     "chunking_lab": "Chunking lab",
     "retrieval_lab": "Retrieval lab",
     "embedding_map": "Embedding map",

@@ -143,3 +143,22 @@ def test_remove_frees_the_space_and_refuses_what_it_cannot_remove(hub, cache, tm
         remove("all-MiniLM-L6-v2")
     with pytest.raises(ModelRemoveError, match="folder of yours"):
         remove(str(tmp_path), RERANK)
+
+
+def test_the_models_command_downloads_lists_and_removes(hub, cache, capsys):
+    import json
+
+    from workbench.cli import main
+
+    assert main(["models", "download", REPO]) == 0
+    captured = capsys.readouterr()
+    assert f"{REPO} is in " in captured.out and "verified" in captured.out
+    assert f"{REPO}: {len(hub.repos[REPO].files)} files" in captured.err and "100%" in captured.err
+    assert main(["models", "--json"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows[REPO]["status"] == "downloaded" and rows[REPO]["size_on_disk"] > 0
+    assert rows["BAAI/bge-small-zh-v1.5"]["status"] == "not downloaded"
+    assert main(["models", "remove", REPO]) == 0
+    assert capsys.readouterr().out.startswith(f"removed {REPO}; ")
+    assert main(["models", "remove", REPO]) == 2
+    assert "is not downloaded" in capsys.readouterr().err
