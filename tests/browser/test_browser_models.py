@@ -63,16 +63,23 @@ def app(hub, tmp_path_factory):
 
 
 def settle(page) -> None:
+    """Wait until the script run is over: Streamlit's running indicator shows up (if the run has
+    not finished already) and goes away."""
     from playwright.sync_api import expect
 
-    page.wait_for_timeout(300)
+    try:
+        expect(page.get_by_test_id("stStatusWidget")).to_have_count(1, timeout=1500)
+    except AssertionError:
+        pass
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=STEP_S * 1000)
 
 
 def pick(page, widget_key: str, option: str) -> None:
     """Choose ``option`` (a prefix of its label) in the selectbox with ``widget_key``."""
-    page.locator(f".st-key-{widget_key} input").click()
-    page.get_by_role("option", name=re.compile("^" + re.escape(option))).first.click()
+    box = page.locator(f".st-key-{widget_key} input")
+    box.click()
+    box.fill(option)  # the list narrows to the labels that hold it
+    page.get_by_role("option", name=option).first.click()
     settle(page)
 
 
@@ -83,7 +90,7 @@ def download_by_id(page, name: str, kind: str, *, expect_progress: bool = True):
     page.locator(".st-key-models_other_id input").press("Enter")
     settle(page)
     pick(page, "models_other_kind", kind)
-    button = page.get_by_role("button", name=re.compile(f"^Download {re.escape(name)}"))
+    button = page.get_by_role("button", name=f"Download {name}")
     button.click()
     if expect_progress:
         expect(page.get_by_test_id("stProgress").first).to_be_visible(timeout=STEP_S * 1000)
@@ -118,7 +125,7 @@ def test_download_use_and_remove_models_from_the_app(app, hub) -> None:
             page.screenshot(path=str(ARTIFACTS / "models-corrupt-refused.png"))
             assert not list((cache / "models--tiny--cross-encoder").rglob(WEIGHTS))
             hub.corrupt.clear()
-            page.get_by_role("button", name=re.compile(f"^Download {re.escape(RERANKER)}")).click()
+            page.get_by_role("button", name=f"Download {RERANKER}").click()
             expect(page.get_by_text(f"Downloaded and verified {RERANKER}")).to_be_visible(timeout=STEP_S * 1000)
             settle(page)
             page.screenshot(path=str(ARTIFACTS / "models-both-downloaded.png"), full_page=True)

@@ -41,10 +41,14 @@ def walk_url(tmp_path_factory: pytest.TempPathFactory):
 
 
 def settle(page) -> None:
-    """Wait until the script run is over (Streamlit's running indicator is gone)."""
+    """Wait until the script run is over: Streamlit's running indicator shows up (if the run has
+    not finished already) and goes away."""
     from playwright.sync_api import expect
 
-    page.wait_for_timeout(300)
+    try:
+        expect(page.get_by_test_id("stStatusWidget")).to_have_count(1, timeout=1500)
+    except AssertionError:
+        pass
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=STEP_S * 1000)
 
 
@@ -125,8 +129,9 @@ def two_runs_and_a_comparison(page) -> None:
     from playwright.sync_api import expect
 
     main = page.get_by_test_id("stMain")
-    for _ in range(2):
+    for run in (1, 2):
         page.locator(".st-key-evaluate_run button").click()
+        expect(main.get_by_text(re.compile(rf"^#{run} ")).first).to_be_visible(timeout=STEP_S * 1000)
         settle(page)
     main.get_by_role("tab", name="Runs & compare").click()
     page.locator(".st-key-compare_run button").click()

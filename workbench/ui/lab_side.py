@@ -125,8 +125,8 @@ def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
     values["rerank.model"] = model_picker(
         "Rerank model", RERANK, side_key(side, "rerank.model"), str(base.rerank.model), allow_none=True,
         none_label="none (no rerank)", persist_state=PERSIST, disabled=llm_rerank,
-        help=f"{KEY_DOCS['rerank.model']}. A model that is not downloaded falls back to the previous order and "
-             "says how to download it.")
+        help=f"{KEY_DOCS['rerank.model']}. A model that is not downloaded gets a Download button right here; "
+             "until it is downloaded the rerank stage falls back to the previous order and says so.")
     values["rerank.top_m"] = config_inputs.number_input(st, "Rerank top m", "rerank.top_m", step=5,
                                                         disabled=not (values["rerank.model"] or llm_rerank),
                                                         **state("rerank.top_m"))

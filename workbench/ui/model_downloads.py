@@ -63,9 +63,13 @@ def run_download(card: ModelCard) -> None:
         try:
             folder = download(card.name, card.kind, on_plan=on_plan, on_progress=on_progress)
         except ModelDownloadError as error:
-            status.update(label=f"{card.name} was not downloaded", state="error")
-            st.error(md_escape(error), icon=":material/error:")
-            return
+            failure = error
+        else:
+            failure = None
+    if failure is not None:  # outside the status box, which folds away
+        status.update(label=f"{card.name} was not downloaded", state="error", expanded=False)
+        st.error(md_escape(failure), icon=":material/error:")
+        return
     status.update(label=f"Downloaded and verified {card.name}", state="complete")
     session.flash("success", f"Downloaded and verified **{md_escape(card.name)}** into {md_escape(str(folder))}; it "
                              "now loads offline.")
