@@ -48,12 +48,12 @@ def model_actions(rows) -> None:
 
 def other_model() -> None:
     st.subheader("Another model from the Hub")
-    left, right = st.columns([3, 1], vertical_alignment="bottom")
-    name = left.text_input("Model id", key="models_other_id", placeholder="e.g. BAAI/bge-base-zh-v1.5",
-                           help="Any sentence-transformers or cross-encoder model on the Hugging Face Hub.").strip()
-    kind = right.selectbox("Kind", (EMBEDDING, RERANK), key="models_other_kind")
+    name = st.text_input("Model id", key="models_other_id", placeholder="e.g. BAAI/bge-base-zh-v1.5",
+                         help="Any sentence-transformers or cross-encoder model on the Hugging Face Hub. Once "
+                              "downloaded it is listed above (a cross-encoder among the rerank models) and offered "
+                              "in the pickers.").strip()
     if name and not is_path_like(name):
-        offer_download(card_for(name, kind), key_prefix="models_other_download")
+        offer_download(card_for(name, EMBEDDING), key_prefix="models_other_download")
 
 
 st.title("Models")

@@ -74,22 +74,25 @@ def settle(page) -> None:
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=STEP_S * 1000)
 
 
+def success(page, text: str):
+    """The success message holding ``text`` (not a stale status label from the run before)."""
+    return page.get_by_test_id("stAlertContentSuccess").get_by_text(text).first
+
+
 def pick(page, widget_key: str, option: str) -> None:
     """Choose ``option`` (a prefix of its label) in the selectbox with ``widget_key``."""
-    box = page.locator(f".st-key-{widget_key} input")
-    box.click()
-    box.fill(option)  # the list narrows to the labels that hold it
+    page.locator(f".st-key-{widget_key} input").click()
+    page.keyboard.type(option)  # the list narrows to the labels that hold it
     page.get_by_role("option", name=option).first.click()
     settle(page)
 
 
-def download_by_id(page, name: str, kind: str, *, expect_progress: bool = True):
+def download_by_id(page, name: str, *, expect_progress: bool = True):
     from playwright.sync_api import expect
 
     page.locator(".st-key-models_other_id input").fill(name)
     page.locator(".st-key-models_other_id input").press("Enter")
     settle(page)
-    pick(page, "models_other_kind", kind)
     button = page.get_by_role("button", name=f"Download {name}")
     button.click()
     if expect_progress:
@@ -112,21 +115,21 @@ def test_download_use_and_remove_models_from_the_app(app, hub) -> None:
 
             # 1. the embedding model: the connection drops after the first chunk of its weights
             hub.drop_after[WEIGHTS] = (CHUNK + 200_000, 1)
-            download_by_id(page, EMBED, "embedding")
-            expect(page.get_by_text(f"Downloaded and verified {EMBED}")).to_be_visible(timeout=STEP_S * 1000)
+            download_by_id(page, EMBED)
+            expect(success(page, f"Downloaded and verified {EMBED}")).to_be_visible(timeout=STEP_S * 1000)
             assert hub.gets(WEIGHTS)[-2:] == ["", f"bytes={CHUNK}-"]  # resumed where it broke off
             settle(page)
 
             # 2. the cross-encoder: the first copy of its weights is corrupt, refused and removed
             hub.corrupt.add(WEIGHTS)
-            download_by_id(page, RERANKER, "rerank")
-            expect(page.get_by_text("failed verification against the Hub's metadata and was removed")).to_be_visible(
-                timeout=STEP_S * 1000)
+            download_by_id(page, RERANKER)
+            expect(page.get_by_test_id("stAlertContentError").get_by_text(
+                "failed verification against the Hub's metadata and was removed")).to_be_visible(timeout=STEP_S * 1000)
             page.screenshot(path=str(ARTIFACTS / "models-corrupt-refused.png"))
             assert not list((cache / "models--tiny--cross-encoder").rglob(WEIGHTS))
             hub.corrupt.clear()
             page.get_by_role("button", name=f"Download {RERANKER}").click()
-            expect(page.get_by_text(f"Downloaded and verified {RERANKER}")).to_be_visible(timeout=STEP_S * 1000)
+            expect(success(page, f"Downloaded and verified {RERANKER}")).to_be_visible(timeout=STEP_S * 1000)
             settle(page)
             page.screenshot(path=str(ARTIFACTS / "models-both-downloaded.png"), full_page=True)
 
@@ -137,7 +140,7 @@ def test_download_use_and_remove_models_from_the_app(app, hub) -> None:
             page.locator(".st-key-new_collection_name input").fill("tides")
             pick(page, "new_collection_model", EMBED)
             page.locator(".st-key-create_collection button").click()
-            expect(page.get_by_text("Created collection tides")).to_be_visible(timeout=STEP_S * 1000)
+            expect(success(page, "Created collection tides")).to_be_visible(timeout=STEP_S * 1000)
             settle(page)
             page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
                 files=[{"name": "tide-pools.md", "mimeType": "text/markdown", "buffer": NOTE.encode()}])
@@ -166,7 +169,7 @@ def test_download_use_and_remove_models_from_the_app(app, hub) -> None:
             settle(page)
             for name in (EMBED, RERANKER):
                 page.get_by_role("button", name=f"Remove {name}").click()
-                expect(page.get_by_text(f"Removed {name}")).to_be_visible(timeout=STEP_S * 1000)
+                expect(success(page, f"Removed {name}")).to_be_visible(timeout=STEP_S * 1000)
                 settle(page)
             assert not (cache / "models--tiny--embed-model").exists()
             assert not (cache / "models--tiny--cross-encoder").exists()

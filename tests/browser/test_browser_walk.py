@@ -113,9 +113,9 @@ def ask_and_check_the_answer_is_in_view(page) -> None:
     settle(page)
     final_label = side_a.get_by_text(re.compile(r"^Final · \d+$")).first
     expect(final_label).to_be_visible()
-    tables = side_a.get_by_test_id("stDataFrame")
-    final_table = next(tables.nth(i) for i in range(tables.count())
-                       if (tables.nth(i).bounding_box() or {}).get("height", 0) > 0)
+    # the first table drawn under side A (the evidence table waits in a folded expander)
+    final_table = side_a.get_by_test_id("stDataFrame").filter(visible=True).first
+    expect(final_table).to_be_visible(timeout=STEP_S * 1000)
     page.screenshot(path=str(ARTIFACTS / "walk-lab-viewport.png"))  # what the window shows, unscrolled
     verdict_box, table_box = verdict.bounding_box(), final_table.bounding_box()
     first_row_bottom = table_box["y"] + 2 * 35  # the header row, then the first hit
