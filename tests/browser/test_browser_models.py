@@ -96,7 +96,11 @@ def download_by_id(page, name: str, *, expect_progress: bool = True):
     button = page.get_by_role("button", name=f"Download {name}")
     button.click()
     if expect_progress:
-        expect(page.get_by_test_id("stProgress").first).to_be_visible(timeout=STEP_S * 1000)
+        # the size first (from the Hub's metadata), then the bytes as they arrive
+        expect(page.get_by_text(re.compile(r"MB to fetch \(\d+ files, [\d.]+ MB in all")).first).to_be_visible(
+            timeout=STEP_S * 1000)
+        expect(page.get_by_text(re.compile(r"^[\d.]+ [kM]B of [\d.]+ MB")).first).to_be_visible(
+            timeout=STEP_S * 1000)
         page.screenshot(path=str(ARTIFACTS / f"models-progress-{name.replace('/', '-')}.png"))
 
 
