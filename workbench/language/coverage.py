@@ -89,6 +89,13 @@ def models_covering(mix: LanguageMix, kind: str) -> list[ModelCard]:
     return [card for card in models(kind) if script in scripts_of(card.languages)]
 
 
+def suggest_models(mix: LanguageMix, kind: str, limit: int = 2) -> str:
+    """``paraphrase-multilingual-MiniLM-L12-v2 (471 MB) or BAAI/bge-small-zh-v1.5 (96 MB)``: catalogue
+    models that read the text, with what they download ("" when none does)."""
+    cards = models_covering(mix, kind)[:limit]
+    return " or ".join(f"{c.name} ({'bundled' if c.bundled else c.download_size})" for c in cards)
+
+
 def collection_warning(card: ModelCard, mix: LanguageMix) -> str | None:
     """A warning when most of a collection is in a language its model does not cover, naming
     catalogue models that do; None when the model covers it (or nobody can tell)."""
