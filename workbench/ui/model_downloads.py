@@ -54,7 +54,8 @@ def run_download(card: ModelCard) -> None:
             fetched = plan.total_bytes - plan.to_fetch
             resumed = f", {format_bytes(fetched)} already here" if fetched else ""
             status.update(label=f"Downloading {card.name}: {format_bytes(plan.to_fetch)} to fetch "
-                                f"({plan.files} files, {format_bytes(plan.total_bytes)} in all{resumed})")
+                                f"({plan.files} files, {format_bytes(plan.total_bytes)} in all{resumed})",
+                          expanded=True)
 
         def on_progress(progress: DownloadProgress) -> None:
             bar.progress(progress.fraction, text=f"{format_bytes(progress.done)} of {format_bytes(progress.total)}"
