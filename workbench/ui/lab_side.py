@@ -21,6 +21,7 @@ from workbench.analysis.verdict import evidence_rows, verdict_view
 from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
 from workbench.models.catalogue import RERANK
 from workbench.retrieval.trace import Trace
+from workbench.plural import count
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.data_tables import show_table
 from workbench.ui.model_choice import model_picker, picker_state
@@ -204,7 +205,7 @@ def render_diff(traces: dict[str, Trace], relevant: dict[int, int]) -> None:
     if diff.identical:
         st.caption("A and B return the same final list in the same order.")
     else:
-        st.caption(f"{diff.overlap} chunks in both ({len(diff.moved)} moved), {len(diff.entered)} entered B, "
+        st.caption(f"{count(diff.overlap, 'chunk')} in both ({len(diff.moved)} moved), {len(diff.entered)} entered B, "
                    f"{len(diff.left)} left A. ▲ n: B ranks it n places higher than A; — : not in that list.")
     views = {**traces["a"].chunks, **traces["b"].chunks}
     show_table(diff_rows(diff, views, relevant), "Both final lists are empty.", highlight=True)

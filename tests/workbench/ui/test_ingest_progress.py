@@ -55,3 +55,11 @@ def test_the_estimate_is_shown_first_and_kept_with_the_progress():
     assert tracker.estimate.startswith("1 file to read")
     tracker.update(Progress("cancelled", "kb", 0, 1, "stopped; 0 of 1 file done"))
     assert tracker.headline == "Cancelled: stopped; 0 of 1 file done"
+
+
+def test_counts_read_one_file_two_files():
+    """Regression: the app said "1 files" (and "1 documents" in the sidebar)."""
+    from workbench.plural import count
+
+    assert [count(n, "file") for n in (0, 1, 2, 1200)] == ["0 files", "1 file", "2 files", "1,200 files"]
+    assert count(1, "query", "queries") == "1 query" and count(3, "query", "queries") == "3 queries"
