@@ -5,13 +5,13 @@ run to finish, and fails on any Plotly placeholder text ("new text", "Click to e
 an empty ``key =`` value, a traceback, or an error box (a ``no_answer`` verdict is a verdict,
 not an error). In the Retrieval lab it asks a question and checks that the verdict and the first
 final hit are on screen in a 1400×1000 window without scrolling; in Evaluation it makes two runs
-and compares them, so the significance chart is drawn. Screenshots land in test-artifacts/browser/.
+(doc, then span level) and compares them, so the significance chart is drawn. Screenshots land in test-artifacts/browser/.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -119,6 +119,9 @@ def ask_and_check_the_answer_is_in_view(page) -> None:
     page.screenshot(path=str(ARTIFACTS / "walk-lab-viewport.png"))  # what the window shows, unscrolled
     verdict_box, table_box = verdict.bounding_box(), final_table.bounding_box()
     first_row_bottom = table_box["y"] + 2 * 35  # the header row, then the first hit
+    (ARTIFACTS / "walk-lab-boxes.json").write_text(json.dumps(
+        {"viewport": VIEWPORT, "verdict": verdict_box, "final_table": table_box,
+         "first_final_hit_bottom": first_row_bottom}, indent=1))
     assert verdict_box["y"] + verdict_box["height"] <= VIEWPORT["height"], verdict_box
     assert first_row_bottom <= VIEWPORT["height"], table_box
     # the one-off work is shown apart, not inside side A's stage times
@@ -129,7 +132,9 @@ def two_runs_and_a_comparison(page) -> None:
     from playwright.sync_api import expect
 
     main = page.get_by_test_id("stMain")
-    for run in (1, 2):
+    for run, level in ((1, "doc"), (2, "span")):  # two runs that differ, so the test has something to test
+        page.locator(".st-key-evaluate_level").get_by_text(level, exact=True).click()
+        settle(page)
         page.locator(".st-key-evaluate_run button").click()
         expect(main.get_by_text(re.compile(rf"^#{run} ")).first).to_be_visible(timeout=STEP_S * 1000)
         settle(page)
