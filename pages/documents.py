@@ -9,13 +9,17 @@ import streamlit as st
 from workbench.config import EmbeddingConfig, WorkbenchConfig
 from workbench.ingestion.ingest import IngestReport, Source
 from workbench.ingestion.parsers import SUPPORTED_TYPES
-from workbench.models.availability import ModelNotAvailableError
-from workbench.models.catalogue import EMBEDDING
+from workbench.ingestion.upload_limits import UploadLimit, raise_cost
+from workbench.language.coverage import models_covering
+from workbench.models.availability import ModelNotAvailableError, locate
+from workbench.models.catalogue import EMBEDDING, models
 from workbench.names import shown_name
+from workbench.plural import count
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only, read_only
 from workbench.ui.ingest_progress import IngestProgressView
 from workbench.ui.model_choice import model_picker
+from workbench.ui.model_downloads import offer_download
 from workbench.ui.llm_panels import enrichment_panel
 from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape, shorten
@@ -26,6 +30,7 @@ run_through_router()
 LAST_REPORT_KEY = "documents_last_ingest"
 UPLOAD_ROUND_KEY = "documents_upload_round"
 CANCEL_KEY = "documents_cancel_ingest"
+MAX_FILE_KEY = "documents_max_file_mb"
 
 
 def collections_panel(collection: str | None) -> None:
@@ -39,8 +44,9 @@ def collections_panel(collection: str | None) -> None:
         chunking = chunking_controls("new_collection_chunking", WorkbenchConfig().chunking)
         model = model_picker(
             "Embedding model", EMBEDDING, "new_collection_model", WorkbenchConfig().embedding.model,
-            help="Fixed for the collection. all-MiniLM-L6-v2 reads English only; for Chinese pick a "
-                 "multilingual or Chinese model (downloaded once while online: python -m workbench models).")
+            help="Fixed for the collection. all-MiniLM-L6-v2 reads English only; for Chinese pick "
+                 f"{chinese_advice()} (a model that is not here yet gets a Download button below the picker; "
+                 "all models: the Models page).")
         if st.button("Create collection", key="create_collection", type="primary"):
             try:
                 bench.create_collection(name, WorkbenchConfig(chunking=chunking, embedding=EmbeddingConfig(model)))
@@ -63,6 +69,12 @@ def collections_panel(collection: str | None) -> None:
             st.rerun()
 
 
+def chinese_advice() -> str:
+    """"paraphrase-multilingual-MiniLM-L12-v2 (50+ languages, 471 MB) or BAAI/bge-small-zh-v1.5 (Chinese, 96 MB)"."""
+    cards = [card for card in models(EMBEDDING) if "zh" in card.languages and not card.bundled][:2]
+    return " or ".join(f"{card.name} ({card.languages_note}, {card.download_size})" for card in cards)
+
+
 def language_panel(collection: str) -> None:
     """The collection's language mix, and a warning when its embedding model does not read it."""
     try:
@@ -72,19 +84,46 @@ def language_panel(collection: str) -> None:
         return
     if language.warning:
         st.warning(md_escape(language.warning), icon=":material/translate:")
+        covering = models_covering(language.mix, EMBEDDING)
+        missing = [card for card in covering if locate(card.name, card.kind) is None]
+        if missing:
+            st.caption("Download one here, then create a collection with it (New collection, above) and upload "
+                       "the same files: unchanged texts are parsed again but nothing else is lost.")
+            for card in missing:
+                offer_download(card, key_prefix="language_download")
     else:
         coverage = language.coverage
         st.caption(f"Language mix: {md_escape(language.mix.describe())} · embedding model "
                    f"{md_escape(coverage.model)} covers {md_escape(coverage.model_languages)}")
 
 
+def upload_limit(collection: str) -> float:
+    """The largest file ingest takes (``ingest.max_file_mb``), which the user may raise here, with its cost."""
+    config = session.workbench().config_for(collection)
+    server_mb = int(st.get_option("server.maxUploadSize"))
+    chosen = float(st.session_state.get(MAX_FILE_KEY, config.ingest.max_file_mb))
+    limit = UploadLimit(chosen, server_mb)
+    with st.expander(f"Largest file: {limit.box_mb} MB", icon=":material/straighten:"):
+        st.number_input("Largest file (MB), ingest.max_file_mb", min_value=1.0, max_value=100_000.0,
+                        value=float(config.ingest.max_file_mb), step=10.0, key=MAX_FILE_KEY,
+                        help="Files over this size are refused before they are read. For this session's uploads; "
+                             "the command line takes --set ingest.max_file_mb=N.")
+        rate = session.chunk_rate(config.embedding.model)
+        st.caption("One file at this size costs about: " + "; ".join(
+            md_escape(line) for line in raise_cost(chosen, config.chunking, rate, config.ingest.max_chunks)))
+        st.caption(md_escape(limit.describe()))
+    return chosen
+
+
 def upload_panel(collection: str) -> None:
     if hidden_in_read_only("Uploading documents"):
         return
     upload_round = st.session_state.setdefault(UPLOAD_ROUND_KEY, 0)
+    max_file_mb = upload_limit(collection)
     files = st.file_uploader(
         f"Add documents to {md_escape(collection)}", type=sorted({ext.lstrip('.') for ext in SUPPORTED_TYPES}),
         accept_multiple_files=True, key=f"uploads_{upload_round}",
+        max_upload_size=UploadLimit(max_file_mb, int(st.get_option("server.maxUploadSize"))).box_mb,
         help="Unchanged files are skipped before parsing; a changed file replaces its earlier version.",
     )
     if st.session_state.get(CANCEL_KEY):
@@ -93,16 +132,18 @@ def upload_panel(collection: str) -> None:
                 icon=":material/cancel:")
     if not files:
         return
-    if st.button(f"Ingest {len(files)} file{'s' if len(files) != 1 else ''}", key="ingest_uploads", type="primary"):
+    if st.button(f"Ingest {count(len(files), 'file')}", key="ingest_uploads", type="primary"):
         sources = [Source(name=file.name, data=file.getvalue()) for file in files]
-        with st.status(f"Ingesting {len(sources)} files into “{md_escape(collection)}”", expanded=True) as status:
+        with st.status(f"Ingesting {count(len(sources), 'file')} into “{md_escape(collection)}”", expanded=True) as status:
             # any click reruns the page, which stops this run at its next progress update: the ingest
             # then commits what it finished, marks itself cancelled and brings the indexes in line
             st.button("Cancel", key=CANCEL_KEY, icon=":material/cancel:",
                       help="Stop after the files in flight; everything committed so far stays")
             view = IngestProgressView([source.name for source in sources])
             try:
-                report = session.workbench().ingest(collection, sources, progress=view)
+                bench = session.workbench()
+                config = bench.config_for(collection).with_value("ingest.max_file_mb", max_file_mb)
+                report = bench.ingest(collection, sources, config, progress=view)
             except ModelNotAvailableError as error:  # nothing was written; the message names the download
                 status.update(label="Not ingested: the collection's model is not on this machine", state="error")
                 st.error(md_escape(error), icon=":material/download:")

@@ -15,11 +15,18 @@ from workbench.config import ConfigError, known_keys
 from workbench.evaluation import charts, export
 from workbench.evaluation import golden as golden_sets
 from workbench.evaluation import metrics as m
-from workbench.evaluation.compare import compare_runs
+from workbench.evaluation.compare import compare_pickers, compare_runs
 from workbench.evaluation.runner import evaluate_collection
 from workbench.evaluation.runs import delete_run, describe, list_runs, load_run, save_run
 from workbench.evaluation.stages import POOL_RECALL, POOL_SIZE
-from workbench.evaluation.sweep import expand, parse_grid_argument, plan, run_sweep, save_best_as_preset
+from workbench.evaluation.sweep import (
+    default_sweep_keys,
+    expand,
+    parse_grid_argument,
+    plan,
+    run_sweep,
+    save_best_as_preset,
+)
 from workbench.names import shown_name
 from workbench.retrieval.llm_cost import llm_calls_for_run
 from workbench.sharing import require_writable
@@ -183,8 +190,8 @@ def runs_tab(collection: str) -> None:
     st.subheader("Compare two runs")
     _distinct_compare_defaults(ids)
     left, right = st.columns(2)
-    run_b = left.selectbox("Run b (new)", ids, key="compare_b", format_func=lambda i: describe(by_id[i]))
-    run_a = right.selectbox("Run a (baseline)", ids, key="compare_a", format_func=lambda i: describe(by_id[i]))
+    run_a = left.selectbox("Run a (baseline)", ids, key="compare_a", format_func=lambda i: describe(by_id[i]))
+    run_b = right.selectbox("Run b (new)", ids, key="compare_b", format_func=lambda i: describe(by_id[i]))
     shared = [n for n in by_id[run_a].metrics if n in by_id[run_b].metrics] or ["ndcg@10"]
     metric_col, perm_col = st.columns(2)
     metric = metric_col.selectbox("Metric", shared, key="compare_metric")
@@ -212,13 +219,12 @@ def runs_tab(collection: str) -> None:
 
 
 def _distinct_compare_defaults(ids: list[int]) -> None:
-    """Start the pickers on the two newest runs, and move them apart when they point at one run
-    (after a first run both pickers hold it; a second run should not leave Compare disabled)."""
+    """Baseline a = the older run, new b = the newest; a new run resets them to that (the user's
+    pick holds otherwise)."""
     state = st.session_state
-    if state.get("compare_b") not in ids:
-        state["compare_b"] = ids[0]
-    if (len(ids) > 1 and state.get("compare_a") == state["compare_b"]) or state.get("compare_a") not in ids:
-        state["compare_a"] = next((i for i in ids if i != state["compare_b"]), ids[0])
+    state["compare_a"], state["compare_b"] = compare_pickers(ids, state.get("compare_a"), state.get("compare_b"),
+                                                            state.get("compare_known_runs"))
+    state["compare_known_runs"] = frozenset(ids)
 
 
 def show_comparison(comparison) -> None:
@@ -261,7 +267,7 @@ def sweep_tab(collection: str) -> None:
     rank_by = st.selectbox("Best by", metric_names, key="sweep_rank_by")
     base = session.current_config()
     offered = list(SWEEP_SUGGESTIONS) + [k for k in known_keys() if k not in SWEEP_SUGGESTIONS]
-    keys = st.multiselect("Keys to vary", offered, default=["fusion.method", "fusion.k"], key="sweep_keys",
+    keys = st.multiselect("Keys to vary", offered, default=default_sweep_keys(base), key="sweep_keys",
                           help="Any config key, chunking included. Query-time keys reuse the indexes; a new "
                                "chunking is built once and embeds only texts not in the cache.")
     grid: dict[str, list[str]] = {}
@@ -276,8 +282,11 @@ def sweep_tab(collection: str) -> None:
         st.error(md_escape(error))
         return
     layouts = len(plan(points))
-    llm_calls = llm_calls_for_run([point.config for point in points], len(golden))
-    st.caption(f"{len(points)} configurations × {len(golden)} queries, {layouts} layout(s)"
+    llm_calls = llm_calls_for_run([point.config for point in points if point.same_as is None], len(golden))
+    same = sum(1 for point in points if point.same_as is not None)
+    st.caption(f"{len(points) - same} configurations × {len(golden)} queries, {layouts} layout(s)"
+               + (f"; {same} more differ only in keys their configuration ignores and are reported as the same, "
+                  "not run" if same else "")
                + (" — new chunkings are built on first use (only uncached texts are embedded)" if layouts > 1 else "")
                + (f"; {llm_calls.describe()}, cached replies cost nothing" if llm_calls.calls else ""))
     if st.button(f"Run sweep ({len(points)} configurations)", key="sweep_run", type="primary",
@@ -295,7 +304,10 @@ def sweep_tab(collection: str) -> None:
 
 def show_sweep(result, rank_by: str) -> None:
     best = result.best(rank_by)
-    st.success(f"Sweep {result.sweep_id}: {len(result.entries)} configurations in {result.elapsed_s:.0f} s; "
+    same = len(result.entries) - len(result.distinct)
+    same_note = f" ({same} the same as another: they differ only in keys their configuration ignores)" if same else ""
+    st.success(f"Sweep {result.sweep_id}: {len(result.entries)} configurations{same_note} in "
+               f"{result.elapsed_s:.1f} s; "
                f"{md_escape(result.reuse_summary())}. Best {md_escape(rank_by)} = "
                f"**{best.result.metrics[rank_by]:.4f}** with {md_escape(best.point.label)}.")
     rows = result.table()

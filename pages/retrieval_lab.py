@@ -14,7 +14,7 @@ from __future__ import annotations
 import streamlit as st
 
 from workbench.analysis.relevance import relevant_in_run
-from workbench.analysis.side_config import differences, side_config
+from workbench.analysis.side_config import describe_differences, differences, side_config
 from workbench.config import ConfigError, dumps
 from workbench.service import BackendError
 from workbench.ui import session
@@ -65,8 +65,10 @@ def _query_box(queries: dict[str, str]) -> str:
     return st.session_state.get(QUERY_KEY, "").strip()
 
 
-def _configure_sides(base, signature: str) -> tuple[dict, dict]:
-    """Each side's column with its settings; returns the containers and the valid configs."""
+def _configure_sides(base, signature: str, ran: bool) -> tuple[dict, dict]:
+    """Each side's column with its settings; returns the containers and the valid configs.
+
+    Once there is a query the settings fold away, so the verdicts and final lists come first."""
     containers, configs = {}, {}
     for side, column in zip(SIDES, st.columns(2, gap="medium")):
         sync_with_preset(side, base, signature)
@@ -74,7 +76,7 @@ def _configure_sides(base, signature: str) -> tuple[dict, dict]:
             containers[side] = st.container(key=f"side_{side}")
             with containers[side]:
                 st.subheader(f"{side.upper()}")
-                with st.expander("Configuration", expanded=True):
+                with st.expander("Configuration", expanded=not ran, icon=":material/tune:"):
                     values = side_controls(side, base)
                 try:
                     configs[side] = side_config(base, values)
@@ -83,8 +85,7 @@ def _configure_sides(base, signature: str) -> tuple[dict, dict]:
     if len(configs) == 2:
         changed = differences(configs["a"], configs["b"])
         with containers["b"]:
-            st.caption("Differs from A in: " + (md_escape(", ".join(f"{k} = {v}" for k, v in changed.items()))
-                                                if changed else "nothing (both sides run the same configuration)"))
+            st.caption("Differs from A in: " + md_escape(describe_differences(changed)))
     return containers, configs
 
 
@@ -115,13 +116,18 @@ def main() -> None:
     home = str(session.home_path())
     golden_signature = golden_files_signature(session.home_path())
     query = _query_box(golden_queries(home, golden_signature))
-    containers, configs = _configure_sides(base, f"{collection}\x00{preset}\x00{dumps(base)}")
+    containers, configs = _configure_sides(base, f"{collection}\x00{preset}\x00{dumps(base)}", bool(query))
     if not query:
         st.info("Type a query above, or pick a golden query, to run A and B side by side.", icon=":material/search:")
         return
     if len(configs) < 2:
         return
+    first_use = session.warm_up(collection, query, list(configs.values()))
     traces, snapshots = _run_sides(collection, query, configs, containers)
+    if first_use.describe():
+        st.caption(md_escape(first_use.describe()), help="Reading the indexes, loading the models (and their first, "
+                   "slower run) and embedding the query happen once, before either side is timed, so the two "
+                   "sides' stage times compare fairly.")
     if not traces:
         return
 

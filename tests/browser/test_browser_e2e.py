@@ -136,7 +136,7 @@ def test_demo_upload_and_retrieval_lab_in_chromium(app_url: str) -> None:
             shot("03-file-chosen")
             ingest.click()
             # the report after the rerun (the progress bar shows the same summary until it is cleared)
-            expect(main.locator("p", has_text="Last upload")).to_contain_text("demo: 1 files: 1 new",
+            expect(main.locator("p", has_text="Last upload")).to_contain_text("demo: 1 file: 1 new",
                                                                                timeout=STEP_S * 1000)
             expect(sidebar.get_by_text("45 documents")).to_be_visible()
             shot("04-file-ingested")
@@ -178,6 +178,7 @@ PAGE_HEADINGS = {
     "welcome": "RAG Workbench",
     "tour": "Guided tour",
     "documents": "Documents",
+    "models": "Models",
     "chunking_lab": "Chunking lab",
     "retrieval_lab": "Retrieval lab",
     "embedding_map": "Embedding map",

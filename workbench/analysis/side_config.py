@@ -70,6 +70,21 @@ def differences(base: WorkbenchConfig, config: WorkbenchConfig) -> dict[str, obj
     return {key: after[key] for key in QUERY_TIME_KEYS if before[key] != after[key]}
 
 
+def describe_differences(changed: dict[str, object]) -> str:
+    """``mmr.enabled = True, rerank.model = none``: an empty value (a model switched off) says "none"."""
+    if not changed:
+        return "nothing (both sides run the same configuration)"
+    return ", ".join(f"{key} = {_shown(value)}" for key, value in changed.items())
+
+
+def _shown(value: object) -> str:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return "none"
+    if isinstance(value, (tuple, list)):
+        return "/".join(f"{v:g}" if isinstance(v, float) else str(v) for v in value)
+    return str(value)
+
+
 def describe(config: WorkbenchConfig) -> str:
     """A one-line summary: "hybrid · RRF k=60 · MMR λ=0.7 · top 10"."""
     parts = [config.retrieval.mode]

@@ -1,8 +1,10 @@
-"""The ``models`` command: the model catalogue, what is on this machine, and the one download step.
+"""The ``models`` command: the model catalogue, what is on this machine, download and remove.
 
 ``python -m workbench models`` lists the catalogue (embedding and rerank models, their
-languages and sizes, and whether each is available offline); ``python -m workbench models
-download NAME`` fetches one into the Hugging Face cache, the only step that needs a network.
+languages, download size, size on disk and whether each is available offline);
+``models download NAME`` fetches one into the Hugging Face cache (the only step that needs a
+network; the size is shown first, then progress, then the files are verified);
+``models remove NAME`` deletes a downloaded model again.
 """
 
 from __future__ import annotations
@@ -14,36 +16,38 @@ from workbench.cli.common import EXIT_OK, EXIT_USAGE
 
 
 def add_commands(commands, common) -> None:
-    p = commands.add_parser("models", help="list the model catalogue, or download a model once while online")
-    p.add_argument("action", nargs="?", choices=("list", "download"), default="list")
-    p.add_argument("name", nargs="?", help="download: the model id (from the list, or any Hugging Face id)")
+    p = commands.add_parser("models", help="list the model catalogue, download a model once while online, or remove it")
+    p.add_argument("action", nargs="?", choices=("list", "download", "remove"), default="list")
+    p.add_argument("name", nargs="?", help="download/remove: the model id (from the list, or any Hugging Face id)")
     p.add_argument("--json", action="store_true", help="list: print the catalogue as JSON")
+    p.add_argument("--keep-free-mb", type=float, default=None,
+                   help="download: refuse when less than this many MB would stay free on the cache's disk "
+                        "(default 500, or $WORKBENCH_MODELS_KEEP_FREE_MB)")
     common(p)
     p.set_defaults(handler=cmd_models)
 
 
 def cmd_models(args) -> int:
     if args.action == "download":
-        return _download(args.name)
-    from workbench.models.availability import hub_cache_dir, locate
-    from workbench.models.catalogue import EMBEDDING_MODELS, RERANK_MODELS
+        return _download(args.name, args.keep_free_mb)
+    if args.action == "remove":
+        return _remove(args.name)
+    from workbench.models.availability import hub_cache_dir
+    from workbench.models.download import format_bytes
+    from workbench.models.inventory import inventory
 
-    cards = [*EMBEDDING_MODELS, *RERANK_MODELS]
-    folders = {card.name: locate(card.name, card.kind) for card in cards}
+    rows = inventory()
     if args.json:
-        print(json.dumps([{**card.facts(), "available": folders[card.name] is not None,
-                           "folder": str(folders[card.name]) if folders[card.name] else None} for card in cards],
-                         ensure_ascii=False))
+        print(json.dumps([row.facts() for row in rows], ensure_ascii=False))
         return EXIT_OK
-    for title, group in (("embedding models (embedding.model)", EMBEDDING_MODELS),
-                         ("rerank models (rerank.model)", RERANK_MODELS)):
+    for kind, title in (("embedding", "embedding models (embedding.model)"), ("rerank", "rerank models (rerank.model)")):
         print(title)
-        for card in group:
-            status = "bundled" if card.bundled else ("available" if folders[card.name] else "not downloaded")
-            size = card.download_size
-            print(f"  {card.name:<40} {card.describe_languages():<16} {size:>9}  {status:<15} {card.summary}")
+        for row in (r for r in rows if r.card.kind == kind):
+            on_disk = format_bytes(row.size_on_disk) if row.size_on_disk else ""
+            print(f"  {row.card.name:<40} {row.card.describe_languages():<16} {row.card.download_size:>9} "
+                  f"{on_disk:>9}  {row.status:<15} {row.card.summary}")
     print(f"downloaded models live in {hub_cache_dir()}; fetch one once, while online, with: "
-          "python -m workbench models download NAME")
+          "python -m workbench models download NAME (remove it with: python -m workbench models remove NAME)")
     _print_runtimes(args.home)
     return EXIT_OK
 
@@ -74,18 +78,48 @@ def _print_runtimes(home) -> None:
                   f"{numbers['query_ms_p50']:>7.1f} ms/query  min cosine {numbers['min_cosine']:.5f}")
 
 
-def _download(name: str | None) -> int:
-    from workbench.models.availability import ModelDownloadError, download
+def _download(name: str | None, keep_free_mb: float | None) -> int:
+    from workbench.models.download import DownloadPlan, DownloadProgress, ModelDownloadError, download, format_bytes
 
     if not name:
         print("error: name the model to download, e.g. python -m workbench models download BAAI/bge-small-zh-v1.5",
               file=sys.stderr)
         return EXIT_USAGE
-    print(f"downloading {name} (progress on stderr)...", file=sys.stderr)
+
+    def on_plan(plan: DownloadPlan) -> None:
+        print(f"{plan.repo_id}: {plan.files} files, {format_bytes(plan.total_bytes)}; "
+              f"{format_bytes(plan.to_fetch)} to download", file=sys.stderr)
+
+    shown = [-1]
+
+    def on_progress(progress: DownloadProgress) -> None:
+        percent = int(progress.fraction * 100)
+        if percent != shown[0]:
+            shown[0] = percent
+            print(f"\r  {percent:3d}%  {format_bytes(progress.done)} of {format_bytes(progress.total)}", end="",
+                  file=sys.stderr, flush=True)
+
     try:
-        folder = download(name)
+        folder = download(name, on_plan=on_plan, on_progress=on_progress, keep_free=keep_free_mb)
     except ModelDownloadError as error:
+        print(f"\nerror: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    print(file=sys.stderr)
+    print(f"{name} is in {folder}, verified; it now loads offline")
+    return EXIT_OK
+
+
+def _remove(name: str | None) -> int:
+    from workbench.models.download import ModelRemoveError, format_bytes, remove
+
+    if not name:
+        print("error: name the model to remove, e.g. python -m workbench models remove BAAI/bge-small-zh-v1.5",
+              file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        freed = remove(name)
+    except ModelRemoveError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    print(f"{name} is in {folder}; it now loads offline")
+    print(f"removed {name}; {format_bytes(freed)} freed")
     return EXIT_OK

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 
 import numpy as np
 
@@ -39,6 +40,7 @@ class SentenceTransformerEmbedder(Embedder):
         self.name = name
         self.model_name = model or name
         self._model = None
+        self.load_seconds: float | None = None  # how long loading took, once it has
         self._load_lock = threading.Lock()
         # a Hugging Face fast tokenizer raises "Already borrowed" when two threads use it at once
         self._use_lock = threading.Lock()
@@ -48,11 +50,17 @@ class SentenceTransformerEmbedder(Embedder):
             require_available(self.model_name, EMBEDDING)  # a folder that does not exist fails now, not on first use
 
     @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    @property
     def model(self):
         if self._model is None:
             with self._load_lock:
                 if self._model is None:
+                    started = time.perf_counter()
                     self._model = self._load()
+                    self.load_seconds = time.perf_counter() - started
         return self._model
 
     def _load(self):

@@ -30,9 +30,9 @@ def significance_chart(comparison: Comparison) -> go.Figure:
     observed = test.mean_difference
     figure = go.Figure(go.Histogram(x=list(test.null_distribution), nbinsx=60, name="permuted mean differences",
                                     marker_color="#9aa7b8"))
-    for x, text in ((observed, f"observed {observed:+.4f}"), (-observed, "mirror")):
-        figure.add_vline(x=x, line_color="#d62728" if x == observed else "#f0a0a0", line_dash="dash",
-                         annotation_text=text if x == observed else None)
+    # a line with an annotation of None would make Plotly draw its "new text" placeholder
+    figure.add_vline(x=observed, line_color="#d62728", line_dash="dash", annotation_text=f"observed {observed:+.4f}")
+    figure.add_vline(x=-observed, line_color="#f0a0a0", line_dash="dash")
     figure.update_layout(
         title=f"{comparison.metric}: mean difference b - a = {observed:+.4f}, p = {test.p_value:.4f} "
               f"({test.permutations} sign flips)",

@@ -157,3 +157,16 @@ def compare_runs(a: EvaluationResult, b: EvaluationResult, metric: str = "ndcg@1
     ordered = tuple(sorted(changes, key=lambda c: (-abs(c.delta), c.query_id)))
     return Comparison(a.run_id, b.run_id, metric, deltas, ordered, test, config_changes(a.config, b.config),
                       only_a, only_b, tuple(warnings))
+
+
+def compare_pickers(run_ids: list[int], a: int | None, b: int | None,
+                    known: frozenset[int] | None) -> tuple[int, int]:
+    """The runs the compare pickers show: the user's pick while it holds, else the baseline ``a`` as
+    the older and the new ``b`` as the newest run. A new run (``known`` differs) resets them to
+    that default, so the run just made is compared against the one before it."""
+    ordered = sorted(run_ids, reverse=True)  # run ids grow with time: newest first
+    newest = ordered[0]
+    older = ordered[1] if len(ordered) > 1 else newest
+    if known != frozenset(run_ids) or a not in run_ids or b not in run_ids or (a == b and len(ordered) > 1):
+        return older, newest
+    return a, b

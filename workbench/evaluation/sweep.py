@@ -10,6 +10,7 @@ so it can state exactly how many corpus texts it embedded.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from workbench.evaluation.golden import GoldenSet
 from workbench.evaluation.runner import EvaluationResult, check_level, evaluate, judge_for, needs_query_vectors
 from workbench.evaluation.runs import save_run
 from workbench.layout import Layout
+from workbench.retrieval.ignored_keys import effective, ignored_keys
 from workbench.sharing import require_writable
 
 
@@ -32,10 +34,17 @@ class SweepPoint:
 
     overrides: dict[str, object]
     config: WorkbenchConfig
+    #: grid keys this configuration ignores (``fusion.k`` under weighted fusion)
+    ignored: tuple[str, ...] = ()
+    #: the label of an earlier point that behaves the same (it differs only in ignored keys): not run again
+    same_as: str | None = None
 
     @property
     def label(self) -> str:
-        return " ".join(f"{key}={_show(value)}" for key, value in self.overrides.items())
+        shown = " ".join(f"{key}={_show(value)}" for key, value in self.overrides.items() if key not in self.ignored)
+        if not self.ignored:
+            return shown
+        return f"{shown} ({', '.join(self.ignored)} ignored)".strip()
 
 
 @dataclass(frozen=True)
@@ -95,24 +104,34 @@ class SweepResult:
     llm_cached_calls: int = 0  # LLM calls answered from the reply cache
     elapsed_s: float = 0.0
 
+    @property
+    def distinct(self) -> list[SweepEntry]:
+        """The entries that were run (a point that behaves like an earlier one is reported, not run)."""
+        return [entry for entry in self.entries if entry.point.same_as is None]
+
     def best(self, metric: str = "ndcg@10") -> SweepEntry:
         if not self.entries:
             raise ValueError("the sweep has no results yet")
         if metric not in self.entries[0].result.metrics:
             raise ValueError(f"metric {metric!r} was not computed; the sweep has {', '.join(self.metric_names)}")
         # the first of equal scores wins, so the order of the grid breaks ties deterministically
-        return max(self.entries, key=lambda entry: entry.result.metrics[metric])
+        return max(self.distinct, key=lambda entry: entry.result.metrics[metric])
 
     def ranked(self, metric: str = "ndcg@10") -> list[SweepEntry]:
-        return sorted(self.entries, key=lambda entry: -entry.result.metrics[metric])
+        return sorted(self.distinct, key=lambda entry: -entry.result.metrics[metric])
 
     def table(self) -> list[dict]:
-        """One row per point: run id, the grid values, every metric (for tables, charts, CSV)."""
-        return [
-            {"run_id": entry.result.run_id, **{k: _show(v) for k, v in entry.point.overrides.items()},
-             **entry.result.metrics}
-            for entry in self.entries
-        ]
+        """One row per point: run id, the grid values, every metric, and which earlier point it is the
+        same as when it differs from it only in keys its configuration ignores."""
+        rows = []
+        for entry in self.entries:
+            row = {"run_id": entry.result.run_id, **{k: _show(v) for k, v in entry.point.overrides.items()},
+                   **entry.result.metrics}
+            if any(e.point.same_as or e.point.ignored for e in self.entries):
+                row["same as"] = entry.point.same_as or ""
+                row["ignored"] = ", ".join(entry.point.ignored)
+            rows.append(row)
+        return rows
 
     def reuse_summary(self) -> str:
         if self.embedded_texts == 0:
@@ -163,7 +182,9 @@ def expand(base: WorkbenchConfig, grid: Mapping[str, Sequence]) -> list[SweepPoi
     """Every combination of the grid's values applied to ``base`` (the cartesian product).
 
     Values are checked and coerced by the config itself, so a typo fails before any work.
-    Combinations giving an identical configuration are evaluated once.
+    Combinations giving an identical configuration are evaluated once. Combinations that differ
+    only in keys their configuration ignores (``fusion.k`` under weighted fusion) are kept, so the
+    report lists them, but marked ``same_as`` the first of them, which alone is run.
     """
     keys = list(grid)
     for key in keys:
@@ -172,6 +193,7 @@ def expand(base: WorkbenchConfig, grid: Mapping[str, Sequence]) -> list[SweepPoi
         base.get(key)  # unknown keys fail here, with the list of known ones
     points: list[SweepPoint] = []
     seen: set[str] = set()
+    behaves_like: dict[str, SweepPoint] = {}
     for combination in itertools.product(*(grid[key] for key in keys)):
         config = base
         for key, value in zip(keys, combination):
@@ -180,8 +202,22 @@ def expand(base: WorkbenchConfig, grid: Mapping[str, Sequence]) -> list[SweepPoi
         if fingerprint in seen:
             continue
         seen.add(fingerprint)
-        points.append(SweepPoint({key: config.get(key) for key in keys}, config))
+        ignored = tuple(key for key in keys if key in ignored_keys(config))
+        behaviour = repr(sorted(effective(config).flat().items()))
+        point = SweepPoint({key: config.get(key) for key in keys}, config, ignored)
+        first = behaves_like.setdefault(behaviour, point)
+        points.append(point if first is point else dataclasses.replace(point, same_as=first.label))
     return points
+
+
+#: what a first sweep varies, in order of preference; keys the base configuration ignores are skipped
+DEFAULT_SWEEP_KEYS = ("fusion.k", "fusion.weights", "mmr.enabled", "retrieval.candidates")
+
+
+def default_sweep_keys(base: WorkbenchConfig, count: int = 2) -> list[str]:
+    """Keys worth varying first: ones ``base`` reads (never ``fusion.k`` under weighted fusion)."""
+    ignored = ignored_keys(base)
+    return [key for key in DEFAULT_SWEEP_KEYS if key not in ignored][:count]
 
 
 def plan(points: Sequence[SweepPoint]) -> list[LayoutGroup]:
@@ -223,7 +259,9 @@ def run_sweep(
         result.sweep_id = stored_runs.start_sweep(
             bench.catalog, collection=collection, golden=golden.name, level=level, base_config=base_config.to_dict(),
             grid={k: [_show(v) for v in vs] for k, vs in grid.items()}, metrics=list(metric_names))
-    total = len(points) * len(golden.queries)
+    runs = [point for point in points if point.same_as is None]
+    total = len(runs) * len(golden.queries)
+    by_label: dict[str, EvaluationResult] = {}
     warmed: set[str] = set()
     status = "failed"
     try:
@@ -231,16 +269,20 @@ def run_sweep(
             judge = judge_for(bench, collection, group.points[0].config)
             result.chunk_texts += judge.chunk_count
             for point in group.points:
+                if point.same_as is not None:  # behaves like a point already run: reported, not run
+                    result.entries.append(SweepEntry(point, by_label[point.same_as]))
+                    continue
                 model = point.config.embedding.key
                 if needs_query_vectors(point.config) and model not in warmed:
                     bench.embed_queries(model, [q.query for q in golden.queries])
                     warmed.add(model)
-                index = len(result.entries)
+                index = len(by_label)
                 evaluation = evaluate(
                     lambda text, cfg: bench.query(text, collection, cfg), golden, point.config, collection, judge,
                     level=level, metric_names=metric_names,
-                    progress=_forward(progress, index, len(points), len(golden.queries), total, point.label, started),
+                    progress=_forward(progress, index, len(runs), len(golden.queries), total, point.label, started),
                 )
+                by_label[point.label] = evaluation
                 evaluation.label = point.label
                 if store:
                     save_run(bench.catalog, evaluation, label=point.label, overrides=_jsonable(point.overrides),

@@ -17,7 +17,7 @@ def chunk_rate(home: Path, model: str) -> float | None:
     try:
         rates = json.loads((home / RATES_FILE).read_text(encoding="utf-8"))
         rate = float(rates.get(model, 0))
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, TypeError):
         return None
     return rate if rate > 0 else None
 
@@ -34,6 +34,42 @@ def remember_rate(home: Path, model: str, texts: int, seconds: float) -> None:
         os.replace(temporary, path)
     except (OSError, ValueError):
         log.debug("could not record the embedding rate in %s", path)
+
+
+#: seconds assumed to load an embedding model before this home has timed one
+FALLBACK_LOAD_S = 10.0
+LOAD_KEY = "load_s"
+
+
+def load_seconds(home: Path, model: str) -> float | None:
+    """Seconds this home measured to load ``model`` (read the weights, build the network)."""
+    try:
+        rates = json.loads((home / RATES_FILE).read_text(encoding="utf-8"))
+        seconds = float((rates.get(LOAD_KEY) or {}).get(model, 0))
+    except (OSError, ValueError, AttributeError):
+        return None
+    return seconds if seconds > 0 else None
+
+
+def remember_load(home: Path, model: str, seconds: float) -> None:
+    if seconds <= 0:
+        return
+    path = home / RATES_FILE
+    try:
+        rates = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        rates.setdefault(LOAD_KEY, {})[model] = round(seconds, 2)
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(rates, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(temporary, path)
+    except (OSError, ValueError, AttributeError):
+        log.debug("could not record the model load time in %s", path)
+
+
+def pending_load_s(home: Path, embedder) -> float | None:
+    """Seconds still to spend loading ``embedder`` before it embeds anything (None once it is loaded)."""
+    if getattr(embedder, "loaded", True):
+        return None
+    return load_seconds(home, embedder.name) or FALLBACK_LOAD_S
 
 
 def estimated_text_characters(name: str, size_bytes: int) -> int:

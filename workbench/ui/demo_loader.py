@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from workbench import demo
+from workbench.plural import count
 from workbench.ui import session
 from workbench.ui.ingest_progress import IngestProgressView
 from workbench.ui.text import md_escape
@@ -40,7 +41,7 @@ def load_demo_with_progress() -> None:
         f"Loaded the demo: {len(loaded.report.outcomes) - len(failures)} documents in "
         f"collection **{demo.DEMO_COLLECTION}** and the golden set **demo** ({queries}). "
         "Start with the **Guided tour**, or ask a question in the **Retrieval lab**."
-        + (f" {len(failures)} files failed: see the Documents page." if failures else ""),
+        + (f" {count(len(failures), 'file')} failed: see the Documents page." if failures else ""),
     )
     session.request_collection(demo.DEMO_COLLECTION)
     st.rerun()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from workbench.plural import count
 from workbench.ingestion.ingest import Progress
 from workbench.names import shown_name
 from workbench.ui.text import md_escape
@@ -44,7 +45,7 @@ class IngestTracker:
     def __init__(self, names: list[str]):
         self.rows: dict[str, FileRow] = {name: FileRow(name) for name in names}
         self.fraction = 0.0
-        self.headline = f"Queued {len(self.rows)} files"
+        self.headline = f"Queued {count(len(self.rows), 'file')}"
         self.finished = False
         self.estimate = ""  # "600 files to read, about 1,300 chunks, roughly 40 s to embed here"
 

@@ -22,6 +22,7 @@ from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
 from workbench.models.catalogue import RERANK
 from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import Trace
+from workbench.plural import count
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.data_tables import show_table
 from workbench.ui.model_choice import model_picker, picker_state
@@ -126,8 +127,8 @@ def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
     values["rerank.model"] = model_picker(
         "Rerank model", RERANK, side_key(side, "rerank.model"), str(base.rerank.model), allow_none=True,
         none_label="none (no rerank)", persist_state=PERSIST, disabled=llm_rerank,
-        help=f"{KEY_DOCS['rerank.model']}. A model that is not downloaded falls back to the previous order and "
-             "says how to download it.")
+        help=f"{KEY_DOCS['rerank.model']}. A model that is not downloaded gets a Download button right here; "
+             "until it is downloaded the rerank stage falls back to the previous order and says so.")
     values["rerank.top_m"] = config_inputs.number_input(st, "Rerank top m", "rerank.top_m", step=5,
                                                         disabled=not (values["rerank.model"] or llm_rerank),
                                                         **state("rerank.top_m"))
@@ -158,9 +159,15 @@ def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict
     """The side's notes, one tab per stage, the timings and the rank-flow chart."""
     st.caption(f"{md_escape(describe(config))} · {trace.total_ms:.1f} ms in total")
     render_verdict(side, trace)
+    # the answer first: the final list sits right under the verdict, every stage below it
+    st.markdown(f"**Final · {len(trace.final)}**")
+    if trace.stages:
+        show_table(stage_rows(trace, trace.stages[-1].stage, relevant), "the final stage returned nothing",
+                   highlight=True)
     if trace.notes:
         st.info("  \n".join(f"• {md_escape(note)}" for note in trace.notes), icon=":material/info:")
     llm_panels.query_stage_view(trace, key=f"query_stage_{side}")
+    st.caption("Every stage")
     tabs = st.tabs([f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages])
     for tab, stage in zip(tabs, trace.stages):
         with tab:
@@ -199,7 +206,7 @@ def render_diff(traces: dict[str, Trace], relevant: dict[int, int]) -> None:
     if diff.identical:
         st.caption("A and B return the same final list in the same order.")
     else:
-        st.caption(f"{diff.overlap} chunks in both ({len(diff.moved)} moved), {len(diff.entered)} entered B, "
+        st.caption(f"{count(diff.overlap, 'chunk')} in both ({len(diff.moved)} moved), {len(diff.entered)} entered B, "
                    f"{len(diff.left)} left A. ▲ n: B ranks it n places higher than A; — : not in that list.")
     views = {**traces["a"].chunks, **traces["b"].chunks}
     show_table(diff_rows(diff, views, relevant), "Both final lists are empty.", highlight=True)

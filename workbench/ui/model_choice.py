@@ -1,16 +1,19 @@
 """Picking an embedding or rerank model from the catalogue, with what each one covers and costs.
 
 Each option shows the model's languages, its download size and whether it is on this machine
-(bundled, downloaded, or not yet: then choosing it gives the download command). "Other" takes
-any sentence-transformers id or local folder.
+(bundled, downloaded, or not yet: then a button under the picker downloads it on the spot).
+Models downloaded by id join the list; "Other" takes any sentence-transformers id or local folder.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from workbench.models.availability import locate
+from workbench.models.availability import card_for, is_path_like, locate
 from workbench.models.catalogue import ModelCard, entry, models
+from workbench.models.inventory import downloaded_names
+from workbench.ui.model_downloads import offer_download
+from workbench.ui.text import md_escape
 
 OTHER = "__other__"
 NONE = ""
@@ -29,14 +32,16 @@ def option_label(card: ModelCard) -> str:
 
 
 def picker_state(key: str, model: str, kind: str) -> dict[str, str]:
-    """The widget values that show ``model`` in ``model_picker(key=key)``: the catalogue entry,
-    "none", or "other" with the name typed in."""
+    """The widget values that show ``model`` in ``model_picker(key=key)``: the catalogue entry, a
+    downloaded model, "none", or "other" with the name typed in."""
     model = (model or "").strip()
     known = entry(model, kind)
     if known is not None:
         return {key: known.name}
     if not model:
         return {key: NONE}
+    if model in downloaded_names(kind):
+        return {key: model}
     return {key: OTHER, f"{key}_other": model}
 
 
@@ -48,6 +53,7 @@ def model_picker(label: str, kind: str, key: str, current: str, *, allow_none: b
     (set ``picker_state`` into the session to move them).
     """
     cards = {card.name: card for card in models(kind)}
+    cards.update({name: card_for(name, kind) for name in downloaded_names(kind)})  # downloaded by id
     options = ([NONE] if allow_none else []) + list(cards) + [OTHER]
     if key not in st.session_state:
         st.session_state.update(picker_state(key, current, kind))
@@ -63,7 +69,20 @@ def model_picker(label: str, kind: str, key: str, current: str, *, allow_none: b
 
     chosen = st.selectbox(label, options, format_func=show, key=key, help=help, disabled=disabled, **widget)
     if chosen != OTHER:
+        if chosen in cards and not disabled:
+            offer_missing(cards[chosen], key)
         return chosen
-    typed = st.text_input(f"{label}: id or folder", key=f"{key}_other", disabled=disabled,
-                          placeholder="e.g. sentence-transformers/all-mpnet-base-v2 or /models/my-model", **widget)
-    return (typed or "").strip()
+    typed = (st.text_input(f"{label}: id or folder", key=f"{key}_other", disabled=disabled,
+                           placeholder="e.g. sentence-transformers/all-mpnet-base-v2 or /models/my-model",
+                           **widget) or "").strip()
+    if typed and not disabled and not is_path_like(typed):
+        offer_missing(card_for(typed, kind), key)
+    return typed
+
+
+def offer_missing(card: ModelCard, key: str) -> None:
+    """Under a picker: when the chosen model is not on this machine, the download, right there."""
+    if card.bundled or locate(card.name, card.kind) is not None:
+        return
+    st.caption(f"{md_escape(card.name)} is not on this machine yet.")
+    offer_download(card, key_prefix=f"{key}_download")

@@ -46,8 +46,10 @@ EMBEDDING_MAP = PageSpec("pages/embedding_map.py", "Embedding map", ":material/s
 EVALUATION = PageSpec("pages/evaluation.py", "Evaluation", ":material/analytics:", "Measure", "evaluation")
 JUDGING = PageSpec("pages/judging.py", "Judging", ":material/gavel:", "Measure", "judging")
 PRESETS_MCP = PageSpec("pages/presets_mcp.py", "Presets & MCP", ":material/tune:", "Share", "presets_mcp")
+MODELS = PageSpec("pages/models.py", "Models", ":material/model_training:", "Build", "models")
 
-ALL_PAGES = (WELCOME, TOUR, DOCUMENTS, CHUNKING_LAB, RETRIEVAL_LAB, EMBEDDING_MAP, EVALUATION, JUDGING, PRESETS_MCP)
+ALL_PAGES = (WELCOME, TOUR, DOCUMENTS, MODELS, CHUNKING_LAB, RETRIEVAL_LAB, EMBEDDING_MAP, EVALUATION, JUDGING,
+             PRESETS_MCP)
 
 
 def available_pages() -> list[PageSpec]:

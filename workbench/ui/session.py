@@ -40,6 +40,21 @@ def workbench() -> Workbench:
     return _workbench_for(str(home_path()))
 
 
+def chunk_rate(model: str) -> float | None:
+    """Chunk texts per second this home measured for ``model`` (None before its first real ingest)."""
+    from workbench.ingestion.estimates import chunk_rate as measured
+
+    return measured(home_path(), model)
+
+
+def warm_up(collection: str, query: str, configs: list):
+    """Do a query's one-off work (indexes, models, query vector) before either lab side is timed."""
+    from workbench.retrieval.first_use import warm_up as warm
+
+    with st.spinner("Loading the indexes and models (first use only)…"):
+        return warm(workbench(), collection, query, configs)
+
+
 def home_path() -> Path:
     from workbench.service import resolve_home
 

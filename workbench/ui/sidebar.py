@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from workbench.names import shown_name
+from workbench.plural import count
 from workbench.ui import session
 from workbench.ui.access import read_only
 from workbench.ui.text import md_escape
@@ -50,7 +51,8 @@ def _collection_picker(infos: dict) -> None:
                         help="Every page works on this collection. Create or delete collections on the Documents page.")
     info = infos[name]
     where = "" if info.backend == "local" else f" · {md_escape(info.backend)}"
-    st.caption(f"{info.documents} documents · {info.chunks} chunks · {md_escape(info.embedding_model)}{where}")
+    st.caption(f"{count(info.documents, 'document')} · {count(info.chunks, 'chunk')} · "
+               f"{md_escape(info.embedding_model)}{where}")
     if info.interrupted:
         st.caption(f"Incomplete: {md_escape(info.interrupted)}.")
 

@@ -57,3 +57,14 @@ def test_differences_and_describe():
     assert describe(weighted) == "hybrid · weighted 0.7/0.3 minmax · top 10"
     bm25_rerank = side_config(BASE, {"retrieval.mode": "bm25", "rerank.model": "ce"})
     assert describe(bm25_rerank) == "bm25 · rerank top 30 · top 10"
+
+
+def test_a_switched_off_rerank_model_reads_none_in_the_differences():
+    """Regression: "Differs from A in: rerank.model =" showed an empty value."""
+    from workbench.analysis.side_config import describe_differences
+
+    a = side_config(BASE, {**side_values(BASE), "rerank.model": "cross-encoder/ms-marco-MiniLM-L-6-v2"})
+    b = side_config(BASE, {**side_values(BASE), "rerank.model": ""})
+    assert describe_differences(differences(a, b)) == "rerank.model = none"
+    assert describe_differences({}) == "nothing (both sides run the same configuration)"
+    assert describe_differences({"fusion.weights": (0.7, 0.3)}) == "fusion.weights = 0.7/0.3"

@@ -79,3 +79,28 @@ def test_comparing_different_levels_warns_and_unknown_metric_fails():
 
 def test_config_changes_lists_flat_keys():
     assert config_changes({"a": {"b": 1, "c": 2}}, {"a": {"b": 1, "c": 3}, "d": 4}) == (("a.c", 2, 3), ("d", None, 4))
+
+
+def test_the_significance_chart_labels_only_the_observed_line():
+    """Regression: the mirror line had ``annotation_text=None``, which Plotly draws as "new text"."""
+    from workbench.evaluation.charts import significance_chart
+
+    a = run(1, {"q1": 0.5, "q2": 0.4, "q3": 0.9})
+    b = run(2, {"q1": 0.7, "q2": 0.6, "q3": 0.8})
+    figure = significance_chart(compare_runs(a, b, "ndcg@10", permutations=200))
+    texts = [annotation.text for annotation in figure.layout.annotations]
+    assert texts == ["observed +0.1000"]
+    assert len(figure.layout.shapes) == 2
+
+
+def test_compare_defaults_put_the_older_run_as_baseline():
+    """Regression: after a second run the pickers showed the new run as baseline a."""
+    from workbench.evaluation.compare import compare_pickers
+
+    # after one run both pickers hold it; a second run (id 2) arrives
+    assert compare_pickers([2, 1], a=1, b=1, known=frozenset({1})) == (1, 2)
+    # the user's own pick holds while no run is added
+    assert compare_pickers([3, 2, 1], a=3, b=1, known=frozenset({1, 2, 3})) == (3, 1)
+    # a third run resets to the newest against the one before it
+    assert compare_pickers([3, 2, 1], a=2, b=1, known=frozenset({1, 2})) == (2, 3)
+    assert compare_pickers([5], a=None, b=None, known=None) == (5, 5)

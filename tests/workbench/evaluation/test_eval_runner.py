@@ -164,3 +164,20 @@ def test_evaluation_reads_ids_and_scores_only(eval_home, level):
     assert [q.ranked_doc_ids for q in lean.per_query] == [q.ranked_doc_ids for q in full.per_query]
     fusion_details = [trace.stage("fusion").details for trace in traces]
     assert fusion_details and not any(details.built for details in fusion_details)  # never formatted
+
+
+def test_a_runs_time_counts_loading_and_embedding_the_queries(eval_home, monkeypatch):
+    """Regression: a run header said "0.0 s" for a 5.6 s run (only the ranking loop was timed)."""
+    import time
+
+    bench = eval_home.bench
+    embed = bench.embed_queries
+
+    def slow_embed(model, texts):
+        time.sleep(0.4)
+        return embed(model, texts)
+
+    monkeypatch.setattr(bench, "embed_queries", slow_embed)
+    config = bench.config_for("notes").with_value("retrieval.mode", "dense")
+    result = evaluate_collection(bench, "notes", eval_home.golden(), config, level="doc", metric_names=METRICS)
+    assert result.elapsed_s >= 0.4

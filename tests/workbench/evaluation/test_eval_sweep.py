@@ -7,7 +7,14 @@ import pytest
 from workbench.config import ConfigError, WorkbenchConfig
 from workbench.embedding.base import content_hash
 from workbench.evaluation.runs import list_runs
-from workbench.evaluation.sweep import expand, parse_grid, plan, run_sweep, save_best_as_preset
+from workbench.evaluation.sweep import (
+    default_sweep_keys,
+    expand,
+    parse_grid,
+    plan,
+    run_sweep,
+    save_best_as_preset,
+)
 
 METRICS = ("ndcg@10", "recall@10")
 
@@ -40,6 +47,29 @@ def test_identical_configurations_are_evaluated_once():
                                              {"mmr.enabled": False, "fusion.weights": (0.5, 0.5)}]
 
 
+def test_points_that_differ_only_in_ignored_keys_are_the_same():
+    """Regression: under weighted fusion, fusion.k=10,30,60 ran three identical configurations and
+    "fusion.k=10" was named best."""
+    points = expand(WorkbenchConfig(), {"fusion.method": ["rrf", "weighted"], "fusion.k": ["10", "30", "60"]})
+    assert [p.same_as for p in points] == [None, None, None, None, "fusion.method=weighted (fusion.k ignored)",
+                                           "fusion.method=weighted (fusion.k ignored)"]
+    assert points[3].label == "fusion.method=weighted (fusion.k ignored)" and points[3].ignored == ("fusion.k",)
+    assert points[0].label == "fusion.method=rrf fusion.k=10" and points[0].ignored == ()
+    off = expand(WorkbenchConfig(), {"mmr.lambda": ["0.5", "0.9"]})
+    assert off[1].same_as == off[0].label == "(mmr.lambda ignored)"
+
+
+def test_the_default_sweep_varies_only_keys_the_configuration_reads():
+    for base in (WorkbenchConfig(), WorkbenchConfig().with_value("fusion.method", "weighted"),
+                 WorkbenchConfig().with_value("retrieval.mode", "bm25")):
+        keys = default_sweep_keys(base)
+        assert len(keys) == 2
+        points = expand(base, {key: ["1", "2"] if key != "mmr.enabled" else ["false", "true"] for key in keys}
+                        | ({"fusion.weights": ["0.3,0.7", "0.7,0.3"]} if "fusion.weights" in keys else {}))
+        assert all(p.same_as is None and not p.ignored for p in points), (base.fusion, keys)
+    assert default_sweep_keys(WorkbenchConfig().with_value("fusion.method", "weighted"))[0] == "fusion.weights"
+
+
 def test_plan_groups_points_by_layout():
     points = expand(WorkbenchConfig(), {"chunking.size": ["500", "1000"], "fusion.k": ["10", "60"]})
     groups = plan(points)
@@ -57,21 +87,22 @@ def test_a_query_time_sweep_embeds_no_corpus_text(eval_home):
     result = run_sweep(bench, "notes", golden, bench.config_for("notes"),
                        {"fusion.method": ["rrf", "weighted"], "fusion.k": ["10", "60"], "mmr.enabled": ["false", "true"]},
                        metric_names=METRICS, progress=events.append)
-    assert len(result.entries) == 8 and result.layouts == 1
+    # weighted fusion ignores fusion.k: its k=10 and k=60 points are one configuration, run once
+    assert len(result.entries) == 8 and len(result.distinct) == 6 and result.layouts == 1
     assert result.embedded_texts == 0
     assert result.reuse_summary() == f"embedded 0 corpus texts (all {len(corpus_hashes)} chunk texts cached)"
-    # the only embedding call was the golden queries, once, for all eight configurations
+    # the only embedding call was the golden queries, once, for all the configurations
     new_calls = embedder.calls[calls_before:]
     assert len(new_calls) <= 1
     assert all(content_hash(text) not in corpus_hashes for call in new_calls for text in call)
     assert sorted(text for call in new_calls for text in call) == sorted({q.query for q in golden.queries})
     # progress covers every query of every point, in order, with an ETA once started
-    assert [e.done for e in events] == list(range(1, 8 * len(golden) + 1))
-    assert events[-1].total == 8 * len(golden) and events[-1].eta_s == 0.0
-    assert "ETA" in events[0].describe() and "[1/8]" in events[0].describe()
-    # each point is a stored run of the sweep, labelled with its values
+    assert [e.done for e in events] == list(range(1, 6 * len(golden) + 1))
+    assert events[-1].total == 6 * len(golden) and events[-1].eta_s == 0.0
+    assert "ETA" in events[0].describe() and "[1/6]" in events[0].describe()
+    # each point run is a stored run of the sweep, labelled with its values
     runs = list_runs(bench.catalog, sweep_id=result.sweep_id)
-    assert len(runs) == 8 and runs[-1].label == "fusion.method=rrf fusion.k=10 mmr.enabled=False"
+    assert len(runs) == 6 and runs[-1].label == "fusion.method=rrf fusion.k=10 mmr.enabled=False"
     assert runs[-1].overrides == {"fusion.method": "rrf", "fusion.k": 10, "mmr.enabled": False}
 
 

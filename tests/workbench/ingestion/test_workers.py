@@ -149,3 +149,29 @@ def test_a_worker_that_cannot_start_stops_the_pool_with_the_fix(monkeypatch):
     with pytest.raises(workers.WorkerStartError, match="not with your files"):
         list(pool.outcomes([ParseTask(1, "a.md", limits, data=b"# a")]))
     pool.close()
+
+
+def test_the_estimate_counts_loading_the_embedding_model(tmp_path):
+    """Regression: the demo said "roughly 3 s to embed", then sat at 0/83 for 20 s while the model loaded."""
+    from types import SimpleNamespace
+
+    from workbench.ingestion.estimates import FALLBACK_LOAD_S, pending_load_s, remember_load
+    from workbench.ingestion.workers import describe_estimate
+
+    cold = SimpleNamespace(name="all-MiniLM-L6-v2", loaded=False)
+    assert pending_load_s(tmp_path, cold) == FALLBACK_LOAD_S
+    remember_load(tmp_path, "all-MiniLM-L6-v2", 17.4)
+    assert pending_load_s(tmp_path, cold) == 17.4
+    assert pending_load_s(tmp_path, SimpleNamespace(name="all-MiniLM-L6-v2", loaded=True)) is None
+    assert describe_estimate(83, 30.0, 17.4) == ("about 83 chunks, roughly 3 s to embed here, after about 17 s to "
+                                                 "load the embedding model")
+    assert describe_estimate(83, 30.0) == "about 83 chunks, roughly 3 s to embed here"
+
+
+def test_a_sentence_transformer_embedder_says_whether_and_how_long_it_loaded():
+    from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder("all-MiniLM-L6-v2")
+    assert not embedder.loaded and embedder.load_seconds is None
+    embedder.dimension  # noqa: B018 -- loads the weights
+    assert embedder.loaded and embedder.load_seconds > 0

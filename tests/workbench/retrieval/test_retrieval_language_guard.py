@@ -27,8 +27,9 @@ CHINESE_DOCS = {
 def test_an_english_model_gets_no_vote_on_a_chinese_query():
     check = check_language("光伏电池板怎样发电", "auto", "hybrid", "all-MiniLM-L6-v2")
     assert check.dense_votes is False
-    assert check.note == ("dense route left out of fusion: all-MiniLM-L6-v2 covers en; the query is zh. "
-                          "Pick a multilingual model to use it.")
+    assert check.note == ("dense route left out of fusion: all-MiniLM-L6-v2 covers en; the query is zh. To use it, "
+                          "pick a model that reads zh: paraphrase-multilingual-MiniLM-L12-v2 (471 MB) or "
+                          "BAAI/bge-small-zh-v1.5 (96 MB), on the Models page.")
     assert check.query.language == "zh" and check.embedding.covered is False
 
 
@@ -89,8 +90,9 @@ def test_the_guard_leaves_a_chinese_model_out_of_english_queries(bilingual, tiny
     bench, config = bilingual
     trace = bench.query("solar panels turn sunlight into electricity", "mixed", config)
     assert trace.language.dense_votes is False
-    note = (f"dense route left out of fusion: {tiny_chinese_model_dir} covers zh; the query is en. "
-            "Pick a multilingual model to use it.")
+    note = (f"dense route left out of fusion: {tiny_chinese_model_dir} covers zh; the query is en. To use it, "
+            "pick a model that reads en: all-MiniLM-L6-v2 (bundled) or paraphrase-multilingual-MiniLM-L12-v2 "
+            "(471 MB), on the Models page.")
     assert note in trace.notes and note in trace.stage("fusion").notes
     # the dense list is still there to look at, but fusion is BM25's order alone
     assert len(trace.stage("dense").ranked) > 0

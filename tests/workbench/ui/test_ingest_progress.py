@@ -32,8 +32,8 @@ def test_batch_stages_advance_the_bar_and_mark_stored_files():
     tracker.update(Progress("store", "1 documents", 1, 1))
     assert tracker.rows["a.md"].stage == "stored" and tracker.fraction == 0.92
     tracker.update(Progress("index", "layout-key", 1, 1))
-    tracker.update(Progress("done", "demo", 1, 1, "demo: 1 files: 1 new"))
-    assert tracker.fraction == 1.0 and tracker.finished and tracker.headline == "demo: 1 files: 1 new"
+    tracker.update(Progress("done", "demo", 1, 1, "demo: 1 file: 1 new"))
+    assert tracker.fraction == 1.0 and tracker.finished and tracker.headline == "demo: 1 file: 1 new"
 
 
 def test_the_bar_never_moves_backwards():
@@ -50,8 +50,16 @@ def test_the_estimate_is_shown_first_and_kept_with_the_progress():
     from workbench.ui.ingest_progress import IngestTracker
 
     tracker = IngestTracker(["a.md"])
-    tracker.update(Progress("estimate", "kb", 0, 1, "1 files to read, about 3 chunks, roughly 1 s to embed here"))
-    assert tracker.headline == "Starting: 1 files to read, about 3 chunks, roughly 1 s to embed here"
-    assert tracker.estimate.startswith("1 files to read")
-    tracker.update(Progress("cancelled", "kb", 0, 1, "stopped; 0 of 1 files done"))
-    assert tracker.headline == "Cancelled: stopped; 0 of 1 files done"
+    tracker.update(Progress("estimate", "kb", 0, 1, "1 file to read, about 3 chunks, roughly 1 s to embed here"))
+    assert tracker.headline == "Starting: 1 file to read, about 3 chunks, roughly 1 s to embed here"
+    assert tracker.estimate.startswith("1 file to read")
+    tracker.update(Progress("cancelled", "kb", 0, 1, "stopped; 0 of 1 file done"))
+    assert tracker.headline == "Cancelled: stopped; 0 of 1 file done"
+
+
+def test_counts_read_one_file_two_files():
+    """Regression: the app said "1 files" (and "1 documents" in the sidebar)."""
+    from workbench.plural import count
+
+    assert [count(n, "file") for n in (0, 1, 2, 1200)] == ["0 files", "1 file", "2 files", "1,200 files"]
+    assert count(1, "query", "queries") == "1 query" and count(3, "query", "queries") == "3 queries"

@@ -1,0 +1,108 @@
+"""The Models page and the download offers, under AppTest, against a local Hub mirror (tests/fake_hub.py)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import save_tiny_sentence_model
+from tests.fake_hub import FakeHub
+
+PAGE = "pages/models.py"
+EMBED = "tiny/embed-model"
+
+
+def plain(markdown: str) -> str:
+    return re.sub(r"\\(.)", r"\1", re.sub(r"(?<!\\)\*\*", "", markdown))
+
+
+def texts(app, *kinds: str) -> list[str]:
+    return [plain(str(element.value)) for kind in kinds for element in app.get(kind)]
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    fake = FakeHub().start()
+    fake.add_folder(EMBED, save_tiny_sentence_model(tmp_path_factory.mktemp("hub") / "tiny-embed", ("zh", "en")))
+    yield fake
+    fake.stop()
+
+
+@pytest.fixture
+def cache(hub, tmp_path, monkeypatch):
+    from huggingface_hub import constants
+
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub-cache"))
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub-cache"))
+    return tmp_path / "hub-cache"
+
+
+def test_the_catalogue_with_sizes_status_and_where_it_is_cached(tmp_path: Path, open_app, cache):
+    app = open_app(tmp_path / "home", page=PAGE)
+    assert not app.exception, app.exception
+    embedding, rerank = [frame.value for frame in app.dataframe][:2]
+    by_name = dict(zip(embedding["model"], embedding["status"]))
+    assert by_name["all-MiniLM-L6-v2"] == "bundled"
+    assert by_name["BAAI/bge-small-zh-v1.5"] == "not downloaded"
+    row = embedding[embedding["model"] == "BAAI/bge-small-zh-v1.5"].iloc[0]
+    assert row["download"] == "96 MB" and row["cached in"] == str(cache / "models--BAAI--bge-small-zh-v1.5")
+    assert "cross-encoder/ms-marco-MiniLM-L-6-v2" in set(rerank["model"])
+    assert app.button(key="download_baai_bge_small_zh_v1_5").label == "Download BAAI/bge-small-zh-v1.5 (96 MB)"
+
+
+def test_download_by_id_then_pick_it_for_a_collection_then_remove_it(tmp_path: Path, open_app, cache, hub):
+    app = open_app(tmp_path / "home", page=PAGE)
+    app.text_input(key="models_other_id").input(EMBED).run()
+    app.button(key="models_other_download_tiny_embed_model").click().run()
+    assert not app.exception, app.exception
+    assert any(f"Downloaded and verified {EMBED}" in text for text in texts(app, "success"))
+    embedding = app.dataframe[0].value
+    row = embedding[embedding["model"] == EMBED].iloc[0]
+    assert row["status"] == "downloaded" and row["languages"] == "zh, en"
+
+    # the new-collection picker lists it now
+    app.switch_page("pages/documents.py").run()
+    picker = app.selectbox(key="new_collection_model")
+    assert any(option.startswith(f"{EMBED} — zh, en · downloaded") for option in picker.options)
+    app.text_input(key="new_collection_name").input("tiny").run()
+    picker.set_value(EMBED).run()
+    app.button(key="create_collection").click().run()
+    assert not app.exception, app.exception
+    assert app.session_state["collection"] == "tiny"
+
+    app.switch_page(PAGE).run()
+    app.button(key="remove_tiny_embed_model").click().run()
+    assert not app.exception, app.exception
+    assert any(f"Removed {EMBED}" in text for text in texts(app, "success"))
+    assert not (cache / "models--tiny--embed-model").exists()
+
+
+def test_a_missing_model_in_a_picker_offers_its_download_and_a_failure_is_clear(tmp_path: Path, open_app, cache,
+                                                                                  monkeypatch):
+    app = open_app(tmp_path / "home", page="pages/documents.py")
+    app.selectbox(key="new_collection_model").set_value("BAAI/bge-small-zh-v1.5").run()
+    offer = app.button(key="new_collection_model_download_baai_bge_small_zh_v1_5")
+    assert offer.label == "Download BAAI/bge-small-zh-v1.5 (96 MB)"
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # the network is down
+    offer.click().run()
+    assert not app.exception, app.exception
+    (error,) = [text for text in texts(app, "error") if "could not reach" in text]
+    assert error.startswith("could not reach the Hugging Face Hub at http://127.0.0.1:9 to download "
+                            "'BAAI/bge-small-zh-v1.5'") and "nothing was changed" in error
+
+
+def test_the_upload_box_says_the_limit_ingest_enforces_and_the_user_can_raise_it(demo_home_copy: Path, open_app):
+    """Regression: the box said 200 MB per file (Streamlit's default) while ingest refused files over 20 MB."""
+    app = open_app(demo_home_copy, page="pages/documents.py")
+    assert app.get("file_uploader")[0].proto.max_upload_size_mb == 20
+    assert any("Files up to 20 MB each (ingest.max_file_mb, default 20 MB)." in text for text in texts(app, "caption"))
+    app.number_input(key="documents_max_file_mb").set_value(50.0).run()
+    assert app.get("file_uploader")[0].proto.max_upload_size_mb == 50
+    cost = next(text for text in texts(app, "caption") if text.startswith("One file at this size costs about"))
+    assert "a PDF: about" in cost and "to embed" in cost
+    app.number_input(key="documents_max_file_mb").set_value(500.0).run()
+    assert app.get("file_uploader")[0].proto.max_upload_size_mb == 200  # the server's own cap
+    assert any("--server.maxUploadSize=500" in text for text in texts(app, "caption"))
