@@ -1,12 +1,37 @@
-"""What the service reports about a collection: its summary for listings, and a backend migration."""
+"""What the service reports about a collection (its summary for listings, a backend migration)
+and which settings a collection fixes when it is created."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from workbench.backends import backend_named
+from workbench.config import INDEX_TIME_SECTIONS, WorkbenchConfig, known_keys, place_keys
 from workbench.layout import LOCAL
 from workbench.plural import count
+
+log = logging.getLogger(__name__)
+
+#: keys a collection fixes when it is created: how its chunks and indexes are built
+INDEX_KEYS_PREFIXES = tuple(f"{s}." for s in INDEX_TIME_SECTIONS) + (
+    "bm25.", "dense.m", "dense.ef_construction", "index.",
+    # where a backend's layout lives; never a token, and not per-process settings such as timeouts
+    *place_keys(),
+)
+
+
+def index_overrides(config: WorkbenchConfig) -> dict[str, object]:
+    return {k: v for k, v in config.flat().items() if k.startswith(INDEX_KEYS_PREFIXES)}
+
+
+def known_only(stored: dict, owner: str) -> dict:
+    """Stored settings minus keys this version no longer has (a newer or older home stays usable)."""
+    known = set(known_keys())
+    dropped = sorted(set(stored) - known)
+    if dropped:
+        log.warning("%s: ignoring settings this version does not know: %s", owner, ", ".join(dropped))
+    return {k: v for k, v in stored.items() if k in known}
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from workbench.config import WorkbenchConfig
 from workbench.evaluation import golden as golden_sets
 from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source
 from workbench.ingestion.parsers import SUPPORTED_TYPES
@@ -96,7 +97,11 @@ def load_demo(bench: Workbench, progress: ProgressCallback | None = None, demo_d
         raise DemoMissingError(f"{golden_file} is missing; regenerate it with: python demo/make_documents.py")
     # validate the golden set before spending time on ingestion
     golden = golden_sets.load(golden_file)
-    report = bench.ingest(DEMO_COLLECTION, [Source.from_path(path) for path in paths], progress=progress)
+    # The demo's few dozen chunks embed in seconds on torch fp32; `auto` would first export and
+    # calibrate every encoder runtime, minutes on a first run, for nothing a newcomer would notice.
+    config = None if DEMO_COLLECTION in bench.collection_names() else WorkbenchConfig().with_overrides(
+        ["embedding.runtime=torch", "embedding.precision=fp32"])
+    report = bench.ingest(DEMO_COLLECTION, [Source.from_path(path) for path in paths], config, progress=progress)
     installed = golden_sets.save(golden_sets.GoldenSet(DEMO_GOLDEN, golden.queries),
                                  bench.home / "golden_sets" / f"{DEMO_GOLDEN}.jsonl")
     return DemoLoad(DEMO_COLLECTION, report, installed, len(golden))

@@ -9,7 +9,6 @@ functions, each one transaction.
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import threading
 import weakref
@@ -29,13 +28,10 @@ from store.retrieval_index import IndexBackendError, IndexFormatError, IndexMiss
 from store.settings import StoredPreset, StoredSettings
 from workbench.config import (
     DEFAULT_PRESET,
-    INDEX_TIME_SECTIONS,
     ConfigError,
     WorkbenchConfig,
     embedding_settings,
     flatten,
-    known_keys,
-    place_keys,
     validate_overrides,
 )
 from workbench.backends import backend_named, backend_names, backend_of, open_snapshot_indexes, registered
@@ -49,7 +45,15 @@ from workbench.models.availability import card_for, require_available
 from workbench.models.catalogue import EMBEDDING, RERANK
 from workbench.ingestion.indexing import SyncResult, layout_dir, sync_layout
 from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
-from workbench.collection_info import CollectionInfo, Migration, interrupted_reason
+from workbench.collection_info import (
+    INDEX_KEYS_PREFIXES,
+    CollectionInfo,
+    Migration,
+    index_overrides,
+    interrupted_reason,
+    known_only,
+)
+from workbench.home import resolve_home
 from workbench.layout import Layout
 from workbench.embedding.cache import embed_cached
 from workbench.embedding.query_cache import QueryVectorCache
@@ -65,38 +69,9 @@ log = logging.getLogger(__name__)
 NotFoundError = repo.NotFoundError
 #: an index backend failed (a Milvus that is down, say); the message names the place and the fix
 BackendError = IndexBackendError
-HOME_ENV = "WORKBENCH_HOME"
-DEFAULT_HOME = Path("data")
-#: keys a collection fixes when it is created: how its chunks and indexes are built
-INDEX_KEYS_PREFIXES = tuple(f"{s}." for s in INDEX_TIME_SECTIONS) + (
-    "bm25.", "dense.m", "dense.ef_construction", "index.",
-    # where a backend's layout lives; never a token, and not per-process settings such as timeouts
-    *place_keys(),
-)
-
-
-def _known_only(stored: dict, owner: str) -> dict:
-    """Stored settings minus keys this version no longer has (a newer or older home stays usable)."""
-    known = set(known_keys())
-    dropped = sorted(set(stored) - known)
-    if dropped:
-        log.warning("%s: ignoring settings this version does not know: %s", owner, ", ".join(dropped))
-    return {k: v for k, v in stored.items() if k in known}
-
-
-def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
-    """Where all state lives: ``--home`` wins, then ``$WORKBENCH_HOME``, then ``./data``."""
-    chosen = explicit or os.environ.get(HOME_ENV) or DEFAULT_HOME
-    return Path(chosen).expanduser().resolve()
-
-
 def uses_llm(config: WorkbenchConfig) -> bool:
     """Whether a query under ``config`` calls the LLM endpoint (query enhancement, LLM rerank)."""
     return llm_calls_per_query(config).calls > 0
-
-
-def index_overrides(config: WorkbenchConfig) -> dict[str, object]:
-    return {k: v for k, v in config.flat().items() if k.startswith(INDEX_KEYS_PREFIXES)}
 
 
 class Workbench:
@@ -146,13 +121,13 @@ class Workbench:
         stored: dict = {}
         if collection:
             row = settings.collection(collection)
-            stored = _known_only(row.config, f"collection {collection!r}")
+            stored = known_only(row.config, f"collection {collection!r}")
             runtime, precision = collection_runtime(stored)
             stored |= {"embedding.runtime": runtime, "embedding.precision": precision}
             config = WorkbenchConfig.from_dict({**config.flat(), **stored})
             preset_name = preset_name or row.default_preset
         preset_name = preset_name or DEFAULT_PRESET
-        preset_overrides = _known_only(settings.preset(preset_name), f"preset {preset_name!r}")
+        preset_overrides = known_only(settings.preset(preset_name), f"preset {preset_name!r}")
         config = WorkbenchConfig.from_dict({**config.flat(), **preset_overrides})
         if isinstance(overrides, dict):
             config = WorkbenchConfig.from_dict({**config.flat(), **flatten(overrides)})

@@ -55,7 +55,7 @@ def cmd_models(args) -> int:
 def _print_runtimes(home) -> None:
     """Each encoder runtime's speed on this machine, from the home's ``auto`` calibration."""
     from workbench.embedding.calibration import CALIBRATION_FILE, read_calibrations
-    from workbench.service import resolve_home
+    from workbench.home import resolve_home
 
     records = read_calibrations(resolve_home(home))
     if not records:

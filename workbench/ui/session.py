@@ -56,7 +56,7 @@ def warm_up(collection: str, query: str, configs: list):
 
 
 def home_path() -> Path:
-    from workbench.service import resolve_home
+    from workbench.home import resolve_home
 
     return resolve_home(os.environ.get("WORKBENCH_HOME"))
 

@@ -9,7 +9,7 @@ import streamlit as st
 from workbench.chunking import STRATEGIES
 from workbench.config import KEY_DOCS, ChunkingConfig, ConfigError, WorkbenchConfig, key_limits
 from workbench.names import shown_name
-from workbench.service import INDEX_KEYS_PREFIXES
+from workbench.collection_info import INDEX_KEYS_PREFIXES
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.pages import DOCUMENTS, PageSpec
 from workbench.ui.text import md_escape

@@ -20,7 +20,7 @@ from workbench.embedding.cache import embed_cached
 from workbench.embedding.registry import get_embedder
 from workbench.embedding.runtimes import RUNTIMES, Runtime, cpu_has_bf16, open_runtime, runtime_embedder
 from workbench.layout import Layout
-from workbench.service import index_overrides
+from workbench.collection_info import index_overrides
 
 TEXTS = ["Hybrid retrieval fuses dense and BM25 ranks.", "混合检索把向量检索和关键词检索的排名融合起来。", "short",
          "A much longer passage about vitamin D, bone density and a randomised trial " * 4]
