@@ -190,3 +190,43 @@ def test_llm_judge_prints_its_bound_stops_at_max_calls_and_a_second_run_makes_no
     code, out, _ = run_cli(capsys, home, "golden", "judge", "--llm", "--pool", "judged")
     assert code == 0 and "LLM: at most 0 calls" in out and fake_llm.count("/chat/completions") == 0
     assert "endpoint calls 0" in out
+
+
+def test_a_person_and_the_llm_judge_one_pool_and_agree_prints_their_kappa(synth_home, capsys, fake_llm):
+    """The cheap judge against the trusted one: both grade the same pool, each is exported as a
+    golden set, and ``golden agree`` gives the kappa of their confusion table."""
+    from workbench.golden import judging
+    from workbench.golden.agreement import weighted_kappa
+    from workbench.service import Workbench
+
+    home = synth_home.home
+    questions = home / "agree-questions.txt"
+    questions.write_text("walrus option memory\n候鸟迁徙的路线\n", "utf-8")
+    assert run_cli(capsys, home, "golden", "queries", questions, "--out", "to-agree")[0] == 0
+    code, _, err = run_cli(capsys, home, "golden", "pool", "--queries", "to-agree", "-c", "notes", "--configs",
+                           "retrieval.mode=bm25", "retrieval.mode=hybrid", "--depth", 3, "--name", "twice")
+    assert code == 0, err
+    code, out, err = run_cli(capsys, home, "golden", "judge", "--llm", "--pool", "twice")
+    assert code == 0, err
+    catalog = Workbench(home).catalog
+    by_llm = judging.judgements(catalog, "twice")
+    assert len(by_llm) >= 3
+    llm_judge = by_llm[0].judge
+    _, items = judging.load_pool(catalog, "twice")
+    graded = {(j.query_id, j.chunk_id): j.grade for j in by_llm}  # a chunk may be pooled for both queries
+    # the person agrees on every pair but the first, which they grade one step apart
+    person = [(item, graded[item.query_id, item.chunk_id] if n else (graded[item.query_id, item.chunk_id] + 1) % 4,
+               None) for n, item in enumerate(i for i in items if (i.query_id, i.chunk_id) in graded)]
+    judging.record_many(catalog, "twice", person, judging.person_judge("Ann Lee"))
+
+    assert run_cli(capsys, home, "golden", "export", "twice", "--judge", "Ann Lee", "--out", "by-ann")[0] == 0
+    assert run_cli(capsys, home, "golden", "export", "twice", "--judge", llm_judge, "--out", "by-llm")[0] == 0
+    code, out, err = run_cli(capsys, home, "golden", "agree", "by-ann", "by-llm", "--no-ranking")
+    assert code == 0, err
+    table = [[0] * 4 for _ in range(4)]
+    for item, grade, _ in person:
+        table[grade][graded[item.query_id, item.chunk_id]] += 1
+    assert f"judged by both: {len(person)} (query, unit) pairs" in out
+    expected = weighted_kappa(table, "linear")
+    assert expected is not None and expected < 1  # one disagreement among agreements
+    assert f"Cohen's weighted kappa: {expected:.3f} linear" in out
