@@ -10,29 +10,16 @@ of every step land in ``test-artifacts/browser/`` (with the server logs).
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]
-ARTIFACTS = PROJECT_DIR / "test-artifacts" / "browser"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
-SERVER_START_S = 90
-DEMO_LOAD_S = 240  # ~20 s on an idle 2-core machine; CI machines are often busier
-STEP_S = 120
+from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="needs /usr/bin/chromium (apt-get install -y chromium; .ci/run does)")
+DEMO_LOAD_S = 240  # ~20 s on an idle 2-core machine; CI machines are often busier
+
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)
 
 UPLOADED_NAME = "browser-upload-note.md"
 UPLOADED_TEXT = (
@@ -41,50 +28,6 @@ UPLOADED_TEXT = (
     "catalog, gets chunked and embedded, and shows up in the document table.\n"
 )
 QUERY = "How is the reciprocal rank fusion score of a document computed?"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_for_health(url: str, server: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + SERVER_START_S
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise AssertionError(f"streamlit exited with {server.returncode}; see {log}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read().strip() == b"ok":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.5)
-    raise AssertionError(f"streamlit did not answer on {url} within {SERVER_START_S} s; see {log}")
-
-
-@contextlib.contextmanager
-def serve(home: Path, log_name: str):
-    """The app served from this checkout on a free loopback port, on ``home``; yields its URL."""
-    port = free_port()
-    log = ARTIFACTS / log_name
-    env = {**os.environ, "WORKBENCH_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless",
-               "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-               "--server.fileWatcherType", "none"]
-    with log.open("w") as output:
-        server = subprocess.Popen(command, cwd=PROJECT_DIR, env=env, stdout=output, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_health(url, server, log)
-        yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.test_browser_e2e import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, STEP_S, serve
+from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium")]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
 
 QUESTIONS = ["Autophagy declines in aged organisms.", "How does reciprocal rank fusion combine rankings?",
              "自噬在衰老的生物体中会减少吗？"]

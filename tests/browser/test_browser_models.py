@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.test_browser_e2e import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, STEP_S, serve
+from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve
 from tests.conftest import save_tiny_sentence_model
 from tests.fake_hub import FakeHub
 
 pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt-get install chromium)")]
+              pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
 
 EMBED = "tiny/embed-model"
 RERANKER = "tiny/cross-encoder"

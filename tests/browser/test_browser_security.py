@@ -9,27 +9,15 @@ is checked in ``tests/app/test_app_listening.py``. Screenshots land in ``test-ar
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.browser.test_browser_e2e import (
-    ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    PROJECT_DIR,
-    STEP_S,
-    free_port,
-    wait_for_health,
-)
+from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve
 
 pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not CHROMIUM.exists(),
-                                 reason="needs /usr/bin/chromium (apt-get install -y chromium; .ci/run does)")]
+              pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
 
 TOKEN = "browser-token-5d1f0c2a9e8b7c6d"
 ODD_NAME = "report\u202e\u200bdm.txt.md"  # would display as "report" + "md.txt.md" reversed
@@ -43,26 +31,10 @@ PAGES = ("welcome", "tour", "documents", "chunking_lab", "retrieval_lab", "embed
 
 @contextlib.contextmanager
 def shared_server(home: Path, mode: str, log_name: str):
-    port = free_port()
-    log = ARTIFACTS / log_name
-    env = {**os.environ, "WORKBENCH_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-           "WORKBENCH_SHARE": mode, "WORKBENCH_TOKEN": TOKEN}
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless",
-               "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-               "--server.fileWatcherType", "none"]
-    with log.open("w") as output:
-        server = subprocess.Popen(command, cwd=PROJECT_DIR, env=env, stdout=output, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_health(url, server, log)
+    """The app shared on the network (``WORKBENCH_SHARE=mode``) behind ``TOKEN``; yields its URL."""
+    with serve(home, log_name, {"WORKBENCH_SHARE": mode, "WORKBENCH_TOKEN": TOKEN}) as url:
         yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-    assert TOKEN not in log.read_text(), f"the token is in the server log {log}"
+    assert TOKEN not in (ARTIFACTS / log_name).read_text(), f"the token is in the server log {ARTIFACTS / log_name}"
 
 
 @pytest.fixture(scope="module")

@@ -15,10 +15,11 @@ import re
 
 import pytest
 
-from tests.browser.test_browser_e2e import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, QUERY, STEP_S, serve
+from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve
+from tests.browser.test_browser_e2e import QUERY
 
 pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt-get install chromium)")]
+              pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
 
 VIEWPORT = {"width": 1400, "height": 1000}
 PLOTLY_PLACEHOLDERS = ("new text", "Click to enter")
