@@ -66,3 +66,15 @@ def serve(home: Path, log_name: str, env: dict[str, str] | None = None):
             server.wait(timeout=15)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+def settle(page) -> None:
+    """Wait until the script run is over: Streamlit's running indicator shows up (if the run has
+    not finished already) and goes away."""
+    from playwright.sync_api import expect
+
+    try:
+        expect(page.get_by_test_id("stStatusWidget")).to_have_count(1, timeout=1500)
+    except AssertionError:
+        pass
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=STEP_S * 1000)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve
+from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve, settle
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
 
@@ -52,10 +52,13 @@ def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home
             page.screenshot(path=str(ARTIFACTS / "judging-01-first-chunk.png"), full_page=True)
             page.keyboard.press("2")
             expect(progress).to_contain_text(f"1 of {len(items)} chunks judged", timeout=STEP_S * 1000)
+            # the shortcut works once the rerun has drawn Undo enabled (it is disabled with nothing to undo)
+            expect(page.get_by_role("button", name="Undo Shortcut U")).to_be_enabled(timeout=STEP_S * 1000)
             page.keyboard.press("U")  # undo the 2
             expect(progress).to_contain_text(f"0 of {len(items)} chunks judged", timeout=STEP_S * 1000)
             for done, key in enumerate(keys, start=1):
                 expect(page.locator(".st-key-judging_grade_0 button").first).to_be_visible(timeout=STEP_S * 1000)
+                settle(page)  # a key pressed while the previous grade's rerun draws can be lost
                 page.keyboard.press(key)
                 if done < len(items):
                     expect(progress).to_contain_text(f"{done} of {len(items)} chunks judged", timeout=STEP_S * 1000)

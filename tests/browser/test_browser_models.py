@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve
+from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve, settle
 from tests.conftest import save_tiny_sentence_model
 from tests.fake_hub import FakeHub
 
@@ -60,18 +60,6 @@ def app(hub, tmp_path_factory):
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-
-
-def settle(page) -> None:
-    """Wait until the script run is over: Streamlit's running indicator shows up (if the run has
-    not finished already) and goes away."""
-    from playwright.sync_api import expect
-
-    try:
-        expect(page.get_by_test_id("stStatusWidget")).to_have_count(1, timeout=1500)
-    except AssertionError:
-        pass
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=STEP_S * 1000)
 
 
 def success(page, text: str):

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve
+from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve, settle
 from tests.browser.test_browser_e2e import QUERY
 
 pytestmark = [pytest.mark.slow,
@@ -39,18 +39,6 @@ def walk_url(tmp_path_factory: pytest.TempPathFactory):
     assert not loaded.report.failures, loaded.report.summary()
     with serve(home, "streamlit-server-walk.log") as url:
         yield url
-
-
-def settle(page) -> None:
-    """Wait until the script run is over: Streamlit's running indicator shows up (if the run has
-    not finished already) and goes away."""
-    from playwright.sync_api import expect
-
-    try:
-        expect(page.get_by_test_id("stStatusWidget")).to_have_count(1, timeout=1500)
-    except AssertionError:
-        pass
-    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=STEP_S * 1000)
 
 
 def problems_on(page) -> list[str]:
