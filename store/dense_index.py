@@ -21,6 +21,7 @@ from store.retrieval_index import (
     ScoreExplanation,
     VectorIndex,
     as_query,
+    cosine_explanation,
     read_params,
     write_params,
 )
@@ -192,16 +193,7 @@ class DenseIndex(VectorIndex):
         row = self._row_of.get(int(chunk_id))
         if row is None:
             raise KeyError(f"DenseIndex.explain: chunk {chunk_id} is not in this index; pick one from search results")
-        vector = np.asarray(as_query(query).require_vector("DenseIndex"), dtype=np.float64).ravel()
-        if vector.shape != (self.dim,):
-            raise ValueError(f"DenseIndex.explain: query has {vector.shape[0]} dimensions, the index {self.dim}")
-        chunk_vector = self._vectors[row].astype(np.float64)
-        dot = float(vector @ chunk_vector)
-        query_norm, chunk_norm = float(np.linalg.norm(vector)), float(np.linalg.norm(chunk_vector))
-        cosine = dot / (query_norm * chunk_norm) if query_norm and chunk_norm else 0.0
-        part = {"dot": dot, "query_norm": query_norm, "chunk_norm": chunk_norm, "dimensions": self.dim,
-                "contribution": cosine}
-        return ScoreExplanation(int(chunk_id), cosine, (part,))
+        return cosine_explanation("DenseIndex", chunk_id, query, self._vectors[row], self.dim)
 
     def stats(self) -> IndexStats:
         return IndexStats(self.backend, FORMAT_VERSION, len(self), {

@@ -182,6 +182,22 @@ class ScoreExplanation:
     parts: tuple[Mapping[str, Any], ...]
 
 
+def cosine_explanation(owner: str, chunk_id: int, query: "IndexQuery | np.ndarray", chunk_vector: np.ndarray,
+                       dim: int) -> ScoreExplanation:
+    """The cosine of the query vector (as given) and a chunk's stored vector, with its parts: what
+    every dense backend's ``explain`` returns."""
+    vector = np.asarray(as_query(query).require_vector(owner), dtype=np.float64).ravel()
+    if vector.shape != (dim,):
+        raise ValueError(f"{owner}.explain: query has {vector.shape[0]} dimensions, the index {dim}")
+    stored = np.asarray(chunk_vector, dtype=np.float64)
+    dot = float(vector @ stored)
+    query_norm, chunk_norm = float(np.linalg.norm(vector)), float(np.linalg.norm(stored))
+    cosine = dot / (query_norm * chunk_norm) if query_norm and chunk_norm else 0.0
+    part = {"dot": dot, "query_norm": query_norm, "chunk_norm": chunk_norm, "dimensions": dim,
+            "contribution": cosine}
+    return ScoreExplanation(int(chunk_id), cosine, (part,))
+
+
 @runtime_checkable
 class RetrievalIndex(Protocol):
     """A retrieval backend over chunks identified by integer ids.

@@ -26,6 +26,7 @@ from store.retrieval_index import (
     TermIndex,
     VectorIndex,
     as_query,
+    cosine_explanation,
     read_params,
     write_params,
 )
@@ -163,16 +164,7 @@ class MilvusDenseIndex(_MilvusView, VectorIndex):
         if stored is None:
             raise KeyError(f"MilvusDenseIndex.explain: chunk {chunk_id} is not in this index; "
                            "pick one from search results")
-        vector = np.asarray(as_query(query).require_vector(type(self).__name__), dtype=np.float64).ravel()
-        if vector.shape != (self.dim,):
-            raise ValueError(f"MilvusDenseIndex.explain: query has {vector.shape[0]} dimensions, the index {self.dim}")
-        chunk_vector = stored.astype(np.float64)
-        dot = float(vector @ chunk_vector)
-        query_norm, chunk_norm = float(np.linalg.norm(vector)), float(np.linalg.norm(chunk_vector))
-        cosine = dot / (query_norm * chunk_norm) if query_norm and chunk_norm else 0.0
-        part = {"dot": dot, "query_norm": query_norm, "chunk_norm": chunk_norm, "dimensions": self.dim,
-                "contribution": cosine}
-        return ScoreExplanation(int(chunk_id), cosine, (part,))
+        return cosine_explanation(type(self).__name__, chunk_id, query, stored, self.dim)
 
 
 class MilvusBm25Index(_MilvusView, TermIndex):
