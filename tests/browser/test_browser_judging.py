@@ -63,11 +63,16 @@ def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home
                 if done < len(items):
                     expect(progress).to_contain_text(f"{done} of {len(items)} chunks judged", timeout=STEP_S * 1000)
             expect(page.get_by_text("Every chunk of pool three is judged")).to_be_visible(timeout=STEP_S * 1000)
+            # while the last grade's rerun draws, the stale export box and the new one are both on
+            # the page; the run has to end before there is one box to fill
+            settle(page)
             export_name = page.locator(".st-key-judging_export_name input")
+            expect(export_name).to_have_count(1, timeout=STEP_S * 1000)
             export_name.fill("three-ada")
             export_name.press("Enter")
+            settle(page)
+            expect(export_name).to_have_count(1, timeout=STEP_S * 1000)
             expect(export_name).to_have_value("three-ada")
-            page.wait_for_timeout(1000)  # the rerun the Enter started settles before the click
             page.locator(".st-key-judging_export button").click()
             expect(page.get_by_text("Evaluate it on the Evaluation page", exact=False)).to_be_visible(
                 timeout=STEP_S * 1000)

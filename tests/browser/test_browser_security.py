@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve
+from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve, settle
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
@@ -97,6 +97,7 @@ def _ask(page, query: str) -> None:
 
     box = page.locator(".st-key-lab_query input")
     expect(box).to_be_visible(timeout=STEP_S * 1000)
+    settle(page)  # a rerun still drawing can hold a stale box beside the new one
     box.fill(query)
     box.press("Enter")
     for side in ("a", "b"):
