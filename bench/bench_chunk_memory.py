@@ -205,7 +205,8 @@ def main() -> None:
             rows = []
             for part in PARTS:
                 found = measured[(count, part)] = child(part, folder, args.queries)
-                rows.append([part, f"{disk[part] / count:,.0f}", f"{(found['opened'] - found['imported']) / count:,.0f}",
+                rows.append([part, f"{disk[part] / count:,.0f}",
+                             f"{(found['opened'] - found['imported']) / count:,.0f}",
                              f"{(found['queried'] - found['imported']) / count:,.0f}",
                              f"{found['queried'] / 2**20:,.0f}",
                              f"{found['texts_read']} ({found['texts_beyond_hits']} beyond hits)"

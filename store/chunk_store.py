@@ -180,6 +180,10 @@ class ChunkStore(Mapping[int, ChunkRecord]):
         rows = self.ids.positions(ids)
         return {int(cid): self._record(int(row)) for cid, row in zip(ids, rows) if row >= 0}
 
+    def contains_many(self, chunk_ids: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Whether the store holds each id (a bool array), in one look-up."""
+        return self.ids.positions(chunk_ids) >= 0
+
     def doc_ids_of(self, chunk_ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """Each chunk's document id, read from memory; ``KeyError`` names an id the store lacks."""
         rows = self.ids.positions(chunk_ids)
