@@ -11,7 +11,7 @@ A folder of named parts, written once at sync time (``write_chunk_store``)::
                                       text, indexed_text (empty where it equals text: see
                                       indexed_is_text.npy) and heading_path (JSON lists)
 
-``ChunkStore.open`` keeps only the ids and document ids in memory (16 bytes a chunk); every
+An open ``ChunkStore`` keeps only the ids and document ids in memory (16 bytes a chunk); every
 other part is memory-mapped, so a query reads the pages of the chunks it shows and the operating
 system may drop them again. ``ChunkStore`` is a read-only ``Mapping[int, ChunkRecord]`` that
 builds each record when asked; ``records(ids)`` fetches many at once, and ``doc_ids_of(ids)``
@@ -144,7 +144,7 @@ class ChunkStore(Mapping[int, ChunkRecord]):
         params = read_params(folder, "ChunkStore", FORMAT_VERSION)
         count = int(params["count"])
         self.folder = folder
-        self.ids = IdSet.of_sorted(_mapped(folder / "chunk_ids.npy", count).copy() if count else np.empty(0, np.int64))
+        self.ids = IdSet.of_sorted(np.array(_mapped(folder / "chunk_ids.npy", count), dtype=np.int64))
         self.doc_ids = np.array(_mapped(folder / "doc_ids.npy", count), dtype=np.int64)
         self._ordinals, self._starts, self._ends, self._pages, self._token_counts, self._over, self._same = (
             _mapped(folder / f"{name}.npy", count)
@@ -223,9 +223,7 @@ class ChunkStore(Mapping[int, ChunkRecord]):
     # -- rows -------------------------------------------------------------------------------
 
     def _row(self, chunk_id: object) -> int:
-        if chunk_id not in self.ids:
-            return -1
-        return int(np.searchsorted(self.ids.array, chunk_id))
+        return self.ids.position(chunk_id)
 
     def _text(self, row: int) -> str:
         if self.fetch_log is not None:
