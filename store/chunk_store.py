@@ -143,7 +143,8 @@ class _Strings:
 
 
 def _mapped(path: Path, expected: int) -> np.ndarray:
-    array = np.load(path, mmap_mode="r") if expected else np.load(path)
+    # a plain view of the mapping: reading one element of an np.memmap builds a memmap each time
+    array = np.asarray(np.load(path, mmap_mode="r")) if expected else np.load(path)
     if len(array) != expected:
         raise ValueError(f"ChunkStore: {path} holds {len(array)} rows, expected {expected}; rebuild the snapshot")
     return array

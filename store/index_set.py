@@ -117,6 +117,8 @@ class Snapshot:
     ids and document ids in memory and reads a chunk's texts from disk when that chunk is asked
     for, so iterate over all of it only off the query path. ``chunks.records(ids)`` fetches many
     at once; ``doc_id_of`` (a Mapping) and ``chunks.doc_ids_of(ids)`` (an array) never read a text.
+    ``chunks.record_fetches()`` returns a set that collects, from then on, the id of every chunk
+    whose text is read: how tests (and benches) hold a query to its hits.
     """
 
     backend: str
