@@ -211,18 +211,6 @@ def test_models_list_prints_each_runtimes_measured_speed(tmp_path, capsys):
     assert "    onnx-int8       unavailable: embedding.runtime=onnx needs the 'onnxruntime' package" in out
 
 
-def test_the_cross_encoder_runs_in_bf16_close_to_fp32(tiny_cross_encoder_dir):
-    from workbench.retrieval.rerank import load_reranker
-
-    passages = ["dense retrieval with vectors", "BM25 keyword search", "混合检索"]
-    fp32 = load_reranker(str(tiny_cross_encoder_dir)).score("hybrid search", passages)
-    bf16 = load_reranker(str(tiny_cross_encoder_dir), "bf16").score("hybrid search", passages)
-    assert fp32 != bf16  # autocast really ran
-    assert np.allclose(fp32, bf16, atol=0.05)
-    with pytest.raises(ConfigError, match="rerank.precision: 'int8' is not one of fp32, bf16"):
-        WorkbenchConfig().with_overrides(["rerank.precision=int8"])
-
-
 def test_bf16_is_native_only_with_the_cpu_flags(tmp_path):
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n")
