@@ -23,7 +23,7 @@ import numpy as np
 from workbench.config import AUTO_RUNTIME, EmbeddingConfig
 from workbench.embedding.endpoint import is_endpoint_model
 from workbench.embedding.registry import is_registered
-from workbench.embedding.runtimes import RUNTIMES, TORCH_FP32, check_runtime, first_line, open_runtime, runtime_key
+from workbench.embedding.runtimes import RUNTIMES, TORCH_FP32, check_runtime, open_runtime, runtime_key
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +193,7 @@ def choose_runtime(home: Path, embedding: EmbeddingConfig) -> RuntimeChoice:
         try:
             record = record or calibrate(home, model)
         except Exception as error:  # the baseline itself failed: the model's own error says why
-            cause = first_line(error)
+            cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
             return RuntimeChoice(*TORCH_FP32, note=f"embedding.runtime=auto: calibration failed ({cause}); "
                                                    "using torch fp32")
         chosen, why = record["chosen"], "this machine's calibration"

@@ -130,7 +130,7 @@ def open_runtime(model: str, runtime: str, precision: str) -> Opened:
         embedder = runtime_embedder(key)
         embedder.embed(["a probe sentence"])
     except Exception as error:  # a missing package, an unsupported model, a failed export: all fall back
-        cause = first_line(error)
+        cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
         note = (f"embedding.runtime={runtime}, embedding.precision={precision} could not run {model!r} "
                 f"({cause}); using torch fp32 instead")
         return Opened(SentenceTransformerEmbedder(model), *TORCH_FP32, note=note)

@@ -132,6 +132,10 @@ def test_auto_calibrates_once_and_picks_the_fastest_close_runtime(tiny_model, tm
     assert record["chosen"] == max(close, key=lambda k: close[k]["texts_per_s"])
     assert f"{choice.runtime}-{choice.precision}" == record["chosen"] and choice.note == ""
     assert all(v["query_ms_p50"] > 0 for v in measured.values())
+    # loading and exporting each runtime is timed apart from measuring it
+    exported = [v["export_s"] for k, v in measured.items() if k != "torch-fp32"]
+    assert exported and "export_s" not in record["runtimes"]["torch-fp32"]
+    assert record["export_seconds"] >= sum(exported) - 0.1 and record["seconds"] > 0
     assert json.loads((home / calibration.CALIBRATION_FILE).read_text())[calibration.machine_id()][tiny_model]
 
     def no_second_calibration(*_args, **_kwargs):
@@ -191,24 +195,63 @@ def test_runtime_embedder_routes_a_bare_name_to_torch_fp32(tiny_model):
     assert type(runtime_embedder(tiny_model)).__name__ == "SentenceTransformerEmbedder"
 
 
-def test_models_list_prints_each_runtimes_measured_speed(tmp_path, capsys):
+def test_models_list_prints_each_runtimes_measured_speed_and_ndcg_cost(tmp_path, capsys, monkeypatch):
     from workbench.cli import main
+    from workbench.embedding.quality import record_quality
+    from workbench.retrieval.rerank_calibration import RERANK_CALIBRATION_FILE
 
     home = tmp_path / "home"
     home.mkdir()
+    monkeypatch.setenv(calibration.CALIBRATION_DIR_ENV, str(tmp_path / "machine"))
     assert main(["models", "--home", str(home)]) == 0
-    assert "not measured on this machine yet" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "encoder runtimes (embedding.runtime): not measured on this machine yet" in out
+    assert "cross-encoder runtimes (rerank.runtime): not measured on this machine yet" in out
     record = {"chosen": "openvino-bf16", "min_cosine": 0.999, "sample_texts": 40, "measured": "2026-11-25 13:35",
-              "load_average": 0.5, "runtimes": {
+              "seconds": 4.2, "export_seconds": 11.5, "load_average": 0.5, "runtimes": {
                   "torch-fp32": {"texts_per_s": 25.0, "query_ms_p50": 20.0, "min_cosine": 1.0},
-                  "openvino-bf16": {"texts_per_s": 50.0, "query_ms_p50": 8.0, "min_cosine": 0.99997},
+                  "openvino-bf16": {"texts_per_s": 50.0, "query_ms_p50": 8.0, "min_cosine": 0.99997, "export_s": 6.5},
                   "onnx-int8": {"error": "embedding.runtime=onnx needs the 'onnxruntime' package"}}}
     (home / calibration.CALIBRATION_FILE).write_text(json.dumps({calibration.machine_id(): {"m": record}}))
     assert main(["models", "--home", str(home)]) == 0
     out = capsys.readouterr().out
-    assert "  m: 40 texts, 2026-11-25 13:35, load average 0.5" in out
-    assert "    openvino-bf16*     50.0 texts/s  2.00x      8.0 ms/query  min cosine 0.99997" in out
+    assert "  m: 40 texts measured in 4.2 s (plus 11.5 s loading and exporting), 2026-11-25 13:35, load average 0.5" in out
+    assert ("    openvino-bf16*     50.0 texts/s  2.00x      8.0 ms/query  min cosine 0.99997  export 6.5 s  "
+            "SciFact nDCG@10 not measured") in out
     assert "    onnx-int8       unavailable: embedding.runtime=onnx needs the 'onnxruntime' package" in out
+    assert "measure it with: python bench/bench_encode.py --ndcg" in out
+
+    record_quality("m", "torch-fp32", 0.6730, 0.7188)
+    record_quality("m", "openvino-bf16", 0.67315, 0.7180)
+    reranked = {"chosen": "onnx-fp32", "min_tau": 0.95, "sample_pairs": 40, "measured": "2026-11-25 14:00",
+                "seconds": 2.0, "export_seconds": 3.0, "load_average": 0.7, "runtimes": {
+                    "torch-fp32": {"pairs_per_s": 100.0, "max_abs_diff": 0.0, "min_tau": 1.0},
+                    "onnx-fp32": {"pairs_per_s": 150.0, "max_abs_diff": 0.00001, "min_tau": 1.0, "export_s": 3.0}}}
+    (tmp_path / "machine" / RERANK_CALIBRATION_FILE).write_text(
+        json.dumps({calibration.machine_id(): {"ce": reranked}}))
+    assert main(["models", "--home", str(home)]) == 0
+    out = capsys.readouterr().out
+    assert "min cosine 0.99997  export 6.5 s  SciFact nDCG@10 dense 0.6732 (+0.0002) hybrid 0.7180 (-0.0008)" in out
+    assert "measure it with" not in out
+    assert "  ce: 40 pairs measured in 2.0 s (plus 3.0 s loading and exporting), 2026-11-25 14:00" in out
+    assert "    onnx-fp32*        150.0 pairs/s  1.50x  min tau 1.0000, max |Δscore| 0.0000  export 3.0 s" in out
+
+
+def test_runtime_quality_reads_the_bench_file_and_invents_nothing(tmp_path):
+    from workbench.embedding.quality import QUALITY_FILE, record_quality, runtime_quality
+
+    assert runtime_quality("m", tmp_path) == {}
+    (tmp_path / QUALITY_FILE).write_text(json.dumps({"m": {
+        "openvino-bf16": {"dense": 0.6731, "hybrid": 0.7190, "measured_at": "2026-11-25T17:00:00+00:00"},
+        "onnx-int8": {"dense": "n/a"}}}))
+    only = runtime_quality("m", tmp_path)
+    assert set(only) == {"openvino-bf16"}  # an entry without both numbers is not shown as measured
+    assert (only["openvino-bf16"].dense_ndcg10, only["openvino-bf16"].dense_delta) == (0.6731, None)
+    record_quality("m", "torch-fp32", 0.6730, 0.7188, tmp_path)
+    both = runtime_quality("m", tmp_path)
+    assert both["openvino-bf16"].dense_delta == 0.0001 and both["openvino-bf16"].hybrid_delta == 0.0002
+    assert both["torch-fp32"].dense_delta == 0.0 and both["torch-fp32"].measured_at.endswith("+00:00")
+    assert runtime_quality("other", tmp_path) == {}
 
 
 def test_bf16_is_native_only_with_the_cpu_flags(tmp_path):
