@@ -41,6 +41,8 @@ class OpenedCrossEncoder:
     precision: str
     score_pairs: Callable[[Pairs], np.ndarray]
     note: str = ""
+    #: a stand-in while ``auto`` calibrates: open it again once the calibration is recorded
+    provisional: bool = False
 
     @property
     def key(self) -> str:

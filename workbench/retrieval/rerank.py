@@ -16,7 +16,7 @@ from typing import Callable, Mapping
 from workbench.config import AUTO_RUNTIME
 from workbench.retrieval.cross_encoder import OpenedCrossEncoder, RerankerLoadError
 from workbench.retrieval.ranking import RankedList
-from workbench.retrieval.rerank_calibration import open_reranker_runtime
+from workbench.retrieval.rerank_calibration import open_reranker_runtime, read_rerank_calibrations
 from workbench.retrieval.stages import RERANK
 
 
@@ -60,7 +60,9 @@ class CrossEncoderReranker(Reranker):
 
     Loading is deferred to the first ``score`` call so that it runs inside ``rerank``'s guarded
     worker thread: a missing or broken model then becomes a fallback note, not a failed query.
-    Call ``load()`` to warm the model up front instead (``auto`` calibrates then, once per machine).
+    Call ``load()`` to warm the model up front instead. Under ``auto`` with no calibration on this
+    machine yet, the first load starts it in the background and scores with torch fp32 (saying so)
+    until it is recorded.
     """
 
     def __init__(self, model_name_or_path: str, runtime: str = "torch", precision: str = "fp32") -> None:
@@ -78,8 +80,9 @@ class CrossEncoderReranker(Reranker):
         key = (self.model_name_or_path, self.runtime, self.precision)
         with _loaded_models_lock:
             opened = _loaded_models.get(key)
-            if opened is None:
-                opened = open_reranker_runtime(*key)
+            if opened is None or (opened.provisional and self.model_name_or_path in read_rerank_calibrations()):
+                # a query never waits for auto's calibration: it runs in the background meanwhile
+                opened = open_reranker_runtime(*key, wait=False)
                 _loaded_models[key] = opened
             return opened
 

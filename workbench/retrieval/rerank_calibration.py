@@ -2,7 +2,7 @@
 
 The sample is fixed query-passage pairs, English and Chinese. Each runtime scores them after
 torch fp32; it counts as agreeing when, for every query, it orders the passages as fp32 does
-(Kendall tau ≥ ``MIN_TAU``: reranking is an order, and a near tie may swap). The fastest
+(Kendall tau ≥ ``MIN_TAU``, fp32's near ties not counted: reranking is an order). The fastest
 agreeing one is chosen. The record (pairs/s, max abs score difference, min tau, export and
 measuring seconds apart, load average) goes to ``rerank_calibration.json`` in the machine's
 calibration folder: the pipeline that reranks has no home, and the numbers belong to the CPU.
@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 
@@ -27,9 +29,11 @@ log = logging.getLogger(__name__)
 
 RERANK_CALIBRATION_FILE = "rerank_calibration.json"
 MIN_TAU = 0.95
+#: fp32 scores closer than this share of a query's score spread count as tied
+TIE_SHARE = 0.01
 #: pins what rerank.runtime=auto resolves to (``openvino-bf16``, ``torch-fp32``) without calibrating
 RERANK_PIN_ENV = "WORKBENCH_RERANK_RUNTIME"
-PASSAGES_PER_QUERY = 8
+PASSAGES_PER_QUERY = 6  # 30 pairs: about one rerank call per runtime
 
 
 def calibration_pairs() -> list[Pairs]:
@@ -38,13 +42,22 @@ def calibration_pairs() -> list[Pairs]:
     return [[(query, passage) for passage in passages] for query in QUERIES]
 
 
-def kendall_tau(a: np.ndarray, b: np.ndarray) -> float:
-    """Kendall's tau-a of two score vectors over the same items (1 = the same order)."""
+def kendall_tau(a: np.ndarray, reference: np.ndarray, tie: float = 0.0) -> float:
+    """Kendall's tau-a of scores ``a`` against ``reference`` over the same items (1 = the same
+    order). Pairs the reference scores within ``tie`` of each other count as agreeing whichever
+    way ``a`` orders them: a swap the reference itself barely separates is not a change of ranking."""
     n = len(a)
     if n < 2:
         return 1.0
     i, j = np.triu_indices(n, k=1)
-    return float(np.sum(np.sign(a[i] - a[j]) * np.sign(b[i] - b[j])) / len(i))
+    gap = reference[i] - reference[j]
+    agree = np.where(np.abs(gap) <= tie, 1.0, np.sign(a[i] - a[j]) * np.sign(gap))
+    return float(np.sum(agree) / len(i))
+
+
+def query_tie(reference: np.ndarray) -> float:
+    """What counts as a tie in one query's reference scores: ``TIE_SHARE`` of their spread."""
+    return TIE_SHARE * float(np.ptp(reference)) if len(reference) else 0.0
 
 
 def measure_scorer(opened: OpenedCrossEncoder, groups: list[Pairs], reference: list[np.ndarray] | None):
@@ -57,7 +70,7 @@ def measure_scorer(opened: OpenedCrossEncoder, groups: list[Pairs], reference: l
     numbers = {"pairs_per_s": round(pairs / seconds, 2), "max_abs_diff": 0.0, "min_tau": 1.0}
     if reference is not None:
         numbers["max_abs_diff"] = round(max(float(np.max(np.abs(s - r))) for s, r in zip(scores, reference)), 6)
-        numbers["min_tau"] = round(min(kendall_tau(s, r) for s, r in zip(scores, reference)), 4)
+        numbers["min_tau"] = round(min(kendall_tau(s, r, query_tie(r)) for s, r in zip(scores, reference)), 4)
     return numbers, scores
 
 
@@ -110,21 +123,51 @@ def read_rerank_calibrations() -> dict:
     return read_calibrations(machine_calibration_dir(), RERANK_CALIBRATION_FILE)
 
 
-def open_reranker_runtime(model: str, runtime: str, precision: str) -> OpenedCrossEncoder:
+_calibrating: dict[str, threading.Thread] = {}
+_calibrating_lock = threading.Lock()
+
+
+def calibrate_in_background(model: str) -> threading.Thread:
+    """Start (once per process and model) the calibration in a daemon thread; returns the thread."""
+    with _calibrating_lock:
+        thread = _calibrating.get(model)
+        if thread is None or not thread.is_alive():
+            def run() -> None:
+                try:
+                    calibrate_cross_encoder(model)
+                except Exception as error:  # the query path already runs torch fp32 and says so
+                    log.warning("calibrating cross-encoder %r failed: %s", model, error)
+
+            thread = _calibrating[model] = threading.Thread(target=run, name=f"calibrate-{model}", daemon=True)
+            thread.start()
+        return thread
+
+
+def open_reranker_runtime(model: str, runtime: str, precision: str, wait: bool = True) -> OpenedCrossEncoder:
     """The cross-encoder on the runtime ``rerank.runtime``/``rerank.precision`` name: ``auto`` from
-    this machine's calibration (made now, once, if there is none), or the one named; torch fp32
-    with a note naming the setting and the cause when it cannot run."""
+    this machine's calibration, or the one named; torch fp32 with a note naming the setting and
+    the cause when it cannot run.
+
+    With no calibration yet, ``auto`` calibrates now (``wait``), or, for a query that must not
+    wait for it, starts it in the background and scores with torch fp32 meanwhile
+    (``provisional``: the caller opens it again once the record exists)."""
     if runtime != AUTO_RUNTIME:
         return open_cross_encoder(model, runtime, precision)
     pinned = os.environ.get(RERANK_PIN_ENV, "").strip()
     if pinned:
         chosen, why = pinned, f"{RERANK_PIN_ENV}={pinned}"
     else:
-        record = read_rerank_calibrations().get(model) or calibrate_cross_encoder(model)
+        record = read_rerank_calibrations().get(model)
+        if record is None and not wait:
+            calibrate_in_background(model)
+            opened = open_cross_encoder(model, *TORCH_FP32)
+            note = (f"rerank.runtime=auto: measuring the cross-encoder runtimes for {model!r} on this machine (once, "
+                    "in the background); torch fp32 scores until then")
+            return replace(opened, note=note, provisional=True)
+        record = record or calibrate_cross_encoder(model)
         chosen, why = record["chosen"], "this machine's calibration"
     runtime, _, precision = chosen.partition("-")
     opened = open_cross_encoder(model, runtime, precision)
     if opened.note:
-        return OpenedCrossEncoder(opened.model, opened.runtime, opened.precision, opened.score_pairs,
-                                  f"rerank.runtime=auto chose {chosen} ({why}), but {opened.note}")
+        return replace(opened, note=f"rerank.runtime=auto chose {chosen} ({why}), but {opened.note}")
     return opened

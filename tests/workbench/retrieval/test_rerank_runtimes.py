@@ -79,20 +79,31 @@ def test_a_runtime_that_cannot_run_falls_back_to_torch_fp32_and_the_trace_says_w
     assert outcome.notes == (f"reranked the top 2 of 2 hits with {cross_encoder!r} on torch-fp32", opened.note)
 
 
-def test_auto_calibrates_once_per_machine_and_picks_the_fastest_that_ranks_like_fp32(cross_encoder, tmp_path,
-                                                                                     monkeypatch):
+def test_auto_calibrates_once_per_machine_in_the_background_and_picks_the_fastest_that_ranks_like_fp32(
+        cross_encoder, tmp_path, monkeypatch):
     monkeypatch.delenv(rerank_calibration.RERANK_PIN_ENV, raising=False)
     monkeypatch.setenv(calibration.CALIBRATION_DIR_ENV, str(tmp_path))
-    opened = rerank_calibration.open_reranker_runtime(cross_encoder, "auto", "fp32")
+    monkeypatch.setattr(rerank_module, "_loaded_models", {})
+    # a query never waits for the calibration: torch fp32 scores, and says so, while it runs
+    reranker = CrossEncoderReranker(cross_encoder, "auto", "bf16")
+    meanwhile = reranker.load()
+    assert (meanwhile.key, meanwhile.provisional) == ("torch-fp32", True)
+    assert reranker.runtime_notes == (f"rerank.runtime=auto: measuring the cross-encoder runtimes for "
+                                      f"{cross_encoder!r} on this machine (once, in the background); torch fp32 "
+                                      "scores until then",)
+    rerank_calibration._calibrating[cross_encoder].join(120)
+
     record = rerank_calibration.read_rerank_calibrations()[cross_encoder]
     assert set(record["runtimes"]) == {f"{r.name}-{p}" for r in RUNTIMES.values() for p in r.precisions}
     measured = {k: v for k, v in record["runtimes"].items() if "error" not in v}
     agreeing = {k: v for k, v in measured.items() if v["min_tau"] >= rerank_calibration.MIN_TAU}
-    assert record["chosen"] == max(agreeing, key=lambda k: agreeing[k]["pairs_per_s"]) == opened.key
+    assert record["chosen"] == max(agreeing, key=lambda k: agreeing[k]["pairs_per_s"])
+    assert reranker.load().key == record["chosen"] and not reranker.load().provisional  # the next query's
+    assert reranker.runtime_notes == ()
     assert record["runtimes"]["torch-fp32"] == {"pairs_per_s": record["runtimes"]["torch-fp32"]["pairs_per_s"],
                                                 "max_abs_diff": 0.0, "min_tau": 1.0}
     assert record["sample_pairs"] == len(calibration.QUERIES) * rerank_calibration.PASSAGES_PER_QUERY
-    # exporting is timed apart from measuring, per runtime and in all
+    # loading and exporting is timed apart from measuring, per runtime and in all
     exported = [v["export_s"] for k, v in measured.items() if k != "torch-fp32"]
     assert exported and record["export_seconds"] >= sum(exported) - 0.1 and record["seconds"] > 0
     saved = json.loads((tmp_path / rerank_calibration.RERANK_CALIBRATION_FILE).read_text())
@@ -102,7 +113,7 @@ def test_auto_calibrates_once_per_machine_and_picks_the_fastest_that_ranks_like_
         raise AssertionError("calibrated twice")
 
     monkeypatch.setattr(rerank_calibration, "calibrate_cross_encoder", no_second_calibration)
-    assert rerank_calibration.open_reranker_runtime(cross_encoder, "auto", "fp32").key == opened.key
+    assert rerank_calibration.open_reranker_runtime(cross_encoder, "auto", "fp32").key == record["chosen"]
 
 
 def test_kendall_tau_counts_agreeing_pairs():
@@ -110,7 +121,12 @@ def test_kendall_tau_counts_agreeing_pairs():
     assert rerank_calibration.kendall_tau(a, a) == 1.0
     assert rerank_calibration.kendall_tau(a, -a) == -1.0
     # one swapped pair of three: (2 agreeing - 1 disagreeing) / 3
-    assert rerank_calibration.kendall_tau(a, np.array([0.5, 0.9, 0.1])) == pytest.approx(1 / 3)
+    assert rerank_calibration.kendall_tau(np.array([0.5, 0.9, 0.1]), a) == pytest.approx(1 / 3)
+    # a swap of two reference scores 0.005 apart is no disagreement at a tie of 1% of the 0.8 spread
+    near = np.array([0.9, 0.895, 0.1])
+    assert rerank_calibration.query_tie(near) == pytest.approx(0.008)
+    assert rerank_calibration.kendall_tau(np.array([0.89, 0.9, 0.1]), near, 0.008) == 1.0
+    assert rerank_calibration.kendall_tau(np.array([0.89, 0.9, 0.1]), near) == pytest.approx(1 / 3)
 
 
 def test_config_names_the_key_and_what_each_runtime_allows():
