@@ -169,6 +169,27 @@ def test_a_collection_keeps_its_runtime_and_refuses_another(tiny_model, bench, t
         bench.query("dense and BM25", "onnx", built.with_overrides(["embedding.runtime=auto"]))
 
 
+def test_an_existing_collection_keeps_its_runtime_when_auto_would_now_pick_another(tiny_model, bench, tmp_path,
+                                                                                  monkeypatch):
+    if not _installed("onnx", "fp32"):
+        pytest.skip("onnxruntime is not installed")
+    first, second = tmp_path / "first.md", tmp_path / "second.md"
+    first.write_text("# First\n\nHybrid retrieval fuses dense and BM25 ranks.\n", encoding="utf-8")
+    second.write_text("# Second\n\n混合检索融合两种排名。\n", encoding="utf-8")
+    auto = WorkbenchConfig().with_overrides([f"embedding.model={tiny_model}"])
+    monkeypatch.setenv(calibration.PIN_ENV, "onnx-fp32")
+    assert not bench.ingest_paths("kept", [first], auto).failures
+    monkeypatch.setenv(calibration.PIN_ENV, "torch-fp32")  # a new calibration, another machine: auto moves on
+    assert not bench.ingest_paths("kept", [second], auto).failures
+    kept = bench.config_for("kept")
+    assert (kept.embedding.runtime, kept.embedding.precision) == ("onnx", "fp32")
+    onnx_key = f"{tiny_model}@onnx-fp32"
+    counts = embedding_counts(bench.catalog, [onnx_key, tiny_model])
+    assert counts[onnx_key] == sum(d.chunk_count for d in bench.documents("kept")) and not counts.get(tiny_model)
+    assert bench.query("混合检索", "kept", kept).final.chunk_ids
+    assert bench.ingest_paths("new", [first], auto) and bench.config_for("new").embedding.runtime == "torch"
+
+
 def test_a_collection_from_before_runtimes_reads_as_torch_fp32(bench, fake_embedder, fake_config):
     layout = Layout.of(fake_config)
     before_runtimes = {k: v for k, v in index_overrides(fake_config).items()
