@@ -168,7 +168,8 @@ def test_the_runtime_table_shows_each_runtimes_speed_and_scifact_cost(tmp_path: 
     import json
 
     from workbench.embedding import calibration
-    from workbench.embedding.quality import MEASURE_COMMAND, record_quality
+    from workbench.embedding.quality import record_quality
+    from workbench.embedding.runtime_report import MEASURE_COMMAND
 
     home = tmp_path / "home"
     home.mkdir()
@@ -189,10 +190,12 @@ def test_the_runtime_table_shows_each_runtimes_speed_and_scifact_cost(tmp_path: 
     assert rows["openvino-bf16"]["auto picks"] == "✓" and rows["openvino-bf16"]["export s"] == 6.5
     assert rows["openvino-bf16"]["SciFact nDCG@10 dense (Δ fp32)"] == "not measured"
     assert rows["onnx-int8"]["unavailable"] == "embedding.runtime=onnx needs the 'onnxruntime' package"
-    assert any(MEASURE_COMMAND in text for text in texts(app, "caption"))
+    assert any(f"{MEASURE_COMMAND} --record-in {home}" in text for text in texts(app, "caption"))
 
-    record_quality("m", "torch-fp32", 0.6730, 0.7188)
-    record_quality("m", "openvino-bf16", 0.6725, 0.7190)
+    record_quality(home, "m", "torch-fp32", {"ndcg@10": {"dense": 0.6730, "hybrid": 0.7188},
+                                             "vs_torch_fp32": {"dense": 0.0, "hybrid": 0.0}})
+    record_quality(home, "m", "openvino-bf16", {"ndcg@10": {"dense": 0.6725, "hybrid": 0.7190},
+                                                "vs_torch_fp32": {"dense": -0.0005, "hybrid": 0.0002}})
     app.run()
     table = next(frame.value for frame in app.dataframe if "auto picks" in frame.value.columns)
     rows = {row["runtime"]: row for row in table.to_dict("records")}

@@ -56,12 +56,14 @@ def _print_runtimes(home) -> None:
     """Each encoder and cross-encoder runtime's speed on this machine (from the ``auto``
     calibrations) and, where measured, its SciFact nDCG@10 cost."""
     from workbench.embedding.calibration import CALIBRATION_FILE, read_calibrations
-    from workbench.embedding.quality import runtime_quality
-    from workbench.embedding.runtime_report import calibration_summary, how_to_measure_quality, rows_from_record
+    from workbench.embedding.runtime_report import (
+        calibration_summary, how_to_measure_quality, rows_from_record, runtime_quality,
+    )
     from workbench.home import resolve_home
     from workbench.retrieval.rerank_calibration import RERANK_CALIBRATION_FILE, read_rerank_calibrations
 
-    records = read_calibrations(resolve_home(home))
+    home = resolve_home(home)
+    records = read_calibrations(home)
     if not records:
         print("encoder runtimes (embedding.runtime): not measured on this machine yet; the first collection "
               "made with embedding.runtime=auto measures them")
@@ -71,12 +73,12 @@ def _print_runtimes(home) -> None:
         measured_quality = False
         for model, record in sorted(records.items()):
             print("  " + calibration_summary(model, record, "sample_texts", "texts"))
-            quality = runtime_quality(model)
+            quality = runtime_quality(home, model)
             measured_quality = measured_quality or bool(quality)
             for row in rows_from_record(model, record, "texts_per_s", quality):
                 _print_row(row, "texts/s", with_quality=True)
         if not measured_quality:
-            print("  " + how_to_measure_quality())
+            print("  " + how_to_measure_quality(home))
     reranks = read_rerank_calibrations()
     if not reranks:
         print("cross-encoder runtimes (rerank.runtime): not measured on this machine yet; the first rerank with "

@@ -80,8 +80,8 @@ class RuntimeChoice:
 
 
 def machine_calibration_dir() -> Path:
-    """Where what is measured once per machine and read by every home lives: the cross-encoder's
-    calibration, and the SciFact nDCG of each encoder runtime (``$WORKBENCH_CALIBRATION_DIR``
+    """Where what is measured once per machine for every home lives: the cross-encoder's
+    calibration, which the query pipeline (that knows no home) reads (``$WORKBENCH_CALIBRATION_DIR``
     moves it; the test suite points it at a temporary folder)."""
     return Path(os.environ.get(CALIBRATION_DIR_ENV) or Path.home() / ".cache" / "rag-workbench" / "calibration")
 

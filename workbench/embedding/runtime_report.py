@@ -1,6 +1,8 @@
-"""Each runtime's measured speed and quality cost, as rows the Documents page, the Models page
-and ``models list`` all show: speed from a calibration record (the encoder's in the home, the
-cross-encoder's in the machine's folder), SciFact nDCG@10 from ``workbench.embedding.quality``.
+"""Each runtime's measured speed and quality cost, as rows the Documents page and ``models list``
+show: speed from a calibration record (the encoder's in the home, the cross-encoder's in the
+machine's folder), SciFact nDCG@10 from the home's quality records (``workbench.embedding.quality``,
+written by ``python bench/bench_encode.py --ndcg``). Nothing here measures or estimates: a runtime
+without a record was not measured, and the table says how to measure it.
 """
 
 from __future__ import annotations
@@ -9,9 +11,43 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.embedding.calibration import read_calibrations
-from workbench.embedding.quality import FP32, MEASURE_COMMAND, RuntimeQuality, runtime_quality
+from workbench.embedding.quality import read_quality
+from workbench.embedding.runtimes import TORCH_FP32, runtime_key
 
 NOT_MEASURED = "not measured"
+MEASURE_COMMAND = "python bench/bench_encode.py --ndcg"
+FP32 = runtime_key(*TORCH_FP32)
+
+
+@dataclass(frozen=True)
+class RuntimeQuality:
+    """SciFact nDCG@10 of one model on one runtime, and the change from torch fp32's (None when
+    torch fp32 was not measured)."""
+
+    dense_ndcg10: float
+    hybrid_ndcg10: float
+    dense_delta: float | None
+    hybrid_delta: float | None
+    measured_at: str
+
+
+def runtime_quality(home: Path, model: str) -> dict[str, RuntimeQuality]:
+    """Each runtime key (``openvino-bf16``) of ``model`` with a SciFact nDCG@10 recorded in ``home``
+    on this machine; a record without both numbers counts as not measured."""
+    found = {}
+    for key, record in (read_quality(home).get(model) or {}).items():
+        ndcg = record.get("ndcg@10") if isinstance(record, dict) else None
+        if not isinstance(ndcg, dict) or not all(isinstance(ndcg.get(m), (int, float)) for m in ("dense", "hybrid")):
+            continue
+        delta = record.get("vs_torch_fp32") if isinstance(record.get("vs_torch_fp32"), dict) else {}
+        found[key] = RuntimeQuality(float(ndcg["dense"]), float(ndcg["hybrid"]),
+                                    _number(delta.get("dense")), _number(delta.get("hybrid")),
+                                    str(record.get("measured", "")))
+    return found
+
+
+def _number(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) else None
 
 
 @dataclass(frozen=True)
@@ -49,10 +85,10 @@ def rows_from_record(model: str, record: dict, speed_key: str,
     return rows
 
 
-def encoder_runtime_rows(home: Path, quality_folder: Path | None = None) -> list[RuntimeRow]:
+def encoder_runtime_rows(home: Path) -> list[RuntimeRow]:
     """Every encoder runtime measured on this machine, by model, with its SciFact nDCG@10 if measured."""
     return [row for model, record in sorted(read_calibrations(home).items())
-            for row in rows_from_record(model, record, "texts_per_s", runtime_quality(model, quality_folder))]
+            for row in rows_from_record(model, record, "texts_per_s", runtime_quality(home, model))]
 
 
 def calibration_summary(model: str, record: dict, sample_key: str, unit: str) -> str:
@@ -95,5 +131,6 @@ def _ndcg_cell(quality: RuntimeQuality | None, route: str) -> str:
     return f"{value:.4f}" + ("" if delta is None else f" ({delta:+.4f})")
 
 
-def how_to_measure_quality() -> str:
-    return f"SciFact nDCG@10 per runtime is not measured on this machine yet; measure it with: {MEASURE_COMMAND}"
+def how_to_measure_quality(home: Path) -> str:
+    return (f"SciFact nDCG@10 per runtime is not measured for this home yet; measure it with: {MEASURE_COMMAND} "
+            f"--record-in {home}")

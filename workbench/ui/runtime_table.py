@@ -30,7 +30,7 @@ def runtime_panel(bench, collection: str | None) -> None:
             st.caption("Speed from this machine's calibration (auto picks the fastest with cosine ≥ 0.999 to torch "
                        "fp32); export s is the one-off export, not counted in the speed.")
             if not any(row.quality for row in rows):
-                st.caption(md_escape(how_to_measure_quality()))
+                st.caption(md_escape(how_to_measure_quality(bench.home)))
         reranks = [row for model, record in sorted(read_rerank_calibrations().items())
                    for row in rows_from_record(model, record, "pairs_per_s")]
         if reranks:

@@ -221,6 +221,10 @@ def test_models_list_prints_each_runtimes_measured_speed_and_ndcg_cost(tmp_path,
     from workbench.embedding.quality import record_quality
     from workbench.retrieval.rerank_calibration import RERANK_CALIBRATION_FILE
 
+    def scifact(dense, hybrid, vs_fp32=None):
+        return {"dataset": "scifact", "chunks": 11177, "ndcg@10": {"dense": dense, "hybrid": hybrid},
+                "measured": "2026-11-25 17:10", **({"vs_torch_fp32": vs_fp32} if vs_fp32 else {})}
+
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv(calibration.CALIBRATION_DIR_ENV, str(tmp_path / "machine"))
@@ -240,14 +244,15 @@ def test_models_list_prints_each_runtimes_measured_speed_and_ndcg_cost(tmp_path,
     assert ("    openvino-bf16*     50.0 texts/s  2.00x      8.0 ms/query  min cosine 0.99997  export 6.5 s  "
             "SciFact nDCG@10 not measured") in out
     assert "    onnx-int8       unavailable: embedding.runtime=onnx needs the 'onnxruntime' package" in out
-    assert "measure it with: python bench/bench_encode.py --ndcg" in out
+    assert f"measure it with: python bench/bench_encode.py --ndcg --record-in {home}" in out
 
-    record_quality("m", "torch-fp32", 0.6730, 0.7188)
-    record_quality("m", "openvino-bf16", 0.67315, 0.7180)
+    record_quality(home, "m", "torch-fp32", scifact(0.6730, 0.7188, {"dense": 0.0, "hybrid": 0.0}))
+    record_quality(home, "m", "openvino-bf16", scifact(0.6732, 0.7180, {"dense": 0.0002, "hybrid": -0.0008}))
     reranked = {"chosen": "onnx-fp32", "min_tau": 0.95, "sample_pairs": 40, "measured": "2026-11-25 14:00",
                 "seconds": 2.0, "export_seconds": 3.0, "load_average": 0.7, "runtimes": {
                     "torch-fp32": {"pairs_per_s": 100.0, "max_abs_diff": 0.0, "min_tau": 1.0},
                     "onnx-fp32": {"pairs_per_s": 150.0, "max_abs_diff": 0.00001, "min_tau": 1.0, "export_s": 3.0}}}
+    (tmp_path / "machine").mkdir()
     (tmp_path / "machine" / RERANK_CALIBRATION_FILE).write_text(
         json.dumps({calibration.machine_id(): {"ce": reranked}}))
     assert main(["models", "--home", str(home)]) == 0
@@ -258,21 +263,21 @@ def test_models_list_prints_each_runtimes_measured_speed_and_ndcg_cost(tmp_path,
     assert "    onnx-fp32*        150.0 pairs/s  1.50x  min tau 1.0000, max |Δscore| 0.0000  export 3.0 s" in out
 
 
-def test_runtime_quality_reads_the_bench_file_and_invents_nothing(tmp_path):
-    from workbench.embedding.quality import QUALITY_FILE, record_quality, runtime_quality
+def test_runtime_quality_reads_the_benchs_records_and_invents_nothing(tmp_path):
+    from workbench.embedding.quality import record_quality
+    from workbench.embedding.runtime_report import runtime_quality
 
-    assert runtime_quality("m", tmp_path) == {}
-    (tmp_path / QUALITY_FILE).write_text(json.dumps({"m": {
-        "openvino-bf16": {"dense": 0.6731, "hybrid": 0.7190, "measured_at": "2026-11-25T17:00:00+00:00"},
-        "onnx-int8": {"dense": "n/a"}}}))
-    only = runtime_quality("m", tmp_path)
-    assert set(only) == {"openvino-bf16"}  # an entry without both numbers is not shown as measured
-    assert (only["openvino-bf16"].dense_ndcg10, only["openvino-bf16"].dense_delta) == (0.6731, None)
-    record_quality("m", "torch-fp32", 0.6730, 0.7188, tmp_path)
-    both = runtime_quality("m", tmp_path)
-    assert both["openvino-bf16"].dense_delta == 0.0001 and both["openvino-bf16"].hybrid_delta == 0.0002
-    assert both["torch-fp32"].dense_delta == 0.0 and both["torch-fp32"].measured_at.endswith("+00:00")
-    assert runtime_quality("other", tmp_path) == {}
+    assert runtime_quality(tmp_path, "m") == {}
+    record_quality(tmp_path, "m", "openvino-bf16", {"ndcg@10": {"dense": 0.6731, "hybrid": 0.7190},
+                                                    "measured": "2026-11-25 17:10"})
+    record_quality(tmp_path, "m", "onnx-int8", {"ndcg@10": {"dense": "n/a"}})
+    found = runtime_quality(tmp_path, "m")
+    assert set(found) == {"openvino-bf16"}  # a record without both numbers is not shown as measured
+    assert (found["openvino-bf16"].dense_ndcg10, found["openvino-bf16"].dense_delta) == (0.6731, None)
+    record_quality(tmp_path, "m", "openvino-bf16", {"ndcg@10": {"dense": 0.6731, "hybrid": 0.7190},
+                                                    "vs_torch_fp32": {"dense": 0.0001, "hybrid": 0.0002}})
+    assert runtime_quality(tmp_path, "m")["openvino-bf16"].hybrid_delta == 0.0002
+    assert runtime_quality(tmp_path, "other") == {}
 
 
 def test_bf16_is_native_only_with_the_cpu_flags(tmp_path):
