@@ -109,8 +109,8 @@ def main() -> None:
           f"{args.rounds} alternating round(s); {len(queries)} single queries per runtime and round)",
           ["runtime-precision", "texts/s", "vs torch fp32", "query ms p50", "min cosine to fp32", "load (1m)"], rows)
     print(f"\nauto picks {record['chosen']}: the fastest with cosine >= {record['min_cosine']} to fp32 on its own "
-          f"{record['sample_texts']}-text sample ({calibration_seconds:.1f} s to calibrate here, at load "
-          f"{record['load_average']}; exports were already cached)")
+          f"{record['sample_texts']}-text sample ({record['seconds']} s measuring and {record['export_seconds']} s "
+          f"loading, the exports already cached; {calibration_seconds:.1f} s in all, at load {record['load_average']})")
     for line in skipped:
         print(f"not measured: {line}")
 

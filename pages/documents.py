@@ -22,6 +22,7 @@ from workbench.ui.model_choice import model_picker
 from workbench.ui.model_downloads import offer_download
 from workbench.ui.llm_panels import enrichment_panel
 from workbench.ui.pages import run_through_router
+from workbench.ui.runtime_table import runtime_panel
 from workbench.ui.text import md_escape, shorten
 from workbench.ui.widgets import chunking_controls, document_label
 
@@ -246,23 +247,27 @@ def chunk_browser(doc) -> None:
         st.code(indexed, language=None, wrap_lines=True)
 
 
+def collection_section(current: str | None) -> None:
+    if current is None:
+        st.info("No collection yet. Create one above, or load the bundled demo with the button in the sidebar.",
+                icon=":material/info:")
+        return
+    st.subheader(f"Collection “{md_escape(current)}”")
+    upload_panel(current)
+    last_report(current)
+    all_documents = session.documents(current)
+    if not all_documents:
+        st.info("No documents yet. Drop files on the uploader above (PDF, Word, PowerPoint, Excel, HTML, Markdown, "
+                "text, CSV, JSON, images, source code or notebooks), then press Ingest.", icon=":material/upload_file:")
+        return
+    if any(doc.status == "success" for doc in all_documents):
+        language_panel(current)
+    document_table(all_documents)
+    document_detail(current, all_documents)
+
+
 st.title("Documents")
 current = session.current_collection()
 collections_panel(current)
-if current is None:
-    st.info("No collection yet. Create one above, or load the bundled demo with the button in the sidebar.",
-            icon=":material/info:")
-    st.stop()
-
-st.subheader(f"Collection “{md_escape(current)}”")
-upload_panel(current)
-last_report(current)
-all_documents = session.documents(current)
-if not all_documents:
-    st.info("No documents yet. Drop files on the uploader above (PDF, Word, PowerPoint, Excel, HTML, Markdown, "
-            "text, CSV, JSON, images, source code or notebooks), then press Ingest.", icon=":material/upload_file:")
-    st.stop()
-if any(doc.status == "success" for doc in all_documents):
-    language_panel(current)
-document_table(all_documents)
-document_detail(current, all_documents)
+collection_section(current)
+runtime_panel(session.workbench(), current)

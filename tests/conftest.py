@@ -207,3 +207,13 @@ def no_llm(monkeypatch):
 # ``embedding.runtime = auto`` would calibrate every runtime in every temporary home the suite
 # makes; the suite pins it to torch fp32 (tests of auto itself unset this).
 os.environ.setdefault("WORKBENCH_EMBEDDING_RUNTIME", "torch-fp32")
+# the same for ``rerank.runtime = auto``; and what is measured once per machine goes to a
+# temporary folder, not the user's cache
+os.environ.setdefault("WORKBENCH_RERANK_RUNTIME", "torch-fp32")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def machine_calibration_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("machine-calibration")
+    os.environ["WORKBENCH_CALIBRATION_DIR"] = str(folder)
+    return folder

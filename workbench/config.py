@@ -267,10 +267,19 @@ class RerankConfig:
                           "candidate 0-10)", choices=("cross_encoder", "llm"))
     model: str = setting("", "cross_encoder: CrossEncoder id or local path; empty = no rerank")
     top_m: int = setting(30, "candidates the reranker rescores", minimum=1, maximum=10_000)
-    precision: str = setting("fp32", "cross_encoder: fp32, or bf16 (PyTorch autocast: faster where the CPU has bf16, "
-                             "scores within about 0.01)", choices=("fp32", "bf16"))
+    runtime: str = setting(
+        AUTO_RUNTIME, "cross_encoder: what runs it: auto (the fastest runtime and precision this machine's "
+        "calibration found ranking like torch fp32), torch, openvino or onnx", choices=(AUTO_RUNTIME, *RUNTIME_PRECISIONS))
+    precision: str = setting("fp32", "cross_encoder arithmetic: fp32; bf16 (torch, openvino); int8 (onnx, dynamic "
+                             "quantization); ignored under auto", choices=("fp32", "bf16", "int8"))
     timeout_s: float = setting(30.0, "seconds before rerank gives up and keeps the previous order",
                                minimum=0.1, maximum=3600.0)
+
+    def __post_init__(self):
+        allowed = RUNTIME_PRECISIONS.get(self.runtime)
+        if allowed is not None and self.precision not in allowed:
+            raise ConfigError(f"rerank.precision: {self.precision!r} is not available with rerank.runtime="
+                              f"{self.runtime}; it allows {', '.join(allowed)} ({_runtime_table()})")
 
 
 @dataclass(frozen=True)

@@ -162,3 +162,43 @@ def test_an_english_collection_shows_its_language_mix(demo_home: Path, open_app)
     app = open_app(demo_home, page=PAGE)
     captions = texts(app, "caption")
     assert any(text.startswith("Language mix: Latin (en) 100%") and "covers en" in text for text in captions), captions
+
+
+def test_the_runtime_table_shows_each_runtimes_speed_and_scifact_cost(tmp_path: Path, open_app, monkeypatch):
+    import json
+
+    from workbench.embedding import calibration
+    from workbench.embedding.quality import record_quality
+    from workbench.embedding.runtime_report import MEASURE_COMMAND
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv(calibration.CALIBRATION_DIR_ENV, str(tmp_path / "machine"))
+    app = open_app(home, page=PAGE)
+    assert not app.exception, app.exception
+    assert any("Not measured on this machine yet" in text for text in texts(app, "caption"))
+
+    record = {"chosen": "openvino-bf16", "sample_texts": 40, "seconds": 4.2, "export_seconds": 11.5, "runtimes": {
+        "torch-fp32": {"texts_per_s": 25.0, "query_ms_p50": 20.0, "min_cosine": 1.0},
+        "openvino-bf16": {"texts_per_s": 50.0, "query_ms_p50": 8.0, "min_cosine": 0.99997, "export_s": 6.5},
+        "onnx-int8": {"error": "embedding.runtime=onnx needs the 'onnxruntime' package"}}}
+    (home / calibration.CALIBRATION_FILE).write_text(json.dumps({calibration.machine_id(): {"m": record}}))
+    app.run()
+    table = next(frame.value for frame in app.dataframe if "auto picks" in frame.value.columns)
+    rows = {row["runtime"]: row for row in table.to_dict("records")}
+    assert rows["openvino-bf16"]["texts/s"] == 50.0 and rows["openvino-bf16"]["vs torch fp32"] == 2.0
+    assert rows["openvino-bf16"]["auto picks"] == "✓" and rows["openvino-bf16"]["export s"] == 6.5
+    assert rows["openvino-bf16"]["SciFact nDCG@10 dense (Δ fp32)"] == "not measured"
+    assert rows["onnx-int8"]["unavailable"] == "embedding.runtime=onnx needs the 'onnxruntime' package"
+    assert any(f"{MEASURE_COMMAND} --record-in {home}" in text for text in texts(app, "caption"))
+
+    record_quality(home, "m", "torch-fp32", {"ndcg@10": {"dense": 0.6730, "hybrid": 0.7188},
+                                             "vs_torch_fp32": {"dense": 0.0, "hybrid": 0.0}})
+    record_quality(home, "m", "openvino-bf16", {"ndcg@10": {"dense": 0.6725, "hybrid": 0.7190},
+                                                "vs_torch_fp32": {"dense": -0.0005, "hybrid": 0.0002}})
+    app.run()
+    table = next(frame.value for frame in app.dataframe if "auto picks" in frame.value.columns)
+    rows = {row["runtime"]: row for row in table.to_dict("records")}
+    assert rows["openvino-bf16"]["SciFact nDCG@10 dense (Δ fp32)"] == "0.6725 (-0.0005)"
+    assert rows["openvino-bf16"]["SciFact nDCG@10 hybrid (Δ fp32)"] == "0.7190 (+0.0002)"
+    assert not any(MEASURE_COMMAND in text for text in texts(app, "caption"))

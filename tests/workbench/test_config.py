@@ -81,7 +81,7 @@ def test_every_numeric_key_has_a_range_that_holds_its_default():
 def test_every_key_with_choices_defaults_to_one_of_them():
     assert set(CHOICES) == {"chunking.strategy", "chunking.unit", "chunking.enrich", "retrieval.mode",
                             "retrieval.language_guard", "query.enhance", "fusion.method", "fusion.normalization",
-                            "rerank.method", "rerank.precision", "index.backend", "milvus.analysis", "milvus.analyzer",
+                            "rerank.method", "rerank.runtime", "rerank.precision", "index.backend", "milvus.analysis", "milvus.analyzer",
                             "embedding.runtime", "embedding.precision"}
     for key, choices in CHOICES.items():
         assert key_default(key) in choices and key_limits(key).choices == choices

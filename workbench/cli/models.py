@@ -53,29 +53,57 @@ def cmd_models(args) -> int:
 
 
 def _print_runtimes(home) -> None:
-    """Each encoder runtime's speed on this machine, from the home's ``auto`` calibration."""
+    """Each encoder and cross-encoder runtime's speed on this machine (from the ``auto``
+    calibrations) and, where measured, its SciFact nDCG@10 cost."""
     from workbench.embedding.calibration import CALIBRATION_FILE, read_calibrations
+    from workbench.embedding.runtime_report import (
+        calibration_summary, how_to_measure_quality, rows_from_record, runtime_quality,
+    )
     from workbench.home import resolve_home
+    from workbench.retrieval.rerank_calibration import RERANK_CALIBRATION_FILE, read_rerank_calibrations
 
-    records = read_calibrations(resolve_home(home))
+    home = resolve_home(home)
+    records = read_calibrations(home)
     if not records:
         print("encoder runtimes (embedding.runtime): not measured on this machine yet; the first collection "
               "made with embedding.runtime=auto measures them")
+    else:
+        print(f"encoder runtimes measured on this machine (embedding.runtime-precision; * = what auto picks; "
+              f"{CALIBRATION_FILE} in the home)")
+        measured_quality = False
+        for model, record in sorted(records.items()):
+            print("  " + calibration_summary(model, record, "sample_texts", "texts"))
+            quality = runtime_quality(home, model)
+            measured_quality = measured_quality or bool(quality)
+            for row in rows_from_record(model, record, "texts_per_s", quality):
+                _print_row(row, "texts/s", with_quality=True)
+        if not measured_quality:
+            print("  " + how_to_measure_quality(home))
+    reranks = read_rerank_calibrations()
+    if not reranks:
+        print("cross-encoder runtimes (rerank.runtime): not measured on this machine yet; the first rerank with "
+              "rerank.runtime=auto measures them")
         return
-    print(f"encoder runtimes measured on this machine (embedding.runtime-precision; * = what auto picks; "
-          f"{CALIBRATION_FILE} in the home)")
-    for model, record in sorted(records.items()):
-        print(f"  {model}: {record.get('sample_texts')} texts, {record.get('measured')}, "
-              f"load average {record.get('load_average')}")
-        fp32 = record.get("runtimes", {}).get("torch-fp32", {}).get("texts_per_s") or 0
-        for key, numbers in record.get("runtimes", {}).items():
-            label = f"{key}{'*' if key == record.get('chosen') else ''}"
-            if "error" in numbers:
-                print(f"    {label:<15} unavailable: {numbers['error']}")
-                continue
-            ratio = f"{numbers['texts_per_s'] / fp32:.2f}x" if fp32 else "-"
-            print(f"    {label:<15} {numbers['texts_per_s']:>7.1f} texts/s {ratio:>6}  "
-                  f"{numbers['query_ms_p50']:>7.1f} ms/query  min cosine {numbers['min_cosine']:.5f}")
+    print(f"cross-encoder runtimes measured on this machine (rerank.runtime-precision; * = what auto picks; "
+          f"{RERANK_CALIBRATION_FILE} in the machine's calibration folder)")
+    for model, record in sorted(reranks.items()):
+        print("  " + calibration_summary(model, record, "sample_pairs", "pairs"))
+        for row in rows_from_record(model, record, "pairs_per_s"):
+            _print_row(row, "pairs/s", with_quality=False)
+
+
+def _print_row(row, unit: str, with_quality: bool) -> None:
+    from workbench.embedding.runtime_report import ndcg_text
+
+    label = f"{row.runtime}{'*' if row.chosen else ''}"
+    if row.unavailable:
+        print(f"    {label:<15} unavailable: {row.unavailable}")
+        return
+    ratio = f"{row.ratio:.2f}x" if row.ratio else "-"
+    query = f"  {row.query_ms:>7.1f} ms/query" if row.query_ms is not None else ""
+    export = f"  export {row.export_s:.1f} s" if row.export_s is not None else ""
+    quality = f"  SciFact nDCG@10 {ndcg_text(row.quality)}" if with_quality else ""
+    print(f"    {label:<15} {row.speed:>7.1f} {unit} {ratio:>6}{query}  {row.agreement}{export}{quality}")
 
 
 def _download(name: str | None, keep_free_mb: float | None) -> int:

@@ -63,8 +63,8 @@ def cached_export(folder: Path, variant: str, build: Callable[[Path], None]) -> 
     return target
 
 
-def graph_inputs(model) -> tuple[str, ...]:
-    features = tokenize(model, ["probe"])
+def graph_inputs(model, probe=("probe",)) -> tuple[str, ...]:
+    features = tokenize(model, list(probe))
     return tuple(name for name in GRAPH_INPUTS if name in features)
 
 
@@ -74,9 +74,10 @@ def tokenize(model, texts: list[str]) -> dict:
     return {name: value for name, value in prepare(texts).items() if hasattr(value, "numpy")}
 
 
-def sentence_graph(model, names: tuple[str, ...]):
-    """The model from token ids to its sentence embedding (pooling and any dense layers included),
-    as a module taking positional tensors: what both exporters trace."""
+def sentence_graph(model, names: tuple[str, ...], output: str = "sentence_embedding"):
+    """The model from token ids to ``output`` (a sentence-transformers model's sentence embedding,
+    pooling and any dense layers included; a cross-encoder's ``scores``), as a module taking
+    positional tensors: what both exporters trace."""
     import torch
 
     class SentenceGraph(torch.nn.Module):
@@ -85,7 +86,7 @@ def sentence_graph(model, names: tuple[str, ...]):
             self.model = model
 
         def forward(self, *tensors):
-            return self.model(dict(zip(names, tensors)))["sentence_embedding"]
+            return self.model(dict(zip(names, tensors)))[output]
 
     return SentenceGraph().eval()
 

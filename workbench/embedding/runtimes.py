@@ -64,25 +64,30 @@ def cpu_has_bf16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool | None:
     return bool(flags & {"avx512_bf16", "amx_bf16", "bf16"})
 
 
-def check_runtime(runtime: str, precision: str) -> None:
-    """Raise ``RuntimeUnavailableError`` naming the setting and the cause when this machine cannot
-    run ``runtime`` at ``precision`` (checked without loading a model)."""
+def check_runtime(runtime: str, precision: str, section: str = "embedding") -> None:
+    """Raise ``RuntimeUnavailableError`` naming the setting (``section``.runtime) and the cause when
+    this machine cannot run ``runtime`` at ``precision`` (checked without loading a model)."""
     spec = RUNTIMES.get(runtime)
     if spec is None:
-        raise RuntimeUnavailableError(f"embedding.runtime={runtime} is not a runtime; known: {', '.join(RUNTIMES)}")
+        raise RuntimeUnavailableError(f"{section}.runtime={runtime} is not a runtime; known: {', '.join(RUNTIMES)}")
     if precision not in spec.precisions:
-        raise RuntimeUnavailableError(f"embedding.precision={precision} is not available with embedding.runtime="
+        raise RuntimeUnavailableError(f"{section}.precision={precision} is not available with {section}.runtime="
                                       f"{runtime}; it allows {', '.join(spec.precisions)}")
     try:
         found = importlib.util.find_spec(spec.package) is not None
     except (ImportError, ValueError):
         found = False
     if not found:
-        raise RuntimeUnavailableError(f"embedding.runtime={runtime} needs the {spec.package!r} package, which is not "
+        raise RuntimeUnavailableError(f"{section}.runtime={runtime} needs the {spec.package!r} package, which is not "
                                       f"installed; pip install {spec.package}")
     if precision == "bf16" and cpu_has_bf16() is False:
-        raise RuntimeUnavailableError(f"embedding.precision=bf16: this CPU has no bf16 instructions (avx512_bf16, "
+        raise RuntimeUnavailableError(f"{section}.precision=bf16: this CPU has no bf16 instructions (avx512_bf16, "
                                       "amx_bf16), so bf16 would be emulated and slower than fp32")
+
+
+def first_line(error: BaseException) -> str:
+    """An error's cause in one line (library errors run to paragraphs of advice)."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
 
 
 def runtime_embedder(key: str) -> Embedder:

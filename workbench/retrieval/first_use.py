@@ -75,7 +75,7 @@ def warm_up(bench, collection: str, query: str, configs: Iterable[WorkbenchConfi
                 _timed(steps, "embed the query", lambda: bench.embed_query(model, query))
             reranker_name = config.rerank.model.strip()
             if config.rerank.method != "llm" and reranker_name and ("rerank", reranker_name) not in _WARMED:
-                reranker = load_reranker(reranker_name)
+                reranker = load_reranker(reranker_name, config.rerank.runtime, config.rerank.precision)
                 _timed(steps, f"load rerank model {reranker_name}", lambda: reranker.score(query, ["warm up"]))
                 _WARMED.add(("rerank", reranker_name))
         except Exception:  # the side's own run shows the error where it belongs

@@ -255,12 +255,13 @@ def _rerank_stage(query: str, current: RankedList, snapshot: Snapshot, config: R
                                   (f"{reason}; kept the previous order",))
             reranker = LlmReranker(llm, config.timeout_s, labels=[f"chunk {cid}" for cid in head])
         else:
-            reranker = load_reranker(config.model, config.precision)
+            reranker = load_reranker(config.model, config.runtime, config.precision)
         outcome = rerank(query, current, texts, reranker, config.top_m, config.timeout_s)
         ranked, notes = outcome.ranked, outcome.notes
         details = {cid: {"rerank_score": s, "previous_rank": current.rank_of(cid)} for cid, s in outcome.scores.items()}
         # what the scores are (logits or probabilities), for the confidence verdict
-        stage_config = section_dict(config) | ({"score_kind": reranker.score_kind} if outcome.scores else {})
+        stage_config = section_dict(config) | (
+            {"score_kind": reranker.score_kind, "scored_by": reranker.scored_by} if outcome.scores else {})
     except Exception as error:  # loading failures fall back exactly like scoring failures
         ranked = current.renamed(RERANK)
         notes = (f"rerank fell back to the previous order: {error}",)

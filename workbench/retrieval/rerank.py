@@ -7,14 +7,16 @@ the query must still be answered, so ``rerank`` keeps the previous order and say
 from __future__ import annotations
 
 import math
-import os
 import threading
 from abc import ABC, abstractmethod
 from concurrent.futures import Future, TimeoutError as FutureTimeoutError
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Callable, Mapping
 
+from workbench.config import AUTO_RUNTIME
+from workbench.retrieval.cross_encoder import OpenedCrossEncoder, RerankerLoadError
 from workbench.retrieval.ranking import RankedList
+from workbench.retrieval.rerank_calibration import open_reranker_runtime, read_rerank_calibrations
 from workbench.retrieval.stages import RERANK
 
 
@@ -31,46 +33,67 @@ class Reranker(ABC):
         return type(self).__name__
 
     @property
+    def scored_by(self) -> str:
+        """The runtime and precision that computed the scores (``openvino-bf16``); "" when not local."""
+        return ""
+
+    @property
+    def runtime_notes(self) -> tuple[str, ...]:
+        """Why the scores did not come from the runtime asked for (a fallback), if they did not."""
+        return ()
+
+    @property
     def score_kind(self) -> str:
         """``probability`` when scores are already in [0, 1], else ``logit`` (the confidence
         verdict reads a logit through the logistic function)."""
         return "logit"
 
 
-class RerankerLoadError(RuntimeError):
-    """A cross-encoder model could not be loaded; the message names the model and the fix."""
-
-
-_loaded_models: dict[str, Any] = {}
+_loaded_models: dict[tuple[str, str, str], OpenedCrossEncoder] = {}
 # One lock for the cache: holding it while loading also stops two threads loading the same model twice.
 _loaded_models_lock = threading.Lock()
 
 
 class CrossEncoderReranker(Reranker):
-    """A ``sentence_transformers.CrossEncoder``, loaded offline on first use and cached per name.
+    """A ``sentence_transformers.CrossEncoder`` on the runtime ``rerank.runtime`` names, loaded
+    offline on first use and cached per name and runtime.
 
     Loading is deferred to the first ``score`` call so that it runs inside ``rerank``'s guarded
     worker thread: a missing or broken model then becomes a fallback note, not a failed query.
-    Call ``load()`` to warm the model up front instead.
+    Call ``load()`` to warm the model up front instead. Under ``auto`` with no calibration on this
+    machine yet, the first load starts it in the background and scores with torch fp32 (saying so)
+    until it is recorded.
     """
 
-    def __init__(self, model_name_or_path: str, precision: str = "fp32") -> None:
+    def __init__(self, model_name_or_path: str, runtime: str = "torch", precision: str = "fp32") -> None:
         if not model_name_or_path:
             raise ValueError("CrossEncoderReranker needs a model id or local path (rerank.model)")
         self.model_name_or_path = model_name_or_path
-        self.precision = precision
+        self.runtime = runtime
+        self.precision = "" if runtime == AUTO_RUNTIME else precision
 
     @property
     def name(self) -> str:
         return self.model_name_or_path
 
-    def load(self) -> Any:
+    def load(self) -> OpenedCrossEncoder:
+        key = (self.model_name_or_path, self.runtime, self.precision)
         with _loaded_models_lock:
-            model = _loaded_models.get(self.model_name_or_path)
-            if model is None:
-                model = _load_cross_encoder(self.model_name_or_path)
-                _loaded_models[self.model_name_or_path] = model
-            return model
+            opened = _loaded_models.get(key)
+            if opened is None or (opened.provisional and self.model_name_or_path in read_rerank_calibrations()):
+                # a query never waits for auto's calibration: it runs in the background meanwhile
+                opened = open_reranker_runtime(*key, wait=False)
+                _loaded_models[key] = opened
+            return opened
+
+    @property
+    def scored_by(self) -> str:
+        return self.load().key
+
+    @property
+    def runtime_notes(self) -> tuple[str, ...]:
+        note = self.load().note
+        return (note,) if note else ()
 
     @property
     def score_kind(self) -> str:
@@ -78,52 +101,19 @@ class CrossEncoderReranker(Reranker):
         # models, none for the MS MARCO cross-encoders, whose config asks for raw logits
         import torch
 
-        return "probability" if isinstance(self.load().activation_fn, torch.nn.Sigmoid) else "logit"
+        return "probability" if isinstance(self.load().model.activation_fn, torch.nn.Sigmoid) else "logit"
 
     def score(self, query: str, texts: list[str]) -> list[float]:
         if not texts:
             return []
-        model = self.load()
-        with self._arithmetic():
-            scores = model.predict([(query, text) for text in texts], show_progress_bar=False, convert_to_numpy=True)
-        return [float(value) for value in scores]
-
-    def _arithmetic(self):
-        """bf16 autocast for ``rerank.precision = bf16`` (the same weights; the model stays shared)."""
-        import contextlib
-
-        import torch
-
-        return torch.autocast("cpu", dtype=torch.bfloat16) if self.precision == "bf16" else contextlib.nullcontext()
+        return [float(value) for value in self.load().score_pairs([(query, text) for text in texts])]
 
 
-def _load_cross_encoder(model_name_or_path: str) -> Any:
-    # The workbench never downloads weights; the environment flag also covers code paths in the
-    # Hugging Face libraries that do not see ``local_files_only``.
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from workbench.models.availability import ModelNotAvailableError, require_available
-    from workbench.models.catalogue import RERANK
-
-    try:
-        folder = require_available(model_name_or_path, RERANK)
-    except ModelNotAvailableError as error:
-        raise RerankerLoadError(str(error)) from None
-    from sentence_transformers import CrossEncoder
-
-    try:
-        return CrossEncoder(str(folder), local_files_only=True)
-    except Exception as error:
-        # Hugging Face errors run to several lines of advice about connecting; the first line is the cause.
-        cause = (str(error).strip().splitlines() or [""])[0]
-        raise RerankerLoadError(
-            f"cannot load rerank model {model_name_or_path!r} from {folder}: {type(error).__name__}: {cause}"
-        ) from error
-
-
-def load_reranker(model: str, precision: str = "fp32") -> Reranker | None:
-    """The reranker for a ``rerank.model`` value (at ``rerank.precision``); ``""`` means reranking is off."""
+def load_reranker(model: str, runtime: str = "torch", precision: str = "fp32") -> Reranker | None:
+    """The reranker for a ``rerank.model`` value on ``rerank.runtime`` at ``rerank.precision``;
+    ``""`` means reranking is off."""
     model = model.strip()
-    return CrossEncoderReranker(model, precision) if model else None
+    return CrossEncoderReranker(model, runtime, precision) if model else None
 
 
 @dataclass(frozen=True)
@@ -185,9 +175,10 @@ def rerank(
     order = sorted(range(len(head)), key=lambda i: -scores[i])
     reranked = [(head[i].chunk_id, head[i].doc_id, scores[i]) for i in order]
     reranked += [(hit.chunk_id, hit.doc_id, hit.score) for hit in tail]
+    on = f" on {reranker.scored_by}" if reranker.scored_by else ""
     return RerankOutcome(
         RankedList.from_ordered(name, reranked),
-        notes=(f"reranked the top {len(head)} of {len(run)} hits with {reranker.name!r}",),
+        notes=(f"reranked the top {len(head)} of {len(run)} hits with {reranker.name!r}{on}", *reranker.runtime_notes),
         scores={hit.chunk_id: score for hit, score in zip(head, scores)},
     )
 

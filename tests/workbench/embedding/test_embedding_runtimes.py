@@ -132,6 +132,10 @@ def test_auto_calibrates_once_and_picks_the_fastest_close_runtime(tiny_model, tm
     assert record["chosen"] == max(close, key=lambda k: close[k]["texts_per_s"])
     assert f"{choice.runtime}-{choice.precision}" == record["chosen"] and choice.note == ""
     assert all(v["query_ms_p50"] > 0 for v in measured.values())
+    # loading and exporting each runtime is timed apart from measuring it
+    exported = [v["export_s"] for k, v in measured.items() if k != "torch-fp32"]
+    assert exported and "export_s" not in record["runtimes"]["torch-fp32"]
+    assert record["export_seconds"] >= sum(exported) - 0.1 and record["seconds"] > 0
     assert json.loads((home / calibration.CALIBRATION_FILE).read_text())[calibration.machine_id()][tiny_model]
 
     def no_second_calibration(*_args, **_kwargs):
@@ -165,6 +169,27 @@ def test_a_collection_keeps_its_runtime_and_refuses_another(tiny_model, bench, t
         bench.query("dense and BM25", "onnx", built.with_overrides(["embedding.runtime=auto"]))
 
 
+def test_an_existing_collection_keeps_its_runtime_when_auto_would_now_pick_another(tiny_model, bench, tmp_path,
+                                                                                  monkeypatch):
+    if not _installed("onnx", "fp32"):
+        pytest.skip("onnxruntime is not installed")
+    first, second = tmp_path / "first.md", tmp_path / "second.md"
+    first.write_text("# First\n\nHybrid retrieval fuses dense and BM25 ranks.\n", encoding="utf-8")
+    second.write_text("# Second\n\n混合检索融合两种排名。\n", encoding="utf-8")
+    auto = WorkbenchConfig().with_overrides([f"embedding.model={tiny_model}"])
+    monkeypatch.setenv(calibration.PIN_ENV, "onnx-fp32")
+    assert not bench.ingest_paths("kept", [first], auto).failures
+    monkeypatch.setenv(calibration.PIN_ENV, "torch-fp32")  # a new calibration, another machine: auto moves on
+    assert not bench.ingest_paths("kept", [second], auto).failures
+    kept = bench.config_for("kept")
+    assert (kept.embedding.runtime, kept.embedding.precision) == ("onnx", "fp32")
+    onnx_key = f"{tiny_model}@onnx-fp32"
+    counts = embedding_counts(bench.catalog, [onnx_key, tiny_model])
+    assert counts[onnx_key] == sum(d.chunk_count for d in bench.documents("kept")) and not counts.get(tiny_model)
+    assert bench.query("混合检索", "kept", kept).final.chunk_ids
+    assert bench.ingest_paths("new", [first], auto) and bench.config_for("new").embedding.runtime == "torch"
+
+
 def test_a_collection_from_before_runtimes_reads_as_torch_fp32(bench, fake_embedder, fake_config):
     layout = Layout.of(fake_config)
     before_runtimes = {k: v for k, v in index_overrides(fake_config).items()
@@ -191,36 +216,68 @@ def test_runtime_embedder_routes_a_bare_name_to_torch_fp32(tiny_model):
     assert type(runtime_embedder(tiny_model)).__name__ == "SentenceTransformerEmbedder"
 
 
-def test_models_list_prints_each_runtimes_measured_speed(tmp_path, capsys):
+def test_models_list_prints_each_runtimes_measured_speed_and_ndcg_cost(tmp_path, capsys, monkeypatch):
     from workbench.cli import main
+    from workbench.embedding.quality import record_quality
+    from workbench.retrieval.rerank_calibration import RERANK_CALIBRATION_FILE
+
+    def scifact(dense, hybrid, vs_fp32=None):
+        return {"dataset": "scifact", "chunks": 11177, "ndcg@10": {"dense": dense, "hybrid": hybrid},
+                "measured": "2026-11-25 17:10", **({"vs_torch_fp32": vs_fp32} if vs_fp32 else {})}
 
     home = tmp_path / "home"
     home.mkdir()
+    monkeypatch.setenv(calibration.CALIBRATION_DIR_ENV, str(tmp_path / "machine"))
     assert main(["models", "--home", str(home)]) == 0
-    assert "not measured on this machine yet" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "encoder runtimes (embedding.runtime): not measured on this machine yet" in out
+    assert "cross-encoder runtimes (rerank.runtime): not measured on this machine yet" in out
     record = {"chosen": "openvino-bf16", "min_cosine": 0.999, "sample_texts": 40, "measured": "2026-11-25 13:35",
-              "load_average": 0.5, "runtimes": {
+              "seconds": 4.2, "export_seconds": 11.5, "load_average": 0.5, "runtimes": {
                   "torch-fp32": {"texts_per_s": 25.0, "query_ms_p50": 20.0, "min_cosine": 1.0},
-                  "openvino-bf16": {"texts_per_s": 50.0, "query_ms_p50": 8.0, "min_cosine": 0.99997},
+                  "openvino-bf16": {"texts_per_s": 50.0, "query_ms_p50": 8.0, "min_cosine": 0.99997, "export_s": 6.5},
                   "onnx-int8": {"error": "embedding.runtime=onnx needs the 'onnxruntime' package"}}}
     (home / calibration.CALIBRATION_FILE).write_text(json.dumps({calibration.machine_id(): {"m": record}}))
     assert main(["models", "--home", str(home)]) == 0
     out = capsys.readouterr().out
-    assert "  m: 40 texts, 2026-11-25 13:35, load average 0.5" in out
-    assert "    openvino-bf16*     50.0 texts/s  2.00x      8.0 ms/query  min cosine 0.99997" in out
+    assert "  m: 40 texts measured in 4.2 s (plus 11.5 s loading and exporting), 2026-11-25 13:35, load average 0.5" in out
+    assert ("    openvino-bf16*     50.0 texts/s  2.00x      8.0 ms/query  min cosine 0.99997  export 6.5 s  "
+            "SciFact nDCG@10 not measured") in out
     assert "    onnx-int8       unavailable: embedding.runtime=onnx needs the 'onnxruntime' package" in out
+    assert f"measure it with: python bench/bench_encode.py --ndcg --record-in {home}" in out
+
+    record_quality(home, "m", "torch-fp32", scifact(0.6730, 0.7188, {"dense": 0.0, "hybrid": 0.0}))
+    record_quality(home, "m", "openvino-bf16", scifact(0.6732, 0.7180, {"dense": 0.0002, "hybrid": -0.0008}))
+    reranked = {"chosen": "onnx-fp32", "min_tau": 0.95, "sample_pairs": 40, "measured": "2026-11-25 14:00",
+                "seconds": 2.0, "export_seconds": 3.0, "load_average": 0.7, "runtimes": {
+                    "torch-fp32": {"pairs_per_s": 100.0, "max_abs_diff": 0.0, "min_tau": 1.0},
+                    "onnx-fp32": {"pairs_per_s": 150.0, "max_abs_diff": 0.00001, "min_tau": 1.0, "export_s": 3.0}}}
+    (tmp_path / "machine").mkdir()
+    (tmp_path / "machine" / RERANK_CALIBRATION_FILE).write_text(
+        json.dumps({calibration.machine_id(): {"ce": reranked}}))
+    assert main(["models", "--home", str(home)]) == 0
+    out = capsys.readouterr().out
+    assert "min cosine 0.99997  export 6.5 s  SciFact nDCG@10 dense 0.6732 (+0.0002) hybrid 0.7180 (-0.0008)" in out
+    assert "measure it with" not in out
+    assert "  ce: 40 pairs measured in 2.0 s (plus 3.0 s loading and exporting), 2026-11-25 14:00" in out
+    assert "    onnx-fp32*        150.0 pairs/s  1.50x  min tau 1.0000, max |Δscore| 0.0000  export 3.0 s" in out
 
 
-def test_the_cross_encoder_runs_in_bf16_close_to_fp32(tiny_cross_encoder_dir):
-    from workbench.retrieval.rerank import load_reranker
+def test_runtime_quality_reads_the_benchs_records_and_invents_nothing(tmp_path):
+    from workbench.embedding.quality import record_quality
+    from workbench.embedding.runtime_report import runtime_quality
 
-    passages = ["dense retrieval with vectors", "BM25 keyword search", "混合检索"]
-    fp32 = load_reranker(str(tiny_cross_encoder_dir)).score("hybrid search", passages)
-    bf16 = load_reranker(str(tiny_cross_encoder_dir), "bf16").score("hybrid search", passages)
-    assert fp32 != bf16  # autocast really ran
-    assert np.allclose(fp32, bf16, atol=0.05)
-    with pytest.raises(ConfigError, match="rerank.precision: 'int8' is not one of fp32, bf16"):
-        WorkbenchConfig().with_overrides(["rerank.precision=int8"])
+    assert runtime_quality(tmp_path, "m") == {}
+    record_quality(tmp_path, "m", "openvino-bf16", {"ndcg@10": {"dense": 0.6731, "hybrid": 0.7190},
+                                                    "measured": "2026-11-25 17:10"})
+    record_quality(tmp_path, "m", "onnx-int8", {"ndcg@10": {"dense": "n/a"}})
+    found = runtime_quality(tmp_path, "m")
+    assert set(found) == {"openvino-bf16"}  # a record without both numbers is not shown as measured
+    assert (found["openvino-bf16"].dense_ndcg10, found["openvino-bf16"].dense_delta) == (0.6731, None)
+    record_quality(tmp_path, "m", "openvino-bf16", {"ndcg@10": {"dense": 0.6731, "hybrid": 0.7190},
+                                                    "vs_torch_fp32": {"dense": 0.0001, "hybrid": 0.0002}})
+    assert runtime_quality(tmp_path, "m")["openvino-bf16"].hybrid_delta == 0.0002
+    assert runtime_quality(tmp_path, "other") == {}
 
 
 def test_bf16_is_native_only_with_the_cpu_flags(tmp_path):
