@@ -161,7 +161,7 @@ def choose_runtime(home: Path, embedding: EmbeddingConfig) -> RuntimeChoice:
         return RuntimeChoice(*TORCH_FP32, note=f"embedding.runtime={runtime} applies to sentence-transformers "
                                                f"models; {model!r} is not one, so it runs as it is")
     if runtime != AUTO_RUNTIME:
-        opened = open_runtime(model, runtime, precision)
+        opened = open_runtime(model, runtime, precision, shared=True)
         return RuntimeChoice(opened.runtime, opened.precision, opened.note)
     pinned = os.environ.get(PIN_ENV, "").strip()
     if pinned:
@@ -178,6 +178,6 @@ def choose_runtime(home: Path, embedding: EmbeddingConfig) -> RuntimeChoice:
     runtime, _, precision = chosen.partition("-")
     if (runtime, precision) == TORCH_FP32:
         return RuntimeChoice(*TORCH_FP32)
-    opened = open_runtime(model, runtime, precision)
+    opened = open_runtime(model, runtime, precision, shared=True)
     note = opened.note and f"embedding.runtime=auto chose {chosen} ({why}), but {opened.note}"
     return RuntimeChoice(opened.runtime, opened.precision, note)

@@ -113,22 +113,33 @@ class Opened:
     note: str = ""
 
 
-def open_runtime(model: str, runtime: str, precision: str) -> Opened:
+def open_runtime(model: str, runtime: str, precision: str, shared: bool = False) -> Opened:
     """``model`` on ``runtime`` at ``precision``, loaded (and exported) and tried on a probe text;
-    when that fails, torch fp32 with a note naming the setting and the cause."""
+    when that fails, torch fp32 with a note naming the setting and the cause.
+
+    ``shared``: the registry's instance (``get_embedder``), which the ingest and the queries that
+    follow use, so the model is not loaded twice; calibration, which tries every runtime once,
+    keeps none of them.
+    """
     from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
 
+    if shared:
+        from workbench.embedding.registry import get_embedder
+
+        fp32 = lambda: get_embedder(model)  # noqa: E731
+    else:
+        fp32 = lambda: SentenceTransformerEmbedder(model)  # noqa: E731
     if (runtime, precision) == TORCH_FP32:
-        return Opened(SentenceTransformerEmbedder(model), *TORCH_FP32)
+        return Opened(fp32(), *TORCH_FP32)
     key = f"{model}@{runtime_key(runtime, precision)}"
     try:
-        embedder = runtime_embedder(key)
+        embedder = get_embedder(key) if shared else runtime_embedder(key)
         embedder.embed(["a probe sentence"])
     except Exception as error:  # a missing package, an unsupported model, a failed export: all fall back
         cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
         note = (f"embedding.runtime={runtime}, embedding.precision={precision} could not run {model!r} "
                 f"({cause}); using torch fp32 instead")
-        return Opened(SentenceTransformerEmbedder(model), *TORCH_FP32, note=note)
+        return Opened(fp32(), *TORCH_FP32, note=note)
     return Opened(embedder, runtime, precision)
 
 
