@@ -213,7 +213,8 @@ def ndcg_table(root: Path, model: str, chosen: str, record_in: list[Path]) -> No
           f"difference to {baseline}",
           ["runtime-precision", "chunks", *(f"{mode} nDCG@10" for mode in MODES),
            f"within {NDCG_TOLERANCE}", "query path embedder", "Workbench.embed_query ms p50", "import-beir s"], rows)
-    print(f"\nrecorded in {root / QUALITY_FILE}, in each runtime's home"
+    print(f"\n1-minute load average at the end: {os.getloadavg()[0]:.1f} (it matters for the query ms, not for nDCG)")
+    print(f"recorded in {root / QUALITY_FILE}, in each runtime's home"
           f"{''.join(', ' + str(h / QUALITY_FILE) for h in record_in)}; import-beir s is a rerun's when the home "
           "was there already (nothing to embed)")
 
