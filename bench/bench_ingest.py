@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -140,6 +141,7 @@ def main() -> None:
         # the distinct indexed texts of the collection's chunks: exactly what the import embedded
         texts = sorted({row[6] for doc in bench.documents("slice") for row in bench.chunks_of(doc.id, indexed)})
         assert len(texts) == report.embedded, (len(texts), report.embedded)
+        shutil.rmtree(bench.home, ignore_errors=True)
         return elapsed, texts, spans
 
     texts: list[str] = []
