@@ -12,6 +12,17 @@ a time with each, so a change in the machine's load hits all runtimes alike. Pri
 (median over rounds), single-query encode ms p50, the ratio to torch fp32, the min cosine of
 each text's vector to torch fp32's, the 1-minute load average while each ran, and what
 ``embedding.runtime = auto`` picks (a real calibration in a temporary home). Asserts nothing.
+
+``--ndcg [ROOT]`` also measures what auto's pick costs in retrieval quality, with the project's
+own CLI: for torch fp32 and for auto's pick, ``import-beir`` of the whole SciFact folder into
+``ROOT/<runtime-precision>`` (a persistent home per runtime: a rerun finds its documents
+unchanged and embeds nothing, so it takes seconds), then ``eval --set retrieval.mode=dense`` and
+``hybrid``. It prints nDCG@10 and the difference to torch fp32 (target: within 0.002), and the
+single-query latency through the query path a collection uses (``Workbench.embed_query`` on the
+collection's own embedder key). A first torch fp32 import takes 10+ minutes on 2 cores; copy a
+home that already holds a SciFact collection built with torch fp32 to ``ROOT/torch-fp32`` to
+skip it. The numbers are recorded for the app (``workbench.embedding.quality``): in
+``ROOT/encoder_quality.json``, in each runtime's home, and in every ``--record-in HOME``.
 """
 
 from __future__ import annotations
@@ -20,6 +31,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +44,10 @@ from bench.printing import table  # noqa: E402
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 MAX_CHARS = 1000
+REPO = Path(__file__).resolve().parents[1]
+NDCG_ROOT = Path.home() / ".cache" / "rag-workbench" / "bench-homes"
+NDCG_TOLERANCE = 0.002
+MODES = ("dense", "hybrid")
 
 
 def scifact_texts(count: int) -> list[str]:
@@ -56,16 +72,19 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--queries", type=int, default=20, help="single-query encodes per runtime and round")
     parser.add_argument("--model", default="all-MiniLM-L6-v2")
+    parser.add_argument("--ndcg", nargs="?", const=NDCG_ROOT, type=Path, metavar="ROOT",
+                        help=f"also SciFact nDCG@10 of torch fp32 and auto's pick, in homes under ROOT "
+                             f"(default {NDCG_ROOT})")
+    parser.add_argument("--record-in", action="append", default=[], type=Path, metavar="HOME",
+                        help="with --ndcg: also record the nDCG numbers in this home (repeatable)")
     args = parser.parse_args()
-
-    import numpy as np
 
     from workbench.embedding.calibration import calibrate
     from workbench.embedding.runtimes import RUNTIMES, TORCH_FP32, open_runtime, runtime_key
 
     texts, queries = scifact_texts(args.texts), scifact_queries(args.queries)
     embedders, skipped = {}, []
-    for runtime in RUNTIMES.values():
+    for runtime in RUNTIMES.values() if args.rounds > 0 else ():  # --rounds 0: only auto's pick (and --ndcg)
         for precision in runtime.precisions:
             opened = open_runtime(args.model, runtime.name, precision)
             key = runtime_key(runtime.name, precision)
@@ -97,22 +116,107 @@ def main() -> None:
         record = calibrate(Path(home), args.model)
         calibration_seconds = time.perf_counter() - started
 
-    fp32_rate = statistics.median(rates[baseline])
-    rows = []
-    for key in embedders:
-        rate = statistics.median(rates[key])
-        cosine = float(np.min(np.sum(vectors[key] * vectors[baseline], axis=1)))
-        rows.append([key + ("  <- auto" if key == record["chosen"] else ""), f"{rate:.1f}", f"{rate / fp32_rate:.2f}",
-                     f"{statistics.median(query_ms[key]):.1f}", f"{cosine:.5f}",
-                     f"{statistics.median(loads[key]):.1f}"])
-    table(f"encoder runtimes ({args.model}; {len(texts)} SciFact texts of title + text cut to {MAX_CHARS} chars; "
-          f"{args.rounds} alternating round(s); {len(queries)} single queries per runtime and round)",
-          ["runtime-precision", "texts/s", "vs torch fp32", "query ms p50", "min cosine to fp32", "load (1m)"], rows)
+    if args.rounds > 0:
+        speed_table(args, texts, queries, embedders, baseline, rates, query_ms, loads, vectors, record["chosen"])
     print(f"\nauto picks {record['chosen']}: the fastest with cosine >= {record['min_cosine']} to fp32 on its own "
           f"{record['sample_texts']}-text sample ({record['seconds']} s measuring and {record['export_seconds']} s "
           f"loading, the exports already cached; {calibration_seconds:.1f} s in all, at load {record['load_average']})")
     for line in skipped:
         print(f"not measured: {line}")
+    if args.ndcg:
+        ndcg_table(args.ndcg, args.model, record["chosen"], args.record_in)
+
+
+def speed_table(args, texts, queries, embedders, baseline, rates, query_ms, loads, vectors, chosen) -> None:
+    import numpy as np
+
+    fp32_rate = statistics.median(rates[baseline])
+    rows = []
+    for key in embedders:
+        rate = statistics.median(rates[key])
+        cosine = float(np.min(np.sum(vectors[key] * vectors[baseline], axis=1)))
+        rows.append([key + ("  <- auto" if key == chosen else ""), f"{rate:.1f}", f"{rate / fp32_rate:.2f}",
+                     f"{statistics.median(query_ms[key]):.1f}", f"{cosine:.5f}",
+                     f"{statistics.median(loads[key]):.1f}"])
+    table(f"encoder runtimes ({args.model}; {len(texts)} SciFact texts of title + text cut to {MAX_CHARS} chars; "
+          f"{args.rounds} alternating round(s); {len(queries)} single queries per runtime and round)",
+          ["runtime-precision", "texts/s", "vs torch fp32", "query ms p50", "min cosine to fp32", "load (1m)"], rows)
+    if chosen in query_ms:
+        print(f"\nqueries on a collection built with auto are encoded by {chosen} too (Workbench.embed_query -> "
+              f"the collection's embedder key): {statistics.median(query_ms[chosen]):.1f} ms p50 here, against "
+              f"{statistics.median(query_ms[baseline]):.1f} ms with torch fp32")
+
+
+def cli(home: Path, *arguments: str) -> str:
+    """Run ``python -m workbench`` in ``home``; its stdout (progress goes to ``home``/bench.log)."""
+    command = [sys.executable, "-m", "workbench", *arguments, "--home", str(home)]
+    with (home / "bench.log").open("a", encoding="utf-8") as log:
+        log.write(f"\n$ {' '.join(command)}\n")
+        log.flush()
+        done = subprocess.run(command, cwd=REPO, stdout=subprocess.PIPE, stderr=log, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(arguments[:1])} failed in {home} (exit {done.returncode}); see {home / 'bench.log'}")
+    return done.stdout
+
+
+def scifact_quality(root: Path, key: str) -> dict:
+    """import-beir (incremental) + eval per mode in ``root/key``; the numbers and the query latency."""
+    from workbench.service import Workbench
+
+    runtime, _, precision = key.partition("-")
+    home = root / key
+    home.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    cli(home, "import-beir", str(SCIFACT), "--collection", "scifact", "--set", f"embedding.runtime={runtime}",
+        "--set", f"embedding.precision={precision}")
+    import_s = time.perf_counter() - started
+    ndcg = {}
+    for mode in MODES:
+        run = json.loads(cli(home, "eval", "--collection", "scifact", "--set", f"retrieval.mode={mode}", "--no-store",
+                             "--json"))
+        ndcg[mode] = run["metrics"]["ndcg@10"]
+    bench = Workbench(home)
+    config = bench.config_for("scifact")
+    chunks = next(info.chunks for info in bench.collections() if info.name == "scifact")
+    queries = scifact_queries(41)
+    bench.embed_query(config.embedding.key, queries[0])  # the model loads here, outside the timing
+    milliseconds = []
+    for query in queries[1:]:
+        began = time.perf_counter()
+        bench.embed_query(config.embedding.key, query)
+        milliseconds.append((time.perf_counter() - began) * 1000)
+    return {"home": home, "chunks": chunks, "ndcg": ndcg, "import_s": import_s, "query_key": config.embedding.key,
+            "query_ms": statistics.median(milliseconds)}
+
+
+def ndcg_table(root: Path, model: str, chosen: str, record_in: list[Path]) -> None:
+    from workbench.embedding.quality import QUALITY_FILE, record_quality
+    from workbench.embedding.runtimes import TORCH_FP32, runtime_key
+
+    baseline = runtime_key(*TORCH_FP32)
+    results = {key: scifact_quality(root, key) for key in dict.fromkeys([baseline, chosen])}
+    rows = []
+    for key, found in results.items():
+        difference = {mode: found["ndcg"][mode] - results[baseline]["ndcg"][mode] for mode in MODES}
+        within = all(abs(d) <= NDCG_TOLERANCE for d in difference.values())
+        rows.append([key + ("  <- auto" if key == chosen else ""), found["chunks"],
+                     *(f"{found['ndcg'][mode]:.4f} ({difference[mode]:+.4f})" for mode in MODES),
+                     "yes" if within else "NO", found["query_key"], f"{found['query_ms']:.1f}",
+                     f"{found['import_s']:.0f}"])
+        record = {"dataset": "scifact", "chunks": found["chunks"],
+                  "ndcg@10": {mode: round(found["ndcg"][mode], 4) for mode in MODES},
+                  "vs_torch_fp32": {mode: round(difference[mode], 4) for mode in MODES},
+                  "measured": time.strftime("%Y-%m-%d %H:%M")}
+        for home in [root, *(r["home"] for r in results.values()), *record_in]:
+            record_quality(home, model, key, record)
+    table(f"SciFact nDCG@10 (doc level, 300 claims) from import-beir + eval, homes under {root}; in brackets the "
+          f"difference to {baseline}",
+          ["runtime-precision", "chunks", *(f"{mode} nDCG@10" for mode in MODES),
+           f"within {NDCG_TOLERANCE}", "query path embedder", "Workbench.embed_query ms p50", "import-beir s"], rows)
+    print(f"\n1-minute load average at the end: {os.getloadavg()[0]:.1f} (it matters for the query ms, not for nDCG)")
+    print(f"recorded in {root / QUALITY_FILE}, in each runtime's home"
+          f"{''.join(', ' + str(h / QUALITY_FILE) for h in record_in)}; import-beir s is a rerun's when the home "
+          "was there already (nothing to embed)")
 
 
 if __name__ == "__main__":

@@ -92,25 +92,33 @@ def commit_documents(catalog: Catalog, collection_id: int, run_id: int,
     Returns each document's outcome, row-aligned: ``replaced`` when it superseded a successful
     version, else ``ingested``. The collection's generation goes up once for the batch.
     """
-    outcomes = []
+    outcomes: list[str] = []
     with catalog.connect() as con:
+        pending: list[DocumentVersion] = []  # inserted together, in bulk, when a replacement needs them in
         for document in documents:
-            existing = repo.find_document(con, collection_id, document.source) if document.replaces else None
-            if existing is not None:
-                repo.delete_document(con, existing.id)
-            doc_id = repo.insert_document(
-                con, collection_id, source=document.source, external_id=document.external_id,
-                sha256=document.sha256, size_bytes=document.size_bytes, doc_type=document.doc_type,
-                title=document.title, markdown=document.markdown, page_starts=document.page_starts,
-                status="success", error=None,
-            )
-            for key, chunks in document.chunks.items():
-                repo.insert_chunks(con, collection_id, key, doc_id, chunks)
-            outcome = "replaced" if existing is not None and existing.status == "success" else "ingested"
-            repo.record_event(con, run_id, document.source, document.sha256, outcome, None)
-            outcomes.append(outcome)
+            existing = None
+            if document.replaces:
+                if any(p.source == document.source for p in pending):  # a second version in this batch
+                    _insert_versions(con, collection_id, pending)
+                    pending = []
+                existing = repo.find_document(con, collection_id, document.source)
+                if existing is not None:
+                    repo.delete_document(con, existing.id)
+            pending.append(document)
+            outcomes.append("replaced" if existing is not None and existing.status == "success" else "ingested")
+        _insert_versions(con, collection_id, pending)
+        repo.record_events(con, run_id, [(d.source, d.sha256, outcome) for d, outcome in zip(documents, outcomes)])
         repo.bump_generation(con, collection_id)
     return outcomes
+
+
+def _insert_versions(con, collection_id: int, documents: list[DocumentVersion]) -> None:
+    ids = repo.insert_documents(con, collection_id, [
+        {"source": d.source, "external_id": d.external_id, "sha256": d.sha256, "size_bytes": d.size_bytes,
+         "doc_type": d.doc_type, "title": d.title, "markdown": d.markdown, "page_starts": d.page_starts}
+        for d in documents])
+    repo.insert_chunk_rows(con, collection_id, [(key, doc_id, chunks) for d, doc_id in zip(documents, ids)
+                                                for key, chunks in d.chunks.items()])
 
 
 def finish_ingest(catalog: Catalog, run_id: int, *, status: str, parsed: int, skipped: int, failed: int,
@@ -154,8 +162,8 @@ def add_chunks(catalog: Catalog, collection_id: int, chunkset_key: str,
                chunks_by_document: list[tuple[int, list[NewChunk]]]) -> None:
     """Add a chunk set's chunks for several documents and bump the generation, in one transaction."""
     with catalog.connect() as con:
-        for doc_id, chunks in chunks_by_document:
-            repo.insert_chunks(con, collection_id, chunkset_key, doc_id, chunks)
+        repo.insert_chunk_rows(con, collection_id, [(chunkset_key, doc_id, chunks)
+                                                    for doc_id, chunks in chunks_by_document])
         repo.bump_generation(con, collection_id)
 
 

@@ -37,11 +37,19 @@ def load_vectors(catalog: Catalog, model: str, hashes: list[str]) -> dict[str, n
 
 def store_vectors(catalog: Catalog, model: str, hashes: list[str], vectors: np.ndarray) -> None:
     """Add vectors row-aligned with ``hashes``; a hash already cached keeps its vector."""
-    import pandas as pd
+    import pyarrow as pa
 
-    frame = pd.DataFrame({"model": model, "content_hash": hashes, "vector": list(vectors.astype(np.float32))})
+    matrix = np.ascontiguousarray(vectors, dtype=np.float32)
+    rows, width = matrix.shape if matrix.ndim == 2 else (0, 0)
+    table = pa.table({
+        "model": pa.array([model] * len(hashes), pa.string()),
+        "content_hash": pa.array(hashes, pa.string()),
+        # one flat buffer cut into rows: no Python object per vector
+        "vector": pa.ListArray.from_arrays(pa.array(np.arange(rows + 1, dtype=np.int32) * width),
+                                           pa.array(matrix.reshape(-1))),
+    })
     with catalog.connect() as con:
-        insert_frame(con, "embeddings", frame, or_ignore=True)
+        insert_frame(con, "embeddings", table, or_ignore=True)
 
 
 def embedding_counts(catalog: Catalog, models: list[str]) -> dict[str, int]:

@@ -60,11 +60,11 @@ class NewChunk:
 
 
 def insert_frame(con, table: str, frame, *, or_ignore: bool = False) -> None:
-    """Bulk-insert a pandas frame whose columns are named after ``table``'s columns.
+    """Bulk-insert a pandas frame (or an Arrow table) whose columns are named after ``table``'s columns.
 
     DuckDB scans a registered frame directly, which is far faster than row-by-row inserts.
     """
-    columns = ", ".join(frame.columns)
+    columns = ", ".join(getattr(frame, "column_names", None) or frame.columns)  # an Arrow table or a pandas frame
     view = f"_insert_{table}"
     con.register(view, frame)
     verb = "INSERT OR IGNORE" if or_ignore else "INSERT"
@@ -248,30 +248,61 @@ def documents_without_chunks(con, collection_id: int, chunkset: str) -> list[tup
 
 # -- chunks -----------------------------------------------------------------------------------
 
-def insert_chunks(con, collection_id: int, chunkset: str, doc_id: int, chunks: list[NewChunk]) -> None:
-    if not chunks:
-        return
-    import pandas as pd
+def insert_documents(con, collection_id: int, documents: list[dict]) -> list[int]:
+    """Insert successful documents (dicts of ``insert_document``'s keywords but status and error)
+    in one statement; their ids, row-aligned. Ids come from the table's own sequence."""
+    if not documents:
+        return []
+    import pyarrow as pa
 
-    frame = pd.DataFrame(
-        {
-            "collection_id": collection_id,
-            "chunkset": chunkset,
-            "document_id": doc_id,
-            "ordinal": [c.ordinal for c in chunks],
-            "text": [c.text for c in chunks],
-            "indexed_text": [c.indexed_text for c in chunks],
-            "start_offset": [c.start for c in chunks],
-            "end_offset": [c.end for c in chunks],
-            "heading_path": [list(c.heading_path) for c in chunks],
-            "page": pd.array([c.page for c in chunks], dtype="Int32"),
-            "content_hash": [c.content_hash for c in chunks],
-            "token_count": pd.array([c.token_count for c in chunks], dtype="Int32"),
-            "over_max_length": [c.over_max_length for c in chunks],
-            "metadata": [json.dumps(c.metadata) for c in chunks],
-        }
-    )
-    insert_frame(con, "chunks", frame)
+    ids = [row[0] for row in con.execute("SELECT nextval('document_ids') FROM range(?)", [len(documents)]).fetchall()]
+    column = lambda key: [d[key] for d in documents]  # noqa: E731
+    table = pa.table({
+        "id": pa.array(ids, pa.int64()),
+        "collection_id": pa.array([collection_id] * len(documents), pa.int64()),
+        "source": pa.array(column("source"), pa.string()),
+        "external_id": pa.array(column("external_id"), pa.string()),
+        "sha256": pa.array(column("sha256"), pa.string()),
+        "size_bytes": pa.array(column("size_bytes"), pa.int64()),
+        "doc_type": pa.array(column("doc_type"), pa.string()),
+        "title": pa.array(column("title"), pa.string()),
+        "markdown": pa.array(column("markdown"), pa.string()),
+        "page_starts": pa.array([list(p or []) for p in column("page_starts")], pa.list_(pa.int32())),
+        "status": pa.array(["success"] * len(documents), pa.string()),
+    })
+    insert_frame(con, "documents", table)
+    return ids
+
+
+def insert_chunks(con, collection_id: int, chunkset: str, doc_id: int, chunks: list[NewChunk]) -> None:
+    insert_chunk_rows(con, collection_id, [(chunkset, doc_id, chunks)])
+
+
+def insert_chunk_rows(con, collection_id: int, groups: list[tuple[str, int, list[NewChunk]]]) -> None:
+    """Insert the chunks of several (chunk set, document id, chunks) groups in one statement."""
+    rows = [(chunkset, doc_id, c) for chunkset, doc_id, chunks in groups for c in chunks]
+    if not rows:
+        return
+    import pyarrow as pa
+
+    chunks = [c for _, _, c in rows]
+    table = pa.table({
+        "collection_id": pa.array([collection_id] * len(rows), pa.int64()),
+        "chunkset": pa.array([chunkset for chunkset, _, _ in rows], pa.string()),
+        "document_id": pa.array([doc_id for _, doc_id, _ in rows], pa.int64()),
+        "ordinal": pa.array([c.ordinal for c in chunks], pa.int32()),
+        "text": pa.array([c.text for c in chunks], pa.string()),
+        "indexed_text": pa.array([c.indexed_text for c in chunks], pa.string()),
+        "start_offset": pa.array([c.start for c in chunks], pa.int32()),
+        "end_offset": pa.array([c.end for c in chunks], pa.int32()),
+        "heading_path": pa.array([list(c.heading_path) for c in chunks], pa.list_(pa.string())),
+        "page": pa.array([c.page for c in chunks], pa.int32()),
+        "content_hash": pa.array([c.content_hash for c in chunks], pa.string()),
+        "token_count": pa.array([c.token_count for c in chunks], pa.int32()),
+        "over_max_length": pa.array([c.over_max_length for c in chunks], pa.bool_()),
+        "metadata": pa.array([json.dumps(c.metadata) for c in chunks], pa.string()),
+    })
+    insert_frame(con, "chunks", table)
 
 
 CHUNK_SELECT = (
@@ -334,6 +365,20 @@ def record_event(con, run_id: int, source: str, sha256: str | None, outcome: str
         "INSERT INTO ingestion_events (run_id, source, sha256, outcome, reason) VALUES (?, ?, ?, ?, ?)",
         [run_id, source, sha256, outcome, reason],
     )
+
+
+def record_events(con, run_id: int, events: list[tuple[str, str | None, str]]) -> None:
+    """Several (source, sha256, outcome) events without a reason, in one statement."""
+    if not events:
+        return
+    import pyarrow as pa
+
+    insert_frame(con, "ingestion_events", pa.table({
+        "run_id": pa.array([run_id] * len(events), pa.int64()),
+        "source": pa.array([e[0] for e in events], pa.string()),
+        "sha256": pa.array([e[1] for e in events], pa.string()),
+        "outcome": pa.array([e[2] for e in events], pa.string()),
+    }))
 
 
 def last_runs(con) -> dict[int, tuple[str, int, int]]:

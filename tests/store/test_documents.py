@@ -140,3 +140,33 @@ def test_chunk_in_context_gives_neighbours_from_the_chunks_own_set(catalog):
     assert found.collection == "kb" and found.document.source == "a.md"
     assert [r[5] for r in found.siblings] == ["one", "two", "three"]
     assert stored.chunk_in_context(catalog, 10_000) is None
+
+
+def test_a_bulk_batch_gives_each_document_its_own_chunks_pages_and_events(catalog):
+    start = _start(catalog, 3)
+    paged = replace(_version("c.pdf", ["gamma"]), page_starts=[0, 40])
+    paged.chunks["set-a"][0] = replace(paged.chunks["set-a"][0], page=2, token_count=None, metadata={"k": "v"})
+    outcomes = stored.commit_documents(catalog, start.collection_id, start.run_id,
+                                       [_version("a.md", ["alpha", "beta"]), _version("b.md", ["delta"]), paged])
+    assert outcomes == ["ingested"] * 3
+    assert {d.source: _chunk_texts(catalog, d.source) for d in stored.documents_of(catalog, "kb")} == {
+        "a.md": ["alpha", "beta"], "b.md": ["delta"], "c.pdf": ["gamma"]}
+    with catalog.connect() as con:
+        assert con.execute("SELECT page_starts FROM documents WHERE source = 'c.pdf'").fetchone()[0] == [0, 40]
+        assert con.execute("SELECT page_starts FROM documents WHERE source = 'a.md'").fetchone()[0] == []
+        assert con.execute("SELECT page, token_count, metadata FROM chunks WHERE text = 'gamma'").fetchone() == (
+            2, None, '{"k": "v"}')
+        events = con.execute("SELECT source, outcome FROM ingestion_events WHERE run_id = ? ORDER BY source",
+                             [start.run_id]).fetchall()
+    assert events == [("a.md", "ingested"), ("b.md", "ingested"), ("c.pdf", "ingested")]
+
+
+def test_two_versions_of_one_source_in_a_batch_leave_the_later_one(catalog):
+    start = _start(catalog)
+    stored.commit_documents(catalog, start.collection_id, start.run_id, [_version("a.md", ["old"])])
+    again = _start(catalog, 2)
+    outcomes = stored.commit_documents(catalog, again.collection_id, again.run_id, [
+        _version("a.md", ["newer"], replaces=True, sha="sha-2"), _version("a.md", ["newest"], replaces=True, sha="sha-3")])
+    assert outcomes == ["replaced", "replaced"]
+    assert [d.sha256 for d in stored.documents_of(catalog, "kb")] == ["sha-3"]
+    assert _chunk_texts(catalog, "a.md") == ["newest"]

@@ -22,7 +22,7 @@ import numpy as np
 
 from workbench.config import AUTO_RUNTIME, EmbeddingConfig
 from workbench.embedding.endpoint import is_endpoint_model
-from workbench.embedding.registry import is_registered
+from workbench.embedding.registry import get_embedder, is_registered
 from workbench.embedding.runtimes import RUNTIMES, TORCH_FP32, check_runtime, open_runtime, runtime_key
 
 log = logging.getLogger(__name__)
@@ -183,7 +183,7 @@ def choose_runtime(home: Path, embedding: EmbeddingConfig) -> RuntimeChoice:
         return RuntimeChoice(*TORCH_FP32, note=f"embedding.runtime={runtime} applies to sentence-transformers "
                                                f"models; {model!r} is not one, so it runs as it is")
     if runtime != AUTO_RUNTIME:
-        opened = open_runtime(model, runtime, precision)
+        opened = open_runtime(model, runtime, precision, embedder_for=get_embedder)
         return RuntimeChoice(opened.runtime, opened.precision, opened.note)
     pinned = os.environ.get(PIN_ENV, "").strip()
     if pinned:
@@ -200,6 +200,6 @@ def choose_runtime(home: Path, embedding: EmbeddingConfig) -> RuntimeChoice:
     runtime, _, precision = chosen.partition("-")
     if (runtime, precision) == TORCH_FP32:
         return RuntimeChoice(*TORCH_FP32)
-    opened = open_runtime(model, runtime, precision)
+    opened = open_runtime(model, runtime, precision, embedder_for=get_embedder)
     note = opened.note and f"embedding.runtime=auto chose {chosen} ({why}), but {opened.note}"
     return RuntimeChoice(opened.runtime, opened.precision, note)

@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from workbench.config import AUTO_RUNTIME, RUNTIME_PRECISIONS, ConfigError, WorkbenchConfig, embedding_settings
 from workbench.embedding.base import Embedder
@@ -118,22 +119,27 @@ class Opened:
     note: str = ""
 
 
-def open_runtime(model: str, runtime: str, precision: str) -> Opened:
+def open_runtime(model: str, runtime: str, precision: str,
+                 embedder_for: Callable[[str], Embedder] | None = None) -> Opened:
     """``model`` on ``runtime`` at ``precision``, loaded (and exported) and tried on a probe text;
-    when that fails, torch fp32 with a note naming the setting and the cause."""
-    from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
+    when that fails, torch fp32 with a note naming the setting and the cause.
 
+    ``embedder_for`` makes the embedder of a key (a new one by default). A new collection passes
+    the registry's ``get_embedder``, so the ingest and the queries that follow reuse the loaded
+    model; calibration, which tries every runtime once, keeps none of them.
+    """
+    make = embedder_for or runtime_embedder
     if (runtime, precision) == TORCH_FP32:
-        return Opened(SentenceTransformerEmbedder(model), *TORCH_FP32)
+        return Opened(make(model), *TORCH_FP32)
     key = f"{model}@{runtime_key(runtime, precision)}"
     try:
-        embedder = runtime_embedder(key)
+        embedder = make(key)
         embedder.embed(["a probe sentence"])
     except Exception as error:  # a missing package, an unsupported model, a failed export: all fall back
         cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
         note = (f"embedding.runtime={runtime}, embedding.precision={precision} could not run {model!r} "
                 f"({cause}); using torch fp32 instead")
-        return Opened(SentenceTransformerEmbedder(model), *TORCH_FP32, note=note)
+        return Opened(make(model), *TORCH_FP32, note=note)
     return Opened(embedder, runtime, precision)
 
 

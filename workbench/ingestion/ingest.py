@@ -69,6 +69,9 @@ log = logging.getLogger(__name__)
 
 #: new texts gathered before one encode call: big batches sort by length and pad little
 EMBED_GROUP = 1024
+#: the first encode call starts at this many texts: the encoder is the whole cost, so it should
+#: not idle while the first thousand texts are parsed and chunked
+FIRST_EMBED_GROUP = 128
 #: how long a partial group waits for more parsed documents before it is encoded anyway
 GROUP_WAIT_S = 0.5
 #: parsed Markdown held between the workers and the embedder, in characters
@@ -288,6 +291,7 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
     embedding = _Embedding(writer, report, progress, total)
     group: list[PendingDocument] = []
     done_files = 0
+    wanted = min(FIRST_EMBED_GROUP, EMBED_GROUP)
     try:
         while True:
             if cancel.is_set():
@@ -311,9 +315,9 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
                 _prepare(document, layouts, embedders, llm, report)
                 progress(Progress("chunk", document.source.name, done_files, total))
                 group.append(document)
-                if embedding.texts_in(group, layouts) >= EMBED_GROUP:
+                if embedding.texts_in(group, layouts) >= wanted:
                     embedding.embed_and_commit(group, layouts, embedders)
-                    group = []
+                    group, wanted = [], EMBED_GROUP
             if group and not outcomes:  # nothing more arrived for a moment: do not sit on what is ready
                 embedding.embed_and_commit(group, layouts, embedders)
                 group = []

@@ -287,3 +287,18 @@ def test_bf16_is_native_only_with_the_cpu_flags(tmp_path):
     cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu avx512f avx512_bf16\n")
     assert cpu_has_bf16(cpuinfo) is True
     assert cpu_has_bf16(tmp_path / "missing") is None
+
+
+def test_a_new_collections_runtime_is_opened_on_the_shared_embedder(tiny_model, tmp_path, monkeypatch):
+    """The ingest and the queries use the registry's instance: choosing the runtime must not load a second one."""
+    if not _installed("onnx", "fp32"):
+        pytest.skip("onnxruntime is not installed")
+    import workbench.embedding.runtimes as runtimes
+
+    private = []
+    monkeypatch.setattr(runtimes, "runtime_embedder", lambda key: private.append(key) or runtime_embedder(key))
+    choice = calibration.choose_runtime(tmp_path, EmbeddingConfig(model=tiny_model, runtime="onnx"))
+    assert (choice.runtime, choice.precision, choice.note) == ("onnx", "fp32", "")
+    assert private == [] and get_embedder(f"{tiny_model}@onnx-fp32").loaded
+    assert open_runtime(tiny_model, "onnx", "fp32").embedder is not get_embedder(f"{tiny_model}@onnx-fp32")
+    assert private == [f"{tiny_model}@onnx-fp32"]  # calibration's own instances are not kept

@@ -169,3 +169,16 @@ def test_cancel_keeps_what_was_committed_and_a_rerun_finishes(bench, fake_embedd
     assert not set(fake_embedder.embedded_texts) & embedded_before, "a rerun embeds nothing twice"
     assert {d.source for d in bench.documents("kb")} == set(notes)
     assert next(i for i in bench.collections() if i.name == "kb").interrupted == ""
+
+
+def test_the_first_encode_starts_with_the_first_few_texts_not_a_full_group(bench, fake_embedder, fake_config,
+                                                                           monkeypatch):
+    import workbench.ingestion.ingest as ingest_module
+
+    monkeypatch.setattr(ingest_module, "FIRST_EMBED_GROUP", 2)  # EMBED_GROUP stays 1,024
+    notes = {f"note-{n:02d}.md": f"# Note {n}\n\nA short note about topic number {n}.\n" for n in range(12)}
+    report = bench.ingest("kb", _sources(notes), fake_config)
+    assert report.embedded == 12
+    assert len(fake_embedder.calls[0]) == 2, "the encoder starts as soon as two texts are ready"
+    assert sorted(fake_embedder.embedded_texts) == sorted(row[6] for d in bench.documents("kb")
+                                                          for row in bench.chunks_of(d.id, fake_config))
