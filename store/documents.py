@@ -93,6 +93,7 @@ def commit_documents(catalog: Catalog, collection_id: int, run_id: int,
     version, else ``ingested``. The collection's generation goes up once for the batch.
     """
     outcomes = []
+    chunks_by_set: dict[str, list[tuple[int, list[NewChunk]]]] = {}
     with catalog.connect() as con:
         for document in documents:
             existing = repo.find_document(con, collection_id, document.source) if document.replaces else None
@@ -105,10 +106,12 @@ def commit_documents(catalog: Catalog, collection_id: int, run_id: int,
                 status="success", error=None,
             )
             for key, chunks in document.chunks.items():
-                repo.insert_chunks(con, collection_id, key, doc_id, chunks)
+                chunks_by_set.setdefault(key, []).append((doc_id, chunks))
             outcome = "replaced" if existing is not None and existing.status == "success" else "ingested"
             repo.record_event(con, run_id, document.source, document.sha256, outcome, None)
             outcomes.append(outcome)
+        for key, chunks_by_document in chunks_by_set.items():
+            repo.insert_chunks_of_documents(con, collection_id, key, chunks_by_document)
         repo.bump_generation(con, collection_id)
     return outcomes
 
@@ -154,8 +157,7 @@ def add_chunks(catalog: Catalog, collection_id: int, chunkset_key: str,
                chunks_by_document: list[tuple[int, list[NewChunk]]]) -> None:
     """Add a chunk set's chunks for several documents and bump the generation, in one transaction."""
     with catalog.connect() as con:
-        for doc_id, chunks in chunks_by_document:
-            repo.insert_chunks(con, collection_id, chunkset_key, doc_id, chunks)
+        repo.insert_chunks_of_documents(con, collection_id, chunkset_key, chunks_by_document)
         repo.bump_generation(con, collection_id)
 
 

@@ -60,11 +60,11 @@ class NewChunk:
 
 
 def insert_frame(con, table: str, frame, *, or_ignore: bool = False) -> None:
-    """Bulk-insert a pandas frame whose columns are named after ``table``'s columns.
+    """Bulk-insert a pandas frame or an Arrow table whose columns are named after ``table``'s columns.
 
     DuckDB scans a registered frame directly, which is far faster than row-by-row inserts.
     """
-    columns = ", ".join(frame.columns)
+    columns = ", ".join(getattr(frame, "column_names", None) or frame.columns)
     view = f"_insert_{table}"
     con.register(view, frame)
     verb = "INSERT OR IGNORE" if or_ignore else "INSERT"
@@ -248,27 +248,31 @@ def documents_without_chunks(con, collection_id: int, chunkset: str) -> list[tup
 
 # -- chunks -----------------------------------------------------------------------------------
 
-def insert_chunks(con, collection_id: int, chunkset: str, doc_id: int, chunks: list[NewChunk]) -> None:
-    if not chunks:
-        return
+def insert_chunks_of_documents(con, collection_id: int, chunkset: str,
+                               chunks_by_document: list[tuple[int, list[NewChunk]]]) -> None:
+    """One chunk set's chunks of many documents in one insert (a batch of a thousand documents
+    costs one statement, not a thousand)."""
     import pandas as pd
 
+    rows = [(doc_id, chunk) for doc_id, chunks in chunks_by_document for chunk in chunks]
+    if not rows:
+        return
     frame = pd.DataFrame(
         {
             "collection_id": collection_id,
             "chunkset": chunkset,
-            "document_id": doc_id,
-            "ordinal": [c.ordinal for c in chunks],
-            "text": [c.text for c in chunks],
-            "indexed_text": [c.indexed_text for c in chunks],
-            "start_offset": [c.start for c in chunks],
-            "end_offset": [c.end for c in chunks],
-            "heading_path": [list(c.heading_path) for c in chunks],
-            "page": pd.array([c.page for c in chunks], dtype="Int32"),
-            "content_hash": [c.content_hash for c in chunks],
-            "token_count": pd.array([c.token_count for c in chunks], dtype="Int32"),
-            "over_max_length": [c.over_max_length for c in chunks],
-            "metadata": [json.dumps(c.metadata) for c in chunks],
+            "document_id": [doc_id for doc_id, _ in rows],
+            "ordinal": [c.ordinal for _, c in rows],
+            "text": [c.text for _, c in rows],
+            "indexed_text": [c.indexed_text for _, c in rows],
+            "start_offset": [c.start for _, c in rows],
+            "end_offset": [c.end for _, c in rows],
+            "heading_path": [list(c.heading_path) for _, c in rows],
+            "page": pd.array([c.page for _, c in rows], dtype="Int32"),
+            "content_hash": [c.content_hash for _, c in rows],
+            "token_count": pd.array([c.token_count for _, c in rows], dtype="Int32"),
+            "over_max_length": [c.over_max_length for _, c in rows],
+            "metadata": [json.dumps(c.metadata) for _, c in rows],
         }
     )
     insert_frame(con, "chunks", frame)
