@@ -53,10 +53,10 @@ def vector_matrix(catalog: Catalog, model: str, hashes: list[str]) -> tuple[np.n
                        "content_hash": pa.array(hashes, type=pa.string())})
     with catalog.connect() as con:
         con.register("_wanted_hashes", wanted)
-        result = con.execute(
+        result = con.sql(
             "SELECT w.position, e.vector FROM _wanted_hashes w JOIN embeddings e"
-            " ON e.model = ? AND e.content_hash = w.content_hash",
-            [model],
+            " ON e.model = $model AND e.content_hash = w.content_hash",
+            params={"model": model},
         ).to_arrow_table()
         con.unregister("_wanted_hashes")
     if result.num_rows == 0:
