@@ -8,7 +8,8 @@ Layout of one collection's indexes for one layout (chunking + model + index para
         ...             the backend's own parts: for local files dense/ (hnswlib graph and
                         vectors) and sparse/ (bm25s matrices), for Milvus milvus/ (where its
                         collection lives; the rows themselves are in Milvus)
-        chunks.parquet  chunk texts, offsets, headings, pages
+        chunks/         the chunk table (``store.chunk_store``): ids and document ids in memory,
+                        texts, offsets, headings and pages memory-mapped and read per chunk
         documents.parquet
 
 Which backend opens a version's indexes is the layout's (``manifest.json``'s ``layout.backend``);
@@ -30,30 +31,18 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import AbstractSet, Callable
 
 import numpy as np
 
 from store.atomic import atomic_write_json
+from store.chunk_store import ChunkRecord  # noqa: F401  (callers take it from here, beside Snapshot)
+from store.chunk_store import CHUNKS_DIR, ChunkStore, DocumentIdView, write_chunk_store
+from store.id_set import IdSet
 from store.retrieval_index import TermIndex, VectorIndex
 
 CURRENT = "CURRENT"
 KEEP_OLD_VERSIONS = 1  # readers mid-load of the previous version keep working
-
-
-@dataclass(frozen=True)
-class ChunkRecord:
-    chunk_id: int
-    doc_id: int
-    ordinal: int
-    start: int
-    end: int
-    text: str
-    indexed_text: str
-    heading_path: tuple[str, ...]
-    page: int | None
-    token_count: int | None
-    over_max_length: bool
 
 
 @dataclass(frozen=True)
@@ -70,6 +59,11 @@ CHUNK_COLUMNS = [
     "heading_path", "page", "token_count", "over_max_length",
 ]
 DOCUMENT_COLUMNS = ["doc_id", "source", "external_id", "doc_type", "title"]
+
+
+def write_chunk_table(folder: Path, columns: dict[str, list]) -> int:
+    """Write a version's chunk table (columns named as ``CHUNK_COLUMNS``); returns its rows."""
+    return write_chunk_store(folder / CHUNKS_DIR, columns)
 
 
 def write_table(path: Path, rows: list[tuple], columns: list[str]) -> None:
@@ -104,32 +98,34 @@ class SnapshotIndexes:
     backend: str
     sparse: TermIndex
     dense: VectorIndex | None  # None until the collection has vectors
-    dense_ids: frozenset[int]  # the chunks the dense route can return
+    dense_ids: AbstractSet[int]  # the chunks the dense route can return (an ``IdSet`` for local files)
 
 
 #: opens a version folder's indexes: (folder, its manifest, the version's chunk ids) -> its routes
-IndexOpener = Callable[[Path, dict, frozenset[int]], SnapshotIndexes]
+IndexOpener = Callable[[Path, dict, IdSet], SnapshotIndexes]
 
 
 class Snapshot:
-    """One loaded, immutable index version: both indexes plus the chunk and document tables."""
+    """One loaded, immutable index version: both indexes plus the chunk and document tables.
+
+    ``chunks`` is a read-only ``Mapping[int, ChunkRecord]`` (a ``ChunkStore``): it holds chunk
+    ids and document ids in memory and reads a chunk's texts from disk when that chunk is asked
+    for, so iterate over all of it only off the query path. ``chunks.records(ids)`` fetches many
+    at once; ``doc_id_of`` (a Mapping) and ``chunks.doc_ids_of(ids)`` (an array) never read a text.
+    """
 
     backend: str
     sparse: TermIndex
     dense: VectorIndex | None
-    dense_ids: frozenset[int]
+    dense_ids: AbstractSet[int]
 
     def __init__(self, folder: Path, open_indexes: IndexOpener):
         self.folder = folder
         self.manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-        table = read_table(folder / "chunks.parquet")
-        self.chunks: dict[int, ChunkRecord] = {}
-        for values in zip(*(table[name] for name in CHUNK_COLUMNS)):
-            record = ChunkRecord(*values[:7], tuple(values[7] or ()), *values[8:])
-            self.chunks[record.chunk_id] = record
+        self.chunks: ChunkStore = ChunkStore(folder / CHUNKS_DIR)
         # chunk id -> document id: what every ranked list records beside each hit
-        self.doc_id_of: dict[int, int] = {chunk_id: chunk.doc_id for chunk_id, chunk in self.chunks.items()}
-        opened = open_indexes(folder, self.manifest, frozenset(self.chunks))
+        self.doc_id_of: DocumentIdView = self.chunks.doc_id_of
+        opened = open_indexes(folder, self.manifest, self.chunks.ids)
         self.backend, self.sparse, self.dense, self.dense_ids = (
             opened.backend, opened.sparse, opened.dense, opened.dense_ids)
         docs = read_table(folder / "documents.parquet")
@@ -142,7 +138,8 @@ class Snapshot:
         return int(self.manifest["generation"])
 
     def chunk_ids(self) -> np.ndarray:
-        return np.fromiter(self.chunks.keys(), dtype=np.int64, count=len(self.chunks))
+        """Every chunk id of the version, sorted (read-only)."""
+        return self.chunks.ids.array
 
 
 def read_current(layout_dir: Path) -> dict | None:

@@ -377,8 +377,8 @@ class Workbench:
         snapshot = self.snapshot(collection, config)
         found = self._languages.get(snapshot)
         if found is None:
-            texts = [chunk.text for chunk in snapshot.chunks.values()]
-            found = collection_language(texts, card_for(config.embedding.model, EMBEDDING))
+            # a lazy sequence: the language sample reads only the texts it picks
+            found = collection_language(snapshot.chunks.texts_by_position(), card_for(config.embedding.model, EMBEDDING))
             self._languages[snapshot] = found
         return found
 

@@ -13,6 +13,7 @@ from store.index_set import (
     SnapshotCache,
     new_version_dir,
     publish,
+    write_chunk_table,
     write_table,
 )
 from store.retrieval_index import ChunkBatch
@@ -29,7 +30,7 @@ def build_version(layout_dir, generation: int, table_ids: list[int]):
     SparseIndex.from_chunks(batch).save(folder / "sparse")
     DenseIndex.from_chunks(batch).save(folder / "dense")
     rows = [(cid, 7, cid, 0, 10, TEXTS[cid - 1], TEXTS[cid - 1], [], None, None, False) for cid in table_ids]
-    write_table(folder / "chunks.parquet", rows, CHUNK_COLUMNS)
+    write_chunk_table(folder, {name: [row[i] for row in rows] for i, name in enumerate(CHUNK_COLUMNS)})
     write_table(folder / "documents.parquet", [(7, "doc.md", None, "md", "Doc")], DOCUMENT_COLUMNS)
     return publish(layout_dir, folder, {"generation": generation})
 

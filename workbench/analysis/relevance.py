@@ -81,7 +81,7 @@ def relevant_in_collection(query: GoldenQuery, snapshot: Snapshot,
     names = canonical_document_names((doc.source, doc.external_id) for doc in snapshot.documents.values())
     wanted = {names[item.doc] for item in query.relevant if item.doc in names}
     doc_ids = {doc.doc_id for doc in snapshot.documents.values() if (doc.external_id or doc.source) in wanted}
-    views = [chunk_view(snapshot, chunk_id) for chunk_id, chunk in snapshot.chunks.items() if chunk.doc_id in doc_ids]
+    views = [chunk_view(snapshot, chunk_id) for chunk_id in snapshot.chunks.ids_of_documents(doc_ids).tolist()]
     return ChunkJudge(views, markdown).judge(query)
 
 

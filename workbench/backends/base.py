@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from pathlib import Path
-from typing import ClassVar, Mapping
+from typing import AbstractSet, ClassVar, Mapping
 
 from store.catalog import Catalog
 from store.index_set import SnapshotIndexes
@@ -27,7 +27,7 @@ class IndexBackend(ABC):
     uri_key: ClassVar[str | None] = None
 
     @abstractmethod
-    def open_indexes(self, folder: Path, chunk_ids: frozenset[int]) -> SnapshotIndexes:
+    def open_indexes(self, folder: Path, chunk_ids: AbstractSet[int]) -> SnapshotIndexes:
         """The routes of the snapshot version in ``folder``, answering with ``chunk_ids`` only."""
 
     @abstractmethod

@@ -11,12 +11,14 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
+from typing import AbstractSet
 
 import numpy as np
 
 from store.catalog import Catalog
 from store.dense_index import DenseIndex
 from store.documents import index_source
+from store.id_set import IdSet, ids_array
 from store.index_set import SnapshotIndexes, new_version_dir, publish, read_current
 from store.retrieval_index import ChunkBatch, IndexFormatError
 from store.sparse_index import SparseIndex
@@ -35,18 +37,18 @@ DENSE_DIR, SPARSE_DIR = "dense", "sparse"
 class LocalBackend(IndexBackend):
     name = LOCAL
 
-    def open_indexes(self, folder: Path, chunk_ids: frozenset[int]) -> SnapshotIndexes:
+    def open_indexes(self, folder: Path, chunk_ids: AbstractSet[int]) -> SnapshotIndexes:
         sparse = SparseIndex.load(folder / SPARSE_DIR)
         dense = DenseIndex.load(folder / DENSE_DIR) if (folder / DENSE_DIR).exists() else None
-        known = np.fromiter(chunk_ids, dtype=np.int64, count=len(chunk_ids))
+        known = ids_array(chunk_ids)
         # Checked once here, so the query path can rely on it: every indexed chunk has a row.
         for part, index in ((SPARSE_DIR, sparse), (DENSE_DIR, dense)):
             if index is not None and len(np.setdiff1d(index.ids(), known)):
                 raise ValueError(
                     f"index snapshot {folder} is inconsistent: its {part} index holds chunks that "
-                    f"chunks.parquet lacks; delete {folder.parent} and the next query rebuilds it from the catalog"
+                    f"its chunk table lacks; delete {folder.parent} and the next query rebuilds it from the catalog"
                 )
-        dense_ids = frozenset(dense.ids().tolist()) if dense is not None else frozenset()
+        dense_ids = IdSet(dense.ids()) if dense is not None else IdSet()
         return SnapshotIndexes(self.name, sparse, dense, dense_ids)
 
     def sync(self, catalog: Catalog, home: Path, collection: str, layout: Layout, rebuild: bool = False,
@@ -94,14 +96,14 @@ class LocalBackend(IndexBackend):
                                          k1=layout.bm25.k1, b=layout.bm25.b)
         sparse.save(building / SPARSE_DIR)
 
-        chunk_rows = write_snapshot_tables(building, rows, documents)
+        chunk_count = write_snapshot_tables(building, rows, documents)
         publish(target, building, {
             "generation": generation, "collection": collection, "layout_key": layout.key,
-            "layout": layout.to_dict(), "chunks": len(chunk_rows), "documents": len(documents),
+            "layout": layout.to_dict(), "chunks": chunk_count, "documents": len(documents),
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         })
         elapsed = time.perf_counter() - started
-        log.info("indexed %s/%s: %d chunks (+%d -%d) in %.1f s", collection, layout.key, len(chunk_rows),
+        log.info("indexed %s/%s: %d chunks (+%d -%d) in %.1f s", collection, layout.key, chunk_count,
                  int(to_add_mask.sum()), len(removed), elapsed)
-        return SyncResult(layout.key, generation, True, len(chunk_rows), int(to_add_mask.sum()), len(removed),
+        return SyncResult(layout.key, generation, True, chunk_count, int(to_add_mask.sum()), len(removed),
                           elapsed)

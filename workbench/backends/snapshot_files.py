@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from store.index_set import CHUNK_COLUMNS, DOCUMENT_COLUMNS, write_table
+from store.index_set import DOCUMENT_COLUMNS, write_chunk_table, write_table
 from workbench.layout import Layout
 
 
@@ -29,21 +29,18 @@ def layout_dir(home: Path, collection: str, layout: Layout) -> Path:
     return home / "indexes" / collection / layout.key
 
 
-def write_snapshot_tables(building: Path, rows: dict, documents: list) -> list[tuple]:
-    """The chunk and document tables of a snapshot (what the query path shows); returns the chunk rows."""
-    chunk_rows = [
-        (int(cid), int(doc), int(ordinal), int(start), int(end), str(text), str(itext),
-         [str(h) for h in (heading if heading is not None else [])],
-         None if _missing(page) else int(page), None if _missing(tokens) else int(tokens), bool(over))
-        for cid, doc, ordinal, start, end, text, itext, heading, page, tokens, over in zip(
-            rows["id"], rows["document_id"], rows["ordinal"], rows["start_offset"], rows["end_offset"],
-            rows["text"], rows["indexed_text"], rows["heading_path"], rows["page"], rows["token_count"],
-            rows["over_max_length"],
-        )
-    ]
-    write_table(building / "chunks.parquet", chunk_rows, CHUNK_COLUMNS)
+def write_snapshot_tables(building: Path, rows: dict, documents: list) -> int:
+    """The chunk and document tables of a snapshot (what the query path shows); returns the chunk count."""
+    count = write_chunk_table(building, {
+        "chunk_id": rows["id"], "doc_id": rows["document_id"], "ordinal": rows["ordinal"],
+        "start": rows["start_offset"], "end": rows["end_offset"], "text": rows["text"],
+        "indexed_text": rows["indexed_text"], "heading_path": rows["heading_path"],
+        "page": [None if _missing(page) else int(page) for page in rows["page"]],
+        "token_count": [None if _missing(tokens) else int(tokens) for tokens in rows["token_count"]],
+        "over_max_length": [bool(over) for over in rows["over_max_length"]],
+    })
     write_table(building / "documents.parquet", [tuple(d) for d in documents], DOCUMENT_COLUMNS)
-    return chunk_rows
+    return count
 
 
 def _missing(value) -> bool:

@@ -29,7 +29,7 @@ from workbench.evaluation.golden import GoldenQuery, GoldenSet, content_hash
 from workbench.evaluation.relevance import ChunkJudge
 from workbench.evaluation.stages import LEVELS, average_stage_metrics, ranked_documents, stage_metrics, stage_rankings
 from workbench.retrieval.stages import FINAL
-from workbench.retrieval.trace import ChunkView, Trace, chunk_view
+from workbench.retrieval.trace import ChunkView, Trace, chunk_view, stored_chunks
 
 CHUNKS_PER_DOCUMENT_DEPTH = 3
 
@@ -348,14 +348,17 @@ def _notes(level, skipped, unknown, unmatched, per_query, judge: ChunkJudge) -> 
 # -- collections ----------------------------------------------------------------------------------
 
 def chunk_views(snapshot) -> list[ChunkView]:
-    """Every chunk of a loaded snapshot, with its document's names (what the relevance rules read)."""
+    """Every chunk of a loaded snapshot as a full view, texts read (a small collection's tests and tools)."""
     return [chunk_view(snapshot, chunk_id) for chunk_id in snapshot.chunks]
 
 
 def judge_for(bench, collection: str, config: WorkbenchConfig) -> ChunkJudge:
-    """The relevance judge over the layout ``config`` selects (building that layout if needed)."""
+    """The relevance judge over the layout ``config`` selects (building that layout if needed).
+
+    It holds every chunk's document and span; a chunk's text is read only when a quote is
+    looked for in it."""
     snapshot = bench.snapshot(collection, config)
-    return ChunkJudge(chunk_views(snapshot), markdown=lambda doc_id: bench.markdown(doc_id)[0])
+    return ChunkJudge(stored_chunks(snapshot), markdown=lambda doc_id: bench.markdown(doc_id)[0])
 
 
 def evaluate_collection(

@@ -37,7 +37,7 @@ def scope_of(snapshot, config: FilterConfig) -> ChunkScope | None:
             continue
         doc_ids.add(doc.doc_id)
     # The set says which filter it came from, so a server-side backend filters by document and type.
-    allowed = AllowedChunks((cid for cid, chunk in snapshot.chunks.items() if chunk.doc_id in doc_ids),
+    allowed = AllowedChunks(snapshot.chunks.ids_of_documents(doc_ids).tolist(),
                             document_ids=doc_ids if wanted_docs else None,
                             doc_types=wanted_types if wanted_types else None)
     note = f"pre-filtered to {len(allowed)} of {len(snapshot.chunks)} chunks ({len(doc_ids)} documents)"

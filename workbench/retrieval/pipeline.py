@@ -245,7 +245,7 @@ def _rerank_stage(query: str, current: RankedList, snapshot: Snapshot, config: R
                   llm: LlmClient | None) -> StageTrace:
     started = time.perf_counter()
     head = current.ids[: config.top_m]
-    texts = {cid: snapshot.chunks[cid].indexed_text for cid in head}
+    texts = {cid: record.indexed_text for cid, record in snapshot.chunks.records(head).items()}
     reranker = None
     try:
         if config.method == "llm":
@@ -308,7 +308,7 @@ def _ranked(name: str, hits: list[tuple[int, float]], snapshot: Snapshot) -> Ran
         return RankedList(name)
     ids, scores = zip(*hits)
     # Every indexed chunk has a row in the snapshot's tables (checked when it loads).
-    return RankedList(name, ids, tuple(map(snapshot.doc_id_of.__getitem__, ids)), scores)
+    return RankedList(name, ids, tuple(snapshot.chunks.doc_ids_of(ids).tolist()), scores)
 
 
 def _route_trace(name: str, config: dict, candidates: int, ranked: RankedList, started: float,

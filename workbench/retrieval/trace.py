@@ -50,6 +50,34 @@ def chunk_view(snapshot, chunk_id: int) -> ChunkView:
     )
 
 
+class StoredChunk:
+    """A chunk's document and span, with its text read from the snapshot only if asked: what
+    span-level judging holds for every chunk of a layout (``workbench.evaluation.relevance.JudgedChunk``)."""
+
+    __slots__ = ("chunk_id", "doc_id", "source", "external_id", "start", "end", "_chunks")
+
+    def __init__(self, chunk_id: int, doc_id: int, source: str, external_id: str | None, start: int, end: int,
+                 chunks) -> None:
+        self.chunk_id, self.doc_id, self.source, self.external_id = chunk_id, doc_id, source, external_id
+        self.start, self.end, self._chunks = start, end, chunks
+
+    @property
+    def text(self) -> str:
+        return self._chunks.text_of(self.chunk_id)
+
+    def __repr__(self) -> str:
+        return f"StoredChunk({self.chunk_id} of {self.external_id or self.source} [{self.start}:{self.end}])"
+
+
+def stored_chunks(snapshot) -> list[StoredChunk]:
+    """Every chunk of a loaded snapshot as a ``StoredChunk``, in chunk id order; no text is read."""
+    chunk_ids, doc_ids, starts, ends = snapshot.chunks.spans()
+    names = {doc_id: (doc.source, doc.external_id) for doc_id, doc in snapshot.documents.items()}
+    return [StoredChunk(chunk_id, doc_id, *names.get(doc_id, ("", None)), start, end, snapshot.chunks)
+            for chunk_id, doc_id, start, end in zip(chunk_ids.tolist(), doc_ids.tolist(), starts.tolist(),
+                                                   ends.tolist())]
+
+
 class SnapshotChunkViews(Mapping[int, ChunkView]):
     """The views of the chunks some ranked lists hold, each resolved from the snapshot on first read.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Mapping
+from typing import AbstractSet, Mapping
 
 from store.index_set import SnapshotIndexes
 from store.milvus import (
@@ -39,7 +39,7 @@ class MilvusBackend(IndexBackend):
     name = "milvus"
     uri_key = "milvus.uri"
 
-    def open_indexes(self, folder: Path, chunk_ids: frozenset[int]) -> SnapshotIndexes:
+    def open_indexes(self, folder: Path, chunk_ids: AbstractSet[int]) -> SnapshotIndexes:
         """Both routes over the layout's Milvus collection, answering with this snapshot's chunks
         only (a later push may already have written newer ones)."""
         dense = MilvusDenseIndex.load(folder / MILVUS_DIR, known_ids=chunk_ids)

@@ -98,18 +98,18 @@ def sync_milvus_layout(catalog: Catalog, home: Path, collection_name: str, layou
     collection.record_generation(generation)
 
     building = new_version_dir(target, generation)
-    chunk_rows = write_snapshot_tables(building, rows, documents)
+    chunk_count = write_snapshot_tables(building, rows, documents)
     MilvusDenseIndex(collection).save(building / MILVUS_DIR)
     publish(target, building, {
         "generation": generation, "collection": collection_name, "layout_key": layout.key,
-        "layout": layout.to_dict(), "chunks": len(chunk_rows), "documents": len(documents),
+        "layout": layout.to_dict(), "chunks": chunk_count, "documents": len(documents),
         "milvus_collection": name, "pushed": pushed, "deleted": int(len(orphans)),
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     })
     elapsed = time.perf_counter() - started
     log.info("milvus %s/%s: %d chunks in %s (+%d upserted, -%d deleted) in %.1f s", collection_name, layout.key,
-             len(chunk_rows), name, pushed, len(orphans), elapsed)
-    return SyncResult(layout.key, generation, True, len(chunk_rows), pushed, int(len(orphans)), elapsed)
+             chunk_count, name, pushed, len(orphans), elapsed)
+    return SyncResult(layout.key, generation, True, chunk_count, pushed, int(len(orphans)), elapsed)
 
 
 def _open_or_create(uri: str, name: str, layout: Layout, embedder, texts: list[str]) -> MilvusCollection:
