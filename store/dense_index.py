@@ -1,7 +1,7 @@
 """The vector index: hnswlib HNSW in cosine space, with an exact brute-force mode beside it.
 
-The unit-normalised vectors stay in memory as well (float32): exact search, MMR and plots need
-them, and hnswlib gives no cheap way to read them back. Similarities are cosine similarities
+The unit-normalised vectors are kept as well (float32; memory-mapped once saved): exact search,
+MMR and plots need them, and hnswlib gives no cheap way to read them back. Similarities are cosine similarities
 (hnswlib's cosine *distance* is 1 - similarity).
 """
 
@@ -14,6 +14,7 @@ from typing import AbstractSet
 import hnswlib
 import numpy as np
 
+from store.id_set import RowLookup
 from store.retrieval_index import (
     ChunkBatch,
     IndexQuery,
@@ -72,7 +73,7 @@ class DenseIndex(VectorIndex):
         self._graph = graph
         self._chunk_ids = chunk_ids
         self._vectors = vectors
-        self._row_of = {int(chunk_id): row for row, chunk_id in enumerate(chunk_ids)}
+        self._rows = RowLookup(chunk_ids)
         # hnswlib's ef is index-wide state: set it and query under one lock.
         self._lock = threading.Lock()
 
@@ -122,39 +123,39 @@ class DenseIndex(VectorIndex):
                 self._graph.resize_index(max(needed, 2 * capacity))
             self._graph.add_items(unit_vectors, chunk_ids, num_threads=_BUILD_THREADS)
 
-            is_new = np.array([int(chunk_id) not in self._row_of for chunk_id in chunk_ids], dtype=bool)
-            for chunk_id, vector in zip(chunk_ids[~is_new], unit_vectors[~is_new]):
-                self._vectors[self._row_of[int(chunk_id)]] = vector
-            first_new_row = len(self._chunk_ids)
+            rows = self._rows.rows(chunk_ids)
+            is_new = rows < 0
+            if not is_new.all():
+                self._vectors = np.array(self._vectors)  # a loaded index's rows are read-only
+                self._vectors[rows[~is_new]] = unit_vectors[~is_new]
             self._chunk_ids = np.concatenate([self._chunk_ids, chunk_ids[is_new]])
             self._vectors = np.concatenate([self._vectors, unit_vectors[is_new]])
-            for offset, chunk_id in enumerate(chunk_ids[is_new]):
-                self._row_of[int(chunk_id)] = first_new_row + offset
+            self._rows = RowLookup(self._chunk_ids)
 
     def delete(self, chunk_ids: np.ndarray) -> None:
         """Remove items from results; ids not in the index are ignored."""
         with self._lock:
             requested = (int(chunk_id) for chunk_id in np.asarray(chunk_ids, dtype=np.int64).ravel())
-            present = [chunk_id for chunk_id in requested if chunk_id in self._row_of]
-            if not present:
+            rows = self._rows.rows(np.fromiter(requested, dtype=np.int64))
+            present = rows[rows >= 0]
+            if not len(present):
                 return
-            for chunk_id in present:
+            for chunk_id in self._chunk_ids[present].tolist():
                 self._graph.mark_deleted(chunk_id)
             keep = np.ones(len(self._chunk_ids), dtype=bool)
-            keep[[self._row_of[chunk_id] for chunk_id in present]] = False
+            keep[present] = False
             self._chunk_ids = self._chunk_ids[keep]
             self._vectors = self._vectors[keep]
-            self._row_of = {int(chunk_id): row for row, chunk_id in enumerate(self._chunk_ids)}
+            self._rows = RowLookup(self._chunk_ids)
 
     def vectors_for(self, chunk_ids: np.ndarray) -> np.ndarray:
         """The unit-normalised vectors of these chunks, in the order given."""
-        rows = []
-        for chunk_id in np.asarray(chunk_ids, dtype=np.int64):
-            row = self._row_of.get(int(chunk_id))
-            if row is None:
-                raise KeyError(f"DenseIndex.vectors_for: chunk {int(chunk_id)} is not in the index")
-            rows.append(row)
-        return self._vectors[np.asarray(rows, dtype=np.int64)].copy()
+        chunk_ids = np.asarray(chunk_ids, dtype=np.int64).ravel()
+        rows = self._rows.rows(chunk_ids)
+        if len(rows) and rows.min() < 0:
+            missing = int(chunk_ids[np.argmin(rows)])
+            raise KeyError(f"DenseIndex.vectors_for: chunk {missing} is not in the index")
+        return self._vectors[rows].copy()
 
     def search(
         self,
@@ -175,7 +176,8 @@ class DenseIndex(VectorIndex):
             if allowed_ids is None:
                 available = len(self)
             else:
-                available = sum(1 for chunk_id in allowed_ids if chunk_id in self._row_of)
+                allowed = np.fromiter(allowed_ids, dtype=np.int64, count=len(allowed_ids))
+                available = int((self._rows.rows(allowed) >= 0).sum())
             k = min(k, available)
             if k <= 0:
                 return []
@@ -190,7 +192,7 @@ class DenseIndex(VectorIndex):
 
     def explain(self, query: IndexQuery | np.ndarray, chunk_id: int) -> ScoreExplanation:
         """The cosine of the query vector (as given) and the chunk's stored vector, with its parts."""
-        row = self._row_of.get(int(chunk_id))
+        row = self._rows.row(chunk_id)
         if row is None:
             raise KeyError(f"DenseIndex.explain: chunk {chunk_id} is not in this index; pick one from search results")
         return cosine_explanation("DenseIndex", chunk_id, query, self._vectors[row], self.dim)
@@ -250,7 +252,10 @@ class DenseIndex(VectorIndex):
         # Indexes saved before params.json carried a format are in format 1.
         params = read_params(folder, "DenseIndex", FORMAT_VERSION, legacy_version=1)
         chunk_ids = np.load(folder / CHUNK_IDS_FILE).astype(np.int64, copy=False)
-        vectors = np.load(folder / VECTORS_FILE).astype(np.float32, copy=False)
+        # memory-mapped: the graph holds its own copy for search; exact search, MMR and plots
+        # read these, and only the rows they read stay resident
+        vectors = np.load(folder / VECTORS_FILE, mmap_mode="r" if params["count"] else None)
+        vectors = vectors.astype(np.float32, copy=False)
         if len(chunk_ids) != params["count"] or vectors.shape != (params["count"], params["dim"]):
             raise ValueError(
                 f"DenseIndex.load: parts of {folder} disagree ({len(chunk_ids)} ids, vectors {vectors.shape}, "

@@ -6,6 +6,10 @@ lengths, document frequencies and the average length all follow from it, so ``ex
 rebuild every term's share of a score with the Lucene formula below. The same matrix lets
 ``add`` and ``delete`` re-score the corpus without tokenizing its texts again (BM25's idf and
 average length are corpus-wide, so every change re-scores every chunk).
+
+A loaded index memory-maps both matrices (bm25s's scores and the term counts): a query reads the
+postings of its own terms, ``explain`` one chunk's row, and the rest stays on disk. The per-chunk
+lengths and per-term document frequencies are saved beside them, so loading reads no posting.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from store.retrieval_index import (
     read_params,
     write_params,
 )
+from store.id_set import RowLookup
 from store.text_tokenizer import Bm25Tokenizer
 
 # bm25s sets its own logger to DEBUG on import, which would print on every index build
@@ -41,7 +46,10 @@ FORMAT_VERSION = 1
 METHOD = "lucene"
 # Folder parts.
 BM25S_DIR = "bm25s"
-TERM_FREQS_FILE = "term_freqs.npz"
+TERM_FREQS_FILE = "term_freqs.npz"  # the counts as one archive: indexes saved before the parts below
+TERM_FREQS_PARTS = ("data", "indices", "indptr")  # term_freqs.<part>.npy, memory-mapped when loaded
+DOC_LENGTHS_FILE = "doc_lengths.npy"
+DOC_FREQS_FILE = "doc_freqs.npy"
 CHUNK_IDS_FILE = "chunk_ids.npy"
 
 
@@ -75,25 +83,32 @@ class SparseIndex(TermIndex):
         vocabulary: dict[str, int],
         term_freqs: sp.csr_matrix,
         retriever: bm25s.BM25 | None,
+        doc_lengths: np.ndarray | None = None,
+        doc_freqs: np.ndarray | None = None,
     ) -> None:
+        """``doc_lengths`` and ``doc_freqs`` follow from ``term_freqs``; a loaded index passes its
+        saved ones so that nothing reads the whole matrix."""
         self.tokenizer = tokenizer
         self.k1 = k1
         self.b = b
-        self._set_corpus(chunk_ids, vocabulary, term_freqs, retriever)
+        self._set_corpus(chunk_ids, vocabulary, term_freqs, retriever, doc_lengths, doc_freqs)
 
     def _set_corpus(
         self, chunk_ids: np.ndarray, vocabulary: dict[str, int], term_freqs: sp.csr_matrix,
-        retriever: bm25s.BM25 | None,
+        retriever: bm25s.BM25 | None, doc_lengths: np.ndarray | None = None, doc_freqs: np.ndarray | None = None,
     ) -> None:
         # `retriever` is None when no chunk has a single token: then nothing can ever match.
         self.chunk_ids = chunk_ids
         self._vocabulary = vocabulary
         self._term_freqs = term_freqs
         self._retriever = retriever
-        self._doc_lengths = np.asarray(term_freqs.sum(axis=1)).ravel().astype(np.int64)
-        self._doc_freqs = np.bincount(term_freqs.indices, minlength=term_freqs.shape[1])
+        if doc_lengths is None:
+            doc_lengths = np.asarray(term_freqs.sum(axis=1)).ravel().astype(np.int64)
+        if doc_freqs is None:
+            doc_freqs = np.bincount(term_freqs.indices, minlength=term_freqs.shape[1])
+        self._doc_lengths, self._doc_freqs = doc_lengths, doc_freqs
         self._avg_doc_len = float(self._doc_lengths.mean()) if len(chunk_ids) else 0.0
-        self._position_of = {int(chunk_id): position for position, chunk_id in enumerate(chunk_ids)}
+        self._positions = RowLookup(chunk_ids).rows  # chunk ids -> positions (-1: not indexed)
 
     @classmethod
     def build(
@@ -148,8 +163,7 @@ class SparseIndex(TermIndex):
         current = self._term_freqs
         # the same counts, widened to the vocabulary the new texts grew
         old_rows = sp.csr_matrix((current.data, current.indices, current.indptr), shape=(len(self), len(vocabulary)))
-        replaced = np.fromiter((self._position_of.get(int(chunk_id), -1) for chunk_id in batch.ids),
-                               dtype=np.int64, count=len(batch))
+        replaced = self._positions(batch.ids)
         is_new = replaced < 0
         # Each chunk's row: its old one, the replacement for it, or (appended) a new chunk's.
         row_of_position = np.arange(len(self), dtype=np.int64)
@@ -161,9 +175,9 @@ class SparseIndex(TermIndex):
 
     def delete(self, chunk_ids: np.ndarray) -> None:
         """Remove chunks; ids not in the index are ignored."""
-        positions = [self._position_of[int(c)] for c in np.asarray(chunk_ids, dtype=np.int64).ravel()
-                     if int(c) in self._position_of]
-        if not positions:
+        positions = self._positions(chunk_ids)
+        positions = positions[positions >= 0]
+        if not len(positions):
             return
         keep = np.ones(len(self), dtype=bool)
         keep[positions] = False
@@ -211,8 +225,8 @@ class SparseIndex(TermIndex):
 
     def _mask_of(self, allowed_ids: AbstractSet[int]) -> np.ndarray:
         mask = np.zeros(len(self), dtype=bool)
-        positions = [self._position_of[chunk_id] for chunk_id in allowed_ids if chunk_id in self._position_of]
-        mask[positions] = True
+        positions = self._positions(np.fromiter(allowed_ids, dtype=np.int64, count=len(allowed_ids)))
+        mask[positions[positions >= 0]] = True
         return mask
 
     def term_idf(self, term: str) -> float:
@@ -225,8 +239,8 @@ class SparseIndex(TermIndex):
         """Each distinct query term's share of the chunk's score; the contributions sum to the
         score ``search`` gives the chunk (0 when it does not match)."""
         text = as_query(query).require_text("SparseIndex")
-        position = self._position_of.get(int(chunk_id))
-        if position is None:
+        position = int(self._positions([int(chunk_id)])[0])
+        if position < 0:
             raise KeyError(f"SparseIndex.explain: chunk {chunk_id} is not in this index; pick one from search results")
         doc_len = int(self._doc_lengths[position])
         # one CSR row slice: indexing the matrix per term costs tens of microseconds each
@@ -268,7 +282,10 @@ class SparseIndex(TermIndex):
         folder.mkdir(parents=True, exist_ok=True)
         if self._retriever is not None:
             self._retriever.save(folder / BM25S_DIR, show_progress=False)
-        sp.save_npz(folder / TERM_FREQS_FILE, self._term_freqs, compressed=False)
+        for part in TERM_FREQS_PARTS:
+            np.save(folder / f"term_freqs.{part}.npy", getattr(self._term_freqs, part))
+        np.save(folder / DOC_LENGTHS_FILE, self._doc_lengths)
+        np.save(folder / DOC_FREQS_FILE, self._doc_freqs)
         np.save(folder / CHUNK_IDS_FILE, self.chunk_ids)
         write_params(
             folder,
@@ -293,13 +310,13 @@ class SparseIndex(TermIndex):
             raise IndexFormatError("SparseIndex", folder, f"{FORMAT_VERSION} (method {params.get('method')})",
                                    f"{FORMAT_VERSION} (method {METHOD})")
         chunk_ids = _checked_chunk_ids(np.load(folder / CHUNK_IDS_FILE))
-        term_freqs = sp.load_npz(folder / TERM_FREQS_FILE).tocsr()
+        expected_shape = (params["num_docs"], params["vocabulary_size"])
+        term_freqs, doc_lengths, doc_freqs = _load_term_freqs(folder, expected_shape)
         retriever = None
         vocabulary: dict[str, int] = {}
         if params["vocabulary_size"]:
-            retriever = bm25s.BM25.load(folder / BM25S_DIR, load_corpus=False, show_progress=False)
+            retriever = bm25s.BM25.load(folder / BM25S_DIR, load_corpus=False, mmap=True, show_progress=False)
             vocabulary = retriever.vocab_dict
-        expected_shape = (params["num_docs"], params["vocabulary_size"])
         parts_agree = (
             len(chunk_ids) == params["num_docs"]
             and term_freqs.shape == expected_shape
@@ -311,7 +328,19 @@ class SparseIndex(TermIndex):
                 f"{term_freqs.shape}, {len(vocabulary)} terms, params say {expected_shape}); rebuild the BM25 index"
             )
         tokenizer = Bm25Tokenizer.from_description(params["tokenizer"])
-        return cls(chunk_ids, tokenizer, params["k1"], params["b"], vocabulary, term_freqs, retriever)
+        return cls(chunk_ids, tokenizer, params["k1"], params["b"], vocabulary, term_freqs, retriever,
+                   doc_lengths, doc_freqs)
+
+
+def _load_term_freqs(folder: Path, shape: tuple[int, int]) -> tuple[sp.csr_matrix, np.ndarray | None, np.ndarray | None]:
+    """The term counts, memory-mapped, with the saved lengths and document frequencies; from the
+    archive of an index saved before the parts existed (then the two follow from the counts)."""
+    if not (folder / DOC_LENGTHS_FILE).exists():
+        return sp.load_npz(folder / TERM_FREQS_FILE).tocsr(), None, None
+    data, indices, indptr = (np.load(folder / f"term_freqs.{part}.npy", mmap_mode="r" if shape[0] else None)
+                             for part in TERM_FREQS_PARTS)
+    matrix = sp.csr_matrix((data, indices, indptr), shape=shape, copy=False)
+    return matrix, np.load(folder / DOC_LENGTHS_FILE), np.load(folder / DOC_FREQS_FILE)
 
 
 def _checked_chunk_ids(chunk_ids: np.ndarray) -> np.ndarray:
