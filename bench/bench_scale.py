@@ -187,6 +187,10 @@ def index_build(home: Path) -> list[list]:
             ["peak RSS of the build process", rss_mb()["VmHWM"], ""]]
 
 
+def has_snapshot(home: Path) -> bool:
+    return any((home / "indexes" / COLLECTION).glob("*/CURRENT"))
+
+
 def catalog_holds_collection(home: Path) -> bool:
     from store import collections as stored_collections
     from store.catalog import Catalog
@@ -360,7 +364,7 @@ def main() -> None:
 
     home = Path(args.home) if args.home else Path(tempfile.mkdtemp(prefix="bench-scale-"))
     print(f"home {home}; load average at start {load()}")
-    reused = args.reuse and (home / "indexes" / COLLECTION).exists()
+    reused = args.reuse and has_snapshot(home)
     if args.reuse and not reused and catalog_holds_collection(home):
         build_load = load()
         rows = index_build(home)
@@ -368,7 +372,7 @@ def main() -> None:
               f"{build_load}, after {load()})", ["phase", "seconds", "µs per chunk"], rows)
         reused = True
     if not reused:
-        if (home / "indexes" / COLLECTION).exists():
+        if catalog_holds_collection(home):
             sys.exit(f"{home} already holds collection {COLLECTION!r}; pass --reuse to query it, or another --home")
         build_load = load()
         rows = build(home, args.chunks)
