@@ -296,6 +296,8 @@ def query_process(home: Path, queries: int, golden_path: Path) -> dict:
         report["latency"][mode] = timings
     report["rss_after_queries"] = rss_bytes("VmRSS")
     report["rss_peak_queries"] = rss_bytes("VmHWM")
+    # private memory against pages of mapped index files (shared between processes, reclaimable)
+    report["rss_anon"], report["rss_file"] = rss_bytes("RssAnon"), rss_bytes("RssFile")
     report["chunks"] = int(snapshot.manifest["chunks"])
 
     golden = golden_sets.load(golden_path)
@@ -420,6 +422,9 @@ def main() -> None:
               ["RSS after the latency queries", f"{report['rss_after_queries'] / 1e6:,.0f}",
                f"{report['rss_after_queries'] / chunks:,.0f}"],
               ["peak RSS until then", f"{peak / 1e6:,.0f}", f"{peak / chunks:,.0f}"],
+              ["  of which private (RssAnon) / mapped files (RssFile), after the queries",
+               f"{report['rss_anon'] / 1e6:,.0f} / {report['rss_file'] / 1e6:,.0f}",
+               f"{report['rss_anon'] / chunks:,.0f} / {report['rss_file'] / chunks:,.0f}"],
               ["peak RSS above the imports", f"{(peak - report['rss_after_imports']) / 1e6:,.0f}",
                f"{(peak - report['rss_after_imports']) / chunks:,.0f}"],
               ["vector bytes (vectors.npy) + graph bytes (hnsw.bin)", f"{(vector_bytes + graph_bytes) / 1e6:,.0f}",
