@@ -54,7 +54,7 @@ def token_histogram(token_counts: Sequence[int], max_tokens: int | None, title: 
 
 
 #: documents with a colour of their own on the embedding map; the rest share one grey trace
-MAP_DOCUMENT_TRACES = 40
+MAP_DOCUMENT_TRACES = 60
 
 
 def embedding_figure(embedding_map: EmbeddingMap, hit_ranks: Mapping[int, int] | None = None,
