@@ -12,7 +12,8 @@ a dict of records) for comparison.
 Each part is then opened in a fresh Python process, which runs ``--queries`` queries against
 it, and reports its resident set size (RSS, /proc/self/status) after the imports, after
 opening, and after the queries. The table shows, per chunk: the part's bytes on disk, the RSS
-it added once open, and once queried (mapped pages a query touched count as resident). The
+it added once open, and once queried (mapped pages a query touched count as resident; "of which
+file pages" is the part that is mapped files, which the kernel can drop under pressure). The
 "snapshot + pipeline" row opens the whole version as the app does (``store.index_set.Snapshot``)
 and runs hybrid queries through ``run_pipeline`` reading every final hit's chunk view, and checks
 that the chunk texts it read are those of the hits it returned. Prints the load average.
@@ -106,13 +107,20 @@ def disk_bytes(path: Path) -> int:
 # -- the measuring child ---------------------------------------------------------------------
 
 def rss() -> int:
+    return resident()["VmRSS"]
+
+
+def resident() -> dict[str, int]:
+    """Resident bytes: all (VmRSS), anonymous (RssAnon: the heap) and file pages mapped in (RssFile)."""
     import gc
 
     gc.collect()
+    fields = {}
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
+        name, _, value = line.partition(":")
+        if name in ("VmRSS", "RssAnon", "RssFile"):
+            fields[name] = int(value.split()[0]) * 1024
+    return fields
 
 
 def measure(part: str, folder: Path, queries: int) -> dict:
@@ -134,7 +142,7 @@ def measure(part: str, folder: Path, queries: int) -> dict:
     query_ids = rng.integers(1, count + 1, size=queries)
     query_texts = [" ".join(t.split()[:6]) for t in synthetic_texts(queries, 200, seed=queries)]
     query_vectors = rng.standard_normal((queries, DIM)).astype(np.float32)
-    result: dict = {"imported": rss()}
+    result: dict = {"imported": rss(), "imported_file": resident()["RssFile"]}
     fetched: set[int] = set()
     shown: set[int] = set()
     if part == PARTS[0]:
@@ -169,7 +177,8 @@ def measure(part: str, folder: Path, queries: int) -> dict:
         for text, vector in zip(query_texts, query_vectors):
             trace = run_pipeline(text, config, held, lambda _q, v=vector: v, "bench")
             shown |= {view.chunk_id for view in trace.final_chunks()}
-    result["queried"] = rss()
+    split = resident()
+    result["queried"], result["queried_file"] = split["VmRSS"], split["RssFile"]
     result["texts_read"] = len(fetched)
     result["texts_beyond_hits"] = len(fetched - shown)
     return result
@@ -205,22 +214,25 @@ def main() -> None:
             rows = []
             for part in PARTS:
                 found = measured[(count, part)] = child(part, folder, args.queries)
-                rows.append([part, f"{disk[part] / count:,.0f}", f"{(found['opened'] - found['imported']) / count:,.0f}",
+                rows.append([part, f"{disk[part] / count:,.0f}",
+                             f"{(found['opened'] - found['imported']) / count:,.0f}",
                              f"{(found['queried'] - found['imported']) / count:,.0f}",
+                             f"{(found['queried_file'] - found['imported_file']) / count:,.0f}",
                              f"{found['queried'] / 2**20:,.0f}",
                              f"{found['texts_read']} ({found['texts_beyond_hits']} beyond hits)"
                              if part == PARTS[4] else ""])
             table(f"{count:,} chunks of {args.chars} characters, {args.queries} queries "
                   f"(built in {built['build_s']:.0f} s; load average {os.getloadavg()[0]:.2f})",
-                  ["part", "disk B/chunk", "RSS open B/chunk", "RSS queried B/chunk", "process RSS MB", "texts read"],
+                  ["part", "disk B/chunk", "RSS open B/chunk", "RSS queried B/chunk", "of which file pages",
+                   "process RSS MB", "texts read"],
                   rows)
     if len(args.chunks) > 1:
         # per-chunk cost net of what does not grow with the chunks (imports, the vocabulary)
         small, large = min(args.chunks), max(args.chunks)
         table(f"marginal RSS per chunk between {small:,} and {large:,} chunks (bytes)",
-              ["part", "open", "queried"],
+              ["part", "open", "queried", "of which file pages"],
               [[part, *(f"{(measured[(large, part)][when] - measured[(small, part)][when]) / (large - small):,.0f}"
-                        for when in ("opened", "queried"))] for part in PARTS])
+                        for when in ("opened", "queried", "queried_file"))] for part in PARTS])
     # the largest terms at this dimension, for reading the dense row
     print(f"\nfor scale: a {DIM}-d float32 vector is {DIM * 4:,} B; hnswlib's level-0 links at M=16 are 132 B")
 

@@ -11,9 +11,9 @@ A folder of named parts, written once at sync time (``write_chunk_store``)::
                                       text, indexed_text (empty where it equals text: see
                                       indexed_is_text.npy) and heading_path (JSON lists)
 
-``ChunkStore.open`` keeps only the ids and document ids in memory (16 bytes a chunk); every
-other part is memory-mapped, so a query reads the pages of the chunks it shows and the operating
-system may drop them again. ``ChunkStore`` is a read-only ``Mapping[int, ChunkRecord]`` that
+An open ``ChunkStore`` keeps only the ids and document ids in memory (16 bytes a chunk); the other
+columns are memory-mapped, and a string's bytes are read from its file when that chunk is asked
+for, so a query brings in the texts of the chunks it shows and nothing else. ``ChunkStore`` is a read-only ``Mapping[int, ChunkRecord]`` that
 builds each record when asked; ``records(ids)`` fetches many at once, and ``doc_ids_of(ids)``
 answers without building any. A store can log which chunks' texts it read
 (``record_fetches``), which is how the tests hold the query path to its hits.
@@ -22,7 +22,8 @@ answers without building any. A store can log which chunks' texts it read
 from __future__ import annotations
 
 import json
-import mmap
+import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping, Sequence
@@ -108,24 +109,42 @@ def _write_strings(folder: Path, name: str, strings: Iterable[str]) -> None:
 
 
 class _Strings:
-    """One string part: a memory map of its bytes and of its offsets."""
+    """One string part: its offsets memory-mapped, its bytes read per string with ``pread``.
+
+    Reading (rather than mapping) the bytes puts exactly one string's bytes in the process: a
+    mapped page fault would map the neighbouring pages too, and they would count as resident.
+    """
 
     def __init__(self, folder: Path, name: str, count: int) -> None:
         self.offsets = _mapped(folder / f"{name}.offsets.npy", count + 1)
         path = folder / f"{name}.bin"
-        self._bytes: mmap.mmap | bytes = b""
-        if path.stat().st_size:
-            with open(path, "rb") as handle:
-                self._bytes = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        if len(self.offsets) != count + 1 or int(self.offsets[-1]) != len(self._bytes):
+        self._file = open(path, "rb", buffering=0)
+        self._lock = threading.Lock()  # only where there is no pread: seek and read are one step
+        if len(self.offsets) != count + 1 or int(self.offsets[-1]) != os.fstat(self._file.fileno()).st_size:
+            self._file.close()
             raise ValueError(f"ChunkStore: {path} and its offsets disagree; rebuild the snapshot")
 
+    def __del__(self) -> None:
+        handle = getattr(self, "_file", None)
+        if handle is not None:
+            handle.close()
+
     def at(self, row: int) -> str:
-        return self._bytes[int(self.offsets[row]):int(self.offsets[row + 1])].decode("utf-8")
+        start, end = int(self.offsets[row]), int(self.offsets[row + 1])
+        if end == start:
+            return ""
+        if hasattr(os, "pread"):
+            data = os.pread(self._file.fileno(), end - start, start)
+        else:
+            with self._lock:
+                self._file.seek(start)
+                data = self._file.read(end - start)
+        return data.decode("utf-8")
 
 
 def _mapped(path: Path, expected: int) -> np.ndarray:
-    array = np.load(path, mmap_mode="r") if expected else np.load(path)
+    # a plain view of the mapping: reading one element of an np.memmap builds a memmap each time
+    array = np.asarray(np.load(path, mmap_mode="r")) if expected else np.load(path)
     if len(array) != expected:
         raise ValueError(f"ChunkStore: {path} holds {len(array)} rows, expected {expected}; rebuild the snapshot")
     return array
@@ -144,7 +163,7 @@ class ChunkStore(Mapping[int, ChunkRecord]):
         params = read_params(folder, "ChunkStore", FORMAT_VERSION)
         count = int(params["count"])
         self.folder = folder
-        self.ids = IdSet.of_sorted(_mapped(folder / "chunk_ids.npy", count).copy() if count else np.empty(0, np.int64))
+        self.ids = IdSet.of_sorted(np.array(_mapped(folder / "chunk_ids.npy", count), dtype=np.int64))
         self.doc_ids = np.array(_mapped(folder / "doc_ids.npy", count), dtype=np.int64)
         self._ordinals, self._starts, self._ends, self._pages, self._token_counts, self._over, self._same = (
             _mapped(folder / f"{name}.npy", count)
@@ -179,6 +198,10 @@ class ChunkStore(Mapping[int, ChunkRecord]):
         ids = np.asarray(list(chunk_ids), dtype=np.int64)
         rows = self.ids.positions(ids)
         return {int(cid): self._record(int(row)) for cid, row in zip(ids, rows) if row >= 0}
+
+    def contains_many(self, chunk_ids: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Whether the store holds each id (a bool array), in one look-up."""
+        return self.ids.positions(chunk_ids) >= 0
 
     def doc_ids_of(self, chunk_ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """Each chunk's document id, read from memory; ``KeyError`` names an id the store lacks."""
@@ -219,9 +242,7 @@ class ChunkStore(Mapping[int, ChunkRecord]):
     # -- rows -------------------------------------------------------------------------------
 
     def _row(self, chunk_id: object) -> int:
-        if chunk_id not in self.ids:
-            return -1
-        return int(np.searchsorted(self.ids.array, chunk_id))
+        return self.ids.position(chunk_id)
 
     def _text(self, row: int) -> str:
         if self.fetch_log is not None:

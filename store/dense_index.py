@@ -1,8 +1,8 @@
 """The vector index: hnswlib HNSW in cosine space, with an exact brute-force mode beside it.
 
 The unit-normalised vectors are kept as well (float32; memory-mapped once saved): exact search,
-MMR and plots need them, and hnswlib gives no cheap way to read them back. Similarities are cosine similarities
-(hnswlib's cosine *distance* is 1 - similarity).
+MMR and plots need them, and hnswlib gives no cheap way to read them back. Similarities are
+cosine similarities (hnswlib's cosine *distance* is 1 - similarity).
 """
 
 from __future__ import annotations

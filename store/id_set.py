@@ -36,10 +36,14 @@ class IdSet(Set):
         return frozenset(values)
 
     def __contains__(self, chunk_id: object) -> bool:
-        if isinstance(chunk_id, (bool, float)) or not isinstance(chunk_id, (int, np.integer)):
-            return False
+        return self.position(chunk_id) >= 0
+
+    def position(self, chunk_id: object) -> int:
+        """The id's index in ``array``; -1 when it is not in the set (or not an integer)."""
+        if isinstance(chunk_id, bool) or not isinstance(chunk_id, (int, np.integer)):
+            return -1
         at = int(np.searchsorted(self.array, chunk_id))
-        return at < len(self.array) and int(self.array[at]) == chunk_id
+        return at if at < len(self.array) and int(self.array[at]) == chunk_id else -1
 
     def __iter__(self) -> Iterator[int]:
         for start in range(0, len(self.array), 65536):

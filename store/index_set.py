@@ -8,8 +8,8 @@ Layout of one collection's indexes for one layout (chunking + model + index para
         ...             the backend's own parts: for local files dense/ (hnswlib graph and
                         vectors) and sparse/ (bm25s matrices), for Milvus milvus/ (where its
                         collection lives; the rows themselves are in Milvus)
-        chunks/         the chunk table (``store.chunk_store``): ids and document ids in memory,
-                        texts, offsets, headings and pages memory-mapped and read per chunk
+        chunks/         the chunk table (``store.chunk_store``): ids and document ids held in
+                        memory, the other columns memory-mapped, texts read per chunk asked for
         documents.parquet
 
 Which backend opens a version's indexes is the layout's (``manifest.json``'s ``layout.backend``);
@@ -36,8 +36,13 @@ from typing import AbstractSet, Callable
 import numpy as np
 
 from store.atomic import atomic_write_json
-from store.chunk_store import ChunkRecord  # noqa: F401  (callers take it from here, beside Snapshot)
-from store.chunk_store import CHUNKS_DIR, ChunkStore, DocumentIdView, write_chunk_store
+from store.chunk_store import (  # noqa: F401  (ChunkRecord: callers take it from here, beside Snapshot)
+    CHUNKS_DIR,
+    ChunkRecord,
+    ChunkStore,
+    DocumentIdView,
+    write_chunk_store,
+)
 from store.id_set import IdSet
 from store.retrieval_index import TermIndex, VectorIndex
 
@@ -112,6 +117,8 @@ class Snapshot:
     ids and document ids in memory and reads a chunk's texts from disk when that chunk is asked
     for, so iterate over all of it only off the query path. ``chunks.records(ids)`` fetches many
     at once; ``doc_id_of`` (a Mapping) and ``chunks.doc_ids_of(ids)`` (an array) never read a text.
+    ``chunks.record_fetches()`` returns a set that collects, from then on, the id of every chunk
+    whose text is read: how tests (and benches) hold a query to its hits.
     """
 
     backend: str

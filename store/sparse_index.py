@@ -332,7 +332,8 @@ class SparseIndex(TermIndex):
                    doc_lengths, doc_freqs)
 
 
-def _load_term_freqs(folder: Path, shape: tuple[int, int]) -> tuple[sp.csr_matrix, np.ndarray | None, np.ndarray | None]:
+def _load_term_freqs(folder: Path, shape: tuple[int, int]) -> tuple[sp.csr_matrix, np.ndarray | None,
+                                                                    np.ndarray | None]:
     """The term counts, memory-mapped, with the saved lengths and document frequencies; from the
     archive of an index saved before the parts existed (then the two follow from the counts)."""
     if not (folder / DOC_LENGTHS_FILE).exists():

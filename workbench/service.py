@@ -378,7 +378,8 @@ class Workbench:
         found = self._languages.get(snapshot)
         if found is None:
             # a lazy sequence: the language sample reads only the texts it picks
-            found = collection_language(snapshot.chunks.texts_by_position(), card_for(config.embedding.model, EMBEDDING))
+            card = card_for(config.embedding.model, EMBEDDING)
+            found = collection_language(snapshot.chunks.texts_by_position(), card)
             self._languages[snapshot] = found
         return found
 

@@ -10,6 +10,7 @@ from typing import AbstractSet, ClassVar
 
 import numpy as np
 
+from store.id_set import IdSet
 from store.milvus.analyzers import resolve_analyzer
 from store.milvus.collection import ChunkRows, MilvusCollection
 from store.milvus.connections import CONNECTIONS, MilvusConnections
@@ -44,7 +45,8 @@ class _MilvusView:
         self.collection = collection
         # A snapshot's views answer only with the chunks the snapshot has rows for: a push in
         # progress (or one a crash interrupted) may already have written newer ones.
-        self.known_ids = None if known_ids is None else frozenset(int(i) for i in known_ids)
+        # held as sorted ids (a snapshot's IdSet as it is): a frozenset of a million ids is 60 MB
+        self.known_ids = known_ids if known_ids is None or isinstance(known_ids, IdSet) else IdSet(known_ids)
 
     @classmethod
     def from_chunks(cls, batch: ChunkBatch, *, uri: str, collection: str, analysis: str = "client",
@@ -67,7 +69,7 @@ class _MilvusView:
     def ids(self) -> np.ndarray:
         ids = self.collection.ids()
         if self.known_ids is not None:
-            ids = ids[np.isin(ids, np.fromiter(self.known_ids, dtype=np.int64, count=len(self.known_ids)))]
+            ids = ids[np.isin(ids, self.known_ids.array)]
         return ids
 
     def add(self, batch: ChunkBatch) -> None:

@@ -4,6 +4,7 @@ import math
 import numpy as np
 import pytest
 
+from store.retrieval_index import ChunkBatch
 from store.sparse_index import SparseIndex
 from store.text_tokenizer import Bm25Tokenizer
 
@@ -107,6 +108,44 @@ def test_save_load_round_trip(tmp_path, index):
     for query in ["apple", "banana cherry", "date fig grape kiwi"]:
         assert loaded.search(query, 10) == index.search(query, 10)
         assert loaded.explain(query, 12) == index.explain(query, 12)
+
+
+def _is_mapped(array) -> bool:
+    """Whether the array's memory is a file mapping (somewhere down its chain of bases)."""
+    import mmap
+
+    while array is not None:
+        if isinstance(array, (np.memmap, mmap.mmap)):
+            return True
+        array = getattr(array, "base", None)
+    return False
+
+
+def test_a_loaded_index_maps_its_matrices_and_still_grows(tmp_path, index):
+    index.save(tmp_path / "bm25")
+    loaded = SparseIndex.load(tmp_path / "bm25")
+    assert _is_mapped(loaded._term_freqs.data) and _is_mapped(loaded._term_freqs.indices)
+    assert _is_mapped(loaded._retriever.scores["data"]) and _is_mapped(loaded._retriever.scores["indices"])
+    for changed in (loaded, index):  # a mapped index changes as one in memory does
+        changed.add(ChunkBatch(np.array([99]), texts=["apple apple kiwi"]))
+        changed.delete(np.array([12]))
+    for query in ["apple", "banana cherry kiwi"]:
+        assert loaded.search(query, 10) == index.search(query, 10) and 99 in dict(loaded.search("apple kiwi", 10))
+
+
+def test_an_index_saved_before_the_mapped_parts_still_loads(tmp_path, index):
+    import scipy.sparse as sp
+
+    folder = tmp_path / "bm25"
+    index.save(folder)
+    # what save wrote before: the counts as one archive, no saved lengths or document frequencies
+    sp.save_npz(folder / "term_freqs.npz", index._term_freqs, compressed=False)
+    for part in ("term_freqs.data.npy", "term_freqs.indices.npy", "term_freqs.indptr.npy", "doc_lengths.npy",
+                 "doc_freqs.npy"):
+        (folder / part).unlink()
+    loaded = SparseIndex.load(folder)
+    assert loaded.search("banana cherry", 10) == index.search("banana cherry", 10)
+    assert loaded.explain("banana cherry", 12) == index.explain("banana cherry", 12)
 
 
 def test_load_does_not_tokenize_the_corpus(tmp_path, index, monkeypatch):

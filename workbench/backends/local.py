@@ -49,6 +49,8 @@ class LocalBackend(IndexBackend):
                     f"its chunk table lacks; delete {folder.parent} and the next query rebuilds it from the catalog"
                 )
         dense_ids = IdSet(dense.ids()) if dense is not None else IdSet()
+        if isinstance(chunk_ids, IdSet) and np.array_equal(dense_ids.array, chunk_ids.array):
+            dense_ids = chunk_ids  # the usual case, every chunk embedded: one array for both
         return SnapshotIndexes(self.name, sparse, dense, dense_ids)
 
     def sync(self, catalog: Catalog, home: Path, collection: str, layout: Layout, rebuild: bool = False,

@@ -95,8 +95,11 @@ class SnapshotChunkViews(Mapping[int, ChunkView]):
 
     def _chunk_ids(self) -> dict[int, None]:
         if self._ids is None:
+            listed = list(dict.fromkeys(chunk_id for ranked in self._ranked for chunk_id in ranked.ids))
             known = self._snapshot.chunks
-            self._ids = {chunk_id: None for ranked in self._ranked for chunk_id in ranked.ids if chunk_id in known}
+            # one vectorised look-up in a chunk store; a plain mapping answers id by id
+            held = known.contains_many(listed) if hasattr(known, "contains_many") else [c in known for c in listed]
+            self._ids = {chunk_id: None for chunk_id, is_held in zip(listed, held) if is_held}
         return self._ids
 
     def __getitem__(self, chunk_id: int) -> ChunkView:

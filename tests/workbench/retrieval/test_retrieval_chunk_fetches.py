@@ -9,6 +9,8 @@ import pytest
 from store.documents import index_source
 from store.index_set import CHUNK_COLUMNS, write_table
 from tests.workbench.corpus import DOCS
+from workbench.evaluation.golden import GoldenQuery, RelevantItem
+from workbench.evaluation.runner import judge_for
 from workbench.ingestion.ingest import Source
 from workbench.layout import Layout
 
@@ -68,3 +70,16 @@ def test_a_snapshot_from_before_the_chunk_store_is_rebuilt(kb, fake_config):
     assert rebuilt.folder != old and (rebuilt.folder / "chunks").is_dir()
     assert {chunk_id: record.text for chunk_id, record in rebuilt.chunks.items()} == texts
     assert kb.query("检索", "kb", fake_config).final_chunks()[0].source == "rag.md"
+
+
+def test_the_evaluation_judge_reads_a_text_only_to_find_a_quote_in_it(kb, fake_config):
+    snapshot = kb.snapshot("kb", fake_config)
+    fetched = snapshot.chunks.record_fetches()
+    judge = judge_for(kb, "kb", fake_config)
+    by_document = judge.judge(GoldenQuery("d", "bread", (RelevantItem("bread.md"),)))
+    assert by_document and fetched == set()  # a document judgement needs no text
+    quoted = judge.judge(GoldenQuery("q", "rag", (RelevantItem("rag.md", quote="每块单独编入索引"),)))
+    read = set(fetched)
+    rag = next(doc.doc_id for doc in snapshot.documents.values() if doc.source == "rag.md")
+    assert read and read <= set(snapshot.chunks.ids_of_documents({rag}).tolist())  # the quoted document's only
+    assert len(quoted) == 1 and "每块单独编入索引" in snapshot.chunks[next(iter(quoted))].text
