@@ -285,16 +285,21 @@ def query_process(home: Path, queries: int, golden_path: Path) -> dict:
     corpus = Corpus(SEED + 2)
     texts = [corpus.query() for _ in range(queries)]
     report["latency"] = {}
+    fetched = snapshot.chunks.record_fetches()  # every chunk whose text is read from now on
+    returned: set[int] = set()
     for mode, overrides in MODES.items():
         mode_config = bench.config_for(COLLECTION, overrides=overrides)
         bench.embed_queries(mode_config.embedding.key, texts)
-        bench.query(texts[0], COLLECTION, mode_config)
+        returned.update(bench.query(texts[0], COLLECTION, mode_config).final.chunk_ids())
         timings = []
         for text in texts:
             started = time.perf_counter()
-            bench.query(text, COLLECTION, mode_config)
+            trace = bench.query(text, COLLECTION, mode_config)
             timings.append((time.perf_counter() - started) * 1000)
+            returned.update(trace.final.chunk_ids())
+            sum(len(view.text) for view in trace.final_chunks())  # what the app and MCP show of each hit
         report["latency"][mode] = timings
+    report["texts_read"], report["texts_read_not_returned"] = len(fetched), len(set(fetched) - returned)
     report["rss_after_queries"] = rss_bytes("VmRSS")
     report["rss_peak_queries"] = rss_bytes("VmHWM")
     # private memory against pages of mapped index files (shared between processes, reclaimable)
@@ -449,6 +454,8 @@ def main() -> None:
           "random query vectors", ["mode", "p50", "p95", "mean"],
           [[mode, f"{statistics.median(t):.1f}", f"{percentile(t, 0.95):.1f}", f"{statistics.fmean(t):.1f}"]
            for mode, t in report["latency"].items()])
+    print(f"\nchunk texts read by those queries, their hits' texts shown after each: {report['texts_read']:,} "
+          f"of {chunks:,} ({report['texts_read_not_returned']:,} of them not among the hits returned)")
     metrics = ", ".join(f"{k} {v}" for k, v in report["eval_metrics"].items() if "@10" in k or k.startswith("mrr"))
     print(f"\nevaluation of {report['eval_queries']} queries (hybrid, evaluate_collection, judge included): "
           f"{report['eval_s']:.1f} s  ({metrics})")
