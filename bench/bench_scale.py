@@ -409,7 +409,7 @@ def main() -> None:
         "dense/hnsw.bin (graph + hnswlib's own copy of the vectors)": folder_bytes(version / "dense" / "hnsw.bin"),
         "sparse/ (bm25s)": folder_bytes(version / "sparse"),
         "chunk store + documents table": sum(folder_bytes(p) for p in version.iterdir()
-                                                   if p.name not in ("dense", "sparse")),
+                                             if p.name not in ("dense", "sparse")),
     }
     parts["indexes total"] = folder_bytes(version)
     table(f"disk ({chunks:,} chunks)", ["part", "MB", "bytes per chunk"],
