@@ -77,7 +77,7 @@ def embedding_figure(embedding_map: EmbeddingMap, hit_ranks: Mapping[int, int] |
         figure.add_trace(go.Scatter(
             x=[p.x for p in points], y=[p.y for p in points], mode="markers",
             name=f"{len(by_document) - number:,} other documents" if others else plain_label(points[0].document),
-            marker={"size": 5 if others else 8, "opacity": 0.5 if others else 0.8, **({"color": "#bbb"} if others else {})},
+            marker={"size": 5, "opacity": 0.5, "color": "#bbb"} if others else {"size": 8, "opacity": 0.8},
             customdata=[[plain_label(p.document, 90), hover_text(p.text), p.chunk_id] for p in points],
             hovertemplate="<b>%{customdata[0]}</b> · chunk %{customdata[2]}<br>%{customdata[1]}<extra></extra>",
         ))
