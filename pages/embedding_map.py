@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.config import WorkbenchConfig
-from workbench.analysis.embedding_map import EmbeddingMap, build_map
+from workbench.analysis.embedding_map import DEFAULT_MAX_POINTS, EmbeddingMap, build_map
 from workbench.names import shown_name
 from workbench.ui import config_inputs, session
 from workbench.ui.figures import embedding_figure
@@ -23,12 +23,12 @@ TSNE_SLOW_ABOVE = 3000
 
 @st.cache_data(show_spinner="Projecting the vectors…", max_entries=16)
 def cached_map(collection: str, config: WorkbenchConfig, snapshot_version: str, method: str,
-               query: str) -> EmbeddingMap:
+               query: str, max_points: int, hits: tuple[int, ...]) -> EmbeddingMap:
     # snapshot_version keys the cache: a new index version (new documents) gets a new map
     bench = session.workbench()
     snapshot = bench.snapshot(collection, config)
     query_vector = bench.embed_query(config.embedding.key, query) if query else None
-    return build_map(snapshot, method, query_vector)
+    return build_map(snapshot, method, query_vector, max_points=max_points, include=hits)
 
 
 st.title("Embedding map")
@@ -48,8 +48,14 @@ with hits:
     top_k = config_inputs.number_input(st, "Hits to mark", "retrieval.top_k", value=config.retrieval.top_k, step=1,
                                        key="map_top_k", help="retrieval.top_k for this query (query-time: nothing "
                                        "is re-embedded or re-indexed).")
-method = st.radio("Projection", list(METHOD_LABELS), format_func=METHOD_LABELS.get, horizontal=True, key="map_method")
-points = len(snapshot.dense) if snapshot.dense is not None else 0
+method_column, points_column = st.columns([3, 1])
+method = method_column.radio("Projection", list(METHOD_LABELS), format_func=METHOD_LABELS.get, horizontal=True,
+                             key="map_method")
+max_points = int(points_column.number_input(
+    "Points to plot", min_value=100, max_value=50_000, value=DEFAULT_MAX_POINTS, step=1000, key="map_max_points",
+    help="A larger collection is drawn from a fixed random sample of this many chunks (plus the query's hits): "
+         "a browser cannot draw a million points, and a sample shows the same structure."))
+points = min(len(snapshot.dense), max_points) if snapshot.dense is not None else 0
 if method == "tsne" and points > TSNE_SLOW_ABOVE:
     st.caption(f"t-SNE on {points:,} vectors takes a while on this machine; PCA is instant.")
 if points == 0:
@@ -61,10 +67,13 @@ if method == "tsne" and points < 4:
 
 text = query.strip()
 trace = bench.query(text, current, config.with_value("retrieval.top_k", top_k)) if text else None
-embedding_map = cached_map(current, config, snapshot.folder.name, method, text if text else "")
 hit_ranks = {hit.chunk_id: hit.rank for hit in trace.final.hits} if trace else {}
+embedding_map = cached_map(current, config, snapshot.folder.name, method, text if text else "", max_points,
+                           tuple(sorted(hit_ranks)))
 documents = len({p.doc_id for p in embedding_map.points})
-st.caption(f"{len(embedding_map.points):,} chunks from {documents} documents, one colour per document; "
+sample = (f"a fixed random sample of {len(embedding_map.points):,} of the {embedding_map.total_chunks:,} chunks "
+          "(with the query's hits)" if embedding_map.sampled else f"{len(embedding_map.points):,} chunks")
+st.caption(f"{sample} from {documents:,} documents, one colour per document; "
            f"model {md_escape(config.embedding.model)}, chunking {md_escape(config.chunking.strategy)} "
            f"{config.chunking.size} {config.chunking.unit}. Distances in 2-D only approximate the "
            "cosine distances the search uses.")

@@ -170,3 +170,18 @@ def test_two_versions_of_one_source_in_a_batch_leave_the_later_one(catalog):
     assert outcomes == ["replaced", "replaced"]
     assert [d.sha256 for d in stored.documents_of(catalog, "kb")] == ["sha-3"]
     assert _chunk_texts(catalog, "a.md") == ["newest"]
+
+def test_a_batch_inserts_each_chunk_set_in_one_go_and_every_chunk_lands_on_its_own_document(catalog):
+    start = stored.start_ingest(catalog, "kb", [("set-a", {"chunking": {}}), ("set-b", {"chunking": {}})], 3)
+    versions = [replace(_version(f"d{n}.md", [f"a{n}-{i}" for i in range(n + 1)]),
+                        chunks={"set-a": [_chunk(i, f"a{n}-{i}") for i in range(n + 1)],
+                                "set-b": [_chunk(0, f"b{n}")]})
+                for n in range(3)]
+    stored.commit_documents(catalog, start.collection_id, start.run_id, versions)
+
+    for n in range(3):
+        document = stored.find_document(catalog, f"d{n}.md", "kb")
+        assert [row[5] for row in stored.chunks_of_document(catalog, document.id, "set-a")] == [
+            f"a{n}-{i}" for i in range(n + 1)]
+        assert [row[5] for row in stored.chunks_of_document(catalog, document.id, "set-b")] == [f"b{n}"]
+    assert [d.chunk_count for d in stored.documents_of(catalog, "kb")] == [1, 2, 3]

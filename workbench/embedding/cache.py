@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 
 from store.catalog import Catalog
-from store.embedding_cache import load_vectors, store_vectors
+from store.embedding_cache import store_vectors, vector_matrix
 from workbench.embedding.base import Embedder, content_hash
 
 #: how many texts are embedded between two cache writes; a crash loses at most one batch
@@ -33,22 +33,25 @@ def embed_cached(
 ) -> tuple[np.ndarray, EmbeddingStats]:
     """Vectors for ``texts`` (row-aligned), embedding only hashes the cache lacks."""
     hashes = [content_hash(text) for text in texts]
-    known = load_vectors(catalog, embedder.name, hashes)
-    missing: dict[str, str] = {}
-    for digest, text in zip(hashes, texts):
-        if digest not in known and digest not in missing:
-            missing[digest] = text
+    matrix, found = vector_matrix(catalog, embedder.name, hashes)
+    missing: dict[str, list[int]] = {}  # hash -> the rows that need its vector
+    for row in np.flatnonzero(~found).tolist():
+        missing.setdefault(hashes[row], []).append(row)
     pending = list(missing.items())
     for offset in range(0, len(pending), WRITE_BATCH):
         batch = pending[offset : offset + WRITE_BATCH]
-        vectors = embedder.embed([text for _, text in batch])
+        vectors = np.asarray(embedder.embed([texts[rows[0]] for _, rows in batch]), dtype=np.float32)
         store_vectors(catalog, embedder.name, [digest for digest, _ in batch], vectors)
-        known.update({digest: vector for (digest, _), vector in zip(batch, vectors)})
+        if matrix.shape[1] == 0:  # nothing was cached: the embedder tells the width
+            matrix = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+        if vectors.shape[1] != matrix.shape[1]:
+            raise ValueError(f"embedder {embedder.name!r} returned {vectors.shape[1]}-dimensional vectors; "
+                             f"the cache holds {matrix.shape[1]}-dimensional ones for it")
+        for (_, rows), vector in zip(batch, vectors):
+            matrix[rows] = vector
         if progress:
             progress(min(offset + WRITE_BATCH, len(pending)), len(pending))
-    if texts:
-        matrix = np.stack([known[digest] for digest in hashes]).astype(np.float32)
-    else:
+    if not texts:
         matrix = np.zeros((0, 0), dtype=np.float32)
     stats = EmbeddingStats(requested=len(texts), cached=len(texts) - len(missing), embedded=len(missing))
     return matrix, stats

@@ -53,6 +53,10 @@ def token_histogram(token_counts: Sequence[int], max_tokens: int | None, title: 
     return figure
 
 
+#: documents with a colour of their own on the embedding map; the rest share one grey trace
+MAP_DOCUMENT_TRACES = 60
+
+
 def embedding_figure(embedding_map: EmbeddingMap, hit_ranks: Mapping[int, int] | None = None,
                      query: str | None = None) -> go.Figure:
     """One colour per document; hits ringed and numbered by rank; the query as a star."""
@@ -61,10 +65,19 @@ def embedding_figure(embedding_map: EmbeddingMap, hit_ranks: Mapping[int, int] |
     by_document: dict[int, list] = {}
     for point in embedding_map.points:
         by_document.setdefault(point.doc_id, []).append(point)
-    for points in by_document.values():
+    groups = list(by_document.values())
+    folded = len(groups) > MAP_DOCUMENT_TRACES
+    if folded:
+        # a trace (and a legend entry) per document stops being readable, and slows the browser,
+        # long before a large collection runs out of documents: the largest keep their colour
+        groups.sort(key=len, reverse=True)
+        groups = groups[:MAP_DOCUMENT_TRACES - 1] + [[p for group in groups[MAP_DOCUMENT_TRACES - 1:] for p in group]]
+    for number, points in enumerate(groups):
+        others = folded and number == len(groups) - 1
         figure.add_trace(go.Scatter(
             x=[p.x for p in points], y=[p.y for p in points], mode="markers",
-            name=plain_label(points[0].document), marker={"size": 8, "opacity": 0.8},
+            name=f"{len(by_document) - number:,} other documents" if others else plain_label(points[0].document),
+            marker={"size": 5, "opacity": 0.5, "color": "#bbb"} if others else {"size": 8, "opacity": 0.8},
             customdata=[[plain_label(p.document, 90), hover_text(p.text), p.chunk_id] for p in points],
             hovertemplate="<b>%{customdata[0]}</b> · chunk %{customdata[2]}<br>%{customdata[1]}<extra></extra>",
         ))

@@ -58,3 +58,19 @@ def test_document_label_prefers_a_real_title():
     assert document_label("  A   title ", "a.md") == "A title"
     assert document_label("a.md", "a.md") == "a.md"
     assert document_label(None, "b.pdf") == "b.pdf"
+
+
+def test_a_large_collection_is_mapped_from_a_fixed_sample_that_keeps_the_chunks_asked_for():
+    from workbench.analysis.embedding_map import sample_ids
+
+    ids = np.arange(100, 0, -1)  # unsorted, as an index returns them
+    assert sample_ids(ids, 100).tolist() == list(range(1, 101))
+    sampled = sample_ids(ids, 10, include=[7, 500])
+    assert len(sampled) in (10, 11) and 7 in sampled and 500 not in sampled  # 500 is not in the index
+    assert sampled.tolist() == sorted(sampled.tolist()) == sample_ids(ids, 10, include=[7, 500]).tolist()
+
+    emap = build_map(snapshot({1: [3.0, 0.0], 2: [-3.0, 0.0], 3: [0.0, 1.0], 4: [0.0, -1.0]}), "pca",
+                     max_points=2, include=[3])
+    assert 3 in {p.chunk_id for p in emap.points} and len(emap.points) in (2, 3)
+    assert emap.total_chunks == 4 and emap.sampled
+    assert not build_map(snapshot({1: [1.0, 0.0], 2: [0.0, 1.0]}), "pca").sampled
