@@ -426,8 +426,10 @@ def main() -> None:
         sys.exit(f"the query process failed:\n{child.stderr[-4000:]}")
     report = json.loads(child.stdout.strip().splitlines()[-1])
 
-    vector_bytes = parts["dense/vectors.npy"]
-    graph_bytes = parts["dense/hnsw.bin (graph + hnswlib's own copy of the vectors)"]
+    # The vectors counted once: hnsw.bin holds them beside the links, and the query process keeps
+    # that file in memory; vectors.npy is a second copy on disk that a query reads rows of.
+    vector_bytes = chunks * DIMENSION * 4
+    graph_bytes = parts["dense/hnsw.bin (graph + hnswlib's own copy of the vectors)"] - vector_bytes
     budget = vector_bytes + graph_bytes + 1024 * chunks
     peak = report["rss_peak_queries"]
     table(f"a fresh query process (Workbench over the home; load average before {query_load}, after {load()})",
@@ -443,10 +445,12 @@ def main() -> None:
                f"{report['rss_anon'] / chunks:,.0f} / {report['rss_file'] / chunks:,.0f}"],
               ["peak RSS above the imports", f"{(peak - report['rss_after_imports']) / 1e6:,.0f}",
                f"{(peak - report['rss_after_imports']) / chunks:,.0f}"],
-              ["vector bytes (vectors.npy) + graph bytes (hnsw.bin)", f"{(vector_bytes + graph_bytes) / 1e6:,.0f}",
-               f"{(vector_bytes + graph_bytes) / chunks:,.0f}"],
+              ["vector bytes (N x dim x 4) + graph bytes (the rest of hnsw.bin)",
+               f"{vector_bytes / 1e6:,.0f} + {graph_bytes / 1e6:,.0f}", f"{(vector_bytes + graph_bytes) / chunks:,.0f}"],
               ["budget: vector + graph bytes + 1 KB per chunk", f"{budget / 1e6:,.0f}", f"{budget / chunks:,.0f}"],
               [f"peak RSS within budget: {'PASS' if peak <= budget else 'FAIL'}", "", ""],
+              [f"peak RSS above the imports within budget: {'PASS' if peak - report['rss_after_imports'] <= budget else 'FAIL'}",
+               "", ""],
               [f"after evaluating ({report['eval_queries']} queries): RSS / peak",
                f"{report['rss_after_eval'] / 1e6:,.0f} / {report['rss_peak_eval'] / 1e6:,.0f}", ""],
           ])

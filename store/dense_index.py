@@ -1,7 +1,9 @@
 """The vector index: hnswlib HNSW in cosine space, with an exact brute-force mode beside it.
 
-The unit-normalised vectors are kept as well (float32; memory-mapped once saved): exact search,
-MMR and plots need them, and hnswlib gives no cheap way to read them back. Similarities are
+The unit-normalised vectors are kept as well (float32): exact search, MMR and plots need them,
+and hnswlib gives no cheap way to read them back. A loaded index reads the rows a query asks for
+(an MMR head, an explained hit) from the saved file with ``pread`` (``store.npy_reads``); only a
+full exact scan maps the whole file. The graph already holds a copy of every vector for search. Similarities are
 cosine similarities (hnswlib's cosine *distance* is 1 - similarity).
 """
 
@@ -15,6 +17,7 @@ import hnswlib
 import numpy as np
 
 from store.id_set import RowLookup
+from store.npy_reads import NpyReader
 from store.retrieval_index import (
     ChunkBatch,
     IndexQuery,
@@ -38,6 +41,8 @@ _INITIAL_CAPACITY = 1024
 # One build thread keeps the graph, and so every HNSW result, reproducible run to run. Embedding
 # the chunks costs far more than inserting them, so the lost parallelism hardly shows.
 _BUILD_THREADS = 1
+# A filtered exact search reads up to this many rows one by one; more, through the memory map.
+_ROWS_READ_APART = 10_000
 
 
 def normalize_rows(vectors: np.ndarray) -> np.ndarray:
@@ -73,6 +78,7 @@ class DenseIndex(VectorIndex):
         self._graph = graph
         self._chunk_ids = chunk_ids
         self._vectors = vectors
+        self._vector_file: NpyReader | None = None  # set by ``load``, until a change makes the rows differ
         self._rows = RowLookup(chunk_ids)
         # hnswlib's ef is index-wide state: set it and query under one lock.
         self._lock = threading.Lock()
@@ -125,6 +131,7 @@ class DenseIndex(VectorIndex):
 
             rows = self._rows.rows(chunk_ids)
             is_new = rows < 0
+            self._vector_file = None
             if not is_new.all():
                 self._vectors = np.array(self._vectors)  # a loaded index's rows are read-only
                 self._vectors[rows[~is_new]] = unit_vectors[~is_new]
@@ -145,7 +152,7 @@ class DenseIndex(VectorIndex):
             keep = np.ones(len(self._chunk_ids), dtype=bool)
             keep[present] = False
             self._chunk_ids = self._chunk_ids[keep]
-            self._vectors = self._vectors[keep]
+            self._vectors, self._vector_file = self._vectors[keep], None
             self._rows = RowLookup(self._chunk_ids)
 
     def vectors_for(self, chunk_ids: np.ndarray) -> np.ndarray:
@@ -155,6 +162,11 @@ class DenseIndex(VectorIndex):
         if len(rows) and rows.min() < 0:
             missing = int(chunk_ids[np.argmin(rows)])
             raise KeyError(f"DenseIndex.vectors_for: chunk {missing} is not in the index")
+        return self._vector_rows(rows)
+
+    def _vector_rows(self, rows: np.ndarray) -> np.ndarray:
+        if self._vector_file is not None:
+            return self._vector_file.rows(rows)
         return self._vectors[rows].copy()
 
     def search(
@@ -195,7 +207,7 @@ class DenseIndex(VectorIndex):
         row = self._rows.row(chunk_id)
         if row is None:
             raise KeyError(f"DenseIndex.explain: chunk {chunk_id} is not in this index; pick one from search results")
-        return cosine_explanation("DenseIndex", chunk_id, query, self._vectors[row], self.dim)
+        return cosine_explanation("DenseIndex", chunk_id, query, self._vector_rows(np.array([row]))[0], self.dim)
 
     def stats(self) -> IndexStats:
         return IndexStats(self.backend, FORMAT_VERSION, len(self), {
@@ -223,10 +235,15 @@ class DenseIndex(VectorIndex):
     def _search_exact(
         self, query: np.ndarray, k: int, allowed_ids: AbstractSet[int] | None
     ) -> list[tuple[int, float]]:
-        similarities = self._vectors @ query
         rows = np.arange(len(self._chunk_ids))
-        if allowed_ids is not None:
+        if allowed_ids is None:
+            similarities = self._vectors @ query  # the one scan that reads every vector
+        else:
             rows = rows[np.isin(self._chunk_ids, np.fromiter(allowed_ids, dtype=np.int64, count=len(allowed_ids)))]
+            similarities = np.zeros(len(self._chunk_ids), dtype=np.float32)
+            if len(rows):
+                similarities[rows] = (self._vector_rows(rows) if len(rows) <= _ROWS_READ_APART
+                                      else self._vectors[rows]) @ query
         if len(rows) > k:
             rows = rows[np.argpartition(-similarities[rows], k - 1)[:k]]
         rows = rows[np.lexsort((rows, -similarities[rows]))]
@@ -270,4 +287,7 @@ class DenseIndex(VectorIndex):
                 f"DenseIndex.load: {GRAPH_FILE} in {folder} holds {graph.element_count} items, params say "
                 f"{params['count']} live ones; rebuild the vector index"
             )
-        return cls(graph, params["dim"], params["m"], params["ef_construction"], chunk_ids, vectors)
+        index = cls(graph, params["dim"], params["m"], params["ef_construction"], chunk_ids, vectors)
+        if params["count"]:
+            index._vector_file = NpyReader(folder / VECTORS_FILE)
+        return index

@@ -7,8 +7,9 @@ rebuild every term's share of a score with the Lucene formula below. The same ma
 ``add`` and ``delete`` re-score the corpus without tokenizing its texts again (BM25's idf and
 average length are corpus-wide, so every change re-scores every chunk).
 
-A loaded index memory-maps both matrices (bm25s's scores and the term counts): a query reads the
-postings of its own terms, ``explain`` one chunk's row, and the rest stays on disk. The per-chunk
+A loaded index reads a query's postings from bm25s's files with ``pread`` (``store.postings``)
+and memory-maps the term counts, of which ``explain`` touches one chunk's row: the rest stays on
+disk, and a frequent term's long posting list is not left resident after the query. The per-chunk
 lengths and per-term document frequencies are saved beside them, so loading reads no posting.
 """
 
@@ -37,6 +38,7 @@ from store.retrieval_index import (
     write_params,
 )
 from store.id_set import RowLookup
+from store.postings import ArrayPostings, FilePostings, Postings, query_scores
 from store.text_tokenizer import Bm25Tokenizer
 
 # bm25s sets its own logger to DEBUG on import, which would print on every index build
@@ -102,6 +104,8 @@ class SparseIndex(TermIndex):
         self._vocabulary = vocabulary
         self._term_freqs = term_freqs
         self._retriever = retriever
+        self._postings: Postings | None = None if retriever is None else ArrayPostings(
+            retriever.scores["data"], retriever.scores["indices"], retriever.scores["indptr"])
         if doc_lengths is None:
             doc_lengths = np.asarray(term_freqs.sum(axis=1)).ravel().astype(np.int64)
         if doc_freqs is None:
@@ -212,7 +216,8 @@ class SparseIndex(TermIndex):
         known_tokens = [token for token in self.tokenizer.tokenize(text) if token in self._vocabulary]
         if not known_tokens:
             return []
-        scores = self._retriever.get_scores(known_tokens) * (self.k1 + 1.0)
+        token_ids = self._retriever.get_tokens_ids(known_tokens)
+        scores = query_scores(self._postings, token_ids, len(self)) * (self.k1 + 1.0)
         matching = scores > 0
         if allowed_ids is not None:
             matching &= self._mask_of(allowed_ids)
@@ -328,8 +333,12 @@ class SparseIndex(TermIndex):
                 f"{term_freqs.shape}, {len(vocabulary)} terms, params say {expected_shape}); rebuild the BM25 index"
             )
         tokenizer = Bm25Tokenizer.from_description(params["tokenizer"])
-        return cls(chunk_ids, tokenizer, params["k1"], params["b"], vocabulary, term_freqs, retriever,
-                   doc_lengths, doc_freqs)
+        index = cls(chunk_ids, tokenizer, params["k1"], params["b"], vocabulary, term_freqs, retriever,
+                    doc_lengths, doc_freqs)
+        if retriever is not None:
+            # a query reads its terms' postings from the files, leaving nothing of them resident
+            index._postings = FilePostings(folder / BM25S_DIR)
+        return index
 
 
 def _load_term_freqs(folder: Path, shape: tuple[int, int]) -> tuple[sp.csr_matrix, np.ndarray | None,
