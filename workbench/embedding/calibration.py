@@ -17,6 +17,7 @@ import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 
@@ -125,6 +126,39 @@ def measure(embedder, texts: list[str], reference: np.ndarray | None) -> dict:
             "min_cosine": round(cosine, 6)}, vectors
 
 
+def measure_candidates(open_candidate: Callable[[str, str], Any], measure_candidate: Callable[[Any], dict],
+                       section: str = "embedding") -> tuple[dict[str, dict], float, float]:
+    """Open and measure every runtime and precision but torch fp32 (the reference, measured first).
+
+    Returns the numbers by runtime key (one that cannot run here gets ``{"error": cause}``), the
+    seconds spent measuring and the seconds spent loading (exporting, the first time), apart.
+    ``open_candidate(runtime, precision)`` returns something with a ``note`` (set when it fell back).
+    """
+    results: dict[str, dict] = {}
+    measuring = loading = 0.0
+    for runtime in RUNTIMES.values():
+        for precision in runtime.precisions:
+            key = runtime_key(runtime.name, precision)
+            if (runtime.name, precision) == TORCH_FP32:
+                continue
+            try:
+                check_runtime(runtime.name, precision, section=section)
+            except Exception as error:
+                results[key] = {"error": str(error)}
+                continue
+            began = time.perf_counter()
+            opened = open_candidate(runtime.name, precision)
+            export_s = time.perf_counter() - began
+            loading += export_s
+            if opened.note:
+                results[key] = {"error": opened.note}
+                continue
+            began = time.perf_counter()
+            results[key] = {**measure_candidate(opened), "export_s": round(export_s, 2)}
+            measuring += time.perf_counter() - began
+    return results, measuring, loading
+
+
 def calibrate(home: Path, model: str, sample: int = 40) -> dict:
     """Measure every runtime and precision this machine can run on ``model``; record and return it.
 
@@ -138,27 +172,12 @@ def calibrate(home: Path, model: str, sample: int = 40) -> dict:
     started = time.perf_counter()
     numbers, reference = measure(baseline.embedder, texts, None)
     measuring = time.perf_counter() - started
-    results = {runtime_key(*TORCH_FP32): numbers}
-    for runtime in RUNTIMES.values():
-        for precision in runtime.precisions:
-            key = runtime_key(runtime.name, precision)
-            if (runtime.name, precision) == TORCH_FP32:
-                continue
-            try:
-                check_runtime(runtime.name, precision)
-            except Exception as error:
-                results[key] = {"error": str(error)}
-                continue
-            loading = time.perf_counter()
-            opened = open_runtime(model, runtime.name, precision)
-            export_s = time.perf_counter() - loading
-            export_seconds += export_s
-            if opened.note:
-                results[key] = {"error": opened.note}
-                continue
-            started = time.perf_counter()
-            results[key] = {**measure(opened.embedder, texts, reference)[0], "export_s": round(export_s, 2)}
-            measuring += time.perf_counter() - started
+    results, candidates_measuring, candidates_loading = measure_candidates(
+        lambda runtime, precision: open_runtime(model, runtime, precision),
+        lambda opened: measure(opened.embedder, texts, reference)[0])
+    results = {runtime_key(*TORCH_FP32): numbers, **results}
+    measuring += candidates_measuring
+    export_seconds += candidates_loading
     usable = {k: v for k, v in results.items() if v.get("min_cosine", 0) >= MIN_COSINE}
     chosen = max(usable, key=lambda k: usable[k]["texts_per_s"])
     record = {"chosen": chosen, "min_cosine": MIN_COSINE, "sample_texts": len(texts),

@@ -20,9 +20,9 @@ import numpy as np
 
 from workbench.config import AUTO_RUNTIME
 from workbench.embedding.calibration import (
-    QUERIES, calibration_sample, machine_calibration_dir, read_calibrations, write_calibration,
+    QUERIES, calibration_sample, machine_calibration_dir, measure_candidates, read_calibrations, write_calibration,
 )
-from workbench.embedding.runtimes import RUNTIMES, TORCH_FP32, check_runtime, runtime_key
+from workbench.embedding.runtimes import TORCH_FP32, runtime_key
 from workbench.retrieval.cross_encoder import OpenedCrossEncoder, Pairs, open_cross_encoder
 
 log = logging.getLogger(__name__)
@@ -84,27 +84,12 @@ def calibrate_cross_encoder(model: str) -> dict:
     started = time.perf_counter()
     numbers, reference = measure_scorer(baseline, groups, None)
     measuring = time.perf_counter() - started
-    results = {runtime_key(*TORCH_FP32): numbers}
-    for runtime in RUNTIMES.values():
-        for precision in runtime.precisions:
-            key = runtime_key(runtime.name, precision)
-            if (runtime.name, precision) == TORCH_FP32:
-                continue
-            try:
-                check_runtime(runtime.name, precision, section="rerank")
-            except Exception as error:
-                results[key] = {"error": str(error)}
-                continue
-            loading = time.perf_counter()
-            opened = open_cross_encoder(model, runtime.name, precision)
-            export_s = time.perf_counter() - loading
-            export_seconds += export_s
-            if opened.note:
-                results[key] = {"error": opened.note}
-                continue
-            started = time.perf_counter()
-            results[key] = {**measure_scorer(opened, groups, reference)[0], "export_s": round(export_s, 2)}
-            measuring += time.perf_counter() - started
+    results, candidates_measuring, candidates_loading = measure_candidates(
+        lambda runtime, precision: open_cross_encoder(model, runtime, precision),
+        lambda opened: measure_scorer(opened, groups, reference)[0], section="rerank")
+    results = {runtime_key(*TORCH_FP32): numbers, **results}
+    measuring += candidates_measuring
+    export_seconds += candidates_loading
     agreeing = {k: v for k, v in results.items() if v.get("min_tau", -1) >= MIN_TAU}
     chosen = max(agreeing, key=lambda k: agreeing[k]["pairs_per_s"])
     record = {"chosen": chosen, "min_tau": MIN_TAU, "sample_pairs": sum(len(g) for g in groups),
