@@ -1,7 +1,9 @@
 """The DuckDB catalog: schema migrations and short-lived connections.
 
 DuckDB lets one process at a time hold a file read-write, so no process keeps a connection
-open: each unit of work opens the file, does its work in one transaction and closes it. A
+open: each unit of work opens the file, does its work in one transaction and closes it. A run
+of writes with no wait between them (an ingest's commits) keeps the file open across its
+transactions (``kept_open``) and lets go whenever it waits or computes for long. A
 process that finds the file locked by another waits and retries (``lock_timeout_s``); within a
 process a lock serialises threads (Streamlit runs every session in its own thread). Readers on
 the query path never come here: they read immutable index snapshots (see ``store.index_set``).
@@ -95,6 +97,21 @@ class Catalog:
                 self._local.connection = None
                 connection.close()
 
+    @contextlib.contextmanager
+    def kept_open(self) -> Iterator["KeptOpen"]:
+        """Keeps the file open in this process across the transactions made inside.
+
+        Opening the file replays its log and closing it checkpoints: some 20-90 ms, against about
+        1 ms for a transaction on a file this process already has open (DuckDB shares one open
+        database among a process's connections). The file stays locked against other processes
+        meanwhile, so hold it for a run of work, and ``let_go`` while waiting or computing.
+        """
+        kept = KeptOpen(self)
+        try:
+            yield kept
+        finally:
+            kept.close()
+
     def _open(self) -> duckdb.DuckDBPyConnection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + self.lock_timeout_s
@@ -137,3 +154,23 @@ class Catalog:
     def schema_version(self) -> int:
         with self.connect() as con:
             return con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
+
+
+class KeptOpen:
+    """The file held open by ``Catalog.kept_open``."""
+
+    def __init__(self, catalog: Catalog):
+        self._catalog = catalog
+        self._connection: duckdb.DuckDBPyConnection | None = catalog._open()
+
+    @contextlib.contextmanager
+    def let_go(self) -> Iterator[None]:
+        """Closes the file for a long computation inside, so other processes get their turn."""
+        self.close()
+        yield
+        self._connection = self._catalog._open()  # not after an error: the caller is unwinding
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None

@@ -68,3 +68,23 @@ def test_threads_share_one_catalog_safely(tmp_path):
     assert not errors
     with catalog.connect() as con:
         assert con.execute("SELECT count(*) FROM presets").fetchone()[0] == 8
+
+
+def _other_process_can_open(path) -> bool:
+    probe = "import duckdb, sys; duckdb.connect(sys.argv[1]).close()"
+    return subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True).returncode == 0
+
+
+def test_kept_open_holds_the_file_for_its_transactions_and_lets_go_on_request(tmp_path):
+    catalog = Catalog(tmp_path / "catalog.duckdb")
+    with catalog.kept_open() as held:
+        for number in range(3):  # transactions inside reuse the open file
+            with catalog.connect() as con:
+                con.execute("INSERT INTO presets (name, config) VALUES (?, '{}')", [f"p{number}"])
+        assert not _other_process_can_open(catalog.path)
+        with held.let_go():
+            assert _other_process_can_open(catalog.path)  # another process gets its turn meanwhile
+        assert not _other_process_can_open(catalog.path)
+    assert _other_process_can_open(catalog.path)
+    with catalog.connect() as con:
+        assert con.execute("SELECT count(*) FROM presets").fetchone()[0] == 3

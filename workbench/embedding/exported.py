@@ -24,6 +24,7 @@ from typing import Callable
 import numpy as np
 
 from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
+from workbench.embedding.token_ids import CountedIds
 
 EXPORT_CACHE_ENV = "WORKBENCH_EXPORT_CACHE"
 #: bump when the exported graph changes, so older exports are not reused
@@ -104,6 +105,7 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
         self._graph = None
         self._names: tuple[str, ...] = ()
         self._graph_lock = threading.Lock()
+        self._counted: CountedIds | None = None
 
     @abstractmethod
     def _build(self, folder: Path, graph, example: tuple, names: tuple[str, ...]) -> None:
@@ -121,7 +123,7 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
                     from workbench.models.catalogue import EMBEDDING
 
                     model = self.model
-                    self._names = graph_inputs(model)
+                    self._graph_inputs()
                     weights = require_available(self.model_name, EMBEDDING)
 
                     def build(folder: Path) -> None:
@@ -149,12 +151,38 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # similar lengths pad less
         parts = []
         with self._use_lock:
+            counted = self._counted_ids()
             for start in range(0, len(order), BATCH_SIZE):
-                features = tokenize(self.model, [texts[i] for i in order[start:start + BATCH_SIZE]])
-                parts.append(np.asarray(run([features[n].numpy().astype(np.int64) for n in self._names]),
-                                        dtype=np.float32))
+                batch = [texts[i] for i in order[start:start + BATCH_SIZE]]
+                features = counted.features(batch) or self._tokenized(batch)
+                parts.append(np.asarray(run(features), dtype=np.float32))
         vectors = np.vstack(parts)
         out = np.empty_like(vectors)
         out[order] = vectors
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)
+
+    def token_counts(self, texts: list[str]) -> list[int] | None:
+        prefixed = [self.passage_prefix + text for text in texts]
+        with self._use_lock:
+            ids = self._untruncated_ids(prefixed)
+            self._counted_ids().remember(prefixed, ids)  # an import encodes most of them next
+        return [len(row) for row in ids]
+
+    def _tokenized(self, texts: list[str]) -> list[np.ndarray]:
+        features = tokenize(self.model, texts)
+        return [features[name].numpy().astype(np.int64) for name in self._graph_inputs()]
+
+    def _graph_inputs(self) -> tuple[str, ...]:
+        if not self._names:
+            self._names = graph_inputs(self.model)
+        return self._names
+
+    def _counted_ids(self) -> CountedIds:
+        """Made on first use, with the check that decides whether counted ids are reused (callers
+        hold the lock)."""
+        if self._counted is None:
+            model = self.model
+            self._counted = CountedIds(self._graph_inputs(), model.max_seq_length, model.tokenizer.pad_token_id,
+                                       self._tokenized, self._untruncated_ids)
+        return self._counted

@@ -23,6 +23,7 @@ from workbench.models.availability import (
     require_available,
 )
 from workbench.models.catalogue import EMBEDDING
+from workbench.models.long_lived import exempt_from_collection
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
 
@@ -61,6 +62,7 @@ class SentenceTransformerEmbedder(Embedder):
                     started = time.perf_counter()
                     self._model = self._load()
                     self.load_seconds = time.perf_counter() - started
+                    exempt_from_collection()
         return self._model
 
     def _load(self):
@@ -111,8 +113,10 @@ class SentenceTransformerEmbedder(Embedder):
         return contextlib.nullcontext()
 
     def token_counts(self, texts: list[str]) -> list[int] | None:
-        tokenizer = self.model.tokenizer
         with self._use_lock:
-            encoded = tokenizer([self.passage_prefix + text for text in texts], add_special_tokens=True,
-                                truncation=False)["input_ids"]
-        return [len(ids) for ids in encoded]
+            ids = self._untruncated_ids([self.passage_prefix + text for text in texts])
+        return [len(row) for row in ids]
+
+    def _untruncated_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's token ids, special tokens included, before truncation (callers hold the lock)."""
+        return self.model.tokenizer(texts, add_special_tokens=True, truncation=False)["input_ids"]

@@ -5,12 +5,14 @@ Three kinds of work overlap (see ``docs/RELIABILITY.md`` for the failure model):
 * **Parse workers** (``workbench.ingestion.workers``): each file is hashed and checked against
   the size cap in this process, then parsed and chunked in a worker process under the time and
   memory limits (``ingest.*``). A file that breaks a limit or cannot be read fails alone, with
-  a reason that names the limit and the setting that raises it.
+  a reason that names the limit and the setting that raises it. Ready Markdown (a BEIR
+  corpus) has no parser to contain: this thread chunks it between encode calls, where it takes
+  nothing from the encoder, while a worker running beside the encoder would.
 * **This thread** embeds: it takes parsed documents as they arrive, adds token counts and
   indexed texts, and encodes the texts the embedding cache lacks in large batches.
 * **A writer thread** (``workbench.ingestion.writer``) commits: new vectors to the cache, then
-  each document with its chunks, a few documents per transaction. Catalog writes never sit on
-  the encoding path.
+  each document with its chunks, a few documents per transaction. It commits between encode
+  calls, beside the chunking of the next documents: never on the encoding path, nor beside it.
 
 A crash, ``kill -9``, Ctrl-C or a cancel from the app loses at most the documents in flight:
 everything committed stays, the run is marked ``cancelled`` (or stays ``running`` after a kill;
@@ -24,11 +26,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from typing import Iterable
 
 from store import documents as stored_documents
-from store.catalog import Catalog
+from store.catalog import Catalog, KeptOpen
 from store.embedding_cache import cached_hashes
 from workbench.plural import count
 from workbench.chunking.preparation import check_enrichment, finish_chunks, split_document
@@ -58,6 +60,7 @@ from workbench.ingestion.workers import (
     ParseTask,
     describe_estimate,
     estimate_chunks,
+    run_task,
 )
 from workbench.ingestion.writer import CatalogWriter, PendingDocument
 from workbench.llm.client import LlmClient
@@ -74,6 +77,8 @@ EMBED_GROUP = 1024
 FIRST_EMBED_GROUP = 128
 #: how long a partial group waits for more parsed documents before it is encoded anyway
 GROUP_WAIT_S = 0.5
+#: ready-Markdown documents chunked here between looks at what the workers finished
+READY_SLICE = 16
 #: parsed Markdown held between the workers and the embedder, in characters
 BUFFER_CHARACTERS = 32 * MB
 
@@ -97,6 +102,14 @@ def ingest(
 
     Setting ``cancel`` (or Ctrl-C) stops after the documents in flight; what was committed stays.
     """
+    # the catalog stays open in this process for the run, but for the encode calls, where the
+    # time goes: other processes have the file then, and this run does not reopen it for every
+    # transaction (20-90 ms each)
+    with catalog.kept_open() as held:
+        return _ingest(catalog, collection_name, sources, layouts, progress, limits, cancel, held)
+
+
+def _ingest(catalog, collection_name, sources, layouts, progress, limits, cancel, held) -> IngestReport:
     progress = progress or quiet
     limits = limits or IngestConfig()
     cancel = cancel or threading.Event()
@@ -142,7 +155,7 @@ def ingest(
             estimate = describe_estimate(estimate_chunks(planned_characters, layouts[0].chunking), rate, load_s)
             report.estimate = f"{count(len(tasks), 'file')} to read, {estimate}"
             progress(Progress("estimate", collection_name, 0, total, report.estimate))
-            _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home, llm)
+            _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home, llm, held)
         writer.close()
     except (KeyboardInterrupt, IngestCancelled):
         report.cancelled = True
@@ -268,16 +281,18 @@ class _OutcomeBuffer:
             return items
 
 
-def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home, llm) -> None:
+def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home, llm,
+                  held) -> None:
     embedders = {layout.embedding_model: get_embedder(layout.embedding_model) for layout in layouts}
     buffer = _OutcomeBuffer(BUFFER_CHARACTERS)
     stop = threading.Event()
 
-    pool = ParsePool(limits)
+    ready = deque(task for task in tasks if task.markdown is not None)
+    pool = ParsePool(limits)  # starts workers only for files that need parsing
 
     def produce() -> None:
         try:
-            for outcome in pool.outcomes(tasks):
+            for outcome in pool.outcomes(task for task in tasks if task.markdown is None):
                 if stop.is_set():
                     break
                 buffer.put(outcome, stop)
@@ -288,15 +303,19 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
 
     producer = threading.Thread(target=produce, name="ingest-parse", daemon=True)
     producer.start()
-    embedding = _Embedding(writer, report, progress, total)
+    embedding = _Embedding(writer, report, progress, total, held)
     group: list[PendingDocument] = []
-    done_files = 0
+    texts_in_group = done_files = 0
     wanted = min(FIRST_EMBED_GROUP, EMBED_GROUP)
     try:
         while True:
             if cancel.is_set():
                 raise IngestCancelled
-            outcomes = buffer.take(GROUP_WAIT_S if group else 1.0)
+            if ready:
+                outcomes = [run_task(ready.popleft()) for _ in range(min(READY_SLICE, len(ready)))]
+                outcomes += buffer.take(0) or []  # and whatever the workers finished meanwhile
+            else:
+                outcomes = buffer.take(GROUP_WAIT_S if group else 1.0)
             writer.drain_events()
             if outcomes is None:
                 break
@@ -315,12 +334,14 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
                 _prepare(document, layouts, embedders, llm, report)
                 progress(Progress("chunk", document.source.name, done_files, total))
                 group.append(document)
-                if embedding.texts_in(group, layouts) >= wanted:
+                # an upper bound on what the group needs embedded (no catalog read)
+                texts_in_group += sum(len(chunks) for chunks in document.chunks.values())
+                if texts_in_group >= wanted:
                     embedding.embed_and_commit(group, layouts, embedders)
-                    group, wanted = [], EMBED_GROUP
+                    group, texts_in_group, wanted = [], 0, EMBED_GROUP
             if group and not outcomes:  # nothing more arrived for a moment: do not sit on what is ready
                 embedding.embed_and_commit(group, layouts, embedders)
-                group = []
+                group, texts_in_group = [], 0
         if group:
             embedding.embed_and_commit(group, layouts, embedders)
     finally:
@@ -351,8 +372,9 @@ def _prepare(document: PendingDocument, layouts: list[Layout], embedders: dict[s
 class _Embedding:
     """Encodes what the cache lacks, remembering what this run already sent to the writer."""
 
-    def __init__(self, writer: "CatalogWriter", report: IngestReport, progress: ProgressCallback, total: int):
-        self.writer, self.report, self.progress, self.total = writer, report, progress, total
+    def __init__(self, writer: "CatalogWriter", report: IngestReport, progress: ProgressCallback, total: int,
+                 held: KeptOpen):
+        self.writer, self.report, self.progress, self.total, self.held = writer, report, progress, total, held
         #: (model, hash) of vectors handed to the writer; the cache has them once it commits
         self.sent: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.throughput: dict[str, tuple[int, float]] = {}
@@ -361,35 +383,38 @@ class _Embedding:
         return {chunk.content_hash: chunk.indexed_text for document in group
                 for chunk in document.chunks[layout.chunkset_key]}
 
-    def texts_in(self, group: list[PendingDocument], layouts: list[Layout]) -> int:
-        """Chunk texts in the group (an upper bound on what it needs embedded; no catalog read)."""
-        return sum(len(document.chunks[layout.chunkset_key]) for document in group for layout in layouts)
-
     def embed_and_commit(self, group: list[PendingDocument], layouts: list[Layout], embedders: dict[str, Embedder]) -> None:
-        for layout in layouts:
-            model = layout.embedding_model
-            texts = self._texts(group, layout)
-            requested = sum(len(document.chunks[layout.chunkset_key]) for document in group)
-            fresh = {h: t for h, t in texts.items() if (model, h) not in self.sent}
-            in_cache = cached_hashes(self.writer.catalog, model, list(fresh))
-            missing = [(h, t) for h, t in fresh.items() if h not in in_cache]
-            if missing:
-                self.progress(Progress("embed", f"0/{len(missing)} new chunk texts", 0, self.total))
-                began = time.perf_counter()
-                # longest first: sentence-transformers pads each batch to its longest text
-                ordered = sorted(missing, key=lambda item: len(item[1]), reverse=True)
-                vectors = embedders[model].embed([text for _, text in ordered])
-                seconds = time.perf_counter() - began
-                texts_so_far, seconds_so_far = self.throughput.get(model, (0, 0.0))
-                self.throughput[model] = (texts_so_far + len(ordered), seconds_so_far + seconds)
-                self.writer.vectors(model, [h for h, _ in ordered], vectors)
-                for digest, _ in ordered:
-                    self.sent[(model, digest)] = None
-                self.progress(Progress("embed", f"{len(missing)}/{len(missing)} new chunk texts", 0, self.total))
-            self.report.embedded += len(missing)
-            self.report.cached += requested - len(missing)
-        for document in group:
-            self.writer.document(document)
+        # No commit starts until the whole group is handed over: the encoder runs alone (work
+        # beside it slows it by more than the work takes), and the writer then finds full batches.
+        with self.writer.paused():
+            for layout in layouts:
+                self._embed(group, layout, embedders[layout.embedding_model])
+            for document in group:
+                self.writer.document(document)
+
+    def _embed(self, group: list[PendingDocument], layout: Layout, embedder: Embedder) -> None:
+        model = layout.embedding_model
+        texts = self._texts(group, layout)
+        requested = sum(len(document.chunks[layout.chunkset_key]) for document in group)
+        fresh = {h: t for h, t in texts.items() if (model, h) not in self.sent}
+        in_cache = cached_hashes(self.writer.catalog, model, list(fresh))
+        missing = [(h, t) for h, t in fresh.items() if h not in in_cache]
+        if missing:
+            self.progress(Progress("embed", f"0/{len(missing)} new chunk texts", 0, self.total))
+            began = time.perf_counter()
+            # longest first: sentence-transformers pads each batch to its longest text
+            ordered = sorted(missing, key=lambda item: len(item[1]), reverse=True)
+            with self.held.let_go():  # other processes may have the catalog meanwhile
+                vectors = embedder.embed([text for _, text in ordered])
+            seconds = time.perf_counter() - began
+            texts_so_far, seconds_so_far = self.throughput.get(model, (0, 0.0))
+            self.throughput[model] = (texts_so_far + len(ordered), seconds_so_far + seconds)
+            self.writer.vectors(model, [h for h, _ in ordered], vectors)
+            for digest, _ in ordered:
+                self.sent[(model, digest)] = None
+            self.progress(Progress("embed", f"{len(missing)}/{len(missing)} new chunk texts", 0, self.total))
+        self.report.embedded += len(missing)
+        self.report.cached += requested - len(missing)
 
 
 #: documents chunked, embedded and committed together when a chunk set is built or completed

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from workbench.config import AUTO_RUNTIME
+from workbench.models.long_lived import exempt_from_collection
 from workbench.retrieval.cross_encoder import OpenedCrossEncoder, RerankerLoadError
 from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.rerank_calibration import open_reranker_runtime, read_rerank_calibrations
@@ -84,6 +85,7 @@ class CrossEncoderReranker(Reranker):
                 # a query never waits for auto's calibration: it runs in the background meanwhile
                 opened = open_reranker_runtime(*key, wait=False)
                 _loaded_models[key] = opened
+                exempt_from_collection()
             return opened
 
     @property
