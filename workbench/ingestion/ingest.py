@@ -9,10 +9,15 @@ Three kinds of work overlap (see ``docs/RELIABILITY.md`` for the failure model):
   corpus) has no parser to contain: this thread chunks it between encode calls, where it takes
   nothing from the encoder, while a worker running beside the encoder would.
 * **This thread** embeds: it takes parsed documents as they arrive, adds token counts and
-  indexed texts, and encodes the texts the embedding cache lacks in large batches.
+  indexed texts, and encodes the texts the embedding cache lacks in large groups (an exported
+  encoder reuses the ids the counting produced instead of tokenizing again).
 * **A writer thread** (``workbench.ingestion.writer``) commits: new vectors to the cache, then
-  each document with its chunks, a few documents per transaction. It commits between encode
-  calls, beside the chunking of the next documents: never on the encoding path, nor beside it.
+  each document with its chunks, up to ``COMMIT_BATCH`` documents per transaction. It commits
+  between encode calls, beside the chunking of the next documents: never on the encoding path,
+  nor beside it. A group is handed over whole, so its commits come in full batches.
+
+The run holds the catalog file open (``Catalog.kept_open``: opening replays its log and closing
+checkpoints, 20-90 ms each) and lets go of it for each encode, when other processes get a turn.
 
 A crash, ``kill -9``, Ctrl-C or a cancel from the app loses at most the documents in flight:
 everything committed stays, the run is marked ``cancelled`` (or stays ``running`` after a kill;
