@@ -17,7 +17,8 @@ Three kinds of work overlap (see ``docs/RELIABILITY.md`` for the failure model):
   nor beside it. A group is handed over whole, so its commits come in full batches.
 
 The run holds the catalog file open (``Catalog.kept_open``: opening replays its log and closing
-checkpoints, 20-90 ms each) and lets go of it for each encode, when other processes get a turn.
+checkpoints, 20-90 ms each) and lets go of it for each encode and while it waits for the parse
+workers, when other processes get a turn.
 
 A crash, ``kill -9``, Ctrl-C or a cancel from the app loses at most the documents in flight:
 everything committed stays, the run is marked ``cancelled`` (or stays ``running`` after a kill;
@@ -107,9 +108,9 @@ def ingest(
 
     Setting ``cancel`` (or Ctrl-C) stops after the documents in flight; what was committed stays.
     """
-    # the catalog stays open in this process for the run, but for the encode calls, where the
-    # time goes: other processes have the file then, and this run does not reopen it for every
-    # transaction (20-90 ms each)
+    # the catalog stays open in this process for the run, but for the encode calls and the waits
+    # for parse workers: other processes have the file then, and this run does not reopen it for
+    # every transaction (20-90 ms each)
     with catalog.kept_open() as held:
         return _ingest(catalog, collection_name, sources, layouts, progress, limits, cancel, held)
 
@@ -320,7 +321,10 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
                 outcomes = [run_task(ready.popleft()) for _ in range(min(READY_SLICE, len(ready)))]
                 outcomes += buffer.take(0) or []  # and whatever the workers finished meanwhile
             else:
-                outcomes = buffer.take(GROUP_WAIT_S if group else 1.0)
+                outcomes = buffer.take(0)
+                if outcomes == []:  # waiting for the workers (an OCR parse may take minutes): file closed
+                    with held.let_go():
+                        outcomes = buffer.take(GROUP_WAIT_S if group else 1.0)
             writer.drain_events()
             if outcomes is None:
                 break

@@ -1,7 +1,7 @@
 """The one thread that writes the catalog during an ingest.
 
-New vectors go to the embedding cache, then the documents that use them, a few per
-transaction, so a document is never committed before its vectors and a crash loses at most the
+New vectors go to the embedding cache, then the documents that use them, up to ``COMMIT_BATCH``
+per transaction, so a document is never committed before its vectors and a crash loses at most the
 documents still queued. The writer waits while the model encodes (``paused``): on a CPU the
 encoder uses every core, and work beside it slows it by more than the work itself takes, so
 commits go between encode calls, beside the chunking of the next documents. Progress events from

@@ -182,3 +182,30 @@ def test_the_first_encode_starts_with_the_first_few_texts_not_a_full_group(bench
     assert len(fake_embedder.calls[0]) == 2, "the encoder starts as soon as two texts are ready"
     assert sorted(fake_embedder.embedded_texts) == sorted(row[6] for d in bench.documents("kb")
                                                           for row in bench.chunks_of(d.id, fake_config))
+
+
+def test_other_processes_get_the_catalog_while_the_ingest_waits_for_a_slow_parse(bench, fake_embedder,
+                                                                                  fake_config):
+    import subprocess
+    import sys
+    import threading
+
+    rows = "id,name,value\n" + "".join(f"{i},name{i},{i * 7}\n" for i in range(150_000))  # seconds to parse
+    config = fake_config.with_overrides(["ingest.parse_timeout_s=4"])
+    started = threading.Event()
+
+    def progress(event):
+        if event.stage == "estimate":
+            started.set()
+
+    ingest = threading.Thread(target=bench.ingest, args=("kb", [Source(name="rows.csv", data=rows.encode())], config),
+                              kwargs={"progress": progress})
+    ingest.start()
+    assert started.wait(60)
+    probe = "import duckdb, sys; duckdb.connect(sys.argv[1]).close()"
+    opened_during_parse = 0
+    while ingest.is_alive():
+        done = subprocess.run([sys.executable, "-c", probe, str(bench.catalog.path)], capture_output=True)
+        opened_during_parse += done.returncode == 0 and ingest.is_alive()
+    ingest.join()
+    assert opened_during_parse >= 1, "the ingest kept the catalog locked while it only waited for a worker"
