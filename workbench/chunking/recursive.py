@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from workbench.chunking.chunk import Chunk
@@ -233,8 +233,6 @@ class RecursiveSplitter:
             return length(cut, closed_end) <= self.overlap and length(cut, next_end) <= self.size
 
         for cuts in self._word_boundary_cuts(closed[-1]):
-            if not cuts:
-                continue
             first_cut = bisect_left(cuts, True, key=partial_tail_fits)
             if first_cut < len(cuts):
                 tail_start, tail_end = trim_whitespace(self.markdown, cuts[first_cut], closed_end)
@@ -324,16 +322,14 @@ class RecursiveSplitter:
         """Sorted offsets strictly inside ``(start, end)`` where ``separator`` allows a cut."""
         return sorted(set(self._separators[separator](start, end)))
 
-    def _word_boundary_cuts(self, piece: Span) -> Iterator[list[int]]:
-        """The cuts inside ``piece`` of each separator coarser than single units, coarsest first.
-
-        Computed as they are asked for (the caller nearly always stops at the first level that
-        has any) and kept per piece: packing at several size limits asks for the same again."""
-        levels = self._word_boundary_cuts_by_piece.setdefault(piece, [])
-        for separator in range(len(self._separators) - 1):
-            if separator == len(levels):
-                levels.append(self._cuts(separator, *piece))
-            yield levels[separator]
+    def _word_boundary_cuts(self, piece: Span) -> list[list[int]]:
+        """The cuts inside ``piece`` of each separator coarser than single units that has any,
+        coarsest first. Kept per piece: packing at several size limits asks for the same again."""
+        levels = self._word_boundary_cuts_by_piece.get(piece)
+        if levels is None:
+            all_levels = (self._cuts(separator, *piece) for separator in range(len(self._separators) - 1))
+            levels = self._word_boundary_cuts_by_piece[piece] = [cuts for cuts in all_levels if cuts]
+        return levels
 
     def _heading_cuts(self, level: int) -> Callable[[int, int], list[int]]:
         return lambda start, end: self.headings.heading_offsets_between(start, end, level)
