@@ -17,20 +17,20 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-import streamlit as st  # noqa: E402
+import streamlit as st
 
-from store.catalog import CatalogBusyError  # noqa: E402
-from workbench.config import ConfigError  # noqa: E402
-from workbench.evaluation.golden import GoldenSetError  # noqa: E402
-from workbench.retrieval.pipeline import QueryError  # noqa: E402
-from workbench.service import NotFoundError  # noqa: E402
-from workbench.sharing import ReadOnlyError, SharingError  # noqa: E402
-from workbench.ui import session  # noqa: E402
-from workbench.ui.access import gate  # noqa: E402
-from workbench.ui.demo_loader import load_demo_with_progress  # noqa: E402
-from workbench.ui.pages import navigate  # noqa: E402
-from workbench.ui.sidebar import render_sidebar  # noqa: E402
-from workbench.ui.text import md_escape  # noqa: E402
+from store.catalog import CatalogBusyError
+from workbench.config import ConfigError
+from workbench.evaluation.golden import GoldenSetError
+from workbench.retrieval.pipeline import QueryError
+from workbench.service import NotFoundError
+from workbench.sharing import ReadOnlyError, SharingError
+from workbench.ui import session
+from workbench.ui.access import gate
+from workbench.ui.demo_loader import load_demo_with_progress
+from workbench.ui.pages import navigate
+from workbench.ui.sidebar import render_sidebar
+from workbench.ui.text import md_escape
 
 EXPECTED_ERRORS = (NotFoundError, ConfigError, GoldenSetError, QueryError, CatalogBusyError, ReadOnlyError)
 

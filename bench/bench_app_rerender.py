@@ -18,9 +18,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_DIR))
@@ -56,22 +56,35 @@ def _use_navigation_app() -> None:
 
 def scenarios() -> list[Scenario]:
     found = [
-        Scenario("embedding map: top_k", "pages/embedding_map.py",
-                 lambda app: app.text_input(key="map_query").input(QUERY),
-                 lambda app, step: app.number_input(key="map_top_k").set_value(5 if step % 2 else 10)),
-        Scenario("presets: fusion.k in the editor", "pages/presets_mcp.py",
-                 lambda app: None,
-                 lambda app, step: app.number_input(key="preset_editor.demo.default.fusion.k").set_value(
-                     30 if step % 2 else 60)),
+        Scenario(
+            "embedding map: top_k",
+            "pages/embedding_map.py",
+            lambda app: app.text_input(key="map_query").input(QUERY),
+            lambda app, step: app.number_input(key="map_top_k").set_value(5 if step % 2 else 10),
+        ),
+        Scenario(
+            "presets: fusion.k in the editor",
+            "pages/presets_mcp.py",
+            lambda app: None,
+            lambda app, step: app.number_input(key="preset_editor.demo.default.fusion.k").set_value(
+                30 if step % 2 else 60
+            ),
+        ),
     ]
     if (PROJECT_DIR / "pages" / "retrieval_lab.py").exists():
         found += [
-            Scenario("retrieval lab: fusion.k (side A)", "pages/retrieval_lab.py",
-                     lambda app: app.text_input(key="lab_query").input(QUERY),
-                     lambda app, step: app.number_input(key="lab_a_fusion.k").set_value(30 if step % 2 else 60)),
-            Scenario("retrieval lab: mmr.lambda (side B)", "pages/retrieval_lab.py",
-                     lambda app: app.text_input(key="lab_query").input(QUERY),
-                     lambda app, step: app.slider(key="lab_b_mmr.lambda").set_value(0.5 if step % 2 else 0.7)),
+            Scenario(
+                "retrieval lab: fusion.k (side A)",
+                "pages/retrieval_lab.py",
+                lambda app: app.text_input(key="lab_query").input(QUERY),
+                lambda app, step: app.number_input(key="lab_a_fusion.k").set_value(30 if step % 2 else 60),
+            ),
+            Scenario(
+                "retrieval lab: mmr.lambda (side B)",
+                "pages/retrieval_lab.py",
+                lambda app: app.text_input(key="lab_query").input(QUERY),
+                lambda app, step: app.slider(key="lab_b_mmr.lambda").set_value(0.5 if step % 2 else 0.7),
+            ),
         ]
     return found
 

@@ -28,9 +28,9 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.printing import table  # noqa: E402
-from workbench.ingestion.beir import corpus_sources  # noqa: E402
-from workbench.service import Workbench  # noqa: E402
+from bench.printing import table
+from workbench.ingestion.beir import corpus_sources
+from workbench.service import Workbench
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 MODES = ("bm25", "dense", "hybrid")
@@ -64,6 +64,7 @@ def recorded_reads(client, calls: list):
         def record(*args, _original=original, **kwargs):
             calls.append((_original, args, kwargs))
             return _original(*args, **kwargs)
+
         setattr(client, name, record)  # the instance attribute shadows the method
     try:
         yield calls
@@ -133,15 +134,35 @@ def main() -> None:
     for mode in MODES:
         for backend, collection in (("local", local), ("milvus lite", milvus)):
             timings, raw, calls = latency(bench, collection, mode, queries)
-            raw_cells = ([f"{statistics.median(raw):.2f}", f"{percentile(raw, 0.95):.2f}", calls,
-                          f"{statistics.median(timings) / statistics.median(raw):.2f}"] if raw else ["-"] * 4)
-            rows.append([mode, backend, len(timings), f"{statistics.median(timings):.2f}",
-                         f"{percentile(timings, 0.95):.2f}", f"{statistics.fmean(timings):.2f}", *raw_cells])
+            raw_cells = (
+                [
+                    f"{statistics.median(raw):.2f}",
+                    f"{percentile(raw, 0.95):.2f}",
+                    calls,
+                    f"{statistics.median(timings) / statistics.median(raw):.2f}",
+                ]
+                if raw
+                else ["-"] * 4
+            )
+            rows.append(
+                [
+                    mode,
+                    backend,
+                    len(timings),
+                    f"{statistics.median(timings):.2f}",
+                    f"{percentile(timings, 0.95):.2f}",
+                    f"{statistics.fmean(timings):.2f}",
+                    *raw_cells,
+                ]
+            )
     chunks = {name: len(bench.snapshot(name, bench.config_for(name)).chunks) for name in (local, milvus)}
-    table(f"query latency, ms per query, whole pipeline, cached query vectors "
-          f"({chunks[local]} local chunks, {chunks[milvus]} Milvus chunks; load average "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})",
-          ["mode", "backend", "queries", "p50", "p95", "mean", "raw p50", "raw p95", "calls", "x raw"], rows)
+    table(
+        f"query latency, ms per query, whole pipeline, cached query vectors "
+        f"({chunks[local]} local chunks, {chunks[milvus]} Milvus chunks; load average "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())})",
+        ["mode", "backend", "queries", "p50", "p95", "mean", "raw p50", "raw p95", "calls", "x raw"],
+        rows,
+    )
 
 
 if __name__ == "__main__":

@@ -42,8 +42,13 @@ from bench.printing import table  # noqa: E402
 DIM = 384
 VOCABULARY = 50_000
 ZIPF_EXPONENT = 1.07
-PARTS = ("chunk table, before (parquet -> dict)", "chunk store", "sparse (bm25s)", "dense (hnswlib)",
-         "snapshot + pipeline")
+PARTS = (
+    "chunk table, before (parquet -> dict)",
+    "chunk store",
+    "sparse (bm25s)",
+    "dense (hnswlib)",
+    "snapshot + pipeline",
+)
 SYLLABLES = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"]
 
 
@@ -82,17 +87,27 @@ def build(folder: Path, count: int, chars: int) -> dict:
     chunk_ids = np.arange(1, count + 1, dtype=np.int64)
     doc_ids = (chunk_ids - 1) // 10 + 1  # ten chunks a document
     columns = {
-        "chunk_id": chunk_ids, "doc_id": doc_ids, "ordinal": (chunk_ids - 1) % 10, "start": np.zeros(count),
-        "end": np.full(count, chars), "text": texts, "indexed_text": texts, "heading_path": [["Synthetic"]] * count,
-        "page": [None] * count, "token_count": [None] * count, "over_max_length": np.zeros(count, dtype=bool),
+        "chunk_id": chunk_ids,
+        "doc_id": doc_ids,
+        "ordinal": (chunk_ids - 1) % 10,
+        "start": np.zeros(count),
+        "end": np.full(count, chars),
+        "text": texts,
+        "indexed_text": texts,
+        "heading_path": [["Synthetic"]] * count,
+        "page": [None] * count,
+        "token_count": [None] * count,
+        "over_max_length": np.zeros(count, dtype=bool),
     }
     write_chunk_store(folder / "chunks", columns)
-    rows = list(zip(*(list(columns[name]) for name in CHUNK_COLUMNS)))
-    write_table(folder / "chunks.parquet", [(int(r[0]), int(r[1]), int(r[2]), 0, chars, *r[5:]) for r in rows],
-                CHUNK_COLUMNS)
+    rows = list(zip(*(list(columns[name]) for name in CHUNK_COLUMNS), strict=True))
+    write_table(
+        folder / "chunks.parquet", [(int(r[0]), int(r[1]), int(r[2]), 0, chars, *r[5:]) for r in rows], CHUNK_COLUMNS
+    )
     documents = sorted(set(doc_ids.tolist()))
-    write_table(folder / "documents.parquet", [(d, f"doc{d}.md", None, "md", f"Doc {d}") for d in documents],
-                DOCUMENT_COLUMNS)
+    write_table(
+        folder / "documents.parquet", [(d, f"doc{d}.md", None, "md", f"Doc {d}") for d in documents], DOCUMENT_COLUMNS
+    )
     SparseIndex.from_chunks(ChunkBatch(chunk_ids, texts=texts), Bm25Tokenizer()).save(folder / "sparse")
     # a small ef_construction builds faster; the graph's size does not depend on it
     DenseIndex.from_chunks(ChunkBatch(chunk_ids, vectors=vectors), ef_construction=40).save(folder / "dense")
@@ -105,6 +120,7 @@ def disk_bytes(path: Path) -> int:
 
 
 # -- the measuring child ---------------------------------------------------------------------
+
 
 def rss() -> int:
     return resident()["VmRSS"]
@@ -147,8 +163,10 @@ def measure(part: str, folder: Path, queries: int) -> dict:
     shown: set[int] = set()
     if part == PARTS[0]:
         table_ = read_table(folder / "chunks.parquet")
-        held = {values[0]: ChunkRecord(*values[:7], tuple(values[7] or ()), *values[8:])
-                for values in zip(*(table_[name] for name in CHUNK_COLUMNS))}
+        held = {
+            values[0]: ChunkRecord(*values[:7], tuple(values[7] or ()), *values[8:])
+            for values in zip(*(table_[name] for name in CHUNK_COLUMNS), strict=True)
+        }
         doc_id_of = {cid: chunk.doc_id for cid, chunk in held.items()}
         del table_
         result["opened"] = rss()
@@ -158,7 +176,7 @@ def measure(part: str, folder: Path, queries: int) -> dict:
         held = ChunkStore(folder / "chunks")
         result["opened"] = rss()
         for start in range(0, queries, 10):  # a page of ten hits per query, as the app shows
-            held.records(query_ids[start:start + 10].tolist())
+            held.records(query_ids[start : start + 10].tolist())
     elif part == PARTS[2]:
         held = SparseIndex.load(folder / "sparse")
         result["opened"] = rss()
@@ -174,7 +192,7 @@ def measure(part: str, folder: Path, queries: int) -> dict:
         result["opened"] = rss()
         fetched = held.chunks.record_fetches()
         config = WorkbenchConfig().with_overrides(["retrieval.mode=hybrid"])
-        for text, vector in zip(query_texts, query_vectors):
+        for text, vector in zip(query_texts, query_vectors, strict=True):
             trace = run_pipeline(text, config, held, lambda _q, v=vector: v, "bench")
             shown |= {view.chunk_id for view in trace.final_chunks()}
     split = resident()
@@ -185,8 +203,12 @@ def measure(part: str, folder: Path, queries: int) -> dict:
 
 
 def child(part: str, folder: Path, queries: int) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", part, "--folder", str(folder),
-                          "--queries", str(queries)], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", part, "--folder", str(folder), "--queries", str(queries)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -208,31 +230,58 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="chunk-memory-") as tmp:
             folder = Path(tmp)
             built = build(folder, count, args.chars)
-            disk = {PARTS[0]: disk_bytes(folder / "chunks.parquet"), PARTS[1]: disk_bytes(folder / "chunks"),
-                    PARTS[2]: disk_bytes(folder / "sparse"), PARTS[3]: disk_bytes(folder / "dense")}
+            disk = {
+                PARTS[0]: disk_bytes(folder / "chunks.parquet"),
+                PARTS[1]: disk_bytes(folder / "chunks"),
+                PARTS[2]: disk_bytes(folder / "sparse"),
+                PARTS[3]: disk_bytes(folder / "dense"),
+            }
             disk[PARTS[4]] = disk[PARTS[1]] + disk[PARTS[2]] + disk[PARTS[3]] + disk_bytes(folder / "documents.parquet")
             rows = []
             for part in PARTS:
                 found = measured[(count, part)] = child(part, folder, args.queries)
-                rows.append([part, f"{disk[part] / count:,.0f}",
-                             f"{(found['opened'] - found['imported']) / count:,.0f}",
-                             f"{(found['queried'] - found['imported']) / count:,.0f}",
-                             f"{(found['queried_file'] - found['imported_file']) / count:,.0f}",
-                             f"{found['queried'] / 2**20:,.0f}",
-                             f"{found['texts_read']} ({found['texts_beyond_hits']} beyond hits)"
-                             if part == PARTS[4] else ""])
-            table(f"{count:,} chunks of {args.chars} characters, {args.queries} queries "
-                  f"(built in {built['build_s']:.0f} s; load average {os.getloadavg()[0]:.2f})",
-                  ["part", "disk B/chunk", "RSS open B/chunk", "RSS queried B/chunk", "of which file pages",
-                   "process RSS MB", "texts read"],
-                  rows)
+                rows.append(
+                    [
+                        part,
+                        f"{disk[part] / count:,.0f}",
+                        f"{(found['opened'] - found['imported']) / count:,.0f}",
+                        f"{(found['queried'] - found['imported']) / count:,.0f}",
+                        f"{(found['queried_file'] - found['imported_file']) / count:,.0f}",
+                        f"{found['queried'] / 2**20:,.0f}",
+                        f"{found['texts_read']} ({found['texts_beyond_hits']} beyond hits)" if part == PARTS[4] else "",
+                    ]
+                )
+            table(
+                f"{count:,} chunks of {args.chars} characters, {args.queries} queries "
+                f"(built in {built['build_s']:.0f} s; load average {os.getloadavg()[0]:.2f})",
+                [
+                    "part",
+                    "disk B/chunk",
+                    "RSS open B/chunk",
+                    "RSS queried B/chunk",
+                    "of which file pages",
+                    "process RSS MB",
+                    "texts read",
+                ],
+                rows,
+            )
     if len(args.chunks) > 1:
         # per-chunk cost net of what does not grow with the chunks (imports, the vocabulary)
         small, large = min(args.chunks), max(args.chunks)
-        table(f"marginal RSS per chunk between {small:,} and {large:,} chunks (bytes)",
-              ["part", "open", "queried", "of which file pages"],
-              [[part, *(f"{(measured[(large, part)][when] - measured[(small, part)][when]) / (large - small):,.0f}"
-                        for when in ("opened", "queried", "queried_file"))] for part in PARTS])
+        table(
+            f"marginal RSS per chunk between {small:,} and {large:,} chunks (bytes)",
+            ["part", "open", "queried", "of which file pages"],
+            [
+                [
+                    part,
+                    *(
+                        f"{(measured[(large, part)][when] - measured[(small, part)][when]) / (large - small):,.0f}"
+                        for when in ("opened", "queried", "queried_file")
+                    ),
+                ]
+                for part in PARTS
+            ],
+        )
     # the largest terms at this dimension, for reading the dense row
     print(f"\nfor scale: a {DIM}-d float32 vector is {DIM * 4:,} B; hnswlib's level-0 links at M=16 are 132 B")
 

@@ -23,10 +23,10 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workbench.evaluation import golden as golden_sets  # noqa: E402
-from workbench.evaluation.golden import GoldenSet  # noqa: E402
-from workbench.evaluation.runner import evaluate_collection  # noqa: E402
-from workbench.service import Workbench  # noqa: E402
+from workbench.evaluation import golden as golden_sets
+from workbench.evaluation.golden import GoldenSet
+from workbench.evaluation.runner import evaluate_collection
+from workbench.service import Workbench
 
 OFF_TOPIC = Path(__file__).resolve().parents[1] / "tests" / "workbench" / "retrieval" / "off_topic_queries.jsonl"
 
@@ -57,16 +57,24 @@ def main() -> None:
     answerable_verdicts = [q.verdict for q in result.per_query]
     counts = {v: answerable_verdicts.count(v) for v in ("relevant", "ambiguous", "no_answer")}
     no_answer_counts = {v: report.verdicts[v] - counts[v] for v in counts}
-    print(f"\n{args.collection} / {combined.name}, mode {config.retrieval.mode}, "
-          f"language_guard {config.retrieval.language_guard}")
+    print(
+        f"\n{args.collection} / {combined.name}, mode {config.retrieval.mode}, "
+        f"language_guard {config.retrieval.language_guard}"
+    )
     print(f"{'queries':<28}{'n':>5}{'relevant':>10}{'ambiguous':>11}{'no_answer':>11}{'rate':>9}")
-    print(f"{'answerable (golden set)':<28}{report.answerable:>5}{counts['relevant']:>10}{counts['ambiguous']:>11}"
-          f"{counts['no_answer']:>11}{report.answered_rate:>9.1%}   (relevant or ambiguous)")
-    print(f"{'no answer (off-topic + set)':<28}{report.no_answer:>5}{no_answer_counts['relevant']:>10}"
-          f"{no_answer_counts['ambiguous']:>11}{no_answer_counts['no_answer']:>11}{report.recall:>9.1%}   (no_answer)")
+    print(
+        f"{'answerable (golden set)':<28}{report.answerable:>5}{counts['relevant']:>10}{counts['ambiguous']:>11}"
+        f"{counts['no_answer']:>11}{report.answered_rate:>9.1%}   (relevant or ambiguous)"
+    )
+    print(
+        f"{'no answer (off-topic + set)':<28}{report.no_answer:>5}{no_answer_counts['relevant']:>10}"
+        f"{no_answer_counts['ambiguous']:>11}{no_answer_counts['no_answer']:>11}{report.recall:>9.1%}   (no_answer)"
+    )
     print(report.describe())
-    print(f"ndcg@10 of the answerable queries {result.metrics['ndcg@10']:.4f}; "
-          f"{elapsed / (report.answerable + report.no_answer) * 1000:.1f} ms per query (embedding included)")
+    print(
+        f"ndcg@10 of the answerable queries {result.metrics['ndcg@10']:.4f}; "
+        f"{elapsed / (report.answerable + report.no_answer) * 1000:.1f} ms per query (embedding included)"
+    )
 
 
 if __name__ == "__main__":

@@ -22,9 +22,9 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.printing import table  # noqa: E402
-from workbench.ingestion.beir import corpus_sources  # noqa: E402
-from workbench.service import Workbench  # noqa: E402
+from bench.printing import table
+from workbench.ingestion.beir import corpus_sources
+from workbench.service import Workbench
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 
@@ -39,8 +39,9 @@ def build_slice(docs: int) -> tuple[Workbench, str, list[dict]]:
         started = time.perf_counter()
         report = bench.ingest("slice", sources, bench.config_for(None))
         elapsed = time.perf_counter() - started
-        rows.append([label, len(sources), report.parsed, report.embedded, f"{elapsed:.1f}",
-                     f"{len(sources) / elapsed:.1f}"])
+        rows.append(
+            [label, len(sources), report.parsed, report.embedded, f"{elapsed:.1f}", f"{len(sources) / elapsed:.1f}"]
+        )
     table("ingestion (SciFact abstracts)", ["run", "docs", "parsed", "embedded", "seconds", "docs/s"], rows)
     return bench, "slice", []
 
@@ -66,10 +67,20 @@ def query_latency(bench: Workbench, collection: str, queries: list[str]) -> None
             bench.query(query, collection, config)
             timings.append((time.perf_counter() - started) * 1000)
         timings.sort()
-        rows.append([name, len(queries), f"{statistics.median(timings):.1f}",
-                     f"{timings[int(0.95 * (len(timings) - 1))]:.1f}", f"{max(timings):.1f}"])
-    table(f"query latency, ms ({len(bench.snapshot(collection, base).chunks)} chunks, cached query vectors)",
-          ["pipeline", "queries", "p50", "p95", "max"], rows)
+        rows.append(
+            [
+                name,
+                len(queries),
+                f"{statistics.median(timings):.1f}",
+                f"{timings[int(0.95 * (len(timings) - 1))]:.1f}",
+                f"{max(timings):.1f}",
+            ]
+        )
+    table(
+        f"query latency, ms ({len(bench.snapshot(collection, base).chunks)} chunks, cached query vectors)",
+        ["pipeline", "queries", "p50", "p95", "max"],
+        rows,
+    )
 
 
 def main() -> None:

@@ -40,7 +40,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.printing import table  # noqa: E402
+from bench.printing import table
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 MAX_CHARS = 1000
@@ -63,7 +63,7 @@ def scifact_texts(count: int) -> list[str]:
 
 def scifact_queries(count: int) -> list[str]:
     with (SCIFACT / "queries.jsonl").open(encoding="utf-8") as lines:
-        return [json.loads(line)["text"] for _, line in zip(range(count), lines)]
+        return [json.loads(line)["text"] for _, line in zip(range(count), lines, strict=True)]
 
 
 def main() -> None:
@@ -72,11 +72,22 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--queries", type=int, default=20, help="single-query encodes per runtime and round")
     parser.add_argument("--model", default="all-MiniLM-L6-v2")
-    parser.add_argument("--ndcg", nargs="?", const=NDCG_ROOT, type=Path, metavar="ROOT",
-                        help=f"also SciFact nDCG@10 of torch fp32 and auto's pick, in homes under ROOT "
-                             f"(default {NDCG_ROOT})")
-    parser.add_argument("--record-in", action="append", default=[], type=Path, metavar="HOME",
-                        help="with --ndcg: also record the nDCG numbers in this home (repeatable)")
+    parser.add_argument(
+        "--ndcg",
+        nargs="?",
+        const=NDCG_ROOT,
+        type=Path,
+        metavar="ROOT",
+        help=f"also SciFact nDCG@10 of torch fp32 and auto's pick, in homes under ROOT (default {NDCG_ROOT})",
+    )
+    parser.add_argument(
+        "--record-in",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="HOME",
+        help="with --ndcg: also record the nDCG numbers in this home (repeatable)",
+    )
     args = parser.parse_args()
 
     from workbench.embedding.calibration import calibrate
@@ -118,9 +129,11 @@ def main() -> None:
 
     if args.rounds > 0:
         speed_table(args, texts, queries, embedders, baseline, rates, query_ms, loads, vectors, record["chosen"])
-    print(f"\nauto picks {record['chosen']}: the fastest with cosine >= {record['min_cosine']} to fp32 on its own "
-          f"{record['sample_texts']}-text sample ({record['seconds']} s measuring and {record['export_seconds']} s "
-          f"loading, the exports already cached; {calibration_seconds:.1f} s in all, at load {record['load_average']})")
+    print(
+        f"\nauto picks {record['chosen']}: the fastest with cosine >= {record['min_cosine']} to fp32 on its own "
+        f"{record['sample_texts']}-text sample ({record['seconds']} s measuring and {record['export_seconds']} s "
+        f"loading, the exports already cached; {calibration_seconds:.1f} s in all, at load {record['load_average']})"
+    )
     for line in skipped:
         print(f"not measured: {line}")
     if args.ndcg:
@@ -135,16 +148,28 @@ def speed_table(args, texts, queries, embedders, baseline, rates, query_ms, load
     for key in embedders:
         rate = statistics.median(rates[key])
         cosine = float(np.min(np.sum(vectors[key] * vectors[baseline], axis=1)))
-        rows.append([key + ("  <- auto" if key == chosen else ""), f"{rate:.1f}", f"{rate / fp32_rate:.2f}",
-                     f"{statistics.median(query_ms[key]):.1f}", f"{cosine:.5f}",
-                     f"{statistics.median(loads[key]):.1f}"])
-    table(f"encoder runtimes ({args.model}; {len(texts)} SciFact texts of title + text cut to {MAX_CHARS} chars; "
-          f"{args.rounds} alternating round(s); {len(queries)} single queries per runtime and round)",
-          ["runtime-precision", "texts/s", "vs torch fp32", "query ms p50", "min cosine to fp32", "load (1m)"], rows)
+        rows.append(
+            [
+                key + ("  <- auto" if key == chosen else ""),
+                f"{rate:.1f}",
+                f"{rate / fp32_rate:.2f}",
+                f"{statistics.median(query_ms[key]):.1f}",
+                f"{cosine:.5f}",
+                f"{statistics.median(loads[key]):.1f}",
+            ]
+        )
+    table(
+        f"encoder runtimes ({args.model}; {len(texts)} SciFact texts of title + text cut to {MAX_CHARS} chars; "
+        f"{args.rounds} alternating round(s); {len(queries)} single queries per runtime and round)",
+        ["runtime-precision", "texts/s", "vs torch fp32", "query ms p50", "min cosine to fp32", "load (1m)"],
+        rows,
+    )
     if chosen in query_ms:
-        print(f"\nqueries on a collection built with auto are encoded by {chosen} too (Workbench.embed_query -> "
-              f"the collection's embedder key): {statistics.median(query_ms[chosen]):.1f} ms p50 here, against "
-              f"{statistics.median(query_ms[baseline]):.1f} ms with torch fp32")
+        print(
+            f"\nqueries on a collection built with auto are encoded by {chosen} too (Workbench.embed_query -> "
+            f"the collection's embedder key): {statistics.median(query_ms[chosen]):.1f} ms p50 here, against "
+            f"{statistics.median(query_ms[baseline]):.1f} ms with torch fp32"
+        )
 
 
 def cli(home: Path, *arguments: str) -> str:
@@ -155,7 +180,9 @@ def cli(home: Path, *arguments: str) -> str:
         log.flush()
         done = subprocess.run(command, cwd=REPO, stdout=subprocess.PIPE, stderr=log, text=True)
     if done.returncode != 0:
-        raise SystemExit(f"{' '.join(arguments[:1])} failed in {home} (exit {done.returncode}); see {home / 'bench.log'}")
+        raise SystemExit(
+            f"{' '.join(arguments[:1])} failed in {home} (exit {done.returncode}); see {home / 'bench.log'}"
+        )
     return done.stdout
 
 
@@ -167,13 +194,23 @@ def scifact_quality(root: Path, key: str) -> dict:
     home = root / key
     home.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
-    cli(home, "import-beir", str(SCIFACT), "--collection", "scifact", "--set", f"embedding.runtime={runtime}",
-        "--set", f"embedding.precision={precision}")
+    cli(
+        home,
+        "import-beir",
+        str(SCIFACT),
+        "--collection",
+        "scifact",
+        "--set",
+        f"embedding.runtime={runtime}",
+        "--set",
+        f"embedding.precision={precision}",
+    )
     import_s = time.perf_counter() - started
     ndcg = {}
     for mode in MODES:
-        run = json.loads(cli(home, "eval", "--collection", "scifact", "--set", f"retrieval.mode={mode}", "--no-store",
-                             "--json"))
+        run = json.loads(
+            cli(home, "eval", "--collection", "scifact", "--set", f"retrieval.mode={mode}", "--no-store", "--json")
+        )
         ndcg[mode] = run["metrics"]["ndcg@10"]
     bench = Workbench(home)
     config = bench.config_for("scifact")
@@ -185,8 +222,14 @@ def scifact_quality(root: Path, key: str) -> dict:
         began = time.perf_counter()
         bench.embed_query(config.embedding.key, query)
         milliseconds.append((time.perf_counter() - began) * 1000)
-    return {"home": home, "chunks": chunks, "ndcg": ndcg, "import_s": import_s, "query_key": config.embedding.key,
-            "query_ms": statistics.median(milliseconds)}
+    return {
+        "home": home,
+        "chunks": chunks,
+        "ndcg": ndcg,
+        "import_s": import_s,
+        "query_key": config.embedding.key,
+        "query_ms": statistics.median(milliseconds),
+    }
 
 
 def ndcg_table(root: Path, model: str, chosen: str, record_in: list[Path]) -> None:
@@ -199,24 +242,46 @@ def ndcg_table(root: Path, model: str, chosen: str, record_in: list[Path]) -> No
     for key, found in results.items():
         difference = {mode: found["ndcg"][mode] - results[baseline]["ndcg"][mode] for mode in MODES}
         within = all(abs(d) <= NDCG_TOLERANCE for d in difference.values())
-        rows.append([key + ("  <- auto" if key == chosen else ""), found["chunks"],
-                     *(f"{found['ndcg'][mode]:.4f} ({difference[mode]:+.4f})" for mode in MODES),
-                     "yes" if within else "NO", found["query_key"], f"{found['query_ms']:.1f}",
-                     f"{found['import_s']:.0f}"])
-        record = {"dataset": "scifact", "chunks": found["chunks"],
-                  "ndcg@10": {mode: round(found["ndcg"][mode], 4) for mode in MODES},
-                  "vs_torch_fp32": {mode: round(difference[mode], 4) for mode in MODES},
-                  "measured": time.strftime("%Y-%m-%d %H:%M")}
+        rows.append(
+            [
+                key + ("  <- auto" if key == chosen else ""),
+                found["chunks"],
+                *(f"{found['ndcg'][mode]:.4f} ({difference[mode]:+.4f})" for mode in MODES),
+                "yes" if within else "NO",
+                found["query_key"],
+                f"{found['query_ms']:.1f}",
+                f"{found['import_s']:.0f}",
+            ]
+        )
+        record = {
+            "dataset": "scifact",
+            "chunks": found["chunks"],
+            "ndcg@10": {mode: round(found["ndcg"][mode], 4) for mode in MODES},
+            "vs_torch_fp32": {mode: round(difference[mode], 4) for mode in MODES},
+            "measured": time.strftime("%Y-%m-%d %H:%M"),
+        }
         for home in [root, *(r["home"] for r in results.values()), *record_in]:
             record_quality(home, model, key, record)
-    table(f"SciFact nDCG@10 (doc level, 300 claims) from import-beir + eval, homes under {root}; in brackets the "
-          f"difference to {baseline}",
-          ["runtime-precision", "chunks", *(f"{mode} nDCG@10" for mode in MODES),
-           f"within {NDCG_TOLERANCE}", "query path embedder", "Workbench.embed_query ms p50", "import-beir s"], rows)
+    table(
+        f"SciFact nDCG@10 (doc level, 300 claims) from import-beir + eval, homes under {root}; in brackets the "
+        f"difference to {baseline}",
+        [
+            "runtime-precision",
+            "chunks",
+            *(f"{mode} nDCG@10" for mode in MODES),
+            f"within {NDCG_TOLERANCE}",
+            "query path embedder",
+            "Workbench.embed_query ms p50",
+            "import-beir s",
+        ],
+        rows,
+    )
     print(f"\n1-minute load average at the end: {os.getloadavg()[0]:.1f} (it matters for the query ms, not for nDCG)")
-    print(f"recorded in {root / QUALITY_FILE}, in each runtime's home"
-          f"{''.join(', ' + str(h / QUALITY_FILE) for h in record_in)}; import-beir s is a rerun's when the home "
-          "was there already (nothing to embed)")
+    print(
+        f"recorded in {root / QUALITY_FILE}, in each runtime's home"
+        f"{''.join(', ' + str(h / QUALITY_FILE) for h in record_in)}; import-beir s is a rerun's when the home "
+        "was there already (nothing to embed)"
+    )
 
 
 if __name__ == "__main__":

@@ -38,8 +38,15 @@ def synth(bench: Workbench, collection: str, n: int, out: str) -> list:
     plan = plan_synth(bench, collection, config, n=n, seed=1, out=out)
     report = run_synth(bench, plan)
     ms = (time.perf_counter() - started) * 1000
-    return [len(plan.tasks), len(report.kept), report.endpoint_calls, report.cached_calls + report.resumed,
-            f"{report.spent_tokens:,}", f"{ms:.0f}", f"{ms / max(1, len(plan.tasks)):.1f}"]
+    return [
+        len(plan.tasks),
+        len(report.kept),
+        report.endpoint_calls,
+        report.cached_calls + report.resumed,
+        f"{report.spent_tokens:,}",
+        f"{ms:.0f}",
+        f"{ms / max(1, len(plan.tasks)):.1f}",
+    ]
 
 
 def judge(bench: Workbench, collection: str, pool: str) -> list:
@@ -49,18 +56,35 @@ def judge(bench: Workbench, collection: str, pool: str) -> list:
     client = bench.llm()
     started = time.perf_counter()
     row, todo, report = llm_judge.plan(bench.catalog, client, pool, None)
-    llm_judge.run(bench.catalog, client, row, todo, report, llm_judge.passage_reader(bench, collection),
-                  max_calls=None, timeout_s=config.synth.timeout_s, max_tokens=config.synth.max_tokens,
-                  max_chunk_chars=config.synth.max_chunk_chars)
+    llm_judge.run(
+        bench.catalog,
+        client,
+        row,
+        todo,
+        report,
+        llm_judge.passage_reader(bench, collection),
+        max_calls=None,
+        timeout_s=config.synth.timeout_s,
+        max_tokens=config.synth.max_tokens,
+        max_chunk_chars=config.synth.max_chunk_chars,
+    )
     ms = (time.perf_counter() - started) * 1000
-    return [report.pairs, report.recorded, report.endpoint_calls, report.cached_calls + report.already,
-            f"{report.tokens:,}", f"{ms:.0f}", f"{ms / max(1, report.pairs):.1f}"]
+    return [
+        report.pairs,
+        report.recorded,
+        report.endpoint_calls,
+        report.cached_calls + report.already,
+        f"{report.tokens:,}",
+        f"{ms:.0f}",
+        f"{ms / max(1, report.pairs):.1f}",
+    ]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--home", help="a copy of a home (its catalog keeps replies and grades); default: the demo "
-                                       "in a temp home")
+    parser.add_argument(
+        "--home", help="a copy of a home (its catalog keeps replies and grades); default: the demo in a temp home"
+    )
     parser.add_argument("--collection", "-c", default="demo")
     parser.add_argument("--n", type=int, default=30, help="questions to write (default 30)")
     parser.add_argument("--depth", type=int, default=5, help="pool depth per configuration (default 5)")
@@ -84,20 +108,47 @@ def main() -> None:
     bench.snapshot(args.collection, config)  # indexes and the embedding model loaded before timing
     bench.embed_query(config.embedding.model, "warm up")
     out = f"bench-synth-{os.getpid()}"
-    rows = [["golden synth (first)", *synth(bench, args.collection, args.n, out)],
-            ["golden synth (again)", *synth(bench, args.collection, args.n, out)]]
-    table(f"golden synth, {args.n} questions from {args.collection}",
-          ["run", "tasks", "kept", "endpoint calls", "cached/resumed", "tokens", "total ms", "ms per item"], rows)
+    rows = [
+        ["golden synth (first)", *synth(bench, args.collection, args.n, out)],
+        ["golden synth (again)", *synth(bench, args.collection, args.n, out)],
+    ]
+    table(
+        f"golden synth, {args.n} questions from {args.collection}",
+        ["run", "tasks", "kept", "endpoint calls", "cached/resumed", "tokens", "total ms", "ms per item"],
+        rows,
+    )
 
     from workbench.cli import main as cli
 
-    code = cli(["golden", "pool", "--queries", out, "-c", args.collection, "--configs", "retrieval.mode=bm25",
-                "retrieval.mode=dense", "--depth", str(args.depth), "--name", out, "--home", str(home)])
+    code = cli(
+        [
+            "golden",
+            "pool",
+            "--queries",
+            out,
+            "-c",
+            args.collection,
+            "--configs",
+            "retrieval.mode=bm25",
+            "retrieval.mode=dense",
+            "--depth",
+            str(args.depth),
+            "--name",
+            out,
+            "--home",
+            str(home),
+        ]
+    )
     assert code == 0, "pooling failed"
-    rows = [["golden judge --llm (first)", *judge(bench, args.collection, out)],
-            ["golden judge --llm (again)", *judge(bench, args.collection, out)]]
-    table(f"golden judge --llm, pool of the synth set's questions (bm25 + dense, top {args.depth} each)",
-          ["run", "pairs", "recorded", "endpoint calls", "cached/skipped", "tokens", "total ms", "ms per pair"], rows)
+    rows = [
+        ["golden judge --llm (first)", *judge(bench, args.collection, out)],
+        ["golden judge --llm (again)", *judge(bench, args.collection, out)],
+    ]
+    table(
+        f"golden judge --llm, pool of the synth set's questions (bm25 + dense, top {args.depth} each)",
+        ["run", "pairs", "recorded", "endpoint calls", "cached/skipped", "tokens", "total ms", "ms per pair"],
+        rows,
+    )
     source = "configured endpoint" if args.endpoint else "fake endpoint on 127.0.0.1 (every 5th passage a bad reply)"
     print(f"\n{source}; load average {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if fake is not None:

@@ -39,13 +39,20 @@ def main() -> None:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     load_before = os.getloadavg()[0]
     began = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "workbench", "ingest", str(folder), "-c", "hostile", "--home",
-                           str(home)], cwd=REPO, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", "ingest", str(folder), "-c", "hostile", "--home", str(home)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     command_s = time.perf_counter() - began
     summary = next((line for line in done.stdout.splitlines() if line.startswith("hostile:")), done.stdout[-300:])
-    table("the whole command (default limits, bundled model, process start included)",
-          ["files", "seconds", "exit code", "load avg before", "summary"],
-          [[len(kinds) + len(CONTROLS), f"{command_s:.1f}", done.returncode, f"{load_before:.1f}", summary]])
+    table(
+        "the whole command (default limits, bundled model, process start included)",
+        ["files", "seconds", "exit code", "load avg before", "summary"],
+        [[len(kinds) + len(CONTROLS), f"{command_s:.1f}", done.returncode, f"{load_before:.1f}", summary]],
+    )
 
     limits = IngestConfig()
     plan = (ChunkPlan("default", WorkbenchConfig().chunking),)
@@ -57,10 +64,22 @@ def main() -> None:
                 rows.append([kind.filename, kind.kind, "refused before reading", "ingest.max_file_mb", "0.00", "-"])
                 continue
             (outcome,) = pool.outcomes([ParseTask(1, kind.filename, limits, path=str(path), plans=plan)])
-            rows.append([kind.filename, kind.kind, "ingested" if outcome.ok else "failed",
-                         kind.limit or "-", f"{outcome.elapsed_s:.2f}", f"{outcome.peak_rss_mb:.0f}"])
-    table(f"each file alone in a parse worker (time limit {limits.parse_timeout_s:g} s, memory limit "
-          f"{limits.parse_memory_mb} MB)", ["file", "kind", "outcome", "stopped by", "worker s", "worker MB (sampled peak)"], rows)
+            rows.append(
+                [
+                    kind.filename,
+                    kind.kind,
+                    "ingested" if outcome.ok else "failed",
+                    kind.limit or "-",
+                    f"{outcome.elapsed_s:.2f}",
+                    f"{outcome.peak_rss_mb:.0f}",
+                ]
+            )
+    table(
+        f"each file alone in a parse worker (time limit {limits.parse_timeout_s:g} s, memory limit "
+        f"{limits.parse_memory_mb} MB)",
+        ["file", "kind", "outcome", "stopped by", "worker s", "worker MB (sampled peak)"],
+        rows,
+    )
 
 
 if __name__ == "__main__":

@@ -42,7 +42,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.printing import table  # noqa: E402
+from bench.printing import table
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 TARGET_SAME_RUNTIME = 1.10
@@ -96,8 +96,9 @@ def choose(runtime: str, model: str) -> tuple[str, str, float]:
             choice = choose_runtime(Path(home), EmbeddingConfig(model=model))
     else:
         name, _, precision = runtime.partition("-")
-        choice = choose_runtime(Path(tempfile.gettempdir()), EmbeddingConfig(model=model, runtime=name,
-                                                                             precision=precision or "fp32"))
+        choice = choose_runtime(
+            Path(tempfile.gettempdir()), EmbeddingConfig(model=model, runtime=name, precision=precision or "fp32")
+        )
     if choice.note:
         print(f"note: {choice.note}", file=sys.stderr)
     return choice.runtime, choice.precision, time.perf_counter() - started
@@ -107,8 +108,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=600)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--runtime", default="auto", help="auto (default), or runtime-precision: openvino-bf16, "
-                                                          "torch-fp32, onnx-int8, ...")
+    parser.add_argument(
+        "--runtime",
+        default="auto",
+        help="auto (default), or runtime-precision: openvino-bf16, torch-fp32, onnx-int8, ...",
+    )
     args = parser.parse_args()
 
     from workbench.config import WorkbenchConfig
@@ -173,22 +177,47 @@ def main() -> None:
         same_ratios.append(same)
         fp32_ratios.append(torch32)
         first, encode, index = spans.parts()
-        rows.append([round_number, " ".join(order), len(texts), f"{results['import']:.1f}",
-                     f"{first:.1f} / {encode:.1f} / {index:.1f}",
-                     f"{results['before']:.1f} / {results['after']:.1f}", f"{same:.2f}",
-                     f"{results['fp32']:.1f}", f"{torch32:.2f}",
-                     " / ".join(f"{loads[p]:.1f}" for p in ("before", "import", "after", "fp32"))])
-    table(f"import vs raw encode ({args.docs} SciFact documents, {base.embedding.model} on {key}"
-          f"{' (auto)' if args.runtime == 'auto' else ''}; {os.cpu_count()} cpus)",
-          ["round", "order", "chunk texts", "import s", "before 1st encode / encoding / index s",
-           f"raw {key} s: before / after", f"import/raw mean (<= {TARGET_SAME_RUNTIME:.2f})", "raw torch-fp32 s",
-           f"import/fp32 (<= {TARGET_TORCH_FP32:.1f})", "load 1m: before / import / after / fp32"], rows)
-    print(f"\nset-up, counted in neither: choosing the runtime {choose_s:.1f} s ({args.runtime}), loading and "
-          f"warming {key} and torch-fp32 {load_s:.1f} s, a first import and raw encode {warm_s:.1f} s")
+        rows.append(
+            [
+                round_number,
+                " ".join(order),
+                len(texts),
+                f"{results['import']:.1f}",
+                f"{first:.1f} / {encode:.1f} / {index:.1f}",
+                f"{results['before']:.1f} / {results['after']:.1f}",
+                f"{same:.2f}",
+                f"{results['fp32']:.1f}",
+                f"{torch32:.2f}",
+                " / ".join(f"{loads[p]:.1f}" for p in ("before", "import", "after", "fp32")),
+            ]
+        )
+    table(
+        f"import vs raw encode ({args.docs} SciFact documents, {base.embedding.model} on {key}"
+        f"{' (auto)' if args.runtime == 'auto' else ''}; {os.cpu_count()} cpus)",
+        [
+            "round",
+            "order",
+            "chunk texts",
+            "import s",
+            "before 1st encode / encoding / index s",
+            f"raw {key} s: before / after",
+            f"import/raw mean (<= {TARGET_SAME_RUNTIME:.2f})",
+            "raw torch-fp32 s",
+            f"import/fp32 (<= {TARGET_TORCH_FP32:.1f})",
+            "load 1m: before / import / after / fp32",
+        ],
+        rows,
+    )
+    print(
+        f"\nset-up, counted in neither: choosing the runtime {choose_s:.1f} s ({args.runtime}), loading and "
+        f"warming {key} and torch-fp32 {load_s:.1f} s, a first import and raw encode {warm_s:.1f} s"
+    )
     if rows:
-        print(f"median import/raw {statistics.median(same_ratios):.2f} (worst {max(same_ratios):.2f}), "
-              f"median import/fp32 {statistics.median(fp32_ratios):.2f} (worst {max(fp32_ratios):.2f}); "
-              f"a load average above {os.cpu_count()} means the neighbours took cores from both sides")
+        print(
+            f"median import/raw {statistics.median(same_ratios):.2f} (worst {max(same_ratios):.2f}), "
+            f"median import/fp32 {statistics.median(fp32_ratios):.2f} (worst {max(fp32_ratios):.2f}); "
+            f"a load average above {os.cpu_count()} means the neighbours took cores from both sides"
+        )
 
 
 if __name__ == "__main__":

@@ -62,9 +62,17 @@ def one_process(home: str, collection: str, mode: str) -> list[dict]:
         trace_a = bench.query(query, collection, config)
         side_a_ms = (time.perf_counter() - started) * 1000
         trace_b = bench.query(query, collection, config)
-        for stage_a, stage_b in zip(trace_a.stages, trace_b.stages):
-            rows.append({"query": query, "stage": stage_a.stage, "a_ms": stage_a.elapsed_ms,
-                         "b_ms": stage_b.elapsed_ms, "first_use_ms": first_use_ms, "side_a_ms": side_a_ms})
+        for stage_a, stage_b in zip(trace_a.stages, trace_b.stages, strict=True):
+            rows.append(
+                {
+                    "query": query,
+                    "stage": stage_a.stage,
+                    "a_ms": stage_a.elapsed_ms,
+                    "b_ms": stage_b.elapsed_ms,
+                    "first_use_ms": first_use_ms,
+                    "side_a_ms": side_a_ms,
+                }
+            )
     return rows
 
 
@@ -88,16 +96,31 @@ def main() -> None:
         load_demo(Workbench(Path(home)))
     print(f"load average {os.getloadavg()[0]:.2f} at start")
     for mode in ("cold", "warm"):
-        output = subprocess.run([sys.executable, __file__, "--home", home, "--collection", args.collection,
-                                 "--child", mode], capture_output=True, text=True, check=True).stdout
+        output = subprocess.run(
+            [sys.executable, __file__, "--home", home, "--collection", args.collection, "--child", mode],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         rows = json.loads(output.strip().splitlines()[-1])
         worst = max(ratio(r) for r in rows)
         within = sum(1 for r in rows if ratio(r) <= 3)
-        table(f"{mode}: A = B, stage ms over {len(QUERIES)} queries after a fresh start; {within} of {len(rows)} "
-              f"stage pairs within 3x (times under {FLOOR_MS:g} ms count as {FLOOR_MS:g} ms), worst {worst:.1f}x",
-              ["query", "stage", "A ms", "B ms", "A/B", "first-use ms"],
-              [[r["query"][:28], r["stage"], f"{r['a_ms']:.1f}", f"{r['b_ms']:.1f}", f"{ratio(r):.2f}",
-                f"{r['first_use_ms']:.0f}"] for r in rows])
+        table(
+            f"{mode}: A = B, stage ms over {len(QUERIES)} queries after a fresh start; {within} of {len(rows)} "
+            f"stage pairs within 3x (times under {FLOOR_MS:g} ms count as {FLOOR_MS:g} ms), worst {worst:.1f}x",
+            ["query", "stage", "A ms", "B ms", "A/B", "first-use ms"],
+            [
+                [
+                    r["query"][:28],
+                    r["stage"],
+                    f"{r['a_ms']:.1f}",
+                    f"{r['b_ms']:.1f}",
+                    f"{ratio(r):.2f}",
+                    f"{r['first_use_ms']:.0f}",
+                ]
+                for r in rows
+            ],
+        )
     print(f"load average {os.getloadavg()[0]:.2f} at end")
 
 

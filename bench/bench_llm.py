@@ -53,8 +53,12 @@ def run(bench: Workbench, collection: str, queries: list[str], overrides: list[s
         trace = bench.query(query, collection, config)
         timings.append((time.perf_counter() - started) * 1000)
         tokens += sum((call.total_tokens or 0) for _, call in trace.llm_calls() if not call.cached)
-    return {"p50": statistics.median(timings), "mean": statistics.fmean(timings),
-            "calls": (llm.endpoint_calls - before) / len(queries), "tokens": tokens / len(queries)}
+    return {
+        "p50": statistics.median(timings),
+        "mean": statistics.fmean(timings),
+        "calls": (llm.endpoint_calls - before) / len(queries),
+        "tokens": tokens / len(queries),
+    }
 
 
 def main() -> None:
@@ -83,15 +87,28 @@ def main() -> None:
         fresh.embed_queries(base.embedding.key, queries)
         fresh.snapshot(args.collection, base)
         catalog = run(fresh, args.collection, queries, overrides)
-        rows.append([name, f"{first['calls']:.1f}", f"{first['tokens']:.0f}", f"{first['p50']:.1f}",
-                     f"{again['p50']:.1f}", f"{again['calls']:.0f}", f"{catalog['p50']:.1f}",
-                     f"{catalog['calls']:.0f}"])
+        rows.append(
+            [
+                name,
+                f"{first['calls']:.1f}",
+                f"{first['tokens']:.0f}",
+                f"{first['p50']:.1f}",
+                f"{again['p50']:.1f}",
+                f"{again['calls']:.0f}",
+                f"{catalog['p50']:.1f}",
+                f"{catalog['calls']:.0f}",
+            ]
+        )
     source = "configured endpoint" if args.endpoint else "fake endpoint on 127.0.0.1"
-    table(f"per query, {len(queries)} SciFact queries, {source} (ms are p50)",
-          ["setting", "calls/q", "tokens/q", "first ms", "memory-cached ms", "calls", "catalog-cached ms",
-           "calls"], rows)
-    print("\ncalls/q and tokens/q count endpoint calls of the first pass; the settings run in order and share the\n"
-          "reply cache, so 'multi + llm rerank' pays only for what the rows above did not already ask.")
+    table(
+        f"per query, {len(queries)} SciFact queries, {source} (ms are p50)",
+        ["setting", "calls/q", "tokens/q", "first ms", "memory-cached ms", "calls", "catalog-cached ms", "calls"],
+        rows,
+    )
+    print(
+        "\ncalls/q and tokens/q count endpoint calls of the first pass; the settings run in order and share the\n"
+        "reply cache, so 'multi + llm rerank' pays only for what the rows above did not already ask."
+    )
     if fake is not None:
         fake.stop()
 

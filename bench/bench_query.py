@@ -34,12 +34,12 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import hnswlib  # noqa: E402
+import hnswlib
 
-from bench.printing import table  # noqa: E402
-from store.dense_index import GRAPH_FILE, normalize_rows  # noqa: E402
-from workbench.evaluation import golden as golden_sets  # noqa: E402
-from workbench.service import NotFoundError, Workbench  # noqa: E402
+from bench.printing import table
+from store.dense_index import GRAPH_FILE, normalize_rows
+from workbench.evaluation import golden as golden_sets
+from workbench.service import NotFoundError, Workbench
 
 MODES = ("bm25", "dense", "hybrid")
 
@@ -77,8 +77,11 @@ def main() -> int:
         base = bench.config_for(args.collection)
         golden = golden_sets.find(args.golden or args.collection, bench.home)
     except (NotFoundError, FileNotFoundError, ValueError) as error:
-        print(f"bench_query: {error}\n(import one first: python -m workbench import-beir "
-              f"../shared/datasets/scifact --home {bench.home})", file=sys.stderr)
+        print(
+            f"bench_query: {error}\n(import one first: python -m workbench import-beir "
+            f"../shared/datasets/scifact --home {bench.home})",
+            file=sys.stderr,
+        )
         return 2
     texts = [query.query for query in golden.queries[: args.queries]]
     if not texts:
@@ -104,8 +107,11 @@ def main() -> int:
     def raw_dense(position: int) -> list[int]:
         return graph.knn_query(unit_vectors[position], k=candidates, num_threads=1)[0][0].tolist()
 
-    raw_routes = {"bm25": {"bm25": raw_bm25}, "dense": {"dense": raw_dense},
-                  "hybrid": {"dense": raw_dense, "bm25": raw_bm25}}
+    raw_routes = {
+        "bm25": {"bm25": raw_bm25},
+        "dense": {"dense": raw_dense},
+        "hybrid": {"dense": raw_dense, "bm25": raw_bm25},
+    }
     rows = []
     for mode in MODES:
         if mode != "bm25" and graph is None:
@@ -126,12 +132,23 @@ def main() -> int:
             trace, found = pipeline(position), raw(position)
             same &= all(trace.stage(route).ranked.chunk_ids() == ids for route, ids in found.items())
         pipeline_ms, raw_ms = fastest_per_query(pipeline, raw, len(texts), args.rounds)
-        rows.append([mode, len(texts), f"{pipeline_ms:.3f}", f"{raw_ms:.3f}", f"{pipeline_ms / raw_ms:.2f}",
-                     "yes" if same else "NO"])
+        rows.append(
+            [
+                mode,
+                len(texts),
+                f"{pipeline_ms:.3f}",
+                f"{raw_ms:.3f}",
+                f"{pipeline_ms / raw_ms:.2f}",
+                "yes" if same else "NO",
+            ]
+        )
     chunks = len(snapshot.chunks)
-    table(f"query path vs raw index calls, ms/query ({args.collection}: {chunks} chunks, {candidates} candidates, "
-          f"cached query vectors, fastest of {args.rounds} per query)",
-          ["mode", "queries", "pipeline", "raw index", "ratio", "same ids"], rows)
+    table(
+        f"query path vs raw index calls, ms/query ({args.collection}: {chunks} chunks, {candidates} candidates, "
+        f"cached query vectors, fastest of {args.rounds} per query)",
+        ["mode", "queries", "pipeline", "raw index", "ratio", "same ids"],
+        rows,
+    )
     return 0
 
 

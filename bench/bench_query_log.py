@@ -34,8 +34,12 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from bench.printing import table  # noqa: E402
 
 SCIFACT = PROJECT_DIR.parent / "shared" / "datasets" / "scifact"
-SERVER_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(PROJECT_DIR),
-              "PATH": os.environ.get("PATH", "")}
+SERVER_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "PYTHONPATH": str(PROJECT_DIR),
+    "PATH": os.environ.get("PATH", ""),
+}
 
 
 def abstracts(limit: int) -> list[tuple[str, str]]:
@@ -51,7 +55,7 @@ def abstracts(limit: int) -> list[tuple[str, str]]:
 
 def claims(limit: int) -> list[str]:
     with (SCIFACT / "queries.jsonl").open(encoding="utf-8") as handle:
-        return [json.loads(line)["text"] for line, _ in zip(handle, range(limit))]
+        return [json.loads(line)["text"] for line, _ in zip(handle, range(limit), strict=True)]
 
 
 def write_batch(folder: Path, docs: list[tuple[str, str]]) -> list[Path]:
@@ -77,8 +81,22 @@ def main() -> None:
         home = Path(scratch) / "home"
         base_files = write_batch(Path(scratch) / "base", docs[: args.base])
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "workbench", "ingest", *map(str, base_files), "--collection", "sci",
-                        "--home", str(home)], cwd=PROJECT_DIR, check=True, capture_output=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "workbench",
+                "ingest",
+                *map(str, base_files),
+                "--collection",
+                "sci",
+                "--home",
+                str(home),
+            ],
+            cwd=PROJECT_DIR,
+            check=True,
+            capture_output=True,
+        )
         print(f"home built: {args.base} abstracts in {time.perf_counter() - started:.0f} s")
         latencies: dict[str, list[float]] = {"log on": [], "log off": []}
         servers = {"log on": [], "log off": ["--set", "log.queries=off"]}
@@ -86,8 +104,12 @@ def main() -> None:
             sessions = {}
             contexts = []
             for label, extra in servers.items():
-                params = StdioServerParameters(command=sys.executable, cwd=str(PROJECT_DIR), env=SERVER_ENV,
-                                               args=["-m", "workbench", "mcp", "--home", str(home), *extra])
+                params = StdioServerParameters(
+                    command=sys.executable,
+                    cwd=str(PROJECT_DIR),
+                    env=SERVER_ENV,
+                    args=["-m", "workbench", "mcp", "--home", str(home), *extra],
+                )
                 stdio = portal.wrap_async_context_manager(stdio_client(params, errlog=open(os.devnull, "w")))
                 read, write = stdio.__enter__()
                 session_cm = portal.wrap_async_context_manager(ClientSession(read, write, read_timeout_seconds=300))
@@ -100,19 +122,33 @@ def main() -> None:
             asked = 0
             loads = []
             for round_number in range(args.rounds):
-                batch = docs[args.base + round_number * args.batch: args.base + (round_number + 1) * args.batch]
+                batch = docs[args.base + round_number * args.batch : args.base + (round_number + 1) * args.batch]
                 files = write_batch(Path(scratch) / f"round{round_number}", batch)
-                ingest = subprocess.Popen([sys.executable, "-m", "workbench", "ingest", *map(str, files),
-                                           "--collection", "sci", "--home", str(home)], cwd=PROJECT_DIR,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                ingest = subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "workbench",
+                        "ingest",
+                        *map(str, files),
+                        "--collection",
+                        "sci",
+                        "--home",
+                        str(home),
+                    ],
+                    cwd=PROJECT_DIR,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
                 turn = 0
                 while ingest.poll() is None:
                     order = list(sessions) if turn % 2 == 0 else list(reversed(sessions))
                     text = questions[asked % len(questions)]
                     for label in order:
                         began = time.perf_counter()
-                        result = portal.call(sessions[label].call_tool, "query_knowledge_hub",
-                                             {"query": text, "top_k": 5})
+                        result = portal.call(
+                            sessions[label].call_tool, "query_knowledge_hub", {"query": text, "top_k": 5}
+                        )
                         latencies[label].append((time.perf_counter() - began) * 1000)
                         assert not result.is_error, result.content[0].text
                     asked += 1
@@ -128,11 +164,16 @@ def main() -> None:
     rows = []
     for label, values in latencies.items():
         ordered = sorted(values)
-        rows.append([label, len(values), f"{statistics.median(ordered):.1f}",
-                     f"{ordered[int(0.9 * (len(ordered) - 1))]:.1f}"])
+        rows.append(
+            [label, len(values), f"{statistics.median(ordered):.1f}", f"{ordered[int(0.9 * (len(ordered) - 1))]:.1f}"]
+        )
     on, off = (statistics.median(latencies[k]) for k in ("log on", "log off"))
-    table(f"MCP query_knowledge_hub during another process's ingest ({args.rounds} rounds x {args.batch} "
-          f"abstracts; load average {statistics.mean(loads):.2f})", ["server", "queries", "p50 ms", "p90 ms"], rows)
+    table(
+        f"MCP query_knowledge_hub during another process's ingest ({args.rounds} rounds x {args.batch} "
+        f"abstracts; load average {statistics.mean(loads):.2f})",
+        ["server", "queries", "p50 ms", "p90 ms"],
+        rows,
+    )
     print(f"\nlog on vs off, p50: {100 * (on - off) / off:+.1f} %   (log lines written by the 'on' server: {logged})")
 
 

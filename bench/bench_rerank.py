@@ -33,8 +33,8 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.bench_encode import MAX_CHARS, scifact_queries, scifact_texts  # noqa: E402
-from bench.printing import table  # noqa: E402
+from bench.bench_encode import MAX_CHARS, scifact_queries, scifact_texts
+from bench.printing import table
 
 
 def minilm_stand_in(folder: Path) -> str:
@@ -111,21 +111,45 @@ def main() -> None:
     rows = []
     for key in opened:
         rate = statistics.median(rates[key])
-        pairs = list(zip(scores[key], scores[baseline]))
+        pairs = list(zip(scores[key], scores[baseline], strict=True))
         max_diff = max(float(np.max(np.abs(a - b))) for a, b in pairs)
         min_tau = min(kendall_tau(a, b, query_tie(b)) for a, b in pairs)
         same_top = sum(int(np.argmax(a) == np.argmax(b)) for a, b in pairs) / len(pairs)
-        rows.append([key + ("  <- auto" if key == record["chosen"] else ""), f"{rate:.1f}", f"{rate / fp32_rate:.2f}",
-                     f"{statistics.median(call_ms[key]):.0f}", f"{max_diff:.4f}", f"{min_tau:.3f}",
-                     f"{same_top:.0%}", f"{export_s[key]:.1f}", f"{statistics.median(loads[key]):.1f}"])
-    table(f"cross-encoder runtimes ({described}; {len(groups)} SciFact queries x {len(passages)} abstracts cut to "
-          f"{MAX_CHARS} chars, one call per query; {args.rounds} alternating round(s))",
-          ["runtime-precision", "pairs/s", "vs torch fp32", f"call ms p50 ({len(passages)} pairs)",
-           "max |dscore|", "min tau", "same top-1", "open+export s", "load (1m)"], rows)
-    print(f"\nauto picks {record['chosen']}: the fastest whose order keeps Kendall tau >= {record['min_tau']} to fp32 "
-          f"on its own {record['sample_pairs']}-pair sample ({record['seconds']} s measuring, "
-          f"{record['export_seconds']} s loading, exports cached; {calibration_wall:.1f} s in all, load "
-          f"{record['load_average']})")
+        rows.append(
+            [
+                key + ("  <- auto" if key == record["chosen"] else ""),
+                f"{rate:.1f}",
+                f"{rate / fp32_rate:.2f}",
+                f"{statistics.median(call_ms[key]):.0f}",
+                f"{max_diff:.4f}",
+                f"{min_tau:.3f}",
+                f"{same_top:.0%}",
+                f"{export_s[key]:.1f}",
+                f"{statistics.median(loads[key]):.1f}",
+            ]
+        )
+    table(
+        f"cross-encoder runtimes ({described}; {len(groups)} SciFact queries x {len(passages)} abstracts cut to "
+        f"{MAX_CHARS} chars, one call per query; {args.rounds} alternating round(s))",
+        [
+            "runtime-precision",
+            "pairs/s",
+            "vs torch fp32",
+            f"call ms p50 ({len(passages)} pairs)",
+            "max |dscore|",
+            "min tau",
+            "same top-1",
+            "open+export s",
+            "load (1m)",
+        ],
+        rows,
+    )
+    print(
+        f"\nauto picks {record['chosen']}: the fastest whose order keeps Kendall tau >= {record['min_tau']} to fp32 "
+        f"on its own {record['sample_pairs']}-pair sample ({record['seconds']} s measuring, "
+        f"{record['export_seconds']} s loading, exports cached; {calibration_wall:.1f} s in all, load "
+        f"{record['load_average']})"
+    )
     for line in skipped:
         print(f"not measured: {line}")
     scratch.cleanup()

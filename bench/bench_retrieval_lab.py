@@ -23,14 +23,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workbench.analysis.charts import rank_flow_figure  # noqa: E402
-from workbench.analysis.diff import diff_finals  # noqa: E402
-from workbench.analysis.explain import explain_hit  # noqa: E402
-from workbench.analysis.rank_flow import rank_flow  # noqa: E402
-from workbench.analysis.side_config import side_config, side_values  # noqa: E402
-from workbench.analysis.tables import diff_rows, stage_rows  # noqa: E402
-from workbench.generation.context import assemble_context, build_prompt  # noqa: E402
-from workbench.service import Workbench  # noqa: E402
+from workbench.analysis.charts import rank_flow_figure
+from workbench.analysis.diff import diff_finals
+from workbench.analysis.explain import explain_hit
+from workbench.analysis.rank_flow import rank_flow
+from workbench.analysis.side_config import side_config, side_values
+from workbench.analysis.tables import diff_rows, stage_rows
+from workbench.generation.context import assemble_context, build_prompt
+from workbench.service import Workbench
 
 DEFAULT_QUERIES = (
     "How does reciprocal rank fusion combine rankings?",
@@ -80,8 +80,10 @@ def render_once(bench: Workbench, collection: str, query: str, config_a, config_
 
 def run(bench: Workbench, collection: str, queries: list[str], repeats: int) -> int:
     if collection not in bench.collection_names():
-        print(f"collection {collection!r} not found; known: {', '.join(bench.collection_names()) or 'none'}",
-              file=sys.stderr)
+        print(
+            f"collection {collection!r} not found; known: {', '.join(bench.collection_names()) or 'none'}",
+            file=sys.stderr,
+        )
         return 2
     base = bench.config_for(collection)
     started = time.perf_counter()
@@ -98,12 +100,14 @@ def run(bench: Workbench, collection: str, queries: list[str], repeats: int) -> 
         config_b = side_config(base, {**side_values(base), **change})
         for query in queries:
             samples = [render_once(bench, collection, query, base, config_b) for _ in range(repeats)]
-            a_ms, b_ms, analysis_ms = (statistics.median(column) for column in zip(*samples))
+            a_ms, b_ms, analysis_ms = (statistics.median(column) for column in zip(*samples, strict=True))
             total = a_ms + b_ms + analysis_ms
             totals.append(total)
             print(f"{label:<22} {query[:42]:<42} {a_ms:7.1f} {b_ms:7.1f} {analysis_ms:9.1f} {total:7.1f}")
-    print(f"\nmedian re-render (queries + analyses, no Streamlit drawing): {statistics.median(totals):.1f} ms; "
-          f"slowest {max(totals):.1f} ms")
+    print(
+        f"\nmedian re-render (queries + analyses, no Streamlit drawing): {statistics.median(totals):.1f} ms; "
+        f"slowest {max(totals):.1f} ms"
+    )
     return 0
 
 

@@ -38,7 +38,7 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.printing import table  # noqa: E402
+from bench.printing import table
 
 COLLECTION = "scale"
 DIMENSION = 384
@@ -48,8 +48,10 @@ VOCABULARY = 60_000
 SEED = 17
 SCIFACT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact" / "corpus.jsonl"
 #: the top Zipf ranks: what real English text is made of most (the BM25 tokenizer drops them)
-STOP_WORDS = ("the of and to in a is that for it as was with be by on not he this are or his from at which but "
-              "have an they you were her one all we can has there been if more when will would who so no").split()
+STOP_WORDS = (
+    "the of and to in a is that for it as was with be by on not he this are or his from at which but "
+    "have an they you were her one all we can has there been if more when will would who so no"
+).split()
 MODES = {
     "bm25": ["retrieval.mode=bm25"],
     "dense": ["retrieval.mode=dense"],
@@ -59,6 +61,7 @@ MODES = {
 
 
 # -- the synthetic corpus ---------------------------------------------------------------------
+
 
 def vocabulary(rng: np.random.Generator) -> np.ndarray:
     """Stop words, then made-up words of 2-4 syllables, about 3 % of them Chinese (2-3 characters)."""
@@ -97,7 +100,7 @@ class Corpus:
         lengths = np.clip(self.rng.lognormal(np.log(80), 0.5, count).astype(np.int64), 8, 250)
         tokens = self.words[self.draw(int(lengths.sum()))]
         bounds = np.concatenate([[0], np.cumsum(lengths)])
-        return [" ".join(tokens[bounds[i]:bounds[i + 1]]) for i in range(count)]
+        return [" ".join(tokens[bounds[i] : bounds[i + 1]]) for i in range(count)]
 
     def query(self) -> str:
         return " ".join(self.words[self.draw(int(self.rng.integers(2, 6)))])
@@ -110,6 +113,7 @@ def unit_vectors(rng: np.random.Generator, count: int) -> np.ndarray:
 
 # -- the build --------------------------------------------------------------------------------
 
+
 def build(home: Path, chunks: int) -> list[list]:
     """The collection through the workbench's own store and backend code; returns timing rows."""
     from store import documents as stored_documents
@@ -121,15 +125,17 @@ def build(home: Path, chunks: int) -> list[list]:
     from workbench.service import Workbench
 
     bench = Workbench(home)
-    bench.create_collection(COLLECTION, bench.config_for(None, overrides=["embedding.runtime=torch",
-                                                                           "embedding.precision=fp32"]))
+    bench.create_collection(
+        COLLECTION, bench.config_for(None, overrides=["embedding.runtime=torch", "embedding.precision=fp32"])
+    )
     config = bench.config_for(COLLECTION)
     layout = Layout.of(config)
     model = get_embedder(layout.embedding_model).name  # the cache's key; the weights stay unloaded
     corpus, vector_rng = Corpus(), np.random.default_rng(SEED + 1)
     documents = -(-chunks // CHUNKS_PER_DOCUMENT)
-    start = stored_documents.start_ingest(bench.catalog, COLLECTION, [(layout.chunkset_key, layout.chunkset_config())],
-                                          documents)
+    start = stored_documents.start_ingest(
+        bench.catalog, COLLECTION, [(layout.chunkset_key, layout.chunkset_config())], documents
+    )
     spent = {"generate texts": 0.0, "catalog: documents + chunks": 0.0, "catalog: embedding cache": 0.0}
     written = 0
     for first in range(0, documents, DOCUMENTS_PER_BATCH):
@@ -139,20 +145,40 @@ def build(home: Path, chunks: int) -> list[list]:
         texts = corpus.chunk_texts(sum(sizes))
         hashes = [content_hash(text) for text in texts]
         versions, offset = [], 0
-        for number, size in zip(batch_docs, sizes):
+        for number, size in zip(batch_docs, sizes, strict=True):
             parts, position = [], 0
-            for ordinal, text in enumerate(texts[offset:offset + size]):
-                parts.append(NewChunk(ordinal=ordinal, text=text, indexed_text=text, start=position,
-                                      end=position + len(text), heading_path=(), page=None,
-                                      content_hash=hashes[offset + ordinal], token_count=None,
-                                      over_max_length=False, metadata={}))
+            for ordinal, text in enumerate(texts[offset : offset + size]):
+                parts.append(
+                    NewChunk(
+                        ordinal=ordinal,
+                        text=text,
+                        indexed_text=text,
+                        start=position,
+                        end=position + len(text),
+                        heading_path=(),
+                        page=None,
+                        content_hash=hashes[offset + ordinal],
+                        token_count=None,
+                        over_max_length=False,
+                        metadata={},
+                    )
+                )
                 position += len(text) + 2
-            markdown = "\n\n".join(texts[offset:offset + size])
-            versions.append(stored_documents.DocumentVersion(
-                source=f"doc-{number:07d}.md", external_id=None,
-                sha256=hashlib.sha256(markdown.encode()).hexdigest(), size_bytes=len(markdown.encode()),
-                doc_type="md", title=f"Synthetic document {number}", markdown=markdown, page_starts=[],
-                chunks={layout.chunkset_key: parts}, replaces=False))
+            markdown = "\n\n".join(texts[offset : offset + size])
+            versions.append(
+                stored_documents.DocumentVersion(
+                    source=f"doc-{number:07d}.md",
+                    external_id=None,
+                    sha256=hashlib.sha256(markdown.encode()).hexdigest(),
+                    size_bytes=len(markdown.encode()),
+                    doc_type="md",
+                    title=f"Synthetic document {number}",
+                    markdown=markdown,
+                    page_starts=[],
+                    chunks={layout.chunkset_key: parts},
+                    replaces=False,
+                )
+            )
             offset += size
         vectors = unit_vectors(vector_rng, len(texts))
         spent["generate texts"] += time.perf_counter() - started
@@ -165,8 +191,9 @@ def build(home: Path, chunks: int) -> list[list]:
         spent["catalog: embedding cache"] += time.perf_counter() - started
         written += len(texts)
         print(f"  {written:,} chunks written ({sum(spent.values()):.0f} s)", file=sys.stderr, flush=True)
-    stored_documents.finish_ingest(bench.catalog, start.run_id, status="finished", parsed=documents, skipped=0,
-                                   failed=0, embedded=0)
+    stored_documents.finish_ingest(
+        bench.catalog, start.run_id, status="finished", parsed=documents, skipped=0, failed=0, embedded=0
+    )
 
     rows = [[phase, f"{seconds:.1f}", f"{seconds / chunks * 1e6:.0f}"] for phase, seconds in spent.items()]
     return rows + index_build(home)
@@ -183,9 +210,14 @@ def index_build(home: Path) -> list[list]:
     result = sync_layout(bench.catalog, home, COLLECTION, Layout.of(bench.config_for(COLLECTION)))
     seconds = time.perf_counter() - started
     print(f"  indexed {result.chunks:,} chunks", file=sys.stderr)
-    return [["index build (hnswlib + bm25s + snapshot tables)", f"{seconds:.1f}",
-             f"{seconds / max(result.chunks, 1) * 1e6:.0f}"],
-            ["peak RSS of the build process", rss_mb()["VmHWM"], ""]]
+    return [
+        [
+            "index build (hnswlib + bm25s + snapshot tables)",
+            f"{seconds:.1f}",
+            f"{seconds / max(result.chunks, 1) * 1e6:.0f}",
+        ],
+        ["peak RSS of the build process", rss_mb()["VmHWM"], ""],
+    ]
 
 
 def has_snapshot(home: Path) -> bool:
@@ -196,8 +228,9 @@ def catalog_holds_collection(home: Path) -> bool:
     from store import collections as stored_collections
     from store.catalog import Catalog
 
-    return (home / "catalog.duckdb").exists() and \
-        stored_collections.find_collection(Catalog.in_home(home), COLLECTION) is not None
+    return (home / "catalog.duckdb").exists() and stored_collections.find_collection(
+        Catalog.in_home(home), COLLECTION
+    ) is not None
 
 
 def resync(home: Path) -> None:
@@ -209,12 +242,15 @@ def resync(home: Path) -> None:
     bench, before = Workbench(home), load()
     started = time.perf_counter()
     result = sync_layout(bench.catalog, home, COLLECTION, Layout.of(bench.config_for(COLLECTION)), rebuild=True)
-    print(f"snapshot written again: {result.chunks:,} chunks in {time.perf_counter() - started:.1f} s "
-          f"(HNSW carried over, {result.added} vectors added; load average before {before}, after {load()}); "
-          f"peak RSS {rss_mb()['VmHWM']}")
+    print(
+        f"snapshot written again: {result.chunks:,} chunks in {time.perf_counter() - started:.1f} s "
+        f"(HNSW carried over, {result.added} vectors added; load average before {before}, after {load()}); "
+        f"peak RSS {rss_mb()['VmHWM']}"
+    )
 
 
 # -- measuring --------------------------------------------------------------------------------
+
 
 def rss_mb() -> dict[str, str]:
     """This process's resident memory now and at its peak, from /proc/self/status."""
@@ -256,6 +292,7 @@ def load() -> str:
 
 # -- the fresh query process ------------------------------------------------------------------
 
+
 def query_process(home: Path, queries: int, golden_path: Path) -> dict:
     """Runs in a child: open the home as the app does, query every mode, evaluate; report as JSON."""
     from workbench.embedding.base import Embedder
@@ -274,8 +311,12 @@ def query_process(home: Path, queries: int, golden_path: Path) -> dict:
         name, dimension = config.embedding.key, DIMENSION
 
         def embed(self, texts: list[str]) -> np.ndarray:
-            return np.stack([unit_vectors(np.random.default_rng(int(hashlib.sha256(t.encode()).hexdigest()[:15], 16)),
-                                          1)[0] for t in texts])
+            return np.stack(
+                [
+                    unit_vectors(np.random.default_rng(int(hashlib.sha256(t.encode()).hexdigest()[:15], 16)), 1)[0]
+                    for t in texts
+                ]
+            )
 
     register_embedder(config.embedding.key, lambda _name: RandomQueryEmbedder())
     started = time.perf_counter()
@@ -331,8 +372,12 @@ def write_golden(home: Path, count: int, path: Path) -> None:
         rows = stored_documents.chunks_of_document(catalog, document.id, None)
         words = str(rows[int(rng.integers(len(rows)))][5]).split()
         picked = [words[int(i)] for i in rng.choice(len(words), size=min(4, len(words)), replace=False)]
-        lines.append(json.dumps({"id": f"q{number}", "query": " ".join(picked),
-                                 "relevant": [{"doc": document.source}]}, ensure_ascii=False))
+        lines.append(
+            json.dumps(
+                {"id": f"q{number}", "query": " ".join(picked), "relevant": [{"doc": document.source}]},
+                ensure_ascii=False,
+            )
+        )
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
@@ -346,8 +391,10 @@ def encode_rate(texts: int) -> tuple[str, str, float]:
 
     if SCIFACT_CORPUS.exists():
         with SCIFACT_CORPUS.open(encoding="utf-8") as lines:
-            sample = [(record["title"] + "\n\n" + record["text"])[:1000]
-                      for record in (json.loads(line) for line, _ in zip(lines, range(texts)))]
+            sample = [
+                (record["title"] + "\n\n" + record["text"])[:1000]
+                for record in (json.loads(line) for line, _ in zip(lines, range(texts), strict=True))
+            ]
         what = f"{len(sample)} SciFact abstracts, first 1,000 characters"
     else:
         sample = calibration_sample(texts)
@@ -363,12 +410,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--home", help="where to build (default: a new temp folder)")
-    parser.add_argument("--reuse", action="store_true",
-                        help="skip the build when --home holds the collection (only its indexes are built when "
-                             "the catalog holds it but an earlier run stopped before they were)")
-    parser.add_argument("--resync", action="store_true",
-                        help="with --reuse: write the snapshot again with this version's code (BM25 and the chunk "
-                             "store rebuilt from the catalog, the HNSW graph carried over), timed")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="skip the build when --home holds the collection (only its indexes are built when "
+        "the catalog holds it but an earlier run stopped before they were)",
+    )
+    parser.add_argument(
+        "--resync",
+        action="store_true",
+        help="with --reuse: write the snapshot again with this version's code (BM25 and the chunk "
+        "store rebuilt from the catalog, the HNSW graph carried over), timed",
+    )
     parser.add_argument("--queries", type=int, default=200, help="queries per mode for the latency table")
     parser.add_argument("--eval-queries", type=int, default=1000)
     parser.add_argument("--encode-texts", type=int, default=200, help="texts for the encode-rate sample (0: skip)")
@@ -386,16 +439,23 @@ def main() -> None:
     if args.reuse and not reused and catalog_holds_collection(home):
         build_load = load()
         rows = index_build(home)
-        table(f"index build only: the catalog holds the collection from an earlier run (load average before "
-              f"{build_load}, after {load()})", ["phase", "seconds", "µs per chunk"], rows)
+        table(
+            f"index build only: the catalog holds the collection from an earlier run (load average before "
+            f"{build_load}, after {load()})",
+            ["phase", "seconds", "µs per chunk"],
+            rows,
+        )
         reused = True
     if not reused:
         if catalog_holds_collection(home):
             sys.exit(f"{home} already holds collection {COLLECTION!r}; pass --reuse to query it, or another --home")
         build_load = load()
         rows = build(home, args.chunks)
-        table(f"build of {args.chunks:,} chunks (load average before {build_load}, after {load()})",
-              ["phase", "seconds", "µs per chunk"], rows)
+        table(
+            f"build of {args.chunks:,} chunks (load average before {build_load}, after {load()})",
+            ["phase", "seconds", "µs per chunk"],
+            rows,
+        )
     elif args.resync:
         resync(home)
 
@@ -408,12 +468,16 @@ def main() -> None:
         "dense/vectors.npy": folder_bytes(version / "dense" / "vectors.npy"),
         "dense/hnsw.bin (graph + hnswlib's own copy of the vectors)": folder_bytes(version / "dense" / "hnsw.bin"),
         "sparse/ (bm25s)": folder_bytes(version / "sparse"),
-        "chunk store + documents table": sum(folder_bytes(p) for p in version.iterdir()
-                                             if p.name not in ("dense", "sparse")),
+        "chunk store + documents table": sum(
+            folder_bytes(p) for p in version.iterdir() if p.name not in ("dense", "sparse")
+        ),
     }
     parts["indexes total"] = folder_bytes(version)
-    table(f"disk ({chunks:,} chunks)", ["part", "MB", "bytes per chunk"],
-          [[name, f"{size / 1e6:,.0f}", f"{size / chunks:,.0f}"] for name, size in parts.items()])
+    table(
+        f"disk ({chunks:,} chunks)",
+        ["part", "MB", "bytes per chunk"],
+        [[name, f"{size / 1e6:,.0f}", f"{size / chunks:,.0f}"] for name, size in parts.items()],
+    )
 
     golden_path = home / "bench-scale-golden.jsonl"
     if not golden_path.exists() or sum(1 for _ in golden_path.open()) != args.eval_queries:
@@ -421,7 +485,10 @@ def main() -> None:
     query_load = load()
     child = subprocess.run(
         [sys.executable, __file__, "--query-child", f"{home}::{golden_path}", "--queries", str(args.queries)],
-        capture_output=True, text=True, check=False)
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if child.returncode:
         sys.exit(f"the query process failed:\n{child.stderr[-4000:]}")
     report = json.loads(child.stdout.strip().splitlines()[-1])
@@ -432,37 +499,70 @@ def main() -> None:
     graph_bytes = parts["dense/hnsw.bin (graph + hnswlib's own copy of the vectors)"] - vector_bytes
     budget = vector_bytes + graph_bytes + 1024 * chunks
     peak = report["rss_peak_queries"]
-    table(f"a fresh query process (Workbench over the home; load average before {query_load}, after {load()})",
-          ["measure", "MB", "bytes per chunk"], [
-              ["RSS after imports", f"{report['rss_after_imports'] / 1e6:,.0f}", ""],
-              [f"RSS after opening the collection ({report['open_s']:.1f} s)", f"{report['rss_after_open'] / 1e6:,.0f}",
-               f"{report['rss_after_open'] / chunks:,.0f}"],
-              ["RSS after the latency queries", f"{report['rss_after_queries'] / 1e6:,.0f}",
-               f"{report['rss_after_queries'] / chunks:,.0f}"],
-              ["peak RSS until then", f"{peak / 1e6:,.0f}", f"{peak / chunks:,.0f}"],
-              ["  of which private (RssAnon) / mapped files (RssFile), after the queries",
-               f"{report['rss_anon'] / 1e6:,.0f} / {report['rss_file'] / 1e6:,.0f}",
-               f"{report['rss_anon'] / chunks:,.0f} / {report['rss_file'] / chunks:,.0f}"],
-              ["peak RSS above the imports", f"{(peak - report['rss_after_imports']) / 1e6:,.0f}",
-               f"{(peak - report['rss_after_imports']) / chunks:,.0f}"],
-              ["vector bytes (N x dim x 4) + graph bytes (the rest of hnsw.bin)",
-               f"{vector_bytes / 1e6:,.0f} + {graph_bytes / 1e6:,.0f}", f"{(vector_bytes + graph_bytes) / chunks:,.0f}"],
-              ["budget: vector + graph bytes + 1 KB per chunk", f"{budget / 1e6:,.0f}", f"{budget / chunks:,.0f}"],
-              [f"peak RSS within budget: {'PASS' if peak <= budget else 'FAIL'}", "", ""],
-              [f"peak RSS above the imports within budget: {'PASS' if peak - report['rss_after_imports'] <= budget else 'FAIL'}",
-               "", ""],
-              [f"after evaluating ({report['eval_queries']} queries): RSS / peak",
-               f"{report['rss_after_eval'] / 1e6:,.0f} / {report['rss_peak_eval'] / 1e6:,.0f}", ""],
-          ])
-    table(f"query latency, ms, whole pipeline (Workbench.query), {args.queries} Zipf queries per mode, "
-          "random query vectors", ["mode", "p50", "p95", "mean"],
-          [[mode, f"{statistics.median(t):.1f}", f"{percentile(t, 0.95):.1f}", f"{statistics.fmean(t):.1f}"]
-           for mode, t in report["latency"].items()])
-    print(f"\nchunk texts read by those queries, their hits' texts shown after each: {report['texts_read']:,} "
-          f"of {chunks:,} ({report['texts_read_not_returned']:,} of them not among the hits returned)")
+    table(
+        f"a fresh query process (Workbench over the home; load average before {query_load}, after {load()})",
+        ["measure", "MB", "bytes per chunk"],
+        [
+            ["RSS after imports", f"{report['rss_after_imports'] / 1e6:,.0f}", ""],
+            [
+                f"RSS after opening the collection ({report['open_s']:.1f} s)",
+                f"{report['rss_after_open'] / 1e6:,.0f}",
+                f"{report['rss_after_open'] / chunks:,.0f}",
+            ],
+            [
+                "RSS after the latency queries",
+                f"{report['rss_after_queries'] / 1e6:,.0f}",
+                f"{report['rss_after_queries'] / chunks:,.0f}",
+            ],
+            ["peak RSS until then", f"{peak / 1e6:,.0f}", f"{peak / chunks:,.0f}"],
+            [
+                "  of which private (RssAnon) / mapped files (RssFile), after the queries",
+                f"{report['rss_anon'] / 1e6:,.0f} / {report['rss_file'] / 1e6:,.0f}",
+                f"{report['rss_anon'] / chunks:,.0f} / {report['rss_file'] / chunks:,.0f}",
+            ],
+            [
+                "peak RSS above the imports",
+                f"{(peak - report['rss_after_imports']) / 1e6:,.0f}",
+                f"{(peak - report['rss_after_imports']) / chunks:,.0f}",
+            ],
+            [
+                "vector bytes (N x dim x 4) + graph bytes (the rest of hnsw.bin)",
+                f"{vector_bytes / 1e6:,.0f} + {graph_bytes / 1e6:,.0f}",
+                f"{(vector_bytes + graph_bytes) / chunks:,.0f}",
+            ],
+            ["budget: vector + graph bytes + 1 KB per chunk", f"{budget / 1e6:,.0f}", f"{budget / chunks:,.0f}"],
+            [f"peak RSS within budget: {'PASS' if peak <= budget else 'FAIL'}", "", ""],
+            [
+                "peak RSS above the imports within budget: "
+                f"{'PASS' if peak - report['rss_after_imports'] <= budget else 'FAIL'}",
+                "",
+                "",
+            ],
+            [
+                f"after evaluating ({report['eval_queries']} queries): RSS / peak",
+                f"{report['rss_after_eval'] / 1e6:,.0f} / {report['rss_peak_eval'] / 1e6:,.0f}",
+                "",
+            ],
+        ],
+    )
+    table(
+        f"query latency, ms, whole pipeline (Workbench.query), {args.queries} Zipf queries per mode, "
+        "random query vectors",
+        ["mode", "p50", "p95", "mean"],
+        [
+            [mode, f"{statistics.median(t):.1f}", f"{percentile(t, 0.95):.1f}", f"{statistics.fmean(t):.1f}"]
+            for mode, t in report["latency"].items()
+        ],
+    )
+    print(
+        f"\nchunk texts read by those queries, their hits' texts shown after each: {report['texts_read']:,} "
+        f"of {chunks:,} ({report['texts_read_not_returned']:,} of them not among the hits returned)"
+    )
     metrics = ", ".join(f"{k} {v}" for k, v in report["eval_metrics"].items() if "@10" in k or k.startswith("mrr"))
-    print(f"\nevaluation of {report['eval_queries']} queries (hybrid, evaluate_collection, judge included): "
-          f"{report['eval_s']:.1f} s  ({metrics})")
+    print(
+        f"\nevaluation of {report['eval_queries']} queries (hybrid, evaluate_collection, judge included): "
+        f"{report['eval_s']:.1f} s  ({metrics})"
+    )
 
     if args.encode_texts:
         name, what, rate = encode_rate(args.encode_texts)
@@ -474,11 +574,19 @@ def main() -> None:
         for model, record in calibrations.items():
             for runtime, numbers in (record.get("runtimes") or {}).items():
                 if "texts_per_s" in numbers:
-                    rows.append([f"{model} {runtime} (calibration)", f"{numbers['texts_per_s']:.1f}",
-                                 f"{chunks / numbers['texts_per_s'] / 3600:.1f} h"])
-        table(f"a first import of {chunks:,} real chunks at a measured encode rate ({what}, one process; "
-              f"load average {load()})",
-              ["encoder", "texts/s", "encode time"], rows)
+                    rows.append(
+                        [
+                            f"{model} {runtime} (calibration)",
+                            f"{numbers['texts_per_s']:.1f}",
+                            f"{chunks / numbers['texts_per_s'] / 3600:.1f} h",
+                        ]
+                    )
+        table(
+            f"a first import of {chunks:,} real chunks at a measured encode rate ({what}, one process; "
+            f"load average {load()})",
+            ["encoder", "texts/s", "encode time"],
+            rows,
+        )
     print(f"\nload average at the end {load()}")
 
 

@@ -53,13 +53,21 @@ def show_side(side: str, initial: ChunkingConfig, markdown: str, doc, model: str
     count, median, over = st.columns(3)
     count.metric("Chunks", preview.count)
     median.metric("Median tokens", f"{stats['median']:.0f}")
-    over.metric("Over the model's limit", preview.over_limit,
-                help=f"Chunks longer than the model's maximum sequence length ({preview.max_tokens} tokens) "
-                     "are cut off when embedded: vector search never sees their end.")
+    over.metric(
+        "Over the model's limit",
+        preview.over_limit,
+        help=f"Chunks longer than the model's maximum sequence length ({preview.max_tokens} tokens) "
+        "are cut off when embedded: vector search never sees their end.",
+    )
     uncovered = len(markdown) - preview.covered_chars
-    st.caption(f"{preview.overlap_chars:,} characters repeated in overlaps; "
-               + (f"{uncovered:,} characters in no chunk (whitespace or markup the strategy drops)."
-                  if uncovered else "every character is in some chunk."))
+    st.caption(
+        f"{preview.overlap_chars:,} characters repeated in overlaps; "
+        + (
+            f"{uncovered:,} characters in no chunk (whitespace or markup the strategy drops)."
+            if uncovered
+            else "every character is in some chunk."
+        )
+    )
     st.plotly_chart(token_histogram(preview.token_counts, preview.max_tokens), key=f"chunk_lab_hist_{side}")
     st.html(bands_html(markdown, preview.spans))
     apply_panel(side, chunking, collection)
@@ -69,14 +77,17 @@ def apply_panel(side: str, chunking: ChunkingConfig, collection: str) -> None:
     if hidden_in_read_only(f"Applying chunking {side}"):
         return
     with st.expander(f"Apply chunking {side} to the collection", icon=":material/done_all:"):
-        st.caption("Chunks every document of the collection this way and builds its indexes. Only chunk texts "
-                   "that are not already in the embedding cache are embedded. Queries use the new chunking "
-                   "through a preset, which is saved and selected.")
+        st.caption(
+            "Chunks every document of the collection this way and builds its indexes. Only chunk texts "
+            "that are not already in the embedding cache are embedded. Queries use the new chunking "
+            "through a preset, which is saved and selected."
+        )
         suggested = preset_name_for(chunking)
         # keyed by the suggestion, so the name follows the settings (a keyed widget keeps its value)
         name = st.text_input("Preset name", value=suggested, key=f"chunk_lab_{side}_preset_{suggested}")
-        make_default = st.checkbox(f"Make it the default preset of {md_escape(collection)}", value=True,
-                                   key=f"chunk_lab_{side}_default")
+        make_default = st.checkbox(
+            f"Make it the default preset of {md_escape(collection)}", value=True, key=f"chunk_lab_{side}_default"
+        )
         if st.button(f"Apply chunking {side}", key=f"chunk_lab_apply_{side}", type="primary"):
             apply_chunking(collection, chunking, name.strip(), make_default)
 
@@ -89,31 +100,41 @@ def apply_chunking(collection: str, chunking: ChunkingConfig, preset: str, make_
     require_writable(bench, "Applying a chunking")  # it writes chunks, indexes and a preset
     target: WorkbenchConfig = replace(session.current_config(), chunking=chunking)
     embedded = {"texts": 0}
-    with st.status(f"Applying {md_escape(preset_name_for(chunking))} to {md_escape(collection)}",
-                   expanded=True) as status:
+    with st.status(
+        f"Applying {md_escape(preset_name_for(chunking))} to {md_escape(collection)}", expanded=True
+    ) as status:
         bar = st.progress(0.0, text="Checking which documents need chunks")
 
         def on_progress(event) -> None:
             if event.stage == "chunk":
-                bar.progress(0.5 * event.done / max(event.total, 1),
-                             text=f"Chunking document {event.done}/{event.total}")
+                bar.progress(
+                    0.5 * event.done / max(event.total, 1), text=f"Chunking document {event.done}/{event.total}"
+                )
             elif event.stage == "embed":
                 embedded["texts"] = event.total
-                bar.progress(0.5 + 0.4 * event.done / max(event.total, 1),
-                             text=f"Embedding {event.done}/{event.total} new chunk texts")
+                bar.progress(
+                    0.5 + 0.4 * event.done / max(event.total, 1),
+                    text=f"Embedding {event.done}/{event.total} new chunk texts",
+                )
 
         bench.snapshot(collection, target, progress=on_progress)
         bar.progress(1.0, text="Indexes ready")
-        status.update(label=f"Applied: embedded {embedded['texts']} new chunk texts, the rest came from the cache",
-                      state="complete", expanded=False)
+        status.update(
+            label=f"Applied: embedded {embedded['texts']} new chunk texts, the rest came from the cache",
+            state="complete",
+            expanded=False,
+        )
     overrides = overrides_between(bench.config_for(collection, DEFAULT_PRESET), target)
     bench.save_preset(preset, overrides, f"chunking {preset_name_for(chunking)} (Chunking lab)")
     if make_default:
         bench.set_default_preset(collection, preset)
     session.request_preset(preset)
-    session.flash("success", f"Applied the chunking to **{md_escape(collection)}**: embedded "
-                             f"{embedded['texts']} new chunk texts. Preset **{md_escape(preset)}** is selected"
-                             + (" and is now the collection's default." if make_default else "."))
+    session.flash(
+        "success",
+        f"Applied the chunking to **{md_escape(collection)}**: embedded "
+        f"{embedded['texts']} new chunk texts. Preset **{md_escape(preset)}** is selected"
+        + (" and is now the collection's default." if make_default else "."),
+    )
     st.rerun()
 
 
@@ -121,13 +142,16 @@ st.title("Chunking lab")
 current = require_collection("chunk")
 ready = require_documents(current, "chunk")
 by_id = {doc.id: doc for doc in ready}
-chosen = by_id[st.selectbox("Document", list(by_id), format_func=lambda i: document_label(by_id[i]),
-                            key="chunk_lab_document")]
+chosen = by_id[
+    st.selectbox("Document", list(by_id), format_func=lambda i: document_label(by_id[i]), key="chunk_lab_document")
+]
 base = session.current_config()
 text, _ = session.document_markdown(chosen.id)
-st.caption(f"{len(text):,} characters of canonical Markdown. Coloured bands are chunks (numbered where they "
-           f"start); striped text with a red underline is in two chunks (overlap); grey text is in none. "
-           f"Token counts use {md_escape(base.embedding.model)}'s tokenizer.")
+st.caption(
+    f"{len(text):,} characters of canonical Markdown. Coloured bands are chunks (numbered where they "
+    f"start); striped text with a red underline is in two chunks (overlap); grey text is in none. "
+    f"Token counts use {md_escape(base.embedding.model)}'s tokenizer."
+)
 side_a, side_b = st.columns(2, gap="medium")
 with side_a:
     show_side("A", base.chunking, text, chosen, base.embedding.model, current)

@@ -18,9 +18,9 @@ from workbench.plural import count
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only, read_only
 from workbench.ui.ingest_progress import IngestProgressView
+from workbench.ui.llm_panels import enrichment_panel
 from workbench.ui.model_choice import model_picker
 from workbench.ui.model_downloads import offer_download
-from workbench.ui.llm_panels import enrichment_panel
 from workbench.ui.pages import run_through_router
 from workbench.ui.runtime_table import runtime_panel
 from workbench.ui.text import md_escape, shorten
@@ -39,15 +39,20 @@ def collections_panel(collection: str | None) -> None:
         return
     bench = session.workbench()
     with st.expander("New collection", expanded=collection is None, icon=":material/add:"):
-        name = st.text_input("Name", key="new_collection_name", placeholder="e.g. handbook",
-                             help="Letters, digits, '-' and '_'.")
+        name = st.text_input(
+            "Name", key="new_collection_name", placeholder="e.g. handbook", help="Letters, digits, '-' and '_'."
+        )
         st.caption("How its documents are chunked (you can compare and add other chunkings later in the Chunking lab).")
         chunking = chunking_controls("new_collection_chunking", WorkbenchConfig().chunking)
         model = model_picker(
-            "Embedding model", EMBEDDING, "new_collection_model", WorkbenchConfig().embedding.model,
+            "Embedding model",
+            EMBEDDING,
+            "new_collection_model",
+            WorkbenchConfig().embedding.model,
             help="Fixed for the collection. all-MiniLM-L6-v2 reads English only; for Chinese pick "
-                 f"{chinese_advice()} (a model that is not here yet gets a Download button below the picker; "
-                 "all models: the Models page).")
+            f"{chinese_advice()} (a model that is not here yet gets a Download button below the picker; "
+            "all models: the Models page).",
+        )
         if st.button("Create collection", key="create_collection", type="primary"):
             try:
                 bench.create_collection(name, WorkbenchConfig(chunking=chunking, embedding=EmbeddingConfig(model)))
@@ -60,8 +65,10 @@ def collections_panel(collection: str | None) -> None:
     if collection is None:
         return
     with st.expander(f"Delete collection “{md_escape(collection)}”", icon=":material/delete:"):
-        st.markdown(f"Deletes **{md_escape(collection)}**: its documents, chunks and indexes. The embedding "
-                    "cache is kept, so ingesting the same texts again is quick.")
+        st.markdown(
+            f"Deletes **{md_escape(collection)}**: its documents, chunks and indexes. The embedding "
+            "cache is kept, so ingesting the same texts again is quick."
+        )
         confirmed = st.checkbox(f"Yes, delete {md_escape(collection)}", key=f"confirm_delete_{collection}")
         if st.button("Delete collection", key="delete_collection", disabled=not confirmed):
             bench.delete_collection(collection)
@@ -71,7 +78,7 @@ def collections_panel(collection: str | None) -> None:
 
 
 def chinese_advice() -> str:
-    """"paraphrase-multilingual-MiniLM-L12-v2 (50+ languages, 471 MB) or BAAI/bge-small-zh-v1.5 (Chinese, 96 MB)"."""
+    """ "paraphrase-multilingual-MiniLM-L12-v2 (50+ languages, 471 MB) or BAAI/bge-small-zh-v1.5 (Chinese, 96 MB)"."""
     cards = [card for card in models(EMBEDDING) if "zh" in card.languages and not card.bundled][:2]
     return " or ".join(f"{card.name} ({card.languages_note}, {card.download_size})" for card in cards)
 
@@ -88,14 +95,18 @@ def language_panel(collection: str) -> None:
         covering = models_covering(language.mix, EMBEDDING)
         missing = [card for card in covering if locate(card.name, card.kind) is None]
         if missing:
-            st.caption("Download one here, then create a collection with it (New collection, above) and upload "
-                       "the same files: unchanged texts are parsed again but nothing else is lost.")
+            st.caption(
+                "Download one here, then create a collection with it (New collection, above) and upload "
+                "the same files: unchanged texts are parsed again but nothing else is lost."
+            )
             for card in missing:
                 offer_download(card, key_prefix="language_download")
     else:
         coverage = language.coverage
-        st.caption(f"Language mix: {md_escape(language.mix.describe())} · embedding model "
-                   f"{md_escape(coverage.model)} covers {md_escape(coverage.model_languages)}")
+        st.caption(
+            f"Language mix: {md_escape(language.mix.describe())} · embedding model "
+            f"{md_escape(coverage.model)} covers {md_escape(coverage.model_languages)}"
+        )
 
 
 def upload_limit(collection: str) -> float:
@@ -105,13 +116,21 @@ def upload_limit(collection: str) -> float:
     chosen = float(st.session_state.get(MAX_FILE_KEY, config.ingest.max_file_mb))
     limit = UploadLimit(chosen, server_mb)
     with st.expander(f"Largest file: {limit.box_mb} MB", icon=":material/straighten:"):
-        st.number_input("Largest file (MB), ingest.max_file_mb", min_value=1.0, max_value=100_000.0,
-                        value=float(config.ingest.max_file_mb), step=10.0, key=MAX_FILE_KEY,
-                        help="Files over this size are refused before they are read. For this session's uploads; "
-                             "the command line takes --set ingest.max_file_mb=N.")
+        st.number_input(
+            "Largest file (MB), ingest.max_file_mb",
+            min_value=1.0,
+            max_value=100_000.0,
+            value=float(config.ingest.max_file_mb),
+            step=10.0,
+            key=MAX_FILE_KEY,
+            help="Files over this size are refused before they are read. For this session's uploads; "
+            "the command line takes --set ingest.max_file_mb=N.",
+        )
         rate = session.chunk_rate(config.embedding.model)
-        st.caption("One file at this size costs about: " + "; ".join(
-            md_escape(line) for line in raise_cost(chosen, config.chunking, rate, config.ingest.max_chunks)))
+        st.caption(
+            "One file at this size costs about: "
+            + "; ".join(md_escape(line) for line in raise_cost(chosen, config.chunking, rate, config.ingest.max_chunks))
+        )
         st.caption(md_escape(limit.describe()))
     return chosen
 
@@ -122,24 +141,34 @@ def upload_panel(collection: str) -> None:
     upload_round = st.session_state.setdefault(UPLOAD_ROUND_KEY, 0)
     max_file_mb = upload_limit(collection)
     files = st.file_uploader(
-        f"Add documents to {md_escape(collection)}", type=sorted({ext.lstrip('.') for ext in SUPPORTED_TYPES}),
-        accept_multiple_files=True, key=f"uploads_{upload_round}",
+        f"Add documents to {md_escape(collection)}",
+        type=sorted({ext.lstrip(".") for ext in SUPPORTED_TYPES}),
+        accept_multiple_files=True,
+        key=f"uploads_{upload_round}",
         max_upload_size=UploadLimit(max_file_mb, int(st.get_option("server.maxUploadSize"))).box_mb,
         help="Unchanged files are skipped before parsing; a changed file replaces its earlier version.",
     )
     if st.session_state.get(CANCEL_KEY):
-        st.info("Ingest cancelled. The files committed before the cancel stay searchable; press Ingest again on "
-                "the same files to finish (those already in are skipped, nothing is embedded twice).",
-                icon=":material/cancel:")
+        st.info(
+            "Ingest cancelled. The files committed before the cancel stay searchable; press Ingest again on "
+            "the same files to finish (those already in are skipped, nothing is embedded twice).",
+            icon=":material/cancel:",
+        )
     if not files:
         return
     if st.button(f"Ingest {count(len(files), 'file')}", key="ingest_uploads", type="primary"):
         sources = [Source(name=file.name, data=file.getvalue()) for file in files]
-        with st.status(f"Ingesting {count(len(sources), 'file')} into “{md_escape(collection)}”", expanded=True) as status:
+        with st.status(
+            f"Ingesting {count(len(sources), 'file')} into “{md_escape(collection)}”", expanded=True
+        ) as status:
             # any click reruns the page, which stops this run at its next progress update: the ingest
             # then commits what it finished, marks itself cancelled and brings the indexes in line
-            st.button("Cancel", key=CANCEL_KEY, icon=":material/cancel:",
-                      help="Stop after the files in flight; everything committed so far stays")
+            st.button(
+                "Cancel",
+                key=CANCEL_KEY,
+                icon=":material/cancel:",
+                help="Stop after the files in flight; everything committed so far stays",
+            )
             view = IngestProgressView([source.name for source in sources])
             try:
                 bench = session.workbench()
@@ -162,13 +191,20 @@ def last_report(collection: str) -> None:
     with st.container(border=True):
         st.markdown(f"**Last upload** — {md_escape(report.summary())}")
         st.dataframe(
-            pd.DataFrame([{"file": shown_name(o.source), "outcome": o.status, "chunks": o.chunks, "reason": o.reason}
-                          for o in report.outcomes]),
-            hide_index=True, width="stretch",
+            pd.DataFrame(
+                [
+                    {"file": shown_name(o.source), "outcome": o.status, "chunks": o.chunks, "reason": o.reason}
+                    for o in report.outcomes
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
         )
         for failure in report.failures:
-            st.error(f"**{md_escape(shown_name(failure.source))}** was not ingested: {md_escape(failure.reason)}",
-                     icon=":material/error:")
+            st.error(
+                f"**{md_escape(shown_name(failure.source))}** was not ingested: {md_escape(failure.reason)}",
+                icon=":material/error:",
+            )
         if st.button("Dismiss", key="dismiss_report"):
             del st.session_state[LAST_REPORT_KEY]
             st.rerun()
@@ -176,47 +212,68 @@ def last_report(collection: str) -> None:
 
 def document_table(documents: list) -> None:
     st.dataframe(
-        pd.DataFrame([{
-            "name": shown_name(doc.source), "type": doc.doc_type, "size (KB)": round(doc.size_bytes / 1024, 1),
-            "chunks": doc.chunk_count, "status": doc.status, "ingested at": doc.ingested_at,
-            "reason": doc.error or "",
-        } for doc in documents]),
-        hide_index=True, width="stretch",
+        pd.DataFrame(
+            [
+                {
+                    "name": shown_name(doc.source),
+                    "type": doc.doc_type,
+                    "size (KB)": round(doc.size_bytes / 1024, 1),
+                    "chunks": doc.chunk_count,
+                    "status": doc.status,
+                    "ingested at": doc.ingested_at,
+                    "reason": doc.error or "",
+                }
+                for doc in documents
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
         column_config={"ingested at": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss")},
     )
 
 
 def document_detail(collection: str, documents: list) -> None:
     by_id = {doc.id: doc for doc in documents}
-    doc_id = st.selectbox("Inspect a document", list(by_id), format_func=lambda i: document_label(by_id[i]),
-                          key="documents_inspect")
+    doc_id = st.selectbox(
+        "Inspect a document", list(by_id), format_func=lambda i: document_label(by_id[i]), key="documents_inspect"
+    )
     doc = by_id[doc_id]
     if doc.status != "success":
-        st.error(f"**{md_escape(shown_name(doc.source))}** failed to ingest: {md_escape(doc.error or 'no reason recorded')}. "
-                 "Fix the file and upload it again, or delete this entry.")
+        st.error(
+            f"**{md_escape(shown_name(doc.source))}** failed to ingest: "
+            f"{md_escape(doc.error or 'no reason recorded')}. "
+            "Fix the file and upload it again, or delete this entry."
+        )
     else:
         image = session.workbench().original_image(doc)
         if image is not None:
-            st.image(image[0], caption=f"{shown_name(doc.source)}: the picture; its caption and the text OCR read in it are "
-                     "below, and that text is what is searched")
+            st.image(
+                image[0],
+                caption=f"{shown_name(doc.source)}: the picture; its caption and the text OCR read in it are "
+                "below, and that text is what is searched",
+            )
         markdown_tab, chunks_tab = st.tabs(["Canonical Markdown", "Chunks"])
         with markdown_tab:
             markdown_preview(doc)
         with chunks_tab:
             chunk_browser(doc)
-    if not read_only() and st.button(f"Delete {md_escape(shown_name(doc.source))}", key="delete_document",
-                                     icon=":material/delete:"):
+    if not read_only() and st.button(
+        f"Delete {md_escape(shown_name(doc.source))}", key="delete_document", icon=":material/delete:"
+    ):
         session.workbench().delete_document(collection, str(doc.id))
-        session.flash("success", f"Deleted **{md_escape(shown_name(doc.source))}** from "
-                                 f"{md_escape(shown_name(collection))}.")
+        session.flash(
+            "success", f"Deleted **{md_escape(shown_name(doc.source))}** from {md_escape(shown_name(collection))}."
+        )
         st.rerun()
 
 
 def markdown_preview(doc) -> None:
     markdown, page_starts = session.document_markdown(doc.id)
     pages = f", {len(page_starts)} pages" if page_starts else ""
-    st.caption(f"{len(markdown):,} characters{pages}. This exact text is what gets chunked; every offset "
-               "(chunks, citations, golden-set spans) points into it.")
+    st.caption(
+        f"{len(markdown):,} characters{pages}. This exact text is what gets chunked; every offset "
+        "(chunks, citations, golden-set spans) points into it."
+    )
     st.code(markdown, language="markdown", wrap_lines=True, height=440)
 
 
@@ -224,16 +281,31 @@ def chunk_browser(doc) -> None:
     config = session.current_config()
     rows = session.document_chunks(doc.id, config)
     chunking = config.chunking
-    st.caption(f"Chunking of preset “{md_escape(session.current_preset())}”: {chunking.strategy}, size {chunking.size} "
-               f"{chunking.unit}, overlap {chunking.overlap}.")
+    st.caption(
+        f"Chunking of preset “{md_escape(session.current_preset())}”: {chunking.strategy}, size {chunking.size} "
+        f"{chunking.unit}, overlap {chunking.overlap}."
+    )
     if not rows:
-        st.info("This chunking has not been built for the collection yet. It is built (and only new texts "
-                "embedded) the first time this preset is queried, or when you apply it in the Chunking lab.")
+        st.info(
+            "This chunking has not been built for the collection yet. It is built (and only new texts "
+            "embedded) the first time this preset is queried, or when you apply it in the Chunking lab."
+        )
         return
-    frame = pd.DataFrame([{
-        "#": ordinal + 1, "start": start, "end": end, "tokens": tokens, "over model max": over,
-        "page": page, "headings": " › ".join(headings or ()), "text": shorten(text, 140),
-    } for (_id, _doc, ordinal, start, end, text, _indexed, headings, page, tokens, over, _hash, *_meta) in rows])
+    frame = pd.DataFrame(
+        [
+            {
+                "#": ordinal + 1,
+                "start": start,
+                "end": end,
+                "tokens": tokens,
+                "over model max": over,
+                "page": page,
+                "headings": " › ".join(headings or ()),
+                "text": shorten(text, 140),
+            }
+            for (_id, _doc, ordinal, start, end, text, _indexed, headings, page, tokens, over, _hash, *_meta) in rows
+        ]
+    )
     st.dataframe(frame, hide_index=True, width="stretch", height=min(38 + 35 * len(frame), 320))
     number = st.number_input("Show chunk", min_value=1, max_value=len(rows), value=1, key=f"chunk_number_{doc.id}")
     row = rows[int(number) - 1]
@@ -242,23 +314,30 @@ def chunk_browser(doc) -> None:
     st.code(text, language=None, wrap_lines=True)
     enrichment_panel(row[12] if len(row) > 12 else None, chunking.enrich)
     if indexed != text:
-        st.caption("Indexed text (what is embedded and BM25-indexed: the heading path, then the chunk"
-                   + (", then its enrichment)" if chunking.enrich_index else ")"))
+        st.caption(
+            "Indexed text (what is embedded and BM25-indexed: the heading path, then the chunk"
+            + (", then its enrichment)" if chunking.enrich_index else ")")
+        )
         st.code(indexed, language=None, wrap_lines=True)
 
 
 def collection_section(current: str | None) -> None:
     if current is None:
-        st.info("No collection yet. Create one above, or load the bundled demo with the button in the sidebar.",
-                icon=":material/info:")
+        st.info(
+            "No collection yet. Create one above, or load the bundled demo with the button in the sidebar.",
+            icon=":material/info:",
+        )
         return
     st.subheader(f"Collection “{md_escape(current)}”")
     upload_panel(current)
     last_report(current)
     all_documents = session.documents(current)
     if not all_documents:
-        st.info("No documents yet. Drop files on the uploader above (PDF, Word, PowerPoint, Excel, HTML, Markdown, "
-                "text, CSV, JSON, images, source code or notebooks), then press Ingest.", icon=":material/upload_file:")
+        st.info(
+            "No documents yet. Drop files on the uploader above (PDF, Word, PowerPoint, Excel, HTML, Markdown, "
+            "text, CSV, JSON, images, source code or notebooks), then press Ingest.",
+            icon=":material/upload_file:",
+        )
         return
     if any(doc.status == "success" for doc in all_documents):
         language_panel(current)

@@ -36,43 +36,81 @@ from workbench.ui.llm_panels import answers_frame, llm_option
 from workbench.ui.text import md_escape
 from workbench.ui.widgets import require_collection
 
-METRIC_CHOICES = ("ndcg@5", "ndcg@10", "map@100", "mrr@10", "recall@5", "recall@10", "recall@20", "recall@50",
-                  "recall@100", "precision@5", "precision@10", "hit@1", "hit@5", "hit@10")
-LEVEL_HELP = ("**doc**: a document ranks where its best chunk ranks. **span**: the unit is the chunk; a chunk "
-              "is relevant when it overlaps a judged span (or holds the quote), so the judgement survives "
-              "re-chunking. Queries without spans are skipped at span level.")
+METRIC_CHOICES = (
+    "ndcg@5",
+    "ndcg@10",
+    "map@100",
+    "mrr@10",
+    "recall@5",
+    "recall@10",
+    "recall@20",
+    "recall@50",
+    "recall@100",
+    "precision@5",
+    "precision@10",
+    "hit@1",
+    "hit@5",
+    "hit@10",
+)
+LEVEL_HELP = (
+    "**doc**: a document ranks where its best chunk ranks. **span**: the unit is the chunk; a chunk "
+    "is relevant when it overlaps a judged span (or holds the quote), so the judgement survives "
+    "re-chunking. Queries without spans are skipped at span level."
+)
 SHOWN_RUN_KEY = "evaluation_shown_run"
 COMPARISON_KEY = "evaluation_comparison"
 SWEEP_KEY = "evaluation_sweep"
 #: query-time keys offered first in the sweep builder, with example values
 SWEEP_SUGGESTIONS = {
-    "fusion.method": "rrf,weighted", "fusion.k": "10,30,60", "fusion.weights": "0.3,0.7;0.5,0.5;0.7,0.3",
-    "fusion.normalization": "minmax,zscore", "retrieval.mode": "bm25,dense,hybrid",
-    "retrieval.candidates": "50,100,200", "mmr.enabled": "false,true", "mmr.lambda": "0.5,0.7,0.9",
-    "chunking.size": "500,1000", "chunking.strategy": "recursive,markdown",
-    "query.enhance": "none,keywords,multi,hyde", "rerank.method": "cross_encoder,llm",
+    "fusion.method": "rrf,weighted",
+    "fusion.k": "10,30,60",
+    "fusion.weights": "0.3,0.7;0.5,0.5;0.7,0.3",
+    "fusion.normalization": "minmax,zscore",
+    "retrieval.mode": "bm25,dense,hybrid",
+    "retrieval.candidates": "50,100,200",
+    "mmr.enabled": "false,true",
+    "mmr.lambda": "0.5,0.7,0.9",
+    "chunking.size": "500,1000",
+    "chunking.strategy": "recursive,markdown",
+    "query.enhance": "none,keywords,multi,hyde",
+    "rerank.method": "cross_encoder,llm",
 }
 
 
 # -- shared pickers -------------------------------------------------------------------------------
 
+
 def golden_picker(collection: str, key: str) -> golden_sets.GoldenSet | None:
     names = golden_sets.available(session.workbench().home)
     if not names:
-        st.info("No golden set yet. Create one in the **Golden sets** tab (or mark hits relevant in the Retrieval "
-                "lab), or import a BEIR folder: `python -m workbench import-beir FOLDER`.", icon=":material/info:")
+        st.info(
+            "No golden set yet. Create one in the **Golden sets** tab (or mark hits relevant in the Retrieval "
+            "lab), or import a BEIR folder: `python -m workbench import-beir FOLDER`.",
+            icon=":material/info:",
+        )
         return None
     default = names.index(collection) if collection in names else 0
-    name = st.selectbox("Golden set", names, index=default, key=key,
-                        help="JSONL files in the home's golden_sets/ folder and the project's golden_sets/.")
+    name = st.selectbox(
+        "Golden set",
+        names,
+        index=default,
+        key=key,
+        help="JSONL files in the home's golden_sets/ folder and the project's golden_sets/.",
+    )
     return golden_sets.find(name, session.workbench().home)
 
 
 def level_and_metrics(key: str) -> tuple[str, tuple[str, ...]]:
     left, right = st.columns([1, 3])
     level = left.radio("Level", ("doc", "span"), horizontal=True, key=f"{key}_level", help=LEVEL_HELP)
-    chosen = right.multiselect("Metrics", METRIC_CHOICES, default=list(m.DEFAULT_METRICS), key=f"{key}_metrics",
-                               accept_new_options=True, help="Type any metric@k, e.g. recall@30.")
+    chosen = right.multiselect(
+        "Metrics",
+        METRIC_CHOICES,
+        default=list(m.DEFAULT_METRICS),
+        key=f"{key}_metrics",
+        accept_new_options=True,
+        help="Type any metric@k, e.g. recall@30.",
+    )
     valid = []
     for name in chosen:
         try:
@@ -84,48 +122,83 @@ def level_and_metrics(key: str) -> tuple[str, tuple[str, ...]]:
 
 def download_buttons(what, stem: str, key: str) -> None:
     columns = st.columns(3)
-    for column, fmt, mime in zip(columns, export.FORMATS, ("text/markdown", "text/html", "text/csv")):
-        column.download_button(f"Export {fmt.upper()}", export.render(what, fmt), file_name=f"{stem}.{fmt}",
-                               mime=mime, key=f"{key}_{fmt}", icon=":material/download:")
+    for column, fmt, mime in zip(columns, export.FORMATS, ("text/markdown", "text/html", "text/csv"), strict=True):
+        column.download_button(
+            f"Export {fmt.upper()}",
+            export.render(what, fmt),
+            file_name=f"{stem}.{fmt}",
+            mime=mime,
+            key=f"{key}_{fmt}",
+            icon=":material/download:",
+        )
 
 
 # -- one run --------------------------------------------------------------------------------------
 
+
 def show_run(result) -> None:
-    st.markdown(f"**{md_escape(describe(result))}** — mode {md_escape(result.config['retrieval']['mode'])}, "
-                f"{len(result.per_query)} queries evaluated, {len(result.skipped)} skipped, ranked to depth "
-                f"{result.evaluated_top_k}, {result.elapsed_s:.1f} s")
+    st.markdown(
+        f"**{md_escape(describe(result))}** — mode {md_escape(result.config['retrieval']['mode'])}, "
+        f"{len(result.per_query)} queries evaluated, {len(result.skipped)} skipped, ranked to depth "
+        f"{result.evaluated_top_k}, {result.elapsed_s:.1f} s"
+    )
     columns = st.columns(min(len(result.metrics), 7))
     for column, (name, value) in zip(itertools.cycle(columns), result.metrics.items()):
         column.metric(name, f"{value:.4f}")
     if result.abstention is not None:
         report = result.abstention
         left, right, rest = st.columns([1, 1, 3])
-        left.metric("abstention precision", "n/a" if report.precision is None else f"{report.precision:.4f}",
-                    help="of the queries the confidence verdict called no_answer, the share that have no answer")
-        right.metric("abstention recall", "n/a" if report.recall is None else f"{report.recall:.4f}",
-                     help="of the golden set's no-answer queries (empty relevant list), the share called no_answer")
+        left.metric(
+            "abstention precision",
+            "n/a" if report.precision is None else f"{report.precision:.4f}",
+            help="of the queries the confidence verdict called no_answer, the share that have no answer",
+        )
+        right.metric(
+            "abstention recall",
+            "n/a" if report.recall is None else f"{report.recall:.4f}",
+            help="of the golden set's no-answer queries (empty relevant list), the share called no_answer",
+        )
         rest.caption(md_escape(report.describe()))
     for note in result.notes:
         st.caption(md_escape(note))
     if result.stage_metrics:
-        st.markdown("**Per stage** — `recall@pool` is the recall of the stage's whole candidate list: the ceiling "
-                    "that fusion, MMR and rerank can only reorder within.")
+        st.markdown(
+            "**Per stage** — `recall@pool` is the recall of the stage's whole candidate list: the ceiling "
+            "that fusion, MMR and rerank can only reorder within."
+        )
         names = list(result.metrics)
-        frame = pd.DataFrame([{"stage": stage, **{n: row.get(n) for n in names + [POOL_RECALL, POOL_SIZE]}}
-                              for stage, row in result.stage_metrics.items()])
+        frame = pd.DataFrame(
+            [
+                {"stage": stage, **{n: row.get(n) for n in names + [POOL_RECALL, POOL_SIZE]}}
+                for stage, row in result.stage_metrics.items()
+            ]
+        )
         st.dataframe(frame, hide_index=True, width="stretch")
-        st.plotly_chart(charts.stage_chart(result.stage_metrics, names[:4] + [POOL_RECALL]),
-                        key=f"stage_chart_{result.run_id}")
+        st.plotly_chart(
+            charts.stage_chart(result.stage_metrics, names[:4] + [POOL_RECALL]), key=f"stage_chart_{result.run_id}"
+        )
     answers = answers_frame(result.per_query)
     if answers is not None:
         with st.expander(f"Answers ({len(answers)}): what the LLM answered and how it was judged"):
             st.dataframe(answers, hide_index=True, width="stretch")
     with st.expander(f"Per query ({len(result.per_query)})"):
-        st.dataframe(pd.DataFrame([{"query id": q.query_id, "query": q.query, **q.metrics, "relevant": q.relevant,
-                                    **({"verdict": q.verdict} if q.verdict else {}),
-                                    "top documents": ", ".join(q.ranked_doc_ids[:5])} for q in result.per_query]),
-                     hide_index=True, width="stretch")
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "query id": q.query_id,
+                        "query": q.query,
+                        **q.metrics,
+                        "relevant": q.relevant,
+                        **({"verdict": q.verdict} if q.verdict else {}),
+                        "top documents": ", ".join(q.ranked_doc_ids[:5]),
+                    }
+                    for q in result.per_query
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
     download_buttons(result, f"run-{result.run_id}", f"export_run_{result.run_id}")
 
 
@@ -137,13 +210,23 @@ def evaluate_tab(collection: str) -> None:
     preset = session.current_preset()
     config = session.current_config()
     llm_calls = llm_calls_for_run([config], len(golden))
-    st.caption(f"Configuration: preset “{md_escape(preset)}” from the sidebar ({md_escape(describe_config(config))})"
-               + (f"; {llm_calls.describe()} over {len(golden)} queries, cached replies cost nothing"
-                  if llm_calls.calls else "") + ".")
-    answers = llm_option(st.toggle, "Also generate and judge answers (LLM)", key="evaluate_answers",
-                         help="Per query: an answer from the assembled [S1]… context, then faithfulness, answer "
-                              "relevance and context precision judged by the LLM, plus citation and quote checks. "
-                              "Cost per query: 1 answer + 1 call per claim + 1 + 1 per context passage, cached.")
+    st.caption(
+        f"Configuration: preset “{md_escape(preset)}” from the sidebar ({md_escape(describe_config(config))})"
+        + (
+            f"; {llm_calls.describe()} over {len(golden)} queries, cached replies cost nothing"
+            if llm_calls.calls
+            else ""
+        )
+        + "."
+    )
+    answers = llm_option(
+        st.toggle,
+        "Also generate and judge answers (LLM)",
+        key="evaluate_answers",
+        help="Per query: an answer from the assembled [S1]… context, then faithfulness, answer "
+        "relevance and context precision judged by the LLM, plus citation and quote checks. "
+        "Cost per query: 1 answer + 1 call per claim + 1 + 1 per context passage, cached.",
+    )
     if hidden_in_read_only("Running an evaluation"):
         return
     label = st.text_input("Label (optional)", key="evaluate_label", placeholder="e.g. baseline")
@@ -155,8 +238,16 @@ def evaluate_tab(collection: str) -> None:
 
         bench = session.workbench()
         require_writable(bench, "Running an evaluation")  # it stores the run
-        result = evaluate_collection(bench, collection, golden, config, level=level, metric_names=metric_names,
-                                     progress=on_progress, answers=bool(answers))
+        result = evaluate_collection(
+            bench,
+            collection,
+            golden,
+            config,
+            level=level,
+            metric_names=metric_names,
+            progress=on_progress,
+            answers=bool(answers),
+        )
         run_id = save_run(bench.catalog, result, label=label or f"preset {preset}")
         bar.empty()
         st.session_state[SHOWN_RUN_KEY] = run_id
@@ -170,20 +261,38 @@ def evaluate_tab(collection: str) -> None:
 
 # -- runs and comparisons ---------------------------------------------------------------------------
 
+
 def runs_tab(collection: str) -> None:
     catalog = session.workbench().catalog
     include_sweeps = st.toggle("Include sweep runs", value=False, key="runs_include_sweeps")
     rows = list_runs(catalog, collection=collection, include_sweeps=include_sweeps)
     if not rows:
-        st.info("No runs stored for this collection yet: evaluate in the first tab, or run "
-                "`python -m workbench eval`.", icon=":material/info:")
+        st.info(
+            "No runs stored for this collection yet: evaluate in the first tab, or run `python -m workbench eval`.",
+            icon=":material/info:",
+        )
         return
-    st.dataframe(pd.DataFrame([{
-        "run": r.id, "created": r.created_at, "golden": r.golden, "level": r.level, "label": r.label,
-        "mode": r.config.get("retrieval", {}).get("mode"), "queries": r.queries, **r.metrics,
-        "sweep": r.sweep_id,
-    } for r in rows]), hide_index=True, width="stretch",
-        column_config={"created": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")})
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "run": r.id,
+                    "created": r.created_at,
+                    "golden": r.golden,
+                    "level": r.level,
+                    "label": r.label,
+                    "mode": r.config.get("retrieval", {}).get("mode"),
+                    "queries": r.queries,
+                    **r.metrics,
+                    "sweep": r.sweep_id,
+                }
+                for r in rows
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+        column_config={"created": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm")},
+    )
     by_id = {r.id: r for r in rows}
     ids = list(by_id)
 
@@ -195,8 +304,11 @@ def runs_tab(collection: str) -> None:
     shared = [n for n in by_id[run_a].metrics if n in by_id[run_b].metrics] or ["ndcg@10"]
     metric_col, perm_col = st.columns(2)
     metric = metric_col.selectbox("Metric", shared, key="compare_metric")
-    permutations = int(perm_col.number_input("Permutations", min_value=100, max_value=100_000, value=10_000,
-                                             step=1000, key="compare_permutations"))
+    permutations = int(
+        perm_col.number_input(
+            "Permutations", min_value=100, max_value=100_000, value=10_000, step=1000, key="compare_permutations"
+        )
+    )
     if st.button("Compare", key="compare_run", type="primary", disabled=run_a == run_b):
         comparison = compare_runs(load_run(catalog, run_a), load_run(catalog, run_b), metric, permutations)
         st.session_state[COMPARISON_KEY] = comparison
@@ -222,8 +334,9 @@ def _distinct_compare_defaults(ids: list[int]) -> None:
     """Baseline a = the older run, new b = the newest; a new run resets them to that (the user's
     pick holds otherwise)."""
     state = st.session_state
-    state["compare_a"], state["compare_b"] = compare_pickers(ids, state.get("compare_a"), state.get("compare_b"),
-                                                            state.get("compare_known_runs"))
+    state["compare_a"], state["compare_b"] = compare_pickers(
+        ids, state.get("compare_a"), state.get("compare_b"), state.get("compare_known_runs")
+    )
     state["compare_known_runs"] = frozenset(ids)
 
 
@@ -235,27 +348,42 @@ def show_comparison(comparison) -> None:
     columns[0].metric("Wins (b better)", comparison.wins)
     columns[1].metric("Losses", comparison.losses)
     columns[2].metric("Ties", comparison.ties)
-    columns[3].metric("p-value", f"{test.p_value:.4f}", help=f"{test.method} test, two-sided, "
-                      f"{test.permutations} sign flips, seed {test.seed}")
+    columns[3].metric(
+        "p-value",
+        f"{test.p_value:.4f}",
+        help=f"{test.method} test, two-sided, {test.permutations} sign flips, seed {test.seed}",
+    )
     verdict = "significant at 0.05" if test.p_value < 0.05 else "not significant at 0.05"
-    st.markdown(f"Mean {md_escape(comparison.metric)} difference (b − a): **{test.mean_difference:+.4f}**, "
-                f"{verdict}.")
-    st.dataframe(pd.DataFrame([{"metric": d.metric, "run a": d.a, "run b": d.b, "delta": d.delta}
-                               for d in comparison.deltas]), hide_index=True, width="stretch")
+    st.markdown(f"Mean {md_escape(comparison.metric)} difference (b − a): **{test.mean_difference:+.4f}**, {verdict}.")
+    st.dataframe(
+        pd.DataFrame([{"metric": d.metric, "run a": d.a, "run b": d.b, "delta": d.delta} for d in comparison.deltas]),
+        hide_index=True,
+        width="stretch",
+    )
     if comparison.config_changes:
-        st.caption("Configuration changes: " + md_escape(", ".join(f"{k}: {a} → {b}"
-                                                                  for k, a, b in comparison.config_changes)))
+        st.caption(
+            "Configuration changes: " + md_escape(", ".join(f"{k}: {a} → {b}" for k, a, b in comparison.config_changes))
+        )
     st.plotly_chart(charts.significance_chart(comparison), key="comparison_null")
     st.plotly_chart(charts.query_delta_chart(comparison), key="comparison_deltas")
     changed = comparison.most_changed(15)
     if changed:
         st.markdown("**Queries that changed most**")
-        st.dataframe(pd.DataFrame([{"query id": c.query_id, "query": c.query, "run a": c.a, "run b": c.b,
-                                    "delta": c.delta} for c in changed]), hide_index=True, width="stretch")
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {"query id": c.query_id, "query": c.query, "run a": c.a, "run b": c.b, "delta": c.delta}
+                    for c in changed
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
     download_buttons(comparison, f"compare-{comparison.run_a}-{comparison.run_b}", "export_comparison")
 
 
 # -- sweeps -----------------------------------------------------------------------------------------
+
 
 def sweep_tab(collection: str) -> None:
     if hidden_in_read_only("Running sweeps"):
@@ -267,14 +395,22 @@ def sweep_tab(collection: str) -> None:
     rank_by = st.selectbox("Best by", metric_names, key="sweep_rank_by")
     base = session.current_config()
     offered = list(SWEEP_SUGGESTIONS) + [k for k in known_keys() if k not in SWEEP_SUGGESTIONS]
-    keys = st.multiselect("Keys to vary", offered, default=default_sweep_keys(base), key="sweep_keys",
-                          help="Any config key, chunking included. Query-time keys reuse the indexes; a new "
-                               "chunking is built once and embeds only texts not in the cache.")
+    keys = st.multiselect(
+        "Keys to vary",
+        offered,
+        default=default_sweep_keys(base),
+        key="sweep_keys",
+        help="Any config key, chunking included. Query-time keys reuse the indexes; a new "
+        "chunking is built once and embeds only texts not in the cache.",
+    )
     grid: dict[str, list[str]] = {}
     for key in keys:
-        typed = st.text_input(f"Values of {key}", value=SWEEP_SUGGESTIONS.get(key, str(base.get(key))),
-                              key=f"sweep_values_{key}", help="Comma separated; use ';' between values that "
-                                                              "hold commas (fusion.weights).")
+        typed = st.text_input(
+            f"Values of {key}",
+            value=SWEEP_SUGGESTIONS.get(key, str(base.get(key))),
+            key=f"sweep_values_{key}",
+            help="Comma separated; use ';' between values that hold commas (fusion.weights).",
+        )
         grid[key] = parse_grid_argument(f"{key}={typed}")[1] if typed.strip() else []
     try:
         points = expand(base, grid) if grid else []
@@ -284,17 +420,34 @@ def sweep_tab(collection: str) -> None:
     layouts = len(plan(points))
     llm_calls = llm_calls_for_run([point.config for point in points if point.same_as is None], len(golden))
     same = sum(1 for point in points if point.same_as is not None)
-    st.caption(f"{len(points) - same} configurations × {len(golden)} queries, {layouts} layout(s)"
-               + (f"; {same} more differ only in keys their configuration ignores and are reported as the same, "
-                  "not run" if same else "")
-               + (" — new chunkings are built on first use (only uncached texts are embedded)" if layouts > 1 else "")
-               + (f"; {llm_calls.describe()}, cached replies cost nothing" if llm_calls.calls else ""))
-    if st.button(f"Run sweep ({len(points)} configurations)", key="sweep_run", type="primary",
-                 disabled=not points, icon=":material/play_arrow:"):
+    st.caption(
+        f"{len(points) - same} configurations × {len(golden)} queries, {layouts} layout(s)"
+        + (
+            f"; {same} more differ only in keys their configuration ignores and are reported as the same, not run"
+            if same
+            else ""
+        )
+        + (" — new chunkings are built on first use (only uncached texts are embedded)" if layouts > 1 else "")
+        + (f"; {llm_calls.describe()}, cached replies cost nothing" if llm_calls.calls else "")
+    )
+    if st.button(
+        f"Run sweep ({len(points)} configurations)",
+        key="sweep_run",
+        type="primary",
+        disabled=not points,
+        icon=":material/play_arrow:",
+    ):
         bar = st.progress(0.0, text="Preparing…")
-        result = run_sweep(session.workbench(), collection, golden, base, grid, level=level,
-                           metric_names=tuple(dict.fromkeys((*metric_names, rank_by))),
-                           progress=lambda event: bar.progress(event.fraction, text=event.describe()))
+        result = run_sweep(
+            session.workbench(),
+            collection,
+            golden,
+            base,
+            grid,
+            level=level,
+            metric_names=tuple(dict.fromkeys((*metric_names, rank_by))),
+            progress=lambda event: bar.progress(event.fraction, text=event.describe()),
+        )
         bar.empty()
         st.session_state[SWEEP_KEY] = result
     result = st.session_state.get(SWEEP_KEY)
@@ -306,10 +459,12 @@ def show_sweep(result, rank_by: str) -> None:
     best = result.best(rank_by)
     same = len(result.entries) - len(result.distinct)
     same_note = f" ({same} the same as another: they differ only in keys their configuration ignores)" if same else ""
-    st.success(f"Sweep {result.sweep_id}: {len(result.entries)} configurations{same_note} in "
-               f"{result.elapsed_s:.1f} s; "
-               f"{md_escape(result.reuse_summary())}. Best {md_escape(rank_by)} = "
-               f"**{best.result.metrics[rank_by]:.4f}** with {md_escape(best.point.label)}.")
+    st.success(
+        f"Sweep {result.sweep_id}: {len(result.entries)} configurations{same_note} in "
+        f"{result.elapsed_s:.1f} s; "
+        f"{md_escape(result.reuse_summary())}. Best {md_escape(rank_by)} = "
+        f"**{best.result.metrics[rank_by]:.4f}** with {md_escape(best.point.label)}."
+    )
     rows = result.table()
     st.dataframe(pd.DataFrame(rows).sort_values(rank_by, ascending=False), hide_index=True, width="stretch")
     st.plotly_chart(charts.sweep_chart(rows, list(result.grid), rank_by), key="sweep_chart")
@@ -327,18 +482,25 @@ def show_sweep(result, rank_by: str) -> None:
         (columns[1], "html", export.to_html(export.sweep_report(rows, rank_by, summary))),
         (columns[2], "csv", export.sweep_csv(rows)),
     ):
-        column.download_button(f"Export {fmt.upper()}", text, file_name=f"sweep-{result.sweep_id}.{fmt}",
-                               key=f"export_sweep_{fmt}", icon=":material/download:")
+        column.download_button(
+            f"Export {fmt.upper()}",
+            text,
+            file_name=f"sweep-{result.sweep_id}.{fmt}",
+            key=f"export_sweep_{fmt}",
+            icon=":material/download:",
+        )
 
 
 # -- golden sets ------------------------------------------------------------------------------------
+
 
 def golden_tab(collection: str) -> None:
     bench = session.workbench()
     names = golden_sets.available(bench.home)
     options = names + ["+ new golden set"]
-    choice = st.selectbox("Golden set", options, index=names.index(collection) if collection in names else 0,
-                          key="golden_edit_pick")
+    choice = st.selectbox(
+        "Golden set", options, index=names.index(collection) if collection in names else 0, key="golden_edit_pick"
+    )
     if choice == "+ new golden set":
         name = st.text_input("Name", value=collection, key="golden_new_name")
     else:
@@ -351,12 +513,26 @@ def golden_tab(collection: str) -> None:
     if path.exists():
         golden = golden_sets.load(path)
         spans = sum(1 for q in golden.queries for item in q.relevant if item.is_span)
-        st.caption(f"{md_escape(str(path))}: {len(golden)} queries, {spans} span judgements. A plain file: edit "
-                   "it, version it in git.")
-        st.dataframe(pd.DataFrame([{
-            "id": q.id, "query": q.query, "documents": ", ".join(q.doc_grades()),
-            "span items": sum(1 for i in q.relevant if i.is_span), "answer": q.answer or "",
-        } for q in golden.queries]), hide_index=True, width="stretch")
+        st.caption(
+            f"{md_escape(str(path))}: {len(golden)} queries, {spans} span judgements. A plain file: edit "
+            "it, version it in git."
+        )
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "id": q.id,
+                        "query": q.query,
+                        "documents": ", ".join(q.doc_grades()),
+                        "span items": sum(1 for i in q.relevant if i.is_span),
+                        "answer": q.answer or "",
+                    }
+                    for q in golden.queries
+                ]
+            ),
+            hide_index=True,
+            width="stretch",
+        )
     else:
         st.caption(f"New file: {md_escape(str(path))}")
     if hidden_in_read_only("Changing golden sets"):
@@ -366,12 +542,15 @@ def golden_tab(collection: str) -> None:
         st.markdown("**Add a judgement** (the Retrieval lab does this when you mark a hit relevant)")
         query = st.text_input("Query id or text", key="golden_add_query")
         documents = [doc for doc in session.documents(collection) if doc.status == "success"]
-        doc = st.selectbox("Document", documents, key="golden_add_doc",
-                           format_func=lambda d: shown_name(d.external_id or d.source))
-        quote = st.text_area("Quote (optional: the passage that answers; empty judges the whole document)",
-                             key="golden_add_quote")
-        grade = st.number_input("Grade", min_value=0, max_value=3, value=1, key="golden_add_grade",
-                                help="0 removes the judgement")
+        doc = st.selectbox(
+            "Document", documents, key="golden_add_doc", format_func=lambda d: shown_name(d.external_id or d.source)
+        )
+        quote = st.text_area(
+            "Quote (optional: the passage that answers; empty judges the whole document)", key="golden_add_quote"
+        )
+        grade = st.number_input(
+            "Grade", min_value=0, max_value=3, value=1, key="golden_add_grade", help="0 removes the judgement"
+        )
         if st.form_submit_button("Save judgement"):
             if not query.strip() or doc is None:
                 st.error("Give a query and pick a document.")
@@ -381,16 +560,19 @@ def golden_tab(collection: str) -> None:
                     item["quote"] = quote.strip()
                 require_writable(bench, "Changing a golden set")
                 updated = golden_sets.mark_relevant(path, query, item)
-                session.flash("success", f"Saved: query **{md_escape(updated.id)}** now has "
-                                         f"{len(updated.relevant)} judgements.")
+                session.flash(
+                    "success", f"Saved: query **{md_escape(updated.id)}** now has {len(updated.relevant)} judgements."
+                )
                 st.rerun()
 
 
 def beir_import(bench, name: str) -> None:
     with st.expander("Import judgements from a BEIR folder"):
-        st.caption("Reads `queries.jsonl`, `qrels/test.tsv` and `qrels/test_spans.jsonl` (spans are shifted to point "
-                   "into each document's Markdown). The corpus itself is ingested with "
-                   "`python -m workbench import-beir FOLDER`.")
+        st.caption(
+            "Reads `queries.jsonl`, `qrels/test.tsv` and `qrels/test_spans.jsonl` (spans are shifted to point "
+            "into each document's Markdown). The corpus itself is ingested with "
+            "`python -m workbench import-beir FOLDER`."
+        )
         folder = st.text_input("BEIR folder", key="golden_beir_folder", placeholder="../shared/datasets/scifact")
         if st.button("Import as this golden set", key="golden_beir_import", disabled=not folder.strip()):
             from pathlib import Path
@@ -413,7 +595,8 @@ def beir_import(bench, name: str) -> None:
 st.title("Evaluation")
 current = require_collection("evaluate")
 evaluate, runs, sweep, golden_edit, from_documents = st.tabs(
-    ["Evaluate", "Runs & compare", "Sweep", "Golden sets", "From your documents"])
+    ["Evaluate", "Runs & compare", "Sweep", "Golden sets", "From your documents"]
+)
 with evaluate:
     evaluate_tab(current)
 with runs:

@@ -20,8 +20,10 @@ from workbench.ui.widgets import require_collection
 run_through_router()
 
 st.title("Judging")
-st.caption("Pool several configurations' top results per query, grade each pooled chunk blind to who found it, "
-           "and export the grades as a golden set with spans, which survives re-chunking.")
+st.caption(
+    "Pool several configurations' top results per query, grade each pooled chunk blind to who found it, "
+    "and export the grades as a golden set with spans, which survives re-chunking."
+)
 collection = require_collection("judge")
 render_pool_builder(collection)
 judge = judge_name()

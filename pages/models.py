@@ -23,19 +23,39 @@ KIND_TITLES = {EMBEDDING: "Embedding models (embedding.model)", RERANK: "Rerank 
 
 
 def model_table(rows) -> None:
-    st.dataframe(pd.DataFrame([{
-        "model": row.card.name, "languages": row.card.describe_languages(),
-        "download": row.card.download_size or "", "on disk": format_bytes(row.size_on_disk) if row.size_on_disk else "",
-        "status": row.status, "cached in": str(row.folder or row.cache_folder), "about": row.card.summary,
-    } for row in rows]), hide_index=True, width="stretch")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "model": row.card.name,
+                    "languages": row.card.describe_languages(),
+                    "download": row.card.download_size or "",
+                    "on disk": format_bytes(row.size_on_disk) if row.size_on_disk else "",
+                    "status": row.status,
+                    "cached in": str(row.folder or row.cache_folder),
+                    "about": row.card.summary,
+                }
+                for row in rows
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
 
 
 def model_actions(rows) -> None:
     for row in rows:
         with st.container(border=True, key=widget_key("model", row.card.name)):
             name_column, action_column = st.columns([3, 2], vertical_alignment="center")
-            facts = " · ".join(part for part in (row.card.describe_languages(), row.status,
-                                                 format_bytes(row.size_on_disk) if row.size_on_disk else "") if part)
+            facts = " · ".join(
+                part
+                for part in (
+                    row.card.describe_languages(),
+                    row.status,
+                    format_bytes(row.size_on_disk) if row.size_on_disk else "",
+                )
+                if part
+            )
             name_column.markdown(f"**{md_escape(row.card.name)}** — {md_escape(facts)}")
             with action_column:
                 if row.status == BUNDLED:
@@ -48,19 +68,25 @@ def model_actions(rows) -> None:
 
 def other_model() -> None:
     st.subheader("Another model from the Hub")
-    name = st.text_input("Model id", key="models_other_id", placeholder="e.g. BAAI/bge-base-zh-v1.5",
-                         help="Any sentence-transformers or cross-encoder model on the Hugging Face Hub. Once "
-                              "downloaded it is listed above (a cross-encoder among the rerank models) and offered "
-                              "in the pickers.").strip()
+    name = st.text_input(
+        "Model id",
+        key="models_other_id",
+        placeholder="e.g. BAAI/bge-base-zh-v1.5",
+        help="Any sentence-transformers or cross-encoder model on the Hugging Face Hub. Once "
+        "downloaded it is listed above (a cross-encoder among the rerank models) and offered "
+        "in the pickers.",
+    ).strip()
     if name and not is_path_like(name):
         offer_download(card_for(name, EMBEDDING), key_prefix="models_other_download")
 
 
 st.title("Models")
-st.caption(f"Downloaded models live in {md_escape(str(hub_cache_dir()))} (HF_HUB_CACHE) and come from "
-           f"{md_escape(hub_endpoint())} (HF_ENDPOINT). A download shows its size first, then its progress, and "
-           "checks every file against the Hub's sizes and hashes; after that the model loads offline. The same from "
-           "a terminal: python -m workbench models list / download NAME / remove NAME.")
+st.caption(
+    f"Downloaded models live in {md_escape(str(hub_cache_dir()))} (HF_HUB_CACHE) and come from "
+    f"{md_escape(hub_endpoint())} (HF_ENDPOINT). A download shows its size first, then its progress, and "
+    "checks every file against the Hub's sizes and hashes; after that the model loads offline. The same from "
+    "a terminal: python -m workbench models list / download NAME / remove NAME."
+)
 all_rows = inventory()
 for kind, title in KIND_TITLES.items():
     st.subheader(title)

@@ -29,23 +29,33 @@ run_through_router()
 
 def preset_editor(collection: str, preset: str) -> None:
     st.subheader("Current configuration")
-    st.caption(f"Collection **{md_escape(collection)}** with preset **{md_escape(preset)}**. Change any value, "
-               "then save the result as a preset. Query-time keys apply instantly; index-time keys (chunking, "
-               "model, index build) get their chunks and indexes built the first time the preset is used.")
+    st.caption(
+        f"Collection **{md_escape(collection)}** with preset **{md_escape(preset)}**. Change any value, "
+        "then save the result as a preset. Query-time keys apply instantly; index-time keys (chunking, "
+        "model, index build) get their chunks and indexes built the first time the preset is used."
+    )
     edited = config_editor(session.current_config(), prefix=f"preset_editor.{collection}.{preset}")
     base = session.current_config(collection, DEFAULT_PRESET)
     overrides = overrides_between(base, edited.config)
     st.markdown("**What the preset stores** (the keys that differ from the collection's own settings):")
-    st.code("\n".join(f"{key}={value}" for key, value in sorted(overrides.items()))
-            or "(nothing: the collection's own settings)", language=None)
+    st.code(
+        "\n".join(f"{key}={value}" for key, value in sorted(overrides.items()))
+        or "(nothing: the collection's own settings)",
+        language=None,
+    )
 
     if hidden_in_read_only("Saving presets"):
         return
     name_column, description_column = st.columns([1, 2])
-    name = name_column.text_input("Preset name", value="" if preset == DEFAULT_PRESET else preset,
-                                  key=f"preset_save_name.{preset}", placeholder="e.g. hybrid-mmr")
-    description = description_column.text_input("Description", key="preset_save_description",
-                                                 placeholder="what this configuration is for")
+    name = name_column.text_input(
+        "Preset name",
+        value="" if preset == DEFAULT_PRESET else preset,
+        key=f"preset_save_name.{preset}",
+        placeholder="e.g. hybrid-mmr",
+    )
+    description = description_column.text_input(
+        "Description", key="preset_save_description", placeholder="what this configuration is for"
+    )
     make_default = st.checkbox(f"Make it the default preset of {md_escape(collection)}", key="preset_make_default")
     if st.button("Save preset", key="preset_save", type="primary", icon=":material/save:"):
         save(collection, name.strip(), description.strip(), overrides, edited.errors, make_default)
@@ -72,47 +82,80 @@ def save(collection: str, name: str, description: str, overrides: dict, errors: 
 
 def preset_table() -> None:
     st.subheader("Saved presets")
-    st.dataframe(pd.DataFrame([{
-        "preset": name,
-        "settings": " ".join(f"{key}={value}" for key, value in sorted(overrides.items())) or "(built-in defaults)",
-        "description": description,
-    } for name, overrides, description in session.preset_list()]), hide_index=True, width="stretch")
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "preset": name,
+                    "settings": " ".join(f"{key}={value}" for key, value in sorted(overrides.items()))
+                    or "(built-in defaults)",
+                    "description": description,
+                }
+                for name, overrides, description in session.preset_list()
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
 
 
 def mcp_panel(collection: str, preset: str) -> None:
     st.subheader("Connect an AI assistant over MCP")
-    st.caption("The assistant starts the workbench's MCP server itself, with this project's Python, and gets "
-               "search, document and citation tools over this home with the preset above.")
+    st.caption(
+        "The assistant starts the workbench's MCP server itself, with this project's Python, and gets "
+        "search, document and citation tools over this home with the preset above."
+    )
     name_column, pin_column = st.columns([2, 1])
     server_name = name_column.text_input("Server name", value=DEFAULT_SERVER_NAME, key="mcp_server_name").strip()
-    pin = pin_column.checkbox(f"Only collection {md_escape(collection)}", key="mcp_pin_collection",
-                              help="Pass --collection so the server searches this collection by default.")
+    pin = pin_column.checkbox(
+        f"Only collection {md_escape(collection)}",
+        key="mcp_pin_collection",
+        help="Pass --collection so the server searches this collection by default.",
+    )
     uses = endpoint_uses(session.current_config())
     llm = session.workbench().llm()
-    launch = McpLaunch(home=session.home_path(), preset=preset, collection=collection if pin else None,
-                       server_name=server_name or DEFAULT_SERVER_NAME,
-                       extra_env=tuple(llm_env(llm.settings).items()) if uses else ())
+    launch = McpLaunch(
+        home=session.home_path(),
+        preset=preset,
+        collection=collection if pin else None,
+        server_name=server_name or DEFAULT_SERVER_NAME,
+        extra_env=tuple(llm_env(llm.settings).items()) if uses else (),
+    )
     if uses:
-        source = ("this app's endpoint and model" if llm.available
-                  else "placeholders: fill in your endpoint and model (this app has no endpoint configured)")
-        st.info(f"This preset uses the LLM endpoint ({md_escape(', '.join(uses))}), so the configuration passes "
-                f"its settings to the server: {source}. An API key is never copied here; where one is needed, "
-                "replace the placeholder with yours.", icon=":material/key:")
+        source = (
+            "this app's endpoint and model"
+            if llm.available
+            else "placeholders: fill in your endpoint and model (this app has no endpoint configured)"
+        )
+        st.info(
+            f"This preset uses the LLM endpoint ({md_escape(', '.join(uses))}), so the configuration passes "
+            f"its settings to the server: {source}. An API key is never copied here; where one is needed, "
+            "replace the placeholder with yours.",
+            icon=":material/key:",
+        )
     claude_tab, vscode_tab, shell_tab = st.tabs(["Claude Desktop", "VS Code", "Command line"])
     with claude_tab:
         claude_json = to_json(claude_desktop_config(launch))
         st.code(claude_json, language="json")
-        st.caption("Merge the `mcpServers` entry into claude_desktop_config.json ("
-                   + "; ".join(f"{os}: `{path}`" for os, path in CLAUDE_DESKTOP_CONFIG_FILES.items())
-                   + "), then restart Claude Desktop.")
-        st.download_button("Download claude_desktop_config.json", claude_json, file_name="claude_desktop_config.json",
-                           mime="application/json", key="mcp_download_claude")
+        st.caption(
+            "Merge the `mcpServers` entry into claude_desktop_config.json ("
+            + "; ".join(f"{os}: `{path}`" for os, path in CLAUDE_DESKTOP_CONFIG_FILES.items())
+            + "), then restart Claude Desktop."
+        )
+        st.download_button(
+            "Download claude_desktop_config.json",
+            claude_json,
+            file_name="claude_desktop_config.json",
+            mime="application/json",
+            key="mcp_download_claude",
+        )
     with vscode_tab:
         vscode_json = to_json(vscode_config(launch))
         st.code(vscode_json, language="json")
         st.caption(f"Save as {VSCODE_CONFIG_FILE}; VS Code lists the server under MCP: List Servers.")
-        st.download_button("Download mcp.json", vscode_json, file_name="mcp.json", mime="application/json",
-                           key="mcp_download_vscode")
+        st.download_button(
+            "Download mcp.json", vscode_json, file_name="mcp.json", mime="application/json", key="mcp_download_vscode"
+        )
     with shell_tab:
         st.code(launch.command_line(), language="bash")
         st.caption("The same server by hand: it speaks MCP over stdin/stdout, so it waits silently for a client.")

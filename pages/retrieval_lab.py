@@ -41,27 +41,41 @@ run_through_router()
 def _nothing_to_search(collection: str | None) -> bool:
     """Explain what to do when there is no collection, or it has no chunks yet."""
     if collection is None:
-        st.info("There is no collection to search yet. Load the bundled demo from the sidebar, or create a "
-                "collection and add documents on the Documents page; then come back here.")
+        st.info(
+            "There is no collection to search yet. Load the bundled demo from the sidebar, or create a "
+            "collection and add documents on the Documents page; then come back here."
+        )
         return True
     info = session.collection_info(collection)
     if info is not None and info.chunks == 0:
-        st.info(f"Collection {md_escape(collection)} has no chunks yet. Add documents on the Documents page, "
-                "or pick another collection in the sidebar, then come back to query it.")
+        st.info(
+            f"Collection {md_escape(collection)} has no chunks yet. Add documents on the Documents page, "
+            "or pick another collection in the sidebar, then come back to query it."
+        )
         return True
     return False
 
 
 def _query_box(queries: dict[str, str]) -> str:
     query_column, pick_column = st.columns([3, 2])
-    query_column.text_input("Query", key=QUERY_KEY, persist_state=PERSIST,
-                            placeholder="Ask a question or type keywords",
-                            help="Both sides run this query. A query from a golden set highlights its relevant chunks.")
+    query_column.text_input(
+        "Query",
+        key=QUERY_KEY,
+        persist_state=PERSIST,
+        placeholder="Ask a question or type keywords",
+        help="Both sides run this query. A query from a golden set highlights its relevant chunks.",
+    )
     if queries:
-        pick_column.selectbox("…or pick a golden query", list(queries), index=None, key=GOLDEN_PICK_KEY,
-                              on_change=pick_golden_query, args=(queries,),
-                              placeholder=f"{len(queries)} golden queries",
-                              format_func=lambda pick: f"{pick}: {queries[pick]}")
+        pick_column.selectbox(
+            "…or pick a golden query",
+            list(queries),
+            index=None,
+            key=GOLDEN_PICK_KEY,
+            on_change=pick_golden_query,
+            args=(queries,),
+            placeholder=f"{len(queries)} golden queries",
+            format_func=lambda pick: f"{pick}: {queries[pick]}",
+        )
     return st.session_state.get(QUERY_KEY, "").strip()
 
 
@@ -70,7 +84,7 @@ def _configure_sides(base, signature: str, ran: bool) -> tuple[dict, dict]:
 
     Once there is a query the settings fold away, so the verdicts and final lists come first."""
     containers, configs = {}, {}
-    for side, column in zip(SIDES, st.columns(2, gap="medium")):
+    for side, column in zip(SIDES, st.columns(2, gap="medium"), strict=True):
         sync_with_preset(side, base, signature)
         with column:
             containers[side] = st.container(key=f"side_{side}")
@@ -100,9 +114,11 @@ def _run_sides(collection: str, query: str, configs: dict, containers: dict) -> 
                 st.error(f"Side {side.upper()} could not run: {md_escape(error)}")
         except Exception as error:  # shown, not raised: the other side and the rest of the page still work
             with containers[side]:
-                st.error(f"Side {side.upper()} could not run: {md_escape(f'{type(error).__name__}: {error}')}. "
-                         "Check this side's configuration (a rerank or embedding model must be available "
-                         "locally).")
+                st.error(
+                    f"Side {side.upper()} could not run: {md_escape(f'{type(error).__name__}: {error}')}. "
+                    "Check this side's configuration (a rerank or embedding model must be available "
+                    "locally)."
+                )
     return traces, snapshots
 
 
@@ -125,9 +141,12 @@ def main() -> None:
     first_use = session.warm_up(collection, query, list(configs.values()))
     traces, snapshots = _run_sides(collection, query, configs, containers)
     if first_use.describe():
-        st.caption(md_escape(first_use.describe()), help="Reading the indexes, loading the models (and their first, "
-                   "slower run) and embedding the query happen once, before either side is timed, so the two "
-                   "sides' stage times compare fairly.")
+        st.caption(
+            md_escape(first_use.describe()),
+            help="Reading the indexes, loading the models (and their first, "
+            "slower run) and embedding the query happen once, before either side is timed, so the two "
+            "sides' stage times compare fairly.",
+        )
     if not traces:
         return
 

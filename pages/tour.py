@@ -10,8 +10,8 @@ from workbench.config import ChunkingConfig, WorkbenchConfig
 from workbench.demo import DEMO_COLLECTION, DEMO_GOLDEN
 from workbench.evaluation import golden as golden_sets
 from workbench.evaluation.runner import evaluate_collection
-from workbench.retrieval.stages import BM25, DENSE, FUSION
 from workbench.names import shown_name
+from workbench.retrieval.stages import BM25, DENSE, FUSION
 from workbench.retrieval.trace import Trace
 from workbench.ui import session
 from workbench.ui.access import read_only
@@ -50,15 +50,22 @@ def golden_queries():
 
 
 def ranked_rows(trace: Trace, relevant: dict[str, int]) -> pd.DataFrame:
-    return pd.DataFrame([{
-        "rank": hit.rank,
-        "relevant": "✓" if trace.chunks[hit.chunk_id].source in relevant else "",
-        "document": shown_name(trace.chunks[hit.chunk_id].source),
-        "text": shorten(trace.chunks[hit.chunk_id].text, 110),
-    } for hit in trace.final.hits if hit.chunk_id in trace.chunks])
+    return pd.DataFrame(
+        [
+            {
+                "rank": hit.rank,
+                "relevant": "✓" if trace.chunks[hit.chunk_id].source in relevant else "",
+                "document": shown_name(trace.chunks[hit.chunk_id].source),
+                "text": shorten(trace.chunks[hit.chunk_id].text, 110),
+            }
+            for hit in trace.final.hits
+            if hit.chunk_id in trace.chunks
+        ]
+    )
 
 
 # -- exhibits -----------------------------------------------------------------------------------
+
 
 def exhibit_corpus() -> None:
     documents = [doc for doc in session.documents(DEMO_COLLECTION) if doc.status == "success"]
@@ -73,7 +80,7 @@ def exhibit_corpus() -> None:
 
 def exhibit_canonical() -> None:
     columns = st.columns(len(CANONICAL_EXAMPLES))
-    for column, source in zip(columns, CANONICAL_EXAMPLES):
+    for column, source in zip(columns, CANONICAL_EXAMPLES, strict=True):
         doc = demo_document(source)
         if doc is None:
             continue
@@ -88,10 +95,15 @@ def chunking_table(doc_id: int, sha256: str, model: str) -> pd.DataFrame:
     rows = []
     for label, chunking in TOUR_CHUNKINGS:
         preview = preview_chunking(markdown, chunking, session.embedder(model))
-        rows.append({"chunking": label, "chunks": preview.count,
-                     "median tokens": round(preview.token_stats()["median"]),
-                     "longest (tokens)": round(preview.token_stats()["max"]),
-                     "over the model's limit": preview.over_limit})
+        rows.append(
+            {
+                "chunking": label,
+                "chunks": preview.count,
+                "median tokens": round(preview.token_stats()["median"]),
+                "longest (tokens)": round(preview.token_stats()["max"]),
+                "over the model's limit": preview.over_limit,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -108,8 +120,13 @@ def pick_query():
     queries = golden_queries()
     by_id = {q.id: q for q in queries}
     default = "rag-5" if "rag-5" in by_id else queries[0].id
-    chosen = st.selectbox("Question from the golden set", list(by_id), index=list(by_id).index(default),
-                          format_func=lambda i: by_id[i].query, key="tour_query")
+    chosen = st.selectbox(
+        "Question from the golden set",
+        list(by_id),
+        index=list(by_id).index(default),
+        format_func=lambda i: by_id[i].query,
+        key="tour_query",
+    )
     return by_id[chosen]
 
 
@@ -118,7 +135,7 @@ def exhibit_routes() -> None:
     config = demo_config().with_value("retrieval.top_k", TOP)
     relevant = query.doc_grades()
     columns = st.columns(2)
-    for column, mode in zip(columns, ("dense", "bm25")):
+    for column, mode in zip(columns, ("dense", "bm25"), strict=True):
         trace = session.workbench().query(query.query, DEMO_COLLECTION, config.with_value("retrieval.mode", mode))
         column.markdown(f"**{mode}** ({trace.total_ms:.0f} ms)")
         column.dataframe(ranked_rows(trace, relevant), hide_index=True)
@@ -134,13 +151,20 @@ def exhibit_fusion() -> None:
     for hit in trace.final.hits:
         routes = fusion.details.get(hit.chunk_id, {}) if fusion else {}
         view = trace.chunks[hit.chunk_id]
-        rows.append({
-            "rank": hit.rank, "relevant": "✓" if view.source in relevant else "", "document": shown_name(view.source),
-            "dense rank": (routes.get(DENSE) or {}).get("rank"), "bm25 rank": (routes.get(BM25) or {}).get("rank"),
-            "RRF score": round(hit.score, 4),
-        })
-    st.caption(f"RRF with k = {config.fusion.k}: score = Σ 1/(k + rank) over the routes that found the chunk "
-               "(an empty rank: that route did not return it).")
+        rows.append(
+            {
+                "rank": hit.rank,
+                "relevant": "✓" if view.source in relevant else "",
+                "document": shown_name(view.source),
+                "dense rank": (routes.get(DENSE) or {}).get("rank"),
+                "bm25 rank": (routes.get(BM25) or {}).get("rank"),
+                "RRF score": round(hit.score, 4),
+            }
+        )
+    st.caption(
+        f"RRF with k = {config.fusion.k}: score = Σ 1/(k + rank) over the routes that found the chunk "
+        "(an empty rank: that route did not return it)."
+    )
     st.dataframe(pd.DataFrame(rows), hide_index=True)
 
 
@@ -150,8 +174,13 @@ def evaluation_table(catalog_version: tuple, config: WorkbenchConfig) -> pd.Data
     golden = golden_sets.find(DEMO_GOLDEN, session.home_path())
     rows = []
     for mode in ("bm25", "dense", "hybrid"):
-        result = evaluate_collection(session.workbench(), DEMO_COLLECTION, golden,
-                                     config.with_value("retrieval.mode", mode), metric_names=TOUR_METRICS)
+        result = evaluate_collection(
+            session.workbench(),
+            DEMO_COLLECTION,
+            golden,
+            config.with_value("retrieval.mode", mode),
+            metric_names=TOUR_METRICS,
+        )
         rows.append({"mode": mode, **{name: round(result.metrics[name], 3) for name in TOUR_METRICS}})
     return pd.DataFrame(rows)
 
@@ -179,13 +208,20 @@ st.title("Guided tour")
 demo = session.demo_status()
 if session.collection_info(DEMO_COLLECTION) is None or (demo.total and not demo.complete):
     if demo.partial:
-        st.info(f"The tour runs on the bundled demo, which is incomplete here ({md_escape(demo.describe())}): its "
-                "last load was interrupted. Loading it again finishes it without re-embedding.",
-                icon=":material/info:")
+        st.info(
+            f"The tour runs on the bundled demo, which is incomplete here ({md_escape(demo.describe())}): its "
+            "last load was interrupted. Loading it again finishes it without re-embedding.",
+            icon=":material/info:",
+        )
     else:
-        st.info("The tour runs on the bundled demo, which is not loaded in this home yet. Loading it takes about "
-                "30 seconds and adds the collection “demo” beside any you have.", icon=":material/info:")
-    if not read_only() and st.button("Load the demo", key="tour_load_demo", type="primary", icon=":material/rocket_launch:"):
+        st.info(
+            "The tour runs on the bundled demo, which is not loaded in this home yet. Loading it takes about "
+            "30 seconds and adds the collection “demo” beside any you have.",
+            icon=":material/info:",
+        )
+    if not read_only() and st.button(
+        "Load the demo", key="tour_load_demo", type="primary", icon=":material/rocket_launch:"
+    ):
         load_demo_with_progress()
     st.stop()
 
@@ -203,5 +239,7 @@ if step.page is not None:
 back, forward, _ = st.columns([1, 1, 4])
 back.button("← Back", key="tour_back", on_click=move, args=(-1,), disabled=position == 0)
 forward.button("Next →", key="tour_next", on_click=move, args=(1,), disabled=position == len(TOUR_STEPS) - 1)
-st.caption(f"Questions and documents come from the demo collection “{md_escape(DEMO_COLLECTION)}”; see "
-           "demo/ATTRIBUTION.md for sources.")
+st.caption(
+    f"Questions and documents come from the demo collection “{md_escape(DEMO_COLLECTION)}”; see "
+    "demo/ATTRIBUTION.md for sources."
+)

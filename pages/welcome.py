@@ -39,7 +39,9 @@ if not infos:
         "(Markdown, PDF and Word) and a golden set of 24 questions. Loading it takes about 30 seconds; "
         "after that every page has something to show."
     )
-    if not read_only() and st.button("Load the demo", key="welcome_load_demo", type="primary", icon=":material/rocket_launch:"):
+    if not read_only() and st.button(
+        "Load the demo", key="welcome_load_demo", type="primary", icon=":material/rocket_launch:"
+    ):
         load_demo_with_progress()
     st.markdown("Prefer your own files? Create a collection and upload them on the Documents page.")
     page_link(DOCUMENTS, "Go to Documents")
@@ -49,21 +51,38 @@ demo = session.demo_status()
 if demo.total and not demo.complete:
     if demo.partial:
         st.subheader("Finish loading the demo")
-        st.warning(f"The demo is incomplete ({md_escape(demo.describe())}): its last load was interrupted. "
-                   "Loading it again adds the missing documents; nothing already in is parsed or embedded again.")
+        st.warning(
+            f"The demo is incomplete ({md_escape(demo.describe())}): its last load was interrupted. "
+            "Loading it again adds the missing documents; nothing already in is parsed or embedded again."
+        )
     else:
         st.subheader("Try the demo")
-        st.markdown("The bundled demo (40 SciFact abstracts, four documents about RAG and a 24-question golden set) "
-                    "loads beside your collections as “demo”.")
-    if not read_only() and st.button("Load the demo", key="welcome_load_demo", type="primary", icon=":material/rocket_launch:"):
+        st.markdown(
+            "The bundled demo (40 SciFact abstracts, four documents about RAG and a 24-question golden set) "
+            "loads beside your collections as “demo”."
+        )
+    if not read_only() and st.button(
+        "Load the demo", key="welcome_load_demo", type="primary", icon=":material/rocket_launch:"
+    ):
         load_demo_with_progress()
 
 st.subheader("Collections in this home")
 st.dataframe(
-    pd.DataFrame([{"collection": shown_name(i.name), "documents": i.documents, "chunks": i.chunks,
-                   "embedding model": i.embedding_model, "default preset": i.default_preset,
-                   "incomplete": i.interrupted} for i in infos]),
-    hide_index=True, width="stretch",
+    pd.DataFrame(
+        [
+            {
+                "collection": shown_name(i.name),
+                "documents": i.documents,
+                "chunks": i.chunks,
+                "embedding model": i.embedding_model,
+                "default preset": i.default_preset,
+                "incomplete": i.interrupted,
+            }
+            for i in infos
+        ]
+    ),
+    hide_index=True,
+    width="stretch",
 )
 
 st.subheader("Where to go next")

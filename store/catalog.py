@@ -15,9 +15,9 @@ import contextlib
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
-from typing import Iterator
 
 import duckdb
 
@@ -59,7 +59,7 @@ class Catalog:
     """
 
     @classmethod
-    def in_home(cls, home: Path) -> "Catalog":
+    def in_home(cls, home: Path) -> Catalog:
         return cls(Path(home) / CATALOG_FILE_NAME)
 
     def __init__(self, path: Path, lock_timeout_s: float = 60.0):
@@ -98,7 +98,7 @@ class Catalog:
                 connection.close()
 
     @contextlib.contextmanager
-    def kept_open(self) -> Iterator["KeptOpen"]:
+    def kept_open(self) -> Iterator[KeptOpen]:
         """Keeps the file open in this process across the transactions made inside.
 
         Opening the file replays its log and closing it checkpoints: some 20-90 ms, against about

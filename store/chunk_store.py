@@ -13,10 +13,11 @@ A folder of named parts, written once at sync time (``write_chunk_store``)::
 
 An open ``ChunkStore`` keeps only the ids and document ids in memory (16 bytes a chunk); the other
 columns are memory-mapped, and a string's bytes are read from its file when that chunk is asked
-for, so a query brings in the texts of the chunks it shows and nothing else. ``ChunkStore`` is a read-only ``Mapping[int, ChunkRecord]`` that
-builds each record when asked; ``records(ids)`` fetches many at once, and ``doc_ids_of(ids)``
-answers without building any. A store can log which chunks' texts it read
-(``record_fetches``), which is how the tests hold the query path to its hits.
+for, so a query brings in the texts of the chunks it shows and nothing else.
+``ChunkStore`` is a read-only ``Mapping[int, ChunkRecord]`` that builds each record when asked;
+``records(ids)`` fetches many at once, and ``doc_ids_of(ids)`` answers without building any. A store can
+log which chunks' texts it read (``record_fetches``), which is how the tests hold the query path to its
+hits.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -71,8 +72,9 @@ def write_chunk_store(folder: Path, columns: Mapping[str, Sequence]) -> int:
 
     def column(name: str, dtype) -> np.ndarray:
         values = columns[name]
-        return np.asarray([_NONE if v is None else v for v in values] if dtype is np.int32 else values,
-                          dtype=dtype).reshape(-1)[order]
+        return np.asarray(
+            [_NONE if v is None else v for v in values] if dtype is np.int32 else values, dtype=dtype
+        ).reshape(-1)[order]
 
     np.save(folder / "chunk_ids.npy", chunk_ids[order])
     np.save(folder / "doc_ids.npy", column("doc_id", np.int64))
@@ -84,10 +86,10 @@ def write_chunk_store(folder: Path, columns: Mapping[str, Sequence]) -> int:
     np.save(folder / "over_max_length.npy", np.asarray(columns["over_max_length"], dtype=bool).reshape(-1)[order])
     texts = [str(columns["text"][i]) for i in order]
     indexed = [str(columns["indexed_text"][i]) for i in order]
-    same = np.fromiter((a == b for a, b in zip(texts, indexed)), dtype=bool, count=count)
+    same = np.fromiter((a == b for a, b in zip(texts, indexed, strict=True)), dtype=bool, count=count)
     np.save(folder / "indexed_is_text.npy", same)
     _write_strings(folder, "text", texts)
-    _write_strings(folder, "indexed_text", ("" if s else text for s, text in zip(same.tolist(), indexed)))
+    _write_strings(folder, "indexed_text", ("" if s else text for s, text in zip(same.tolist(), indexed, strict=True)))
     _write_strings(folder, "heading_path", (_heading_json(columns["heading_path"][i]) for i in order))
     write_params(folder, {"count": count}, FORMAT_VERSION)
     return count
@@ -158,8 +160,9 @@ class ChunkStore(Mapping[int, ChunkRecord]):
         another format (a snapshot from before this store: the workbench rebuilds it)."""
         folder = Path(folder)
         if not (folder / PARAMS_FILE).exists():
-            raise IndexFormatError("ChunkStore", folder, "none (a snapshot from before the chunk store)",
-                                   FORMAT_VERSION)
+            raise IndexFormatError(
+                "ChunkStore", folder, "none (a snapshot from before the chunk store)", FORMAT_VERSION
+            )
         params = read_params(folder, "ChunkStore", FORMAT_VERSION)
         count = int(params["count"])
         self.folder = folder
@@ -167,7 +170,8 @@ class ChunkStore(Mapping[int, ChunkRecord]):
         self.doc_ids = np.array(_mapped(folder / "doc_ids.npy", count), dtype=np.int64)
         self._ordinals, self._starts, self._ends, self._pages, self._token_counts, self._over, self._same = (
             _mapped(folder / f"{name}.npy", count)
-            for name in ("ordinals", "starts", "ends", "pages", "token_counts", "over_max_length", "indexed_is_text"))
+            for name in ("ordinals", "starts", "ends", "pages", "token_counts", "over_max_length", "indexed_is_text")
+        )
         self._strings = {name: _Strings(folder, name, count) for name in STRING_PARTS}
         self.fetch_log: set[int] | None = None
 
@@ -197,7 +201,7 @@ class ChunkStore(Mapping[int, ChunkRecord]):
         """The records of the ids this store holds, in the order given (unknown ids are left out)."""
         ids = np.asarray(list(chunk_ids), dtype=np.int64)
         rows = self.ids.positions(ids)
-        return {int(cid): self._record(int(row)) for cid, row in zip(ids, rows) if row >= 0}
+        return {int(cid): self._record(int(row)) for cid, row in zip(ids, rows, strict=True) if row >= 0}
 
     def contains_many(self, chunk_ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """Whether the store holds each id (a bool array), in one look-up."""
@@ -226,12 +230,12 @@ class ChunkStore(Mapping[int, ChunkRecord]):
             raise KeyError(chunk_id)
         return self._text(row)
 
-    def texts_by_position(self) -> "PositionalTexts":
+    def texts_by_position(self) -> PositionalTexts:
         """Every chunk's text as a lazy sequence in id order: a slice reads only its chunks."""
         return PositionalTexts(self)
 
     @property
-    def doc_id_of(self) -> "DocumentIdView":
+    def doc_id_of(self) -> DocumentIdView:
         return DocumentIdView(self)
 
     def record_fetches(self) -> set[int]:
@@ -254,10 +258,17 @@ class ChunkStore(Mapping[int, ChunkRecord]):
         heading = self._strings["heading_path"].at(row)
         page, tokens = int(self._pages[row]), int(self._token_counts[row])
         return ChunkRecord(
-            int(self.ids.array[row]), int(self.doc_ids[row]), int(self._ordinals[row]), int(self._starts[row]),
-            int(self._ends[row]), text, text if self._same[row] else self._strings["indexed_text"].at(row),
-            tuple(json.loads(heading)) if heading else (), None if page == _NONE else page,
-            None if tokens == _NONE else tokens, bool(self._over[row]),
+            int(self.ids.array[row]),
+            int(self.doc_ids[row]),
+            int(self._ordinals[row]),
+            int(self._starts[row]),
+            int(self._ends[row]),
+            text,
+            text if self._same[row] else self._strings["indexed_text"].at(row),
+            tuple(json.loads(heading)) if heading else (),
+            None if page == _NONE else page,
+            None if tokens == _NONE else tokens,
+            bool(self._over[row]),
         )
 
 

@@ -32,8 +32,10 @@ def collection_summaries(catalog: Catalog) -> list[CollectionSummary]:
         rows = repo.list_collections(con)
         counts = repo.collection_counts(con)
         runs = repo.last_runs(con)
-    return [CollectionSummary(row, *counts.get(row.id, (0, 0)),
-                              LastIngest(*runs[row.id]) if row.id in runs else None) for row in rows]
+    return [
+        CollectionSummary(row, *counts.get(row.id, (0, 0)), LastIngest(*runs[row.id]) if row.id in runs else None)
+        for row in rows
+    ]
 
 
 def list_collections(catalog: Catalog) -> list[CollectionRow]:
@@ -52,8 +54,9 @@ def get_collection(catalog: Catalog, name: str) -> CollectionRow:
         return repo.get_collection(con, name)
 
 
-def create_collection(catalog: Catalog, name: str, config: dict, chunkset_key: str,
-                      chunkset_config: dict) -> CollectionRow:
+def create_collection(
+    catalog: Catalog, name: str, config: dict, chunkset_key: str, chunkset_config: dict
+) -> CollectionRow:
     """A new collection with its index settings and its default chunk set, or nothing at all."""
     with catalog.connect() as con:
         if repo.find_collection(con, name) is not None:

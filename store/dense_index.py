@@ -10,8 +10,8 @@ cosine similarities (hnswlib's cosine *distance* is 1 - similarity).
 from __future__ import annotations
 
 import threading
+from collections.abc import Set
 from pathlib import Path
-from typing import AbstractSet
 
 import hnswlib
 import numpy as np
@@ -84,7 +84,7 @@ class DenseIndex(VectorIndex):
         self._lock = threading.Lock()
 
     @classmethod
-    def create(cls, dim: int, m: int = 16, ef_construction: int = 200) -> "DenseIndex":
+    def create(cls, dim: int, m: int = 16, ef_construction: int = 200) -> DenseIndex:
         if dim <= 0:
             raise ValueError(f"DenseIndex.create: dim must be positive, got {dim}")
         graph = hnswlib.Index(space=SPACE, dim=dim)
@@ -94,7 +94,7 @@ class DenseIndex(VectorIndex):
     @classmethod
     def from_chunks(
         cls, batch: ChunkBatch, m: int = 16, ef_construction: int = 200, dim: int | None = None
-    ) -> "DenseIndex":
+    ) -> DenseIndex:
         """An index of the batch's vectors; ``dim`` is needed only when the batch is empty."""
         vectors = batch.require_vectors("DenseIndex")
         index = cls.create(dim if dim is not None else vectors.shape[1], m=m, ef_construction=ef_construction)
@@ -173,7 +173,7 @@ class DenseIndex(VectorIndex):
         self,
         query: IndexQuery | np.ndarray,
         k: int,
-        allowed_ids: AbstractSet[int] | None = None,
+        allowed_ids: Set[int] | None = None,
         *,
         ef_search: int = 128,
         exact: bool = False,
@@ -210,11 +210,19 @@ class DenseIndex(VectorIndex):
         return cosine_explanation("DenseIndex", chunk_id, query, self._vector_rows(np.array([row]))[0], self.dim)
 
     def stats(self) -> IndexStats:
-        return IndexStats(self.backend, FORMAT_VERSION, len(self), {
-            "space": SPACE, "dim": self.dim, "m": self.m, "ef_construction": self.ef_construction,
-            # deleted items keep their slot in the graph until it is rebuilt
-            "graph_elements": self._graph.get_current_count(),
-        })
+        return IndexStats(
+            self.backend,
+            FORMAT_VERSION,
+            len(self),
+            {
+                "space": SPACE,
+                "dim": self.dim,
+                "m": self.m,
+                "ef_construction": self.ef_construction,
+                # deleted items keep their slot in the graph until it is rebuilt
+                "graph_elements": self._graph.get_current_count(),
+            },
+        )
 
     def _unit_query(self, query: IndexQuery | np.ndarray, caller: str) -> np.ndarray:
         vector = np.asarray(as_query(query).require_vector("DenseIndex"))
@@ -224,17 +232,15 @@ class DenseIndex(VectorIndex):
         return unit
 
     def _search_graph(
-        self, query: np.ndarray, k: int, ef_search: int, allowed_ids: AbstractSet[int] | None
+        self, query: np.ndarray, k: int, ef_search: int, allowed_ids: Set[int] | None
     ) -> list[tuple[int, float]]:
         self._graph.set_ef(max(ef_search, k))
         label_filter = None if allowed_ids is None else allowed_ids.__contains__
         labels, distances = self._graph.knn_query(query, k=k, num_threads=1, filter=label_filter)
         # float32 arithmetic, as hnswlib computes its distances
-        return list(zip(labels[0].tolist(), (1.0 - distances[0]).tolist()))
+        return list(zip(labels[0].tolist(), (1.0 - distances[0]).tolist(), strict=True))
 
-    def _search_exact(
-        self, query: np.ndarray, k: int, allowed_ids: AbstractSet[int] | None
-    ) -> list[tuple[int, float]]:
+    def _search_exact(self, query: np.ndarray, k: int, allowed_ids: Set[int] | None) -> list[tuple[int, float]]:
         rows = np.arange(len(self._chunk_ids))
         if allowed_ids is None:
             similarities = self._vectors @ query  # the one scan that reads every vector
@@ -242,8 +248,9 @@ class DenseIndex(VectorIndex):
             rows = rows[np.isin(self._chunk_ids, np.fromiter(allowed_ids, dtype=np.int64, count=len(allowed_ids)))]
             similarities = np.zeros(len(self._chunk_ids), dtype=np.float32)
             if len(rows):
-                similarities[rows] = (self._vector_rows(rows) if len(rows) <= _ROWS_READ_APART
-                                      else self._vectors[rows]) @ query
+                similarities[rows] = (
+                    self._vector_rows(rows) if len(rows) <= _ROWS_READ_APART else self._vectors[rows]
+                ) @ query
         if len(rows) > k:
             rows = rows[np.argpartition(-similarities[rows], k - 1)[:k]]
         rows = rows[np.lexsort((rows, -similarities[rows]))]
@@ -258,13 +265,18 @@ class DenseIndex(VectorIndex):
             np.save(folder / CHUNK_IDS_FILE, self._chunk_ids)
             write_params(
                 folder,
-                {"space": SPACE, "dim": self.dim, "m": self.m, "ef_construction": self.ef_construction,
-                 "count": len(self)},
+                {
+                    "space": SPACE,
+                    "dim": self.dim,
+                    "m": self.m,
+                    "ef_construction": self.ef_construction,
+                    "count": len(self),
+                },
                 FORMAT_VERSION,
             )
 
     @classmethod
-    def load(cls, folder: Path) -> "DenseIndex":
+    def load(cls, folder: Path) -> DenseIndex:
         folder = Path(folder)
         # Indexes saved before params.json carried a format are in format 1.
         params = read_params(folder, "DenseIndex", FORMAT_VERSION, legacy_version=1)

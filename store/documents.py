@@ -10,6 +10,7 @@ never see half a batch.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 from store import repository as repo
 from store.catalog import Catalog
 from store.repository import DocumentRow, NewChunk, NotFoundError
@@ -50,8 +51,7 @@ class FailedDocument:
     reason: str
 
 
-def start_ingest(catalog: Catalog, collection: str, chunksets: list[tuple[str, dict]],
-                 files_total: int) -> IngestStart:
+def start_ingest(catalog: Catalog, collection: str, chunksets: list[tuple[str, dict]], files_total: int) -> IngestStart:
     """Register the chunk sets, read what is already ingested, and open an ingestion run."""
     with catalog.connect() as con:
         row = repo.get_collection(con, collection)
@@ -62,15 +62,25 @@ def start_ingest(catalog: Catalog, collection: str, chunksets: list[tuple[str, d
     return IngestStart(row.id, run_id, fingerprints)
 
 
-def record_failed_document(catalog: Catalog, collection_id: int, run_id: int, failed: FailedDocument,
-                           replaces: bool) -> None:
+def record_failed_document(
+    catalog: Catalog, collection_id: int, run_id: int, failed: FailedDocument, replaces: bool
+) -> None:
     """Record a file that could not be ingested; an earlier good version stays searchable."""
     with catalog.connect() as con:
         if not replaces:
             repo.insert_document(
-                con, collection_id, source=failed.source, external_id=failed.external_id, sha256=failed.sha256,
-                size_bytes=failed.size_bytes, doc_type=failed.doc_type, title=None, markdown=None,
-                page_starts=[], status="failed", error=failed.reason,
+                con,
+                collection_id,
+                source=failed.source,
+                external_id=failed.external_id,
+                sha256=failed.sha256,
+                size_bytes=failed.size_bytes,
+                doc_type=failed.doc_type,
+                title=None,
+                markdown=None,
+                page_starts=[],
+                status="failed",
+                error=failed.reason,
             )
         else:
             # only a previous failure row is refreshed
@@ -78,15 +88,23 @@ def record_failed_document(catalog: Catalog, collection_id: int, run_id: int, fa
             if existing is not None and existing.status == "failed":
                 repo.delete_document(con, existing.id)
                 repo.insert_document(
-                    con, collection_id, source=failed.source, external_id=failed.external_id,
-                    sha256=failed.sha256, size_bytes=failed.size_bytes, doc_type=existing.doc_type, title=None,
-                    markdown=None, page_starts=[], status="failed", error=failed.reason,
+                    con,
+                    collection_id,
+                    source=failed.source,
+                    external_id=failed.external_id,
+                    sha256=failed.sha256,
+                    size_bytes=failed.size_bytes,
+                    doc_type=existing.doc_type,
+                    title=None,
+                    markdown=None,
+                    page_starts=[],
+                    status="failed",
+                    error=failed.reason,
                 )
         repo.record_event(con, run_id, failed.source, failed.sha256, "failed", failed.reason)
 
 
-def commit_documents(catalog: Catalog, collection_id: int, run_id: int,
-                     documents: list[DocumentVersion]) -> list[str]:
+def commit_documents(catalog: Catalog, collection_id: int, run_id: int, documents: list[DocumentVersion]) -> list[str]:
     """Replace each document's old rows (and chunks) with the new version, all in one transaction.
 
     Returns each document's outcome, row-aligned: ``replaced`` when it superseded a successful
@@ -107,25 +125,43 @@ def commit_documents(catalog: Catalog, collection_id: int, run_id: int,
             pending.append(document)
             outcomes.append("replaced" if existing is not None and existing.status == "success" else "ingested")
         _insert_versions(con, collection_id, pending)
-        repo.record_events(con, run_id, [(d.source, d.sha256, outcome) for d, outcome in zip(documents, outcomes)])
+        repo.record_events(
+            con, run_id, [(d.source, d.sha256, outcome) for d, outcome in zip(documents, outcomes, strict=True)]
+        )
         repo.bump_generation(con, collection_id)
     return outcomes
 
 
 def _insert_versions(con, collection_id: int, documents: list[DocumentVersion]) -> None:
-    ids = repo.insert_documents(con, collection_id, [
-        {"source": d.source, "external_id": d.external_id, "sha256": d.sha256, "size_bytes": d.size_bytes,
-         "doc_type": d.doc_type, "title": d.title, "markdown": d.markdown, "page_starts": d.page_starts}
-        for d in documents])
-    repo.insert_chunk_rows(con, collection_id, [(key, doc_id, chunks) for d, doc_id in zip(documents, ids)
-                                                for key, chunks in d.chunks.items()])
+    ids = repo.insert_documents(
+        con,
+        collection_id,
+        [
+            {
+                "source": d.source,
+                "external_id": d.external_id,
+                "sha256": d.sha256,
+                "size_bytes": d.size_bytes,
+                "doc_type": d.doc_type,
+                "title": d.title,
+                "markdown": d.markdown,
+                "page_starts": d.page_starts,
+            }
+            for d in documents
+        ],
+    )
+    repo.insert_chunk_rows(
+        con,
+        collection_id,
+        [(key, doc_id, chunks) for d, doc_id in zip(documents, ids, strict=True) for key, chunks in d.chunks.items()],
+    )
 
 
-def finish_ingest(catalog: Catalog, run_id: int, *, status: str, parsed: int, skipped: int, failed: int,
-                  embedded: int) -> None:
+def finish_ingest(
+    catalog: Catalog, run_id: int, *, status: str, parsed: int, skipped: int, failed: int, embedded: int
+) -> None:
     with catalog.connect() as con:
-        repo.finish_run(con, run_id, status=status, parsed=parsed, skipped=skipped, failed=failed,
-                        embedded=embedded)
+        repo.finish_run(con, run_id, status=status, parsed=parsed, skipped=skipped, failed=failed, embedded=embedded)
 
 
 def delete_document(catalog: Catalog, collection: str, ref: str) -> DocumentRow:
@@ -149,8 +185,9 @@ class UnchunkedDocuments:
     documents: list[tuple[int, str, list[int]]]  # (document id, Markdown, page starts)
 
 
-def documents_lacking_chunks(catalog: Catalog, collection: str, chunkset_key: str,
-                             chunkset_config: dict) -> UnchunkedDocuments:
+def documents_lacking_chunks(
+    catalog: Catalog, collection: str, chunkset_key: str, chunkset_config: dict
+) -> UnchunkedDocuments:
     """Register the chunk set and list the successful documents that have no chunks in it yet."""
     with catalog.connect() as con:
         row = repo.get_collection(con, collection)
@@ -158,12 +195,14 @@ def documents_lacking_chunks(catalog: Catalog, collection: str, chunkset_key: st
         return UnchunkedDocuments(row.id, repo.documents_without_chunks(con, row.id, chunkset_key))
 
 
-def add_chunks(catalog: Catalog, collection_id: int, chunkset_key: str,
-               chunks_by_document: list[tuple[int, list[NewChunk]]]) -> None:
+def add_chunks(
+    catalog: Catalog, collection_id: int, chunkset_key: str, chunks_by_document: list[tuple[int, list[NewChunk]]]
+) -> None:
     """Add a chunk set's chunks for several documents and bump the generation, in one transaction."""
     with catalog.connect() as con:
-        repo.insert_chunk_rows(con, collection_id, [(chunkset_key, doc_id, chunks)
-                                                    for doc_id, chunks in chunks_by_document])
+        repo.insert_chunk_rows(
+            con, collection_id, [(chunkset_key, doc_id, chunks) for doc_id, chunks in chunks_by_document]
+        )
         repo.bump_generation(con, collection_id)
 
 
@@ -183,8 +222,7 @@ class IndexSource:
         return self.chunk_rows is None
 
 
-def index_source(catalog: Catalog, collection: str, chunkset_key: str,
-                 indexed_generation: int | None) -> IndexSource:
+def index_source(catalog: Catalog, collection: str, chunkset_key: str, indexed_generation: int | None) -> IndexSource:
     """What an index of ``chunkset_key`` must hold, unless it already reflects the catalog.
 
     ``indexed_generation`` is the generation the published index reflects (``None`` when there
@@ -194,8 +232,9 @@ def index_source(catalog: Catalog, collection: str, chunkset_key: str,
         row = repo.get_collection(con, collection)
         if indexed_generation == row.generation:
             return IndexSource(row.generation, None, None)
-        return IndexSource(row.generation, repo.chunkset_rows(con, row.id, chunkset_key),
-                           repo.document_infos(con, row.id))
+        return IndexSource(
+            row.generation, repo.chunkset_rows(con, row.id, chunkset_key), repo.document_infos(con, row.id)
+        )
 
 
 # -- reading documents and chunks -------------------------------------------------------------

@@ -33,7 +33,7 @@ def load_vectors(catalog: Catalog, model: str, hashes: list[str]) -> dict[str, n
             "SELECT content_hash, vector FROM embeddings WHERE model = ? AND content_hash IN (SELECT unnest(?))",
             [model, list(set(hashes))],
         ).fetchnumpy()
-    return {h: np.asarray(v, dtype=np.float32) for h, v in zip(result["content_hash"], result["vector"])}
+    return {h: np.asarray(v, dtype=np.float32) for h, v in zip(result["content_hash"], result["vector"], strict=True)}
 
 
 def vector_matrix(catalog: Catalog, model: str, hashes: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -49,8 +49,12 @@ def vector_matrix(catalog: Catalog, model: str, hashes: list[str]) -> tuple[np.n
     found = np.zeros(len(hashes), dtype=bool)
     if not hashes:
         return np.zeros((0, 0), dtype=np.float32), found
-    wanted = pa.table({"position": pa.array(np.arange(len(hashes), dtype=np.int64)),
-                       "content_hash": pa.array(hashes, type=pa.string())})
+    wanted = pa.table(
+        {
+            "position": pa.array(np.arange(len(hashes), dtype=np.int64)),
+            "content_hash": pa.array(hashes, type=pa.string()),
+        }
+    )
     with catalog.connect() as con:
         con.register("_wanted_hashes", wanted)
         result = con.sql(
@@ -66,8 +70,10 @@ def vector_matrix(catalog: Catalog, model: str, hashes: list[str]) -> tuple[np.n
     flat = pc.list_flatten(lists).to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
     dimension = len(flat) // result.num_rows
     if dimension * result.num_rows != len(flat):
-        raise ValueError(f"embedding cache: the {model!r} vectors are not all of one length; "
-                         "delete that model's rows from the embeddings table and embed again")
+        raise ValueError(
+            f"embedding cache: the {model!r} vectors are not all of one length; "
+            "delete that model's rows from the embeddings table and embed again"
+        )
     matrix = np.zeros((len(hashes), dimension), dtype=np.float32)
     matrix[positions] = flat.reshape(result.num_rows, dimension)
     found[positions] = True
@@ -90,8 +96,13 @@ def store_vectors(catalog: Catalog, model: str, hashes: list[str], vectors: np.n
     dimension = vectors.shape[1]
     offsets = pa.array(np.arange(0, (len(vectors) + 1) * dimension, dimension, dtype=np.int64))
     column = pa.LargeListArray.from_arrays(offsets, pa.array(vectors.ravel()))
-    rows = pa.table({"model": pa.array([model] * len(hashes), type=pa.string()),
-                     "content_hash": pa.array(hashes, type=pa.string()), "vector": column})
+    rows = pa.table(
+        {
+            "model": pa.array([model] * len(hashes), type=pa.string()),
+            "content_hash": pa.array(hashes, type=pa.string()),
+            "vector": column,
+        }
+    )
     with catalog.connect() as con:
         insert_frame(con, "embeddings", rows, or_ignore=True)
 

@@ -2,14 +2,13 @@
 
 A frozenset of a million ints costs about 60 MB and a second to build; the same ids sorted in an
 int64 array cost 8 MB, and membership is a binary search. ``IdSet`` is a read-only
-``AbstractSet[int]``, so callers that ask ``cid in ids`` or ``len(ids)`` need not know which one
+``collections.abc.Set[int]``, so callers that ask ``cid in ids`` or ``len(ids)`` need not know which one
 they hold; set algebra on it returns plain frozensets.
 """
 
 from __future__ import annotations
 
-from collections.abc import Set
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Set
 
 import numpy as np
 
@@ -25,7 +24,7 @@ class IdSet(Set):
         self.array = array
 
     @classmethod
-    def of_sorted(cls, array: np.ndarray) -> "IdSet":
+    def of_sorted(cls, array: np.ndarray) -> IdSet:
         """Wrap ids already sorted and distinct (a saved part), without sorting them again."""
         found = cls.__new__(cls)
         found.array = np.asarray(array, dtype=np.int64)
@@ -47,7 +46,7 @@ class IdSet(Set):
 
     def __iter__(self) -> Iterator[int]:
         for start in range(0, len(self.array), 65536):
-            yield from self.array[start:start + 65536].tolist()
+            yield from self.array[start : start + 65536].tolist()
 
     def __len__(self) -> int:
         return len(self.array)

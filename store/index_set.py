@@ -29,9 +29,9 @@ import shutil
 import threading
 import time
 import uuid
+from collections.abc import Callable, Set
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AbstractSet, Callable
 
 import numpy as np
 
@@ -60,8 +60,17 @@ class DocumentInfo:
 
 
 CHUNK_COLUMNS = [
-    "chunk_id", "doc_id", "ordinal", "start", "end", "text", "indexed_text",
-    "heading_path", "page", "token_count", "over_max_length",
+    "chunk_id",
+    "doc_id",
+    "ordinal",
+    "start",
+    "end",
+    "text",
+    "indexed_text",
+    "heading_path",
+    "page",
+    "token_count",
+    "over_max_length",
 ]
 DOCUMENT_COLUMNS = ["doc_id", "source", "external_id", "doc_type", "title"]
 
@@ -83,9 +92,15 @@ def _empty_table(columns: list[str]):
     import pyarrow as pa
 
     types = {
-        "chunk_id": pa.int64(), "doc_id": pa.int64(), "ordinal": pa.int32(), "start": pa.int32(),
-        "end": pa.int32(), "heading_path": pa.list_(pa.string()), "page": pa.int32(),
-        "token_count": pa.int32(), "over_max_length": pa.bool_(),
+        "chunk_id": pa.int64(),
+        "doc_id": pa.int64(),
+        "ordinal": pa.int32(),
+        "start": pa.int32(),
+        "end": pa.int32(),
+        "heading_path": pa.list_(pa.string()),
+        "page": pa.int32(),
+        "token_count": pa.int32(),
+        "over_max_length": pa.bool_(),
     }
     return pa.table({name: pa.array([], type=types.get(name, pa.string())) for name in columns})
 
@@ -103,7 +118,7 @@ class SnapshotIndexes:
     backend: str
     sparse: TermIndex
     dense: VectorIndex | None  # None until the collection has vectors
-    dense_ids: AbstractSet[int]  # the chunks the dense route can return (an ``IdSet`` for local files)
+    dense_ids: Set[int]  # the chunks the dense route can return (an ``IdSet`` for local files)
 
 
 #: opens a version folder's indexes: (folder, its manifest, the version's chunk ids) -> its routes
@@ -124,7 +139,7 @@ class Snapshot:
     backend: str
     sparse: TermIndex
     dense: VectorIndex | None
-    dense_ids: AbstractSet[int]
+    dense_ids: Set[int]
 
     def __init__(self, folder: Path, open_indexes: IndexOpener):
         self.folder = folder
@@ -134,10 +149,14 @@ class Snapshot:
         self.doc_id_of: DocumentIdView = self.chunks.doc_id_of
         opened = open_indexes(folder, self.manifest, self.chunks.ids)
         self.backend, self.sparse, self.dense, self.dense_ids = (
-            opened.backend, opened.sparse, opened.dense, opened.dense_ids)
+            opened.backend,
+            opened.sparse,
+            opened.dense,
+            opened.dense_ids,
+        )
         docs = read_table(folder / "documents.parquet")
         self.documents: dict[int, DocumentInfo] = {
-            values[0]: DocumentInfo(*values) for values in zip(*(docs[name] for name in DOCUMENT_COLUMNS))
+            values[0]: DocumentInfo(*values) for values in zip(*(docs[name] for name in DOCUMENT_COLUMNS), strict=True)
         }
 
     @property

@@ -55,8 +55,9 @@ class Judgement:
     judged_at: datetime | None = None  # set by the catalog when recorded
 
 
-_JUDGEMENT_COLUMNS = ("pool, query_id, query, chunk_id, document, start_offset, end_offset, grade, judge, reason,"
-                      " judged_at")
+_JUDGEMENT_COLUMNS = (
+    "pool, query_id, query, chunk_id, document, start_offset, end_offset, grade, judge, reason, judged_at"
+)
 
 
 def _known_pools(con) -> str:
@@ -73,43 +74,53 @@ def save_pool(catalog: Catalog, pool: PoolRow, items: list[PoolItem], *, replace
     which swaps its items and keeps the judgements already given (they are keyed by chunk)."""
     import pandas as pd
 
-    frame = pd.DataFrame({
-        "pool": [pool.name] * len(items),
-        "query_position": [i.query_position for i in items],
-        "query_id": [i.query_id for i in items],
-        "query": [i.query for i in items],
-        "position": [i.position for i in items],
-        "chunk_id": pd.array([i.chunk_id for i in items], dtype="int64"),
-        "document": [i.document for i in items],
-        "start_offset": pd.array([i.start for i in items], dtype="int32"),
-        "end_offset": pd.array([i.end for i in items], dtype="int32"),
-    })
+    frame = pd.DataFrame(
+        {
+            "pool": [pool.name] * len(items),
+            "query_position": [i.query_position for i in items],
+            "query_id": [i.query_id for i in items],
+            "query": [i.query for i in items],
+            "position": [i.position for i in items],
+            "chunk_id": pd.array([i.chunk_id for i in items], dtype="int64"),
+            "document": [i.document for i in items],
+            "start_offset": pd.array([i.start for i in items], dtype="int32"),
+            "end_offset": pd.array([i.end for i in items], dtype="int32"),
+        }
+    )
     with catalog.connect() as con:
         exists = con.execute("SELECT count(*) FROM pools WHERE name = ?", [pool.name]).fetchone()[0]
         if exists and not replace:
-            raise ValueError(f"pool {pool.name!r} exists already; pick another name, or replace it "
-                             "(its judgements are kept)")
+            raise ValueError(
+                f"pool {pool.name!r} exists already; pick another name, or replace it (its judgements are kept)"
+            )
         con.execute("DELETE FROM pool_items WHERE pool = ?", [pool.name])
         con.execute("DELETE FROM pools WHERE name = ?", [pool.name])
-        con.execute("INSERT INTO pools (name, collection, query_set, configs, depth, seed) VALUES (?, ?, ?, ?, ?, ?)",
-                    [pool.name, pool.collection, pool.query_set, json.dumps(pool.configs), pool.depth, pool.seed])
+        con.execute(
+            "INSERT INTO pools (name, collection, query_set, configs, depth, seed) VALUES (?, ?, ?, ?, ?, ?)",
+            [pool.name, pool.collection, pool.query_set, json.dumps(pool.configs), pool.depth, pool.seed],
+        )
         if items:
             insert_frame(con, "pool_items", frame)
-        row = con.execute("SELECT name, collection, query_set, configs, depth, seed, created_at FROM pools"
-                          " WHERE name = ?", [pool.name]).fetchone()
+        row = con.execute(
+            "SELECT name, collection, query_set, configs, depth, seed, created_at FROM pools WHERE name = ?",
+            [pool.name],
+        ).fetchone()
     return _pool_row(row)
 
 
 def load_pool(catalog: Catalog, name: str) -> tuple[PoolRow, list[PoolItem]]:
     """The pool and its items (queries in set order, chunks in shuffled order)."""
     with catalog.connect() as con:
-        row = con.execute("SELECT name, collection, query_set, configs, depth, seed, created_at FROM pools"
-                          " WHERE name = ?", [name]).fetchone()
+        row = con.execute(
+            "SELECT name, collection, query_set, configs, depth, seed, created_at FROM pools WHERE name = ?", [name]
+        ).fetchone()
         if row is None:
             raise NotFoundError(f"pool {name!r} not found; known: {_known_pools(con)}")
         rows = con.execute(
             "SELECT query_position, query_id, query, position, chunk_id, document, start_offset, end_offset"
-            " FROM pool_items WHERE pool = ? ORDER BY query_position, position", [name]).fetchall()
+            " FROM pool_items WHERE pool = ? ORDER BY query_position, position",
+            [name],
+        ).fetchall()
     return _pool_row(row), [PoolItem(*r) for r in rows]
 
 
@@ -120,7 +131,8 @@ def list_pools(catalog: Catalog) -> list[tuple[PoolRow, int, int]]:
             "SELECT p.name, p.collection, p.query_set, p.configs, p.depth, p.seed, p.created_at,"
             " (SELECT count(*) FROM pool_items i WHERE i.pool = p.name),"
             " (SELECT count(DISTINCT (j.query_id, j.chunk_id)) FROM judgements j WHERE j.pool = p.name)"
-            " FROM pools p ORDER BY p.name").fetchall()
+            " FROM pools p ORDER BY p.name"
+        ).fetchall()
     return [(_pool_row(r[:7]), int(r[7]), int(r[8])) for r in rows]
 
 
@@ -132,11 +144,24 @@ def record_judgement(catalog: Catalog, judgement: Judgement) -> Judgement:
         con.execute(
             f"INSERT OR REPLACE INTO judgements ({_JUDGEMENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
             " current_timestamp)",
-            [judgement.pool, judgement.query_id, judgement.query, judgement.chunk_id, judgement.document,
-             judgement.start, judgement.end, judgement.grade, judgement.judge, judgement.reason])
-        row = con.execute(f"SELECT {_JUDGEMENT_COLUMNS} FROM judgements WHERE pool = ? AND query_id = ?"
-                          " AND chunk_id = ? AND judge = ?",
-                          [judgement.pool, judgement.query_id, judgement.chunk_id, judgement.judge]).fetchone()
+            [
+                judgement.pool,
+                judgement.query_id,
+                judgement.query,
+                judgement.chunk_id,
+                judgement.document,
+                judgement.start,
+                judgement.end,
+                judgement.grade,
+                judgement.judge,
+                judgement.reason,
+            ],
+        )
+        row = con.execute(
+            f"SELECT {_JUDGEMENT_COLUMNS} FROM judgements WHERE pool = ? AND query_id = ?"
+            " AND chunk_id = ? AND judge = ?",
+            [judgement.pool, judgement.query_id, judgement.chunk_id, judgement.judge],
+        ).fetchone()
     return Judgement(*row)
 
 
@@ -149,15 +174,28 @@ def record_judgements(catalog: Catalog, judgements: list[Judgement]) -> None:
             con.execute(
                 f"INSERT OR REPLACE INTO judgements ({_JUDGEMENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
                 " current_timestamp)",
-                [judgement.pool, judgement.query_id, judgement.query, judgement.chunk_id, judgement.document,
-                 judgement.start, judgement.end, judgement.grade, judgement.judge, judgement.reason])
+                [
+                    judgement.pool,
+                    judgement.query_id,
+                    judgement.query,
+                    judgement.chunk_id,
+                    judgement.document,
+                    judgement.start,
+                    judgement.end,
+                    judgement.grade,
+                    judgement.judge,
+                    judgement.reason,
+                ],
+            )
 
 
 def delete_judgement(catalog: Catalog, pool: str, query_id: str, chunk_id: int, judge: str) -> bool:
     """Remove one judge's grade of one chunk (undo); False when there was none."""
     with catalog.connect() as con:
-        removed = con.execute("DELETE FROM judgements WHERE pool = ? AND query_id = ? AND chunk_id = ? AND judge = ?"
-                              " RETURNING grade", [pool, query_id, int(chunk_id), judge]).fetchall()
+        removed = con.execute(
+            "DELETE FROM judgements WHERE pool = ? AND query_id = ? AND chunk_id = ? AND judge = ? RETURNING grade",
+            [pool, query_id, int(chunk_id), judge],
+        ).fetchall()
     return bool(removed)
 
 
@@ -167,6 +205,7 @@ def judgements_of(catalog: Catalog, pool: str, judge: str | None = None) -> list
     if judge is not None:
         where, params = where + " AND judge = ?", params + [judge]
     with catalog.connect() as con:
-        rows = con.execute(f"SELECT {_JUDGEMENT_COLUMNS} FROM judgements WHERE {where}"
-                           " ORDER BY judged_at, query_id, chunk_id", params).fetchall()
+        rows = con.execute(
+            f"SELECT {_JUDGEMENT_COLUMNS} FROM judgements WHERE {where} ORDER BY judged_at, query_id, chunk_id", params
+        ).fetchall()
     return [Judgement(*row) for row in rows]

@@ -48,15 +48,17 @@ def store_replies(catalog: Catalog, entries: dict[CacheKey, CachedReply]) -> Non
     import pandas as pd
 
     keys = list(entries)
-    frame = pd.DataFrame({
-        "model": [k[0] for k in keys],
-        "prompt_version": [k[1] for k in keys],
-        "inputs_hash": [k[2] for k in keys],
-        "reply": [entries[k].reply for k in keys],
-        "prompt_tokens": pd.array([entries[k].prompt_tokens for k in keys], dtype="Int32"),
-        "completion_tokens": pd.array([entries[k].completion_tokens for k in keys], dtype="Int32"),
-        "elapsed_ms": [float(entries[k].elapsed_ms) for k in keys],
-    })
+    frame = pd.DataFrame(
+        {
+            "model": [k[0] for k in keys],
+            "prompt_version": [k[1] for k in keys],
+            "inputs_hash": [k[2] for k in keys],
+            "reply": [entries[k].reply for k in keys],
+            "prompt_tokens": pd.array([entries[k].prompt_tokens for k in keys], dtype="Int32"),
+            "completion_tokens": pd.array([entries[k].completion_tokens for k in keys], dtype="Int32"),
+            "elapsed_ms": [float(entries[k].elapsed_ms) for k in keys],
+        }
+    )
     with catalog.connect() as con:
         insert_frame(con, "llm_cache", frame, or_ignore=True)
 

@@ -44,8 +44,9 @@ class NpyReader:
         for position, row in enumerate(rows.tolist()):
             if not 0 <= row < self.shape[0]:
                 raise IndexError(f"{self.path.name}: row {row} out of range 0..{self.shape[0] - 1}")
-            flat[position] = np.frombuffer(self._read(self._data_offset + row * self._row_bytes, self._row_bytes),
-                                           dtype=np.uint8)
+            flat[position] = np.frombuffer(
+                self._read(self._data_offset + row * self._row_bytes, self._row_bytes), dtype=np.uint8
+            )
         return out
 
     def slice(self, start: int, end: int) -> np.ndarray:
@@ -64,6 +65,8 @@ class NpyReader:
                 self._file.seek(offset)
                 data = self._file.read(size)
         if len(data) != size:
-            raise ValueError(f"{self.path}: {size} bytes at {offset} asked, {len(data)} read; the file is "
-                             "shorter than its header says: rebuild the index")
+            raise ValueError(
+                f"{self.path}: {size} bytes at {offset} asked, {len(data)} read; the file is "
+                "shorter than its header says: rebuild the index"
+            )
         return data

@@ -12,8 +12,9 @@ list is copied in for the query and let go, never left resident through a memory
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 
@@ -31,8 +32,10 @@ class ArrayPostings:
 
     def of(self, token_ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         spans = [(int(self._indptr[t]), int(self._indptr[t + 1])) for t in token_ids]
-        return (np.concatenate([self._indices[a:b] for a, b in spans]),
-                np.concatenate([self._data[a:b] for a, b in spans]))
+        return (
+            np.concatenate([self._indices[a:b] for a, b in spans]),
+            np.concatenate([self._data[a:b] for a, b in spans]),
+        )
 
 
 class FilePostings:
@@ -45,8 +48,10 @@ class FilePostings:
 
     def of(self, token_ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         spans = [(int(self._indptr[t]), int(self._indptr[t + 1])) for t in token_ids]
-        return (np.concatenate([self._indices.slice(a, b) for a, b in spans]),
-                np.concatenate([self._data.slice(a, b) for a, b in spans]))
+        return (
+            np.concatenate([self._indices.slice(a, b) for a, b in spans]),
+            np.concatenate([self._data.slice(a, b) for a, b in spans]),
+        )
 
 
 def query_scores(postings: Postings, token_ids: Sequence[int], num_docs: int) -> np.ndarray:

@@ -61,9 +61,20 @@ class QueryLogFile:
 
     def append(self, entry: LoggedQuery) -> None:
         """Append one entry. Raises ``OSError`` when the folder cannot be written."""
-        line = json.dumps({"at": entry.logged_at.isoformat(), "source": entry.source, "collection": entry.collection,
-                           "query": entry.query, "config": entry.config_hash, "chunks": list(entry.chunk_ids)},
-                          ensure_ascii=False) + "\n"
+        line = (
+            json.dumps(
+                {
+                    "at": entry.logged_at.isoformat(),
+                    "source": entry.source,
+                    "collection": entry.collection,
+                    "query": entry.query,
+                    "config": entry.config_hash,
+                    "chunks": list(entry.chunk_ids),
+                },
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
         data = line.encode("utf-8")
         with self._lock:
             path = self.path
@@ -93,8 +104,14 @@ def _file_pid(path: Path) -> int | None:
 def _parse(line: bytes) -> tuple | None:
     try:
         data = json.loads(line)
-        return (datetime.fromisoformat(data["at"]).replace(tzinfo=None), str(data["source"]), str(data["collection"]),
-                str(data["query"]), str(data["config"]), [int(c) for c in data["chunks"]])
+        return (
+            datetime.fromisoformat(data["at"]).replace(tzinfo=None),
+            str(data["source"]),
+            str(data["collection"]),
+            str(data["query"]),
+            str(data["config"]),
+            [int(c) for c in data["chunks"]],
+        )
     except (ValueError, KeyError, TypeError) as error:
         log.warning("query log: skipping a malformed line (%s)", error)
         return None
@@ -128,11 +145,24 @@ def fold(catalog: Catalog, folder: Path) -> int:
                     rows.append((path.name, offset, *parsed))
                 offset += len(line)
             if rows:
-                frame = pd.DataFrame(rows, columns=["log_file", "line_offset", "logged_at", "source", "collection",
-                                                    "query", "config_hash", "chunk_ids"])
+                frame = pd.DataFrame(
+                    rows,
+                    columns=[
+                        "log_file",
+                        "line_offset",
+                        "logged_at",
+                        "source",
+                        "collection",
+                        "query",
+                        "config_hash",
+                        "chunk_ids",
+                    ],
+                )
                 con.register("_query_log_rows", frame)
-                con.execute("INSERT OR IGNORE INTO query_log SELECT log_file, line_offset, logged_at, source,"
-                            " collection, query, config_hash, CAST(chunk_ids AS BIGINT[]) FROM _query_log_rows")
+                con.execute(
+                    "INSERT OR IGNORE INTO query_log SELECT log_file, line_offset, logged_at, source,"
+                    " collection, query, config_hash, CAST(chunk_ids AS BIGINT[]) FROM _query_log_rows"
+                )
                 con.unregister("_query_log_rows")
                 added += len(rows)
             end = start + len(complete)
@@ -183,13 +213,23 @@ def _where(since: datetime | None, until: datetime | None, sources: tuple[str, .
     return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
 
-def entries(catalog: Catalog, *, since: datetime | None = None, until: datetime | None = None,
-            sources: tuple[str, ...] = (), collection: str | None = None, limit: int = 100) -> list[LoggedQuery]:
+def entries(
+    catalog: Catalog,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    sources: tuple[str, ...] = (),
+    collection: str | None = None,
+    limit: int = 100,
+) -> list[LoggedQuery]:
     """Logged queries, newest first (fold first to include what the files hold)."""
     where, params = _where(since, until, sources, collection)
     with catalog.connect() as con:
-        rows = con.execute(f"SELECT logged_at, source, collection, query, config_hash, chunk_ids FROM query_log{where}"
-                           " ORDER BY logged_at DESC, log_file, line_offset DESC LIMIT ?", params + [limit]).fetchall()
+        rows = con.execute(
+            f"SELECT logged_at, source, collection, query, config_hash, chunk_ids FROM query_log{where}"
+            " ORDER BY logged_at DESC, log_file, line_offset DESC LIMIT ?",
+            params + [limit],
+        ).fetchall()
     return [LoggedQuery(r[0], r[1], r[2], r[3], r[4], tuple(r[5])) for r in rows]
 
 
@@ -198,13 +238,21 @@ def count(catalog: Catalog) -> int:
         return int(con.execute("SELECT count(*) FROM query_log").fetchone()[0])
 
 
-def query_counts(catalog: Catalog, *, since: datetime | None = None, until: datetime | None = None,
-                 sources: tuple[str, ...] = (), collection: str | None = None) -> list[QueryCount]:
+def query_counts(
+    catalog: Catalog,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    sources: tuple[str, ...] = (),
+    collection: str | None = None,
+) -> list[QueryCount]:
     """Distinct queries (whitespace collapsed), most frequent first, then most recent."""
     where, params = _where(since, until, sources, collection)
     with catalog.connect() as con:
         rows = con.execute(
             "SELECT regexp_replace(trim(query), '\\s+', ' ', 'g') AS text, count(*) AS n, max(logged_at) AS last,"
             f" list(DISTINCT source ORDER BY source) FROM query_log{where} GROUP BY text HAVING text <> ''"
-            " ORDER BY n DESC, last DESC, text", params).fetchall()
+            " ORDER BY n DESC, last DESC, text",
+            params,
+        ).fetchall()
     return [QueryCount(text, int(n), last, tuple(sources_)) for text, n, last, sources_ in rows]

@@ -147,6 +147,7 @@ def collection_counts(con) -> dict[int, tuple[int, int]]:
 
 # -- chunk sets -------------------------------------------------------------------------------
 
+
 def chunksets(con, collection_id: int) -> dict[str, dict]:
     rows = con.execute(
         "SELECT key, config FROM chunksets WHERE collection_id = ? ORDER BY created_at", [collection_id]
@@ -218,22 +219,30 @@ def delete_document(con, doc_id: int) -> None:
 
 
 def insert_document(
-    con, collection_id: int, *, source: str, external_id: str | None, sha256: str, size_bytes: int,
-    doc_type: str, title: str | None, markdown: str | None, page_starts: list[int], status: str,
+    con,
+    collection_id: int,
+    *,
+    source: str,
+    external_id: str | None,
+    sha256: str,
+    size_bytes: int,
+    doc_type: str,
+    title: str | None,
+    markdown: str | None,
+    page_starts: list[int],
+    status: str,
     error: str | None,
 ) -> int:
     return con.execute(
         "INSERT INTO documents (collection_id, source, external_id, sha256, size_bytes, doc_type, title,"
         " markdown, page_starts, status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        [collection_id, source, external_id, sha256, size_bytes, doc_type, title, markdown, page_starts,
-         status, error],
+        [collection_id, source, external_id, sha256, size_bytes, doc_type, title, markdown, page_starts, status, error],
     ).fetchone()[0]
 
 
 def success_documents_markdown(con, collection_id: int) -> list[tuple[int, str, list[int]]]:
     return con.execute(
-        "SELECT id, markdown, page_starts FROM documents WHERE collection_id = ? AND status = 'success'"
-        " ORDER BY id",
+        "SELECT id, markdown, page_starts FROM documents WHERE collection_id = ? AND status = 'success' ORDER BY id",
         [collection_id],
     ).fetchall()
 
@@ -248,6 +257,7 @@ def documents_without_chunks(con, collection_id: int, chunkset: str) -> list[tup
 
 # -- chunks -----------------------------------------------------------------------------------
 
+
 def insert_documents(con, collection_id: int, documents: list[dict]) -> list[int]:
     """Insert successful documents (dicts of ``insert_document``'s keywords but status and error)
     in one statement; their ids, row-aligned. Ids come from the table's own sequence."""
@@ -257,19 +267,21 @@ def insert_documents(con, collection_id: int, documents: list[dict]) -> list[int
 
     ids = [row[0] for row in con.execute("SELECT nextval('document_ids') FROM range(?)", [len(documents)]).fetchall()]
     column = lambda key: [d[key] for d in documents]  # noqa: E731
-    table = pa.table({
-        "id": pa.array(ids, pa.int64()),
-        "collection_id": pa.array([collection_id] * len(documents), pa.int64()),
-        "source": pa.array(column("source"), pa.string()),
-        "external_id": pa.array(column("external_id"), pa.string()),
-        "sha256": pa.array(column("sha256"), pa.string()),
-        "size_bytes": pa.array(column("size_bytes"), pa.int64()),
-        "doc_type": pa.array(column("doc_type"), pa.string()),
-        "title": pa.array(column("title"), pa.string()),
-        "markdown": pa.array(column("markdown"), pa.string()),
-        "page_starts": pa.array([list(p or []) for p in column("page_starts")], pa.list_(pa.int32())),
-        "status": pa.array(["success"] * len(documents), pa.string()),
-    })
+    table = pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "collection_id": pa.array([collection_id] * len(documents), pa.int64()),
+            "source": pa.array(column("source"), pa.string()),
+            "external_id": pa.array(column("external_id"), pa.string()),
+            "sha256": pa.array(column("sha256"), pa.string()),
+            "size_bytes": pa.array(column("size_bytes"), pa.int64()),
+            "doc_type": pa.array(column("doc_type"), pa.string()),
+            "title": pa.array(column("title"), pa.string()),
+            "markdown": pa.array(column("markdown"), pa.string()),
+            "page_starts": pa.array([list(p or []) for p in column("page_starts")], pa.list_(pa.int32())),
+            "status": pa.array(["success"] * len(documents), pa.string()),
+        }
+    )
     insert_frame(con, "documents", table)
     return ids
 
@@ -286,22 +298,24 @@ def insert_chunk_rows(con, collection_id: int, groups: list[tuple[str, int, list
     import pyarrow as pa
 
     chunks = [c for _, _, c in rows]
-    table = pa.table({
-        "collection_id": pa.array([collection_id] * len(rows), pa.int64()),
-        "chunkset": pa.array([chunkset for chunkset, _, _ in rows], pa.string()),
-        "document_id": pa.array([doc_id for _, doc_id, _ in rows], pa.int64()),
-        "ordinal": pa.array([c.ordinal for c in chunks], pa.int32()),
-        "text": pa.array([c.text for c in chunks], pa.string()),
-        "indexed_text": pa.array([c.indexed_text for c in chunks], pa.string()),
-        "start_offset": pa.array([c.start for c in chunks], pa.int32()),
-        "end_offset": pa.array([c.end for c in chunks], pa.int32()),
-        "heading_path": pa.array([list(c.heading_path) for c in chunks], pa.list_(pa.string())),
-        "page": pa.array([c.page for c in chunks], pa.int32()),
-        "content_hash": pa.array([c.content_hash for c in chunks], pa.string()),
-        "token_count": pa.array([c.token_count for c in chunks], pa.int32()),
-        "over_max_length": pa.array([c.over_max_length for c in chunks], pa.bool_()),
-        "metadata": pa.array([json.dumps(c.metadata) for c in chunks], pa.string()),
-    })
+    table = pa.table(
+        {
+            "collection_id": pa.array([collection_id] * len(rows), pa.int64()),
+            "chunkset": pa.array([chunkset for chunkset, _, _ in rows], pa.string()),
+            "document_id": pa.array([doc_id for _, doc_id, _ in rows], pa.int64()),
+            "ordinal": pa.array([c.ordinal for c in chunks], pa.int32()),
+            "text": pa.array([c.text for c in chunks], pa.string()),
+            "indexed_text": pa.array([c.indexed_text for c in chunks], pa.string()),
+            "start_offset": pa.array([c.start for c in chunks], pa.int32()),
+            "end_offset": pa.array([c.end for c in chunks], pa.int32()),
+            "heading_path": pa.array([list(c.heading_path) for c in chunks], pa.list_(pa.string())),
+            "page": pa.array([c.page for c in chunks], pa.int32()),
+            "content_hash": pa.array([c.content_hash for c in chunks], pa.string()),
+            "token_count": pa.array([c.token_count for c in chunks], pa.int32()),
+            "over_max_length": pa.array([c.over_max_length for c in chunks], pa.bool_()),
+            "metadata": pa.array([json.dumps(c.metadata) for c in chunks], pa.string()),
+        }
+    )
     insert_frame(con, "chunks", table)
 
 
@@ -345,6 +359,7 @@ def chunk_by_id(con, chunk_id: int) -> tuple | None:
 
 # -- ingestion history ------------------------------------------------------------------------
 
+
 def start_run(con, collection_id: int, files_total: int) -> int:
     return con.execute(
         "INSERT INTO ingestion_runs (collection_id, status, files_total) VALUES (?, 'running', ?) RETURNING id",
@@ -373,12 +388,18 @@ def record_events(con, run_id: int, events: list[tuple[str, str | None, str]]) -
         return
     import pyarrow as pa
 
-    insert_frame(con, "ingestion_events", pa.table({
-        "run_id": pa.array([run_id] * len(events), pa.int64()),
-        "source": pa.array([e[0] for e in events], pa.string()),
-        "sha256": pa.array([e[1] for e in events], pa.string()),
-        "outcome": pa.array([e[2] for e in events], pa.string()),
-    }))
+    insert_frame(
+        con,
+        "ingestion_events",
+        pa.table(
+            {
+                "run_id": pa.array([run_id] * len(events), pa.int64()),
+                "source": pa.array([e[0] for e in events], pa.string()),
+                "sha256": pa.array([e[1] for e in events], pa.string()),
+                "outcome": pa.array([e[2] for e in events], pa.string()),
+            }
+        ),
+    )
 
 
 def last_runs(con) -> dict[int, tuple[str, int, int]]:
@@ -401,6 +422,7 @@ def recent_runs(con, collection_id: int, limit: int = 20) -> list[tuple]:
 
 
 # -- presets ----------------------------------------------------------------------------------
+
 
 def list_presets(con) -> list[tuple[str, dict, str, datetime]]:
     rows = con.execute("SELECT name, config, description, updated_at FROM presets ORDER BY name").fetchall()

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, AbstractSet, Any, ClassVar, Mapping, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -56,8 +57,9 @@ class TermStatisticsNotSupported(NotImplementedError):
 
     def __init__(self, backend: str) -> None:
         self.backend = backend
-        super().__init__(f"{backend} scores BM25 on its side and shares no term statistics; "
-                         "check has_term_statistics before asking")
+        super().__init__(
+            f"{backend} scores BM25 on its side and shares no term statistics; check has_term_statistics before asking"
+        )
 
 
 def lucene_idf(doc_freq: int, num_docs: int) -> float:
@@ -182,8 +184,9 @@ class ScoreExplanation:
     parts: tuple[Mapping[str, Any], ...]
 
 
-def cosine_explanation(owner: str, chunk_id: int, query: "IndexQuery | np.ndarray", chunk_vector: np.ndarray,
-                       dim: int) -> ScoreExplanation:
+def cosine_explanation(
+    owner: str, chunk_id: int, query: IndexQuery | np.ndarray, chunk_vector: np.ndarray, dim: int
+) -> ScoreExplanation:
     """The cosine of the query vector (as given) and a chunk's stored vector, with its parts: what
     every dense backend's ``explain`` returns."""
     vector = np.asarray(as_query(query).require_vector(owner), dtype=np.float64).ravel()
@@ -193,8 +196,7 @@ def cosine_explanation(owner: str, chunk_id: int, query: "IndexQuery | np.ndarra
     dot = float(vector @ stored)
     query_norm, chunk_norm = float(np.linalg.norm(vector)), float(np.linalg.norm(stored))
     cosine = dot / (query_norm * chunk_norm) if query_norm and chunk_norm else 0.0
-    part = {"dot": dot, "query_norm": query_norm, "chunk_norm": chunk_norm, "dimensions": dim,
-            "contribution": cosine}
+    part = {"dot": dot, "query_norm": query_norm, "chunk_norm": chunk_norm, "dimensions": dim, "contribution": cosine}
     return ScoreExplanation(int(chunk_id), cosine, (part,))
 
 
@@ -212,11 +214,11 @@ class RetrievalIndex(Protocol):
     supports_explain: ClassVar[bool]
 
     @classmethod
-    def from_chunks(cls, batch: ChunkBatch, **params: Any) -> "RetrievalIndex":
+    def from_chunks(cls, batch: ChunkBatch, **params: Any) -> RetrievalIndex:
         """A new index of the batch; ``params`` are the backend's build parameters."""
 
     @classmethod
-    def load(cls, folder: Path) -> "RetrievalIndex":
+    def load(cls, folder: Path) -> RetrievalIndex:
         """The index ``save`` wrote to ``folder``; ``IndexFormatError`` if its format is not this one."""
 
     def __len__(self) -> int: ...
@@ -231,7 +233,7 @@ class RetrievalIndex(Protocol):
         """Remove these chunks from results; ids not in the index are ignored."""
 
     def search(
-        self, query: IndexQuery | str | np.ndarray, k: int, allowed_ids: AbstractSet[int] | None = None
+        self, query: IndexQuery | str | np.ndarray, k: int, allowed_ids: Set[int] | None = None
     ) -> list[tuple[int, float]]:
         """Up to ``k`` (chunk id, score) pairs, best first, only ids in ``allowed_ids`` if given."""
 
@@ -253,8 +255,13 @@ class VectorIndex(RetrievalIndex, Protocol):
     exact_search_note: ClassVar[str] = "exact (brute-force) cosine search"
 
     def search(
-        self, query: IndexQuery | np.ndarray, k: int, allowed_ids: AbstractSet[int] | None = None, *,
-        ef_search: int = 128, exact: bool = False,
+        self,
+        query: IndexQuery | np.ndarray,
+        k: int,
+        allowed_ids: Set[int] | None = None,
+        *,
+        ef_search: int = 128,
+        exact: bool = False,
     ) -> list[tuple[int, float]]:
         """Up to ``k`` (chunk id, cosine) pairs, best first; ``ef_search`` is the HNSW search breadth,
         ``exact`` compares with every allowed vector (or as near as the backend gets: its note says)."""

@@ -80,17 +80,47 @@ def _run(row) -> RunRow:
 
 
 def insert_run(
-    con, *, collection: str, golden: str, level: str, label: str, config: dict, overrides: dict,
-    metrics: dict, stage_metrics: dict, evaluated_top_k: int, queries: int, skipped: list, notes: list,
-    elapsed_s: float, sweep_id: int | None = None, abstention: dict | None = None, golden_hash: str | None = None,
+    con,
+    *,
+    collection: str,
+    golden: str,
+    level: str,
+    label: str,
+    config: dict,
+    overrides: dict,
+    metrics: dict,
+    stage_metrics: dict,
+    evaluated_top_k: int,
+    queries: int,
+    skipped: list,
+    notes: list,
+    elapsed_s: float,
+    sweep_id: int | None = None,
+    abstention: dict | None = None,
+    golden_hash: str | None = None,
 ) -> int:
     return con.execute(
         "INSERT INTO evaluation_runs (collection, golden, level, label, config, overrides, metrics, stage_metrics,"
         " evaluated_top_k, queries, skipped, notes, elapsed_s, sweep_id, abstention, golden_hash)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        [collection, golden, level, label, json.dumps(config), json.dumps(overrides), json.dumps(metrics),
-         json.dumps(stage_metrics), evaluated_top_k, queries, json.dumps(skipped), json.dumps(notes), elapsed_s,
-         sweep_id, json.dumps(abstention) if abstention is not None else None, golden_hash],
+        [
+            collection,
+            golden,
+            level,
+            label,
+            json.dumps(config),
+            json.dumps(overrides),
+            json.dumps(metrics),
+            json.dumps(stage_metrics),
+            evaluated_top_k,
+            queries,
+            json.dumps(skipped),
+            json.dumps(notes),
+            elapsed_s,
+            sweep_id,
+            json.dumps(abstention) if abstention is not None else None,
+            golden_hash,
+        ],
     ).fetchone()[0]
 
 
@@ -99,19 +129,21 @@ def insert_query_results(con, run_id: int, rows: list[QueryResultRow]) -> None:
         return
     import pandas as pd
 
-    frame = pd.DataFrame({
-        "run_id": run_id,
-        "position": list(range(1, len(rows) + 1)),
-        "query_id": [r.query_id for r in rows],
-        "query": [r.query for r in rows],
-        "metrics": [json.dumps(r.metrics) for r in rows],
-        "ranked_doc_ids": [json.dumps(r.ranked_doc_ids, ensure_ascii=False) for r in rows],
-        "ranked_chunk_ids": [json.dumps(r.ranked_chunk_ids) for r in rows],
-        "relevant": [r.relevant for r in rows],
-        "stage_metrics": [json.dumps(r.stage_metrics) for r in rows],
-        "verdict": [r.verdict for r in rows],
-        "answer": [None if r.answer is None else json.dumps(r.answer, ensure_ascii=False) for r in rows],
-    })
+    frame = pd.DataFrame(
+        {
+            "run_id": run_id,
+            "position": list(range(1, len(rows) + 1)),
+            "query_id": [r.query_id for r in rows],
+            "query": [r.query for r in rows],
+            "metrics": [json.dumps(r.metrics) for r in rows],
+            "ranked_doc_ids": [json.dumps(r.ranked_doc_ids, ensure_ascii=False) for r in rows],
+            "ranked_chunk_ids": [json.dumps(r.ranked_chunk_ids) for r in rows],
+            "relevant": [r.relevant for r in rows],
+            "stage_metrics": [json.dumps(r.stage_metrics) for r in rows],
+            "verdict": [r.verdict for r in rows],
+            "answer": [None if r.answer is None else json.dumps(r.answer, ensure_ascii=False) for r in rows],
+        }
+    )
     insert_frame(con, "evaluation_query_results", frame)
 
 
@@ -136,14 +168,30 @@ def query_results(con, run_id: int) -> list[QueryResultRow]:
         [run_id],
     ).fetchall()
     return [
-        QueryResultRow(qid, text, json.loads(metrics), json.loads(docs), json.loads(chunks), relevant,
-                       json.loads(stages), verdict, json.loads(answer) if answer else None)
+        QueryResultRow(
+            qid,
+            text,
+            json.loads(metrics),
+            json.loads(docs),
+            json.loads(chunks),
+            relevant,
+            json.loads(stages),
+            verdict,
+            json.loads(answer) if answer else None,
+        )
         for qid, text, metrics, docs, chunks, relevant, stages, verdict, answer in rows
     ]
 
 
-def list_runs(con, *, collection: str | None = None, golden: str | None = None, sweep_id: int | None = None,
-              include_sweeps: bool = True, limit: int = 200) -> list[RunRow]:
+def list_runs(
+    con,
+    *,
+    collection: str | None = None,
+    golden: str | None = None,
+    sweep_id: int | None = None,
+    include_sweeps: bool = True,
+    limit: int = 200,
+) -> list[RunRow]:
     clauses, params = [], []
     if collection:
         clauses.append("collection = ?")
@@ -187,8 +235,7 @@ def _sweep(row) -> SweepRow:
     return SweepRow(*values)
 
 
-def insert_sweep(con, *, collection: str, golden: str, level: str, base_config: dict, grid: dict,
-                 metrics: list) -> int:
+def insert_sweep(con, *, collection: str, golden: str, level: str, base_config: dict, grid: dict, metrics: list) -> int:
     return con.execute(
         "INSERT INTO evaluation_sweeps (collection, golden, level, base_config, grid, metrics)"
         " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
@@ -218,4 +265,3 @@ def list_sweeps(con, collection: str | None = None, limit: int = 50) -> list[Swe
         f"SELECT {_SWEEP_COLUMNS} FROM evaluation_sweeps{where} ORDER BY id DESC LIMIT ?", [*params, limit]
     ).fetchall()
     return [_sweep(r) for r in rows]
-

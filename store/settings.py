@@ -48,8 +48,9 @@ class StoredSettings:
 
 
 def _presets(con) -> dict[str, StoredPreset]:
-    presets = {name: StoredPreset(name, overrides, description)
-               for name, overrides, description, _ in repo.list_presets(con)}
+    presets = {
+        name: StoredPreset(name, overrides, description) for name, overrides, description, _ in repo.list_presets(con)
+    }
     presets.setdefault(DEFAULT_PRESET, StoredPreset(DEFAULT_PRESET, {}, DEFAULT_PRESET_DESCRIPTION))
     return presets
 

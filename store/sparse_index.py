@@ -18,13 +18,15 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
+from collections.abc import Set
 from pathlib import Path
-from typing import AbstractSet
 
 import bm25s
 import numpy as np
 import scipy.sparse as sp
 
+from store.id_set import RowLookup
+from store.postings import ArrayPostings, FilePostings, Postings, query_scores
 from store.retrieval_index import (
     ChunkBatch,
     IndexFormatError,
@@ -37,8 +39,6 @@ from store.retrieval_index import (
     read_params,
     write_params,
 )
-from store.id_set import RowLookup
-from store.postings import ArrayPostings, FilePostings, Postings, query_scores
 from store.text_tokenizer import Bm25Tokenizer
 
 # bm25s sets its own logger to DEBUG on import, which would print on every index build
@@ -96,16 +96,24 @@ class SparseIndex(TermIndex):
         self._set_corpus(chunk_ids, vocabulary, term_freqs, retriever, doc_lengths, doc_freqs)
 
     def _set_corpus(
-        self, chunk_ids: np.ndarray, vocabulary: dict[str, int], term_freqs: sp.csr_matrix,
-        retriever: bm25s.BM25 | None, doc_lengths: np.ndarray | None = None, doc_freqs: np.ndarray | None = None,
+        self,
+        chunk_ids: np.ndarray,
+        vocabulary: dict[str, int],
+        term_freqs: sp.csr_matrix,
+        retriever: bm25s.BM25 | None,
+        doc_lengths: np.ndarray | None = None,
+        doc_freqs: np.ndarray | None = None,
     ) -> None:
         # `retriever` is None when no chunk has a single token: then nothing can ever match.
         self.chunk_ids = chunk_ids
         self._vocabulary = vocabulary
         self._term_freqs = term_freqs
         self._retriever = retriever
-        self._postings: Postings | None = None if retriever is None else ArrayPostings(
-            retriever.scores["data"], retriever.scores["indices"], retriever.scores["indptr"])
+        self._postings: Postings | None = (
+            None
+            if retriever is None
+            else ArrayPostings(retriever.scores["data"], retriever.scores["indices"], retriever.scores["indptr"])
+        )
         if doc_lengths is None:
             doc_lengths = np.asarray(term_freqs.sum(axis=1)).ravel().astype(np.int64)
         if doc_freqs is None:
@@ -122,7 +130,7 @@ class SparseIndex(TermIndex):
         tokenizer: Bm25Tokenizer,
         k1: float,
         b: float,
-    ) -> "SparseIndex":
+    ) -> SparseIndex:
         chunk_ids = _checked_chunk_ids(chunk_ids)
         if len(chunk_ids) != len(texts):
             raise ValueError(
@@ -140,7 +148,7 @@ class SparseIndex(TermIndex):
     @classmethod
     def from_chunks(
         cls, batch: ChunkBatch, tokenizer: Bm25Tokenizer | None = None, k1: float = 1.2, b: float = 0.75
-    ) -> "SparseIndex":
+    ) -> SparseIndex:
         """An index of the batch's texts (the default tokenizer when none is given)."""
         return cls.build(batch.ids, batch.require_texts("SparseIndex"), tokenizer or Bm25Tokenizer(), k1, b)
 
@@ -160,8 +168,10 @@ class SparseIndex(TermIndex):
             return
         vocabulary = dict(self._vocabulary)
         new_rows = _term_frequency_matrix(
-            [[vocabulary.setdefault(token, len(vocabulary)) for token in tokens]
-             for tokens in self.tokenizer.tokenize_many(texts)],
+            [
+                [vocabulary.setdefault(token, len(vocabulary)) for token in tokens]
+                for tokens in self.tokenizer.tokenize_many(texts)
+            ],
             len(vocabulary),
         )
         current = self._term_freqs
@@ -199,13 +209,11 @@ class SparseIndex(TermIndex):
         term_freqs = term_freqs[:, used].tocsr()
         token_ids_per_chunk = [
             np.repeat(term_freqs.indices[start:end], term_freqs.data[start:end]).tolist()
-            for start, end in zip(term_freqs.indptr[:-1], term_freqs.indptr[1:])
+            for start, end in zip(term_freqs.indptr[:-1], term_freqs.indptr[1:], strict=True)
         ]
         self._set_corpus(chunk_ids, vocabulary, term_freqs, _scored(token_ids_per_chunk, vocabulary, self.k1, self.b))
 
-    def search(
-        self, query: IndexQuery | str, k: int, allowed_ids: AbstractSet[int] | None = None
-    ) -> list[tuple[int, float]]:
+    def search(self, query: IndexQuery | str, k: int, allowed_ids: Set[int] | None = None) -> list[tuple[int, float]]:
         """The k best (chunk id, score) pairs with a positive score, best first; ties by position."""
         text = as_query(query).require_text("SparseIndex")
         if k <= 0 or self._retriever is None:
@@ -226,9 +234,9 @@ class SparseIndex(TermIndex):
             positions = positions[np.argpartition(-scores[positions], k - 1)[:k]]
         # lexsort keys go last-first: score descending, then position for a stable order.
         positions = positions[np.lexsort((positions, -scores[positions]))]
-        return list(zip(self.chunk_ids[positions].tolist(), scores[positions].tolist()))
+        return list(zip(self.chunk_ids[positions].tolist(), scores[positions].tolist(), strict=True))
 
-    def _mask_of(self, allowed_ids: AbstractSet[int]) -> np.ndarray:
+    def _mask_of(self, allowed_ids: Set[int]) -> np.ndarray:
         mask = np.zeros(len(self), dtype=bool)
         positions = self._positions(np.fromiter(allowed_ids, dtype=np.int64, count=len(allowed_ids)))
         mask[positions[positions >= 0]] = True
@@ -250,7 +258,9 @@ class SparseIndex(TermIndex):
         doc_len = int(self._doc_lengths[position])
         # one CSR row slice: indexing the matrix per term costs tens of microseconds each
         start, end = self._term_freqs.indptr[position], self._term_freqs.indptr[position + 1]
-        chunk_freqs = dict(zip(self._term_freqs.indices[start:end].tolist(), self._term_freqs.data[start:end].tolist()))
+        chunk_freqs = dict(
+            zip(self._term_freqs.indices[start:end].tolist(), self._term_freqs.data[start:end].tolist(), strict=True)
+        )
         rows = []
         for term, query_count in Counter(self.tokenizer.tokenize(text)).items():
             term_id = self._vocabulary.get(term)
@@ -277,10 +287,19 @@ class SparseIndex(TermIndex):
         return ScoreExplanation(int(chunk_id), math.fsum(row["contribution"] for row in rows), tuple(rows))
 
     def stats(self) -> IndexStats:
-        return IndexStats(self.backend, FORMAT_VERSION, len(self), {
-            "method": METHOD, "k1": self.k1, "b": self.b, "tokenizer": self.tokenizer.describe(),
-            "vocabulary_size": len(self._vocabulary), "avg_doc_len": self._avg_doc_len,
-        })
+        return IndexStats(
+            self.backend,
+            FORMAT_VERSION,
+            len(self),
+            {
+                "method": METHOD,
+                "k1": self.k1,
+                "b": self.b,
+                "tokenizer": self.tokenizer.describe(),
+                "vocabulary_size": len(self._vocabulary),
+                "avg_doc_len": self._avg_doc_len,
+            },
+        )
 
     def save(self, folder: Path) -> None:
         folder = Path(folder)
@@ -308,12 +327,16 @@ class SparseIndex(TermIndex):
         )
 
     @classmethod
-    def load(cls, folder: Path) -> "SparseIndex":
+    def load(cls, folder: Path) -> SparseIndex:
         folder = Path(folder)
         params = read_params(folder, "SparseIndex", FORMAT_VERSION)
         if params.get("method") != METHOD:
-            raise IndexFormatError("SparseIndex", folder, f"{FORMAT_VERSION} (method {params.get('method')})",
-                                   f"{FORMAT_VERSION} (method {METHOD})")
+            raise IndexFormatError(
+                "SparseIndex",
+                folder,
+                f"{FORMAT_VERSION} (method {params.get('method')})",
+                f"{FORMAT_VERSION} (method {METHOD})",
+            )
         chunk_ids = _checked_chunk_ids(np.load(folder / CHUNK_IDS_FILE))
         expected_shape = (params["num_docs"], params["vocabulary_size"])
         term_freqs, doc_lengths, doc_freqs = _load_term_freqs(folder, expected_shape)
@@ -333,22 +356,25 @@ class SparseIndex(TermIndex):
                 f"{term_freqs.shape}, {len(vocabulary)} terms, params say {expected_shape}); rebuild the BM25 index"
             )
         tokenizer = Bm25Tokenizer.from_description(params["tokenizer"])
-        index = cls(chunk_ids, tokenizer, params["k1"], params["b"], vocabulary, term_freqs, retriever,
-                    doc_lengths, doc_freqs)
+        index = cls(
+            chunk_ids, tokenizer, params["k1"], params["b"], vocabulary, term_freqs, retriever, doc_lengths, doc_freqs
+        )
         if retriever is not None:
             # a query reads its terms' postings from the files, leaving nothing of them resident
             index._postings = FilePostings(folder / BM25S_DIR)
         return index
 
 
-def _load_term_freqs(folder: Path, shape: tuple[int, int]) -> tuple[sp.csr_matrix, np.ndarray | None,
-                                                                    np.ndarray | None]:
+def _load_term_freqs(
+    folder: Path, shape: tuple[int, int]
+) -> tuple[sp.csr_matrix, np.ndarray | None, np.ndarray | None]:
     """The term counts, memory-mapped, with the saved lengths and document frequencies; from the
     archive of an index saved before the parts existed (then the two follow from the counts)."""
     if not (folder / DOC_LENGTHS_FILE).exists():
         return sp.load_npz(folder / TERM_FREQS_FILE).tocsr(), None, None
-    data, indices, indptr = (np.load(folder / f"term_freqs.{part}.npy", mmap_mode="r" if shape[0] else None)
-                             for part in TERM_FREQS_PARTS)
+    data, indices, indptr = (
+        np.load(folder / f"term_freqs.{part}.npy", mmap_mode="r" if shape[0] else None) for part in TERM_FREQS_PARTS
+    )
     matrix = sp.csr_matrix((data, indices, indptr), shape=shape, copy=False)
     return matrix, np.load(folder / DOC_LENGTHS_FILE), np.load(folder / DOC_FREQS_FILE)
 

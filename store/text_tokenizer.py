@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN
@@ -99,7 +99,7 @@ class Bm25Tokenizer:
         }
 
     @classmethod
-    def from_description(cls, description: dict) -> "Bm25Tokenizer":
+    def from_description(cls, description: dict) -> Bm25Tokenizer:
         """Rebuild the tokenizer an index was built with, from its ``describe()`` output."""
         if description.get("token_pattern", TOKEN_PATTERN) != TOKEN_PATTERN:
             raise ValueError(

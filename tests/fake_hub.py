@@ -9,7 +9,8 @@ Point ``HF_ENDPOINT`` at ``hub.url`` and the library downloads from here.
 Faults a test can switch on, per file name: ``drop_after[name] = (bytes, times)`` cuts the
 connection after that many bytes of the body, that many times (a flaky network);
 ``corrupt.add(name)`` serves the file with one byte changed (same size, wrong hash);
-``fail.add(name)`` closes the connection without an answer (the network gone halfway through). ``requests`` logs every call.
+``fail.add(name)`` closes the connection without an answer (the network gone halfway through).
+``requests`` logs every call.
 """
 
 from __future__ import annotations
@@ -69,8 +70,11 @@ class HubRepo:
 
     @classmethod
     def from_folder(cls, repo_id: str, folder: Path) -> HubRepo:
-        files = {path.relative_to(folder).as_posix(): HubFile(path.relative_to(folder).as_posix(), path.read_bytes())
-                 for path in sorted(folder.rglob("*")) if path.is_file()}
+        files = {
+            path.relative_to(folder).as_posix(): HubFile(path.relative_to(folder).as_posix(), path.read_bytes())
+            for path in sorted(folder.rglob("*"))
+            if path.is_file()
+        }
         return cls(repo_id, files)
 
 
@@ -93,8 +97,11 @@ class FakeHub:
 
     def gets(self, file_name: str) -> list[str]:
         """The Range header of every GET of ``file_name`` ("" for a whole-file GET)."""
-        return [rng for method, path, rng in self.requests if method == "GET" and path.endswith(f"/{file_name}")
-                and "/resolve/" in path]
+        return [
+            rng
+            for method, path, rng in self.requests
+            if method == "GET" and path.endswith(f"/{file_name}") and "/resolve/" in path
+        ]
 
     def start(self) -> FakeHub:
         hub = self
@@ -142,8 +149,15 @@ class FakeHub:
         repo = self.repos.get(repo_id)
         if repo is None:
             return self._error(request, 404, "RepoNotFound", f"Repository {repo_id} not found")
-        body = json.dumps({"id": repo_id, "modelId": repo_id, "sha": repo.commit, "private": False,
-                           "siblings": [f.sibling() for f in repo.files.values()]}).encode()
+        body = json.dumps(
+            {
+                "id": repo_id,
+                "modelId": repo_id,
+                "sha": repo.commit,
+                "private": False,
+                "siblings": [f.sibling() for f in repo.files.values()],
+            }
+        ).encode()
         self._send(request, 200, {"Content-Type": "application/json", "Content-Length": str(len(body))}, body)
 
     def _resolve(self, request, repo_id: str, file_name: str, *, head: bool) -> None:
@@ -152,8 +166,9 @@ class FakeHub:
             return self._error(request, 404, "RepoNotFound", f"Repository {repo_id} not found")
         hub_file = repo.files.get(file_name)
         if hub_file is None:
-            return self._error(request, 404, "EntryNotFound", f"{file_name} not in {repo_id}",
-                               {"X-Repo-Commit": repo.commit})
+            return self._error(
+                request, 404, "EntryNotFound", f"{file_name} not in {repo_id}", {"X-Repo-Commit": repo.commit}
+            )
         if file_name in self.fail:  # the connection dies before an answer
             request.close_connection = True
             request.connection.shutdown(2)
@@ -161,8 +176,12 @@ class FakeHub:
         data = hub_file.data
         if file_name in self.corrupt:
             data = bytes([data[0] ^ 0xFF]) + data[1:]
-        headers = {"X-Repo-Commit": repo.commit, "ETag": f'"{hub_file.etag}"', "Accept-Ranges": "bytes",
-                   "Content-Type": "application/octet-stream"}
+        headers = {
+            "X-Repo-Commit": repo.commit,
+            "ETag": f'"{hub_file.etag}"',
+            "Accept-Ranges": "bytes",
+            "Content-Type": "application/octet-stream",
+        }
         if hub_file.lfs:
             headers |= {"X-Linked-Etag": f'"{hub_file.etag}"', "X-Linked-Size": str(len(data))}
         start = 0
@@ -194,7 +213,7 @@ class FakeHub:
                 request.send_header(key, value)
             request.end_headers()
             for start in range(0, len(body), 256_000):
-                request.wfile.write(body[start:start + 256_000])
+                request.wfile.write(body[start : start + 256_000])
                 time.sleep(self.throttle_s)
             return
         self._send(request, status, headers, body)

@@ -22,9 +22,9 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Callable
 
 from workbench.chunking.enrich import ENRICH_SYSTEM
 from workbench.evaluation.answers import CONTEXT_PRECISION_SYSTEM, FAITHFULNESS_SYSTEM, RELEVANCE_SYSTEM
@@ -58,15 +58,43 @@ SYNTH_FAULTS = ("malformed", "unfound", "copy", "duplicate", "empty")
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LATIN = re.compile(r"[a-z0-9]{3,}")
-_STOP = {"the", "and", "for", "with", "that", "this", "are", "was", "what", "how", "does", "which", "from", "its",
-         "about", "into", "why", "when", "who", "can", "not", "has", "have", "their", "they", "them", "you"}
+_STOP = {
+    "the",
+    "and",
+    "for",
+    "with",
+    "that",
+    "this",
+    "are",
+    "was",
+    "what",
+    "how",
+    "does",
+    "which",
+    "from",
+    "its",
+    "about",
+    "into",
+    "why",
+    "when",
+    "who",
+    "can",
+    "not",
+    "has",
+    "have",
+    "their",
+    "they",
+    "them",
+    "you",
+}
 
 
 def words(text: str) -> set[str]:
     """Content words: lowercase Latin words of 3+ letters (no stopwords) and single CJK characters."""
     lowered = text.lower()
-    return ({w for w in _LATIN.findall(lowered) if w not in _STOP}
-            | set(_CJK.findall(text)) - set("的了是在和与及或也就都而吗呢什么哪些怎样如何"))
+    return {w for w in _LATIN.findall(lowered) if w not in _STOP} | set(_CJK.findall(text)) - set(
+        "的了是在和与及或也就都而吗呢什么哪些怎样如何"
+    )
 
 
 def overlap(needle: str, haystack: str) -> float:
@@ -99,8 +127,11 @@ def _first_sentence(text: str) -> str:
 
 def _sources(user: str) -> dict[str, str]:
     """[S#] label -> the source's text (its data block without the header line)."""
-    return {name: block.split("\n", 1)[1].strip() if "\n" in block else ""
-            for name, block in data_blocks(user) if re.fullmatch(r"S\d+", name)}
+    return {
+        name: block.split("\n", 1)[1].strip() if "\n" in block else ""
+        for name, block in data_blocks(user)
+        if re.fullmatch(r"S\d+", name)
+    }
 
 
 def _block(user: str, name: str) -> str:
@@ -132,8 +163,10 @@ def default_reply(purpose: str, system: str, user: str) -> str:
         passage = _block(user, "passage").strip()
         plain = re.sub(r"[#>*_`]", " ", passage)
         distinct = sorted(words(plain), key=lambda w: (-len(w), w))
-        return json.dumps({"title": " ".join(plain.split()[:6]), "summary": _first_sentence(plain),
-                           "tags": distinct[:4]}, ensure_ascii=False)
+        return json.dumps(
+            {"title": " ".join(plain.split()[:6]), "summary": _first_sentence(plain), "tags": distinct[:4]},
+            ensure_ascii=False,
+        )
     if purpose == "answer":
         sources = _sources(user)
         if not sources:
@@ -188,7 +221,7 @@ def _topic_words(sentence: str, count: int = 2) -> list[str]:
     if latin and not _CJK.search(sentence):
         return latin[:count]
     han = "".join(_CJK.findall(sentence))
-    return [han[i:i + 2] for i in range(0, min(len(han), 2 * count), 2)] or latin[:count]
+    return [han[i : i + 2] for i in range(0, min(len(han), 2 * count), 2)] or latin[:count]
 
 
 def synth_reply(kind: str, user: str, fault: str = "") -> str:
@@ -263,8 +296,13 @@ class FakeOpenAI(ThreadingHTTPServer):
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
     def env(self) -> dict[str, str]:
-        return {"WORKBENCH_LLM_BASE_URL": self.base_url, "WORKBENCH_LLM_MODEL": FAKE_MODEL,
-                "WORKBENCH_LLM_API_KEY": "", "OPENAI_BASE_URL": "", "OPENAI_API_KEY": ""}
+        return {
+            "WORKBENCH_LLM_BASE_URL": self.base_url,
+            "WORKBENCH_LLM_MODEL": FAKE_MODEL,
+            "WORKBENCH_LLM_API_KEY": "",
+            "OPENAI_BASE_URL": "",
+            "OPENAI_API_KEY": "",
+        }
 
     def script(self, contains: str, reply: str, purpose: str | None = None) -> None:
         """Reply ``reply`` to any prompt (of ``purpose``, if given) whose user message contains ``contains``."""
@@ -277,8 +315,11 @@ class FakeOpenAI(ThreadingHTTPServer):
 
     def count(self, path: str | None = None, purpose: str | None = None) -> int:
         with self.lock:
-            return sum(1 for c in self.calls
-                       if (path is None or c["path"].endswith(path)) and (purpose is None or c["purpose"] == purpose))
+            return sum(
+                1
+                for c in self.calls
+                if (path is None or c["path"].endswith(path)) and (purpose is None or c["purpose"] == purpose)
+            )
 
     def purposes(self) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -291,7 +332,7 @@ class FakeOpenAI(ThreadingHTTPServer):
         with self.lock:
             self.calls.clear()
 
-    def start(self) -> "FakeOpenAI":
+    def start(self) -> FakeOpenAI:
         self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self._thread.start()
         return self
@@ -300,7 +341,7 @@ class FakeOpenAI(ThreadingHTTPServer):
         self.shutdown()
         self.server_close()
 
-    def __enter__(self) -> "FakeOpenAI":
+    def __enter__(self) -> FakeOpenAI:
         return self.start()
 
     def __exit__(self, *exc) -> None:
@@ -345,12 +386,16 @@ def images_of(body: dict) -> list[bytes]:
 class _Handler(BaseHTTPRequestHandler):
     server: FakeOpenAI
 
-    def do_POST(self):  # noqa: N802 (http.server's naming)
+    def do_POST(self):
         length = int(self.headers.get("Content-Length", 0))
         body = json.loads(self.rfile.read(length) or b"{}")
         server = self.server
-        request = {"path": self.path, "body": body, "images": images_of(body),
-                   "authorization": self.headers.get("Authorization")}
+        request = {
+            "path": self.path,
+            "body": body,
+            "images": images_of(body),
+            "authorization": self.headers.get("Authorization"),
+        }
         if self.path.endswith("/chat/completions"):
             if server.respond is not None:
                 purpose, reply = "scripted", server.respond(request)
@@ -384,22 +429,39 @@ class _Handler(BaseHTTPRequestHandler):
         if purpose == "embeddings":
             inputs = body.get("input", [])
             inputs = [inputs] if isinstance(inputs, str) else inputs
-            data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(text)}
-                    for i, text in enumerate(inputs)]
+            data = [
+                {"object": "embedding", "index": i, "embedding": hashed_embedding(text)}
+                for i, text in enumerate(inputs)
+            ]
             used = sum(token_count(text) for text in inputs)
-            self._send(200, {"object": "list", "data": data, "model": body.get("model"),
-                             "usage": {"prompt_tokens": used, "total_tokens": used}})
+            self._send(
+                200,
+                {
+                    "object": "list",
+                    "data": data,
+                    "model": body.get("model"),
+                    "usage": {"prompt_tokens": used, "total_tokens": used},
+                },
+            )
             return
         if server.behaviour == "garbage":
             reply = "{{{ ??? }}} ..."
         prompt_tokens = sum(token_count(text_of(m.get("content", ""))) for m in body.get("messages", []))
         completion_tokens = token_count(reply)
-        self._send(200, {
-            "id": f"fake-{len(server.calls)}", "object": "chat.completion", "model": body.get("model", FAKE_MODEL),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                      "total_tokens": prompt_tokens + completion_tokens},
-        })
+        self._send(
+            200,
+            {
+                "id": f"fake-{len(server.calls)}",
+                "object": "chat.completion",
+                "model": body.get("model", FAKE_MODEL),
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                },
+            },
+        )
 
     def _send(self, status: int, payload: dict) -> None:
         self._send_raw(status, json.dumps(payload, ensure_ascii=False).encode("utf-8"))
@@ -424,14 +486,21 @@ def main(argv: list[str] | None = None) -> None:
 
     parser = argparse.ArgumentParser(description="the tests' fake OpenAI-compatible endpoint, on 127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="port to listen on (default: any free one)")
-    parser.add_argument("--synth-faults", type=int, default=0, metavar="N",
-                        help="golden synth: every Nth passage gets a bad reply (malformed, unfound quote, ...)")
+    parser.add_argument(
+        "--synth-faults",
+        type=int,
+        default=0,
+        metavar="N",
+        help="golden synth: every Nth passage gets a bad reply (malformed, unfound quote, ...)",
+    )
     args = parser.parse_args(argv)
     try:
         server = FakeOpenAI(port=args.port)
     except OSError as error:
-        raise SystemExit(f"error: cannot listen on 127.0.0.1:{args.port} ({error.strerror}); pick another --port, "
-                         "or --port 0 for any free one")
+        raise SystemExit(
+            f"error: cannot listen on 127.0.0.1:{args.port} ({error.strerror}); pick another --port, "
+            "or --port 0 for any free one"
+        ) from None
     server.synth_fault_every = args.synth_faults
     print(f"export WORKBENCH_LLM_BASE_URL={server.base_url} WORKBENCH_LLM_MODEL={FAKE_MODEL}", flush=True)
     try:

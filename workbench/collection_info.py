@@ -15,7 +15,10 @@ log = logging.getLogger(__name__)
 
 #: keys a collection fixes when it is created: how its chunks and indexes are built
 INDEX_KEYS_PREFIXES = tuple(f"{s}." for s in INDEX_TIME_SECTIONS) + (
-    "bm25.", "dense.m", "dense.ef_construction", "index.",
+    "bm25.",
+    "dense.m",
+    "dense.ef_construction",
+    "index.",
     # where a backend's layout lives; never a token, and not per-process settings such as timeouts
     *place_keys(),
 )
@@ -56,8 +59,10 @@ def interrupted_reason(last_ingest) -> str:
     if last_ingest is None or last_ingest.status == "finished":
         return ""
     how = "was cancelled" if last_ingest.status == "cancelled" else "was interrupted (or is still running)"
-    return (f"the last ingest {how} after {last_ingest.files_recorded} of its {count(last_ingest.files_total, 'file')}; "
-            "run it again to finish (unchanged files are skipped, cached texts are not embedded again)")
+    return (
+        f"the last ingest {how} after {last_ingest.files_recorded} of its {count(last_ingest.files_total, 'file')}; "
+        "run it again to finish (unchanged files are skipped, cached texts are not embedded again)"
+    )
 
 
 @dataclass(frozen=True)

@@ -97,22 +97,36 @@ def setting(default, doc: str, *, minimum=None, maximum=None, choices: tuple[str
 @dataclass(frozen=True)
 class ChunkingConfig:
     strategy: str = setting(
-        "recursive", "how documents are split: recursive at Markdown-aware separators, markdown at headings, "
+        "recursive",
+        "how documents are split: recursive at Markdown-aware separators, markdown at headings, "
         "fixed by length, sentence_window and semantic at sentences, code at functions, classes and methods",
-        choices=("fixed", "recursive", "markdown", "sentence_window", "semantic", "code"))
+        choices=("fixed", "recursive", "markdown", "sentence_window", "semantic", "code"),
+    )
     size: int = setting(1000, "maximum chunk length in chunking.unit", minimum=1, maximum=100_000)
-    overlap: int = setting(100, "characters (or tokens) shared by neighbouring chunks (fixed, recursive); "
-                           "below chunking.size", minimum=0, maximum=100_000)
-    unit: str = setting("chars", "what chunking.size counts: characters, or tokens of the embedding model's tokenizer",
-                        choices=("chars", "tokens"))
+    overlap: int = setting(
+        100,
+        "characters (or tokens) shared by neighbouring chunks (fixed, recursive); below chunking.size",
+        minimum=0,
+        maximum=100_000,
+    )
+    unit: str = setting(
+        "chars",
+        "what chunking.size counts: characters, or tokens of the embedding model's tokenizer",
+        choices=("chars", "tokens"),
+    )
     window: int = setting(1, "sentence_window: sentences of context each side", minimum=0, maximum=20)
-    threshold: float = setting(0.25, "semantic: break where adjacent-sentence similarity falls below this quantile",
-                               minimum=0.0, maximum=1.0)
+    threshold: float = setting(
+        0.25, "semantic: break where adjacent-sentence similarity falls below this quantile", minimum=0.0, maximum=1.0
+    )
     context_headers: bool = setting(True, "index the heading path in front of each chunk's text")
-    enrich: str = setting("none", "LLM-written chunk metadata stored at index time (needs an LLM endpoint): "
-                          "none, title, summary, tags or all", choices=("none", "title", "summary", "tags", "all"))
-    enrich_index: bool = setting(False, "put the enrichment (chunking.enrich) into the indexed text, so BM25 and "
-                                 "the vectors see it")
+    enrich: str = setting(
+        "none",
+        "LLM-written chunk metadata stored at index time (needs an LLM endpoint): none, title, summary, tags or all",
+        choices=("none", "title", "summary", "tags", "all"),
+    )
+    enrich_index: bool = setting(
+        False, "put the enrichment (chunking.enrich) into the indexed text, so BM25 and the vectors see it"
+    )
 
 
 #: the precisions each encoder runtime runs (``embedding.runtime`` / ``embedding.precision``)
@@ -128,12 +142,17 @@ AUTO_RUNTIME = "auto"
 class EmbeddingConfig:
     model: str = setting("all-MiniLM-L6-v2", "sentence-transformers id or local path; all-MiniLM-L6-v2 is bundled")
     runtime: str = setting(
-        AUTO_RUNTIME, "what runs the encoder: auto (a new collection takes the fastest runtime and precision this "
+        AUTO_RUNTIME,
+        "what runs the encoder: auto (a new collection takes the fastest runtime and precision this "
         "machine's calibration found with cosine ≥ 0.999 to torch fp32), torch, openvino or onnx; fixed per "
         "collection",
-        choices=(AUTO_RUNTIME, *RUNTIME_PRECISIONS))
-    precision: str = setting("fp32", "encoder arithmetic: fp32; bf16 (torch, openvino); int8 (onnx, dynamic "
-                             "quantization); ignored under auto", choices=("fp32", "bf16", "int8"))
+        choices=(AUTO_RUNTIME, *RUNTIME_PRECISIONS),
+    )
+    precision: str = setting(
+        "fp32",
+        "encoder arithmetic: fp32; bf16 (torch, openvino); int8 (onnx, dynamic quantization); ignored under auto",
+        choices=("fp32", "bf16", "int8"),
+    )
 
     @property
     def key(self) -> str:
@@ -148,9 +167,11 @@ class EmbeddingConfig:
     def __post_init__(self):
         allowed = RUNTIME_PRECISIONS.get(self.runtime)
         if allowed is not None and self.precision not in allowed:
-            raise ConfigError(f"embedding.precision: {self.precision!r} is not available with embedding.runtime="
-                              f"{self.runtime}; it allows {', '.join(allowed)} "
-                              f"({_runtime_table()})")
+            raise ConfigError(
+                f"embedding.precision: {self.precision!r} is not available with embedding.runtime="
+                f"{self.runtime}; it allows {', '.join(allowed)} "
+                f"({_runtime_table()})"
+            )
 
 
 _RUNTIME_SUFFIX = re.compile(r"@([a-z][a-z0-9_]*)-(fp32|bf16|int8)$")
@@ -161,8 +182,11 @@ def embedding_settings(key: str) -> dict[str, str]:
     found = _RUNTIME_SUFFIX.search(key)
     if found is None:
         return {"embedding.model": key, "embedding.runtime": "torch", "embedding.precision": "fp32"}
-    return {"embedding.model": key[:found.start()], "embedding.runtime": found.group(1),
-            "embedding.precision": found.group(2)}
+    return {
+        "embedding.model": key[: found.start()],
+        "embedding.runtime": found.group(1),
+        "embedding.precision": found.group(2),
+    }
 
 
 def _runtime_table() -> str:
@@ -185,8 +209,11 @@ class Bm25Config:
 
 @dataclass(frozen=True)
 class IndexConfig:
-    backend: str = setting("local", "where the indexes live: local (files in the home) or milvus (Milvus Lite or a "
-                           "Milvus server, see milvus.*)", choices=("local", "milvus"))
+    backend: str = setting(
+        "local",
+        "where the indexes live: local (files in the home) or milvus (Milvus Lite or a Milvus server, see milvus.*)",
+        choices=("local", "milvus"),
+    )
 
 
 @dataclass(frozen=True)
@@ -197,54 +224,87 @@ class MilvusConfig:
     #: layout's key (``backend_place``); the token, batch size and timeout are per process
     PLACE_KEYS: typing.ClassVar[tuple[str, ...]] = ("uri", "collection_prefix", "analysis", "analyzer")
 
-    uri: str = setting("indexes/milvus.db", "a Milvus Lite file (a relative path is inside the home) or a Milvus "
-                       "server, http://host:19530")
-    token: str = setting("", "Milvus credentials (user:password or an API key); never stored with the collection; "
-                         "or set MILVUS_TOKEN")
-    collection_prefix: str = setting("workbench_", "start of the Milvus collection names; give each home that shares "
-                                     "a Milvus its own")
-    analysis: str = setting("client", "who turns text into BM25 terms: client (the workbench tokenizer, as the local "
-                            "index) or server (Milvus's analyzer)", choices=("client", "server"))
-    analyzer: str = setting("auto", "server analysis: Milvus's analyzer; auto picks jieba for Chinese text, else "
-                            "standard with English stop words and stemming", choices=("auto", "standard", "jieba"))
+    uri: str = setting(
+        "indexes/milvus.db",
+        "a Milvus Lite file (a relative path is inside the home) or a Milvus server, http://host:19530",
+    )
+    token: str = setting(
+        "", "Milvus credentials (user:password or an API key); never stored with the collection; or set MILVUS_TOKEN"
+    )
+    collection_prefix: str = setting(
+        "workbench_", "start of the Milvus collection names; give each home that shares a Milvus its own"
+    )
+    analysis: str = setting(
+        "client",
+        "who turns text into BM25 terms: client (the workbench tokenizer, as the local "
+        "index) or server (Milvus's analyzer)",
+        choices=("client", "server"),
+    )
+    analyzer: str = setting(
+        "auto",
+        "server analysis: Milvus's analyzer; auto picks jieba for Chinese text, else "
+        "standard with English stop words and stemming",
+        choices=("auto", "standard", "jieba"),
+    )
     batch_size: int = setting(1000, "rows per insert when pushing chunks to Milvus", minimum=1, maximum=100_000)
     timeout_s: float = setting(10.0, "seconds before a Milvus call gives up", minimum=0.1, maximum=3600.0)
 
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    mode: str = setting("hybrid", "the routes searched: dense vectors, BM25 keywords, or both fused",
-                        choices=("dense", "bm25", "hybrid"))
+    mode: str = setting(
+        "hybrid",
+        "the routes searched: dense vectors, BM25 keywords, or both fused",
+        choices=("dense", "bm25", "hybrid"),
+    )
     # 1000: evaluation ranks three chunks per document at document level, so map@100 needs 300
     top_k: int = setting(10, "results returned", minimum=1, maximum=1000)
-    candidates: int = setting(100, "candidates taken from each route (dense, BM25) before fusion",
-                              minimum=1, maximum=10_000)
+    candidates: int = setting(
+        100, "candidates taken from each route (dense, BM25) before fusion", minimum=1, maximum=10_000
+    )
     language_guard: str = setting(
-        "auto", "auto: the dense route gets no vote in fusion when its model does not cover the query's language "
-        "(the trace says so); off: it always votes", choices=("auto", "off"))
+        "auto",
+        "auto: the dense route gets no vote in fusion when its model does not cover the query's language "
+        "(the trace says so); off: it always votes",
+        choices=("auto", "off"),
+    )
 
 
 @dataclass(frozen=True)
 class QueryConfig:
     enhance: str = setting(
-        "none", "query enhancement before the routes: rewrite, multi (phrasings), hyde (a generated passage for the "
+        "none",
+        "query enhancement before the routes: rewrite, multi (phrasings), hyde (a generated passage for the "
         "dense route) and decompose (sub-questions) need an LLM endpoint; keywords (salient terms by BM25 idf, "
-        "for BM25) needs none", choices=("none", "rewrite", "multi", "hyde", "decompose", "keywords"))
+        "for BM25) needs none",
+        choices=("none", "rewrite", "multi", "hyde", "decompose", "keywords"),
+    )
     variants: int = setting(3, "multi / decompose: generated queries searched beside the query", minimum=1, maximum=10)
     keywords: int = setting(6, "keywords: salient terms kept for BM25", minimum=1, maximum=50)
-    timeout_s: float = setting(30.0, "seconds before query enhancement gives up and searches with the query as typed",
-                               minimum=0.1, maximum=3600.0)
+    timeout_s: float = setting(
+        30.0,
+        "seconds before query enhancement gives up and searches with the query as typed",
+        minimum=0.1,
+        maximum=3600.0,
+    )
 
 
 @dataclass(frozen=True)
 class FusionConfig:
-    method: str = setting("rrf", "how hybrid mode combines the routes: reciprocal rank fusion or weighted scores",
-                          choices=("rrf", "weighted"))
+    method: str = setting(
+        "rrf",
+        "how hybrid mode combines the routes: reciprocal rank fusion or weighted scores",
+        choices=("rrf", "weighted"),
+    )
     k: int = setting(60, "RRF constant k in 1/(k + rank)", minimum=0, maximum=10_000)
-    weights: tuple[float, ...] = setting((0.5, 0.5), "weighted fusion: the dense and the BM25 weight, comma separated",
-                                         minimum=0.0, maximum=10.0)
-    normalization: str = setting("minmax", "weighted fusion: how each route's scores are normalised before weighting",
-                                 choices=("minmax", "zscore"))
+    weights: tuple[float, ...] = setting(
+        (0.5, 0.5), "weighted fusion: the dense and the BM25 weight, comma separated", minimum=0.0, maximum=10.0
+    )
+    normalization: str = setting(
+        "minmax",
+        "weighted fusion: how each route's scores are normalised before weighting",
+        choices=("minmax", "zscore"),
+    )
 
 
 @dataclass(frozen=True)
@@ -263,23 +323,35 @@ class MmrConfig:
 
 @dataclass(frozen=True)
 class RerankConfig:
-    method: str = setting("cross_encoder", "cross_encoder (rerank.model) or llm (the LLM endpoint scores each "
-                          "candidate 0-10)", choices=("cross_encoder", "llm"))
+    method: str = setting(
+        "cross_encoder",
+        "cross_encoder (rerank.model) or llm (the LLM endpoint scores each candidate 0-10)",
+        choices=("cross_encoder", "llm"),
+    )
     model: str = setting("", "cross_encoder: CrossEncoder id or local path; empty = no rerank")
     top_m: int = setting(30, "candidates the reranker rescores", minimum=1, maximum=10_000)
     runtime: str = setting(
-        AUTO_RUNTIME, "cross_encoder: what runs it: auto (the fastest runtime and precision this machine's "
-        "calibration found ranking like torch fp32), torch, openvino or onnx", choices=(AUTO_RUNTIME, *RUNTIME_PRECISIONS))
-    precision: str = setting("fp32", "cross_encoder arithmetic: fp32; bf16 (torch, openvino); int8 (onnx, dynamic "
-                             "quantization); ignored under auto", choices=("fp32", "bf16", "int8"))
-    timeout_s: float = setting(30.0, "seconds before rerank gives up and keeps the previous order",
-                               minimum=0.1, maximum=3600.0)
+        AUTO_RUNTIME,
+        "cross_encoder: what runs it: auto (the fastest runtime and precision this machine's "
+        "calibration found ranking like torch fp32), torch, openvino or onnx",
+        choices=(AUTO_RUNTIME, *RUNTIME_PRECISIONS),
+    )
+    precision: str = setting(
+        "fp32",
+        "cross_encoder arithmetic: fp32; bf16 (torch, openvino); int8 (onnx, dynamic quantization); ignored under auto",
+        choices=("fp32", "bf16", "int8"),
+    )
+    timeout_s: float = setting(
+        30.0, "seconds before rerank gives up and keeps the previous order", minimum=0.1, maximum=3600.0
+    )
 
     def __post_init__(self):
         allowed = RUNTIME_PRECISIONS.get(self.runtime)
         if allowed is not None and self.precision not in allowed:
-            raise ConfigError(f"rerank.precision: {self.precision!r} is not available with rerank.runtime="
-                              f"{self.runtime}; it allows {', '.join(allowed)} ({_runtime_table()})")
+            raise ConfigError(
+                f"rerank.precision: {self.precision!r} is not available with rerank.runtime="
+                f"{self.runtime}; it allows {', '.join(allowed)} ({_runtime_table()})"
+            )
 
 
 @dataclass(frozen=True)
@@ -292,74 +364,127 @@ class ConfidenceConfig:
     """
 
     top_hits: int = setting(3, "final hits the confidence verdict reads", minimum=1, maximum=100)
-    terms_low: float = setting(0.3, "confidence: idf-weighted share of the query's terms in the best top hit below "
-                               "which that signal says no_answer", minimum=0.0, maximum=1.0)
-    terms_high: float = setting(0.7, "confidence: the term share from which that signal says relevant",
-                                minimum=0.0, maximum=1.0)
-    dense_low: float = setting(-2.0, "confidence: best cosine above what chance gives, in sd of the collection's "
-                               "random-pair cosines, below which that signal says no_answer",
-                               minimum=-100.0, maximum=100.0)
-    dense_high: float = setting(0.0, "confidence: the dense excess from which that signal says relevant",
-                                minimum=-100.0, maximum=100.0)
-    rerank_low: float = setting(0.05, "confidence: cross-encoder probability of the best top hit below which that "
-                                "signal says no_answer", minimum=0.0, maximum=1.0)
-    rerank_high: float = setting(0.5, "confidence: the cross-encoder probability from which that signal says relevant",
-                                 minimum=0.0, maximum=1.0)
+    terms_low: float = setting(
+        0.3,
+        "confidence: idf-weighted share of the query's terms in the best top hit below "
+        "which that signal says no_answer",
+        minimum=0.0,
+        maximum=1.0,
+    )
+    terms_high: float = setting(
+        0.7, "confidence: the term share from which that signal says relevant", minimum=0.0, maximum=1.0
+    )
+    dense_low: float = setting(
+        -2.0,
+        "confidence: best cosine above what chance gives, in sd of the collection's "
+        "random-pair cosines, below which that signal says no_answer",
+        minimum=-100.0,
+        maximum=100.0,
+    )
+    dense_high: float = setting(
+        0.0, "confidence: the dense excess from which that signal says relevant", minimum=-100.0, maximum=100.0
+    )
+    rerank_low: float = setting(
+        0.05,
+        "confidence: cross-encoder probability of the best top hit below which that signal says no_answer",
+        minimum=0.0,
+        maximum=1.0,
+    )
+    rerank_high: float = setting(
+        0.5, "confidence: the cross-encoder probability from which that signal says relevant", minimum=0.0, maximum=1.0
+    )
 
 
 @dataclass(frozen=True)
 class IngestConfig:
     """Limits every file is held to while it is read; each violation fails that file alone."""
 
-    max_file_mb: float = setting(20.0, "files larger than this many MB are refused before they are read",
-                                 minimum=0.001, maximum=100_000.0)
-    max_chunks: int = setting(3000, "a document estimated to make more chunks than this is refused, with the time "
-                              "it would take", minimum=1, maximum=100_000_000)
-    parse_timeout_s: float = setting(60.0, "seconds a parse worker may spend on one file before it is stopped",
-                                     minimum=0.1, maximum=86_400.0)
-    parse_memory_mb: int = setting(1536, "resident memory (MB) a parse worker may reach before it is stopped",
-                                   minimum=128, maximum=1_000_000)
-    workers: int = setting(0, "parse worker processes; 0 = one per available CPU core (at most 4)",
-                           minimum=0, maximum=64)
-    max_unzipped_mb: float = setting(200.0, "ZIP-based files (docx, pptx, xlsx): largest total uncompressed size "
-                                     "in MB", minimum=0.001, maximum=1_000_000.0)
-    max_compression_ratio: float = setting(100.0, "ZIP-based files: largest uncompressed-to-compressed size ratio",
-                                           minimum=1.0, maximum=1_000_000.0)
-    max_zip_members: int = setting(10_000, "ZIP-based files: most members (parts) in the archive",
-                                   minimum=1, maximum=10_000_000)
-    max_image_megapixels: float = setting(60.0, "images and scanned PDF pages larger than this many megapixels are "
-                                          "refused", minimum=0.01, maximum=100_000.0)
-    ocr_languages: str = setting("eng+chi_sim", "tesseract language packs for images and scanned PDF pages "
-                                 "(installed ones are used)")
-    captions: bool = setting(True, "caption images with the configured OpenAI-compatible vision endpoint "
-                             "(WORKBENCH_LLM_*)")
+    max_file_mb: float = setting(
+        20.0, "files larger than this many MB are refused before they are read", minimum=0.001, maximum=100_000.0
+    )
+    max_chunks: int = setting(
+        3000,
+        "a document estimated to make more chunks than this is refused, with the time it would take",
+        minimum=1,
+        maximum=100_000_000,
+    )
+    parse_timeout_s: float = setting(
+        60.0, "seconds a parse worker may spend on one file before it is stopped", minimum=0.1, maximum=86_400.0
+    )
+    parse_memory_mb: int = setting(
+        1536, "resident memory (MB) a parse worker may reach before it is stopped", minimum=128, maximum=1_000_000
+    )
+    workers: int = setting(
+        0, "parse worker processes; 0 = one per available CPU core (at most 4)", minimum=0, maximum=64
+    )
+    max_unzipped_mb: float = setting(
+        200.0,
+        "ZIP-based files (docx, pptx, xlsx): largest total uncompressed size in MB",
+        minimum=0.001,
+        maximum=1_000_000.0,
+    )
+    max_compression_ratio: float = setting(
+        100.0, "ZIP-based files: largest uncompressed-to-compressed size ratio", minimum=1.0, maximum=1_000_000.0
+    )
+    max_zip_members: int = setting(
+        10_000, "ZIP-based files: most members (parts) in the archive", minimum=1, maximum=10_000_000
+    )
+    max_image_megapixels: float = setting(
+        60.0,
+        "images and scanned PDF pages larger than this many megapixels are refused",
+        minimum=0.01,
+        maximum=100_000.0,
+    )
+    ocr_languages: str = setting(
+        "eng+chi_sim", "tesseract language packs for images and scanned PDF pages (installed ones are used)"
+    )
+    captions: bool = setting(
+        True, "caption images with the configured OpenAI-compatible vision endpoint (WORKBENCH_LLM_*)"
+    )
 
 
 @dataclass(frozen=True)
 class SynthConfig:
     """Writing golden questions with the LLM endpoint (``golden synth``) and grading pools with it."""
 
-    max_overlap: float = setting(0.75, "golden synth: a question sharing more than this share of its BM25 tokens "
-                                 "with its quote copies it and is rejected", minimum=0.0, maximum=1.0)
-    max_similarity: float = setting(0.95, "golden synth: a question whose embedding cosine with a kept one is above "
-                                    "this is a near-duplicate and is rejected", minimum=0.0, maximum=1.0)
-    min_chunk_chars: int = setting(80, "golden synth: chunks shorter than this are not sampled",
-                                   minimum=1, maximum=100_000)
-    max_chunk_chars: int = setting(3000, "golden synth and judge: characters of a chunk put into a prompt",
-                                   minimum=100, maximum=100_000)
-    max_items: int = setting(2000, "golden synth: most questions one run may ask for (--n)", minimum=1,
-                             maximum=1_000_000)
+    max_overlap: float = setting(
+        0.75,
+        "golden synth: a question sharing more than this share of its BM25 tokens "
+        "with its quote copies it and is rejected",
+        minimum=0.0,
+        maximum=1.0,
+    )
+    max_similarity: float = setting(
+        0.95,
+        "golden synth: a question whose embedding cosine with a kept one is above "
+        "this is a near-duplicate and is rejected",
+        minimum=0.0,
+        maximum=1.0,
+    )
+    min_chunk_chars: int = setting(
+        80, "golden synth: chunks shorter than this are not sampled", minimum=1, maximum=100_000
+    )
+    max_chunk_chars: int = setting(
+        3000, "golden synth and judge: characters of a chunk put into a prompt", minimum=100, maximum=100_000
+    )
+    max_items: int = setting(
+        2000, "golden synth: most questions one run may ask for (--n)", minimum=1, maximum=1_000_000
+    )
     max_tokens: int = setting(400, "golden synth and judge: most tokens a reply may have", minimum=16, maximum=32_000)
-    timeout_s: float = setting(120.0, "golden synth and judge: seconds one request may take",
-                               minimum=0.1, maximum=3600.0)
+    timeout_s: float = setting(
+        120.0, "golden synth and judge: seconds one request may take", minimum=0.1, maximum=3600.0
+    )
 
 
 @dataclass(frozen=True)
 class LogConfig:
     """What the workbench records about its own use (kept in the home, never sent anywhere)."""
 
-    queries: bool = setting(True, "record each query of the Retrieval lab, the CLI and the MCP server in the query "
-                            "log (log list, golden from-log); off records nothing")
+    queries: bool = setting(
+        True,
+        "record each query of the Retrieval lab, the CLI and the MCP server in the query "
+        "log (log list, golden from-log); off records nothing",
+    )
 
 
 @dataclass(frozen=True)
@@ -385,7 +510,7 @@ class WorkbenchConfig:
         return {f.name: section_dict(getattr(self, f.name)) for f in fields(self)}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "WorkbenchConfig":
+    def from_dict(cls, data: dict) -> WorkbenchConfig:
         """Build from nested or flat (dotted) values; keys left out keep their defaults."""
         by_section: dict[str, dict] = {}
         for key, value in flatten(data).items():
@@ -394,13 +519,13 @@ class WorkbenchConfig:
             by_section.setdefault(section_name, {})[target.name] = _coerce(key, target, value)
         return cls(**{name: replace(getattr(_DEFAULTS, name), **values) for name, values in by_section.items()})
 
-    def with_value(self, key: str, value) -> "WorkbenchConfig":
+    def with_value(self, key: str, value) -> WorkbenchConfig:
         section_name, field_name = _split_key(key)
         section = getattr(self, section_name)
         target = _field(section, field_name)
         return replace(self, **{section_name: replace(section, **{target.name: _coerce(key, target, value)})})
 
-    def with_overrides(self, assignments: typing.Iterable[str]) -> "WorkbenchConfig":
+    def with_overrides(self, assignments: typing.Iterable[str]) -> WorkbenchConfig:
         """Apply ``key=value`` strings as given on the command line (``--set fusion.k=30``)."""
         # applied together, so keys checked against each other (embedding.runtime and .precision)
         # may be given in any order
@@ -446,12 +571,17 @@ def backend_place(config: WorkbenchConfig) -> tuple[tuple[str, object], ...]:
 
 def place_keys() -> tuple[str, ...]:
     """Every backend section's place keys as flat keys (``milvus.uri``, ...): fixed with a collection."""
-    return tuple(f"{f.name}.{key}" for f in fields(WorkbenchConfig)
-                 for key in getattr(type(getattr(_DEFAULTS, f.name)), "PLACE_KEYS", ()))
+    return tuple(
+        f"{f.name}.{key}"
+        for f in fields(WorkbenchConfig)
+        for key in getattr(type(getattr(_DEFAULTS, f.name)), "PLACE_KEYS", ())
+    )
 
 
 def _stripped(value):
     return value.strip() if isinstance(value, str) else value
+
+
 QUERY_TIME_SECTIONS = ("dense", "retrieval", "query", "fusion", "filters", "mmr", "rerank", "confidence")
 #: limits applied while files are read; they change what is accepted, not how it is indexed
 INGEST_TIME_SECTIONS = ("ingest",)
@@ -469,6 +599,7 @@ def _section_fields():
 
 # A field declared without ``setting`` has no documentation and no limits; the tests name it
 # (every key documented, every numeric key bounded) rather than the app failing to start.
+
 
 def _limits_of(f: dataclasses.Field) -> Limits:
     return f.metadata.get("limits", Limits())
@@ -495,7 +626,7 @@ def format_value(value) -> str:
 
 
 def out_of_limits_message(name: str, value, limits: Limits, default) -> str | None:
-    """"retrieval.top_k: 5000 is above the maximum 1000 (default 10); allowed: 1 to 1000", or None."""
+    """ "retrieval.top_k: 5000 is above the maximum 1000 (default 10); allowed: 1 to 1000", or None."""
     problem = limits.problem(value)
     if problem is None:
         return None
@@ -563,9 +694,7 @@ def _field(section, name: str) -> dataclasses.Field:
     for f in fields(section):
         if _public_name(f) == name or f.name == name:
             return f
-    raise ConfigError(
-        f"unknown config key {type(section).__name__}.{name!r}; known keys: {', '.join(known_keys())}"
-    )
+    raise ConfigError(f"unknown config key {type(section).__name__}.{name!r}; known keys: {', '.join(known_keys())}")
 
 
 def _coerce(key: str, target: dataclasses.Field, value):
@@ -580,7 +709,7 @@ def _coerce(key: str, target: dataclasses.Field, value):
     return coerced
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _type_hints(section_type: type) -> dict:
     return typing.get_type_hints(section_type)
 
@@ -639,6 +768,7 @@ def dumps(config: WorkbenchConfig) -> str:
 # it applies on top of any collection's own index configuration. ``DEFAULT_PRESET`` always exists
 # and sets nothing: the built-in defaults. The catalog keeps them (``Workbench.save_preset``).
 
+
 def overrides_between(base: WorkbenchConfig, chosen: WorkbenchConfig) -> dict[str, object]:
     """The flat keys where ``chosen`` differs from ``base``: what a preset must record."""
     base_flat, chosen_flat = base.flat(), chosen.flat()
@@ -650,6 +780,8 @@ def validate_overrides(overrides: dict) -> dict[str, object]:
     flat = flatten(overrides)
     WorkbenchConfig.from_dict(flat)
     return flat
+
+
 #: every key's documentation, from its field
 KEY_DOCS: dict[str, str] = {key: _doc_of(f) for key, f in _section_fields()}
 #: the keys with a fixed set of values, and those values

@@ -41,12 +41,13 @@ class DemoLoad:
 def demo_documents(demo_dir: Path = DEMO_DIR) -> list[Path]:
     """The demo's document files, in name order."""
     folder = demo_dir / "documents"
-    paths = sorted(p for p in folder.glob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_TYPES) \
-        if folder.is_dir() else []
+    paths = (
+        sorted(p for p in folder.glob("*") if p.is_file() and p.suffix.lower() in SUPPORTED_TYPES)
+        if folder.is_dir()
+        else []
+    )
     if not paths:
-        raise DemoMissingError(
-            f"no demo documents in {folder}; regenerate them with: python demo/make_documents.py"
-        )
+        raise DemoMissingError(f"no demo documents in {folder}; regenerate them with: python demo/make_documents.py")
     return paths
 
 
@@ -99,9 +100,13 @@ def load_demo(bench: Workbench, progress: ProgressCallback | None = None, demo_d
     golden = golden_sets.load(golden_file)
     # The demo's few dozen chunks embed in seconds on torch fp32; `auto` would first export and
     # calibrate every encoder runtime, minutes on a first run, for nothing a newcomer would notice.
-    config = None if DEMO_COLLECTION in bench.collection_names() else WorkbenchConfig().with_overrides(
-        ["embedding.runtime=torch", "embedding.precision=fp32"])
+    config = (
+        None
+        if DEMO_COLLECTION in bench.collection_names()
+        else WorkbenchConfig().with_overrides(["embedding.runtime=torch", "embedding.precision=fp32"])
+    )
     report = bench.ingest(DEMO_COLLECTION, [Source.from_path(path) for path in paths], config, progress=progress)
-    installed = golden_sets.save(golden_sets.GoldenSet(DEMO_GOLDEN, golden.queries),
-                                 bench.home / "golden_sets" / f"{DEMO_GOLDEN}.jsonl")
+    installed = golden_sets.save(
+        golden_sets.GoldenSet(DEMO_GOLDEN, golden.queries), bench.home / "golden_sets" / f"{DEMO_GOLDEN}.jsonl"
+    )
     return DemoLoad(DEMO_COLLECTION, report, installed, len(golden))

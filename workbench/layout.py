@@ -55,7 +55,7 @@ class Layout:
     place: tuple[tuple[str, object], ...] = ()
 
     @classmethod
-    def of(cls, config: WorkbenchConfig) -> "Layout":
+    def of(cls, config: WorkbenchConfig) -> Layout:
         return cls(
             chunking=config.chunking,
             embedding_model=config.embedding.key,  # model@runtime-precision, bare for torch fp32
@@ -97,7 +97,9 @@ def _keys(layout: Layout) -> tuple[str, str]:
     readable = f"{c.strategy}-{c.size}{'t' if c.unit == 'tokens' else 'c'}-{c.overlap}"
     if c.enrich != "none":
         readable += f"-enrich-{c.enrich}{'-indexed' if c.enrich_index else ''}"
-    chunkset = f"{readable}-{_digest({'chunking': _keyed(c), 'model': layout.embedding_model, 'version': CHUNKER_VERSION})}"
+    chunkset = (
+        f"{readable}-{_digest({'chunking': _keyed(c), 'model': layout.embedding_model, 'version': CHUNKER_VERSION})}"
+    )
     build = {"bm25": asdict(layout.bm25), "m": layout.dense_m, "efc": layout.dense_ef_construction}
     if layout.backend != LOCAL:
         # only a non-local layout says where it lives: local keys stay what they always were

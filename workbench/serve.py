@@ -15,8 +15,16 @@ import socket
 import sys
 from pathlib import Path
 
-from workbench.sharing import (LOCAL, READ_ONLY, TOKEN_VAR, SharingError, configured_token, new_token, share_mode,
-                               share_url)
+from workbench.sharing import (
+    LOCAL,
+    READ_ONLY,
+    TOKEN_VAR,
+    SharingError,
+    configured_token,
+    new_token,
+    share_mode,
+    share_url,
+)
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 DEFAULT_PORT = 8501
@@ -63,8 +71,10 @@ def main(arguments: list[str] | None = None) -> None:
         env[TOKEN_VAR] = token
         port = _port(arguments)
         what = "read-only (query and look only)" if mode == READ_ONLY else "with full access"
-        lines = [f"\n  RAG Workbench is shared on every interface, {what}. Visitors need the token:",
-                 f"  Local URL:   {share_url('localhost', port, token)}"]
+        lines = [
+            f"\n  RAG Workbench is shared on every interface, {what}. Visitors need the token:",
+            f"  Local URL:   {share_url('localhost', port, token)}",
+        ]
         address = lan_address()
         if address:
             lines.append(f"  Network URL: {share_url(address, port, token)}")

@@ -12,8 +12,8 @@ import logging
 import shutil
 import threading
 import weakref
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
@@ -26,25 +26,7 @@ from store.index_set import Snapshot, SnapshotCache
 from store.query_log import QUERY_LOG_DIR, QueryLogFile
 from store.retrieval_index import IndexBackendError, IndexFormatError, IndexMissing
 from store.settings import StoredPreset, StoredSettings
-from workbench.config import (
-    DEFAULT_PRESET,
-    ConfigError,
-    WorkbenchConfig,
-    embedding_settings,
-    flatten,
-    validate_overrides,
-)
 from workbench.backends import backend_named, backend_names, backend_of, open_snapshot_indexes, registered
-from workbench.embedding import get_embedder
-from workbench.embedding.calibration import choose_runtime
-from workbench.embedding.registry import check_embedding_model
-from workbench.embedding.runtimes import check_collection_runtime, collection_runtime, keep_collection_runtime
-from workbench.golden.query_log import record_query
-from workbench.language.coverage import CollectionLanguage, collection_language
-from workbench.models.availability import card_for, require_available
-from workbench.models.catalogue import EMBEDDING, RERANK
-from workbench.ingestion.indexing import SyncResult, layout_dir, sync_layout
-from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
 from workbench.collection_info import (
     INDEX_KEYS_PREFIXES,
     CollectionInfo,
@@ -53,12 +35,30 @@ from workbench.collection_info import (
     interrupted_reason,
     known_only,
 )
-from workbench.home import resolve_home
-from workbench.layout import Layout
+from workbench.config import (
+    DEFAULT_PRESET,
+    ConfigError,
+    WorkbenchConfig,
+    embedding_settings,
+    flatten,
+    validate_overrides,
+)
+from workbench.embedding import get_embedder
 from workbench.embedding.cache import embed_cached
+from workbench.embedding.calibration import choose_runtime
 from workbench.embedding.query_cache import QueryVectorCache
+from workbench.embedding.registry import check_embedding_model
+from workbench.embedding.runtimes import check_collection_runtime, collection_runtime, keep_collection_runtime
+from workbench.golden.query_log import record_query
+from workbench.home import resolve_home
+from workbench.ingestion.indexing import SyncResult, layout_dir, sync_layout
+from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
+from workbench.language.coverage import CollectionLanguage, collection_language
+from workbench.layout import Layout
 from workbench.llm.client import LlmClient
 from workbench.llm.endpoint import SettingsLookup, settings_from_env
+from workbench.models.availability import card_for, require_available
+from workbench.models.catalogue import EMBEDDING, RERANK
 from workbench.retrieval.llm_cost import llm_calls_per_query
 from workbench.retrieval.pipeline import run_pipeline
 from workbench.retrieval.trace import Trace
@@ -69,6 +69,8 @@ log = logging.getLogger(__name__)
 NotFoundError = repo.NotFoundError
 #: an index backend failed (a Milvus that is down, say); the message names the place and the fix
 BackendError = IndexBackendError
+
+
 def uses_llm(config: WorkbenchConfig) -> bool:
     """Whether a query under ``config`` calls the LLM endpoint (query enhancement, LLM rerank)."""
     return llm_calls_per_query(config).calls > 0
@@ -108,8 +110,13 @@ class Workbench:
         """Every collection's stored settings and every preset, read in one catalog transaction."""
         return stored_settings.read_settings(self.catalog)
 
-    def config_for(self, collection: str | None, preset: str | None = None,
-                   overrides: Iterable[str] | dict = (), settings: StoredSettings | None = None) -> WorkbenchConfig:
+    def config_for(
+        self,
+        collection: str | None,
+        preset: str | None = None,
+        overrides: Iterable[str] | dict = (),
+        settings: StoredSettings | None = None,
+    ) -> WorkbenchConfig:
         """Defaults, then the collection's index settings, then the preset, then overrides.
 
         ``settings`` is what ``settings()`` returned, for a caller that has read it already.
@@ -149,8 +156,15 @@ class Workbench:
     def collections(self) -> list[CollectionInfo]:
         default_model = WorkbenchConfig().embedding.model
         return [
-            CollectionInfo(s.row.name, s.documents, s.chunks, s.row.config.get("embedding.model", default_model),
-                           s.row.default_preset, s.row.config, interrupted_reason(s.last_ingest))
+            CollectionInfo(
+                s.row.name,
+                s.documents,
+                s.chunks,
+                s.row.config.get("embedding.model", default_model),
+                s.row.default_preset,
+                s.row.config,
+                interrupted_reason(s.last_ingest),
+            )
             for s in stored_collections.collection_summaries(self.catalog)
         ]
 
@@ -172,8 +186,9 @@ class Workbench:
         choice = choose_runtime(self.home, config.embedding)
         if choice.note:
             log.warning("collection %r: %s", name, choice.note)
-        config = config.with_overrides([f"embedding.runtime={choice.runtime}",
-                                        f"embedding.precision={choice.precision}"])
+        config = config.with_overrides(
+            [f"embedding.runtime={choice.runtime}", f"embedding.precision={choice.precision}"]
+        )
         layout = Layout.of(config)
         return stored_collections.create_collection(
             self.catalog, name, index_overrides(config), layout.chunkset_key, layout.chunkset_config()
@@ -199,8 +214,10 @@ class Workbench:
         the collection's chunks and indexes were built with its own."""
         index_keys = sorted(k for k in settings if k.startswith(INDEX_KEYS_PREFIXES))
         if index_keys:
-            raise ValueError(f"{', '.join(index_keys)} cannot change on an existing collection; "
-                             "create a new collection (or a new layout in the Chunking lab) instead")
+            raise ValueError(
+                f"{', '.join(index_keys)} cannot change on an existing collection; "
+                "create a new collection (or a new layout in the Chunking lab) instead"
+            )
         WorkbenchConfig.from_dict(settings)  # a bad key or value fails here, naming it
         return stored_collections.update_collection_settings(self.catalog, collection, settings)
 
@@ -237,14 +254,25 @@ class Workbench:
         for key, chunkset in stored.items():
             if key == wanted.chunkset_key:
                 continue
-            other = WorkbenchConfig.from_dict({**config.flat(), **flatten({"chunking": chunkset["chunking"]}),
-                                               **embedding_settings(chunkset["embedding_model"])})
+            other = WorkbenchConfig.from_dict(
+                {
+                    **config.flat(),
+                    **flatten({"chunking": chunkset["chunking"]}),
+                    **embedding_settings(chunkset["embedding_model"]),
+                }
+            )
             layouts.append(Layout.of(other))
         return layouts
 
     @refused_when_read_only("Uploading documents")
-    def ingest(self, collection: str, sources: Iterable[Source], config: WorkbenchConfig | None = None,
-               progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> IngestReport:
+    def ingest(
+        self,
+        collection: str,
+        sources: Iterable[Source],
+        config: WorkbenchConfig | None = None,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IngestReport:
         """Ingest ``sources`` under ``config.ingest``'s limits; setting ``cancel`` stops it cleanly."""
         if config is not None:
             self.check_models(config)  # before a new collection is created
@@ -257,13 +285,26 @@ class Workbench:
             config = config.with_overrides(["embedding.runtime=auto"])
         config = keep_collection_runtime(collection, row.config, config)
         self.reach(config)
-        report = ingest(self.catalog, collection, sources, self.layouts_of(collection, config), progress,
-                        limits=config.ingest, cancel=cancel)
+        report = ingest(
+            self.catalog,
+            collection,
+            sources,
+            self.layouts_of(collection, config),
+            progress,
+            limits=config.ingest,
+            cancel=cancel,
+        )
         report.notes.extend([runtime_note] if runtime_note else [])
         return report
 
-    def ingest_paths(self, collection: str, paths: Iterable[Path], config: WorkbenchConfig | None = None,
-                     progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> IngestReport:
+    def ingest_paths(
+        self,
+        collection: str,
+        paths: Iterable[Path],
+        config: WorkbenchConfig | None = None,
+        progress: ProgressCallback | None = None,
+        cancel: threading.Event | None = None,
+    ) -> IngestReport:
         return self.ingest(collection, (Source.from_path(Path(p)) for p in paths), config, progress, cancel)
 
     @refused_when_read_only("Deleting a document")
@@ -280,12 +321,15 @@ class Workbench:
         snapshot is published atomically, so its generation tells whether it is current.)
         """
         config = self.reach(config or self.config_for(collection))
-        return [sync_layout(self.catalog, self.home, collection, layout, verify=verify)
-                for layout in self.layouts_of(collection, config)]
+        return [
+            sync_layout(self.catalog, self.home, collection, layout, verify=verify)
+            for layout in self.layouts_of(collection, config)
+        ]
 
     @refused_when_read_only("Moving a collection's indexes")
-    def migrate_backend(self, collection: str, backend: str, uri: str | None = None,
-                        progress: ProgressCallback | None = None) -> Migration:
+    def migrate_backend(
+        self, collection: str, backend: str, uri: str | None = None, progress: ProgressCallback | None = None
+    ) -> Migration:
         """Move a collection's indexes to another backend, re-embedding nothing.
 
         The new place is built from the catalog (chunks, and vectors from the embedding cache),
@@ -299,14 +343,18 @@ class Workbench:
         if uri is not None:
             if chosen.uri_key is None:
                 at_uris = [name for name in backend_names() if backend_named(name).uri_key]
-                raise ConfigError(f"--uri says where a backend that lives at a URI ({', '.join(at_uris)}) keeps "
-                                  f"its indexes; {backend} keeps them in the home")
+                raise ConfigError(
+                    f"--uri says where a backend that lives at a URI ({', '.join(at_uris)}) keeps "
+                    f"its indexes; {backend} keeps them in the home"
+                )
             target = target.with_overrides([f"{chosen.uri_key}={uri}"])
         target = self.reach(target)
         if Layout.of(target) == Layout.of(current):
             where = chosen.uri_of(target)
-            raise ConfigError(f"collection {collection!r} already lives there ({backend}"
-                              f"{' at ' + where if where else ''}); nothing to move")
+            raise ConfigError(
+                f"collection {collection!r} already lives there ({backend}"
+                f"{' at ' + where if where else ''}); nothing to move"
+            )
         results = []
         for layout in self.layouts_of(collection, target):
             ensure_chunkset(self.catalog, collection, layout, progress)
@@ -341,8 +389,11 @@ class Workbench:
         """Drop what each layout's backend keeps outside the home; a place that cannot be reached
         is reported and skipped (its rows there are derived data)."""
         self.reach(config)
-        return [dropped for layout in layouts
-                for dropped in backend_named(layout.backend).drop(self.home, collection, layout)]
+        return [
+            dropped
+            for layout in layouts
+            for dropped in backend_named(layout.backend).drop(self.home, collection, layout)
+        ]
 
     # -- retrieval ----------------------------------------------------------------------------
 
@@ -402,8 +453,9 @@ class Workbench:
         (unless ``log.queries`` is off): one line appended to this process's file, never the catalog."""
         snapshot = self.snapshot(collection, config)
         llm = self.llm() if uses_llm(config) else None
-        trace = run_pipeline(text, config, snapshot, lambda q: self.embed_query(config.embedding.key, q), collection,
-                             llm)
+        trace = run_pipeline(
+            text, config, snapshot, lambda q: self.embed_query(config.embedding.key, q), collection, llm
+        )
         if source:
             record_query(self.query_log, source, text, collection, config, trace)
         return trace

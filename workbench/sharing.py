@@ -18,15 +18,28 @@ import hmac
 import ipaddress
 import os
 import secrets
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping, TypeVar
+from typing import TypeVar
 
 SHARE_VAR = "WORKBENCH_SHARE"
 TOKEN_VAR = "WORKBENCH_TOKEN"
 LOCAL, SHARED, READ_ONLY = "local", "shared", "readonly"
-_MODES = {"": LOCAL, "0": LOCAL, "false": LOCAL, "no": LOCAL, "off": LOCAL,
-          "1": SHARED, "true": SHARED, "yes": SHARED, "on": SHARED, "shared": SHARED,
-          "readonly": READ_ONLY, "read-only": READ_ONLY, "ro": READ_ONLY}
+_MODES = {
+    "": LOCAL,
+    "0": LOCAL,
+    "false": LOCAL,
+    "no": LOCAL,
+    "off": LOCAL,
+    "1": SHARED,
+    "true": SHARED,
+    "yes": SHARED,
+    "on": SHARED,
+    "shared": SHARED,
+    "readonly": READ_ONLY,
+    "read-only": READ_ONLY,
+    "ro": READ_ONLY,
+}
 #: a token shorter than this is refused: it could be guessed
 MIN_TOKEN_CHARS = 16
 
@@ -44,8 +57,10 @@ def share_mode(env: Mapping[str, str] | None = None) -> str:
     env = os.environ if env is None else env
     raw = env.get(SHARE_VAR, "").strip().casefold()
     if raw not in _MODES:
-        raise SharingError(f"{SHARE_VAR}={env.get(SHARE_VAR)!r} is not a sharing mode; use 1 (shared, with a "
-                           f"token), readonly (shared, query and look only) or leave it unset (this machine only)")
+        raise SharingError(
+            f"{SHARE_VAR}={env.get(SHARE_VAR)!r} is not a sharing mode; use 1 (shared, with a "
+            f"token), readonly (shared, query and look only) or leave it unset (this machine only)"
+        )
     return _MODES[raw]
 
 
@@ -54,8 +69,10 @@ def configured_token(env: Mapping[str, str] | None = None) -> str:
     env = os.environ if env is None else env
     token = env.get(TOKEN_VAR, "").strip()
     if token and len(token) < MIN_TOKEN_CHARS:
-        raise SharingError(f"{TOKEN_VAR} is {len(token)} characters; use at least {MIN_TOKEN_CHARS} "
-                           f"(or unset it to have one generated at start)")
+        raise SharingError(
+            f"{TOKEN_VAR} is {len(token)} characters; use at least {MIN_TOKEN_CHARS} "
+            f"(or unset it to have one generated at start)"
+        )
     return token
 
 
@@ -108,12 +125,15 @@ Method = TypeVar("Method", bound=Callable)
 
 def refused_when_read_only(action: str) -> Callable[[Method], Method]:
     """Decorate a ``Workbench`` method that writes: it raises ``ReadOnlyError`` when ``self.read_only``."""
+
     def decorate(method: Method) -> Method:
         @functools.wraps(method)
         def guarded(self, *args, **kwargs):
             require_writable(self, action)
             return method(self, *args, **kwargs)
+
         return guarded  # type: ignore[return-value]
+
     return decorate
 
 
@@ -124,6 +144,8 @@ def require_writable(bench, action: str) -> None:
 
 
 def read_only_message(action: str) -> str:
-    return (f"{action} is refused: this is a read-only shared session ({SHARE_VAR}=readonly), where visitors "
-            f"may query and look only; whoever runs the app can do it in a session started without "
-            f"{SHARE_VAR}=readonly")
+    return (
+        f"{action} is refused: this is a read-only shared session ({SHARE_VAR}=readonly), where visitors "
+        f"may query and look only; whoever runs the app can do it in a session started without "
+        f"{SHARE_VAR}=readonly"
+    )

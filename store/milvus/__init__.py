@@ -45,8 +45,23 @@ from store.milvus.schema import CollectionSpec
 from store.milvus.views import MilvusBm25Index, MilvusDenseIndex
 
 __all__ = [
-    "CONNECTIONS", "ChunkRows", "CollectionSpec", "MilvusAccess", "MilvusBm25Index", "MilvusCollection",
-    "MilvusCollectionMissing", "MilvusConnections", "MilvusDenseIndex", "MilvusError", "MilvusUnavailable",
-    "TextAnalysis", "check_collection_prefix", "choose_analyzer", "collection_name_for", "filter_expression",
-    "is_lite", "resolve_analyzer", "resolve_uri",
+    "CONNECTIONS",
+    "ChunkRows",
+    "CollectionSpec",
+    "MilvusAccess",
+    "MilvusBm25Index",
+    "MilvusCollection",
+    "MilvusCollectionMissing",
+    "MilvusConnections",
+    "MilvusDenseIndex",
+    "MilvusError",
+    "MilvusUnavailable",
+    "TextAnalysis",
+    "check_collection_prefix",
+    "choose_analyzer",
+    "collection_name_for",
+    "filter_expression",
+    "is_lite",
+    "resolve_analyzer",
+    "resolve_uri",
 ]

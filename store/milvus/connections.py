@@ -60,7 +60,7 @@ class MilvusConnections:
         with self._lock:
             return self._access.get(uri) or MilvusAccess()
 
-    def client(self, uri: str) -> "MilvusClient":
+    def client(self, uri: str) -> MilvusClient:
         with self._lock:
             client = self._clients.get(uri)
             if client is None:
@@ -106,7 +106,7 @@ class MilvusConnections:
 CONNECTIONS = MilvusConnections()
 
 
-def _connect(uri: str, token: str, timeout_s: float) -> "MilvusClient":
+def _connect(uri: str, token: str, timeout_s: float) -> MilvusClient:
     from pymilvus import MilvusClient
     from pymilvus.exceptions import MilvusException
 
@@ -116,8 +116,11 @@ def _connect(uri: str, token: str, timeout_s: float) -> "MilvusClient":
 
     if is_lite(uri):
         if not uri.endswith(LITE_SUFFIX):
-            raise MilvusUnavailable(uri, f"a Milvus Lite file name must end in {LITE_SUFFIX}",
-                                    f"use a path like indexes/milvus{LITE_SUFFIX} or a server URI http://host:19530")
+            raise MilvusUnavailable(
+                uri,
+                f"a Milvus Lite file name must end in {LITE_SUFFIX}",
+                f"use a path like indexes/milvus{LITE_SUFFIX} or a server URI http://host:19530",
+            )
         Path(uri).parent.mkdir(parents=True, exist_ok=True)
         with lite_server_log() as failures:
             try:
@@ -125,8 +128,8 @@ def _connect(uri: str, token: str, timeout_s: float) -> "MilvusClient":
             except MilvusException as error:
                 if lite_locked_elsewhere(uri):
                     raise MilvusUnavailable(
-                        uri, "the Milvus Lite file is open in another process (Milvus Lite serves one process "
-                        "at a time)",
+                        uri,
+                        "the Milvus Lite file is open in another process (Milvus Lite serves one process at a time)",
                         "close the other app, CLI or MCP server using it, or serve the file to every process "
                         f"with `python -m milvus_lite server --data-dir {uri} --port 19530` and set "
                         "milvus.uri=http://127.0.0.1:19530, or run Milvus standalone (docs/SCALING.md)",

@@ -18,7 +18,8 @@ class MilvusUnavailable(MilvusError):
         fix = fix or (
             "start Milvus there (docker compose up -d, see docs/SCALING.md), or point the collection at "
             "another Milvus: python -m workbench migrate-backend -c COLLECTION --to milvus --uri URI"
-            if not is_lite(uri) else "check that the folder exists and is writable"
+            if not is_lite(uri)
+            else "check that the folder exists and is writable"
         )
         super().__init__(f"Milvus at {uri} is unavailable: {reason}; {fix}. Other collections keep working.")
 
@@ -46,5 +47,14 @@ def is_unreachable(error: Exception) -> bool:
     if isinstance(error, (MilvusUnavailableException, grpc.RpcError)):
         return True
     text = message_of(error).lower()
-    return any(marker in text for marker in ("unavailable", "fail connecting", "deadline", "connection refused",
-                                             "failed to connect", "socket closed"))
+    return any(
+        marker in text
+        for marker in (
+            "unavailable",
+            "fail connecting",
+            "deadline",
+            "connection refused",
+            "failed to connect",
+            "socket closed",
+        )
+    )

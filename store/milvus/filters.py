@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import AbstractSet, Iterable
+from collections.abc import Iterable, Set
 
 from store.milvus.schema import DOC_ID, DOC_TYPE, ID
 from store.retrieval_index import AllowedChunks
 
 
-def filter_expression(allowed_ids: AbstractSet[int] | None) -> str:
+def filter_expression(allowed_ids: Set[int] | None) -> str:
     """A Milvus boolean expression for the allowed chunks.
 
     ``AllowedChunks`` that say which documents and types they came from (as the pipeline's

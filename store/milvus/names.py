@@ -30,8 +30,10 @@ _NAME_PART = re.compile(r"[^0-9A-Za-z_]")
 
 def check_collection_prefix(prefix: str) -> str:
     if not re.fullmatch(r"[A-Za-z_][0-9A-Za-z_]*", prefix or "_"):
-        raise ValueError(f"milvus.collection_prefix {prefix!r} may hold only letters, digits and '_', "
-                         "and must not start with a digit; e.g. workbench_")
+        raise ValueError(
+            f"milvus.collection_prefix {prefix!r} may hold only letters, digits and '_', "
+            "and must not start with a digit; e.g. workbench_"
+        )
     return prefix
 
 

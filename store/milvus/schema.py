@@ -20,7 +20,14 @@ GENERATION_PROPERTY = "workbench.generation"
 SPEC_PROPERTY = "workbench.spec"
 
 ID, DOC_ID, DOC_TYPE, GENERATION, TEXT, VECTOR, SPARSE = (
-    "id", "doc_id", "doc_type", "generation", "text", "vector", "sparse")
+    "id",
+    "doc_id",
+    "doc_type",
+    "generation",
+    "text",
+    "vector",
+    "sparse",
+)
 DOC_TYPE_MAX_LENGTH = 64
 
 
@@ -52,8 +59,14 @@ class CollectionSpec:
             return {"tokenizer": tokenizer}
         # Stop words before stemming, as the workbench tokenizer (and bm25s) does.
         stop_words = sorted(english_stop_words()) + list(CJK_PUNCTUATION)
-        return {"tokenizer": tokenizer, "filter": ["lowercase", {"type": "stop", "stop_words": stop_words},
-                                                   {"type": "stemmer", "language": "english"}]}
+        return {
+            "tokenizer": tokenizer,
+            "filter": [
+                "lowercase",
+                {"type": "stop", "stop_words": stop_words},
+                {"type": "stemmer", "language": "english"},
+            ],
+        }
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -5,8 +5,9 @@ A row carries both its text and its vector, so ``add`` through either view write
 from __future__ import annotations
 
 import os
+from collections.abc import Set
 from pathlib import Path
-from typing import AbstractSet, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -41,7 +42,7 @@ class _MilvusView:
     format_version: ClassVar[int] = FORMAT_VERSION
     route: ClassVar[str]
 
-    def __init__(self, collection: MilvusCollection, known_ids: AbstractSet[int] | None = None) -> None:
+    def __init__(self, collection: MilvusCollection, known_ids: Set[int] | None = None) -> None:
         self.collection = collection
         # A snapshot's views answer only with the chunks the snapshot has rows for: a push in
         # progress (or one a crash interrupted) may already have written newer ones.
@@ -49,16 +50,34 @@ class _MilvusView:
         self.known_ids = known_ids if known_ids is None or isinstance(known_ids, IdSet) else IdSet(known_ids)
 
     @classmethod
-    def from_chunks(cls, batch: ChunkBatch, *, uri: str, collection: str, analysis: str = "client",
-                    analyzer: str = "auto", m: int = 16, ef_construction: int = 200, k1: float = 1.2,
-                    b: float = 0.75, dim: int | None = None, replace: bool = True,
-                    connections: MilvusConnections = CONNECTIONS):
+    def from_chunks(
+        cls,
+        batch: ChunkBatch,
+        *,
+        uri: str,
+        collection: str,
+        analysis: str = "client",
+        analyzer: str = "auto",
+        m: int = 16,
+        ef_construction: int = 200,
+        k1: float = 1.2,
+        b: float = 0.75,
+        dim: int | None = None,
+        replace: bool = True,
+        connections: MilvusConnections = CONNECTIONS,
+    ):
         """A new Milvus collection holding the batch (texts and vectors both: one row carries both)."""
         vectors = batch.require_vectors(cls.__name__)
         texts = batch.require_texts(cls.__name__)
-        spec = CollectionSpec(dim=dim if dim is not None else vectors.shape[1], analysis=analysis,
-                              analyzer=resolve_analyzer(analysis, analyzer, uri, texts),
-                              m=m, ef_construction=ef_construction, k1=k1, b=b)
+        spec = CollectionSpec(
+            dim=dim if dim is not None else vectors.shape[1],
+            analysis=analysis,
+            analyzer=resolve_analyzer(analysis, analyzer, uri, texts),
+            m=m,
+            ef_construction=ef_construction,
+            k1=k1,
+            b=b,
+        )
         view = cls(MilvusCollection.create(uri, collection, spec, connections, replace=replace))
         view.add(batch)
         return view
@@ -88,33 +107,48 @@ class _MilvusView:
         folder.mkdir(parents=True, exist_ok=True)
         uri = self.collection.uri
         stored_uri = os.path.relpath(uri, folder) if is_lite(uri) else uri
-        write_params(folder, {"uri": stored_uri, "lite": is_lite(uri), "collection": self.collection.name,
-                              "spec": self.collection.spec.to_dict()}, FORMAT_VERSION)
+        write_params(
+            folder,
+            {
+                "uri": stored_uri,
+                "lite": is_lite(uri),
+                "collection": self.collection.name,
+                "spec": self.collection.spec.to_dict(),
+            },
+            FORMAT_VERSION,
+        )
 
     @classmethod
-    def load(cls, folder: Path, known_ids: AbstractSet[int] | None = None,
-             connections: MilvusConnections = CONNECTIONS):
+    def load(cls, folder: Path, known_ids: Set[int] | None = None, connections: MilvusConnections = CONNECTIONS):
         folder = Path(folder)
         params = read_params(folder, cls.__name__, FORMAT_VERSION)
         uri = os.path.normpath(folder / params["uri"]) if params.get("lite") else params["uri"]
         collection = MilvusCollection.open(uri, params["collection"], connections)
         if collection.spec.to_dict() != params["spec"]:
-            raise IndexFormatError(cls.__name__, folder, f"spec {params['spec']}",
-                                   f"the collection's spec {collection.spec.to_dict()}")
+            raise IndexFormatError(
+                cls.__name__, folder, f"spec {params['spec']}", f"the collection's spec {collection.spec.to_dict()}"
+            )
         return cls(collection, known_ids)
 
     def stats(self) -> IndexStats:
-        return IndexStats(self.backend, FORMAT_VERSION, len(self), {
-            "route": self.route, "uri": self.collection.uri, "collection": self.collection.name,
-            **self.collection.spec.to_dict(),
-        })
+        return IndexStats(
+            self.backend,
+            FORMAT_VERSION,
+            len(self),
+            {
+                "route": self.route,
+                "uri": self.collection.uri,
+                "collection": self.collection.name,
+                **self.collection.spec.to_dict(),
+            },
+        )
 
     def _known(self, hits: list[tuple[int, float]]) -> list[tuple[int, float]]:
         if self.known_ids is None:
             return hits
         return [hit for hit in hits if hit[0] in self.known_ids]
 
-    def _expression(self, allowed_ids: AbstractSet[int] | None) -> str | None:
+    def _expression(self, allowed_ids: Set[int] | None) -> str | None:
         """The filter expression, or None when nothing can pass."""
         if allowed_ids is not None and not allowed_ids:
             return None
@@ -133,8 +167,15 @@ class MilvusDenseIndex(_MilvusView, VectorIndex):
     def dim(self) -> int:
         return self.collection.spec.dim
 
-    def search(self, query: IndexQuery | np.ndarray, k: int, allowed_ids: AbstractSet[int] | None = None, *,
-               ef_search: int = 128, exact: bool = False) -> list[tuple[int, float]]:
+    def search(
+        self,
+        query: IndexQuery | np.ndarray,
+        k: int,
+        allowed_ids: Set[int] | None = None,
+        *,
+        ef_search: int = 128,
+        exact: bool = False,
+    ) -> list[tuple[int, float]]:
         """Up to k (chunk id, cosine similarity) pairs, most similar first.
 
         Milvus has no brute-force search over an HNSW field; ``exact`` widens the search to every
@@ -164,8 +205,9 @@ class MilvusDenseIndex(_MilvusView, VectorIndex):
         known = self.known_ids is None or int(chunk_id) in self.known_ids
         stored = self.collection.vectors_for([int(chunk_id)]).get(int(chunk_id)) if known else None
         if stored is None:
-            raise KeyError(f"MilvusDenseIndex.explain: chunk {chunk_id} is not in this index; "
-                           "pick one from search results")
+            raise KeyError(
+                f"MilvusDenseIndex.explain: chunk {chunk_id} is not in this index; pick one from search results"
+            )
         return cosine_explanation(type(self).__name__, chunk_id, query, stored, self.dim)
 
 
@@ -190,8 +232,7 @@ class MilvusBm25Index(_MilvusView, TermIndex):
     def tokenizer(self) -> Bm25Tokenizer:
         return self.collection.analyse.tokenizer
 
-    def search(self, query: IndexQuery | str, k: int,
-               allowed_ids: AbstractSet[int] | None = None) -> list[tuple[int, float]]:
+    def search(self, query: IndexQuery | str, k: int, allowed_ids: Set[int] | None = None) -> list[tuple[int, float]]:
         """The k best (chunk id, BM25 score) pairs with a positive score, best first."""
         text = self.collection.analyse(as_query(query).require_text(type(self).__name__))
         expression = self._expression(allowed_ids)

@@ -50,7 +50,8 @@ def test_settings_no_splitter_can_honour_name_the_key(demo_home: Path, open_app)
     app.number_input(key="chunk_lab_A.overlap").set_value(1500).run()
     assert not app.exception
     assert [plain(error.value) for error in app.error] == [
-        "chunking.overlap must be at least 0 and below chunking.size (1000), got 1500"]
+        "chunking.overlap must be at least 0 and below chunking.size (1000), got 1500"
+    ]
     assert len(app.get("html")) == 1  # side B still renders
 
 
@@ -76,7 +77,8 @@ def test_applying_a_chunking_embeds_only_new_texts_and_selects_its_preset(demo_h
 
     assert [plain(s.value) for s in app.success] == [
         f"Applied the chunking to demo: embedded {expected_new} new chunk texts. Preset markdown-1000c-100 is "
-        "selected and is now the collection's default."]
+        "selected and is now the collection's default."
+    ]
     assert app.session_state["preset"] == "markdown-1000c-100"
     assert bench.preset_overrides("markdown-1000c-100") == {"chunking.strategy": "markdown"}
     assert bench.collections()[0].default_preset == "markdown-1000c-100"

@@ -19,11 +19,24 @@ def twelve_document_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
 
     folder = tmp_path / "demo"
     (folder / "documents").mkdir(parents=True)
-    topics = ["glaciers", "volcanoes", "harbours", "orchards", "comets", "canyons", "lagoons", "prairies",
-              "tundra", "reefs", "deltas", "fjords"]
+    topics = [
+        "glaciers",
+        "volcanoes",
+        "harbours",
+        "orchards",
+        "comets",
+        "canyons",
+        "lagoons",
+        "prairies",
+        "tundra",
+        "reefs",
+        "deltas",
+        "fjords",
+    ]
     for number, topic in enumerate(topics, start=1):
         (folder / "documents" / f"doc-{number:02d}.md").write_text(
-            f"# {topic.title()}\n\nA short note about {topic}, number {number}.\n", encoding="utf-8")
+            f"# {topic.title()}\n\nA short note about {topic}, number {number}.\n", encoding="utf-8"
+        )
     golden = {"id": "q1", "query": "Which note is about fjords?", "relevant": [{"doc": "doc-12.md"}]}
     (folder / "golden.jsonl").write_text(json.dumps(golden) + "\n")
     monkeypatch.setattr(workbench.demo, "DEMO_DIR", folder)
@@ -46,14 +59,18 @@ def _buttons(app) -> dict[str, str]:
 
 def _mentions_loading_the_demo(app) -> list[str]:
     values = [element.value for kind in ("markdown", "info", "warning", "caption") for element in app.get(kind)]
-    values += [element.value for kind in ("markdown", "info", "warning", "caption") for element in app.sidebar.get(kind)]
+    values += [
+        element.value for kind in ("markdown", "info", "warning", "caption") for element in app.sidebar.get(kind)
+    ]
     return [value for value in values if "load the demo" in value.lower() or "loading it again" in value.lower()]
 
 
 def test_an_interrupted_demo_load_is_offered_again_and_finishes_without_reembedding(
-        twelve_document_demo: Path, tmp_path: Path, open_app, monkeypatch: pytest.MonkeyPatch):
-    import workbench.ingestion.ingest as ingest_module
+    twelve_document_demo: Path, tmp_path: Path, open_app, monkeypatch: pytest.MonkeyPatch
+):
     from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+
+    import workbench.ingestion.ingest as ingest_module
     from workbench.ui.ingest_progress import IngestProgressView
 
     home = tmp_path / "home"
@@ -103,8 +120,9 @@ def test_an_interrupted_demo_load_is_offered_again_and_finishes_without_reembedd
     assert not app.exception, app.exception
     assert _catalog(home, "SELECT count(*) FROM documents WHERE status = 'success'")[0][0] == DOCUMENTS
     distinct_texts = _catalog(home, "SELECT count(DISTINCT content_hash) FROM chunks")[0][0]
-    (status, skipped, embedded), = _catalog(
-        home, "SELECT status, skipped, chunks_embedded FROM ingestion_runs ORDER BY id DESC LIMIT 1")
+    ((status, skipped, embedded),) = _catalog(
+        home, "SELECT status, skipped, chunks_embedded FROM ingestion_runs ORDER BY id DESC LIMIT 1"
+    )
     assert status == "finished" and skipped == 3
     assert embedded == distinct_texts - cached_before == 6, "only the texts the cache lacked were embedded"
     # complete now: the offer is gone, and the tour runs

@@ -49,25 +49,31 @@ def test_the_demo_table_preview_and_chunk_browser(demo_home: Path, open_app):
 
 def test_a_bad_upload_lists_each_failure_and_ingests_the_rest(demo_home_copy: Path, open_app):
     app = open_app(demo_home_copy, page=PAGE)
-    app.file_uploader[0].set_value([
-        ("field-notes.md", b"# Field notes\n\nThe canopy was full of birds at dawn.\n", "text/markdown"),
-        ("broken.pdf", b"%PDF-1.7\nthis is not really a PDF body", "application/pdf"),
-        ("empty.txt", b"", "text/plain"),
-    ]).run()
+    app.file_uploader[0].set_value(
+        [
+            ("field-notes.md", b"# Field notes\n\nThe canopy was full of birds at dawn.\n", "text/markdown"),
+            ("broken.pdf", b"%PDF-1.7\nthis is not really a PDF body", "application/pdf"),
+            ("empty.txt", b"", "text/plain"),
+        ]
+    ).run()
     app.button(key="ingest_uploads").click().run()
     assert not app.exception, app.exception
 
     errors = texts(app, "error")
-    assert "broken.pdf was not ingested: not a valid PDF (file is corrupt or truncated); re-export it " \
-           "and upload it again" in errors
-    assert "empty.txt was not ingested: empty file (0 bytes); check the original and upload it again" \
-           in errors
+    assert (
+        "broken.pdf was not ingested: not a valid PDF (file is corrupt or truncated); re-export it "
+        "and upload it again" in errors
+    )
+    assert "empty.txt was not ingested: empty file (0 bytes); check the original and upload it again" in errors
     report = app.dataframe[0].value
-    assert dict(zip(report["file"], report["outcome"])) == {
-        "field-notes.md": "ingested", "broken.pdf": "failed", "empty.txt": "failed"}
+    assert dict(zip(report["file"], report["outcome"], strict=True)) == {
+        "field-notes.md": "ingested",
+        "broken.pdf": "failed",
+        "empty.txt": "failed",
+    }
     documents = document_table(app)
     assert len(documents) == 47  # the demo's 44, the new note and a row per failed file with its reason
-    statuses = dict(zip(documents["name"], documents["status"]))
+    statuses = dict(zip(documents["name"], documents["status"], strict=True))
     assert statuses["field-notes.md"] == "success" and statuses["broken.pdf"] == "failed"
     assert any(text.startswith("45 documents") for text in texts(app.sidebar, "caption"))
     assert not app.file_uploader[0].value  # a fresh uploader for the next batch
@@ -75,8 +81,7 @@ def test_a_bad_upload_lists_each_failure_and_ingests_the_rest(demo_home_copy: Pa
     # a failed entry can be deleted like any document
     failed = Workbench(demo_home_copy).document("broken.pdf", "demo")
     app.selectbox(key="documents_inspect").set_value(failed.id).run()
-    assert any(text.startswith("broken.pdf failed to ingest: not a valid PDF")
-               for text in texts(app, "error"))
+    assert any(text.startswith("broken.pdf failed to ingest: not a valid PDF") for text in texts(app, "error"))
     app.button(key="delete_document").click().run()
     assert not app.exception, app.exception
     assert "Deleted broken.pdf from demo." in texts(app, "success")
@@ -124,9 +129,11 @@ def test_a_model_that_is_not_downloaded_cannot_create_a_collection(tmp_path: Pat
     picker.set_value("BAAI/bge-small-zh-v1.5").run()
     app.button(key="create_collection").click().run()
     assert not app.exception, app.exception
-    expected = ("embedding model 'BAAI/bge-small-zh-v1.5' is not available offline: it must be downloaded once "
-                f"while online (about 96 MB). It will be cached in {tmp_path / 'hub'}. Download it with: "
-                "python -m workbench models download BAAI/bge-small-zh-v1.5")
+    expected = (
+        "embedding model 'BAAI/bge-small-zh-v1.5' is not available offline: it must be downloaded once "
+        f"while online (about 96 MB). It will be cached in {tmp_path / 'hub'}. Download it with: "
+        "python -m workbench models download BAAI/bge-small-zh-v1.5"
+    )
     assert expected in texts(app, "error")
     assert Workbench(tmp_path / "home").collection_names() == []
 
@@ -146,16 +153,20 @@ def test_a_chinese_collection_warns_that_the_english_model_cannot_read_it(tmp_pa
     from workbench.ingestion.ingest import Source
 
     home = tmp_path / "home"
-    notes = {f"笔记{n}.md": f"# 第{n}篇笔记\n\n检索增强生成先检索相关段落，再让模型根据这些段落回答问题。第{n}篇。\n"
-             for n in range(3)}
+    notes = {
+        f"笔记{n}.md": f"# 第{n}篇笔记\n\n检索增强生成先检索相关段落，再让模型根据这些段落回答问题。第{n}篇。\n"
+        for n in range(3)
+    }
     report = Workbench(home).ingest("zh", [Source.from_markdown(name, text) for name, text in notes.items()])
     assert not report.failures
     app = open_app(home, page=PAGE)
     assert not app.exception, app.exception
     (warning,) = [text for text in texts(app, "warning") if "does not cover" in text]
     assert "all-MiniLM-L6-v2 does not cover (it covers en)" in warning
-    assert ("Models that cover zh: paraphrase-multilingual-MiniLM-L12-v2 (50+ languages, 471 MB download), "
-            "BAAI/bge-small-zh-v1.5 (Chinese, 96 MB download)") in warning
+    assert (
+        "Models that cover zh: paraphrase-multilingual-MiniLM-L12-v2 (50+ languages, 471 MB download), "
+        "BAAI/bge-small-zh-v1.5 (Chinese, 96 MB download)"
+    ) in warning
 
 
 def test_an_english_collection_shows_its_language_mix(demo_home: Path, open_app):
@@ -178,10 +189,17 @@ def test_the_runtime_table_shows_each_runtimes_speed_and_scifact_cost(tmp_path: 
     assert not app.exception, app.exception
     assert any("Not measured on this machine yet" in text for text in texts(app, "caption"))
 
-    record = {"chosen": "openvino-bf16", "sample_texts": 40, "seconds": 4.2, "export_seconds": 11.5, "runtimes": {
-        "torch-fp32": {"texts_per_s": 25.0, "query_ms_p50": 20.0, "min_cosine": 1.0},
-        "openvino-bf16": {"texts_per_s": 50.0, "query_ms_p50": 8.0, "min_cosine": 0.99997, "export_s": 6.5},
-        "onnx-int8": {"error": "embedding.runtime=onnx needs the 'onnxruntime' package"}}}
+    record = {
+        "chosen": "openvino-bf16",
+        "sample_texts": 40,
+        "seconds": 4.2,
+        "export_seconds": 11.5,
+        "runtimes": {
+            "torch-fp32": {"texts_per_s": 25.0, "query_ms_p50": 20.0, "min_cosine": 1.0},
+            "openvino-bf16": {"texts_per_s": 50.0, "query_ms_p50": 8.0, "min_cosine": 0.99997, "export_s": 6.5},
+            "onnx-int8": {"error": "embedding.runtime=onnx needs the 'onnxruntime' package"},
+        },
+    }
     (home / calibration.CALIBRATION_FILE).write_text(json.dumps({calibration.machine_id(): {"m": record}}))
     app.run()
     table = next(frame.value for frame in app.dataframe if "auto picks" in frame.value.columns)
@@ -192,10 +210,18 @@ def test_the_runtime_table_shows_each_runtimes_speed_and_scifact_cost(tmp_path: 
     assert rows["onnx-int8"]["unavailable"] == "embedding.runtime=onnx needs the 'onnxruntime' package"
     assert any(f"{MEASURE_COMMAND} --record-in {home}" in text for text in texts(app, "caption"))
 
-    record_quality(home, "m", "torch-fp32", {"ndcg@10": {"dense": 0.6730, "hybrid": 0.7188},
-                                             "vs_torch_fp32": {"dense": 0.0, "hybrid": 0.0}})
-    record_quality(home, "m", "openvino-bf16", {"ndcg@10": {"dense": 0.6725, "hybrid": 0.7190},
-                                                "vs_torch_fp32": {"dense": -0.0005, "hybrid": 0.0002}})
+    record_quality(
+        home,
+        "m",
+        "torch-fp32",
+        {"ndcg@10": {"dense": 0.6730, "hybrid": 0.7188}, "vs_torch_fp32": {"dense": 0.0, "hybrid": 0.0}},
+    )
+    record_quality(
+        home,
+        "m",
+        "openvino-bf16",
+        {"ndcg@10": {"dense": 0.6725, "hybrid": 0.7190}, "vs_torch_fp32": {"dense": -0.0005, "hybrid": 0.0002}},
+    )
     app.run()
     table = next(frame.value for frame in app.dataframe if "auto picks" in frame.value.columns)
     rows = {row["runtime"]: row for row in table.to_dict("records")}

@@ -61,8 +61,10 @@ def test_sweep_runs_and_saves_the_best_as_a_preset(page):
     page.text_input(key="sweep_values_fusion.method").set_value("rrf,weighted")
     page.text_input(key="sweep_values_fusion.k").set_value("10,60").run()
     # weighted fusion ignores fusion.k: its two points are one configuration, run once
-    assert any("3 configurations" in text and "1 more differ only in keys their configuration ignores" in text
-               for text in _texts(page, "caption"))
+    assert any(
+        "3 configurations" in text and "1 more differ only in keys their configuration ignores" in text
+        for text in _texts(page, "caption")
+    )
     page.button(key="sweep_run").click().run()
     assert not page.exception, page.exception
     assert any("embedded 0 corpus texts" in text for text in _texts(page, "success"))

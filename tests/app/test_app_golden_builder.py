@@ -21,8 +21,7 @@ def test_build_a_set_then_review_it_with_the_quote_in_its_document(demo_home_cop
     assert [tab.label for tab in app.tabs][4] == "From your documents"
     app.number_input(key="synth_n").set_value(6)
     app.multiselect(key="synth_kinds").set_value(["specific", "multi_hop"]).run()
-    assert any(text.startswith("LLM (fake\\-llm@") and "at most 6 LLM calls" in text
-               for text in _texts(app, "caption"))
+    assert any(text.startswith("LLM (fake\\-llm@") and "at most 6 LLM calls" in text for text in _texts(app, "caption"))
     assert fake_llm.count("/chat/completions") == 0  # nothing is asked before the button
 
     app.button(key="synth_run").click().run()

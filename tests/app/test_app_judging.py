@@ -11,8 +11,11 @@ from workbench.golden.query_log import list_queries
 from workbench.service import Workbench
 
 PAGE = "pages/judging.py"
-QUESTIONS = ["Autophagy declines in aged organisms.", "How does reciprocal rank fusion combine rankings?",
-             "自噬在衰老的生物体中会减少吗？"]
+QUESTIONS = [
+    "Autophagy declines in aged organisms.",
+    "How does reciprocal rank fusion combine rankings?",
+    "自噬在衰老的生物体中会减少吗？",
+]
 
 
 def _texts(app, kind: str) -> list[str]:
@@ -50,8 +53,10 @@ def test_judge_a_typed_pool_with_undo_resume_and_export(demo_home_copy: Path, op
     resumed.text_input(key="judging_export_name").set_value("trio-ada")
     resumed.button(key="judging_export").click().run()
     assert any("Golden set trio-ada: 3 queries" in text.replace("\\", "") for text in _texts(resumed, "success"))
-    exported = [json.loads(line) for line in (demo_home_copy / "golden_sets" / "trio-ada.jsonl").read_text(
-        encoding="utf-8").splitlines()]
+    exported = [
+        json.loads(line)
+        for line in (demo_home_copy / "golden_sets" / "trio-ada.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     assert [q["query"] for q in exported] == QUESTIONS
     assert sum(len(q["relevant"]) for q in exported) == len(items)
     assert all("start" in item and "end" in item for q in exported for item in q["relevant"])
@@ -72,12 +77,18 @@ def test_retrieval_lab_queries_are_logged(demo_home_copy: Path, open_app):
 def test_agreement_of_two_golden_sets_on_the_judging_page(demo_home_copy: Path, open_app):
     folder = demo_home_copy / "golden_sets"
     folder.mkdir(exist_ok=True)
-    spans = [("scifact-1084345.md", 0, 100), ("scifact-1084345.md", 100, 200), ("scifact-1084345.md", 200, 300),
-             ("scifact-1084345.md", 300, 400), ("scifact-1084345.md", 400, 500)]
+    spans = [
+        ("scifact-1084345.md", 0, 100),
+        ("scifact-1084345.md", 100, 200),
+        ("scifact-1084345.md", 200, 300),
+        ("scifact-1084345.md", 300, 400),
+        ("scifact-1084345.md", 400, 500),
+    ]
     for name, grades in (("people", [0, 1, 2, 3, 3]), ("machine", [0, 2, 2, 3, 1])):
-        relevant = [{"doc": d, "start": s, "end": e, "grade": g} for (d, s, e), g in zip(spans, grades)]
-        (folder / f"{name}.jsonl").write_text(json.dumps({"id": "q1", "query": QUESTIONS[0], "relevant": relevant})
-                                              + "\n", encoding="utf-8")
+        relevant = [{"doc": d, "start": s, "end": e, "grade": g} for (d, s, e), g in zip(spans, grades, strict=True)]
+        (folder / f"{name}.jsonl").write_text(
+            json.dumps({"id": "q1", "query": QUESTIONS[0], "relevant": relevant}) + "\n", encoding="utf-8"
+        )
     app = open_app(demo_home_copy, page=PAGE)
     app.selectbox(key="judging_agree_a").set_value("people")
     app.selectbox(key="judging_agree_b").set_value("machine")

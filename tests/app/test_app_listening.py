@@ -83,8 +83,17 @@ def _env(home: Path, **extra: str) -> dict[str, str]:
 
 def test_the_repository_config_listens_on_127_0_0_1_only(tmp_path, lan):
     port = free_port()
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-               "--server.fileWatcherType", "none"]  # no --server.address: the repository's config decides
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.port",
+        str(port),
+        "--server.fileWatcherType",
+        "none",
+    ]  # no --server.address: the repository's config decides
     log = tmp_path / "server.log"
     with started(command, _env(tmp_path / "home"), log, port):
         assert connects("127.0.0.1", port)
@@ -112,7 +121,13 @@ def test_sharing_binds_every_interface_and_prints_the_token_url_once(tmp_path, l
 
 
 def test_a_bad_share_setting_stops_the_start_with_the_values_it_takes(tmp_path):
-    finished = subprocess.run([sys.executable, "-m", "workbench.serve"], cwd=PROJECT_DIR, capture_output=True,
-                              text=True, env=_env(tmp_path / "home", WORKBENCH_SHARE="everyone"), timeout=60)
+    finished = subprocess.run(
+        [sys.executable, "-m", "workbench.serve"],
+        cwd=PROJECT_DIR,
+        capture_output=True,
+        text=True,
+        env=_env(tmp_path / "home", WORKBENCH_SHARE="everyone"),
+        timeout=60,
+    )
     assert finished.returncode != 0
     assert "WORKBENCH_SHARE='everyone' is not a sharing mode; use 1 (shared, with a token), readonly" in finished.stderr

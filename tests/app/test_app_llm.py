@@ -21,13 +21,21 @@ def _side_frames(app, side: str) -> list:
     return [node.value for node in container if getattr(node, "type", "") in ("arrow_data_frame", "dataframe")]
 
 
-def test_the_lab_runs_query_enhancement_and_llm_rerank_and_shows_texts_tokens_and_ms(demo_home: Path, open_app,
-                                                                                      fake_llm):
-    fake_llm.script("Query: " + QUERY, "reciprocal rank fusion formula\nmerging ranked lists with RRF",
-                    purpose="query.multi")
+def test_the_lab_runs_query_enhancement_and_llm_rerank_and_shows_texts_tokens_and_ms(
+    demo_home: Path, open_app, fake_llm
+):
+    fake_llm.script(
+        "Query: " + QUERY, "reciprocal rank fusion formula\nmerging ranked lists with RRF", purpose="query.multi"
+    )
     app = open_app(demo_home, page=LAB)
     assert tuple(app.selectbox(key="lab_b_query.enhance").options) == (
-        "none", "rewrite", "multi", "hyde", "decompose", "keywords")
+        "none",
+        "rewrite",
+        "multi",
+        "hyde",
+        "decompose",
+        "keywords",
+    )
     app.selectbox(key="lab_b_query.enhance").set_value("multi")
     app.toggle(key="lab_b_rerank.method.llm").set_value(True).run()
     app.number_input(key="lab_b_query.variants").set_value(2)
@@ -66,8 +74,10 @@ def test_without_an_endpoint_the_llm_options_are_disabled_with_the_reason(demo_h
     app = open_app(demo_home, page=LAB)
     assert not app.exception, app.exception
     assert tuple(app.selectbox(key="lab_a_query.enhance").options) == ("none", "keywords")
-    assert any(text.startswith("Disabled: rewrite, multi, hyde, decompose need an LLM endpoint, which is not "
-                               "configured") for text in _texts(app, "caption"))
+    assert any(
+        text.startswith("Disabled: rewrite, multi, hyde, decompose need an LLM endpoint, which is not configured")
+        for text in _texts(app, "caption")
+    )
     toggle = app.toggle(key="lab_a_rerank.method.llm")
     assert toggle.disabled and toggle.value is False
     assert "Needs an LLM endpoint, which is not configured" in toggle.help
@@ -149,13 +159,18 @@ def test_the_sweep_says_how_many_llm_calls_it_may_make_before_it_runs(demo_home:
     assert not app.exception, app.exception
     captions = [text.replace("\\", "") for text in _texts(app, "caption")]
     # 24 golden queries: multi and hyde in 2 points each, LLM rerank of 30 candidates in 3 points
-    assert any(text.startswith("6 configurations × 24 queries") and "at most 2,256 LLM calls (query.enhance=multi: "
-               "48, query.enhance=hyde: 48, rerank.method=llm: 2,160)" in text for text in captions), captions
+    assert any(
+        text.startswith("6 configurations × 24 queries")
+        and "at most 2,256 LLM calls (query.enhance=multi: 48, query.enhance=hyde: 48, rerank.method=llm: 2,160)"
+        in text
+        for text in captions
+    ), captions
 
 
 @pytest.mark.parametrize("off_topic", ["How do I bake sourdough bread at home?", "怎么做红烧肉才好吃？"])
-def test_an_answer_from_a_no_answer_context_is_not_presented_as_an_answer(demo_home: Path, open_app, fake_llm,
-                                                                           off_topic):
+def test_an_answer_from_a_no_answer_context_is_not_presented_as_an_answer(
+    demo_home: Path, open_app, fake_llm, off_topic
+):
     app = open_app(demo_home, page=LAB)
     app.text_input(key="lab_query").set_value(off_topic).run()
     warnings = [text.replace("\\", "") for text in _texts(app, "warning")]

@@ -44,7 +44,7 @@ def test_the_catalogue_with_sizes_status_and_where_it_is_cached(tmp_path: Path, 
     app = open_app(tmp_path / "home", page=PAGE)
     assert not app.exception, app.exception
     embedding, rerank = [frame.value for frame in app.dataframe][:2]
-    by_name = dict(zip(embedding["model"], embedding["status"]))
+    by_name = dict(zip(embedding["model"], embedding["status"], strict=True))
     assert by_name["all-MiniLM-L6-v2"] == "bundled"
     assert by_name["BAAI/bge-small-zh-v1.5"] == "not downloaded"
     row = embedding[embedding["model"] == "BAAI/bge-small-zh-v1.5"].iloc[0]
@@ -80,8 +80,9 @@ def test_download_by_id_then_pick_it_for_a_collection_then_remove_it(tmp_path: P
     assert not (cache / "models--tiny--embed-model").exists()
 
 
-def test_a_missing_model_in_a_picker_offers_its_download_and_a_failure_is_clear(tmp_path: Path, open_app, cache,
-                                                                                  monkeypatch):
+def test_a_missing_model_in_a_picker_offers_its_download_and_a_failure_is_clear(
+    tmp_path: Path, open_app, cache, monkeypatch
+):
     app = open_app(tmp_path / "home", page="pages/documents.py")
     app.selectbox(key="new_collection_model").set_value("BAAI/bge-small-zh-v1.5").run()
     offer = app.button(key="new_collection_model_download_baai_bge_small_zh_v1_5")
@@ -90,8 +91,12 @@ def test_a_missing_model_in_a_picker_offers_its_download_and_a_failure_is_clear(
     offer.click().run()
     assert not app.exception, app.exception
     (error,) = [text for text in texts(app, "error") if "could not reach" in text]
-    assert error.startswith("could not reach the Hugging Face Hub at http://127.0.0.1:9 to download "
-                            "'BAAI/bge-small-zh-v1.5'") and "nothing was changed" in error
+    assert (
+        error.startswith(
+            "could not reach the Hugging Face Hub at http://127.0.0.1:9 to download 'BAAI/bge-small-zh-v1.5'"
+        )
+        and "nothing was changed" in error
+    )
 
 
 def test_the_upload_box_says_the_limit_ingest_enforces_and_the_user_can_raise_it(demo_home_copy: Path, open_app):

@@ -39,7 +39,7 @@ def test_save_the_edited_configuration_as_a_preset(demo_home_copy: Path, open_ap
     assert bench.preset_overrides("diverse") == {"fusion.k": 20, "mmr.enabled": True}
     assert bench.collections()[0].default_preset == "diverse"
     table = app.dataframe[0].value
-    assert dict(zip(table["preset"], table["settings"]))["diverse"] == "fusion.k=20 mmr.enabled=True"
+    assert dict(zip(table["preset"], table["settings"], strict=True))["diverse"] == "fusion.k=20 mmr.enabled=True"
     # the editor now starts from the saved preset: nothing left to store beyond it
     assert app.checkbox(key="preset_editor.demo.diverse.mmr.enabled").value is True
 
@@ -83,22 +83,30 @@ def _llm_preset_home(home: Path) -> None:
     bench.set_default_preset("demo", "llm")
 
 
-def test_a_preset_using_the_llm_passes_the_endpoint_but_never_the_key(demo_home_copy: Path, open_app, fake_llm,
-                                                                      monkeypatch):
+def test_a_preset_using_the_llm_passes_the_endpoint_but_never_the_key(
+    demo_home_copy: Path, open_app, fake_llm, monkeypatch
+):
     _llm_preset_home(demo_home_copy)
     monkeypatch.setenv("WORKBENCH_LLM_API_KEY", "sk-very-secret")
     app = open_app(demo_home_copy, page=PAGE)
     assert not app.exception, app.exception
     claude, vscode = json_blocks(app)
     env = claude["mcpServers"]["rag-workbench"]["env"]
-    assert env == {"PYTHONPATH": str(PROJECT_DIR), "WORKBENCH_LLM_BASE_URL": fake_llm.base_url,
-                   "WORKBENCH_LLM_MODEL": "fake-llm", "WORKBENCH_LLM_API_KEY": "<your API key>"}
+    assert env == {
+        "PYTHONPATH": str(PROJECT_DIR),
+        "WORKBENCH_LLM_BASE_URL": fake_llm.base_url,
+        "WORKBENCH_LLM_MODEL": "fake-llm",
+        "WORKBENCH_LLM_API_KEY": "<your API key>",
+    }
     assert vscode["servers"]["rag-workbench"]["env"] == env
     assert claude["mcpServers"]["rag-workbench"]["args"][-2:] == ["--preset", "llm"]
     assert not any("sk-very-secret" in code.value for code in app.code)
     infos = [plain(info.value) for info in app.info]
-    assert any(text.startswith("This preset uses the LLM endpoint (query.enhance=multi, rerank.method=llm)")
-               and "this app's endpoint and model" in text for text in infos), infos
+    assert any(
+        text.startswith("This preset uses the LLM endpoint (query.enhance=multi, rerank.method=llm)")
+        and "this app's endpoint and model" in text
+        for text in infos
+    ), infos
 
 
 def test_without_an_endpoint_a_preset_using_the_llm_gets_placeholders(demo_home_copy: Path, open_app, no_llm):

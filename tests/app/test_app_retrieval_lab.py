@@ -110,8 +110,10 @@ def _chunk_spans(home: Path) -> dict[int, tuple[str, str | None, int, int]]:
     """chunk id -> (file name, external id, start, end) in the demo collection's default layout."""
     bench = Workbench(home)
     snapshot = bench.snapshot("demo", bench.config_for("demo"))
-    return {cid: (snapshot.documents[c.doc_id].source, snapshot.documents[c.doc_id].external_id, c.start, c.end)
-            for cid, c in snapshot.chunks.items()}
+    return {
+        cid: (snapshot.documents[c.doc_id].source, snapshot.documents[c.doc_id].external_id, c.start, c.end)
+        for cid, c in snapshot.chunks.items()
+    }
 
 
 def test_a_golden_query_highlights_its_relevant_chunks(lab, demo_home):
@@ -164,15 +166,20 @@ def test_the_rerank_field_offers_the_catalogue_and_names_the_download(lab, tmp_p
     picker = lab.selectbox(key="lab_b_rerank.model")
     assert picker.value == ""
     assert list(picker.options)[:4] == [
-        "none (no rerank)", "cross-encoder/ms-marco-MiniLM-L-6-v2 — en · 91 MB · not downloaded",
+        "none (no rerank)",
+        "cross-encoder/ms-marco-MiniLM-L-6-v2 — en · 91 MB · not downloaded",
         "BAAI/bge-reranker-base — zh, en · 1.1 GB · not downloaded",
-        "BAAI/bge-reranker-v2-m3 — 100+ languages · 2.3 GB · not downloaded"]
+        "BAAI/bge-reranker-v2-m3 — 100+ languages · 2.3 GB · not downloaded",
+    ]
     lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
     picker.set_value("BAAI/bge-reranker-base").run()
     assert not lab.exception, lab.exception
     notes = [text.replace("\\", "") for text in _texts(lab, "info")]
-    assert any("rerank model 'BAAI/bge-reranker-base' is not available offline" in text
-               and "python -m workbench models download BAAI/bge-reranker-base" in text for text in notes), notes
+    assert any(
+        "rerank model 'BAAI/bge-reranker-base' is not available offline" in text
+        and "python -m workbench models download BAAI/bge-reranker-base" in text
+        for text in notes
+    ), notes
     assert len(_final_table(lab, "b")) == 10
 
 
@@ -264,14 +271,16 @@ def test_marking_a_hit_relevant_writes_the_golden_set_and_highlights_it(demo_hom
     path = demo_home_copy / "golden_sets" / "mine.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines()
     assert [json.loads(line) for line in lines] == [
-        {"id": "q1", "query": query, "relevant": [{"doc": doc, "start": start, "end": end}]}]
+        {"id": "q1", "query": query, "relevant": [{"doc": doc, "start": start, "end": end}]}
+    ]
     assert app.selectbox(key="lab_mark_set").value == "mine"  # the new set is now chosen
     successes = [text.replace("\\", "") for text in _texts(app, "success")]
     assert any("query q1 of golden set mine" in text for text in successes)
     final = _final_table(app, "a")
     assert set(final[final["✓"] == "✓"]["chunk"]) >= {hit}
-    assert all(spans_overlap(_chunk_spans(demo_home_copy)[cid], doc, start, end)
-               for cid in final[final["✓"] == "✓"]["chunk"])
+    assert all(
+        spans_overlap(_chunk_spans(demo_home_copy)[cid], doc, start, end) for cid in final[final["✓"] == "✓"]["chunk"]
+    )
 
     app.button(key="lab_unmark").click().run()
     assert not app.exception, app.exception

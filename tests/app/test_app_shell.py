@@ -77,8 +77,10 @@ def test_the_demo_button_loads_the_demo_and_selects_it(tiny_demo: Path, tmp_path
     assert app.session_state["collection"] == "demo"
     assert app.sidebar.selectbox(key="collection").value == "demo"
     assert any(text.startswith("2 documents · 2 chunks") for text in texts(app.sidebar, "caption"))
-    assert any("Loaded the demo: 2 documents in collection demo and the golden set demo (1 query)" in text
-               for text in texts(app, "success"))
+    assert any(
+        "Loaded the demo: 2 documents in collection demo and the golden set demo (1 query)" in text
+        for text in texts(app, "success")
+    )
     installed = json.loads((home / "golden_sets" / "demo.jsonl").read_text())
     assert installed["query"] == "What is an alpha particle?"
 

@@ -20,9 +20,12 @@ def test_the_tour_walks_every_step_on_the_demo(demo_home: Path, open_app):
         seen[step.exhibit] = app
         if step.exhibit == "corpus":
             assert [(m.label, m.value) for m in app.metric] == [
-                ("Documents", "44"), ("Chunks", str(app.metric[1].value)), ("Golden questions", "24")]
+                ("Documents", "44"),
+                ("Chunks", str(app.metric[1].value)),
+                ("Golden questions", "24"),
+            ]
             by_type = app.dataframe[0].value
-            assert dict(zip(by_type["type"], by_type["documents"])) == {"md": 42, "pdf": 1, "docx": 1}
+            assert dict(zip(by_type["type"], by_type["documents"], strict=True)) == {"md": 42, "pdf": 1, "docx": 1}
         elif step.exhibit == "routes":
             dense, bm25 = (frame.value for frame in app.dataframe)
             assert list(dense["rank"]) == list(range(1, 6)) and list(bm25["rank"]) == list(range(1, 6))

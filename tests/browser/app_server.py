@@ -14,8 +14,15 @@ from pathlib import Path
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 ARTIFACTS = PROJECT_DIR / "test-artifacts" / "browser"
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SERVER_START_S = 90
 STEP_S = 120
 NEEDS_CHROMIUM = "needs /usr/bin/chromium (apt-get install -y chromium; .ci/run does)"
@@ -49,11 +56,30 @@ def serve(home: Path, log_name: str, env: dict[str, str] | None = None):
     port = free_port()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     log = ARTIFACTS / log_name
-    server_env = {**os.environ, "WORKBENCH_HOME": str(home), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
-                  **(env or {})}
-    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.headless",
-               "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
-               "--server.fileWatcherType", "none"]
+    server_env = {
+        **os.environ,
+        "WORKBENCH_HOME": str(home),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        **(env or {}),
+    }
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+    ]
     with log.open("w") as output:
         server = subprocess.Popen(command, cwd=PROJECT_DIR, env=server_env, stdout=output, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

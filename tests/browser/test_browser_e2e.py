@@ -52,6 +52,7 @@ def test_demo_upload_and_retrieval_lab_in_chromium(app_url: str) -> None:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1500, "height": 1100})
         try:
+
             def shot(name: str) -> None:
                 page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
@@ -79,8 +80,9 @@ def test_demo_upload_and_retrieval_lab_in_chromium(app_url: str) -> None:
             shot("03-file-chosen")
             ingest.click()
             # the report after the rerun (the progress bar shows the same summary until it is cleared)
-            expect(main.locator("p", has_text="Last upload")).to_contain_text("demo: 1 file: 1 new",
-                                                                               timeout=STEP_S * 1000)
+            expect(main.locator("p", has_text="Last upload")).to_contain_text(
+                "demo: 1 file: 1 new", timeout=STEP_S * 1000
+            )
             expect(sidebar.get_by_text("45 documents")).to_be_visible()
             shot("04-file-ingested")
 
@@ -163,7 +165,8 @@ def test_every_page_opens_by_its_url_with_the_sidebar(demo_app_url: str) -> None
                 page.goto(f"{demo_app_url}/{address}")
                 main = page.get_by_test_id("stMain")
                 expect(main.get_by_role("heading", name=PAGE_HEADINGS[address], exact=True).first).to_be_visible(
-                    timeout=STEP_S * 1000)
+                    timeout=STEP_S * 1000
+                )
                 sidebar = page.get_by_test_id("stSidebar")
                 expect(sidebar.locator(".st-key-collection input")).to_have_value("demo")
                 expect(page.get_by_text("Page not found")).to_have_count(0)

@@ -15,8 +15,11 @@ from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_C
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
 
-QUESTIONS = ["Autophagy declines in aged organisms.", "How does reciprocal rank fusion combine rankings?",
-             "自噬在衰老的生物体中会减少吗？"]
+QUESTIONS = [
+    "Autophagy declines in aged organisms.",
+    "How does reciprocal rank fusion combine rankings?",
+    "自噬在衰老的生物体中会减少吗？",
+]
 
 
 def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home: Path, tmp_path: Path, capsys):
@@ -31,8 +34,26 @@ def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home
     shutil.copytree(demo_home, home)
     (tmp_path / "three.txt").write_text("\n".join(QUESTIONS) + "\n", encoding="utf-8")
     assert main(["golden", "queries", str(tmp_path / "three.txt"), "--out", "three", "--home", str(home)]) == 0
-    assert main(["golden", "pool", "--queries", "three", "--configs", "retrieval.mode=bm25", "retrieval.mode=dense",
-                 "--depth", "1", "--seed", "7", "--home", str(home)]) == 0
+    assert (
+        main(
+            [
+                "golden",
+                "pool",
+                "--queries",
+                "three",
+                "--configs",
+                "retrieval.mode=bm25",
+                "retrieval.mode=dense",
+                "--depth",
+                "1",
+                "--seed",
+                "7",
+                "--home",
+                str(home),
+            ]
+        )
+        == 0
+    )
     _, items = judging.load_pool(Workbench(home).catalog, "three")
     assert {item.query for item in items} == set(QUESTIONS)
     keys = [str(position % 4) for position in range(len(items))]
@@ -75,7 +96,8 @@ def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home
             expect(export_name).to_have_value("three-ada")
             page.locator(".st-key-judging_export button").click()
             expect(page.get_by_text("Evaluate it on the Evaluation page", exact=False)).to_be_visible(
-                timeout=STEP_S * 1000)
+                timeout=STEP_S * 1000
+            )
             page.screenshot(path=str(ARTIFACTS / "judging-02-exported.png"), full_page=True)
         except Exception:
             page.screenshot(path=str(ARTIFACTS / "judging-failure.png"), full_page=True)
@@ -85,12 +107,30 @@ def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home
 
     given = judging.judgements(Workbench(home).catalog, "three", "Ada")
     assert sorted((j.query_id, j.chunk_id, j.grade) for j in given) == sorted(
-        (item.query_id, item.chunk_id, int(key)) for item, key in zip(items, keys))
-    exported = [json.loads(line) for line in (home / "golden_sets" / "three-ada.jsonl").read_text(
-        encoding="utf-8").splitlines()]
+        (item.query_id, item.chunk_id, int(key)) for item, key in zip(items, keys, strict=True)
+    )
+    exported = [
+        json.loads(line) for line in (home / "golden_sets" / "three-ada.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     assert [q["query"] for q in exported] == QUESTIONS
     capsys.readouterr()
-    assert main(["eval", "-c", "demo", "--golden", "three-ada", "--level", "span", "--home", str(home),
-                 "--no-store", "--json"]) == 0
+    assert (
+        main(
+            [
+                "eval",
+                "-c",
+                "demo",
+                "--golden",
+                "three-ada",
+                "--level",
+                "span",
+                "--home",
+                str(home),
+                "--no-store",
+                "--json",
+            ]
+        )
+        == 0
+    )
     result = json.loads(capsys.readouterr().out)
     assert result["golden"] == "three-ada" and "ndcg@10" in result["metrics"]

@@ -21,24 +21,26 @@ from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_C
 from tests.conftest import save_tiny_sentence_model
 from tests.fake_hub import FakeHub
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
 
 EMBED = "tiny/embed-model"
 RERANKER = "tiny/cross-encoder"
 WEIGHTS = "model.safetensors"
 CHUNK = 10 * 1024 * 1024  # huggingface_hub writes what it read in chunks of this size
-NOTE = ("# Tide pools\n\nTide pools hold sea anemones, hermit crabs and starfish. At low tide the pools are cut off "
-        "from the sea and warm up in the sun.\n\n## Anemones\n\nAn anemone closes its tentacles when the water "
-        "drains away.\n")
+NOTE = (
+    "# Tide pools\n\nTide pools hold sea anemones, hermit crabs and starfish. At low tide the pools are cut off "
+    "from the sea and warm up in the sun.\n\n## Anemones\n\nAn anemone closes its tentacles when the water "
+    "drains away.\n"
+)
 
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory, tiny_cross_encoder_dir: Path):
     fake = FakeHub().start()
     # weights just over one read chunk, so a connection dropped after it leaves bytes to resume from
-    fake.add_folder(EMBED, save_tiny_sentence_model(tmp_path_factory.mktemp("hub") / "tiny-embed", ("en",),
-                                                    hidden_size=96))
+    fake.add_folder(
+        EMBED, save_tiny_sentence_model(tmp_path_factory.mktemp("hub") / "tiny-embed", ("en",), hidden_size=96)
+    )
     fake.add_folder(RERANKER, tiny_cross_encoder_dir)
     fake.throttle_s = 0.06  # slow enough for the progress bar to be seen
     yield fake
@@ -86,9 +88,9 @@ def download_by_id(page, name: str, *, expect_progress: bool = True):
     if expect_progress:
         # the size first (from the Hub's metadata), then the bytes as they arrive
         expect(page.get_by_text(re.compile(r"MB to fetch \(\d+ files, [\d.]+ MB in all")).first).to_be_visible(
-            timeout=STEP_S * 1000)
-        expect(page.get_by_text(re.compile(r"^[\d.]+ [kM]B of [\d.]+ MB")).first).to_be_visible(
-            timeout=STEP_S * 1000)
+            timeout=STEP_S * 1000
+        )
+        expect(page.get_by_text(re.compile(r"^[\d.]+ [kM]B of [\d.]+ MB")).first).to_be_visible(timeout=STEP_S * 1000)
         page.screenshot(path=str(ARTIFACTS / f"models-progress-{name.replace('/', '-')}.png"))
 
 
@@ -115,8 +117,11 @@ def test_download_use_and_remove_models_from_the_app(app, hub) -> None:
             # 2. the cross-encoder: the first copy of its weights is corrupt, refused and removed
             hub.corrupt.add(WEIGHTS)
             download_by_id(page, RERANKER)
-            expect(page.get_by_test_id("stAlertContentError").get_by_text(
-                "failed verification against the Hub's metadata and was removed")).to_be_visible(timeout=STEP_S * 1000)
+            expect(
+                page.get_by_test_id("stAlertContentError").get_by_text(
+                    "failed verification against the Hub's metadata and was removed"
+                )
+            ).to_be_visible(timeout=STEP_S * 1000)
             page.screenshot(path=str(ARTIFACTS / "models-corrupt-refused.png"))
             assert not list((cache / "models--tiny--cross-encoder").rglob(WEIGHTS))
             hub.corrupt.clear()
@@ -135,10 +140,12 @@ def test_download_use_and_remove_models_from_the_app(app, hub) -> None:
             expect(success(page, "Created collection tides")).to_be_visible(timeout=STEP_S * 1000)
             settle(page)
             page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
-                files=[{"name": "tide-pools.md", "mimeType": "text/markdown", "buffer": NOTE.encode()}])
+                files=[{"name": "tide-pools.md", "mimeType": "text/markdown", "buffer": NOTE.encode()}]
+            )
             page.locator(".st-key-ingest_uploads button").click()
-            expect(main.locator("p", has_text="Last upload")).to_contain_text("tides: 1 file: 1 new",
-                                                                               timeout=STEP_S * 1000)
+            expect(main.locator("p", has_text="Last upload")).to_contain_text(
+                "tides: 1 file: 1 new", timeout=STEP_S * 1000
+            )
             settle(page)
 
             # 4. a query whose rerank stage is the downloaded cross-encoder's

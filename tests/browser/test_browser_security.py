@@ -16,8 +16,7 @@ import pytest
 
 from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve, settle
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
 
 TOKEN = "browser-token-5d1f0c2a9e8b7c6d"
 ODD_NAME = "report\u202e\u200bdm.txt.md"  # would display as "report" + "md.txt.md" reversed
@@ -25,8 +24,7 @@ ODD_SHOWN = "report\\u202e\\u200bdm.txt.md"
 ODD_TEXT = "# Quokka census\n\nThe quokka census on Rottnest Island counted twelve thousand quokkas in spring.\n"
 ODD_QUERY = "How many quokkas did the Rottnest Island census count?"
 LAB_QUERY = "How is the reciprocal rank fusion score of a document computed?"
-PAGES = ("welcome", "tour", "documents", "chunking_lab", "retrieval_lab", "embedding_map", "evaluation",
-         "presets_mcp")
+PAGES = ("welcome", "tour", "documents", "chunking_lab", "retrieval_lab", "embedding_map", "evaluation", "presets_mcp")
 
 
 @contextlib.contextmanager
@@ -88,7 +86,8 @@ def _signed_in(browser, url: str, address: str = ""):
     page = _page(browser)
     page.goto(f"{url}/{address}?token={TOKEN}")
     expect(page.get_by_test_id("stSidebar").locator(".st-key-collection input")).to_have_value(
-        "demo", timeout=STEP_S * 1000)
+        "demo", timeout=STEP_S * 1000
+    )
     return page
 
 
@@ -102,12 +101,13 @@ def _ask(page, query: str) -> None:
     box.press("Enter")
     for side in ("a", "b"):
         expect(page.locator(f".st-key-side_{side}").get_by_text("fusion", exact=False).first).to_be_visible(
-            timeout=STEP_S * 1000)
+            timeout=STEP_S * 1000
+        )
 
 
 def _around(dom: str) -> list[str]:
     """The text around each raw U+202E or U+200B in ``dom``."""
-    return [dom[max(0, i - 80):i + 40] for i, c in enumerate(dom) if c in "\u202e\u200b"]
+    return [dom[max(0, i - 80) : i + 40] for i, c in enumerate(dom) if c in "\u202e\u200b"]
 
 
 def test_without_the_token_the_dom_holds_no_collection_or_document_name(browser, full_share, home_names):
@@ -151,7 +151,8 @@ def test_an_uploaded_name_with_an_rtl_override_and_a_zero_width_space_is_shown_e
     try:
         main = page.get_by_test_id("stMain")
         page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
-            files=[{"name": ODD_NAME, "mimeType": "text/markdown", "buffer": ODD_TEXT.encode()}])
+            files=[{"name": ODD_NAME, "mimeType": "text/markdown", "buffer": ODD_TEXT.encode()}]
+        )
         main.get_by_role("button", name="Ingest 1 file").click(timeout=STEP_S * 1000)
         expect(main.locator("p", has_text="Last upload")).to_contain_text("1 new", timeout=STEP_S * 1000)
         # the uploader's chip is the browser's view of the chosen file, drawn before the server has it; the
@@ -167,7 +168,8 @@ def test_an_uploaded_name_with_an_rtl_override_and_a_zero_width_space_is_shown_e
         for address in ("documents", "chunking_lab", "embedding_map", "evaluation", "welcome"):
             page.goto(f"{url}/{address}?token={TOKEN}")
             expect(page.get_by_test_id("stSidebar").locator(".st-key-collection input")).to_have_value(
-                "demo", timeout=STEP_S * 1000)
+                "demo", timeout=STEP_S * 1000
+            )
             page.wait_for_timeout(1500)
             seen.setdefault(address, "")
             seen[address] += page.content()
@@ -198,7 +200,8 @@ def test_a_read_only_session_shows_no_upload_delete_or_preset_saving_and_still_a
     try:
         main = page.get_by_test_id("stMain")
         expect(main.get_by_text("Uploading documents is turned off in this read-only shared session")).to_be_visible(
-            timeout=STEP_S * 1000)
+            timeout=STEP_S * 1000
+        )
         expect(page.get_by_test_id("stFileUploaderDropzoneInput")).to_have_count(0)
         expect(main.get_by_role("button", name="Delete", exact=False)).to_have_count(0)
         expect(main.get_by_role("button", name="Create collection")).to_have_count(0)

@@ -5,7 +5,8 @@ run to finish, and fails on any Plotly placeholder text ("new text", "Click to e
 an empty ``key =`` value, a traceback, or an error box (a ``no_answer`` verdict is a verdict,
 not an error). In the Retrieval lab it asks a question and checks that the verdict and the first
 final hit are on screen in a 1400×1000 window without scrolling; in Evaluation it makes two runs
-(doc, then span level) and compares them, so the significance chart is drawn. Screenshots land in test-artifacts/browser/.
+(doc, then span level) and compares them, so the significance chart is drawn.
+Screenshots land in test-artifacts/browser/.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ import pytest
 from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve, settle
 from tests.browser.test_browser_e2e import QUERY
 
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
 
 VIEWPORT = {"width": 1400, "height": 1000}
 PLOTLY_PLACEHOLDERS = ("new text", "Click to enter")
@@ -45,7 +45,7 @@ def problems_on(page) -> list[str]:
     found = []
     main_text = page.get_by_test_id("stMain").inner_text()
     for match in EMPTY_VALUE.finditer(main_text):
-        line = main_text[main_text.rfind("\n", 0, match.start()) + 1:match.end()]
+        line = main_text[main_text.rfind("\n", 0, match.start()) + 1 : match.end()]
         found.append(f"empty value: {line.strip()!r}")
     if "Traceback" in main_text:
         found.append("a traceback")
@@ -73,8 +73,7 @@ def test_every_page_reads_clean_and_the_lab_shows_its_answer_in_view(walk_url: s
         try:
             for spec in ALL_PAGES:
                 page.goto(f"{walk_url}/{spec.url_path}")
-                expect(page.get_by_test_id("stMain").get_by_role("heading").first).to_be_visible(
-                    timeout=STEP_S * 1000)
+                expect(page.get_by_test_id("stMain").get_by_role("heading").first).to_be_visible(timeout=STEP_S * 1000)
                 settle(page)
                 if spec.url_path == "retrieval_lab":
                     ask_and_check_the_answer_is_in_view(page)
@@ -108,9 +107,17 @@ def ask_and_check_the_answer_is_in_view(page) -> None:
     page.screenshot(path=str(ARTIFACTS / "walk-lab-viewport.png"))  # what the window shows, unscrolled
     verdict_box, table_box = verdict.bounding_box(), final_table.bounding_box()
     first_row_bottom = table_box["y"] + 2 * 35  # the header row, then the first hit
-    (ARTIFACTS / "walk-lab-boxes.json").write_text(json.dumps(
-        {"viewport": VIEWPORT, "verdict": verdict_box, "final_table": table_box,
-         "first_final_hit_bottom": first_row_bottom}, indent=1))
+    (ARTIFACTS / "walk-lab-boxes.json").write_text(
+        json.dumps(
+            {
+                "viewport": VIEWPORT,
+                "verdict": verdict_box,
+                "final_table": table_box,
+                "first_final_hit_bottom": first_row_bottom,
+            },
+            indent=1,
+        )
+    )
     assert verdict_box["y"] + verdict_box["height"] <= VIEWPORT["height"], verdict_box
     assert first_row_bottom <= VIEWPORT["height"], table_box
     # the one-off work is shown apart, not inside side A's stage times

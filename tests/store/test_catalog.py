@@ -36,9 +36,7 @@ def test_a_failing_unit_of_work_rolls_back(tmp_path):
 def test_a_second_process_waits_for_the_lock_instead_of_failing(tmp_path):
     path = tmp_path / "catalog.duckdb"
     Catalog(path).schema_version()
-    holder = (
-        "import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); print('locked', flush=True); time.sleep(1.5)"
-    )
+    holder = "import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); print('locked', flush=True); time.sleep(1.5)"
     process = subprocess.Popen([sys.executable, "-c", holder, str(path)], stdout=subprocess.PIPE, text=True)
     assert process.stdout.readline().strip() == "locked"
     started = time.monotonic()

@@ -11,14 +11,47 @@ from store.retrieval_index import IndexFormatError
 
 ROWS = [
     # chunk_id, doc_id, ordinal, start, end, text, indexed_text, heading_path, page, token_count, over
-    (42, 7, 1, 120, 180, "检索增强生成（RAG）先检索，再生成。", "# 概述\n\n检索增强生成（RAG）先检索，再生成。",
-     ["概述", "RAG 流程"], 3, 17, False),
-    (5, 7, 0, 0, 120, "Solar panels turn light into current.", "Solar panels turn light into current.", [], None,
-     None, True),
+    (
+        42,
+        7,
+        1,
+        120,
+        180,
+        "检索增强生成（RAG）先检索，再生成。",
+        "# 概述\n\n检索增强生成（RAG）先检索，再生成。",
+        ["概述", "RAG 流程"],
+        3,
+        17,
+        False,
+    ),
+    (
+        5,
+        7,
+        0,
+        0,
+        120,
+        "Solar panels turn light into current.",
+        "Solar panels turn light into current.",
+        [],
+        None,
+        None,
+        True,
+    ),
     (900, 8, 0, 0, 0, "", "", None, 0, 0, False),
 ]
-COLUMNS = ["chunk_id", "doc_id", "ordinal", "start", "end", "text", "indexed_text", "heading_path", "page",
-           "token_count", "over_max_length"]
+COLUMNS = [
+    "chunk_id",
+    "doc_id",
+    "ordinal",
+    "start",
+    "end",
+    "text",
+    "indexed_text",
+    "heading_path",
+    "page",
+    "token_count",
+    "over_max_length",
+]
 
 
 def expected(row) -> ChunkRecord:

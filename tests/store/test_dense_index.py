@@ -87,7 +87,9 @@ def test_incremental_add_grows_past_initial_capacity_and_replaces_existing_ids()
     replacement = -first[3]
     index.add(ChunkBatch(np.array([3]), vectors=replacement[None, :]))
     assert len(index) == 1600
-    np.testing.assert_allclose(index.vectors_for(np.array([3]))[0], replacement / np.linalg.norm(replacement), atol=1e-6)
+    np.testing.assert_allclose(
+        index.vectors_for(np.array([3]))[0], replacement / np.linalg.norm(replacement), atol=1e-6
+    )
     for exact in (False, True):
         top_id, top_similarity = index.search(replacement, 1, exact=exact)[0]
         assert top_id == 3 and top_similarity == pytest.approx(1.0, abs=1e-5)

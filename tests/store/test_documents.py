@@ -13,16 +13,34 @@ from store.repository import NewChunk, NotFoundError
 
 
 def _chunk(ordinal: int, text: str) -> NewChunk:
-    return NewChunk(ordinal=ordinal, text=text, indexed_text=text, start=0, end=len(text), heading_path=("Intro",),
-                    page=None, content_hash=f"h-{text}", token_count=len(text.split()), over_max_length=False,
-                    metadata={})
+    return NewChunk(
+        ordinal=ordinal,
+        text=text,
+        indexed_text=text,
+        start=0,
+        end=len(text),
+        heading_path=("Intro",),
+        page=None,
+        content_hash=f"h-{text}",
+        token_count=len(text.split()),
+        over_max_length=False,
+        metadata={},
+    )
 
 
-def _version(source: str, texts: list[str], *, replaces: bool = False, chunkset: str = "set-a",
-             sha: str = "sha-1") -> stored.DocumentVersion:
+def _version(
+    source: str, texts: list[str], *, replaces: bool = False, chunkset: str = "set-a", sha: str = "sha-1"
+) -> stored.DocumentVersion:
     return stored.DocumentVersion(
-        source=source, external_id=None, sha256=sha, size_bytes=10, doc_type="md", title=source,
-        markdown=" ".join(texts), page_starts=[], chunks={chunkset: [_chunk(i, t) for i, t in enumerate(texts)]},
+        source=source,
+        external_id=None,
+        sha256=sha,
+        size_bytes=10,
+        doc_type="md",
+        title=source,
+        markdown=" ".join(texts),
+        page_starts=[],
+        chunks={chunkset: [_chunk(i, t) for i, t in enumerate(texts)]},
         replaces=replaces,
     )
 
@@ -45,15 +63,16 @@ def _chunk_texts(catalog: Catalog, source: str) -> list[str]:
 
 def test_commit_replaces_a_document_and_its_chunks_and_bumps_the_generation_once(catalog):
     start = _start(catalog, 2)
-    assert stored.commit_documents(catalog, start.collection_id, start.run_id,
-                                   [_version("a.md", ["one", "two"]), _version("b.md", ["three"])]) == [
-        "ingested", "ingested"]
+    assert stored.commit_documents(
+        catalog, start.collection_id, start.run_id, [_version("a.md", ["one", "two"]), _version("b.md", ["three"])]
+    ) == ["ingested", "ingested"]
     assert stored_collections.get_collection(catalog, "kb").generation == 1
 
     again = _start(catalog)
     assert again.fingerprints == {"a.md": ("sha-1", "success"), "b.md": ("sha-1", "success")}
-    outcome = stored.commit_documents(catalog, again.collection_id, again.run_id,
-                                      [_version("a.md", ["uno"], replaces=True, sha="sha-2")])
+    outcome = stored.commit_documents(
+        catalog, again.collection_id, again.run_id, [_version("a.md", ["uno"], replaces=True, sha="sha-2")]
+    )
     assert outcome == ["replaced"]
     assert _chunk_texts(catalog, "a.md") == ["uno"]
     assert [d.source for d in stored.documents_of(catalog, "kb")] == ["a.md", "b.md"]
@@ -68,8 +87,9 @@ def test_a_batch_that_fails_part_way_leaves_the_old_versions_untouched(catalog):
     broken.chunks["set-a"][0] = replace(_chunk(0, "fine"), text=None)
     again = _start(catalog, 2)
     with pytest.raises(Exception, match="NOT NULL"):
-        stored.commit_documents(catalog, again.collection_id, again.run_id,
-                                [_version("a.md", ["uno"], replaces=True, sha="sha-2"), broken])
+        stored.commit_documents(
+            catalog, again.collection_id, again.run_id, [_version("a.md", ["uno"], replaces=True, sha="sha-2"), broken]
+        )
     assert _chunk_texts(catalog, "a.md") == ["one", "two"]
     assert [d.source for d in stored.documents_of(catalog, "kb")] == ["a.md"]
     assert stored_collections.get_collection(catalog, "kb").generation == 1
@@ -78,21 +98,28 @@ def test_a_batch_that_fails_part_way_leaves_the_old_versions_untouched(catalog):
 def test_a_failed_new_version_keeps_the_good_one_and_refreshes_only_an_earlier_failure(catalog):
     start = _start(catalog)
     stored.commit_documents(catalog, start.collection_id, start.run_id, [_version("good.md", ["kept"])])
-    failure = stored.FailedDocument(source="good.md", external_id=None, sha256="sha-2", size_bytes=3,
-                                    doc_type="md", reason="parser said no")
+    failure = stored.FailedDocument(
+        source="good.md", external_id=None, sha256="sha-2", size_bytes=3, doc_type="md", reason="parser said no"
+    )
     stored.record_failed_document(catalog, start.collection_id, start.run_id, failure, replaces=True)
     assert stored.find_document(catalog, "good.md", "kb").status == "success"
     assert _chunk_texts(catalog, "good.md") == ["kept"]
 
-    first = stored.FailedDocument(source="bad.pdf", external_id=None, sha256="s1", size_bytes=3, doc_type="pdf",
-                                  reason="first reason")
+    first = stored.FailedDocument(
+        source="bad.pdf", external_id=None, sha256="s1", size_bytes=3, doc_type="pdf", reason="first reason"
+    )
     stored.record_failed_document(catalog, start.collection_id, start.run_id, first, replaces=False)
-    second = stored.FailedDocument(source="bad.pdf", external_id=None, sha256="s2", size_bytes=3,
-                                   doc_type="unknown", reason="second reason")
+    second = stored.FailedDocument(
+        source="bad.pdf", external_id=None, sha256="s2", size_bytes=3, doc_type="unknown", reason="second reason"
+    )
     stored.record_failed_document(catalog, start.collection_id, start.run_id, second, replaces=True)
     refreshed = stored.find_document(catalog, "bad.pdf", "kb")
     assert (refreshed.status, refreshed.error, refreshed.sha256, refreshed.doc_type) == (
-        "failed", "second reason", "s2", "pdf")
+        "failed",
+        "second reason",
+        "s2",
+        "pdf",
+    )
     assert len([d for d in stored.documents_of(catalog, "kb") if d.source == "bad.pdf"]) == 1
 
 
@@ -111,10 +138,10 @@ def test_a_new_chunk_set_lists_unchunked_documents_then_adds_their_chunks(catalo
     stored.commit_documents(catalog, start.collection_id, start.run_id, [_version("a.md", ["one", "two"])])
     unchunked = stored.documents_lacking_chunks(catalog, "kb", "set-b", {"chunking": {"size": 5}})
     assert [(doc_id, markdown) for doc_id, markdown, _ in unchunked.documents] == [
-        (stored.find_document(catalog, "a.md").id, "one two")]
+        (stored.find_document(catalog, "a.md").id, "one two")
+    ]
     assert list(stored_collections.chunksets_of(catalog, "kb")) == ["set-a", "set-b"]
-    stored.add_chunks(catalog, unchunked.collection_id, "set-b",
-                      [(unchunked.documents[0][0], [_chunk(0, "one two")])])
+    stored.add_chunks(catalog, unchunked.collection_id, "set-b", [(unchunked.documents[0][0], [_chunk(0, "one two")])])
     assert stored.documents_lacking_chunks(catalog, "kb", "set-b", {"chunking": {"size": 5}}).documents == []
     assert stored_collections.get_collection(catalog, "kb").generation == 2
 
@@ -146,18 +173,29 @@ def test_a_bulk_batch_gives_each_document_its_own_chunks_pages_and_events(catalo
     start = _start(catalog, 3)
     paged = replace(_version("c.pdf", ["gamma"]), page_starts=[0, 40])
     paged.chunks["set-a"][0] = replace(paged.chunks["set-a"][0], page=2, token_count=None, metadata={"k": "v"})
-    outcomes = stored.commit_documents(catalog, start.collection_id, start.run_id,
-                                       [_version("a.md", ["alpha", "beta"]), _version("b.md", ["delta"]), paged])
+    outcomes = stored.commit_documents(
+        catalog,
+        start.collection_id,
+        start.run_id,
+        [_version("a.md", ["alpha", "beta"]), _version("b.md", ["delta"]), paged],
+    )
     assert outcomes == ["ingested"] * 3
     assert {d.source: _chunk_texts(catalog, d.source) for d in stored.documents_of(catalog, "kb")} == {
-        "a.md": ["alpha", "beta"], "b.md": ["delta"], "c.pdf": ["gamma"]}
+        "a.md": ["alpha", "beta"],
+        "b.md": ["delta"],
+        "c.pdf": ["gamma"],
+    }
     with catalog.connect() as con:
         assert con.execute("SELECT page_starts FROM documents WHERE source = 'c.pdf'").fetchone()[0] == [0, 40]
         assert con.execute("SELECT page_starts FROM documents WHERE source = 'a.md'").fetchone()[0] == []
         assert con.execute("SELECT page, token_count, metadata FROM chunks WHERE text = 'gamma'").fetchone() == (
-            2, None, '{"k": "v"}')
-        events = con.execute("SELECT source, outcome FROM ingestion_events WHERE run_id = ? ORDER BY source",
-                             [start.run_id]).fetchall()
+            2,
+            None,
+            '{"k": "v"}',
+        )
+        events = con.execute(
+            "SELECT source, outcome FROM ingestion_events WHERE run_id = ? ORDER BY source", [start.run_id]
+        ).fetchall()
     assert events == [("a.md", "ingested"), ("b.md", "ingested"), ("c.pdf", "ingested")]
 
 
@@ -165,23 +203,35 @@ def test_two_versions_of_one_source_in_a_batch_leave_the_later_one(catalog):
     start = _start(catalog)
     stored.commit_documents(catalog, start.collection_id, start.run_id, [_version("a.md", ["old"])])
     again = _start(catalog, 2)
-    outcomes = stored.commit_documents(catalog, again.collection_id, again.run_id, [
-        _version("a.md", ["newer"], replaces=True, sha="sha-2"), _version("a.md", ["newest"], replaces=True, sha="sha-3")])
+    outcomes = stored.commit_documents(
+        catalog,
+        again.collection_id,
+        again.run_id,
+        [
+            _version("a.md", ["newer"], replaces=True, sha="sha-2"),
+            _version("a.md", ["newest"], replaces=True, sha="sha-3"),
+        ],
+    )
     assert outcomes == ["replaced", "replaced"]
     assert [d.sha256 for d in stored.documents_of(catalog, "kb")] == ["sha-3"]
     assert _chunk_texts(catalog, "a.md") == ["newest"]
 
+
 def test_a_batch_inserts_each_chunk_set_in_one_go_and_every_chunk_lands_on_its_own_document(catalog):
     start = stored.start_ingest(catalog, "kb", [("set-a", {"chunking": {}}), ("set-b", {"chunking": {}})], 3)
-    versions = [replace(_version(f"d{n}.md", [f"a{n}-{i}" for i in range(n + 1)]),
-                        chunks={"set-a": [_chunk(i, f"a{n}-{i}") for i in range(n + 1)],
-                                "set-b": [_chunk(0, f"b{n}")]})
-                for n in range(3)]
+    versions = [
+        replace(
+            _version(f"d{n}.md", [f"a{n}-{i}" for i in range(n + 1)]),
+            chunks={"set-a": [_chunk(i, f"a{n}-{i}") for i in range(n + 1)], "set-b": [_chunk(0, f"b{n}")]},
+        )
+        for n in range(3)
+    ]
     stored.commit_documents(catalog, start.collection_id, start.run_id, versions)
 
     for n in range(3):
         document = stored.find_document(catalog, f"d{n}.md", "kb")
         assert [row[5] for row in stored.chunks_of_document(catalog, document.id, "set-a")] == [
-            f"a{n}-{i}" for i in range(n + 1)]
+            f"a{n}-{i}" for i in range(n + 1)
+        ]
         assert [row[5] for row in stored.chunks_of_document(catalog, document.id, "set-b")] == [f"b{n}"]
     assert [d.chunk_count for d in stored.documents_of(catalog, "kb")] == [1, 2, 3]

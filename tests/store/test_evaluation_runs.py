@@ -12,9 +12,21 @@ from store.runs_repository import QueryResultRow
 
 def _save(catalog: Catalog, results: list, sweep_id: int | None = None):
     return runs.save_run(
-        catalog, collection="kb", golden="g", level="doc", label="first", config={"retrieval.mode": "bm25"},
-        overrides={}, metrics={"ndcg@10": 0.5}, stage_metrics={}, evaluated_top_k=10, skipped=[], notes=[],
-        elapsed_s=1.0, sweep_id=sweep_id, results=results,
+        catalog,
+        collection="kb",
+        golden="g",
+        level="doc",
+        label="first",
+        config={"retrieval.mode": "bm25"},
+        overrides={},
+        metrics={"ndcg@10": 0.5},
+        stage_metrics={},
+        evaluated_top_k=10,
+        skipped=[],
+        notes=[],
+        elapsed_s=1.0,
+        sweep_id=sweep_id,
+        results=results,
     )
 
 
@@ -41,8 +53,9 @@ def test_a_run_whose_query_rows_fail_to_store_leaves_nothing_behind(tmp_path):
 
 def test_a_sweep_is_opened_then_finished_with_its_summary(tmp_path):
     catalog = Catalog.in_home(tmp_path)
-    sweep_id = runs.start_sweep(catalog, collection="kb", golden="g", level="doc", base_config={}, grid={"a": [1]},
-                                metrics=["ndcg@10"])
+    sweep_id = runs.start_sweep(
+        catalog, collection="kb", golden="g", level="doc", base_config={}, grid={"a": [1]}, metrics=["ndcg@10"]
+    )
     assert runs.get_sweep(catalog, sweep_id).status == "running"
     runs.finish_sweep(catalog, sweep_id, "done", {"points": 1})
     finished = runs.get_sweep(catalog, sweep_id)

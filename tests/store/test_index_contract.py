@@ -13,14 +13,15 @@ import itertools
 import json
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import pytest
 
 from store.dense_index import DenseIndex
+from store.milvus import CONNECTIONS, MilvusBm25Index, MilvusDenseIndex
 from store.retrieval_index import (
     ChunkBatch,
     ExplainNotSupported,
@@ -32,7 +33,6 @@ from store.retrieval_index import (
     VectorIndex,
     lucene_idf,
 )
-from store.milvus import CONNECTIONS, MilvusBm25Index, MilvusDenseIndex
 from store.sparse_index import SparseIndex
 from store.text_tokenizer import Bm25Tokenizer
 
@@ -58,8 +58,14 @@ TEXTS = [
     "神经网络通过梯度下降在训练中学习权重。",
 ]
 IDS = np.arange(100, 100 + 3 * len(TEXTS), 3, dtype=np.int64)  # ids need not be positions
-QUERY_TEXTS = ["apple harvest", "bees honey hive", "training neural networks", "retrieved passages",
-               "蜜蜂 蜂蜜", "检索 段落"]
+QUERY_TEXTS = [
+    "apple harvest",
+    "bees honey hive",
+    "training neural networks",
+    "retrieved passages",
+    "蜜蜂 蜂蜜",
+    "检索 段落",
+]
 
 
 def corpus_vectors() -> np.ndarray:
@@ -75,7 +81,7 @@ def batch_of(positions) -> ChunkBatch:
     return ChunkBatch(IDS[positions], texts=[TEXTS[p] for p in positions], vectors=corpus_vectors()[positions])
 
 
-QUERIES = [IndexQuery(text=text, vector=vector) for text, vector in zip(QUERY_TEXTS, query_vectors())]
+QUERIES = [IndexQuery(text=text, vector=vector) for text, vector in zip(QUERY_TEXTS, query_vectors(), strict=True)]
 
 
 def cosine_reference(query: IndexQuery, batch: ChunkBatch) -> dict[int, float]:
@@ -83,7 +89,7 @@ def cosine_reference(query: IndexQuery, batch: ChunkBatch) -> dict[int, float]:
     vectors = batch.vectors.astype(np.float64)
     vector = query.vector.astype(np.float64)
     cosines = vectors @ vector / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(vector))
-    return {int(chunk_id): float(score) for chunk_id, score in zip(batch.ids, cosines)}
+    return {int(chunk_id): float(score) for chunk_id, score in zip(batch.ids, cosines, strict=True)}
 
 
 def bm25_reference(query: IndexQuery, batch: ChunkBatch) -> dict[int, float]:
@@ -92,7 +98,7 @@ def bm25_reference(query: IndexQuery, batch: ChunkBatch) -> dict[int, float]:
     lengths = [sum(doc.values()) for doc in docs]
     avgdl = sum(lengths) / len(docs)
     scores = {}
-    for chunk_id, doc, length in zip(batch.ids, docs, lengths):
+    for chunk_id, doc, length in zip(batch.ids, docs, lengths, strict=True):
         score = 0.0
         for term in TOKENIZER.tokenize(query.text):
             df = sum(term in other for other in docs)
@@ -132,19 +138,32 @@ def milvus_lite_file(tmp_path_factory):
 
 def built_in_milvus(view):
     def build(batch: ChunkBatch):
-        return view.from_chunks(batch, uri=_MILVUS_LITE["uri"], collection=f"contract_{next(_milvus_collections)}",
-                                k1=K1, b=B)
+        return view.from_chunks(
+            batch, uri=_MILVUS_LITE["uri"], collection=f"contract_{next(_milvus_collections)}", k1=K1, b=B
+        )
+
     return build
 
 
 BACKENDS = [
-    Backend("hnswlib", lambda batch: DenseIndex.from_chunks(batch, dim=DIM), DenseIndex.load, cosine_reference, 1e-5,
-            "dense"),
-    Backend("bm25s", lambda batch: SparseIndex.from_chunks(batch, TOKENIZER, K1, B), SparseIndex.load,
-            bm25_reference, 1e-9, "bm25"),
+    Backend(
+        "hnswlib",
+        lambda batch: DenseIndex.from_chunks(batch, dim=DIM),
+        DenseIndex.load,
+        cosine_reference,
+        1e-5,
+        "dense",
+    ),
+    Backend(
+        "bm25s",
+        lambda batch: SparseIndex.from_chunks(batch, TOKENIZER, K1, B),
+        SparseIndex.load,
+        bm25_reference,
+        1e-9,
+        "bm25",
+    ),
     # Milvus returns float32 scores; with client analysis it indexes TOKENIZER's terms
-    Backend("milvus-dense", built_in_milvus(MilvusDenseIndex), MilvusDenseIndex.load, cosine_reference, 1e-5,
-            "dense"),
+    Backend("milvus-dense", built_in_milvus(MilvusDenseIndex), MilvusDenseIndex.load, cosine_reference, 1e-5, "dense"),
     Backend("milvus-bm25", built_in_milvus(MilvusBm25Index), MilvusBm25Index.load, bm25_reference, 1e-5, "bm25"),
 ]
 
@@ -164,19 +183,20 @@ def bm25_backend(request) -> Backend:
     return request.param
 
 
-def expected_ranking(backend: Backend, query: IndexQuery, batch: ChunkBatch,
-                     allowed: set[int] | None = None) -> list[tuple[int, float]]:
+def expected_ranking(
+    backend: Backend, query: IndexQuery, batch: ChunkBatch, allowed: set[int] | None = None
+) -> list[tuple[int, float]]:
     scores = {c: s for c, s in backend.reference(query, batch).items() if allowed is None or c in allowed}
     ranking = sorted(scores.items(), key=lambda item: -item[1])
     # The corpus is chosen so that no two chunks tie: then the order is fully determined.
-    gaps = [a[1] - b[1] for a, b in zip(ranking, ranking[1:])]
+    gaps = [a[1] - b[1] for a, b in zip(ranking, ranking[1:], strict=True)]
     assert all(gap > 10 * backend.tolerance for gap in gaps), "the test corpus has tied scores; change a text"
     return ranking
 
 
 def assert_same_ranking(backend: Backend, result, expected) -> None:
     assert [chunk_id for chunk_id, _ in result] == [chunk_id for chunk_id, _ in expected]
-    for (_, score), (_, wanted) in zip(result, expected):
+    for (_, score), (_, wanted) in zip(result, expected, strict=True):
         assert score == pytest.approx(wanted, abs=backend.tolerance)
 
 
@@ -294,8 +314,11 @@ def test_a_missing_index_names_the_folder(backend, tmp_path):
 def test_stats_count_the_live_chunks(backend):
     index = backend.build(batch_of(range(len(TEXTS))))
     stats = index.stats()
-    assert (stats.backend, stats.format_version, stats.count) == (type(index).backend, type(index).format_version,
-                                                                   len(TEXTS))
+    assert (stats.backend, stats.format_version, stats.count) == (
+        type(index).backend,
+        type(index).format_version,
+        len(TEXTS),
+    )
     index.delete(IDS[:3])
     assert index.stats().count == len(TEXTS) - 3
 
@@ -315,7 +338,8 @@ def test_explain_accounts_for_the_search_score(backend):
             # a chunk the query does not match scores 0, and so does its explanation
             assert explanation.score == pytest.approx(scores.get(chunk_id, 0.0), abs=backend.tolerance)
             assert math.fsum(part["contribution"] for part in explanation.parts) == pytest.approx(
-                explanation.score, abs=1e-12)
+                explanation.score, abs=1e-12
+            )
     with pytest.raises(KeyError, match="424242"):
         index.explain(QUERIES[0], 424242)
 
@@ -344,6 +368,7 @@ def test_chunk_batch_refuses_inconsistent_input():
 
 # -- the capabilities the pipeline uses, declared by VectorIndex and TermIndex ---------------------
 
+
 def test_every_route_declares_its_capabilities(backend):
     index = backend.build(batch_of(range(len(TEXTS))))
     protocol = VectorIndex if backend.route == "dense" else TermIndex
@@ -361,10 +386,14 @@ def test_exact_search_ranks_every_allowed_chunk_by_the_reference(dense_backend):
     index = dense_backend.build(batch)
     allowed = {int(chunk_id) for chunk_id in IDS[1::2]}
     for query in QUERIES:
-        assert_same_ranking(dense_backend, index.search(query, 100, exact=True),
-                            expected_ranking(dense_backend, query, batch))
-        assert_same_ranking(dense_backend, index.search(query, 100, allowed_ids=allowed, exact=True),
-                            expected_ranking(dense_backend, query, batch, allowed))
+        assert_same_ranking(
+            dense_backend, index.search(query, 100, exact=True), expected_ranking(dense_backend, query, batch)
+        )
+        assert_same_ranking(
+            dense_backend,
+            index.search(query, 100, allowed_ids=allowed, exact=True),
+            expected_ranking(dense_backend, query, batch, allowed),
+        )
 
 
 def test_ef_search_below_k_still_returns_k_hits_with_their_true_scores(dense_backend):
@@ -376,8 +405,9 @@ def test_ef_search_below_k_still_returns_k_hits_with_their_true_scores(dense_bac
         assert len(narrow) == 5 and len({chunk_id for chunk_id, _ in narrow}) == 5
         for chunk_id, score in narrow:
             assert score == pytest.approx(reference[chunk_id], abs=dense_backend.tolerance)
-        assert_same_ranking(dense_backend, index.search(query, 3, ef_search=512),
-                            expected_ranking(dense_backend, query, batch)[:3])
+        assert_same_ranking(
+            dense_backend, index.search(query, 3, ef_search=512), expected_ranking(dense_backend, query, batch)[:3]
+        )
 
 
 def test_vectors_for_returns_the_stored_directions_in_the_order_asked(dense_backend):

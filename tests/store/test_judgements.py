@@ -16,8 +16,11 @@ from store.judgements import (
 )
 from store.repository import NotFoundError
 
-ITEMS = [PoolItem(0, "q1", "what is x", 0, 11, "a.md", 0, 40), PoolItem(0, "q1", "what is x", 1, 12, "b.md", 5, 90),
-         PoolItem(1, "q2", "什么是向量", 0, 13, "中文.md", 0, 30)]
+ITEMS = [
+    PoolItem(0, "q1", "what is x", 0, 11, "a.md", 0, 40),
+    PoolItem(0, "q1", "what is x", 1, 12, "b.md", 5, 90),
+    PoolItem(1, "q2", "什么是向量", 0, 13, "中文.md", 0, 30),
+]
 
 
 def _judgement(item: PoolItem, grade: int, judge: str = "ada") -> Judgement:

@@ -19,8 +19,8 @@ import pytest
 from store.milvus import (
     CONNECTIONS,
     ChunkRows,
-    MilvusAccess,
     CollectionSpec,
+    MilvusAccess,
     MilvusBm25Index,
     MilvusCollection,
     MilvusCollectionMissing,
@@ -52,14 +52,21 @@ def unit(*weights: float) -> np.ndarray:
 
 def library(uri: str, analysis: str = "client", analyzer: str = "standard") -> MilvusCollection:
     """Six chunks of three documents (two pdf, one md), pushed the way a sync pushes them."""
-    collection = MilvusCollection.create(uri, f"store_{next(_names)}",
-                                         CollectionSpec(dim=DIM, analysis=analysis, analyzer=analyzer))
+    collection = MilvusCollection.create(
+        uri, f"store_{next(_names)}", CollectionSpec(dim=DIM, analysis=analysis, analyzer=analyzer)
+    )
     rows = ChunkRows(
         ids=np.array([10, 11, 20, 21, 30, 31]),
         doc_ids=np.array([1, 1, 2, 2, 3, 3]),
         doc_types=["pdf", "pdf", "md", "md", "pdf", "pdf"],
-        texts=["Apples grow in orchards.", "The apple harvest starts in autumn.", "Bees make honey.",
-               "A hive of bees in the orchard.", "Training neural networks.", "Apple trees need bees."],
+        texts=[
+            "Apples grow in orchards.",
+            "The apple harvest starts in autumn.",
+            "Bees make honey.",
+            "A hive of bees in the orchard.",
+            "Training neural networks.",
+            "Apple trees need bees.",
+        ],
         vectors=np.stack([unit(1, 0.1), unit(1, 0.3), unit(0, 1), unit(0.2, 1), unit(0, 0, 1), unit(1, 1)]),
     )
     assert collection.upsert(rows, generation=7, batch_size=4) == 6
@@ -71,8 +78,10 @@ def test_filter_expressions_name_documents_and_types_or_else_chunk_ids():
     assert filter_expression({12, 3}) == "id in [3,12]"
     assert filter_expression(AllowedChunks({1, 2}, document_ids={7, 5})) == "doc_id in [5,7]"
     assert filter_expression(AllowedChunks({1}, doc_types={"pdf", 'say "md"'})) == 'doc_type in ["pdf", "say \\"md\\""]'
-    assert (filter_expression(AllowedChunks({1}, document_ids={5}, doc_types={"pdf"}))
-            == 'doc_id in [5] and doc_type in ["pdf"]')
+    assert (
+        filter_expression(AllowedChunks({1}, document_ids={5}, doc_types={"pdf"}))
+        == 'doc_id in [5] and doc_type in ["pdf"]'
+    )
 
 
 def test_allowed_chunks_are_a_set_that_remembers_its_filter():
@@ -133,7 +142,8 @@ def test_exact_search_widens_to_every_chunk_and_ef_below_k_is_raised(lite_uri):
     dense = MilvusDenseIndex(library(lite_uri))
     query = unit(1, 0.5)
     assert [chunk for chunk, _ in dense.search(query, 6, exact=True)] == [
-        chunk for chunk, _ in dense.search(query, 6, ef_search=1)]  # ef below k still returns k
+        chunk for chunk, _ in dense.search(query, 6, ef_search=1)
+    ]  # ef below k still returns k
     assert len(dense.search(query, 6, ef_search=1)) == 6
 
 
@@ -158,9 +168,17 @@ def test_server_analysis_sends_raw_text_to_the_milvus_analyzer(lite_uri):
 
 def test_chinese_text_is_found_by_jieba_words(lite_uri):
     collection = MilvusCollection.create(lite_uri, f"store_{next(_names)}", CollectionSpec(dim=DIM))
-    texts = ["检索增强生成先检索相关段落，再让模型依据段落回答问题。", "蜜蜂采集花蜜酿造蜂蜜。", "苹果园在春天需要蜜蜂为苹果花授粉。"]
-    collection.upsert(ChunkRows(np.array([1, 2, 3]), np.array([1, 1, 1]), ["md"] * 3, texts,
-                                np.stack([unit(1), unit(0, 1), unit(0, 0, 1)])), generation=1)
+    texts = [
+        "检索增强生成先检索相关段落，再让模型依据段落回答问题。",
+        "蜜蜂采集花蜜酿造蜂蜜。",
+        "苹果园在春天需要蜜蜂为苹果花授粉。",
+    ]
+    collection.upsert(
+        ChunkRows(
+            np.array([1, 2, 3]), np.array([1, 1, 1]), ["md"] * 3, texts, np.stack([unit(1), unit(0, 1), unit(0, 0, 1)])
+        ),
+        generation=1,
+    )
     bm25 = MilvusBm25Index(collection)
     assert [chunk for chunk, _ in bm25.search("段落", 10)] == [1]
     assert [chunk for chunk, _ in bm25.search("蜂蜜", 10)] == [2]
@@ -257,14 +275,20 @@ def test_an_unreachable_server_is_named_with_the_fix():
 def test_a_lite_file_held_by_another_process_says_how_to_share_it(tmp_path):
     uri = str(tmp_path / "held.db")
     holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
             import sys
             from pymilvus import MilvusClient
             MilvusClient({uri!r}).list_collections()
             print("open", flush=True)
             sys.stdin.read()
-        """)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        """),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout.readline().strip() == "open"

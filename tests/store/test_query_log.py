@@ -36,9 +36,11 @@ def test_fold_moves_new_lines_once_and_leaves_a_partial_line_for_later(tmp_path)
 
 def test_a_dead_process_file_is_removed_once_folded_and_purge_empties_everything(tmp_path):
     catalog, folder = Catalog(tmp_path / "catalog.duckdb"), tmp_path / "query_log"
-    child = ("import sys; from datetime import datetime; from store.query_log import QueryLogFile, LoggedQuery; "
-             "QueryLogFile(sys.argv[1]).append(LoggedQuery(datetime(2026, 1, 1), 'mcp', 'notes', 'from a child', "
-             "'c', (1,)))")
+    child = (
+        "import sys; from datetime import datetime; from store.query_log import QueryLogFile, LoggedQuery; "
+        "QueryLogFile(sys.argv[1]).append(LoggedQuery(datetime(2026, 1, 1), 'mcp', 'notes', 'from a child', "
+        "'c', (1,)))"
+    )
     subprocess.run([sys.executable, "-c", child, str(folder)], check=True, cwd=os.getcwd())
     mine = QueryLogFile(folder)
     mine.append(_entry("mine"))

@@ -34,7 +34,9 @@ def test_presets_and_collections_are_read_together_with_errors_naming_what_exist
     with pytest.raises(NotFoundError, match=r"preset 'y' not found; known: default, wide$"):
         settings.preset("y")
     assert [(p.name, p.description) for p in stored_settings.list_presets(catalog)] == [
-        ("default", "built-in defaults"), ("wide", "more hits")]
+        ("default", "built-in defaults"),
+        ("wide", "more hits"),
+    ]
 
 
 def test_an_empty_catalog_says_so(catalog):

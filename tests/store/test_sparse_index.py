@@ -140,8 +140,13 @@ def test_an_index_saved_before_the_mapped_parts_still_loads(tmp_path, index):
     index.save(folder)
     # what save wrote before: the counts as one archive, no saved lengths or document frequencies
     sp.save_npz(folder / "term_freqs.npz", index._term_freqs, compressed=False)
-    for part in ("term_freqs.data.npy", "term_freqs.indices.npy", "term_freqs.indptr.npy", "doc_lengths.npy",
-                 "doc_freqs.npy"):
+    for part in (
+        "term_freqs.data.npy",
+        "term_freqs.indices.npy",
+        "term_freqs.indptr.npy",
+        "doc_lengths.npy",
+        "doc_freqs.npy",
+    ):
         (folder / part).unlink()
     loaded = SparseIndex.load(folder)
     assert loaded.search("banana cherry", 10) == index.search("banana cherry", 10)

@@ -65,14 +65,26 @@ def golden_lines() -> list[dict]:
         # document-level only: skipped at span level
         {"id": "d1", "query": "kestrel scheduler", "relevant": [{"doc": "beta.md", "grade": 2}]},
         # a span inside alpha's "Configuring" section
-        {"id": "s1", "query": "walrus option", "relevant": [
-            {"doc": "alpha.md"}, {"doc": "alpha", "start": walrus[0], "end": walrus[1], "grade": 2}]},
+        {
+            "id": "s1",
+            "query": "walrus option",
+            "relevant": [{"doc": "alpha.md"}, {"doc": "alpha", "start": walrus[0], "end": walrus[1], "grade": 2}],
+        },
         # a quote, and a second document judged as a whole
-        {"id": "s2", "query": "otter project numbers", "relevant": [
-            {"doc": "gamma.md", "quote": "Quarterly numbers for the otter project"}, {"doc": "delta.md"}]},
+        {
+            "id": "s2",
+            "query": "otter project numbers",
+            "relevant": [{"doc": "gamma.md", "quote": "Quarterly numbers for the otter project"}, {"doc": "delta.md"}],
+        },
         # names a document the collection does not hold
-        {"id": "s3", "query": "zebra toolkit", "relevant": [
-            {"doc": "alpha.md", "quote": "Install the zebra toolkit"}, {"doc": "missing.md", "start": 0, "end": 5}]},
+        {
+            "id": "s3",
+            "query": "zebra toolkit",
+            "relevant": [
+                {"doc": "alpha.md", "quote": "Install the zebra toolkit"},
+                {"doc": "missing.md", "start": 0, "end": 5},
+            ],
+        },
     ]
 
 
@@ -85,11 +97,16 @@ def eval_embedder() -> HashingEmbedder:
 def eval_config(overrides: dict | None = None):
     from workbench.config import WorkbenchConfig
 
-    config = WorkbenchConfig().with_overrides([
-        # fixed windows: chunk boundaries follow from the sizes alone, so tests can reason about them
-        f"embedding.model={EVAL_MODEL}", "chunking.strategy=fixed", "chunking.size=80", "chunking.overlap=0",
-        "dense.exact=true",
-    ])
+    config = WorkbenchConfig().with_overrides(
+        [
+            # fixed windows: chunk boundaries follow from the sizes alone, so tests can reason about them
+            f"embedding.model={EVAL_MODEL}",
+            "chunking.strategy=fixed",
+            "chunking.size=80",
+            "chunking.overlap=0",
+            "dense.exact=true",
+        ]
+    )
     for key, value in (overrides or {}).items():
         config = config.with_value(key, value)
     return config
@@ -113,8 +130,9 @@ def build_eval_home(root: Path, embedder: HashingEmbedder) -> EvalHome:
     from workbench.service import Workbench
 
     bench = Workbench(root / "home")
-    report = bench.ingest("notes", [Source.from_markdown(name, text) for name, text in DOCUMENTS.items()],
-                          eval_config())
+    report = bench.ingest(
+        "notes", [Source.from_markdown(name, text) for name, text in DOCUMENTS.items()], eval_config()
+    )
     assert not report.failures, report.summary()
     path = bench.home / "golden_sets" / "notes.jsonl"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -139,8 +157,8 @@ def scifact_slice(tmp_path_factory, eval_embedder) -> SciFactSlice:
     """The first SLICE_QUERIES SciFact test queries, their abstracts and SLICE_DISTRACTORS others."""
     if not (SCIFACT_DIR / "corpus.jsonl").exists():
         pytest.skip(f"SciFact is not at {SCIFACT_DIR}")
-    from workbench.ingestion.beir import corpus_sources, golden_set
     from workbench.evaluation.golden import GoldenSet
+    from workbench.ingestion.beir import corpus_sources, golden_set
     from workbench.service import Workbench
 
     sources, offsets = corpus_sources(SCIFACT_DIR)

@@ -19,8 +19,18 @@ from workbench.config import (
 
 def test_required_keys_exist_and_are_documented():
     required = {
-        "retrieval.mode", "retrieval.top_k", "fusion.method", "fusion.k", "fusion.weights", "mmr.enabled",
-        "mmr.lambda", "rerank.model", "chunking.strategy", "chunking.size", "chunking.overlap", "embedding.model",
+        "retrieval.mode",
+        "retrieval.top_k",
+        "fusion.method",
+        "fusion.k",
+        "fusion.weights",
+        "mmr.enabled",
+        "mmr.lambda",
+        "rerank.model",
+        "chunking.strategy",
+        "chunking.size",
+        "chunking.overlap",
+        "embedding.model",
     }
     assert required <= set(known_keys())
     assert set(known_keys()) == set(KEY_DOCS)
@@ -79,10 +89,24 @@ def test_every_numeric_key_has_a_range_that_holds_its_default():
 
 
 def test_every_key_with_choices_defaults_to_one_of_them():
-    assert set(CHOICES) == {"chunking.strategy", "chunking.unit", "chunking.enrich", "retrieval.mode",
-                            "retrieval.language_guard", "query.enhance", "fusion.method", "fusion.normalization",
-                            "rerank.method", "rerank.runtime", "rerank.precision", "index.backend", "milvus.analysis", "milvus.analyzer",
-                            "embedding.runtime", "embedding.precision"}
+    assert set(CHOICES) == {
+        "chunking.strategy",
+        "chunking.unit",
+        "chunking.enrich",
+        "retrieval.mode",
+        "retrieval.language_guard",
+        "query.enhance",
+        "fusion.method",
+        "fusion.normalization",
+        "rerank.method",
+        "rerank.runtime",
+        "rerank.precision",
+        "index.backend",
+        "milvus.analysis",
+        "milvus.analyzer",
+        "embedding.runtime",
+        "embedding.precision",
+    }
     for key, choices in CHOICES.items():
         assert key_default(key) in choices and key_limits(key).choices == choices
 
@@ -90,8 +114,7 @@ def test_every_key_with_choices_defaults_to_one_of_them():
 @pytest.mark.parametrize(
     "assignment, message",
     [
-        ("retrieval.top_k=5000",
-         "retrieval.top_k: 5000 is above the maximum 1000 (default 10); allowed: 1 to 1000"),
+        ("retrieval.top_k=5000", "retrieval.top_k: 5000 is above the maximum 1000 (default 10); allowed: 1 to 1000"),
         ("retrieval.top_k=0", "retrieval.top_k: 0 is below the minimum 1 (default 10); allowed: 1 to 1000"),
         ("mmr.lambda=1.5", "mmr.lambda: 1.5 is above the maximum 1 (default 0.7); allowed: 0 to 1"),
         ("fusion.weights=0.3,-1", "fusion.weights: -1 is below the minimum 0 (default 0.5,0.5); allowed: 0 to 10 each"),

@@ -22,8 +22,11 @@ def test_the_demo_holds_forty_abstracts_and_four_written_documents():
     assert len(names) == 44
     assert sum(name.startswith("scifact-") and name.endswith(".md") for name in names) == 40
     assert {name for name in names if not name.startswith("scifact-")} == {
-        "rag-pipeline-overview.md", "evaluating-retrieval.md", "hybrid-search-and-fusion.pdf",
-        "chunking-strategies.docx"}
+        "rag-pipeline-overview.md",
+        "evaluating-retrieval.md",
+        "hybrid-search-and-fusion.pdf",
+        "chunking-strategies.docx",
+    }
 
 
 def test_every_golden_judgement_points_at_a_demo_document(canonical):
@@ -40,7 +43,7 @@ def test_every_span_is_the_exact_quote_in_the_canonical_markdown(canonical):
     spans = [(query.id, item) for query in golden.queries for item in query.relevant if item.is_span]
     assert len(spans) >= 24
     for query_id, item in spans:
-        assert canonical[item.doc][item.start:item.end] == item.quote, (query_id, item.doc)
+        assert canonical[item.doc][item.start : item.end] == item.quote, (query_id, item.doc)
     assert all(any(item.is_span for item in query.relevant) for query in golden.queries)
 
 

@@ -7,15 +7,18 @@ import pytest
 from workbench.names import shown_name
 
 
-@pytest.mark.parametrize(("name", "shown"), [
-    ("report\u202etxt.md", "report\\u202etxt.md"),  # right-to-left override: would display "reportdm.txt"
-    ("a\u200bb.pdf", "a\\u200bb.pdf"),  # zero-width space
-    ("two\nlines.txt", "two\\nlines.txt"),
-    ("tab\there\r.md", "tab\\there\\r.md"),
-    ("\u2066isolate\u2069.md", "\\u2066isolate\\u2069.md"),
-    ("\ufeffbom.md", "\\ufeffbom.md"),
-    ("bell\x07.md", "bell\\u0007.md"),
-])
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("report\u202etxt.md", "report\\u202etxt.md"),  # right-to-left override: would display "reportdm.txt"
+        ("a\u200bb.pdf", "a\\u200bb.pdf"),  # zero-width space
+        ("two\nlines.txt", "two\\nlines.txt"),
+        ("tab\there\r.md", "tab\\there\\r.md"),
+        ("\u2066isolate\u2069.md", "\\u2066isolate\\u2069.md"),
+        ("\ufeffbom.md", "\\ufeffbom.md"),
+        ("bell\x07.md", "bell\\u0007.md"),
+    ],
+)
 def test_hidden_characters_are_escaped(name, shown):
     assert shown_name(name) == shown
 

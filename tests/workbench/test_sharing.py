@@ -19,8 +19,10 @@ from workbench.sharing import (
 )
 
 
-@pytest.mark.parametrize(("value", "mode"), [("", LOCAL), ("0", LOCAL), ("1", SHARED), ("yes", SHARED),
-                                             ("readonly", READ_ONLY), ("READ-ONLY", READ_ONLY)])
+@pytest.mark.parametrize(
+    ("value", "mode"),
+    [("", LOCAL), ("0", LOCAL), ("1", SHARED), ("yes", SHARED), ("readonly", READ_ONLY), ("READ-ONLY", READ_ONLY)],
+)
 def test_share_modes(value, mode):
     assert share_mode({"WORKBENCH_SHARE": value}) == mode
     assert share_mode({}) == LOCAL
@@ -47,9 +49,18 @@ def test_tokens_match_exactly_and_never_when_empty():
     assert not tokens_match("", token) and not tokens_match(None, token) and not tokens_match("", "")
 
 
-@pytest.mark.parametrize(("address", "loopback"), [("127.0.0.1", True), ("::1", True), ("localhost", True),
-                                                   ("0.0.0.0", False), ("::", False), ("192.168.1.5", False),
-                                                   ("example.org", False)])
+@pytest.mark.parametrize(
+    ("address", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("::1", True),
+        ("localhost", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("192.168.1.5", False),
+        ("example.org", False),
+    ],
+)
 def test_loopback_addresses(address, loopback):
     assert is_loopback(address) is loopback
 
@@ -70,28 +81,33 @@ def read_only_bench(tmp_path_factory):
     return Workbench(home, read_only=True)
 
 
-@pytest.mark.parametrize(("call", "action"), [
-    (lambda b: b.create_collection("more"), "Creating a collection"),
-    (lambda b: b.delete_collection("notes"), "Deleting a collection"),
-    (lambda b: b.save_preset("p", {"retrieval.top_k": 3}), "Saving a preset"),
-    (lambda b: b.set_default_preset("notes", "default"), "Changing the default preset"),
-    (lambda b: b.ingest("notes", []), "Uploading documents"),
-    (lambda b: b.delete_document("notes", "1"), "Deleting a document"),
-    (lambda b: b.store_collection_settings("notes", {}), "Changing a collection's settings"),
-])
+@pytest.mark.parametrize(
+    ("call", "action"),
+    [
+        (lambda b: b.create_collection("more"), "Creating a collection"),
+        (lambda b: b.delete_collection("notes"), "Deleting a collection"),
+        (lambda b: b.save_preset("p", {"retrieval.top_k": 3}), "Saving a preset"),
+        (lambda b: b.set_default_preset("notes", "default"), "Changing the default preset"),
+        (lambda b: b.ingest("notes", []), "Uploading documents"),
+        (lambda b: b.delete_document("notes", "1"), "Deleting a document"),
+        (lambda b: b.store_collection_settings("notes", {}), "Changing a collection's settings"),
+    ],
+)
 def test_a_read_only_workbench_refuses_writes_with_the_reason(read_only_bench, call, action):
     with pytest.raises(ReadOnlyError) as refused:
         call(read_only_bench)
-    assert str(refused.value).startswith(f"{action} is refused: this is a read-only shared session "
-                                         "(WORKBENCH_SHARE=readonly)")
+    assert str(refused.value).startswith(
+        f"{action} is refused: this is a read-only shared session (WORKBENCH_SHARE=readonly)"
+    )
     assert read_only_bench.collection_names() == ["notes"]  # and reads still work
 
 
 def test_a_read_only_workbench_makes_no_llm_call(read_only_bench, fake_llm):
     llm = read_only_bench.llm()
     assert not llm.available
-    assert llm.unavailable_reason("LLM rerank") == ("LLM rerank needs an LLM endpoint, which is refused in a "
-                                                     "read-only shared session (WORKBENCH_SHARE=readonly)")
+    assert llm.unavailable_reason("LLM rerank") == (
+        "LLM rerank needs an LLM endpoint, which is refused in a read-only shared session (WORKBENCH_SHARE=readonly)"
+    )
     assert fake_llm.count() == 0
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from typing import Collection, Mapping
+from collections.abc import Collection, Mapping
 
 import plotly.graph_objects as go
 from plotly.colors import qualitative
@@ -39,10 +39,14 @@ def rank_flow_figure(
             label = f"{RELEVANT_MARK} {label}"
         y_values = [None if rank is None else min(rank, below_row) for rank in path.ranks]
         hover = [
-            f"{label}<br>{html.escape(stage)}: " + ("not listed" if rank is None else f"rank {rank}")
-            + (f"<br>searched with: {html.escape(_shorten(flow.searched_with[stage], 120))}"
-               if stage in flow.searched_with else "")
-            for stage, rank in zip(flow.stages, path.ranks)
+            f"{label}<br>{html.escape(stage)}: "
+            + ("not listed" if rank is None else f"rank {rank}")
+            + (
+                f"<br>searched with: {html.escape(_shorten(flow.searched_with[stage], 120))}"
+                if stage in flow.searched_with
+                else ""
+            )
+            for stage, rank in zip(flow.stages, path.ranks, strict=True)
         ]
         name = f"#{path.final_rank} {label}" if in_final else f"out · {label}"
         # the chart sits in half a page: a legend of long labels would squash it, so finalists
@@ -63,23 +67,43 @@ def rank_flow_figure(
                 customdata=hover,
                 hovertemplate="%{customdata}<extra></extra>",
                 connectgaps=True,  # dense and BM25 are parallel routes: a chunk only one found still flows on
-                line={"width": 4 if is_relevant else 2, "dash": "solid" if in_final else "dot",
-                      "color": _PALETTE[index % len(_PALETTE)]},
+                line={
+                    "width": 4 if is_relevant else 2,
+                    "dash": "solid" if in_final else "dot",
+                    "color": _PALETTE[index % len(_PALETTE)],
+                },
                 marker={"size": 11 if is_relevant else 7, "symbol": "star" if is_relevant else "circle"},
                 opacity=1.0 if in_final else 0.55,
             )
         )
     tick_values = list(range(1, flow.depth + 1)) + [below_row]
     tick_text = [str(rank) for rank in range(1, flow.depth + 1)] + [f"> {flow.depth}"]
-    figure.update_yaxes(autorange="reversed", tickmode="array", tickvals=tick_values, ticktext=tick_text,
-                        title_text="rank", zeroline=False)
+    figure.update_yaxes(
+        autorange="reversed",
+        tickmode="array",
+        tickvals=tick_values,
+        ticktext=tick_text,
+        title_text="rank",
+        zeroline=False,
+    )
     figure.update_xaxes(type="category", categoryorder="array", categoryarray=list(flow.stages), title_text="stage")
     # the generated query texts under the chart: which column searched with what
-    generated = [f"{html.escape(stage)}: {html.escape(_shorten(text, 90))}" for stage, text in flow.searched_with.items()]
+    generated = [
+        f"{html.escape(stage)}: {html.escape(_shorten(text, 90))}" for stage, text in flow.searched_with.items()
+    ]
     if generated:
-        figure.add_annotation(text="<br>".join(["searched with generated text —", *generated]), showarrow=False,
-                              xref="paper", yref="paper", x=0, y=-0.12, xanchor="left", yanchor="top",
-                              align="left", font={"size": 10})
+        figure.add_annotation(
+            text="<br>".join(["searched with generated text —", *generated]),
+            showarrow=False,
+            xref="paper",
+            yref="paper",
+            x=0,
+            y=-0.12,
+            xanchor="left",
+            yanchor="top",
+            align="left",
+            font={"size": 10},
+        )
     bottom = 40 + (16 * (len(generated) + 1) + 20 if generated else 0)
     figure.update_layout(
         title_text=html.escape(title) if title else None,

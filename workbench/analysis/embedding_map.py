@@ -9,8 +9,8 @@ projection of a sample shows the same structure.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 
@@ -68,8 +68,13 @@ def sample_ids(chunk_ids: np.ndarray, max_points: int, include: Iterable[int] = 
     return np.union1d(chunk_ids[picked], wanted[np.isin(wanted, chunk_ids)])
 
 
-def build_map(snapshot: Snapshot, method: str = "pca", query_vector: np.ndarray | None = None,
-              max_points: int = DEFAULT_MAX_POINTS, include: Iterable[int] = ()) -> EmbeddingMap:
+def build_map(
+    snapshot: Snapshot,
+    method: str = "pca",
+    query_vector: np.ndarray | None = None,
+    max_points: int = DEFAULT_MAX_POINTS,
+    include: Iterable[int] = (),
+) -> EmbeddingMap:
     """Project the snapshot's chunk vectors (and the query) with ``method`` (pca or tsne); at most
     ``max_points`` of them (a fixed sample) plus the ``include`` ids (say, a query's hits)."""
     if snapshot.dense is None or len(snapshot.dense) == 0:
@@ -79,14 +84,23 @@ def build_map(snapshot: Snapshot, method: str = "pca", query_vector: np.ndarray 
     vectors = snapshot.dense.vectors_for(chunk_ids)
     projection = project(vectors, method, extra=query_vector)
     points = []
-    for chunk_id, (x, y) in zip(chunk_ids.tolist(), projection.points):
+    for chunk_id, (x, y) in zip(chunk_ids.tolist(), projection.points, strict=True):
         chunk = snapshot.chunks.get(chunk_id)
         if chunk is None:
             continue
         doc = snapshot.documents.get(chunk.doc_id)
         source = shown_name(doc.source) if doc else str(chunk.doc_id)
-        points.append(MapPoint(chunk_id, chunk.doc_id, document_label(doc.title if doc else None, source), source,
-                               chunk.text, float(x), float(y)))
+        points.append(
+            MapPoint(
+                chunk_id,
+                chunk.doc_id,
+                document_label(doc.title if doc else None, source),
+                source,
+                chunk.text,
+                float(x),
+                float(y),
+            )
+        )
     query_xy = None
     if query_vector is not None and len(projection.extra):
         query_xy = (float(projection.extra[0][0]), float(projection.extra[0][1]))

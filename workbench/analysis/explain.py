@@ -156,8 +156,9 @@ class HitExplanation:
     variants: tuple[FusionExplanation, ...] = ()  # per route: the RRF of its query texts' lists
 
 
-def explain_hit(trace: Trace, snapshot: Snapshot, chunk_id: int,
-                query_vector: np.ndarray | None = None) -> HitExplanation:
+def explain_hit(
+    trace: Trace, snapshot: Snapshot, chunk_id: int, query_vector: np.ndarray | None = None
+) -> HitExplanation:
     """Explain ``chunk_id`` in ``trace``. ``snapshot`` must be the one the trace was run on;
     ``query_vector`` (the embedded query) enables the cosine part."""
     notes: list[str] = []
@@ -184,18 +185,32 @@ def explain_hit(trace: Trace, snapshot: Snapshot, chunk_id: int,
     mmr = explain_mmr(trace, chunk_id)
     rerank = explain_rerank(trace, chunk_id)
     notes.extend(_stage_notes(trace, chunk_id, fusion, mmr, rerank))
-    variants = tuple(found for route in ROUTES
-                     if (found := explain_fusion(trace, chunk_id, route, variants=True)) is not None)
-    return HitExplanation(chunk_id, trace.chunks.get(chunk_id), positions, bm25, cosine, fusion, mmr, rerank,
-                          tuple(notes), bm25_server, explain_query(trace), variants)
+    variants = tuple(
+        found for route in ROUTES if (found := explain_fusion(trace, chunk_id, route, variants=True)) is not None
+    )
+    return HitExplanation(
+        chunk_id,
+        trace.chunks.get(chunk_id),
+        positions,
+        bm25,
+        cosine,
+        fusion,
+        mmr,
+        rerank,
+        tuple(notes),
+        bm25_server,
+        explain_query(trace),
+        variants,
+    )
 
 
 def explain_query(trace: Trace) -> QueryStageExplanation | None:
     enhanced = trace.enhancement
     if enhanced is None:
         return None
-    return QueryStageExplanation(enhanced.method, enhanced.variants, enhanced.calls, enhanced.notes,
-                                 enhanced.elapsed_ms)
+    return QueryStageExplanation(
+        enhanced.method, enhanced.variants, enhanced.calls, enhanced.notes, enhanced.elapsed_ms
+    )
 
 
 def route_text(trace: Trace, route: str) -> tuple[str, str]:
@@ -225,8 +240,10 @@ def _stage_notes(trace: Trace, chunk_id: int, fusion, mmr, rerank) -> list[str]:
     rerank_stage = trace.stage(RERANK)
     if rerank_stage is not None and rerank is None and rerank_stage.ranked.rank_of(chunk_id) is not None:
         if rerank_stage.details:
-            notes.append(f"not rescored: beyond rerank.top_m = {rerank_stage.config.get('top_m')}, "
-                         "so it follows the rescored hits in its previous order")
+            notes.append(
+                f"not rescored: beyond rerank.top_m = {rerank_stage.config.get('top_m')}, "
+                "so it follows the rescored hits in its previous order"
+            )
         else:
             notes.append("rerank fell back to the previous order, so there is no cross-encoder score")
     return notes
@@ -243,11 +260,19 @@ def explain_bm25(trace: Trace, snapshot: Snapshot, chunk_id: int) -> Bm25Explana
     k1, b, n = float(sparse.k1), float(sparse.b), len(sparse)
     terms = []
     for row in rows:
-        terms.append(TermContribution(
-            term=row["term"], query_count=int(row["query_count"]), tf=int(row["tf"]), df=int(row["df"]),
-            idf=float(row["idf"]), doc_len=int(row["doc_len"]), avg_doc_len=float(row["avg_doc_len"]),
-            contribution=float(row["contribution"]), formula=_term_formula(row, k1, b, n),
-        ))
+        terms.append(
+            TermContribution(
+                term=row["term"],
+                query_count=int(row["query_count"]),
+                tf=int(row["tf"]),
+                df=int(row["df"]),
+                idf=float(row["idf"]),
+                doc_len=int(row["doc_len"]),
+                avg_doc_len=float(row["avg_doc_len"]),
+                contribution=float(row["contribution"]),
+                formula=_term_formula(row, k1, b, n),
+            )
+        )
     total = math.fsum(term.contribution for term in terms)
     stage = trace.stage(stage_name)
     stage_score = stage.ranked.score_map().get(chunk_id) if stage else None
@@ -260,8 +285,9 @@ def explain_bm25(trace: Trace, snapshot: Snapshot, chunk_id: int) -> Bm25Explana
     return Bm25Explanation(tuple(terms), total, stage_score, stage_rank, k1, b, n, formula)
 
 
-def explain_bm25_server(trace: Trace, snapshot: Snapshot, chunk_id: int,
-                        unsupported: ExplainNotSupported) -> ServerBm25Explanation | None:
+def explain_bm25_server(
+    trace: Trace, snapshot: Snapshot, chunk_id: int, unsupported: ExplainNotSupported
+) -> ServerBm25Explanation | None:
     """The score and rank the backend gave, and which query terms the chunk contains by the
     workbench tokenizer (the terms a client-analysed Milvus collection indexes)."""
     chunk = snapshot.chunks.get(chunk_id)
@@ -275,21 +301,29 @@ def explain_bm25_server(trace: Trace, snapshot: Snapshot, chunk_id: int,
     stage = trace.stage(BM25)
     stage_score = stage.ranked.score_map().get(chunk_id) if stage else None
     stage_rank = stage.ranked.rank_of(chunk_id) if stage else None
-    shown = (f"score {_num(stage_score)}, rank {stage_rank}" if stage_score is not None
-             else "the bm25 stage did not list this chunk")
+    shown = (
+        f"score {_num(stage_score)}, rank {stage_rank}"
+        if stage_score is not None
+        else "the bm25 stage did not list this chunk"
+    )
     terms = ", ".join(f"“{term}” ×{count}" for term, _, count in matched) or "none"
-    formula = (f"BM25 = Σ over query terms of  qc × idf × tf·(k1 + 1) / (tf + k1·(1 − b + b·dl/avgdl)), computed by "
-               f"{unsupported.backend}: {shown}\nquery terms in this chunk (workbench tokenizer): {terms}")
-    return ServerBm25Explanation(unsupported.backend, str(unsupported), stage_score, stage_rank, matched, unmatched,
-                                 formula)
+    formula = (
+        f"BM25 = Σ over query terms of  qc × idf × tf·(k1 + 1) / (tf + k1·(1 − b + b·dl/avgdl)), computed by "
+        f"{unsupported.backend}: {shown}\nquery terms in this chunk (workbench tokenizer): {terms}"
+    )
+    return ServerBm25Explanation(
+        unsupported.backend, str(unsupported), stage_score, stage_rank, matched, unmatched, formula
+    )
 
 
 def _term_formula(row: dict, k1: float, b: float, num_chunks: int) -> str:
     term, tf, df = row["term"], int(row["tf"]), int(row["df"])
     if df == 0:
         return f"“{term}” is in no chunk of the index: contributes 0"
-    idf_part = (f"idf = ln(1 + (N − df + 0.5)/(df + 0.5)) = ln(1 + ({num_chunks} − {df} + 0.5)/({df} + 0.5)) "
-                f"= {_num(row['idf'])}")
+    idf_part = (
+        f"idf = ln(1 + (N − df + 0.5)/(df + 0.5)) = ln(1 + ({num_chunks} − {df} + 0.5)/({df} + 0.5)) "
+        f"= {_num(row['idf'])}"
+    )
     if tf == 0:
         return f"“{term}” does not occur in this chunk: contributes 0   ({idf_part})"
     return (
@@ -299,8 +333,9 @@ def _term_formula(row: dict, k1: float, b: float, num_chunks: int) -> str:
     )
 
 
-def explain_cosine(trace: Trace, snapshot: Snapshot, chunk_id: int,
-                   query_vector: np.ndarray) -> CosineExplanation | None:
+def explain_cosine(
+    trace: Trace, snapshot: Snapshot, chunk_id: int, query_vector: np.ndarray
+) -> CosineExplanation | None:
     """The cosine between the query vector and the chunk's stored vector, recomputed."""
     if snapshot.dense is None or chunk_id not in snapshot.dense_ids:
         return None
@@ -323,8 +358,9 @@ def explain_cosine(trace: Trace, snapshot: Snapshot, chunk_id: int,
     return CosineExplanation(cosine, stage_score, stage_rank, dot, query_norm, chunk_norm, len(query), formula)
 
 
-def explain_fusion(trace: Trace, chunk_id: int, stage_name: str = FUSION,
-                   variants: bool = False) -> FusionExplanation | None:
+def explain_fusion(
+    trace: Trace, chunk_id: int, stage_name: str = FUSION, variants: bool = False
+) -> FusionExplanation | None:
     """Each route's term of the fused score, from the fusion stage's own breakdown.
 
     With ``variants``, ``stage_name`` is a route whose query texts' lists were fused (multi,
@@ -342,14 +378,16 @@ def explain_fusion(trace: Trace, chunk_id: int, stage_name: str = FUSION,
         rank, score, contribution = entry.get("rank"), entry.get("score"), float(entry["contribution"])
         if method == "rrf":
             k = stage.config.get("k", 60)
-            formula = (f"{route}: 1/(k + rank) = 1/({k} + {rank}) = {_num(contribution, 6)}" if rank is not None
-                       else f"{route}: did not return it, contributes 0")
+            formula = (
+                f"{route}: 1/(k + rank) = 1/({k} + {rank}) = {_num(contribution, 6)}"
+                if rank is not None
+                else f"{route}: did not return it, contributes 0"
+            )
             terms.append(FusionTerm(route, rank, score, contribution, formula=formula))
         else:
             weight, normalized = float(entry["weight"]), float(entry["normalized"])
             how = _normalization_formula(trace, route, score, normalized, stage.config.get("normalization", "minmax"))
-            formula = (f"{route}: weight × normalised = {weight:g} × {_num(normalized)} = {_num(contribution)}"
-                       f"   ({how})")
+            formula = f"{route}: weight × normalised = {weight:g} × {_num(normalized)} = {_num(contribution)}   ({how})"
             terms.append(FusionTerm(route, rank, score, contribution, weight, normalized, formula))
     total = math.fsum(term.contribution for term in terms)
     stage_score = stage.ranked.score_map()[chunk_id]
@@ -393,8 +431,17 @@ def explain_mmr(trace: Trace, chunk_id: int) -> MmrExplanation | None:
         f"    = {lambda_:g} × {_num(relevance)} − {_num(1.0 - lambda_, 2)} × {_num(max_similarity)}"
         f" = {_num(lambda_ * relevance)} − {_num(penalty)} = {_num(score)}   ({versus})"
     )
-    return MmrExplanation(lambda_, relevance, max_similarity, against, penalty, score, bool(detail.get("selected")),
-                          stage.ranked.rank_of(chunk_id), formula)
+    return MmrExplanation(
+        lambda_,
+        relevance,
+        max_similarity,
+        against,
+        penalty,
+        score,
+        bool(detail.get("selected")),
+        stage.ranked.rank_of(chunk_id),
+        formula,
+    )
 
 
 def explain_rerank(trace: Trace, chunk_id: int) -> RerankExplanation | None:
@@ -410,10 +457,13 @@ def explain_rerank(trace: Trace, chunk_id: int) -> RerankExplanation | None:
         cost = ""
         if call is not None:
             cost = f" ({call.describe().split(': ', 1)[1]})"
-        formula = (f"LLM {model}, pointwise prompt {call.prompt_version if call else ''}: relevance of the chunk to "
-                   f"the query on 0-10 = {_num(score, 1)}{cost}; rank {previous} before rerank → {new} after")
+        formula = (
+            f"LLM {model}, pointwise prompt {call.prompt_version if call else ''}: relevance of the chunk to "
+            f"the query on 0-10 = {_num(score, 1)}{cost}; rank {previous} before rerank → {new} after"
+        )
         return RerankExplanation(f"llm:{model}", score, previous, new, formula, call)
     model = str(stage.config.get("model", ""))
-    formula = (f"cross-encoder {model}: score(query, chunk text) = {_num(score)}; "
-               f"rank {previous} before rerank → {new} after")
+    formula = (
+        f"cross-encoder {model}: score(query, chunk text) = {_num(score)}; rank {previous} before rerank → {new} after"
+    )
     return RerankExplanation(model, score, previous, new, formula)

@@ -69,8 +69,15 @@ def fit_tsne(vectors: np.ndarray, seed: int = 0) -> np.ndarray:
         raise ValueError(f"t-SNE needs at least 4 vectors, got {len(data)}; use PCA for tiny collections")
     method = "exact" if len(data) < EXACT_TSNE_BELOW else "barnes_hut"
     # one thread: the app serves other sessions meanwhile, and threads fight over 2 cores
-    model = TSNE(n_components=2, perplexity=tsne_perplexity(len(data)), metric="cosine", init="pca",
-                 random_state=seed, method=method, n_jobs=1)
+    model = TSNE(
+        n_components=2,
+        perplexity=tsne_perplexity(len(data)),
+        metric="cosine",
+        init="pca",
+        random_state=seed,
+        method=method,
+        n_jobs=1,
+    )
     return model.fit_transform(data)
 
 
@@ -89,9 +96,13 @@ def project(vectors: np.ndarray, method: str = "pca", extra: np.ndarray | None =
     extra = np.zeros((0, vectors.shape[1])) if extra is None else np.atleast_2d(np.asarray(extra, dtype=np.float64))
     if method == "pca":
         pca = fit_pca(vectors)
-        return Projection("pca", pca.transform(vectors), pca.transform(extra) if len(extra) else np.zeros((0, 2)),
-                          pca.explained_variance_ratio)
+        return Projection(
+            "pca",
+            pca.transform(vectors),
+            pca.transform(extra) if len(extra) else np.zeros((0, 2)),
+            pca.explained_variance_ratio,
+        )
     if method == "tsne":
         coordinates = fit_tsne(np.vstack([vectors, extra]), seed=seed)
-        return Projection("tsne", coordinates[: len(vectors)], coordinates[len(vectors):])
+        return Projection("tsne", coordinates[: len(vectors)], coordinates[len(vectors) :])
     raise ValueError(f"unknown projection method {method!r}; choose one of {', '.join(METHODS)}")

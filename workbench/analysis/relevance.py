@@ -7,9 +7,9 @@ evaluation counts, so a hit shown as relevant here is one that earns a metric th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from store.index_set import Snapshot
 from workbench.evaluation import golden
@@ -70,8 +70,10 @@ def find_golden_query(text: str, home: Path, prefer: str | None = None) -> Golde
 
 # -- judging (delegated) ----------------------------------------------------------------------------
 
-def relevant_in_collection(query: GoldenQuery, snapshot: Snapshot,
-                           markdown: MarkdownLookup | None = None) -> dict[int, int]:
+
+def relevant_in_collection(
+    query: GoldenQuery, snapshot: Snapshot, markdown: MarkdownLookup | None = None
+) -> dict[int, int]:
     """chunk id -> grade over every chunk of the snapshot, as span-level evaluation judges it.
 
     Only the chunks of the documents the query names are handed to the judge: the names resolve
@@ -95,6 +97,7 @@ def relevant_in_run(collection_grades: Mapping[int, int], run_chunks: Mapping[in
 
 
 # -- marking hits relevant ----------------------------------------------------------------------------
+
 
 def judgement_for_hit(chunk: ChunkView, level: str, grade: int = 1) -> RelevantItem:
     """The golden item that marks ``chunk`` relevant: its whole document, or just its characters."""

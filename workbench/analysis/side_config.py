@@ -6,7 +6,7 @@ re-embeds or rebuilds an index: both sides share the collection's loaded snapsho
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from workbench.config import ConfigError, WorkbenchConfig
 

@@ -7,12 +7,12 @@ raw document text, which dataframes display as text.
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 from workbench.analysis.diff import FinalsDiff
 from workbench.generation.context import AssembledContext
-from workbench.retrieval.stages import FUSION, MMR, RERANK
 from workbench.names import shown_name
+from workbench.retrieval.stages import FUSION, MMR, RERANK
 from workbench.retrieval.trace import ChunkView, Trace
 
 RELEVANT_COLUMN = "✓"
@@ -63,12 +63,14 @@ def stage_rows(trace: Trace, stage_name: str, relevant: Mapping[int, int] = {}, 
             "score": hit.score,
         }
         row.update(_stage_columns(stage.stage, stage.details.get(hit.chunk_id, {})))
-        row.update({
-            "document": document_name(view, hit.doc_id),
-            "heading": heading_text(view),
-            "snippet": snippet(view.text, snippet_chars) if view else "",
-            "chunk": hit.chunk_id,
-        })
+        row.update(
+            {
+                "document": document_name(view, hit.doc_id),
+                "heading": heading_text(view),
+                "snippet": snippet(view.text, snippet_chars) if view else "",
+                "chunk": hit.chunk_id,
+            }
+        )
         rows.append(row)
     return rows
 
@@ -94,8 +96,15 @@ def timing_rows(trace: Trace) -> list[dict]:
     rows = []
     enhanced = trace.enhancement
     if enhanced is not None:
-        rows.append({"stage": f"query ({enhanced.method})", "hits": len(enhanced.variants),
-                     "ms": enhanced.elapsed_ms, "notes": "; ".join(enhanced.notes), **_llm_columns(enhanced.calls)})
+        rows.append(
+            {
+                "stage": f"query ({enhanced.method})",
+                "hits": len(enhanced.variants),
+                "ms": enhanced.elapsed_ms,
+                "notes": "; ".join(enhanced.notes),
+                **_llm_columns(enhanced.calls),
+            }
+        )
     for stage in trace.stages:
         row = {"stage": stage.stage, "hits": len(stage.ranked), "ms": stage.elapsed_ms, "notes": "; ".join(stage.notes)}
         if stage.llm_calls:
@@ -105,8 +114,11 @@ def timing_rows(trace: Trace) -> list[dict]:
 
 
 def _llm_columns(calls) -> dict:
-    return {"llm calls": len(calls), "cached": sum(1 for c in calls if c.cached),
-            "tokens": sum(c.total_tokens or 0 for c in calls)}
+    return {
+        "llm calls": len(calls),
+        "cached": sum(1 for c in calls if c.cached),
+        "tokens": sum(c.total_tokens or 0 for c in calls),
+    }
 
 
 def variant_rows(trace: Trace) -> list[dict]:
@@ -114,8 +126,10 @@ def variant_rows(trace: Trace) -> list[dict]:
     enhanced = trace.enhancement
     if enhanced is None:
         return []
-    return [{"text": variant.text, "from": variant.origin, "routes": " + ".join(variant.routes)}
-            for variant in enhanced.variants]
+    return [
+        {"text": variant.text, "from": variant.origin, "routes": " + ".join(variant.routes)}
+        for variant in enhanced.variants
+    ]
 
 
 def diff_rows(diff: FinalsDiff, views: Mapping[int, ChunkView], relevant: Mapping[int, int] = {}) -> list[dict]:
@@ -131,36 +145,41 @@ def diff_rows(diff: FinalsDiff, views: Mapping[int, ChunkView], relevant: Mappin
         else:
             label = f"▲ {gained}" if gained > 0 else f"▼ {-gained}"
         view = views.get(change.chunk_id)
-        rows.append({
-            RELEVANT_COLUMN: "✓" if relevant.get(change.chunk_id, 0) > 0 else "",
-            "status": change.status,
-            "change": label,
-            "rank A": change.rank_a,
-            "rank B": change.rank_b,
-            "document": document_name(view, change.doc_id),
-            "heading": heading_text(view),
-            "snippet": snippet(view.text, 120) if view else "",
-            "chunk": change.chunk_id,
-        })
+        rows.append(
+            {
+                RELEVANT_COLUMN: "✓" if relevant.get(change.chunk_id, 0) > 0 else "",
+                "status": change.status,
+                "change": label,
+                "rank A": change.rank_a,
+                "rank B": change.rank_b,
+                "document": document_name(view, change.doc_id),
+                "heading": heading_text(view),
+                "snippet": snippet(view.text, 120) if view else "",
+                "chunk": change.chunk_id,
+            }
+        )
     return rows
 
 
-def context_rows(context: AssembledContext, views: Mapping[int, ChunkView],
-                 relevant: Mapping[int, int] = {}) -> list[dict]:
+def context_rows(
+    context: AssembledContext, views: Mapping[int, ChunkView], relevant: Mapping[int, int] = {}
+) -> list[dict]:
     """One row per source of an assembled context: label, document, heading, page, size, cut."""
     rows = []
     for source in context.sources:
         view = views.get(source.chunk_id)
-        rows.append({
-            "source": source.label,
-            RELEVANT_COLUMN: "✓" if relevant.get(source.chunk_id, 0) > 0 else "",
-            "document": document_name(view, source.doc_id),
-            "heading": heading_text(view),
-            "page": view.page if view else None,
-            "characters": len(source.text),
-            "cut": "yes" if source.truncated else "",
-            "chunk": source.chunk_id,
-        })
+        rows.append(
+            {
+                "source": source.label,
+                RELEVANT_COLUMN: "✓" if relevant.get(source.chunk_id, 0) > 0 else "",
+                "document": document_name(view, source.doc_id),
+                "heading": heading_text(view),
+                "page": view.page if view else None,
+                "characters": len(source.text),
+                "cut": "yes" if source.truncated else "",
+                "chunk": source.chunk_id,
+            }
+        )
     return rows
 
 

@@ -3,8 +3,8 @@ and how much of the query one hit covers (for the explain view)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from store.retrieval_index import lucene_idf
 from workbench.retrieval.confidence import AMBIGUOUS, NO_ANSWER, RELEVANT, Confidence, TermMatch, term_coverage
@@ -31,15 +31,18 @@ def verdict_view(confidence: Confidence) -> VerdictView:
 
 def evidence_rows(confidence: Confidence) -> list[dict]:
     """One row per signal: its value, thresholds, what it says and whether it counted."""
-    return [{
-        "signal": evidence.signal,
-        "value": evidence.value,
-        "no_answer below": evidence.low,
-        "relevant from": evidence.high,
-        "says": evidence.says or "—",
-        "counted": "yes" if evidence.used and evidence.value is not None else "no",
-        "evidence": evidence.detail,
-    } for evidence in confidence.evidence]
+    return [
+        {
+            "signal": evidence.signal,
+            "value": evidence.value,
+            "no_answer below": evidence.low,
+            "relevant from": evidence.high,
+            "says": evidence.says or "—",
+            "counted": "yes" if evidence.used and evidence.value is not None else "no",
+            "evidence": evidence.detail,
+        }
+        for evidence in confidence.evidence
+    ]
 
 
 def hit_term_coverage(terms: Iterable, num_chunks: int) -> TermMatch | None:

@@ -24,6 +24,13 @@ register_backend(LocalBackend())
 register_backend(MilvusBackend())
 
 __all__ = [
-    "IndexBackend", "SyncResult", "backend_named", "backend_names", "backend_of", "layout_dir",
-    "open_snapshot_indexes", "register_backend", "registered",
+    "IndexBackend",
+    "SyncResult",
+    "backend_named",
+    "backend_names",
+    "backend_of",
+    "layout_dir",
+    "open_snapshot_indexes",
+    "register_backend",
+    "registered",
 ]

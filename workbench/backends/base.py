@@ -10,8 +10,9 @@ rest defaults to "nothing to do" for a backend that keeps everything in the home
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping, Set
 from pathlib import Path
-from typing import AbstractSet, ClassVar, Mapping
+from typing import ClassVar
 
 from store.catalog import Catalog
 from store.index_set import SnapshotIndexes
@@ -27,12 +28,13 @@ class IndexBackend(ABC):
     uri_key: ClassVar[str | None] = None
 
     @abstractmethod
-    def open_indexes(self, folder: Path, chunk_ids: AbstractSet[int]) -> SnapshotIndexes:
+    def open_indexes(self, folder: Path, chunk_ids: Set[int]) -> SnapshotIndexes:
         """The routes of the snapshot version in ``folder``, answering with ``chunk_ids`` only."""
 
     @abstractmethod
-    def sync(self, catalog: Catalog, home: Path, collection: str, layout: Layout, rebuild: bool = False,
-             verify: bool = False) -> SyncResult:
+    def sync(
+        self, catalog: Catalog, home: Path, collection: str, layout: Layout, rebuild: bool = False, verify: bool = False
+    ) -> SyncResult:
         """Bring the layout's indexes in line with the catalog and publish a snapshot if they changed.
 
         ``rebuild`` builds anew even when the snapshot is current (its files are in a format this
@@ -43,6 +45,7 @@ class IndexBackend(ABC):
     def configure(self, config: WorkbenchConfig, home: Path) -> None:
         """Tell the engine how to reach ``config``'s place (credentials, timeouts); ``ValueError``
         names a setting that cannot work. Called before anything of the layout is touched."""
+        return None  # a backend that lives in the home needs no credentials
 
     def drop(self, home: Path, collection: str, layout: Layout) -> list[str]:
         """Remove the layout's copy kept outside the home's snapshot folders; returns what went.
@@ -51,6 +54,7 @@ class IndexBackend(ABC):
 
     def release(self) -> None:
         """Let go of this process's connections (a file another process wants, say)."""
+        return None  # a backend that keeps no connections has nothing to let go of
 
     def describe(self, flat_config: Mapping[str, object]) -> str:
         """Where a collection with these stored settings keeps its indexes, for listings."""

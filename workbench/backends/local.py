@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Set
 from pathlib import Path
-from typing import AbstractSet
 
 import numpy as np
 
@@ -37,7 +37,7 @@ DENSE_DIR, SPARSE_DIR = "dense", "sparse"
 class LocalBackend(IndexBackend):
     name = LOCAL
 
-    def open_indexes(self, folder: Path, chunk_ids: AbstractSet[int]) -> SnapshotIndexes:
+    def open_indexes(self, folder: Path, chunk_ids: Set[int]) -> SnapshotIndexes:
         sparse = SparseIndex.load(folder / SPARSE_DIR)
         dense = DenseIndex.load(folder / DENSE_DIR) if (folder / DENSE_DIR).exists() else None
         known = ids_array(chunk_ids)
@@ -53,8 +53,9 @@ class LocalBackend(IndexBackend):
             dense_ids = chunk_ids  # the usual case, every chunk embedded: one array for both
         return SnapshotIndexes(self.name, sparse, dense, dense_ids)
 
-    def sync(self, catalog: Catalog, home: Path, collection: str, layout: Layout, rebuild: bool = False,
-             verify: bool = False) -> SyncResult:
+    def sync(
+        self, catalog: Catalog, home: Path, collection: str, layout: Layout, rebuild: bool = False, verify: bool = False
+    ) -> SyncResult:
         """A snapshot is published atomically, so its generation tells whether it is current:
         ``verify`` has nothing more to check."""
         started = time.perf_counter()
@@ -94,18 +95,33 @@ class LocalBackend(IndexBackend):
             dense.delete(np.fromiter(removed, dtype=np.int64))
         dense.save(building / DENSE_DIR)
 
-        sparse = SparseIndex.from_chunks(ChunkBatch(chunk_ids, texts=indexed_texts), Bm25Tokenizer(),
-                                         k1=layout.bm25.k1, b=layout.bm25.b)
+        sparse = SparseIndex.from_chunks(
+            ChunkBatch(chunk_ids, texts=indexed_texts), Bm25Tokenizer(), k1=layout.bm25.k1, b=layout.bm25.b
+        )
         sparse.save(building / SPARSE_DIR)
 
         chunk_count = write_snapshot_tables(building, rows, documents)
-        publish(target, building, {
-            "generation": generation, "collection": collection, "layout_key": layout.key,
-            "layout": layout.to_dict(), "chunks": chunk_count, "documents": len(documents),
-            "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        })
+        publish(
+            target,
+            building,
+            {
+                "generation": generation,
+                "collection": collection,
+                "layout_key": layout.key,
+                "layout": layout.to_dict(),
+                "chunks": chunk_count,
+                "documents": len(documents),
+                "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            },
+        )
         elapsed = time.perf_counter() - started
-        log.info("indexed %s/%s: %d chunks (+%d -%d) in %.1f s", collection, layout.key, chunk_count,
-                 int(to_add_mask.sum()), len(removed), elapsed)
-        return SyncResult(layout.key, generation, True, chunk_count, int(to_add_mask.sum()), len(removed),
-                          elapsed)
+        log.info(
+            "indexed %s/%s: %d chunks (+%d -%d) in %.1f s",
+            collection,
+            layout.key,
+            chunk_count,
+            int(to_add_mask.sum()),
+            len(removed),
+            elapsed,
+        )
+        return SyncResult(layout.key, generation, True, chunk_count, int(to_add_mask.sum()), len(removed), elapsed)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Set
 from pathlib import Path
-from typing import AbstractSet
 
 from store.index_set import SnapshotIndexes
 from workbench.backends.base import IndexBackend
@@ -43,7 +43,7 @@ def registered() -> list[IndexBackend]:
         return list(_BACKENDS.values())
 
 
-def open_snapshot_indexes(folder: Path, manifest: dict, chunk_ids: AbstractSet[int]) -> SnapshotIndexes:
+def open_snapshot_indexes(folder: Path, manifest: dict, chunk_ids: Set[int]) -> SnapshotIndexes:
     """A snapshot version's routes, opened by the backend its manifest names (a manifest from
     before backends existed names none: its indexes are local files)."""
     name = (manifest.get("layout") or {}).get("backend", LOCAL)

@@ -12,18 +12,21 @@ from functools import partial
 
 import numpy as np
 
-from workbench.chunking.chunk import Chunk
 from workbench.chunking import code, fixed, markdown_headings, recursive, semantic, sentence_window
+from workbench.chunking.chunk import Chunk
 from workbench.chunking.tokens import HuggingFaceTokenSpans, TokenSpans, require_token_spans
 from workbench.config import ChunkingConfig
 
 STRATEGIES: dict[str, str] = {
     "fixed": "Windows of a fixed number of characters or tokens with overlap, blind to structure.",
-    "recursive": "Cuts at headings, code fences, paragraphs, lines, sentences, then words; packs pieces into evenly sized chunks up to size, headings kept with their text, with overlap.",
+    "recursive": "Cuts at headings, code fences, paragraphs, lines, sentences, then words; packs pieces into evenly "
+    "sized chunks up to size, headings kept with their text, with overlap.",
     "markdown": "One chunk per heading section; sections longer than size are split recursively.",
     "sentence_window": "One chunk per sentence, widened by `window` sentences of context on each side.",
-    "semantic": "Groups consecutive sentences; starts a new chunk where embedding similarity drops below the threshold quantile.",
-    "code": "Source code cut into functions, classes and methods (Python by its syntax tree, other languages by top-level blocks), named by qualified name; prose as recursive.",
+    "semantic": "Groups consecutive sentences; starts a new chunk where embedding similarity drops below the "
+    "threshold quantile.",
+    "code": "Source code cut into functions, classes and methods (Python by its syntax tree, other languages by "
+    "top-level blocks), named by qualified name; prose as recursive.",
 }
 
 __all__ = ["STRATEGIES", "Chunk", "HuggingFaceTokenSpans", "TokenSpans", "chunk_markdown"]

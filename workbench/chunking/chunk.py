@@ -22,6 +22,4 @@ class Chunk:
 
     def __post_init__(self) -> None:
         if self.end - self.start != len(self.text):
-            raise ValueError(
-                f"chunk offsets [{self.start}, {self.end}) do not span its {len(self.text)} characters"
-            )
+            raise ValueError(f"chunk offsets [{self.start}, {self.end}) do not span its {len(self.text)} characters")

@@ -75,8 +75,9 @@ def split(markdown: str, config: CodeConfig, *, tokens: TokenSpans | None = None
         pieces = [(start, end)] if measure.length(start, end) <= config.size else splitter.split_span(start, end)
         for s, e in pieces:
             path = headings.path_at(s) + ((name,) if name else ())
-            chunks.append(Chunk(text=markdown[s:e], start=s, end=e, heading_path=path,
-                                metadata={"code": name} if name else {}))
+            chunks.append(
+                Chunk(text=markdown[s:e], start=s, end=e, heading_path=path, metadata={"code": name} if name else {})
+            )
 
     cursor = 0
     for block_start, block_end in headings.code_blocks:
@@ -90,12 +91,15 @@ def split(markdown: str, config: CodeConfig, *, tokens: TokenSpans | None = None
     return chunks
 
 
-def emit_prose(splitter: RecursiveSplitter, markdown: str, headings: HeadingIndex, start: int, end: int,
-               chunks: list[Chunk]) -> None:
+def emit_prose(
+    splitter: RecursiveSplitter, markdown: str, headings: HeadingIndex, start: int, end: int, chunks: list[Chunk]
+) -> None:
     start, end = trim_whitespace(markdown, start, end)
     if start < end:
-        chunks.extend(Chunk(text=markdown[s:e], start=s, end=e, heading_path=headings.path_at(s))
-                      for s, e in splitter.split_span(start, end))
+        chunks.extend(
+            Chunk(text=markdown[s:e], start=s, end=e, heading_path=headings.path_at(s))
+            for s, e in splitter.split_span(start, end)
+        )
 
 
 def code_units(markdown: str, block_start: int, block_end: int) -> list[Unit]:
@@ -105,8 +109,9 @@ def code_units(markdown: str, block_start: int, block_end: int) -> list[Unit]:
         return []
     content_start = opening_end + 1
     closing_start = markdown.rfind("\n", content_start, block_end)
-    content_end = closing_start + 1 if closing_start >= 0 and _is_fence(markdown[closing_start + 1:block_end]) \
-        else block_end
+    content_end = (
+        closing_start + 1 if closing_start >= 0 and _is_fence(markdown[closing_start + 1 : block_end]) else block_end
+    )
     info = _FENCE_INFO.match(markdown[block_start:opening_end])
     language = (info.group(1) if info else "").lower()
     code = markdown[content_start:content_end]
@@ -175,10 +180,11 @@ def python_units(code: str, line_starts: list[int]) -> list[Unit] | None:
             units.append(Unit(offset(loose_from), line_end(region_end), owner))
 
     walk(tree.body, "", 1, len(line_starts), "")
-    return [unit for unit in units if code[unit.start:unit.end].strip()]
+    return [unit for unit in units if code[unit.start : unit.end].strip()]
 
 
 # -- other languages ----------------------------------------------------------------------------
+
 
 def block_units(code: str, line_starts: list[int]) -> list[Unit]:
     """Top-level blocks: cut before an unindented line that follows a blank or closing line."""
@@ -198,11 +204,11 @@ def block_units(code: str, line_starts: list[int]) -> list[Unit]:
             cuts.append(first)
     cuts.append(len(lines))
     units = []
-    for first, last in zip(cuts, cuts[1:]):
+    for first, last in zip(cuts, cuts[1:], strict=True):
         start = line_starts[first]
         end = line_starts[last] if last < len(line_starts) else len(code)
         units.append(Unit(start, end, _block_name(lines[first:last])))
-    return [unit for unit in units if code[unit.start:unit.end].strip()]
+    return [unit for unit in units if code[unit.start : unit.end].strip()]
 
 
 def _is_comment(line: str) -> bool:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from workbench.llm.client import LlmCall, LlmClient, LlmRequest, summarize_calls
 from workbench.llm.prompt_data import data_block, with_data_rule
@@ -36,7 +36,7 @@ ENRICH_KEYS = ("title", "summary", "tags")
 ENRICH_TIMEOUT_S = 60.0
 ENRICH_SYSTEM = with_data_rule(
     "You describe a passage from a document for a search index. Reply with a JSON object with the keys "
-    "\"title\" (at most ten words), \"summary\" (one or two sentences) and \"tags\" (three to six short keywords, "
+    '"title" (at most ten words), "summary" (one or two sentences) and "tags" (three to six short keywords, '
     "as a list). Write them in the language of the passage. Reply with the JSON object only."
 )
 
@@ -47,11 +47,14 @@ class Enrichment:
     summary: str = ""
     tags: tuple[str, ...] = ()
 
-    def keep(self, mode: str) -> "Enrichment":
+    def keep(self, mode: str) -> Enrichment:
         """Only the fields ``mode`` asks for."""
         fields = FIELDS_OF.get(mode, ())
-        return Enrichment(self.title if "title" in fields else "", self.summary if "summary" in fields else "",
-                          self.tags if "tags" in fields else ())
+        return Enrichment(
+            self.title if "title" in fields else "",
+            self.summary if "summary" in fields else "",
+            self.tags if "tags" in fields else (),
+        )
 
     def index_text(self) -> str:
         """What ``chunking.enrich_index`` appends to the indexed text."""
@@ -68,13 +71,14 @@ class Enrichment:
         return {"title": self.title, "summary": self.summary, "tags": list(self.tags)}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Enrichment":
+    def from_dict(cls, data: dict) -> Enrichment:
         return cls(str(data.get("title", "")), str(data.get("summary", "")), tuple(data.get("tags", ())))
 
 
 def enrich_request(text: str) -> LlmRequest:
-    return LlmRequest.of("enrich", PROMPT_VERSION, ENRICH_SYSTEM, data_block(text[:MAX_CHUNK_CHARS], "passage"),
-                         max_tokens=300)
+    return LlmRequest.of(
+        "enrich", PROMPT_VERSION, ENRICH_SYSTEM, data_block(text[:MAX_CHUNK_CHARS], "passage"), max_tokens=300
+    )
 
 
 def parse_enrichment(reply: str) -> Enrichment:
@@ -110,20 +114,25 @@ class EnrichmentOutcome:
         return summarize_calls(self.calls)
 
 
-def enrich_texts(texts: Sequence[str], mode: str, llm: LlmClient,
-                 timeout_s: float = ENRICH_TIMEOUT_S) -> EnrichmentOutcome:
+def enrich_texts(
+    texts: Sequence[str], mode: str, llm: LlmClient, timeout_s: float = ENRICH_TIMEOUT_S
+) -> EnrichmentOutcome:
     if mode not in ENRICH_MODES or mode == "none":
         raise ValueError(f"chunking.enrich must be one of {', '.join(ENRICH_MODES[1:])} to enrich; got {mode!r}")
-    calls = llm.complete_many([enrich_request(text) for text in texts], timeout_s=timeout_s,
-                              parse=parse_enrichment)
+    calls = llm.complete_many([enrich_request(text) for text in texts], timeout_s=timeout_s, parse=parse_enrichment)
     enrichments = tuple(parse_enrichment(call.text).keep(mode) if call.ok else None for call in calls)
     return EnrichmentOutcome(enrichments, tuple(calls))
 
 
 def enrichment_metadata(enrichment: Enrichment | None, call: LlmCall) -> dict:
     """What a chunk's metadata keeps: the fields, or the reason there are none; and the call's cost."""
-    cost = {"model": call.model, "prompt_version": call.prompt_version, "prompt_tokens": call.prompt_tokens,
-            "completion_tokens": call.completion_tokens, "ms": call.generated_ms}
+    cost = {
+        "model": call.model,
+        "prompt_version": call.prompt_version,
+        "prompt_tokens": call.prompt_tokens,
+        "completion_tokens": call.completion_tokens,
+        "ms": call.generated_ms,
+    }
     if enrichment is None:
         return {"enrichment_error": call.error, "enrichment_call": cost}
     return {"enrichment": enrichment.to_dict(), "enrichment_call": cost}

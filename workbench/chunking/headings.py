@@ -44,7 +44,12 @@ def outline(markdown: str) -> MarkdownOutline:
         fence = match.group("fence")
         if open_fence is not None:
             # Only a run of the same character, at least as long, with nothing after it closes.
-            if fence and fence[0] == open_fence[0] and len(fence) >= len(open_fence) and not match.group("info").strip():
+            if (
+                fence
+                and fence[0] == open_fence[0]
+                and len(fence) >= len(open_fence)
+                and not match.group("info").strip()
+            ):
                 code_blocks.append((fence_start, match.end()))
                 open_fence = None
             continue
@@ -99,6 +104,4 @@ class HeadingIndex:
     def heading_offsets_between(self, start: int, end: int, level: int | None = None) -> list[int]:
         """Offsets of heading lines strictly inside ``(start, end)``, optionally of one level."""
         low, high = bisect_right(self._offsets, start), bisect_left(self._offsets, end)
-        return [
-            h.offset for h in self.outline.headings[low:high] if level is None or h.level == level
-        ]
+        return [h.offset for h in self.outline.headings[low:high] if level is None or h.level == level]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import bisect
 
 from store.repository import NewChunk
-from workbench.chunking.chunk import Chunk
 from workbench.chunking import chunk_markdown
+from workbench.chunking.chunk import Chunk
 from workbench.chunking.enrich import enrich_texts, enriched_indexed_text, enrichment_metadata
 from workbench.config import ChunkingConfig, embedding_settings
 from workbench.embedding import Embedder, content_hash
@@ -27,8 +27,8 @@ def check_enrichment(chunking: ChunkingConfig, llm: LlmClient | None) -> None:
     if chunking.enrich != "none" and (llm is None or not llm.available):
         problem = llm.problem if llm is not None else "not configured"
         raise EnrichmentUnavailable(
-            f"chunking.enrich={chunking.enrich} needs an LLM endpoint, which is {problem}; "
-            "or set chunking.enrich=none")
+            f"chunking.enrich={chunking.enrich} needs an LLM endpoint, which is {problem}; or set chunking.enrich=none"
+        )
 
 
 def indexed_text(chunk: Chunk, context_headers: bool) -> str:
@@ -60,16 +60,26 @@ def split_document(markdown: str, chunking: ChunkingConfig, embedder: Embedder |
 
 
 def prepare_chunks(
-    markdown: str, page_starts: list[int], chunking: ChunkingConfig, embedder: Embedder | None,
-    llm: LlmClient | None = None, llm_calls: list[LlmCall] | None = None,
+    markdown: str,
+    page_starts: list[int],
+    chunking: ChunkingConfig,
+    embedder: Embedder | None,
+    llm: LlmClient | None = None,
+    llm_calls: list[LlmCall] | None = None,
 ) -> list[NewChunk]:
-    return finish_chunks(split_document(markdown, chunking, embedder), page_starts, chunking, embedder,
-                         llm=llm, llm_calls=llm_calls)
+    return finish_chunks(
+        split_document(markdown, chunking, embedder), page_starts, chunking, embedder, llm=llm, llm_calls=llm_calls
+    )
 
 
 def finish_chunks(
-    chunks: list[Chunk], page_starts: list[int], chunking: ChunkingConfig, embedder: Embedder | None,
-    document_metadata: dict | None = None, llm: LlmClient | None = None, llm_calls: list[LlmCall] | None = None,
+    chunks: list[Chunk],
+    page_starts: list[int],
+    chunking: ChunkingConfig,
+    embedder: Embedder | None,
+    document_metadata: dict | None = None,
+    llm: LlmClient | None = None,
+    llm_calls: list[LlmCall] | None = None,
 ) -> list[NewChunk]:
     """Catalog-ready chunks: indexed text, content hash, page, token count and over-length flag.
 
@@ -83,7 +93,7 @@ def finish_chunks(
     if chunking.enrich != "none" and texts:
         check_enrichment(chunking, llm)
         outcome = enrich_texts(texts, chunking.enrich, llm)
-        for position, (enrichment, call) in enumerate(zip(outcome.enrichments, outcome.calls)):
+        for position, (enrichment, call) in enumerate(zip(outcome.enrichments, outcome.calls, strict=True)):
             metadata[position].update(enrichment_metadata(enrichment, call))
             if chunking.enrich_index:
                 texts[position] = enriched_indexed_text(texts[position], enrichment)
@@ -92,7 +102,7 @@ def finish_chunks(
     counts = embedder.token_counts(texts) if (embedder is not None and texts) else None
     limit = embedder.max_tokens if embedder is not None else None
     prepared = []
-    for ordinal, (chunk, text) in enumerate(zip(chunks, texts)):
+    for ordinal, (chunk, text) in enumerate(zip(chunks, texts, strict=True)):
         tokens = counts[ordinal] if counts else None
         prepared.append(
             NewChunk(

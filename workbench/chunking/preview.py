@@ -36,7 +36,10 @@ class ChunkPreview:
     @property
     def overlap_chars(self) -> int:
         """Characters shared by consecutive chunks (each shared stretch counted once per pair)."""
-        return sum(max(0, previous_end - start) for (_, previous_end), (start, _) in zip(self.spans, self.spans[1:]))
+        return sum(
+            max(0, previous_end - start)
+            for (_, previous_end), (start, _) in zip(self.spans, self.spans[1:], strict=True)
+        )
 
     @property
     def covered_chars(self) -> int:

@@ -87,9 +87,7 @@ def split(markdown: str, config: RecursiveConfig, *, tokens: TokenSpans | None =
 class RecursiveSplitter:
     """Splits spans of one Markdown text; shared by the strategies that cut oversized pieces."""
 
-    def __init__(
-        self, markdown: str, size: int, overlap: int, measure: LengthMeasure, headings: HeadingIndex
-    ) -> None:
+    def __init__(self, markdown: str, size: int, overlap: int, measure: LengthMeasure, headings: HeadingIndex) -> None:
         self.markdown = markdown
         self.size = size
         self.overlap = overlap
@@ -133,7 +131,7 @@ class RecursiveSplitter:
             return self._pack([*carried, (start, end)])
         chunks: list[Span] = []
         fitting: list[Span] = list(carried)
-        for piece_start, piece_end in zip([start, *cuts], [*cuts, end]):
+        for piece_start, piece_end in zip([start, *cuts], [*cuts, end], strict=True):
             piece_start, piece_end = trim_whitespace(self.markdown, piece_start, piece_end)
             if piece_end <= piece_start:
                 continue

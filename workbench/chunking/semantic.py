@@ -41,7 +41,7 @@ class SemanticConfig:
         validate_length_settings(self.size, self.overlap, self.unit)
 
     @classmethod
-    def from_chunking(cls, config: ChunkingConfig) -> "SemanticConfig":
+    def from_chunking(cls, config: ChunkingConfig) -> SemanticConfig:
         return cls(threshold=config.threshold, size=config.size, overlap=config.overlap, unit=config.unit)
 
 
@@ -90,7 +90,7 @@ def split(
     group_firsts = [0, *(i + 1 for i in breaks)]
     group_lasts = [*breaks, len(sentences) - 1]
     chunks = []
-    for group, (first, last) in enumerate(zip(group_firsts, group_lasts)):
+    for group, (first, last) in enumerate(zip(group_firsts, group_lasts, strict=True)):
         group_start = sentences[first][0]
         similarity_at_break = float(similarities[first - 1]) if first > 0 else None
         for start, end in splitter.split_span(group_start, sentences[last][1]):

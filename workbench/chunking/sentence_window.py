@@ -33,7 +33,7 @@ class SentenceWindowConfig:
         validate_length_settings(self.size, 0, self.unit)
 
     @classmethod
-    def from_chunking(cls, config: ChunkingConfig) -> "SentenceWindowConfig":
+    def from_chunking(cls, config: ChunkingConfig) -> SentenceWindowConfig:
         return cls(window=config.window, size=config.size, unit=config.unit)
 
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_left, bisect_right
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from workbench.config import ChunkingConfig
-
 
 
 @runtime_checkable
@@ -137,7 +136,7 @@ class LengthConfig:
         validate_length_settings(self.size, self.overlap, self.unit)
 
     @classmethod
-    def from_chunking(cls, config: "ChunkingConfig"):
+    def from_chunking(cls, config: ChunkingConfig):
         return cls(size=config.size, overlap=config.overlap, unit=config.unit)
 
 

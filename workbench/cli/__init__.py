@@ -18,8 +18,8 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from workbench.cli import backend, calibrate, documents, evaluation, golden, log, mcp, models, presets, query  # noqa: E402
-from workbench.cli.common import EXIT_USAGE, add_common_options  # noqa: E402
+from workbench.cli import backend, calibrate, documents, evaluation, golden, log, mcp, models, presets, query
+from workbench.cli.common import EXIT_USAGE, add_common_options
 
 COMMAND_GROUPS = (documents, backend, query, evaluation, golden, log, calibrate, models, mcp, presets)
 
@@ -36,12 +36,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+        level=logging.INFO if args.verbose else logging.WARNING,
+        stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     from store.catalog import CatalogBusyError
-    from store.retrieval_index import IndexBackendError
     from store.repository import NotFoundError
+    from store.retrieval_index import IndexBackendError
     from workbench.config import ConfigError
     from workbench.evaluation.golden import GoldenSetError
     from workbench.ingestion.workers import WorkerStartError
@@ -51,8 +52,18 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         return args.handler(args)
-    except (NotFoundError, ConfigError, GoldenSetError, QueryError, CatalogBusyError, ModelNotAvailableError,
-            IndexBackendError, WorkerStartError, LlmUnavailable, ValueError) as error:
+    except (
+        NotFoundError,
+        ConfigError,
+        GoldenSetError,
+        QueryError,
+        CatalogBusyError,
+        ModelNotAvailableError,
+        IndexBackendError,
+        WorkerStartError,
+        LlmUnavailable,
+        ValueError,
+    ) as error:
         message = error.args[0] if isinstance(error, LookupError) and error.args else str(error)
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE

@@ -8,17 +8,22 @@ from workbench.cli.common import EXIT_OK, print_progress, workbench_from
 
 def add_commands(commands, common) -> None:
     p = commands.add_parser(
-        "sync", help="bring a collection's indexes in line with the catalog; repairs a Milvus copy after a crash")
+        "sync", help="bring a collection's indexes in line with the catalog; repairs a Milvus copy after a crash"
+    )
     p.add_argument("--collection", "-c", required=True)
     common(p)
     p.set_defaults(handler=cmd_sync)
 
-    p = commands.add_parser("migrate-backend",
-                            help="move a collection's indexes to another backend (local or milvus), re-embedding nothing")
+    p = commands.add_parser(
+        "migrate-backend", help="move a collection's indexes to another backend (local or milvus), re-embedding nothing"
+    )
     p.add_argument("--collection", "-c", required=True)
     p.add_argument("--to", required=True, choices=backend_names(), help="where the indexes go")
-    p.add_argument("--uri", help="the Milvus to move to: a Milvus Lite file (relative to the home) or "
-                                 "http://host:19530 (default: milvus.uri, indexes/milvus.db)")
+    p.add_argument(
+        "--uri",
+        help="the Milvus to move to: a Milvus Lite file (relative to the home) or "
+        "http://host:19530 (default: milvus.uri, indexes/milvus.db)",
+    )
     common(p)
     p.set_defaults(handler=cmd_migrate_backend)
 
@@ -30,8 +35,10 @@ def cmd_sync(args) -> int:
         if not result.rebuilt:
             print(f"{args.collection}/{result.layout_key}: up to date at generation {result.generation}")
             continue
-        print(f"{args.collection}/{result.layout_key}: {result.chunks} chunks at generation {result.generation}; "
-              f"{result.added} written, {result.removed} removed ({result.elapsed_s:.1f} s)")
+        print(
+            f"{args.collection}/{result.layout_key}: {result.chunks} chunks at generation {result.generation}; "
+            f"{result.added} written, {result.removed} removed ({result.elapsed_s:.1f} s)"
+        )
     return EXIT_OK
 
 
@@ -40,8 +47,10 @@ def cmd_migrate_backend(args) -> int:
     moved = bench.migrate_backend(args.collection, args.to, args.uri, progress=print_progress)
     where = f"{moved.backend} at {moved.uri}" if moved.uri else f"{moved.backend} index files"
     chunks = sum(result.chunks for result in moved.results)
-    print(f"moved {args.collection} to {where}: {chunks} chunks in {len(moved.results)} layout(s), "
-          "vectors from the embedding cache")
+    print(
+        f"moved {args.collection} to {where}: {chunks} chunks in {len(moved.results)} layout(s), "
+        "vectors from the embedding cache"
+    )
     for entry in moved.dropped:
         print(f"  removed {entry}")
     return EXIT_OK

@@ -15,8 +15,12 @@ from workbench.cli.common import COLLECTION_HELP, EXIT_OK, checked_config, colle
 def add_commands(commands, common) -> None:
     p = commands.add_parser("calibrate", help="fit the confidence thresholds on a golden set and store them")
     p.add_argument("--collection", "-c", help=COLLECTION_HELP)
-    p.add_argument("--golden", "-g", help="golden set name or .jsonl path (default: the collection's name); "
-                   "queries with an empty relevant list are the no-answer examples")
+    p.add_argument(
+        "--golden",
+        "-g",
+        help="golden set name or .jsonl path (default: the collection's name); "
+        "queries with an empty relevant list are the no-answer examples",
+    )
     p.add_argument("--dry-run", action="store_true", help="report the fitted thresholds without storing them")
     p.add_argument("--json", action="store_true", help="print the calibration as one JSON object")
     common(p)
@@ -43,12 +47,17 @@ def cmd_calibrate(args) -> int:
             bench.store_collection_settings(args.collection, overrides)
             stored_in = f"collection {args.collection!r}"
     if args.json:
-        print(json.dumps({**calibration.to_dict(), "stored_in": stored_in, "golden": golden.name,
-                          "collection": args.collection}, ensure_ascii=False))
+        print(
+            json.dumps(
+                {**calibration.to_dict(), "stored_in": stored_in, "golden": golden.name, "collection": args.collection},
+                ensure_ascii=False,
+            )
+        )
         return EXIT_OK
     answerable = sum(sample.answerable for sample in samples)
-    print(f"{args.collection} / {golden.name}: {answerable} answerable and {len(samples) - answerable} no-answer "
-          "queries")
+    print(
+        f"{args.collection} / {golden.name}: {answerable} answerable and {len(samples) - answerable} no-answer queries"
+    )
     print(f"  {'signal':<8}{'low':>10}{'high':>10}  how")
     for fit in calibration.fits:
         print(f"  {fit.signal:<8}{fit.low:>10.4f}{fit.high:>10.4f}  {fit.method}")

@@ -14,8 +14,14 @@ EXIT_CANCELLED = 130  # the shell's code for Ctrl-C
 def add_common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--home", help="state directory (default: $WORKBENCH_HOME or ./data)")
     parser.add_argument("--preset", help="named configuration to start from (default: the collection's)")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                        help="override one config key, e.g. --set retrieval.mode=bm25 (repeatable)")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one config key, e.g. --set retrieval.mode=bm25 (repeatable)",
+    )
 
 
 COLLECTION_HELP = "collection to use (default: the home's only collection)"
@@ -37,10 +43,10 @@ def collection_of(bench, named: str | None) -> str:
     if len(names) == 1:
         return names[0]
     if not names:
-        raise NotFoundError("this home has no collections yet; create one with: "
-                            "python -m workbench ingest FILES --collection NAME")
-    raise NotFoundError(f"this home has {len(names)} collections ({', '.join(names)}); "
-                        "pick one with --collection NAME")
+        raise NotFoundError(
+            "this home has no collections yet; create one with: python -m workbench ingest FILES --collection NAME"
+        )
+    raise NotFoundError(f"this home has {len(names)} collections ({', '.join(names)}); pick one with --collection NAME")
 
 
 def checked_config(bench, collection, args):
@@ -82,8 +88,10 @@ def print_progress(event) -> None:
 def print_report(report) -> None:
     print(report.summary())
     if getattr(report, "cancelled", False):
-        print("cancelled: what was committed stays searchable; run the same command again to finish "
-              "(unchanged files are skipped, cached texts are not embedded again)")
+        print(
+            "cancelled: what was committed stays searchable; run the same command again to finish "
+            "(unchanged files are skipped, cached texts are not embedded again)"
+        )
     if report.parsed == 0 and report.embedded == 0:
         print("nothing to do: parsed 0 files and embedded 0 chunk texts (all unchanged)")
     for note in getattr(report, "notes", ()):  # e.g. an encoder runtime that fell back to torch fp32

@@ -63,8 +63,8 @@ def cmd_ingest(args) -> int:
 
 
 def cmd_import_beir(args) -> int:
-    from workbench.ingestion.beir import corpus_sources, golden_set
     from workbench.evaluation.golden import save
+    from workbench.ingestion.beir import corpus_sources, golden_set
 
     folder = args.folder
     if not folder.is_dir():
@@ -92,8 +92,11 @@ def cmd_collections(args) -> int:
     if not infos:
         print("no collections yet; create one with: python -m workbench ingest FILES --collection NAME")
     for info in infos:
-        print(f"{shown_name(info.name):<24} {info.documents:>7} documents {info.chunks:>8} chunks  model={info.embedding_model}"
-              f"  preset={info.default_preset}  backend={info.backend}")
+        print(
+            f"{shown_name(info.name):<24} {info.documents:>7} documents {info.chunks:>8} chunks  "
+            f"model={info.embedding_model}"
+            f"  preset={info.default_preset}  backend={info.backend}"
+        )
         if info.interrupted:
             print(f"{'':<24} INCOMPLETE: {info.interrupted}")
     return EXIT_OK
@@ -103,7 +106,10 @@ def cmd_documents(args) -> int:
     bench = workbench_from(args)
     for doc in bench.documents(args.collection):
         status = doc.status if doc.status == "success" else f"{doc.status}: {doc.error}"
-        print(f"{doc.id:>6}  {shown_name(doc.source):<40} {doc.doc_type:<5} {doc.size_bytes:>9} B {doc.chunk_count:>5} chunks  {status}")
+        print(
+            f"{doc.id:>6}  {shown_name(doc.source):<40} {doc.doc_type:<5} {doc.size_bytes:>9} B "
+            f"{doc.chunk_count:>5} chunks  {status}"
+        )
     return EXIT_OK
 
 

@@ -25,14 +25,26 @@ def add_commands(commands, common) -> None:
     p = commands.add_parser("eval", help="evaluate a golden set (stored as a run)")
     p.add_argument("--collection", "-c", help=COLLECTION_HELP)
     p.add_argument("--golden", "-g", help="golden set name or .jsonl path (default: the collection's name)")
-    p.add_argument("--level", choices=("doc", "span"), default="doc",
-                   help="doc: documents rank by their best chunk; span: chunks overlapping judged spans")
+    p.add_argument(
+        "--level",
+        choices=("doc", "span"),
+        default="doc",
+        help="doc: documents rank by their best chunk; span: chunks overlapping judged spans",
+    )
     p.add_argument("--metrics", help="comma-separated, e.g. ndcg@10,recall@100,mrr@10,map@100,precision@5,hit@10")
-    p.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                   help="exit with status 1 if METRIC is below VALUE (repeatable), e.g. ndcg@10=0.7")
-    p.add_argument("--answers", action="store_true",
-                   help="also generate an answer per query with the LLM endpoint and score it: faithfulness, "
-                        "answer_relevance, context_precision, citations_valid, quotes_supported")
+    p.add_argument(
+        "--fail-under",
+        action="append",
+        default=[],
+        metavar="METRIC=VALUE",
+        help="exit with status 1 if METRIC is below VALUE (repeatable), e.g. ndcg@10=0.7",
+    )
+    p.add_argument(
+        "--answers",
+        action="store_true",
+        help="also generate an answer per query with the LLM endpoint and score it: faithfulness, "
+        "answer_relevance, context_precision, citations_valid, quotes_supported",
+    )
     p.add_argument("--label", default="", help="a note stored with the run")
     p.add_argument("--export", metavar="FILE", help="also write the run to FILE (.md, .html or .csv)")
     p.add_argument("--no-store", action="store_true", help="do not store the run in the catalog")
@@ -43,8 +55,14 @@ def add_commands(commands, common) -> None:
     p = commands.add_parser("sweep", help="evaluate every combination of a grid of config values")
     p.add_argument("--collection", "-c", help=COLLECTION_HELP)
     p.add_argument("--golden", "-g", help="golden set name or .jsonl path (default: the collection's name)")
-    p.add_argument("--grid", action="append", default=[], required=True, metavar="KEY=V1,V2",
-                   help="config key and its values (repeatable); use ';' between values that hold commas")
+    p.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        required=True,
+        metavar="KEY=V1,V2",
+        help="config key and its values (repeatable); use ';' between values that hold commas",
+    )
     p.add_argument("--level", choices=("doc", "span"), default="doc")
     p.add_argument("--metrics", help="comma-separated metrics (default: the standard set)")
     p.add_argument("--rank-by", default="ndcg@10", help="metric that picks the best point (default ndcg@10)")
@@ -81,6 +99,7 @@ def add_commands(commands, common) -> None:
 
 # -- eval -------------------------------------------------------------------------------------
 
+
 def parse_thresholds(items: list[str]) -> dict[str, float]:
     """``["ndcg@10=0.7"]`` -> ``{"ndcg@10": 0.7}``, with the metric name checked."""
     from workbench.evaluation.answer_metrics import ANSWER_METRICS
@@ -96,16 +115,24 @@ def parse_thresholds(items: list[str]) -> dict[str, float]:
             thresholds[name] = float(value)
         except ValueError as error:
             if not sep:
-                raise ValueError(f"--fail-under expects METRIC=VALUE, got {item!r}; e.g. --fail-under ndcg@10=0.7")
+                raise ValueError(
+                    f"--fail-under expects METRIC=VALUE, got {item!r}; e.g. --fail-under ndcg@10=0.7"
+                ) from None
             raise ValueError(f"--fail-under {item!r}: {error}") from None
     return thresholds
 
 
 def failures(metrics: dict[str, float], thresholds: dict[str, float]) -> list[str]:
-    found = [f"{name} = {metrics[name]:.4f} is below {limit:g}" for name, limit in thresholds.items()
-             if name in metrics and metrics[name] < limit]
-    return found + [f"{name} was not measured (answer metrics need --answers and an LLM endpoint)"
-                    for name in thresholds if name not in metrics]
+    found = [
+        f"{name} = {metrics[name]:.4f} is below {limit:g}"
+        for name, limit in thresholds.items()
+        if name in metrics and metrics[name] < limit
+    ]
+    return found + [
+        f"{name} was not measured (answer metrics need --answers and an LLM endpoint)"
+        for name in thresholds
+        if name not in metrics
+    ]
 
 
 def _golden_and_config(bench, args):
@@ -117,11 +144,10 @@ def _golden_and_config(bench, args):
 
 def cmd_eval(args) -> int:
     from workbench.evaluation import export
+    from workbench.evaluation.answer_metrics import ANSWER_METRICS
     from workbench.evaluation.metrics import parse_list
     from workbench.evaluation.runner import evaluate_collection
     from workbench.evaluation.runs import save_run
-
-    from workbench.evaluation.answer_metrics import ANSWER_METRICS
 
     thresholds = parse_thresholds(args.fail_under)
     ranking_thresholds = tuple(name for name in thresholds if name not in ANSWER_METRICS)
@@ -131,8 +157,16 @@ def cmd_eval(args) -> int:
     golden, config = _golden_and_config(bench, args)
     _announce_llm_calls([config], len(golden), args.json)
     progress = _QueryProgress() if not args.json else None
-    result = evaluate_collection(bench, args.collection, golden, config, level=args.level,
-                                 metric_names=metric_names, progress=progress, answers=args.answers)
+    result = evaluate_collection(
+        bench,
+        args.collection,
+        golden,
+        config,
+        level=args.level,
+        metric_names=metric_names,
+        progress=progress,
+        answers=args.answers,
+    )
     if args.label:
         result.label = args.label
     if not args.no_store:
@@ -155,9 +189,11 @@ def _print_run(result) -> None:
     from workbench.evaluation.stages import POOL_RECALL, POOL_SIZE
 
     mode = result.config["retrieval"]["mode"]
-    print(f"{result.collection} / {result.golden}: level={result.level}, mode={mode}, "
-          f"{len(result.per_query)} queries evaluated ({len(result.skipped)} skipped), "
-          f"ranked to depth {result.evaluated_top_k}, {result.elapsed_s:.1f} s")
+    print(
+        f"{result.collection} / {result.golden}: level={result.level}, mode={mode}, "
+        f"{len(result.per_query)} queries evaluated ({len(result.skipped)} skipped), "
+        f"ranked to depth {result.evaluated_top_k}, {result.elapsed_s:.1f} s"
+    )
     width = max([14, *map(len, result.metrics)])
     for name, value in result.metrics.items():
         print(f"  {name:<{width}} {value:.4f}")
@@ -186,8 +222,11 @@ def _announce_llm_calls(configs, queries: int, quiet: bool) -> None:
 
     bound = llm_calls_for_run(configs, queries)
     if bound.calls and not quiet:
-        print(f"LLM: {bound.describe()} over {queries} queries; replies already cached cost nothing",
-              file=sys.stderr, flush=True)
+        print(
+            f"LLM: {bound.describe()} over {queries} queries; replies already cached cost nothing",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 class _QueryProgress:
@@ -204,6 +243,7 @@ class _QueryProgress:
 
 # -- sweep ------------------------------------------------------------------------------------
 
+
 def cmd_sweep(args) -> int:
     from workbench.evaluation import export
     from workbench.evaluation.metrics import parse_list
@@ -215,36 +255,69 @@ def cmd_sweep(args) -> int:
     args.collection = collection_of(bench, args.collection)
     golden, config = _golden_and_config(bench, args)
     _announce_llm_calls([point.config for point in expand(config, grid)], len(golden), args.json)
-    result = run_sweep(bench, args.collection, golden, config, grid, level=args.level, metric_names=metric_names,
-                       progress=None if args.json else _SweepProgressPrinter(), store=not args.no_store)
+    result = run_sweep(
+        bench,
+        args.collection,
+        golden,
+        config,
+        grid,
+        level=args.level,
+        metric_names=metric_names,
+        progress=None if args.json else _SweepProgressPrinter(),
+        store=not args.no_store,
+    )
     rank_by = args.rank_by.strip().lower()
     best = result.best(rank_by)
     saved = save_best_as_preset(bench, result, args.save_best, rank_by) if args.save_best else None
     rows = result.table()
     if args.export:
         path = args.export
-        text = (export.sweep_csv(rows) if path.endswith(".csv") else
-                (export.to_html if path.endswith((".html", ".htm")) else export.to_markdown)(
-                    export.sweep_report(rows, rank_by, (result.reuse_summary(),))))
+        text = (
+            export.sweep_csv(rows)
+            if path.endswith(".csv")
+            else (export.to_html if path.endswith((".html", ".htm")) else export.to_markdown)(
+                export.sweep_report(rows, rank_by, (result.reuse_summary(),))
+            )
+        )
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(text)
     if args.json:
-        print(json.dumps({
-            "sweep_id": result.sweep_id, "collection": result.collection, "golden": result.golden,
-            "level": result.level, "grid": result.grid, "rank_by": rank_by, "points": rows,
-            "best": {"run_id": best.result.run_id, "overrides": rows[result.entries.index(best)],
-                     "metrics": best.result.metrics},
-            "reuse": {**result.summary(), "message": result.reuse_summary()},
-            "preset": {"name": args.save_best, "overrides": saved} if saved is not None else None,
-        }, ensure_ascii=False, default=str))
+        print(
+            json.dumps(
+                {
+                    "sweep_id": result.sweep_id,
+                    "collection": result.collection,
+                    "golden": result.golden,
+                    "level": result.level,
+                    "grid": result.grid,
+                    "rank_by": rank_by,
+                    "points": rows,
+                    "best": {
+                        "run_id": best.result.run_id,
+                        "overrides": rows[result.entries.index(best)],
+                        "metrics": best.result.metrics,
+                    },
+                    "reuse": {**result.summary(), "message": result.reuse_summary()},
+                    "preset": {"name": args.save_best, "overrides": saved} if saved is not None else None,
+                },
+                ensure_ascii=False,
+                default=str,
+            )
+        )
         return EXIT_OK
     keys = list(result.grid)
-    print(f"sweep {result.sweep_id or '(not stored)'}: {len(result.entries)} configurations over "
-          f"{len(golden)} queries, level={result.level}, {result.layouts} layout(s), {result.elapsed_s:.1f} s")
+    print(
+        f"sweep {result.sweep_id or '(not stored)'}: {len(result.entries)} configurations over "
+        f"{len(golden)} queries, level={result.level}, {result.layouts} layout(s), {result.elapsed_s:.1f} s"
+    )
     print(result.reuse_summary())
     shown_metrics = [rank_by] + [m for m in metric_names if m != rank_by][:3]
-    header = "  " + f"{'run':>5} " + " ".join(f"{k:>{max(len(k), 8)}}" for k in keys) + "".join(
-        f"{m:>12}" for m in shown_metrics)
+    header = (
+        "  "
+        + f"{'run':>5} "
+        + " ".join(f"{k:>{max(len(k), 8)}}" for k in keys)
+        + "".join(f"{m:>12}" for m in shown_metrics)
+    )
     print(header)
     for entry in result.ranked(rank_by):
         values = " ".join(f"{_show(entry.point.overrides[k]):>{max(len(k), 8)}}" for k in keys)
@@ -275,14 +348,16 @@ class _SweepProgressPrinter:
         filled = int(bar_width * event.fraction)
         line = f"[{'#' * filled}{'.' * (bar_width - filled)}] {event.describe()}"
         if self.tty:
-            print("\r" + line[:160].ljust(160), end="\n" if event.done == event.total else "", file=sys.stderr,
-                  flush=True)
+            print(
+                "\r" + line[:160].ljust(160), end="\n" if event.done == event.total else "", file=sys.stderr, flush=True
+            )
         elif event.point != self.last_point or event.done == event.total:
             self.last_point = event.point
             print(line, file=sys.stderr, flush=True)
 
 
 # -- compare ----------------------------------------------------------------------------------
+
 
 def cmd_compare(args) -> int:
     from workbench.evaluation import export
@@ -295,20 +370,36 @@ def cmd_compare(args) -> int:
     if args.export:
         export.write(comparison, args.export)
     if args.json:
-        print(json.dumps({
-            "run_a": comparison.run_a, "run_b": comparison.run_b, "metric": comparison.metric,
-            "metrics": {d.metric: {"a": d.a, "b": d.b, "delta": d.delta} for d in comparison.deltas},
-            "wins": comparison.wins, "losses": comparison.losses, "ties": comparison.ties,
-            "p_value": comparison.test.p_value, "mean_difference": comparison.test.mean_difference,
-            "test": comparison.test.method, "permutations": comparison.test.permutations, "seed": comparison.test.seed,
-            "most_changed": [{"query_id": c.query_id, "query": c.query, "a": c.a, "b": c.b, "delta": c.delta}
-                             for c in comparison.most_changed(args.top)],
-            "config_changes": [{"key": k, "a": x, "b": y} for k, x, y in comparison.config_changes],
-            "warnings": list(comparison.warnings),
-        }, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "run_a": comparison.run_a,
+                    "run_b": comparison.run_b,
+                    "metric": comparison.metric,
+                    "metrics": {d.metric: {"a": d.a, "b": d.b, "delta": d.delta} for d in comparison.deltas},
+                    "wins": comparison.wins,
+                    "losses": comparison.losses,
+                    "ties": comparison.ties,
+                    "p_value": comparison.test.p_value,
+                    "mean_difference": comparison.test.mean_difference,
+                    "test": comparison.test.method,
+                    "permutations": comparison.test.permutations,
+                    "seed": comparison.test.seed,
+                    "most_changed": [
+                        {"query_id": c.query_id, "query": c.query, "a": c.a, "b": c.b, "delta": c.delta}
+                        for c in comparison.most_changed(args.top)
+                    ],
+                    "config_changes": [{"key": k, "a": x, "b": y} for k, x, y in comparison.config_changes],
+                    "warnings": list(comparison.warnings),
+                },
+                ensure_ascii=False,
+            )
+        )
         return EXIT_OK
-    print(f"run a = {a.run_id} ({a.label or a.config['retrieval']['mode']}), "
-          f"run b = {b.run_id} ({b.label or b.config['retrieval']['mode']}); {len(comparison.changes)} paired queries")
+    print(
+        f"run a = {a.run_id} ({a.label or a.config['retrieval']['mode']}), "
+        f"run b = {b.run_id} ({b.label or b.config['retrieval']['mode']}); {len(comparison.changes)} paired queries"
+    )
     for warning in comparison.warnings:
         print(f"warning: {warning}")
     if comparison.config_changes:
@@ -318,9 +409,11 @@ def cmd_compare(args) -> int:
     for d in comparison.deltas:
         print(f"  {d.metric:<{width}}{d.a:>10.4f}{d.b:>10.4f}{d.delta:>+10.4f}")
     test = comparison.test
-    print(f"{comparison.metric}: b wins {comparison.wins}, loses {comparison.losses}, ties {comparison.ties}; "
-          f"mean difference {test.mean_difference:+.4f}, p = {test.p_value:.4f} "
-          f"({test.method}, {test.permutations} permutations, seed {test.seed})")
+    print(
+        f"{comparison.metric}: b wins {comparison.wins}, loses {comparison.losses}, ties {comparison.ties}; "
+        f"mean difference {test.mean_difference:+.4f}, p = {test.p_value:.4f} "
+        f"({test.method}, {test.permutations} permutations, seed {test.seed})"
+    )
     changed = comparison.most_changed(args.top)
     if changed:
         print("most changed queries:")
@@ -333,6 +426,7 @@ def cmd_compare(args) -> int:
 
 # -- runs -------------------------------------------------------------------------------------
 
+
 def cmd_runs(args) -> int:
     from workbench.evaluation.runs import get_sweep, list_runs, list_sweeps
 
@@ -342,16 +436,39 @@ def cmd_runs(args) -> int:
     if args.sweep is not None:
         sweep = get_sweep(bench.catalog, args.sweep)  # a clear error for an unknown id
         if not args.json:
-            print(f"sweep {sweep.id} on {sweep.collection}/{sweep.golden} ({sweep.level}), {sweep.status}: "
-                  + " ".join(f"{k}={','.join(map(str, v))}" for k, v in sweep.grid.items()))
-    rows = list_runs(bench.catalog, collection=args.collection, golden=args.golden, sweep_id=args.sweep,
-                     include_sweeps=not args.no_sweeps, limit=args.limit)
+            print(
+                f"sweep {sweep.id} on {sweep.collection}/{sweep.golden} ({sweep.level}), {sweep.status}: "
+                + " ".join(f"{k}={','.join(map(str, v))}" for k, v in sweep.grid.items())
+            )
+    rows = list_runs(
+        bench.catalog,
+        collection=args.collection,
+        golden=args.golden,
+        sweep_id=args.sweep,
+        include_sweeps=not args.no_sweeps,
+        limit=args.limit,
+    )
     if args.json:
-        print(json.dumps([{
-            "run_id": r.id, "created_at": r.created_at.isoformat(timespec="seconds"), "collection": r.collection,
-            "golden": r.golden, "level": r.level, "label": r.label, "sweep_id": r.sweep_id, "queries": r.queries,
-            "metrics": r.metrics, "overrides": r.overrides,
-        } for r in rows], ensure_ascii=False))
+        print(
+            json.dumps(
+                [
+                    {
+                        "run_id": r.id,
+                        "created_at": r.created_at.isoformat(timespec="seconds"),
+                        "collection": r.collection,
+                        "golden": r.golden,
+                        "level": r.level,
+                        "label": r.label,
+                        "sweep_id": r.sweep_id,
+                        "queries": r.queries,
+                        "metrics": r.metrics,
+                        "overrides": r.overrides,
+                    }
+                    for r in rows
+                ],
+                ensure_ascii=False,
+            )
+        )
         return EXIT_OK
     if not rows:
         print("no evaluation runs stored yet; run: python -m workbench eval --collection NAME")
@@ -360,24 +477,42 @@ def cmd_runs(args) -> int:
         metrics = "  ".join(f"{k}={v:.4f}" for k, v in list(r.metrics.items())[:3])
         sweep = f" sweep {r.sweep_id}" if r.sweep_id else ""
         mode = r.config.get("retrieval", {}).get("mode", "?")
-        print(f"{r.id:>5}  {r.created_at:%Y-%m-%d %H:%M}  {r.collection}/{r.golden} {r.level:<4} {mode:<6} "
-              f"{r.queries:>4}q  {metrics}{sweep}" + (f"  # {r.label}" if r.label else ""))
+        print(
+            f"{r.id:>5}  {r.created_at:%Y-%m-%d %H:%M}  {r.collection}/{r.golden} {r.level:<4} {mode:<6} "
+            f"{r.queries:>4}q  {metrics}{sweep}" + (f"  # {r.label}" if r.label else "")
+        )
     return EXIT_OK
 
 
 def _print_sweeps(sweeps, as_json: bool) -> int:
     if as_json:
-        print(json.dumps([{
-            "sweep_id": s.id, "created_at": s.created_at.isoformat(timespec="seconds"), "collection": s.collection,
-            "golden": s.golden, "level": s.level, "status": s.status, "grid": s.grid, "metrics": s.metrics,
-            "summary": s.summary,
-        } for s in sweeps], ensure_ascii=False))
+        print(
+            json.dumps(
+                [
+                    {
+                        "sweep_id": s.id,
+                        "created_at": s.created_at.isoformat(timespec="seconds"),
+                        "collection": s.collection,
+                        "golden": s.golden,
+                        "level": s.level,
+                        "status": s.status,
+                        "grid": s.grid,
+                        "metrics": s.metrics,
+                        "summary": s.summary,
+                    }
+                    for s in sweeps
+                ],
+                ensure_ascii=False,
+            )
+        )
         return EXIT_OK
     if not sweeps:
         print("no sweeps stored yet; run: python -m workbench sweep --collection NAME --grid KEY=V1,V2")
     for s in sweeps:
         summary = s.summary or {}
         grid = " ".join(f"{k}={','.join(map(str, v))}" for k, v in s.grid.items())
-        print(f"{s.id:>5}  {s.created_at:%Y-%m-%d %H:%M}  {s.collection}/{s.golden} {s.level:<4} {s.status:<7} "
-              f"{summary.get('points', 0):>3} points, embedded {summary.get('embedded_texts', 0)}  {grid}")
+        print(
+            f"{s.id:>5}  {s.created_at:%Y-%m-%d %H:%M}  {s.collection}/{s.golden} {s.level:<4} {s.status:<7} "
+            f"{summary.get('points', 0):>3} points, embedded {summary.get('embedded_texts', 0)}  {grid}"
+        )
     return EXIT_OK

@@ -18,15 +18,25 @@ import sys
 from workbench.cli import golden_synth
 from workbench.cli.common import COLLECTION_HELP, EXIT_OK, collection_of, workbench_from
 
-CONFIGS_HELP = ("configurations: a preset name, KEY=VALUE+KEY=VALUE, or PRESET+KEY=VALUE (each on the "
-                "collection's settings)")
+CONFIGS_HELP = (
+    "configurations: a preset name, KEY=VALUE+KEY=VALUE, or PRESET+KEY=VALUE (each on the collection's settings)"
+)
 
 
 def add_commands(commands, common) -> None:
     p = commands.add_parser("golden", help="build golden sets from your own documents")
     actions = p.add_subparsers(dest="golden_action", required=True)
-    for add in (_add_queries, _add_from_log, _add_pool, _add_pools, _add_export, _add_agree, _add_drop,
-                golden_synth.add_synth, golden_synth.add_judge):
+    for add in (
+        _add_queries,
+        _add_from_log,
+        _add_pool,
+        _add_pools,
+        _add_export,
+        _add_agree,
+        _add_drop,
+        golden_synth.add_synth,
+        golden_synth.add_judge,
+    ):
         add(actions, common)
 
 
@@ -39,13 +49,15 @@ def _add_queries(actions, common) -> None:
 
 
 def _add_from_log(actions, common) -> None:
-    q = actions.add_parser("from-log", help="make a query set from the query log: distinct queries, most frequent "
-                                            "first")
+    q = actions.add_parser(
+        "from-log", help="make a query set from the query log: distinct queries, most frequent first"
+    )
     q.add_argument("--out", required=True, help="query set name")
     q.add_argument("--since", help="only queries from this UTC date or time on (YYYY-MM-DD[THH:MM])")
     q.add_argument("--until", help="only queries before this UTC date or time")
-    q.add_argument("--source", action="append", default=[], choices=("lab", "cli", "mcp"),
-                   help="only this source (repeatable)")
+    q.add_argument(
+        "--source", action="append", default=[], choices=("lab", "cli", "mcp"), help="only this source (repeatable)"
+    )
     q.add_argument("--collection", "-c", help="only queries of this collection")
     q.add_argument("--min-count", type=int, default=1, help="only queries asked at least this often")
     q.add_argument("--limit", type=int, default=500, help="most questions kept (default 500)")
@@ -83,13 +95,19 @@ def _add_export(actions, common) -> None:
 
 
 def _add_agree(actions, common) -> None:
-    q = actions.add_parser("agree", help="agreement of two golden sets: weighted kappa, and Kendall tau of the "
-                                         "configurations' order by a metric")
+    q = actions.add_parser(
+        "agree",
+        help="agreement of two golden sets: weighted kappa, and Kendall tau of the configurations' order by a metric",
+    )
     q.add_argument("a", help="the trusted golden set (name or .jsonl path)")
     q.add_argument("b", help="the other golden set (name or .jsonl path)")
     q.add_argument("--collection", "-c", help=COLLECTION_HELP)
-    q.add_argument("--configs", nargs="+", metavar="PRESET_OR_SETS",
-                   help=CONFIGS_HELP + " (default: 7 built-in ones spanning modes, fusion methods and MMR)")
+    q.add_argument(
+        "--configs",
+        nargs="+",
+        metavar="PRESET_OR_SETS",
+        help=CONFIGS_HELP + " (default: 7 built-in ones spanning modes, fusion methods and MMR)",
+    )
     q.add_argument("--metric", default="ndcg@10", help="metric that orders the configurations (default ndcg@10)")
     q.add_argument("--level", choices=("doc", "span"), help="default: span when both sets judge spans, else doc")
     q.add_argument("--no-ranking", action="store_true", help="kappa only: do not evaluate configurations")
@@ -110,6 +128,7 @@ def _add_drop(actions, common) -> None:
 
 # -- handlers -----------------------------------------------------------------------------------
 
+
 def cmd_queries(args) -> int:
     from dataclasses import replace
 
@@ -129,12 +148,20 @@ def cmd_from_log(args) -> int:
     if args.min_count < 1 or args.limit < 1:
         raise ValueError("--min-count and --limit must be at least 1")
     bench = workbench_from(args)
-    counts = query_counts(bench.catalog, bench.home, since=parse_when(args.since),
-                          until=parse_when(args.until, "--until"), sources=args.source, collection=args.collection)
+    counts = query_counts(
+        bench.catalog,
+        bench.home,
+        since=parse_when(args.since),
+        until=parse_when(args.until, "--until"),
+        sources=args.source,
+        collection=args.collection,
+    )
     kept = [c for c in counts if c.count >= args.min_count][: args.limit]
     if not kept:
-        raise ValueError(f"the query log holds no queries matching these filters ({len(counts)} distinct in all); "
-                         "run some queries, or widen --since/--source/--min-count")
+        raise ValueError(
+            f"the query log holds no queries matching these filters ({len(counts)} distinct in all); "
+            "run some queries, or widen --since/--source/--min-count"
+        )
     made = query_sets.from_texts(args.out, [c.query for c in kept])
     path = query_sets.save(made, bench.home)
     print(f"query set {args.out!r}: {len(made)} distinct queries from the log, most frequent first -> {path}")
@@ -165,15 +192,18 @@ def cmd_pool(args) -> int:
     for named in configs:
         bench.check_models(named.config)
     name = args.name or query_set.name
-    print(f"pooling {len(query_set)} queries x {len(configs)} configurations, top {args.depth} each",
-          file=sys.stderr)
-    items = pools.build_pool(lambda text, config: bench.query(text, args.collection, config), query_set, configs,
-                             args.depth, args.seed)
-    row = pools.save(bench.catalog, name, args.collection, query_set, configs, args.depth, args.seed, items,
-                     replace=args.replace)
+    print(f"pooling {len(query_set)} queries x {len(configs)} configurations, top {args.depth} each", file=sys.stderr)
+    items = pools.build_pool(
+        lambda text, config: bench.query(text, args.collection, config), query_set, configs, args.depth, args.seed
+    )
+    row = pools.save(
+        bench.catalog, name, args.collection, query_set, configs, args.depth, args.seed, items, replace=args.replace
+    )
     per_query = len(items) / max(1, len(query_set))
-    print(f"pool {row.name!r}: {len(items)} chunks to judge over {len(query_set)} queries "
-          f"({per_query:.1f} per query; seed {args.seed}). Judge them on the Judging page.")
+    print(
+        f"pool {row.name!r}: {len(items)} chunks to judge over {len(query_set)} queries "
+        f"({per_query:.1f} per query; seed {args.seed}). Judge them on the Judging page."
+    )
     return EXIT_OK
 
 
@@ -219,8 +249,10 @@ def cmd_export(args) -> int:
     progress = judging.progress(items, given)
     print(f"golden set {args.out!r}: {len(golden)} queries, {graded} judged spans ({relevant} relevant) -> {path}")
     if progress.judged < progress.total:
-        print(f"note: {progress.total - progress.judged} of the pool's {progress.total} chunks are not judged yet; "
-              "they are left out")
+        print(
+            f"note: {progress.total - progress.judged} of the pool's {progress.total} chunks are not judged yet; "
+            "they are left out"
+        )
     return EXIT_OK
 
 
@@ -246,8 +278,15 @@ def cmd_agree(args) -> int:
             bench.check_models(named.config)
         print(f"evaluating {len(configs)} configurations under {a.name} and {b.name} ...", file=sys.stderr)
         report = agree.ranking_agreement(
-            bench, args.collection, a, b, configs, metric=metric, level=args.level,
-            progress=lambda done, total: print(f"  [{done}/{total}]", file=sys.stderr))
+            bench,
+            args.collection,
+            a,
+            b,
+            configs,
+            metric=metric,
+            level=args.level,
+            progress=lambda done, total: print(f"  [{done}/{total}]", file=sys.stderr),
+        )
     print_agreement(report)
     return EXIT_OK
 
@@ -259,8 +298,10 @@ def _number(value: float | None) -> str:
 def print_agreement(report) -> None:
     print(f"A = {report.a}, B = {report.b}")
     print(f"judged by both: {report.pairs} (query, unit) pairs; only A: {report.only_a}; only B: {report.only_b}")
-    print(f"Cohen's weighted kappa: {_number(report.kappa_linear)} linear ({report.kappa_words}), "
-          f"{_number(report.kappa_quadratic)} quadratic")
+    print(
+        f"Cohen's weighted kappa: {_number(report.kappa_linear)} linear ({report.kappa_words}), "
+        f"{_number(report.kappa_quadratic)} quadratic"
+    )
     grades = range(len(report.table))
     print("confusion (rows: A's grade, columns: B's grade)")
     print("      " + "".join(f"{'B=' + str(j):>7}" for j in grades))
@@ -287,6 +328,8 @@ def cmd_drop(args) -> int:
     path = golden_sets.save(copy, _golden_path(args.out, bench.home, args.replace))
     before = sum(len(q.relevant) for q in source.queries)
     after = sum(len(q.relevant) for q in copy.queries)
-    print(f"golden set {out_name!r}: {after} of {before} judgements kept ({len(copy)} of {len(source)} queries), "
-          f"seed {args.seed} -> {path}")
+    print(
+        f"golden set {out_name!r}: {after} of {before} judgements kept ({len(copy)} of {len(source)} queries), "
+        f"seed {args.seed} -> {path}"
+    )
     return EXIT_OK

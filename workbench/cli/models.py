@@ -20,9 +20,13 @@ def add_commands(commands, common) -> None:
     p.add_argument("action", nargs="?", choices=("list", "download", "remove"), default="list")
     p.add_argument("name", nargs="?", help="download/remove: the model id (from the list, or any Hugging Face id)")
     p.add_argument("--json", action="store_true", help="list: print the catalogue as JSON")
-    p.add_argument("--keep-free-mb", type=float, default=None,
-                   help="download: refuse when less than this many MB would stay free on the cache's disk "
-                        "(default 500, or $WORKBENCH_MODELS_KEEP_FREE_MB)")
+    p.add_argument(
+        "--keep-free-mb",
+        type=float,
+        default=None,
+        help="download: refuse when less than this many MB would stay free on the cache's disk "
+        "(default 500, or $WORKBENCH_MODELS_KEEP_FREE_MB)",
+    )
     common(p)
     p.set_defaults(handler=cmd_models)
 
@@ -40,14 +44,21 @@ def cmd_models(args) -> int:
     if args.json:
         print(json.dumps([row.facts() for row in rows], ensure_ascii=False))
         return EXIT_OK
-    for kind, title in (("embedding", "embedding models (embedding.model)"), ("rerank", "rerank models (rerank.model)")):
+    for kind, title in (
+        ("embedding", "embedding models (embedding.model)"),
+        ("rerank", "rerank models (rerank.model)"),
+    ):
         print(title)
         for row in (r for r in rows if r.card.kind == kind):
             on_disk = format_bytes(row.size_on_disk) if row.size_on_disk else ""
-            print(f"  {row.card.name:<40} {row.card.describe_languages():<16} {row.card.download_size:>9} "
-                  f"{on_disk:>9}  {row.status:<15} {row.card.summary}")
-    print(f"downloaded models live in {hub_cache_dir()}; fetch one once, while online, with: "
-          "python -m workbench models download NAME (remove it with: python -m workbench models remove NAME)")
+            print(
+                f"  {row.card.name:<40} {row.card.describe_languages():<16} {row.card.download_size:>9} "
+                f"{on_disk:>9}  {row.status:<15} {row.card.summary}"
+            )
+    print(
+        f"downloaded models live in {hub_cache_dir()}; fetch one once, while online, with: "
+        "python -m workbench models download NAME (remove it with: python -m workbench models remove NAME)"
+    )
     _print_runtimes(args.home)
     return EXIT_OK
 
@@ -57,7 +68,10 @@ def _print_runtimes(home) -> None:
     calibrations) and, where measured, its SciFact nDCG@10 cost."""
     from workbench.embedding.calibration import CALIBRATION_FILE, read_calibrations
     from workbench.embedding.runtime_report import (
-        calibration_summary, how_to_measure_quality, rows_from_record, runtime_quality,
+        calibration_summary,
+        how_to_measure_quality,
+        rows_from_record,
+        runtime_quality,
     )
     from workbench.home import resolve_home
     from workbench.retrieval.rerank_calibration import RERANK_CALIBRATION_FILE, read_rerank_calibrations
@@ -65,11 +79,15 @@ def _print_runtimes(home) -> None:
     home = resolve_home(home)
     records = read_calibrations(home)
     if not records:
-        print("encoder runtimes (embedding.runtime): not measured on this machine yet; the first collection "
-              "made with embedding.runtime=auto measures them")
+        print(
+            "encoder runtimes (embedding.runtime): not measured on this machine yet; the first collection "
+            "made with embedding.runtime=auto measures them"
+        )
     else:
-        print(f"encoder runtimes measured on this machine (embedding.runtime-precision; * = what auto picks; "
-              f"{CALIBRATION_FILE} in the home)")
+        print(
+            f"encoder runtimes measured on this machine (embedding.runtime-precision; * = what auto picks; "
+            f"{CALIBRATION_FILE} in the home)"
+        )
         measured_quality = False
         for model, record in sorted(records.items()):
             print("  " + calibration_summary(model, record, "sample_texts", "texts"))
@@ -81,11 +99,15 @@ def _print_runtimes(home) -> None:
             print("  " + how_to_measure_quality(home))
     reranks = read_rerank_calibrations()
     if not reranks:
-        print("cross-encoder runtimes (rerank.runtime): not measured on this machine yet; the first rerank with "
-              "rerank.runtime=auto measures them")
+        print(
+            "cross-encoder runtimes (rerank.runtime): not measured on this machine yet; the first rerank with "
+            "rerank.runtime=auto measures them"
+        )
         return
-    print(f"cross-encoder runtimes measured on this machine (rerank.runtime-precision; * = what auto picks; "
-          f"{RERANK_CALIBRATION_FILE} in the machine's calibration folder)")
+    print(
+        f"cross-encoder runtimes measured on this machine (rerank.runtime-precision; * = what auto picks; "
+        f"{RERANK_CALIBRATION_FILE} in the machine's calibration folder)"
+    )
     for model, record in sorted(reranks.items()):
         print("  " + calibration_summary(model, record, "sample_pairs", "pairs"))
         for row in rows_from_record(model, record, "pairs_per_s"):
@@ -110,13 +132,18 @@ def _download(name: str | None, keep_free_mb: float | None) -> int:
     from workbench.models.download import DownloadPlan, DownloadProgress, ModelDownloadError, download, format_bytes
 
     if not name:
-        print("error: name the model to download, e.g. python -m workbench models download BAAI/bge-small-zh-v1.5",
-              file=sys.stderr)
+        print(
+            "error: name the model to download, e.g. python -m workbench models download BAAI/bge-small-zh-v1.5",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
 
     def on_plan(plan: DownloadPlan) -> None:
-        print(f"{plan.repo_id}: {plan.files} files, {format_bytes(plan.total_bytes)}; "
-              f"{format_bytes(plan.to_fetch)} to download", file=sys.stderr)
+        print(
+            f"{plan.repo_id}: {plan.files} files, {format_bytes(plan.total_bytes)}; "
+            f"{format_bytes(plan.to_fetch)} to download",
+            file=sys.stderr,
+        )
 
     shown = [-1]
 
@@ -124,8 +151,12 @@ def _download(name: str | None, keep_free_mb: float | None) -> int:
         percent = int(progress.fraction * 100)
         if percent != shown[0]:
             shown[0] = percent
-            print(f"\r  {percent:3d}%  {format_bytes(progress.done)} of {format_bytes(progress.total)}", end="",
-                  file=sys.stderr, flush=True)
+            print(
+                f"\r  {percent:3d}%  {format_bytes(progress.done)} of {format_bytes(progress.total)}",
+                end="",
+                file=sys.stderr,
+                flush=True,
+            )
 
     try:
         folder = download(name, on_plan=on_plan, on_progress=on_progress, keep_free=keep_free_mb)
@@ -141,8 +172,10 @@ def _remove(name: str | None) -> int:
     from workbench.models.download import ModelRemoveError, format_bytes, remove
 
     if not name:
-        print("error: name the model to remove, e.g. python -m workbench models remove BAAI/bge-small-zh-v1.5",
-              file=sys.stderr)
+        print(
+            "error: name the model to remove, e.g. python -m workbench models remove BAAI/bge-small-zh-v1.5",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     try:
         freed = remove(name)

@@ -5,8 +5,8 @@ The vectors' table is ``store.embedding_cache``; this module decides what to emb
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -45,9 +45,11 @@ def embed_cached(
         if matrix.shape[1] == 0:  # nothing was cached: the embedder tells the width
             matrix = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
         if vectors.shape[1] != matrix.shape[1]:
-            raise ValueError(f"embedder {embedder.name!r} returned {vectors.shape[1]}-dimensional vectors; "
-                             f"the cache holds {matrix.shape[1]}-dimensional ones for it")
-        for (_, rows), vector in zip(batch, vectors):
+            raise ValueError(
+                f"embedder {embedder.name!r} returned {vectors.shape[1]}-dimensional vectors; "
+                f"the cache holds {matrix.shape[1]}-dimensional ones for it"
+            )
+        for (_, rows), vector in zip(batch, vectors, strict=True):
             matrix[rows] = vector
         if progress:
             progress(min(offset + WRITE_BATCH, len(pending)), len(pending))

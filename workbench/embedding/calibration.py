@@ -15,9 +15,10 @@ import os
 import platform
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -34,8 +35,13 @@ MIN_COSINE = 0.999
 #: reproducible runs, and for the test suite, which must not calibrate in every temporary home
 PIN_ENV = "WORKBENCH_EMBEDDING_RUNTIME"
 CALIBRATION_DIR_ENV = "WORKBENCH_CALIBRATION_DIR"
-QUERIES = ("what causes anemia", "糖尿病的早期症状有哪些", "effect of vitamin D on bone density",
-           "how does the retrieval pipeline fuse ranks", "一种新的检索方法")
+QUERIES = (
+    "what causes anemia",
+    "糖尿病的早期症状有哪些",
+    "effect of vitamin D on bone density",
+    "how does the retrieval pipeline fuse ranks",
+    "一种新的检索方法",
+)
 
 _SENTENCES = (
     "Vitamin D deficiency is common in older adults and is associated with reduced bone mineral density.",
@@ -122,12 +128,16 @@ def measure(embedder, texts: list[str], reference: np.ndarray | None) -> dict:
         embedder.embed_queries([query])
         query_ms.append((time.perf_counter() - started) * 1000)
     cosine = 1.0 if reference is None else float(np.min(np.sum(vectors * reference, axis=1)))
-    return {"texts_per_s": round(len(texts) / seconds, 2), "query_ms_p50": round(statistics.median(query_ms), 2),
-            "min_cosine": round(cosine, 6)}, vectors
+    return {
+        "texts_per_s": round(len(texts) / seconds, 2),
+        "query_ms_p50": round(statistics.median(query_ms), 2),
+        "min_cosine": round(cosine, 6),
+    }, vectors
 
 
-def measure_candidates(open_candidate: Callable[[str, str], Any], measure_candidate: Callable[[Any], dict],
-                       section: str = "embedding") -> tuple[dict[str, dict], float, float]:
+def measure_candidates(
+    open_candidate: Callable[[str, str], Any], measure_candidate: Callable[[Any], dict], section: str = "embedding"
+) -> tuple[dict[str, dict], float, float]:
     """Open and measure every runtime and precision but torch fp32 (the reference, measured first).
 
     Returns the numbers by runtime key (one that cannot run here gets ``{"error": cause}``), the
@@ -174,16 +184,23 @@ def calibrate(home: Path, model: str, sample: int = 40) -> dict:
     measuring = time.perf_counter() - started
     results, candidates_measuring, candidates_loading = measure_candidates(
         lambda runtime, precision: open_runtime(model, runtime, precision),
-        lambda opened: measure(opened.embedder, texts, reference)[0])
+        lambda opened: measure(opened.embedder, texts, reference)[0],
+    )
     results = {runtime_key(*TORCH_FP32): numbers, **results}
     measuring += candidates_measuring
     export_seconds += candidates_loading
     usable = {k: v for k, v in results.items() if v.get("min_cosine", 0) >= MIN_COSINE}
     chosen = max(usable, key=lambda k: usable[k]["texts_per_s"])
-    record = {"chosen": chosen, "min_cosine": MIN_COSINE, "sample_texts": len(texts),
-              "seconds": round(measuring, 1), "export_seconds": round(export_seconds, 1),
-              "load_average": round(os.getloadavg()[0], 2), "measured": time.strftime("%Y-%m-%d %H:%M"),
-              "runtimes": results}
+    record = {
+        "chosen": chosen,
+        "min_cosine": MIN_COSINE,
+        "sample_texts": len(texts),
+        "seconds": round(measuring, 1),
+        "export_seconds": round(export_seconds, 1),
+        "load_average": round(os.getloadavg()[0], 2),
+        "measured": time.strftime("%Y-%m-%d %H:%M"),
+        "runtimes": results,
+    }
     try:
         write_calibration(home, model, record)
     except OSError as error:
@@ -199,8 +216,11 @@ def choose_runtime(home: Path, embedding: EmbeddingConfig) -> RuntimeChoice:
     if is_registered(model) or is_endpoint_model(model):
         if runtime == AUTO_RUNTIME or (runtime, precision) == TORCH_FP32:
             return RuntimeChoice(*TORCH_FP32)
-        return RuntimeChoice(*TORCH_FP32, note=f"embedding.runtime={runtime} applies to sentence-transformers "
-                                               f"models; {model!r} is not one, so it runs as it is")
+        return RuntimeChoice(
+            *TORCH_FP32,
+            note=f"embedding.runtime={runtime} applies to sentence-transformers "
+            f"models; {model!r} is not one, so it runs as it is",
+        )
     if runtime != AUTO_RUNTIME:
         opened = open_runtime(model, runtime, precision, embedder_for=get_embedder)
         return RuntimeChoice(opened.runtime, opened.precision, opened.note)
@@ -213,8 +233,9 @@ def choose_runtime(home: Path, embedding: EmbeddingConfig) -> RuntimeChoice:
             record = record or calibrate(home, model)
         except Exception as error:  # the baseline itself failed: the model's own error says why
             cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            return RuntimeChoice(*TORCH_FP32, note=f"embedding.runtime=auto: calibration failed ({cause}); "
-                                                   "using torch fp32")
+            return RuntimeChoice(
+                *TORCH_FP32, note=f"embedding.runtime=auto: calibration failed ({cause}); using torch fp32"
+            )
         chosen, why = record["chosen"], "this machine's calibration"
     runtime, _, precision = chosen.partition("-")
     if (runtime, precision) == TORCH_FP32:

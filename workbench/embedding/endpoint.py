@@ -39,14 +39,17 @@ class EndpointEmbedder(Embedder):
     remote = True
 
     def __init__(self, model: str):
-        if not is_endpoint_model(model) or not model[len(ENDPOINT_PREFIX):].strip():
-            raise EmbeddingEndpointError(f"embedding model {model!r}: write it as {ENDPOINT_PREFIX}<model name>, "
-                                         f"e.g. {ENDPOINT_PREFIX}nomic-embed-text")
+        if not is_endpoint_model(model) or not model[len(ENDPOINT_PREFIX) :].strip():
+            raise EmbeddingEndpointError(
+                f"embedding model {model!r}: write it as {ENDPOINT_PREFIX}<model name>, "
+                f"e.g. {ENDPOINT_PREFIX}nomic-embed-text"
+            )
         lookup = settings_from_env()
         if lookup.settings is None:
-            raise EmbeddingEndpointError(f"embedding model {model!r} needs an OpenAI-compatible endpoint, which is "
-                                         f"{lookup.problem}")
-        self.model_id = model[len(ENDPOINT_PREFIX):].strip()
+            raise EmbeddingEndpointError(
+                f"embedding model {model!r} needs an OpenAI-compatible endpoint, which is {lookup.problem}"
+            )
+        self.model_id = model[len(ENDPOINT_PREFIX) :].strip()
         self.endpoint = Endpoint(lookup.settings)
         self.name = f"{model}@{lookup.settings.host}"
         self.max_tokens = None
@@ -65,7 +68,7 @@ class EndpointEmbedder(Embedder):
             return np.zeros((0, self._dimension or 0), dtype=np.float32)
         parts = []
         for offset in range(0, len(texts), BATCH_SIZE):
-            batch = list(texts[offset:offset + BATCH_SIZE])
+            batch = list(texts[offset : offset + BATCH_SIZE])
             with self._lock:
                 self.calls += 1
             result = self.endpoint.embed(batch, self.model_id)
@@ -74,8 +77,10 @@ class EndpointEmbedder(Embedder):
             parts.append(result.vectors)
         vectors = np.vstack(parts).astype(np.float32)
         if self._dimension is not None and vectors.shape[1] != self._dimension:
-            raise EmbeddingEndpointError(f"embedding model {self.name!r} changed dimension from {self._dimension} "
-                                         f"to {vectors.shape[1]}; the endpoint serves another model under that name")
+            raise EmbeddingEndpointError(
+                f"embedding model {self.name!r} changed dimension from {self._dimension} "
+                f"to {vectors.shape[1]}; the endpoint serves another model under that name"
+            )
         self._dimension = int(vectors.shape[1])
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         if (norms == 0).any():

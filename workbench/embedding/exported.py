@@ -18,8 +18,8 @@ import tempfile
 import threading
 import warnings
 from abc import abstractmethod
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -87,7 +87,7 @@ def sentence_graph(model, names: tuple[str, ...], output: str = "sentence_embedd
             self.model = model
 
         def forward(self, *tensors):
-            return self.model(dict(zip(names, tensors)))[output]
+            return self.model(dict(zip(names, tensors, strict=True)))[output]
 
     return SentenceGraph().eval()
 
@@ -129,8 +129,9 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
                     def build(folder: Path) -> None:
                         import torch
 
-                        example = tuple(tokenize(model, ["an example sentence to trace", "and another"])[n]
-                                        for n in self._names)
+                        example = tuple(
+                            tokenize(model, ["an example sentence to trace", "and another"])[n] for n in self._names
+                        )
                         # the tracers warn about shape checks that are constant for this graph
                         with torch.no_grad(), warnings.catch_warnings():
                             warnings.simplefilter("ignore")
@@ -153,7 +154,7 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
         with self._use_lock:
             counted = self._counted_ids()
             for start in range(0, len(order), BATCH_SIZE):
-                batch = [texts[i] for i in order[start:start + BATCH_SIZE]]
+                batch = [texts[i] for i in order[start : start + BATCH_SIZE]]
                 features = counted.features(batch) or self._tokenized(batch)
                 parts.append(np.asarray(run(features), dtype=np.float32))
         vectors = np.vstack(parts)
@@ -183,6 +184,11 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
         hold the lock)."""
         if self._counted is None:
             model = self.model
-            self._counted = CountedIds(self._graph_inputs(), model.max_seq_length, model.tokenizer.pad_token_id,
-                                       self._tokenized, self._untruncated_ids)
+            self._counted = CountedIds(
+                self._graph_inputs(),
+                model.max_seq_length,
+                model.tokenizer.pad_token_id,
+                self._tokenized,
+                self._untruncated_ids,
+            )
         return self._counted

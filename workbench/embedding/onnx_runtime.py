@@ -18,13 +18,26 @@ def export_onnx(folder: Path, graph, example: tuple, names: tuple[str, ...], pre
     import torch
 
     exported = folder / "fp32.onnx"
-    torch.onnx.export(graph, example, str(exported), input_names=list(names), output_names=["output"],
-                      dynamic_axes={n: {0: "batch", 1: "tokens"} for n in names}, dynamo=False, opset_version=17)
+    torch.onnx.export(
+        graph,
+        example,
+        str(exported),
+        input_names=list(names),
+        output_names=["output"],
+        dynamic_axes={n: {0: "batch", 1: "tokens"} for n in names},
+        dynamo=False,
+        opset_version=17,
+    )
     if precision == "int8":
         from onnxruntime.quantization import QuantType, quantize_dynamic
 
-        quantize_dynamic(str(exported), str(folder / "model.onnx"), weight_type=QuantType.QInt8,
-                         per_channel=True, op_types_to_quantize=["MatMul"])
+        quantize_dynamic(
+            str(exported),
+            str(folder / "model.onnx"),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            op_types_to_quantize=["MatMul"],
+        )
         exported.unlink()
     else:
         shutil.move(exported, folder / "model.onnx")
@@ -38,7 +51,7 @@ def open_onnx(folder: Path, precision: str):
     names = [i.name for i in session.get_inputs()]
 
     def run(arrays):
-        return session.run(None, dict(zip(names, arrays)))[0]
+        return session.run(None, dict(zip(names, arrays, strict=True)))[0]
 
     return run
 

@@ -26,8 +26,9 @@ def open_openvino(folder: Path, precision: str):
     """The export in ``folder`` compiled at ``precision``: a callable from int64 arrays to the output."""
     import openvino as ov
 
-    compiled = ov.Core().compile_model(str(folder / "model.xml"), "CPU",
-                                       {"INFERENCE_PRECISION_HINT": _HINTS[precision]})
+    compiled = ov.Core().compile_model(
+        str(folder / "model.xml"), "CPU", {"INFERENCE_PRECISION_HINT": _HINTS[precision]}
+    )
     request = compiled.create_infer_request()  # one request: callers hold their model's lock
 
     def run(arrays):

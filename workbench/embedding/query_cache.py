@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -53,7 +53,7 @@ class QueryVectorCache:
 
     def _keep(self, model: str, texts: list[str], vectors) -> None:
         with self._lock:
-            for text, vector in zip(texts, vectors):
+            for text, vector in zip(texts, vectors, strict=True):
                 self._vectors[(model, text)] = vector
                 self._vectors.move_to_end((model, text))
             while len(self._vectors) > self.capacity:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from workbench.embedding.base import Embedder
 from workbench.embedding.endpoint import EndpointEmbedder, is_endpoint_model

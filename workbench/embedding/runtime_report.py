@@ -40,9 +40,13 @@ def runtime_quality(home: Path, model: str) -> dict[str, RuntimeQuality]:
         if not isinstance(ndcg, dict) or not all(isinstance(ndcg.get(m), (int, float)) for m in ("dense", "hybrid")):
             continue
         delta = record.get("vs_torch_fp32") if isinstance(record.get("vs_torch_fp32"), dict) else {}
-        found[key] = RuntimeQuality(float(ndcg["dense"]), float(ndcg["hybrid"]),
-                                    _number(delta.get("dense")), _number(delta.get("hybrid")),
-                                    str(record.get("measured", "")))
+        found[key] = RuntimeQuality(
+            float(ndcg["dense"]),
+            float(ndcg["hybrid"]),
+            _number(delta.get("dense")),
+            _number(delta.get("hybrid")),
+            str(record.get("measured", "")),
+        )
     return found
 
 
@@ -64,8 +68,9 @@ class RuntimeRow:
     unavailable: str = ""
 
 
-def rows_from_record(model: str, record: dict, speed_key: str,
-                     quality: dict[str, RuntimeQuality] | None = None) -> list[RuntimeRow]:
+def rows_from_record(
+    model: str, record: dict, speed_key: str, quality: dict[str, RuntimeQuality] | None = None
+) -> list[RuntimeRow]:
     runtimes = record.get("runtimes", {}) if isinstance(record.get("runtimes"), dict) else {}
     fp32 = runtimes.get(FP32, {}).get(speed_key) or 0
     rows = []
@@ -79,24 +84,39 @@ def rows_from_record(model: str, record: dict, speed_key: str,
             agreement = f"min cosine {numbers['min_cosine']:.5f}"
         else:
             agreement = f"min tau {numbers.get('min_tau', 0):.4f}, max |Δscore| {numbers.get('max_abs_diff', 0):.4f}"
-        rows.append(RuntimeRow(model, key, chosen, speed, round(speed / fp32, 2) if fp32 and speed else None,
-                               numbers.get("query_ms_p50"), agreement, numbers.get("export_s"),
-                               (quality or {}).get(key)))
+        rows.append(
+            RuntimeRow(
+                model,
+                key,
+                chosen,
+                speed,
+                round(speed / fp32, 2) if fp32 and speed else None,
+                numbers.get("query_ms_p50"),
+                agreement,
+                numbers.get("export_s"),
+                (quality or {}).get(key),
+            )
+        )
     return rows
 
 
 def encoder_runtime_rows(home: Path) -> list[RuntimeRow]:
     """Every encoder runtime measured on this machine, by model, with its SciFact nDCG@10 if measured."""
-    return [row for model, record in sorted(read_calibrations(home).items())
-            for row in rows_from_record(model, record, "texts_per_s", runtime_quality(home, model))]
+    return [
+        row
+        for model, record in sorted(read_calibrations(home).items())
+        for row in rows_from_record(model, record, "texts_per_s", runtime_quality(home, model))
+    ]
 
 
 def calibration_summary(model: str, record: dict, sample_key: str, unit: str) -> str:
     """``m: 40 texts measured in 4.1 s (plus 12.0 s exporting), 2026-11-25 13:35, load average 0.5``."""
     exporting = record.get("export_seconds")
     exported = f" (plus {exporting} s loading and exporting)" if exporting is not None else ""
-    return (f"{model}: {record.get(sample_key)} {unit} measured in {record.get('seconds')} s{exported}, "
-            f"{record.get('measured')}, load average {record.get('load_average')}")
+    return (
+        f"{model}: {record.get(sample_key)} {unit} measured in {record.get('seconds')} s{exported}, "
+        f"{record.get('measured')}, load average {record.get('load_average')}"
+    )
 
 
 def ndcg_text(quality: RuntimeQuality | None) -> str:
@@ -105,23 +125,32 @@ def ndcg_text(quality: RuntimeQuality | None) -> str:
         return NOT_MEASURED
     if quality.dense_delta is None:
         return f"dense {quality.dense_ndcg10:.4f} hybrid {quality.hybrid_ndcg10:.4f} (torch-fp32 not measured)"
-    return (f"dense {quality.dense_ndcg10:.4f} ({quality.dense_delta:+.4f}) "
-            f"hybrid {quality.hybrid_ndcg10:.4f} ({quality.hybrid_delta:+.4f})")
+    return (
+        f"dense {quality.dense_ndcg10:.4f} ({quality.dense_delta:+.4f}) "
+        f"hybrid {quality.hybrid_ndcg10:.4f} ({quality.hybrid_delta:+.4f})"
+    )
 
 
 def table_cells(row: RuntimeRow, unit: str) -> dict:
     """One row of the runtime table as the pages show it."""
+
     def number(value, digits):
         return None if value is None else round(value, digits)
 
     quality = row.quality
-    return {"model": row.model, "runtime": row.runtime, "auto picks": "✓" if row.chosen else "",
-            f"{unit}/s": number(row.speed, 1), "vs torch fp32": number(row.ratio, 2),
-            "ms/query": number(row.query_ms, 1), "agreement with fp32": row.unavailable and "" or row.agreement,
-            "export s": number(row.export_s, 1),
-            "SciFact nDCG@10 dense (Δ fp32)": _ndcg_cell(quality, "dense"),
-            "SciFact nDCG@10 hybrid (Δ fp32)": _ndcg_cell(quality, "hybrid"),
-            "unavailable": row.unavailable}
+    return {
+        "model": row.model,
+        "runtime": row.runtime,
+        "auto picks": "✓" if row.chosen else "",
+        f"{unit}/s": number(row.speed, 1),
+        "vs torch fp32": number(row.ratio, 2),
+        "ms/query": number(row.query_ms, 1),
+        "agreement with fp32": row.unavailable and "" or row.agreement,
+        "export s": number(row.export_s, 1),
+        "SciFact nDCG@10 dense (Δ fp32)": _ndcg_cell(quality, "dense"),
+        "SciFact nDCG@10 hybrid (Δ fp32)": _ndcg_cell(quality, "hybrid"),
+        "unavailable": row.unavailable,
+    }
 
 
 def _ndcg_cell(quality: RuntimeQuality | None, route: str) -> str:
@@ -132,5 +161,7 @@ def _ndcg_cell(quality: RuntimeQuality | None, route: str) -> str:
 
 
 def how_to_measure_quality(home: Path) -> str:
-    return (f"SciFact nDCG@10 per runtime is not measured for this home yet; measure it with: {MEASURE_COMMAND} "
-            f"--record-in {home}")
+    return (
+        f"SciFact nDCG@10 per runtime is not measured for this home yet; measure it with: {MEASURE_COMMAND} "
+        f"--record-in {home}"
+    )

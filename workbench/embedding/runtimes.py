@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from workbench.config import AUTO_RUNTIME, RUNTIME_PRECISIONS, ConfigError, WorkbenchConfig, embedding_settings
 from workbench.embedding.base import Embedder
@@ -32,10 +32,12 @@ class Runtime:
 
 
 RUNTIMES: dict[str, Runtime] = {
-    "torch": Runtime("torch", "torch", RUNTIME_PRECISIONS["torch"],
-                     "workbench.embedding.torch_runtime:TorchBf16Embedder"),
-    "openvino": Runtime("openvino", "openvino", RUNTIME_PRECISIONS["openvino"],
-                        "workbench.embedding.openvino_runtime:OpenVinoEmbedder"),
+    "torch": Runtime(
+        "torch", "torch", RUNTIME_PRECISIONS["torch"], "workbench.embedding.torch_runtime:TorchBf16Embedder"
+    ),
+    "openvino": Runtime(
+        "openvino", "openvino", RUNTIME_PRECISIONS["openvino"], "workbench.embedding.openvino_runtime:OpenVinoEmbedder"
+    ),
     "onnx": Runtime("onnx", "onnxruntime", RUNTIME_PRECISIONS["onnx"], "workbench.embedding.onnx_runtime:OnnxEmbedder"),
 }
 
@@ -60,8 +62,12 @@ def cpu_has_bf16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool | None:
         text = cpuinfo.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
-    flags = {word for line in text.splitlines() if line.lower().startswith(("flags", "features"))
-             for word in line.split(":", 1)[-1].split()}
+    flags = {
+        word
+        for line in text.splitlines()
+        if line.lower().startswith(("flags", "features"))
+        for word in line.split(":", 1)[-1].split()
+    }
     return bool(flags & {"avx512_bf16", "amx_bf16", "bf16"})
 
 
@@ -72,18 +78,24 @@ def check_runtime(runtime: str, precision: str, section: str = "embedding") -> N
     if spec is None:
         raise RuntimeUnavailableError(f"{section}.runtime={runtime} is not a runtime; known: {', '.join(RUNTIMES)}")
     if precision not in spec.precisions:
-        raise RuntimeUnavailableError(f"{section}.precision={precision} is not available with {section}.runtime="
-                                      f"{runtime}; it allows {', '.join(spec.precisions)}")
+        raise RuntimeUnavailableError(
+            f"{section}.precision={precision} is not available with {section}.runtime="
+            f"{runtime}; it allows {', '.join(spec.precisions)}"
+        )
     try:
         found = importlib.util.find_spec(spec.package) is not None
     except (ImportError, ValueError):
         found = False
     if not found:
-        raise RuntimeUnavailableError(f"{section}.runtime={runtime} needs the {spec.package!r} package, which is not "
-                                      f"installed; pip install {spec.package}")
+        raise RuntimeUnavailableError(
+            f"{section}.runtime={runtime} needs the {spec.package!r} package, which is not "
+            f"installed; pip install {spec.package}"
+        )
     if precision == "bf16" and cpu_has_bf16() is False:
-        raise RuntimeUnavailableError(f"{section}.precision=bf16: this CPU has no bf16 instructions (avx512_bf16, "
-                                      "amx_bf16), so bf16 would be emulated and slower than fp32")
+        raise RuntimeUnavailableError(
+            f"{section}.precision=bf16: this CPU has no bf16 instructions (avx512_bf16, "
+            "amx_bf16), so bf16 would be emulated and slower than fp32"
+        )
 
 
 def first_line(error: BaseException) -> str:
@@ -119,8 +131,9 @@ class Opened:
     note: str = ""
 
 
-def open_runtime(model: str, runtime: str, precision: str,
-                 embedder_for: Callable[[str], Embedder] | None = None) -> Opened:
+def open_runtime(
+    model: str, runtime: str, precision: str, embedder_for: Callable[[str], Embedder] | None = None
+) -> Opened:
     """``model`` on ``runtime`` at ``precision``, loaded (and exported) and tried on a probe text;
     when that fails, torch fp32 with a note naming the setting and the cause.
 
@@ -137,8 +150,10 @@ def open_runtime(model: str, runtime: str, precision: str,
         embedder.embed(["a probe sentence"])
     except Exception as error:  # a missing package, an unsupported model, a failed export: all fall back
         cause = (str(error).strip().splitlines() or [type(error).__name__])[0]
-        note = (f"embedding.runtime={runtime}, embedding.precision={precision} could not run {model!r} "
-                f"({cause}); using torch fp32 instead")
+        note = (
+            f"embedding.runtime={runtime}, embedding.precision={precision} could not run {model!r} "
+            f"({cause}); using torch fp32 instead"
+        )
         return Opened(make(model), *TORCH_FP32, note=note)
     return Opened(embedder, runtime, precision)
 
@@ -179,4 +194,5 @@ def _refusal(collection: str, built: tuple[str, str], asked: tuple[str, str]) ->
         f"collection {collection!r} was embedded with embedding.runtime={built[0]}, embedding.precision={built[1]}; "
         f"it cannot be used with embedding.runtime={asked[0]}, embedding.precision={asked[1]} (vectors of two "
         f"runtimes do not mix). Drop that setting (or set embedding.runtime={built[0]} embedding.precision="
-        f"{built[1]}), or build a new collection with the runtime you want")
+        f"{built[1]}), or build a new collection with the runtime you want"
+    )

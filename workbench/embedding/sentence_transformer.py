@@ -85,8 +85,11 @@ class SentenceTransformerEmbedder(Embedder):
 
     @property
     def dimension(self) -> int:  # type: ignore[override]
-        return int(self.model.get_embedding_dimension() if hasattr(self.model, "get_embedding_dimension")
-                   else self.model.get_sentence_embedding_dimension())
+        return int(
+            self.model.get_embedding_dimension()
+            if hasattr(self.model, "get_embedding_dimension")
+            else self.model.get_sentence_embedding_dimension()
+        )
 
     @property
     def max_tokens(self) -> int | None:  # type: ignore[override]

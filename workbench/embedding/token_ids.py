@@ -11,7 +11,7 @@ per model, on probe texts, against the model's own tokenization; a model where i
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -41,8 +41,7 @@ def assemble(ids: Sequence[Sequence[int]], names: Sequence[str], limit: int | No
     for position, row in enumerate(cut):
         input_ids[position, : len(row)] = row
         attention_mask[position, : len(row)] = 1
-    arrays = {"input_ids": input_ids, "attention_mask": attention_mask,
-              "token_type_ids": np.zeros_like(input_ids)}
+    arrays = {"input_ids": input_ids, "attention_mask": attention_mask, "token_type_ids": np.zeros_like(input_ids)}
     return [arrays[name] for name in names]
 
 
@@ -54,9 +53,14 @@ class CountedIds:
     must agree on ``PROBES`` through ``assemble`` or nothing is ever given back.
     """
 
-    def __init__(self, names: Sequence[str], limit: int | None, pad_id: int | None,
-                 tokenized: Callable[[list[str]], list[np.ndarray]],
-                 untruncated: Callable[[list[str]], list[list[int]]]):
+    def __init__(
+        self,
+        names: Sequence[str],
+        limit: int | None,
+        pad_id: int | None,
+        tokenized: Callable[[list[str]], list[np.ndarray]],
+        untruncated: Callable[[list[str]], list[list[int]]],
+    ):
         self.names, self.limit, self.pad_id = tuple(names), limit, pad_id
         self.reusable = pad_id is not None and self._agrees(tokenized, untruncated)
         self._ids: OrderedDict[str, list[int]] = OrderedDict()
@@ -65,12 +69,12 @@ class CountedIds:
         probes = list(PROBES)
         expected = tokenized(probes)
         built = assemble(untruncated(probes), self.names, self.limit, self.pad_id)
-        return all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(expected, built))
+        return all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(expected, built, strict=True))
 
     def remember(self, texts: Sequence[str], ids: Sequence[Sequence[int]]) -> None:
         if not self.reusable:
             return
-        for text, row in zip(texts, ids):
+        for text, row in zip(texts, ids, strict=True):
             self._ids[text] = list(row)
             self._ids.move_to_end(text)
         while len(self._ids) > KEPT_TEXTS:

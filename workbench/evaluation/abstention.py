@@ -12,8 +12,8 @@ no-answer query.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Sequence
 
 from workbench.retrieval.confidence import NO_ANSWER, VERDICTS
 
@@ -44,21 +44,27 @@ class AbstentionReport:
         return 1.0 - self.abstained_on_answerable / self.answerable if self.answerable else None
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "precision": self.precision, "recall": self.recall,
-                "answered_rate": self.answered_rate}
+        return {**asdict(self), "precision": self.precision, "recall": self.recall, "answered_rate": self.answered_rate}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "AbstentionReport":
-        return cls(int(data["answerable"]), int(data["no_answer"]), int(data["abstained_on_answerable"]),
-                   int(data["abstained_on_no_answer"]), dict(data.get("verdicts", {})))
+    def from_dict(cls, data: dict) -> AbstentionReport:
+        return cls(
+            int(data["answerable"]),
+            int(data["no_answer"]),
+            int(data["abstained_on_answerable"]),
+            int(data["abstained_on_no_answer"]),
+            dict(data.get("verdicts", {})),
+        )
 
     def describe(self) -> str:
         def share(value: float | None) -> str:
             return "n/a" if value is None else f"{value:.4f}"
 
-        return (f"abstention precision {share(self.precision)}, recall {share(self.recall)} "
-                f"({self.abstained_on_no_answer} of {self.no_answer} no-answer queries got no_answer; "
-                f"{self.abstained_on_answerable} of {self.answerable} answerable queries did too)")
+        return (
+            f"abstention precision {share(self.precision)}, recall {share(self.recall)} "
+            f"({self.abstained_on_no_answer} of {self.no_answer} no-answer queries got no_answer; "
+            f"{self.abstained_on_answerable} of {self.answerable} answerable queries did too)"
+        )
 
 
 def abstention(answerable_verdicts: Sequence[str], no_answer_verdicts: Sequence[str]) -> AbstentionReport:

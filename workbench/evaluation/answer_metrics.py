@@ -20,8 +20,8 @@ arithmetic is here, so it can be checked by hand:
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 ANSWER_METRICS = ("faithfulness", "answer_relevance", "context_precision", "citations_valid", "quotes_supported")
 
@@ -45,7 +45,7 @@ def split_claims(answer: str) -> list[Claim]:
     position = 0
     pieces = []
     for match in _SENTENCE_END.finditer(answer):
-        pieces.append(answer[position:match.end()])
+        pieces.append(answer[position : match.end()])
         position = match.end()
     pieces.append(answer[position:])
     for piece in pieces:

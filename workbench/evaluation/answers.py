@@ -22,8 +22,8 @@ an answer that cannot be generated leaves the query without answer metrics.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Sequence
 
 from workbench.evaluation import answer_metrics as am
 from workbench.generation.answer import answer_request
@@ -52,6 +52,7 @@ CONTEXT_PRECISION_SYSTEM = with_data_rule(
     "the answer needs, no otherwise. Reply with yes or no only."
 )
 
+
 @dataclass
 class AnswerJudgement:
     """One query's answer, its metrics, the verdicts behind them and what the calls cost."""
@@ -68,16 +69,18 @@ class AnswerJudgement:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "AnswerJudgement":
+    def from_dict(cls, data: dict) -> AnswerJudgement:
         return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
 
 
 def faithfulness_request(claim: am.Claim, context: AssembledContext, number: int) -> LlmRequest:
-    sources = "\n\n".join(data_block(context.source(label).block, label)
-                          for label in claim.labels if context.source(label))
+    sources = "\n\n".join(
+        data_block(context.source(label).block, label) for label in claim.labels if context.source(label)
+    )
     user = f"Sources:\n\n{sources}\n\nStatement:\n{data_block(claim.text, 'statement')}\n\nSupported (yes/no):"
-    return LlmRequest.of("judge.faithfulness", FAITHFULNESS_VERSION, FAITHFULNESS_SYSTEM, user, max_tokens=4,
-                         label=f"claim {number}")
+    return LlmRequest.of(
+        "judge.faithfulness", FAITHFULNESS_VERSION, FAITHFULNESS_SYSTEM, user, max_tokens=4, label=f"claim {number}"
+    )
 
 
 def relevance_request(question: str, answer: str) -> LlmRequest:
@@ -88,8 +91,9 @@ def relevance_request(question: str, answer: str) -> LlmRequest:
 def context_precision_request(question: str, reference: str | None, text: str, label: str) -> LlmRequest:
     known = f"Reference answer:\n{data_block(reference, 'reference')}\n\n" if reference else ""
     user = f"Question: {question}\n\n{known}Passage:\n{data_block(text, 'passage')}\n\nUseful (yes/no):"
-    return LlmRequest.of("judge.context_precision", CONTEXT_PRECISION_VERSION, CONTEXT_PRECISION_SYSTEM, user,
-                         max_tokens=4, label=label)
+    return LlmRequest.of(
+        "judge.context_precision", CONTEXT_PRECISION_VERSION, CONTEXT_PRECISION_SYSTEM, user, max_tokens=4, label=label
+    )
 
 
 def judge_answer(
@@ -107,30 +111,47 @@ def judge_answer(
     generated = llm.complete(answer_request(question, context), timeout_s=timeout_s)
     calls.append(generated)
     if not generated.ok:
-        return AnswerJudgement("", {}, notes=[f"no answer: {generated.error}"], cost=summarize_calls(calls),
-                               calls=[c.to_dict() for c in calls])
+        return AnswerJudgement(
+            "",
+            {},
+            notes=[f"no answer: {generated.error}"],
+            cost=summarize_calls(calls),
+            calls=[c.to_dict() for c in calls],
+        )
     answer = generated.text.strip()
     notes: list[str] = []
     metrics: dict[str, float] = {}
     passages = {source.label: source.text for source in context.sources}
 
     claims = am.split_claims(answer)
-    judged = [(number, claim) for number, claim in enumerate(claims, start=1)
-              if any(context.source(label) for label in claim.labels)]
-    verdict_calls = llm.complete_many([faithfulness_request(claim, context, number) for number, claim in judged],
-                                      timeout_s=timeout_s, parse=parse_yes_no)
+    judged = [
+        (number, claim)
+        for number, claim in enumerate(claims, start=1)
+        if any(context.source(label) for label in claim.labels)
+    ]
+    verdict_calls = llm.complete_many(
+        [faithfulness_request(claim, context, number) for number, claim in judged],
+        timeout_s=timeout_s,
+        parse=parse_yes_no,
+    )
     calls += verdict_calls
     verdicts: dict[int, bool | None] = {number: None for number, _ in enumerate(claims, start=1)}
     failed = [call for call in verdict_calls if not call.ok]
-    for (number, _), call in zip(judged, verdict_calls):
+    for (number, _), call in zip(judged, verdict_calls, strict=True):
         verdicts[number] = parse_yes_no(call.text) if call.ok else None
-    claim_rows = [{"text": claim.text, "labels": list(claim.labels),
-                   "supported": bool(verdicts[number]) if number in dict(judged) else False,
-                   "judged": number in dict(judged)}
-                  for number, claim in enumerate(claims, start=1)]
+    claim_rows = [
+        {
+            "text": claim.text,
+            "labels": list(claim.labels),
+            "supported": bool(verdicts[number]) if number in dict(judged) else False,
+            "judged": number in dict(judged),
+        }
+        for number, claim in enumerate(claims, start=1)
+    ]
     if failed:
-        notes.append(f"faithfulness left out: {len(failed)} of {len(verdict_calls)} claim judgements failed "
-                     f"({failed[0].error})")
+        notes.append(
+            f"faithfulness left out: {len(failed)} of {len(verdict_calls)} claim judgements failed ({failed[0].error})"
+        )
     else:
         metrics["faithfulness"] = am.faithfulness([row["supported"] for row in claim_rows])
 
@@ -143,11 +164,14 @@ def judge_answer(
 
     useful_calls = llm.complete_many(
         [context_precision_request(question, reference, source.text, source.label) for source in context.sources],
-        timeout_s=timeout_s, parse=parse_yes_no)
+        timeout_s=timeout_s,
+        parse=parse_yes_no,
+    )
     calls += useful_calls
-    context_rows = [{"label": source.label, "chunk_id": source.chunk_id,
-                     "useful": parse_yes_no(call.text) if call.ok else None}
-                    for source, call in zip(context.sources, useful_calls)]
+    context_rows = [
+        {"label": source.label, "chunk_id": source.chunk_id, "useful": parse_yes_no(call.text) if call.ok else None}
+        for source, call in zip(context.sources, useful_calls, strict=True)
+    ]
     if any(not call.ok for call in useful_calls):
         bad = next(call for call in useful_calls if not call.ok)
         notes.append(f"context precision left out: a passage judgement failed ({bad.error})")
@@ -160,5 +184,6 @@ def judge_answer(
     quotes = am.quotes_supported(answer, passages)
     if quotes is not None:
         metrics["quotes_supported"] = quotes
-    return AnswerJudgement(answer, metrics, claim_rows, context_rows, summarize_calls(calls), notes,
-                           [c.to_dict() for c in calls])
+    return AnswerJudgement(
+        answer, metrics, claim_rows, context_rows, summarize_calls(calls), notes, [c.to_dict() for c in calls]
+    )

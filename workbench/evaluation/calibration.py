@@ -19,8 +19,8 @@ thresholds change on this golden set.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -81,26 +81,37 @@ def balanced_cut(answerable: Sequence[float], no_answer: Sequence[float]) -> flo
     candidates = np.concatenate([[values[0] - 1e-9], (values[:-1] + values[1:]) / 2.0, [values[-1] + 1e-9]])
     scores = [((negatives < cut).mean() + (positives >= cut).mean()) / 2.0 for cut in candidates]
     best = max(scores)
-    tied = [cut for cut, score in zip(candidates, scores) if score >= best - 1e-12]
+    tied = [cut for cut, score in zip(candidates, scores, strict=True) if score >= best - 1e-12]
     return float(tied[len(tied) // 2])
 
 
-def fit_signal(signal: str, answerable: Sequence[float], no_answer: Sequence[float],
-               current: tuple[float, float]) -> SignalFit:
+def fit_signal(
+    signal: str, answerable: Sequence[float], no_answer: Sequence[float], current: tuple[float, float]
+) -> SignalFit:
     if len(answerable) < MIN_VALUES:
-        return SignalFit(signal, *current, len(answerable), len(no_answer),
-                         f"kept: only {len(answerable)} answerable queries measured it (need {MIN_VALUES})", False)
+        return SignalFit(
+            signal,
+            *current,
+            len(answerable),
+            len(no_answer),
+            f"kept: only {len(answerable)} answerable queries measured it (need {MIN_VALUES})",
+            False,
+        )
     median = float(np.median(answerable))
     if no_answer:
         low = balanced_cut(answerable, no_answer)
         high = max(low, median, float(np.quantile(no_answer, KEEP_ANSWERABLE)))
-        method = (f"low separates {len(no_answer)} no-answer from {len(answerable)} answerable values; "
-                  "high is the answerable median (or the no-answer 95th percentile, if higher)")
+        method = (
+            f"low separates {len(no_answer)} no-answer from {len(answerable)} answerable values; "
+            "high is the answerable median (or the no-answer 95th percentile, if higher)"
+        )
     else:
         low = float(np.quantile(answerable, 1.0 - KEEP_ANSWERABLE))
         high = max(low, median)
-        method = (f"no no-answer queries: low keeps {KEEP_ANSWERABLE:.0%} of {len(answerable)} answerable values "
-                  "above it, high is their median; add queries with an empty relevant list to fit low properly")
+        method = (
+            f"no no-answer queries: low keeps {KEEP_ANSWERABLE:.0%} of {len(answerable)} answerable values "
+            "above it, high is their median; add queries with an empty relevant list to fit low properly"
+        )
     return SignalFit(signal, low, high, len(answerable), len(no_answer), method, True)
 
 
@@ -132,8 +143,9 @@ def calibrate(samples: Sequence[CalibrationSample], current: ConfidenceConfig) -
         existing = (getattr(current, f"{signal}_low"), getattr(current, f"{signal}_high"))
         fits.append(fit_signal(signal, values[True], values[False], existing))
     new_thresholds = {fit.signal: (fit.low, fit.high) for fit in fits}
-    old_thresholds = {signal: (getattr(current, f"{signal}_low"), getattr(current, f"{signal}_high"))
-                      for signal in SIGNALS}
+    old_thresholds = {
+        signal: (getattr(current, f"{signal}_low"), getattr(current, f"{signal}_high")) for signal in SIGNALS
+    }
     return Calibration(tuple(fits), _report(samples, old_thresholds), _report(samples, new_thresholds))
 
 

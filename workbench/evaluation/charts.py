@@ -6,7 +6,7 @@ page stays thin and the figures can be checked without a browser.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
@@ -16,11 +16,17 @@ from workbench.evaluation.compare import Comparison
 def stage_chart(stage_metrics: Mapping[str, Mapping[str, float]], metric_names: Sequence[str]) -> go.Figure:
     """Grouped bars: each metric at each stage, in pipeline order."""
     stages = list(stage_metrics)
-    figure = go.Figure([
-        go.Bar(name=name, x=stages, y=[stage_metrics[s].get(name, 0.0) for s in stages]) for name in metric_names
-    ])
-    figure.update_layout(barmode="group", yaxis=dict(title="value", range=[0, 1.05]), xaxis_title="stage",
-                         title="Metrics per pipeline stage", legend_title="metric", height=380)
+    figure = go.Figure(
+        [go.Bar(name=name, x=stages, y=[stage_metrics[s].get(name, 0.0) for s in stages]) for name in metric_names]
+    )
+    figure.update_layout(
+        barmode="group",
+        yaxis=dict(title="value", range=[0, 1.05]),
+        xaxis_title="stage",
+        title="Metrics per pipeline stage",
+        legend_title="metric",
+        height=380,
+    )
     return figure
 
 
@@ -28,16 +34,21 @@ def significance_chart(comparison: Comparison) -> go.Figure:
     """The randomization null distribution with the observed mean difference marked on both sides."""
     test = comparison.test
     observed = test.mean_difference
-    figure = go.Figure(go.Histogram(x=list(test.null_distribution), nbinsx=60, name="permuted mean differences",
-                                    marker_color="#9aa7b8"))
+    figure = go.Figure(
+        go.Histogram(
+            x=list(test.null_distribution), nbinsx=60, name="permuted mean differences", marker_color="#9aa7b8"
+        )
+    )
     # a line with an annotation of None would make Plotly draw its "new text" placeholder
     figure.add_vline(x=observed, line_color="#d62728", line_dash="dash", annotation_text=f"observed {observed:+.4f}")
     figure.add_vline(x=-observed, line_color="#f0a0a0", line_dash="dash")
     figure.update_layout(
         title=f"{comparison.metric}: mean difference b - a = {observed:+.4f}, p = {test.p_value:.4f} "
-              f"({test.permutations} sign flips)",
-        xaxis_title=f"mean {comparison.metric} difference under the null hypothesis", yaxis_title="permutations",
-        showlegend=False, height=360,
+        f"({test.permutations} sign flips)",
+        xaxis_title=f"mean {comparison.metric} difference under the null hypothesis",
+        yaxis_title="permutations",
+        showlegend=False,
+        height=360,
     )
     return figure
 
@@ -46,14 +57,20 @@ def query_delta_chart(comparison: Comparison) -> go.Figure:
     """Per-query differences, sorted: wins above zero, losses below."""
     changes = sorted(comparison.changes, key=lambda c: c.delta, reverse=True)
     colours = ["#2ca02c" if c.delta > 0 else "#d62728" if c.delta < 0 else "#bbbbbb" for c in changes]
-    figure = go.Figure(go.Bar(
-        x=[str(c.query_id) for c in changes], y=[c.delta for c in changes], marker_color=colours,
-        hovertext=[f"{c.query[:120]}<br>{c.a:.4f} -> {c.b:.4f}" for c in changes], hoverinfo="text",
-    ))
+    figure = go.Figure(
+        go.Bar(
+            x=[str(c.query_id) for c in changes],
+            y=[c.delta for c in changes],
+            marker_color=colours,
+            hovertext=[f"{c.query[:120]}<br>{c.a:.4f} -> {c.b:.4f}" for c in changes],
+            hoverinfo="text",
+        )
+    )
     figure.update_layout(
         title=f"{comparison.metric} per query (b - a): {comparison.wins} wins, {comparison.losses} losses, "
-              f"{comparison.ties} ties",
-        xaxis=dict(title="query", type="category", showticklabels=len(changes) <= 60), yaxis_title="difference",
+        f"{comparison.ties} ties",
+        xaxis=dict(title="query", type="category", showticklabels=len(changes) <= 60),
+        yaxis_title="difference",
         height=360,
     )
     return figure
@@ -68,12 +85,23 @@ def sweep_heatmap(rows: Sequence[Mapping], x_key: str, y_key: str, metric: str) 
         cell = (str(row[x_key]), str(row[y_key]))
         best[cell] = max(best.get(cell, float("-inf")), float(row[metric]))
     z = [[best.get((x, y)) for x in xs] for y in ys]
-    figure = go.Figure(go.Heatmap(
-        x=xs, y=ys, z=z, colorscale="Viridis", colorbar_title=metric,
-        text=[[f"{v:.4f}" if v is not None else "" for v in line] for line in z], texttemplate="%{text}",
-    ))
-    figure.update_layout(title=f"{metric} by {x_key} and {y_key}", xaxis=dict(title=x_key, type="category"),
-                         yaxis=dict(title=y_key, type="category"), height=420)
+    figure = go.Figure(
+        go.Heatmap(
+            x=xs,
+            y=ys,
+            z=z,
+            colorscale="Viridis",
+            colorbar_title=metric,
+            text=[[f"{v:.4f}" if v is not None else "" for v in line] for line in z],
+            texttemplate="%{text}",
+        )
+    )
+    figure.update_layout(
+        title=f"{metric} by {x_key} and {y_key}",
+        xaxis=dict(title=x_key, type="category"),
+        yaxis=dict(title=y_key, type="category"),
+        height=420,
+    )
     return figure
 
 
@@ -86,12 +114,22 @@ def sweep_parallel(rows: Sequence[Mapping], keys: Sequence[str], metric: str) ->
             dimensions.append(dict(label=key, values=values))
         else:
             labels = list(dict.fromkeys(str(v) for v in values))
-            dimensions.append(dict(label=key, values=[labels.index(str(v)) for v in values],
-                                   tickvals=list(range(len(labels))), ticktext=labels))
+            dimensions.append(
+                dict(
+                    label=key,
+                    values=[labels.index(str(v)) for v in values],
+                    tickvals=list(range(len(labels))),
+                    ticktext=labels,
+                )
+            )
     scores = [float(row[metric]) for row in rows]
     dimensions.append(dict(label=metric, values=scores))
-    figure = go.Figure(go.Parcoords(line=dict(color=scores, colorscale="Viridis", showscale=True,
-                                              colorbar=dict(title=metric)), dimensions=dimensions))
+    figure = go.Figure(
+        go.Parcoords(
+            line=dict(color=scores, colorscale="Viridis", showscale=True, colorbar=dict(title=metric)),
+            dimensions=dimensions,
+        )
+    )
     figure.update_layout(title=f"{metric} across the grid", height=440)
     return figure
 
@@ -100,8 +138,9 @@ def sweep_line(rows: Sequence[Mapping], key: str, metric: str) -> go.Figure:
     """One grid key: the metric against its values."""
     xs = [str(row[key]) for row in rows]
     figure = go.Figure(go.Scatter(x=xs, y=[row[metric] for row in rows], mode="lines+markers"))
-    figure.update_layout(title=f"{metric} by {key}", xaxis=dict(title=key, type="category"), yaxis_title=metric,
-                         height=360)
+    figure.update_layout(
+        title=f"{metric} by {key}", xaxis=dict(title=key, type="category"), yaxis_title=metric, height=360
+    )
     return figure
 
 

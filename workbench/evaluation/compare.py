@@ -88,8 +88,9 @@ class Comparison:
         return [c for c in self.changes[:n] if abs(c.delta) > TIE_TOLERANCE]
 
 
-def paired_randomization_test(a: np.ndarray | list[float], b: np.ndarray | list[float],
-                              permutations: int = DEFAULT_PERMUTATIONS, seed: int = 0) -> SignificanceTest:
+def paired_randomization_test(
+    a: np.ndarray | list[float], b: np.ndarray | list[float], permutations: int = DEFAULT_PERMUTATIONS, seed: int = 0
+) -> SignificanceTest:
     """Two-sided sign-flip test of mean(b - a) = 0 over paired per-query scores (see module doc)."""
     differences = np.asarray(b, dtype=np.float64) - np.asarray(a, dtype=np.float64)
     if differences.ndim != 1:
@@ -105,7 +106,7 @@ def paired_randomization_test(a: np.ndarray | list[float], b: np.ndarray | list[
     for offset in range(0, permutations, _BATCH):
         count = min(_BATCH, permutations - offset)
         signs = rng.integers(0, 2, size=(count, differences.size)) * 2 - 1
-        null[offset: offset + count] = (signs * differences).mean(axis=1)
+        null[offset : offset + count] = (signs * differences).mean(axis=1)
     extreme = int(np.count_nonzero(np.abs(null) >= abs(observed) - TIE_TOLERANCE))
     p_value = (1 + extreme) / (permutations + 1)
     return SignificanceTest("paired randomization", observed, p_value, permutations, seed, tuple(null.tolist()))
@@ -113,54 +114,83 @@ def paired_randomization_test(a: np.ndarray | list[float], b: np.ndarray | list[
 
 def config_changes(a: dict, b: dict) -> tuple[tuple[str, object, object], ...]:
     flat_a, flat_b = flatten(a), flatten(b)
-    return tuple((key, flat_a.get(key), flat_b.get(key)) for key in sorted(set(flat_a) | set(flat_b))
-                 if flat_a.get(key) != flat_b.get(key))
+    return tuple(
+        (key, flat_a.get(key), flat_b.get(key))
+        for key in sorted(set(flat_a) | set(flat_b))
+        if flat_a.get(key) != flat_b.get(key)
+    )
 
 
-def compare_runs(a: EvaluationResult, b: EvaluationResult, metric: str = "ndcg@10",
-                 permutations: int = DEFAULT_PERMUTATIONS, seed: int = 0) -> Comparison:
+def compare_runs(
+    a: EvaluationResult,
+    b: EvaluationResult,
+    metric: str = "ndcg@10",
+    permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = 0,
+) -> Comparison:
     """Pair ``a`` and ``b`` on query id and compare them on ``metric`` (b relative to a)."""
     if metric not in a.metrics or metric not in b.metrics:
         shared = sorted(set(a.metrics) & set(b.metrics))
         raise ValueError(f"metric {metric!r} is not in both runs; both have: {', '.join(shared) or 'nothing'}")
     warnings = []
-    for what, left, right in (("collection", a.collection, b.collection), ("golden set", a.golden, b.golden),
-                              ("level", a.level, b.level)):
+    for what, left, right in (
+        ("collection", a.collection, b.collection),
+        ("golden set", a.golden, b.golden),
+        ("level", a.level, b.level),
+    ):
         if left != right:
             warnings.append(f"the runs differ in {what} ({left} vs {right}); the pairing may not be meaningful")
     if a.golden == b.golden and a.golden_hash and b.golden_hash and a.golden_hash != b.golden_hash:
-        warnings.append(f"the runs used different contents of golden set {a.golden!r} (hash {a.golden_hash} vs "
-                        f"{b.golden_hash}): it was edited between them, so the two are not measured on the same set")
+        warnings.append(
+            f"the runs used different contents of golden set {a.golden!r} (hash {a.golden_hash} vs "
+            f"{b.golden_hash}): it was edited between them, so the two are not measured on the same set"
+        )
     elif a.golden == b.golden and bool(a.golden_hash) != bool(b.golden_hash):
-        warnings.append(f"only one run recorded the content of golden set {a.golden!r}; it may have changed between "
-                        "them")
+        warnings.append(
+            f"only one run recorded the content of golden set {a.golden!r}; it may have changed between them"
+        )
     queries_a = {q.query_id: q for q in a.per_query}
     queries_b = {q.query_id: q for q in b.per_query}
     paired = [qid for qid in queries_a if qid in queries_b]
     if not paired:
         raise ValueError("the two runs share no query ids; compare runs of the same golden set")
-    changes = [QueryChange(qid, queries_a[qid].query, queries_a[qid].metrics[metric], queries_b[qid].metrics[metric])
-               for qid in paired]
+    changes = [
+        QueryChange(qid, queries_a[qid].query, queries_a[qid].metrics[metric], queries_b[qid].metrics[metric])
+        for qid in paired
+    ]
     test = paired_randomization_test([c.a for c in changes], [c.b for c in changes], permutations, seed)
     shared_metrics = [name for name in a.metrics if name in b.metrics]
     deltas = tuple(
-        MetricDelta(name,
-                    float(np.mean([queries_a[q].metrics[name] for q in paired])),
-                    float(np.mean([queries_b[q].metrics[name] for q in paired])))
+        MetricDelta(
+            name,
+            float(np.mean([queries_a[q].metrics[name] for q in paired])),
+            float(np.mean([queries_b[q].metrics[name] for q in paired])),
+        )
         for name in shared_metrics
     )
     only_a = tuple(q for q in queries_a if q not in queries_b)
     only_b = tuple(q for q in queries_b if q not in queries_a)
     if only_a or only_b:
-        warnings.append(f"{len(only_a)} queries only in run a and {len(only_b)} only in run b are left out; "
-                        f"metrics are over the {len(paired)} shared queries")
+        warnings.append(
+            f"{len(only_a)} queries only in run a and {len(only_b)} only in run b are left out; "
+            f"metrics are over the {len(paired)} shared queries"
+        )
     ordered = tuple(sorted(changes, key=lambda c: (-abs(c.delta), c.query_id)))
-    return Comparison(a.run_id, b.run_id, metric, deltas, ordered, test, config_changes(a.config, b.config),
-                      only_a, only_b, tuple(warnings))
+    return Comparison(
+        a.run_id,
+        b.run_id,
+        metric,
+        deltas,
+        ordered,
+        test,
+        config_changes(a.config, b.config),
+        only_a,
+        only_b,
+        tuple(warnings),
+    )
 
 
-def compare_pickers(run_ids: list[int], a: int | None, b: int | None,
-                    known: frozenset[int] | None) -> tuple[int, int]:
+def compare_pickers(run_ids: list[int], a: int | None, b: int | None, known: frozenset[int] | None) -> tuple[int, int]:
     """The runs the compare pickers show: the user's pick while it holds, else the baseline ``a`` as
     the older and the new ``b`` as the newest run. A new run (``known`` differs) resets them to
     that default, so the run just made is compared against the one before it."""

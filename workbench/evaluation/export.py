@@ -52,6 +52,7 @@ def _cell(value) -> str:
 
 # -- report models ----------------------------------------------------------------------------
 
+
 def run_report(result: EvaluationResult) -> Report:
     name = f"run #{result.run_id}" if result.run_id is not None else "evaluation"
     about = (
@@ -66,21 +67,36 @@ def run_report(result: EvaluationResult) -> Report:
     ]
     if result.stage_metrics:
         columns = metric_names + [POOL_RECALL, POOL_SIZE]
-        sections.append(Section(
-            "Per stage",
-            (f"{POOL_RECALL} is the recall of the stage's whole list: the ceiling later stages cannot beat.",),
-            Table(("stage", *columns),
-                  tuple((stage, *(row.get(c) for c in columns)) for stage, row in result.stage_metrics.items())),
-        ))
+        sections.append(
+            Section(
+                "Per stage",
+                (f"{POOL_RECALL} is the recall of the stage's whole list: the ceiling later stages cannot beat.",),
+                Table(
+                    ("stage", *columns),
+                    tuple((stage, *(row.get(c) for c in columns)) for stage, row in result.stage_metrics.items()),
+                ),
+            )
+        )
     if result.notes:
         sections.append(Section("Notes", tuple(result.notes)))
-    sections.append(Section("Configuration", table=Table(
-        ("key", "value"), tuple((k, _cell(v)) for k, v in sorted(flatten(result.config).items())))))
-    sections.append(Section("Per query", table=Table(
-        ("query id", "query", *metric_names, "relevant", "top documents"),
-        tuple((q.query_id, q.query, *(q.metrics.get(n) for n in metric_names), q.relevant, q.ranked_doc_ids[:5])
-              for q in result.per_query),
-    )))
+    sections.append(
+        Section(
+            "Configuration",
+            table=Table(("key", "value"), tuple((k, _cell(v)) for k, v in sorted(flatten(result.config).items()))),
+        )
+    )
+    sections.append(
+        Section(
+            "Per query",
+            table=Table(
+                ("query id", "query", *metric_names, "relevant", "top documents"),
+                tuple(
+                    (q.query_id, q.query, *(q.metrics.get(n) for n in metric_names), q.relevant, q.ranked_doc_ids[:5])
+                    for q in result.per_query
+                ),
+            ),
+        )
+    )
     return Report(f"Evaluation {name}", tuple(sections))
 
 
@@ -91,38 +107,61 @@ def comparison_report(comparison: Comparison) -> Report:
         f"p = {test.p_value:.4f} ({test.method} test, {test.permutations} permutations, seed {test.seed})"
     )
     sections = [
-        Section("Summary", (
-            f"run a = #{comparison.run_a}, run b = #{comparison.run_b}",
-            verdict,
-            f"b wins on {comparison.wins} queries, loses on {comparison.losses}, ties on {comparison.ties}",
-            *comparison.warnings,
-        )),
-        Section("Metrics", table=Table(("metric", "run a", "run b", "delta"),
-                                       tuple((d.metric, d.a, d.b, d.delta) for d in comparison.deltas))),
+        Section(
+            "Summary",
+            (
+                f"run a = #{comparison.run_a}, run b = #{comparison.run_b}",
+                verdict,
+                f"b wins on {comparison.wins} queries, loses on {comparison.losses}, ties on {comparison.ties}",
+                *comparison.warnings,
+            ),
+        ),
+        Section(
+            "Metrics",
+            table=Table(
+                ("metric", "run a", "run b", "delta"), tuple((d.metric, d.a, d.b, d.delta) for d in comparison.deltas)
+            ),
+        ),
     ]
     if comparison.config_changes:
-        sections.append(Section("Configuration changes", table=Table(
-            ("key", "run a", "run b"), tuple((k, _cell(a), _cell(b)) for k, a, b in comparison.config_changes))))
+        sections.append(
+            Section(
+                "Configuration changes",
+                table=Table(
+                    ("key", "run a", "run b"), tuple((k, _cell(a), _cell(b)) for k, a, b in comparison.config_changes)
+                ),
+            )
+        )
     changed = comparison.most_changed(MOST_CHANGED_SHOWN)
-    sections.append(Section(
-        f"Queries that changed most ({comparison.metric})",
-        () if changed else ("no query changed",),
-        Table(("query id", "query", "run a", "run b", "delta"),
-              tuple((c.query_id, c.query, c.a, c.b, c.delta) for c in changed)) if changed else None,
-    ))
+    sections.append(
+        Section(
+            f"Queries that changed most ({comparison.metric})",
+            () if changed else ("no query changed",),
+            Table(
+                ("query id", "query", "run a", "run b", "delta"),
+                tuple((c.query_id, c.query, c.a, c.b, c.delta) for c in changed),
+            )
+            if changed
+            else None,
+        )
+    )
     return Report(f"Comparison of runs #{comparison.run_a} and #{comparison.run_b}", tuple(sections))
 
 
 def sweep_report(rows: list[dict], metric: str, summary_lines: tuple[str, ...] = ()) -> Report:
     ordered = sorted(rows, key=lambda row: -float(row.get(metric, 0.0)))
     headers = tuple(ordered[0]) if ordered else ()
-    return Report("Sweep", (
-        Section("Summary", summary_lines),
-        Section(f"Results (best {metric} first)", table=Table(headers, tuple(tuple(r.values()) for r in ordered))),
-    ))
+    return Report(
+        "Sweep",
+        (
+            Section("Summary", summary_lines),
+            Section(f"Results (best {metric} first)", table=Table(headers, tuple(tuple(r.values()) for r in ordered))),
+        ),
+    )
 
 
 # -- rendering --------------------------------------------------------------------------------
+
 
 def _markdown_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
@@ -158,18 +197,29 @@ def _inline(text: str) -> str:
 
 
 def to_html(report: Report) -> str:
-    out = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">', f"<title>{html.escape(report.title)}</title>",
-           f"<style>{_STYLE}</style></head><body>", f"<h1>{html.escape(report.title)}</h1>"]
+    out = [
+        "<!DOCTYPE html>",
+        '<html><head><meta charset="utf-8">',
+        f"<title>{html.escape(report.title)}</title>",
+        f"<style>{_STYLE}</style></head><body>",
+        f"<h1>{html.escape(report.title)}</h1>",
+    ]
     for section in report.sections:
         out.append(f"<h2>{html.escape(section.title)}</h2>")
         out += [f"<p>{_inline(line)}</p>" for line in section.lines]
         if section.table is not None:
-            out.append("<table><thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in section.table.headers)
-                       + "</tr></thead><tbody>")
+            out.append(
+                "<table><thead><tr>"
+                + "".join(f"<th>{html.escape(h)}</th>" for h in section.table.headers)
+                + "</tr></thead><tbody>"
+            )
             for row in section.table.rows:
                 cells = "".join(
-                    f'<td class="num">{_cell(v)}</td>' if isinstance(v, (int, float)) and not isinstance(v, bool)
-                    else f"<td>{html.escape(_cell(v))}</td>" for v in row)
+                    f'<td class="num">{_cell(v)}</td>'
+                    if isinstance(v, (int, float)) and not isinstance(v, bool)
+                    else f"<td>{html.escape(_cell(v))}</td>"
+                    for v in row
+                )
                 out.append(f"<tr>{cells}</tr>")
             out.append("</tbody></table>")
     out.append("</body></html>")
@@ -188,15 +238,21 @@ def _csv(headers: list[str], rows: list[list]) -> str:
 def run_csv(result: EvaluationResult) -> str:
     """One row per evaluated query: its metrics, relevant count and ranked documents."""
     names = list(result.metrics)
-    return _csv(["query_id", "query", *names, "relevant", "ranked_doc_ids"],
-                [[q.query_id, q.query, *(q.metrics.get(n) for n in names), q.relevant, " ".join(q.ranked_doc_ids)]
-                 for q in result.per_query])
+    return _csv(
+        ["query_id", "query", *names, "relevant", "ranked_doc_ids"],
+        [
+            [q.query_id, q.query, *(q.metrics.get(n) for n in names), q.relevant, " ".join(q.ranked_doc_ids)]
+            for q in result.per_query
+        ],
+    )
 
 
 def comparison_csv(comparison: Comparison) -> str:
     """One row per paired query: the metric in each run and the difference."""
-    return _csv(["query_id", "query", f"{comparison.metric}_a", f"{comparison.metric}_b", "delta"],
-                [[c.query_id, c.query, c.a, c.b, c.delta] for c in comparison.changes])
+    return _csv(
+        ["query_id", "query", f"{comparison.metric}_a", f"{comparison.metric}_b", "delta"],
+        [[c.query_id, c.query, c.a, c.b, c.delta] for c in comparison.changes],
+    )
 
 
 def sweep_csv(rows: list[dict]) -> str:

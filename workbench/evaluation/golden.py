@@ -48,7 +48,7 @@ class RelevantItem:
     def is_span(self) -> bool:
         return self.start is not None or self.quote is not None
 
-    def same_target(self, other: "RelevantItem") -> bool:
+    def same_target(self, other: RelevantItem) -> bool:
         """Whether two items judge the same thing (grades aside)."""
         return (self.doc, self.start, self.end, self.quote) == (other.doc, other.start, other.end, other.quote)
 
@@ -117,6 +117,7 @@ class GoldenSet:
 
 
 # -- parsing ------------------------------------------------------------------------------------
+
 
 def parse_line(line: str, where: str) -> GoldenQuery:
     try:
@@ -232,6 +233,7 @@ def save(golden: GoldenSet, path: Path) -> Path:
 
 # -- finding ------------------------------------------------------------------------------------
 
+
 def search_paths(home: Path, project_dir: Path | None = None) -> list[Path]:
     """Golden sets live in the home (imports) and in the project's ``golden_sets/`` (versioned)."""
     project_dir = project_dir or Path(__file__).resolve().parents[2]
@@ -278,6 +280,7 @@ def path_for(name: str, home: Path) -> Path:
 
 # -- editing (the Retrieval lab's "mark relevant") ----------------------------------------------
 
+
 def _read_queries(path: Path) -> list[GoldenQuery]:
     return list(parse_text(path.read_text(encoding="utf-8"), path.name)) if path.exists() else []
 
@@ -302,11 +305,11 @@ def mark_relevant(path: Path, query_id_or_text: str, item: RelevantItem | dict |
     judged = item if isinstance(item, RelevantItem) else parse_item(item)
     with _WRITE_LOCK:
         queries = _read_queries(path)
-        position = next(
-            (i for i, q in enumerate(queries) if q.id == str(query_id_or_text)), None
-        )
+        position = next((i for i, q in enumerate(queries) if q.id == str(query_id_or_text)), None)
         if position is None:
-            position = next((i for i, q in enumerate(queries) if q.query.strip() == str(query_id_or_text).strip()), None)
+            position = next(
+                (i for i, q in enumerate(queries) if q.query.strip() == str(query_id_or_text).strip()), None
+            )
         if position is None:
             if not str(query_id_or_text).strip():
                 raise GoldenSetError("cannot mark a hit relevant to an empty query; type the query first")

@@ -15,7 +15,7 @@ Conventions (the same as ranx and trec_eval, so numbers are comparable):
 from __future__ import annotations
 
 import math
-from typing import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 
 Ranking = Sequence[Hashable]
 Judgements = Mapping[Hashable, int]

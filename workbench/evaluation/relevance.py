@@ -18,9 +18,10 @@ re-chunking: whatever the chunking, these rules decide afresh which chunks hold 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import PurePath
-from typing import Callable, Iterable, Protocol
+from typing import Protocol
 
 from workbench.evaluation.golden import GoldenQuery, RelevantItem
 
@@ -63,7 +64,7 @@ def canonical_document_names(documents: Iterable[tuple[str, str | None]]) -> dic
         names[PurePath(source).stem] = external_id or source
     for source, external_id in documents:
         names[source] = external_id or source
-    for source, external_id in documents:
+    for _source, external_id in documents:
         if external_id:
             names[external_id] = external_id
     return names
@@ -91,7 +92,9 @@ def quote_occurrences(markdown: str, quote: str) -> list[tuple[int, int]]:
     return [(match.start(), match.end()) for match in quote_pattern(quote).finditer(markdown)]
 
 
-def item_matches_chunk(item: RelevantItem, chunk: JudgedChunk, quote_spans: list[tuple[int, int]] | None = None) -> bool:
+def item_matches_chunk(
+    item: RelevantItem, chunk: JudgedChunk, quote_spans: list[tuple[int, int]] | None = None
+) -> bool:
     """Rules 2 and 3 for one span item and one chunk already known to be of the item's document."""
     if item.start is not None:
         return overlaps(chunk.start, chunk.end, item.start, item.end)
@@ -121,8 +124,9 @@ def chunks_per_item(
         if item.grade <= 0:
             continue
         own = [chunk for chunk in chunks if names_document(item, chunk)]
-        if not item.is_span and any(span.doc == item.doc or any(names_document(span, chunk) for chunk in own)
-                                    for span in span_items):
+        if not item.is_span and any(
+            span.doc == item.doc or any(names_document(span, chunk) for chunk in own) for span in span_items
+        ):
             continue  # rule 4: the document's spans say more than the document judgement
         hits = set()
         for chunk in own:

@@ -17,8 +17,8 @@ numbers hold for it (a pool smaller than the cutoff caps recall, as it would in 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Sequence
 
 from workbench.config import ConfigError, WorkbenchConfig, key_limits
 from workbench.evaluation import metrics as m
@@ -55,7 +55,7 @@ class QueryResult:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "QueryResult":
+    def from_dict(cls, data: dict) -> QueryResult:
         return cls(
             query_id=str(data["query_id"]),
             query=data.get("query", ""),
@@ -125,7 +125,7 @@ class EvaluationResult:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "EvaluationResult":
+    def from_dict(cls, data: dict) -> EvaluationResult:
         return cls(
             collection=data["collection"],
             golden=data["golden"],
@@ -166,8 +166,11 @@ def evaluation_config(config: WorkbenchConfig, metric_names: Sequence[str], leve
         raise ConfigError(
             f"metrics {', '.join(metric_names)} at {level} level read the first {depth} results{per_document}, "
             f"more than retrieval.top_k allows ({deepest}); use smaller cutoffs"
-            + (f" (at most {deepest // CHUNKS_PER_DOCUMENT_DEPTH} at doc level) or the span level" if level == "doc"
-               else "")
+            + (
+                f" (at most {deepest // CHUNKS_PER_DOCUMENT_DEPTH} at doc level) or the span level"
+                if level == "doc"
+                else ""
+            )
         )
     return config.with_value("retrieval.top_k", depth)
 
@@ -246,17 +249,19 @@ def evaluate(
             if answer_judge is not None:
                 answer_metrics, answer = answer_judge(query, trace)
                 metrics.update(answer_metrics)
-            per_query.append(QueryResult(
-                query_id=query.id,
-                query=query.query,
-                metrics=metrics,
-                ranked_doc_ids=ranked_documents(trace.final, judge.document_keys)[:depth],
-                ranked_chunk_ids=trace.final.chunk_ids()[:depth] if level == "span" else [],
-                relevant=len(relevant),
-                stage_metrics=stage_metrics(rankings, relevant, metric_names),
-                verdict=_verdict(trace) if judge_confidence else None,
-                answer=answer,
-            ))
+            per_query.append(
+                QueryResult(
+                    query_id=query.id,
+                    query=query.query,
+                    metrics=metrics,
+                    ranked_doc_ids=ranked_documents(trace.final, judge.document_keys)[:depth],
+                    ranked_chunk_ids=trace.final.chunk_ids()[:depth] if level == "span" else [],
+                    relevant=len(relevant),
+                    stage_metrics=stage_metrics(rankings, relevant, metric_names),
+                    verdict=_verdict(trace) if judge_confidence else None,
+                    answer=answer,
+                )
+            )
         if progress:
             progress(position, len(golden.queries))
     notes = _notes(level, skipped, unknown, unmatched, per_query, judge)
@@ -302,19 +307,24 @@ def answer_notes(per_query: Sequence[QueryResult]) -> list[str]:
     answers = [q.answer for q in per_query if q.answer is not None]
     if not answers:
         return []
-    cost = {key: sum(a.get("cost", {}).get(key, 0) for a in answers)
-            for key in ("calls", "endpoint_calls", "cached", "failed", "prompt_tokens", "completion_tokens",
-                        "elapsed_ms")}
-    notes = [f"answers: {cost['calls']} LLM calls ({cost['endpoint_calls']} to the endpoint, {cost['cached']} "
-             f"cached, {cost['failed']} failed), {cost['prompt_tokens']}+{cost['completion_tokens']} tokens, "
-             f"{cost['elapsed_ms'] / 1000:.1f} s"]
+    cost = {
+        key: sum(a.get("cost", {}).get(key, 0) for a in answers)
+        for key in ("calls", "endpoint_calls", "cached", "failed", "prompt_tokens", "completion_tokens", "elapsed_ms")
+    }
+    notes = [
+        f"answers: {cost['calls']} LLM calls ({cost['endpoint_calls']} to the endpoint, {cost['cached']} "
+        f"cached, {cost['failed']} failed), {cost['prompt_tokens']}+{cost['completion_tokens']} tokens, "
+        f"{cost['elapsed_ms'] / 1000:.1f} s"
+    ]
     for name in ANSWER_METRICS[:3]:
         missing = [q for q in per_query if name not in q.metrics]
         if missing:
             said = (name.replace("_", " "), "no answer")
             reasons = [note for q in missing for note in (q.answer or {}).get("notes", []) if note.startswith(said)]
-            notes.append(f"{name}: left out for {len(missing)} of {len(per_query)} queries"
-                         + (f" (first: {reasons[0]})" if reasons else ""))
+            notes.append(
+                f"{name}: left out for {len(missing)} of {len(per_query)} queries"
+                + (f" (first: {reasons[0]})" if reasons else "")
+            )
     return notes
 
 
@@ -337,8 +347,10 @@ def _notes(level, skipped, unknown, unmatched, per_query, judge: ChunkJudge) -> 
         shown = ", ".join(sorted(unknown)[:5]) + (" ..." if len(unknown) > 5 else "")
         notes.append(f"{len(unknown)} judged documents are not in the collection ({shown}); they count as missed")
     if unmatched:
-        notes.append(f"{unmatched} judged items match no chunk (unknown document, or quote not found in it); "
-                     "each counts as one relevant chunk never retrieved")
+        notes.append(
+            f"{unmatched} judged items match no chunk (unknown document, or quote not found in it); "
+            "each counts as one relevant chunk never retrieved"
+        )
     if level == "span" and per_query:
         average = sum(q.relevant for q in per_query) / len(per_query)
         notes.append(f"span level over {judge.chunk_count} chunks: {average:.2f} relevant chunks per query on average")
@@ -346,6 +358,7 @@ def _notes(level, skipped, unknown, unmatched, per_query, judge: ChunkJudge) -> 
 
 
 # -- collections ----------------------------------------------------------------------------------
+
 
 def chunk_views(snapshot) -> list[ChunkView]:
     """Every chunk of a loaded snapshot as a full view, texts read (a small collection's tests and tools)."""
@@ -385,8 +398,15 @@ def evaluate_collection(
     if needs_query_vectors(config):
         bench.embed_queries(config.embedding.key, [q.query for q in golden.queries])
     result = evaluate(
-        lambda text, cfg: bench.query(text, collection, cfg), golden, config, collection, judge,
-        level=level, metric_names=metric_names, progress=progress, answer_judge=answer_judge,
+        lambda text, cfg: bench.query(text, collection, cfg),
+        golden,
+        config,
+        collection,
+        judge,
+        level=level,
+        metric_names=metric_names,
+        progress=progress,
+        answer_judge=answer_judge,
     )
     # the run took what the user waited for: loading the indexes and embedding the queries too
     result.elapsed_s = time.perf_counter() - started

@@ -16,21 +16,47 @@ from workbench.evaluation.abstention import AbstentionReport
 from workbench.evaluation.runner import EvaluationResult, QueryResult, SkippedQuery
 
 
-def save_run(catalog: Catalog, result: EvaluationResult, *, label: str = "", overrides: dict | None = None,
-             sweep_id: int | None = None) -> int:
+def save_run(
+    catalog: Catalog,
+    result: EvaluationResult,
+    *,
+    label: str = "",
+    overrides: dict | None = None,
+    sweep_id: int | None = None,
+) -> int:
     """Store ``result`` (one transaction) and return its run id; also sets ``result.run_id``."""
     rows = [
-        QueryResultRow(q.query_id, q.query, q.metrics, q.ranked_doc_ids, q.ranked_chunk_ids, q.relevant,
-                       q.stage_metrics, q.verdict, q.answer)
+        QueryResultRow(
+            q.query_id,
+            q.query,
+            q.metrics,
+            q.ranked_doc_ids,
+            q.ranked_chunk_ids,
+            q.relevant,
+            q.stage_metrics,
+            q.verdict,
+            q.answer,
+        )
         for q in result.per_query
     ]
     stored = stored_runs.save_run(
-        catalog, collection=result.collection, golden=result.golden, level=result.level,
-        label=label or result.label, config=result.config, overrides=overrides or {}, metrics=result.metrics,
-        stage_metrics=result.stage_metrics, evaluated_top_k=result.evaluated_top_k,
-        skipped=[asdict(s) for s in result.skipped], notes=result.notes, elapsed_s=result.elapsed_s,
-        sweep_id=sweep_id, results=rows,
-        abstention=result.abstention.to_dict() if result.abstention else None, golden_hash=result.golden_hash or None,
+        catalog,
+        collection=result.collection,
+        golden=result.golden,
+        level=result.level,
+        label=label or result.label,
+        config=result.config,
+        overrides=overrides or {},
+        metrics=result.metrics,
+        stage_metrics=result.stage_metrics,
+        evaluated_top_k=result.evaluated_top_k,
+        skipped=[asdict(s) for s in result.skipped],
+        notes=result.notes,
+        elapsed_s=result.elapsed_s,
+        sweep_id=sweep_id,
+        results=rows,
+        abstention=result.abstention.to_dict() if result.abstention else None,
+        golden_hash=result.golden_hash or None,
     )
     result.run_id = stored.id
     result.label = stored.label
@@ -50,8 +76,17 @@ def _result(row: RunRow, results: list[QueryResultRow]) -> EvaluationResult:
         config=row.config,
         metrics=row.metrics,
         per_query=[
-            QueryResult(r.query_id, r.query, r.metrics, r.ranked_doc_ids, r.ranked_chunk_ids, r.relevant,
-                        r.stage_metrics, r.verdict, r.answer)
+            QueryResult(
+                r.query_id,
+                r.query,
+                r.metrics,
+                r.ranked_doc_ids,
+                r.ranked_chunk_ids,
+                r.relevant,
+                r.stage_metrics,
+                r.verdict,
+                r.answer,
+            )
             for r in results
         ],
         elapsed_s=row.elapsed_s,
@@ -67,11 +102,19 @@ def _result(row: RunRow, results: list[QueryResultRow]) -> EvaluationResult:
     )
 
 
-def list_runs(catalog: Catalog, *, collection: str | None = None, golden: str | None = None,
-              sweep_id: int | None = None, include_sweeps: bool = True, limit: int = 200) -> list[RunRow]:
+def list_runs(
+    catalog: Catalog,
+    *,
+    collection: str | None = None,
+    golden: str | None = None,
+    sweep_id: int | None = None,
+    include_sweeps: bool = True,
+    limit: int = 200,
+) -> list[RunRow]:
     """Stored runs, newest first (metrics and config, without per-query rows)."""
-    return stored_runs.list_runs(catalog, collection=collection, golden=golden, sweep_id=sweep_id,
-                                 include_sweeps=include_sweeps, limit=limit)
+    return stored_runs.list_runs(
+        catalog, collection=collection, golden=golden, sweep_id=sweep_id, include_sweeps=include_sweeps, limit=limit
+    )
 
 
 def list_sweeps(catalog: Catalog, collection: str | None = None, limit: int = 50) -> list[SweepRow]:

@@ -8,7 +8,7 @@ same metrics at the same level. Two extra columns show the candidate pool itself
 
 from __future__ import annotations
 
-from typing import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
 from workbench.evaluation import metrics as m
 from workbench.retrieval.ranking import RankedList

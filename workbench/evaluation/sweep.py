@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, Sequence
 
 from store import evaluation_runs as stored_runs
 from store.embedding_cache import embedding_counts
@@ -76,8 +76,10 @@ class SweepProgress:
     def describe(self) -> str:
         eta = self.eta_s
         remaining = f", ETA {_duration(eta)}" if eta is not None else ""
-        return (f"[{self.point}/{self.points}] {self.label or 'base config'}: {self.done}/{self.total} queries, "
-                f"{_duration(self.elapsed_s)} elapsed{remaining}")
+        return (
+            f"[{self.point}/{self.points}] {self.label or 'base config'}: {self.done}/{self.total} queries, "
+            f"{_duration(self.elapsed_s)} elapsed{remaining}"
+        )
 
 
 @dataclass
@@ -125,8 +127,11 @@ class SweepResult:
         same as when it differs from it only in keys its configuration ignores."""
         rows = []
         for entry in self.entries:
-            row = {"run_id": entry.result.run_id, **{k: _show(v) for k, v in entry.point.overrides.items()},
-                   **entry.result.metrics}
+            row = {
+                "run_id": entry.result.run_id,
+                **{k: _show(v) for k, v in entry.point.overrides.items()},
+                **entry.result.metrics,
+            }
             if any(e.point.same_as or e.point.ignored for e in self.entries):
                 row["same as"] = entry.point.same_as or ""
                 row["ignored"] = ", ".join(entry.point.ignored)
@@ -137,22 +142,32 @@ class SweepResult:
         if self.embedded_texts == 0:
             embedded = f"embedded 0 corpus texts (all {self.chunk_texts} chunk texts cached)"
         else:
-            embedded = f"embedded {self.embedded_texts} corpus texts not in the cache (of {self.chunk_texts} chunk texts)"
+            embedded = (
+                f"embedded {self.embedded_texts} corpus texts not in the cache (of {self.chunk_texts} chunk texts)"
+            )
         if self.llm_endpoint_calls or self.llm_cached_calls:
-            embedded += (f"; LLM: {self.llm_endpoint_calls} calls to the endpoint, {self.llm_cached_calls} "
-                         "answered from the cache")
+            embedded += (
+                f"; LLM: {self.llm_endpoint_calls} calls to the endpoint, {self.llm_cached_calls} "
+                "answered from the cache"
+            )
         return embedded
 
     def summary(self) -> dict:
         return {
-            "points": len(self.entries), "layouts": self.layouts, "embedded_texts": self.embedded_texts,
-            "chunk_texts": self.chunk_texts, "query_models": self.query_models, "elapsed_s": self.elapsed_s,
-            "llm_endpoint_calls": self.llm_endpoint_calls, "llm_cached_calls": self.llm_cached_calls,
+            "points": len(self.entries),
+            "layouts": self.layouts,
+            "embedded_texts": self.embedded_texts,
+            "chunk_texts": self.chunk_texts,
+            "query_models": self.query_models,
+            "elapsed_s": self.elapsed_s,
+            "llm_endpoint_calls": self.llm_endpoint_calls,
+            "llm_cached_calls": self.llm_cached_calls,
             "run_ids": [entry.result.run_id for entry in self.entries],
         }
 
 
 # -- the grid ---------------------------------------------------------------------------------
+
 
 def parse_grid_argument(text: str) -> tuple[str, list[str]]:
     """``key=v1,v2`` -> (key, [v1, v2]). When values themselves hold commas (``fusion.weights``),
@@ -196,7 +211,7 @@ def expand(base: WorkbenchConfig, grid: Mapping[str, Sequence]) -> list[SweepPoi
     behaves_like: dict[str, SweepPoint] = {}
     for combination in itertools.product(*(grid[key] for key in keys)):
         config = base
-        for key, value in zip(keys, combination):
+        for key, value in zip(keys, combination, strict=True):
             config = config.with_value(key, value)
         fingerprint = repr(sorted(config.flat().items()))
         if fingerprint in seen:
@@ -230,6 +245,7 @@ def plan(points: Sequence[SweepPoint]) -> list[LayoutGroup]:
 
 # -- running ----------------------------------------------------------------------------------
 
+
 def run_sweep(
     bench,
     collection: str,
@@ -249,16 +265,29 @@ def run_sweep(
     metric_names = m.validate(metric_names)
     points = expand(base_config, grid)
     groups = plan(points)
-    result = SweepResult(collection, golden.name, level, metric_names, {k: list(v) for k, v in grid.items()},
-                         base_config, layouts=len(groups))
+    result = SweepResult(
+        collection,
+        golden.name,
+        level,
+        metric_names,
+        {k: list(v) for k, v in grid.items()},
+        base_config,
+        layouts=len(groups),
+    )
     models = sorted({group.layout.embedding_model for group in groups})
     before = embedding_counts(bench.catalog, models)
     llm = bench.llm()
     llm_before = (llm.endpoint_calls, llm.cached_calls)
     if store:
         result.sweep_id = stored_runs.start_sweep(
-            bench.catalog, collection=collection, golden=golden.name, level=level, base_config=base_config.to_dict(),
-            grid={k: [_show(v) for v in vs] for k, vs in grid.items()}, metrics=list(metric_names))
+            bench.catalog,
+            collection=collection,
+            golden=golden.name,
+            level=level,
+            base_config=base_config.to_dict(),
+            grid={k: [_show(v) for v in vs] for k, vs in grid.items()},
+            metrics=list(metric_names),
+        )
     runs = [point for point in points if point.same_as is None]
     total = len(runs) * len(golden.queries)
     by_label: dict[str, EvaluationResult] = {}
@@ -278,15 +307,25 @@ def run_sweep(
                     warmed.add(model)
                 index = len(by_label)
                 evaluation = evaluate(
-                    lambda text, cfg: bench.query(text, collection, cfg), golden, point.config, collection, judge,
-                    level=level, metric_names=metric_names,
+                    lambda text, cfg: bench.query(text, collection, cfg),
+                    golden,
+                    point.config,
+                    collection,
+                    judge,
+                    level=level,
+                    metric_names=metric_names,
                     progress=_forward(progress, index, len(runs), len(golden.queries), total, point.label, started),
                 )
                 by_label[point.label] = evaluation
                 evaluation.label = point.label
                 if store:
-                    save_run(bench.catalog, evaluation, label=point.label, overrides=_jsonable(point.overrides),
-                             sweep_id=result.sweep_id)
+                    save_run(
+                        bench.catalog,
+                        evaluation,
+                        label=point.label,
+                        overrides=_jsonable(point.overrides),
+                        sweep_id=result.sweep_id,
+                    )
                 result.entries.append(SweepEntry(point, evaluation))
         status = "done"
     finally:
@@ -306,14 +345,18 @@ def _forward(progress, index: int, points: int, queries: int, total: int, label:
         return None
 
     def report(done_in_point: int, _total_in_point: int) -> None:
-        progress(SweepProgress(index * queries + done_in_point, total, index + 1, points, label,
-                               time.perf_counter() - started))
+        progress(
+            SweepProgress(
+                index * queries + done_in_point, total, index + 1, points, label, time.perf_counter() - started
+            )
+        )
 
     return report
 
 
-def save_best_as_preset(bench, sweep: SweepResult, name: str, metric: str = "ndcg@10",
-                        description: str | None = None) -> dict[str, object]:
+def save_best_as_preset(
+    bench, sweep: SweepResult, name: str, metric: str = "ndcg@10", description: str | None = None
+) -> dict[str, object]:
     """Save the best point's configuration as preset ``name`` (its differences from the defaults)."""
     require_writable(bench, "Saving a preset")
     best = sweep.best(metric)

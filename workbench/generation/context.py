@@ -12,8 +12,8 @@ In the prompt each source is a data block named by its label (``<document name="
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from workbench.llm.prompt_data import data_block, with_data_rule
 from workbench.names import shown_name

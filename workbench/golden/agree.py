@@ -10,8 +10,8 @@ orders by the metric are compared with Kendall's tau.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Callable
 
 from workbench.config import dumps
 from workbench.evaluation.golden import GoldenQuery, GoldenSet, RelevantItem
@@ -78,15 +78,27 @@ def grade_agreement(a: GoldenSet, b: GoldenSet) -> AgreementReport:
     pairs = [(grade, grades_b[key]) for key, grade in grades_a.items() if key in grades_b]
     categories = max([GRADE_CATEGORIES, *(max(p) + 1 for p in pairs)])
     table = confusion_table(pairs, categories)
-    report = AgreementReport(a.name, b.name, len(pairs), len(grades_a) - len(pairs), len(grades_b) - len(pairs),
-                             table, weighted_kappa(table, "linear"), weighted_kappa(table, "quadratic"))
+    report = AgreementReport(
+        a.name,
+        b.name,
+        len(pairs),
+        len(grades_a) - len(pairs),
+        len(grades_b) - len(pairs),
+        table,
+        weighted_kappa(table, "linear"),
+        weighted_kappa(table, "quadratic"),
+    )
     if not pairs:
-        report.notes.append("the two sets judged no (query, document or span) in common: no kappa; judge the same "
-                            "pool, or export both from one pool")
+        report.notes.append(
+            "the two sets judged no (query, document or span) in common: no kappa; judge the same "
+            "pool, or export both from one pool"
+        )
     elif report.kappa_linear is None:
         used = sorted({grade for pair in pairs for grade in pair})
-        report.notes.append(f"kappa is undefined: both sets gave all {len(pairs)} shared pairs grade "
-                            f"{', '.join(map(str, used))}, so chance explains every agreement")
+        report.notes.append(
+            f"kappa is undefined: both sets gave all {len(pairs)} shared pairs grade "
+            f"{', '.join(map(str, used))}, so chance explains every agreement"
+        )
     return report
 
 
@@ -95,9 +107,16 @@ def evaluation_level(a: GoldenSet, b: GoldenSet) -> str:
     return "span" if any(q.has_spans for q in a.queries) and any(q.has_spans for q in b.queries) else "doc"
 
 
-def ranking_agreement(bench, collection: str, a: GoldenSet, b: GoldenSet, configs: list[NamedConfig],
-                      metric: str = DEFAULT_METRIC, level: str | None = None,
-                      progress: Callable[[int, int], None] | None = None) -> AgreementReport:
+def ranking_agreement(
+    bench,
+    collection: str,
+    a: GoldenSet,
+    b: GoldenSet,
+    configs: list[NamedConfig],
+    metric: str = DEFAULT_METRIC,
+    level: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> AgreementReport:
     """``grade_agreement`` plus each configuration's ``metric`` under A and under B and Kendall's tau."""
     report = grade_agreement(a, b)
     report.metric, report.level = metric, level or evaluation_level(a, b)
@@ -118,15 +137,18 @@ def ranking_agreement(bench, collection: str, a: GoldenSet, b: GoldenSet, config
         if needs_query_vectors(config):
             bench.embed_queries(config.embedding.key, list({q.query for q in (*a.queries, *b.queries)}))
         traces.clear()
-        results = [evaluate(run_once, golden, config, collection, judges[layout], level=report.level,
-                            metric_names=[metric]) for golden in (a, b)]
+        results = [
+            evaluate(run_once, golden, config, collection, judges[layout], level=report.level, metric_names=[metric])
+            for golden in (a, b)
+        ]
         report.scores.append(ConfigScore(named.name, results[0].metrics[metric], results[1].metrics[metric]))
         if progress:
             progress(position, len(configs))
     report.tau = kendall_tau([s.under_a for s in report.scores], [s.under_b for s in report.scores])
     if report.tau is None:
-        report.notes.append(f"Kendall tau is undefined: fewer than two configurations, or one set scores them all "
-                            f"the same {metric}")
+        report.notes.append(
+            f"Kendall tau is undefined: fewer than two configurations, or one set scores them all the same {metric}"
+        )
     return report
 
 

@@ -13,7 +13,7 @@ scoring that ties everything), rather than a number that would look like a findi
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 WEIGHTS = ("linear", "quadratic")
 

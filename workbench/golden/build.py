@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -41,8 +41,9 @@ def parse_kinds(text: str | Sequence[str] | None) -> tuple[str, ...]:
     kinds = tuple(dict.fromkeys(k.strip() for k in raw if k.strip())) or KINDS
     unknown = [k for k in kinds if k not in KINDS]
     if unknown:
-        raise ValueError(f"unknown question kind {unknown[0]!r}; --kinds takes a comma-separated list of "
-                         f"{', '.join(KINDS)}")
+        raise ValueError(
+            f"unknown question kind {unknown[0]!r}; --kinds takes a comma-separated list of {', '.join(KINDS)}"
+        )
     return kinds
 
 
@@ -72,38 +73,63 @@ def source_chunks(bench, collection: str, config: WorkbenchConfig) -> list[Sourc
         if len(record.text.strip()) < config.synth.min_chunk_chars:
             continue
         document = snapshot.documents[record.doc_id]
-        chunks.append(SourceChunk(record.chunk_id, record.doc_id, document.external_id or document.source,
-                                  record.start, record.end, record.text, chunk_language(record.text)))
+        chunks.append(
+            SourceChunk(
+                record.chunk_id,
+                record.doc_id,
+                document.external_id or document.source,
+                record.start,
+                record.end,
+                record.text,
+                chunk_language(record.text),
+            )
+        )
     return chunks
 
 
-def plan_synth(bench, collection: str, config: WorkbenchConfig, *, n: int, seed: int, out: str,
-               kinds: Sequence[str] = KINDS) -> SynthPlan:
+def plan_synth(
+    bench, collection: str, config: WorkbenchConfig, *, n: int, seed: int, out: str, kinds: Sequence[str] = KINDS
+) -> SynthPlan:
     """Check the endpoint and the limits, then sample: nothing is asked yet."""
     client = bench.llm()
     if not client.available:
         raise LlmUnavailable(client.unavailable_reason("golden synth"))
     limit = config.synth.max_items
     if not 1 <= n <= limit:
-        raise ConfigError(f"--n {n} is outside 1 to synth.max_items ({limit}, default 2000); "
-                          "ask for fewer or raise it with --set synth.max_items=N")
+        raise ConfigError(
+            f"--n {n} is outside 1 to synth.max_items ({limit}, default 2000); "
+            "ask for fewer or raise it with --set synth.max_items=N"
+        )
     out_path = golden_sets.path_for(out, bench.home)
     if out_path.exists() and read_summary(bench.home, out_path.stem) is None:
         raise golden_sets.GoldenSetError(
             f"golden set {out_path.stem!r} already exists ({out_path}) and was not written by golden synth; "
-            "pick another --out so its judgements are not overwritten")
+            "pick another --out so its judgements are not overwritten"
+        )
     kinds = parse_kinds(kinds)
     chunks = source_chunks(bench, collection, config)
     if not chunks:
-        raise ValueError(f"collection {collection!r} has no chunk of at least synth.min_chunk_chars "
-                         f"({config.synth.min_chunk_chars}) characters to write questions from")
+        raise ValueError(
+            f"collection {collection!r} has no chunk of at least synth.min_chunk_chars "
+            f"({config.synth.min_chunk_chars}) characters to write questions from"
+        )
     tokenizer = Bm25Tokenizer()
     tasks = plan_tasks(chunks, n, kinds, seed, tokenizer.tokenize)
     folder = Path(bench.home) / "golden_sets" / SYNTH_FOLDER
     run_key = hashlib.sha256(f"{collection}|{client.cache_model}|{PROMPT_VERSION}".encode()).hexdigest()[:8]
-    return SynthPlan(collection, out_path.stem, tasks, SynthLimits.of(config.synth), client.cache_model, out_path,
-                     folder / f"{out_path.stem}.{run_key}.journal.jsonl", folder / f"{out_path.stem}.summary.json",
-                     config, seed, kinds)
+    return SynthPlan(
+        collection,
+        out_path.stem,
+        tasks,
+        SynthLimits.of(config.synth),
+        client.cache_model,
+        out_path,
+        folder / f"{out_path.stem}.{run_key}.journal.jsonl",
+        folder / f"{out_path.stem}.summary.json",
+        config,
+        seed,
+        kinds,
+    )
 
 
 def run_synth(bench, plan: SynthPlan, progress: Callable[[int, int], None] | None = None) -> SynthReport:
@@ -124,12 +150,21 @@ def run_synth(bench, plan: SynthPlan, progress: Callable[[int, int], None] | Non
 
     verifier = Verifier(markdown_of, Bm25Tokenizer().tokenize, embed, plan.limits, client.model)
     report = run_tasks(plan.tasks, client, verifier, plan.journal, plan.limits, progress)
-    kept = _keep_review(plan.out_path, [golden_sets.parse_line(json.dumps(item, ensure_ascii=False), plan.out)
-                                        for item in report.kept])
+    kept = _keep_review(
+        plan.out_path, [golden_sets.parse_line(json.dumps(item, ensure_ascii=False), plan.out) for item in report.kept]
+    )
     if kept:
         golden_sets.save(golden_sets.GoldenSet(plan.out, tuple(kept)), plan.out_path)
-    summary = {"collection": plan.collection, "set": plan.out, "path": str(plan.out_path), "model": client.model,
-               "seed": plan.seed, "n": len(plan.tasks), "kinds": list(plan.kinds), **report.summary()}
+    summary = {
+        "collection": plan.collection,
+        "set": plan.out,
+        "path": str(plan.out_path),
+        "model": client.model,
+        "seed": plan.seed,
+        "n": len(plan.tasks),
+        "kinds": list(plan.kinds),
+        **report.summary(),
+    }
     plan.summary_path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(plan.summary_path, json.dumps(summary, ensure_ascii=False, indent=1))
     return report
@@ -140,11 +175,15 @@ def _keep_review(path: Path, generated: list) -> list:
     edited question, accepted), and items rejected in review stay out."""
     if not path.exists():
         return generated
-    reviewed = {q.id: q for q in golden_sets.load(path).queries
-                if (q.meta or {}).get("review") in ("accepted", "edited")}
+    reviewed = {
+        q.id: q for q in golden_sets.load(path).queries if (q.meta or {}).get("review") in ("accepted", "edited")
+    }
     rejected_log = path.parent / SYNTH_FOLDER / f"{path.stem}.rejected-in-review.jsonl"
-    rejected = {json.loads(line)["id"] for line in rejected_log.read_text(encoding="utf-8").splitlines()
-                if line.strip()} if rejected_log.exists() else set()
+    rejected = (
+        {json.loads(line)["id"] for line in rejected_log.read_text(encoding="utf-8").splitlines() if line.strip()}
+        if rejected_log.exists()
+        else set()
+    )
     return [reviewed.get(q.id, q) for q in generated if q.id not in rejected]
 
 

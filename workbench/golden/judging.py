@@ -28,8 +28,23 @@ from store.catalog import Catalog
 from store.judgements import Judgement, PoolItem, PoolRow
 from workbench.evaluation.golden import GoldenQuery, GoldenSet, RelevantItem
 
-__all__ = ["GRADES", "GRADE_MEANINGS", "Judgement", "PoolItem", "PoolRow", "Progress", "judgements", "load_pool",
-           "model_judge", "person_judge", "record", "record_many", "to_golden_set", "undo_last", "progress"]
+__all__ = [
+    "GRADES",
+    "GRADE_MEANINGS",
+    "Judgement",
+    "PoolItem",
+    "PoolRow",
+    "Progress",
+    "judgements",
+    "load_pool",
+    "model_judge",
+    "person_judge",
+    "record",
+    "record_many",
+    "to_golden_set",
+    "undo_last",
+    "progress",
+]
 
 GRADES = (0, 1, 2, 3)
 GRADE_MEANINGS = {
@@ -51,8 +66,9 @@ def person_judge(name: str) -> str:
     if not cleaned:
         raise JudgingError("a judge needs a name; type your name once before judging")
     if "@" in cleaned:
-        raise JudgingError(f"judge name {cleaned!r} contains '@', which marks model judges (model@prompt-hash); "
-                           "leave it out")
+        raise JudgingError(
+            f"judge name {cleaned!r} contains '@', which marks model judges (model@prompt-hash); leave it out"
+        )
     return cleaned
 
 
@@ -76,19 +92,31 @@ def _judgement(pool: str, item: PoolItem, grade: int, judge: str, reason: str | 
         raise JudgingError("a judgement needs a judge: a person's name or model_judge(model, prompt)")
     if reason is not None:
         reason = " ".join(reason.split())[:MAX_REASON_CHARS] or None
-    return Judgement(pool, item.query_id, item.query, item.chunk_id, item.document, item.start, item.end,
-                     grade, judge.strip(), reason)
+    return Judgement(
+        pool,
+        item.query_id,
+        item.query,
+        item.chunk_id,
+        item.document,
+        item.start,
+        item.end,
+        grade,
+        judge.strip(),
+        reason,
+    )
 
 
-def record(catalog: Catalog, pool: str | PoolRow, item: PoolItem, grade: int, judge: str,
-           reason: str | None = None) -> Judgement:
+def record(
+    catalog: Catalog, pool: str | PoolRow, item: PoolItem, grade: int, judge: str, reason: str | None = None
+) -> Judgement:
     """Record ``judge``'s grade of one pooled chunk; returns the stored judgement (with its time)."""
     name = pool.name if isinstance(pool, PoolRow) else pool
     return stored.record_judgement(catalog, _judgement(name, item, grade, judge, reason))
 
 
-def record_many(catalog: Catalog, pool: str | PoolRow, graded: list[tuple[PoolItem, int, str | None]],
-                judge: str) -> int:
+def record_many(
+    catalog: Catalog, pool: str | PoolRow, graded: list[tuple[PoolItem, int, str | None]], judge: str
+) -> int:
     """Record ``(item, grade, reason)`` triples by one judge in one transaction; returns how many."""
     name = pool.name if isinstance(pool, PoolRow) else pool
     rows = [_judgement(name, item, grade, judge, reason) for item, grade, reason in graded]
@@ -129,8 +157,12 @@ def progress(items: list[PoolItem], given: list[Judgement]) -> Progress:
     by_query: dict[str, list[bool]] = {}
     for item in items:
         by_query.setdefault(item.query_id, []).append((item.query_id, item.chunk_id) in judged)
-    return Progress(sum(sum(flags) for flags in by_query.values()), len(items),
-                    sum(all(flags) for flags in by_query.values()), len(by_query))
+    return Progress(
+        sum(sum(flags) for flags in by_query.values()),
+        len(items),
+        sum(all(flags) for flags in by_query.values()),
+        len(by_query),
+    )
 
 
 def next_unjudged(items: list[PoolItem], given: list[Judgement]) -> PoolItem | None:
@@ -147,8 +179,9 @@ def to_golden_set(name: str, items: list[PoolItem], given: list[Judgement]) -> G
     """
     judges = sorted({j.judge for j in given})
     if len(judges) > 1:
-        raise JudgingError(f"{len(judges)} judges graded this pool ({', '.join(judges)}); export one judge's "
-                           "judgements at a time")
+        raise JudgingError(
+            f"{len(judges)} judges graded this pool ({', '.join(judges)}); export one judge's judgements at a time"
+        )
     by_query: dict[str, dict[int, Judgement]] = {}
     for judgement in given:
         by_query.setdefault(judgement.query_id, {})[judgement.chunk_id] = judgement
@@ -162,6 +195,8 @@ def to_golden_set(name: str, items: list[PoolItem], given: list[Judgement]) -> G
         meta = {"judge": judges[0], "pool": given[0].pool}
         queries.append(GoldenQuery(item.query_id, item.query, relevant, meta=meta))
     if not queries:
-        raise JudgingError(f"no judgements to export{' by ' + judges[0] if judges else ''}; judge some pooled chunks "
-                           "first (Judging page, or golden judge --llm)")
+        raise JudgingError(
+            f"no judgements to export{' by ' + judges[0] if judges else ''}; judge some pooled chunks "
+            "first (Judging page, or golden judge --llm)"
+        )
     return GoldenSet(name, tuple(queries))

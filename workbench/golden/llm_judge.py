@@ -16,8 +16,8 @@ than what is left of it.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from workbench.golden import judging
 from workbench.golden.judging import GRADE_MEANINGS, PoolItem
@@ -30,7 +30,7 @@ JUDGE_SYSTEM = with_data_rule(
     "You grade how well a passage answers a search query, for a relevance test set. Grades: "
     + "; ".join(f"{grade} = {meaning}" for grade, meaning in GRADE_MEANINGS.items())
     + ". Judge only the passage given. Reply with exactly one JSON object and nothing else: "
-      '{"grade": <0, 1, 2 or 3>, "reason": "<one short line saying why>"}'
+    '{"grade": <0, 1, 2 or 3>, "reason": "<one short line saying why>"}'
 )
 MAX_REASON_CHARS = 200
 #: replies the estimate allows for a grade and its reason
@@ -80,13 +80,16 @@ class JudgeReport:
     def describe(self) -> str:
         grades = ", ".join(f"{g}: {self.grades.get(g, 0)}" for g in judging.GRADES)
         rejects = sum(self.rejected.values())
-        return (f"pool {self.pool!r}: recorded {self.recorded} grades ({grades}), {rejects} replies rejected, "
-                f"{self.already} pairs judged before; endpoint calls {self.endpoint_calls}, cached "
-                f"{self.cached_calls}, tokens {self.tokens:,}")
+        return (
+            f"pool {self.pool!r}: recorded {self.recorded} grades ({grades}), {rejects} replies rejected, "
+            f"{self.already} pairs judged before; endpoint calls {self.endpoint_calls}, cached "
+            f"{self.cached_calls}, tokens {self.tokens:,}"
+        )
 
 
-def plan(catalog, client: LlmClient, pool: str, max_calls: int | None) -> tuple[judging.PoolRow, list[PoolItem],
-                                                                                  JudgeReport]:
+def plan(
+    catalog, client: LlmClient, pool: str, max_calls: int | None
+) -> tuple[judging.PoolRow, list[PoolItem], JudgeReport]:
     """The pool, the pairs still to grade and the report with its call bound; nothing is asked."""
     if not client.available:
         raise LlmUnavailable(client.unavailable_reason("golden judge --llm"))
@@ -113,14 +116,25 @@ def passage_reader(bench, collection: str) -> Callable[[PoolItem], str]:
             return chunk.text
         if item.document not in markdowns:
             markdowns[item.document] = bench.markdown(bench.document(item.document, collection).id)[0]
-        return markdowns[item.document][item.start:item.end]
+        return markdowns[item.document][item.start : item.end]
 
     return passage_of
 
 
-def run(catalog, client: LlmClient, row: judging.PoolRow, todo: list[PoolItem], report: JudgeReport,
-        passage_of: Callable[[PoolItem], str], *, max_calls: int | None, timeout_s: float, max_tokens: int,
-        max_chunk_chars: int, progress: Callable[[int, int], None] | None = None) -> JudgeReport:
+def run(
+    catalog,
+    client: LlmClient,
+    row: judging.PoolRow,
+    todo: list[PoolItem],
+    report: JudgeReport,
+    passage_of: Callable[[PoolItem], str],
+    *,
+    max_calls: int | None,
+    timeout_s: float,
+    max_tokens: int,
+    max_chunk_chars: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> JudgeReport:
     """Grade ``todo`` in batches, recording each batch's grades at once; never more endpoint calls
     than ``max_calls``; stop at the first endpoint failure (what was recorded stays)."""
     batch_size = BATCH_SIZE
@@ -130,15 +144,19 @@ def run(catalog, client: LlmClient, row: judging.PoolRow, todo: list[PoolItem], 
         if budget <= 0:
             report.stopped = f"--max-calls {max_calls} reached; run again to grade the rest"
             break
-        batch = todo[position:position + budget]
-        requests = [judge_request(item.query, passage_of(item)[:max_chunk_chars],
-                                  f"{item.query_id} / chunk {item.chunk_id}", max_tokens) for item in batch]
+        batch = todo[position : position + budget]
+        requests = [
+            judge_request(
+                item.query, passage_of(item)[:max_chunk_chars], f"{item.query_id} / chunk {item.chunk_id}", max_tokens
+            )
+            for item in batch
+        ]
         before_endpoint, before_cached = client.endpoint_calls, client.cached_calls
         calls = client.complete_many(requests, timeout_s=timeout_s, parse=parse_judge_reply)
         report.endpoint_calls += client.endpoint_calls - before_endpoint
         report.cached_calls += client.cached_calls - before_cached
         graded = []
-        for item, call in zip(batch, calls):
+        for item, call in zip(batch, calls, strict=True):
             report.tokens += 0 if call.cached else (call.total_tokens or 0)
             if call.ok:
                 grade, reason = parse_judge_reply(call.text)

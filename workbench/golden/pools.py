@@ -9,8 +9,8 @@ so the judgements made on it survive re-chunking.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from store import judgements as stored
 from store.judgements import PoolItem, PoolRow
@@ -23,8 +23,10 @@ BUILT_IN_CONFIGS: tuple[tuple[str, dict[str, object]], ...] = (
     ("dense", {"retrieval.mode": "dense"}),
     ("hybrid-rrf", {"retrieval.mode": "hybrid", "fusion.method": "rrf"}),
     ("hybrid-weighted", {"retrieval.mode": "hybrid", "fusion.method": "weighted"}),
-    ("hybrid-weighted-bm25-heavy", {"retrieval.mode": "hybrid", "fusion.method": "weighted",
-                                    "fusion.weights": "0.2,0.8"}),
+    (
+        "hybrid-weighted-bm25-heavy",
+        {"retrieval.mode": "hybrid", "fusion.method": "weighted", "fusion.weights": "0.2,0.8"},
+    ),
     ("hybrid-rrf-mmr", {"retrieval.mode": "hybrid", "fusion.method": "rrf", "mmr.enabled": True}),
     ("dense-mmr", {"retrieval.mode": "dense", "mmr.enabled": True, "mmr.lambda": 0.5}),
 )
@@ -51,8 +53,10 @@ def parse_config_spec(spec: str) -> tuple[str | None, list[str]]:
     overrides = parts[1:] if preset else parts
     bad = [part for part in overrides if "=" not in part]
     if bad:
-        raise ValueError(f"configuration {spec!r}: {bad[0]!r} is not KEY=VALUE; join overrides with '+', "
-                         "e.g. retrieval.mode=hybrid+mmr.enabled=true")
+        raise ValueError(
+            f"configuration {spec!r}: {bad[0]!r} is not KEY=VALUE; join overrides with '+', "
+            "e.g. retrieval.mode=hybrid+mmr.enabled=true"
+        )
     return preset, overrides
 
 
@@ -63,16 +67,26 @@ def resolve_configs(specs: list[str], resolve: ConfigResolver) -> list[NamedConf
     named = []
     for spec in dict.fromkeys(specs):
         preset, overrides = parse_config_spec(spec)
-        named.append(NamedConfig(spec, dict(o.split("=", 1) for o in overrides) | ({"preset": preset} if preset else {}),
-                                 resolve(preset, overrides)))
+        named.append(
+            NamedConfig(
+                spec,
+                dict(o.split("=", 1) for o in overrides) | ({"preset": preset} if preset else {}),
+                resolve(preset, overrides),
+            )
+        )
     return named
 
 
 def built_in_configs(resolve: ConfigResolver) -> list[NamedConfig]:
     """``BUILT_IN_CONFIGS`` on top of the collection's configuration."""
-    return [NamedConfig(name, {**BUILT_IN_BASE, **overrides},
-                        resolve(None, [f"{k}={v}" for k, v in {**BUILT_IN_BASE, **overrides}.items()]))
-            for name, overrides in BUILT_IN_CONFIGS]
+    return [
+        NamedConfig(
+            name,
+            {**BUILT_IN_BASE, **overrides},
+            resolve(None, [f"{k}={v}" for k, v in {**BUILT_IN_BASE, **overrides}.items()]),
+        )
+        for name, overrides in BUILT_IN_CONFIGS
+    ]
 
 
 def check_depth(depth: int) -> int:
@@ -95,29 +109,59 @@ def pool_query(run_query, text: str, configs: list[NamedConfig], depth: int, rng
     return views
 
 
-def build_pool(run_query, query_set: QuerySet, configs: list[NamedConfig], depth: int, seed: int,
-               progress: Callable[[int, int], None] | None = None) -> list[PoolItem]:
+def build_pool(
+    run_query,
+    query_set: QuerySet,
+    configs: list[NamedConfig],
+    depth: int,
+    seed: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[PoolItem]:
     """Pool every question of ``query_set``; ``run_query(text, config)`` returns a trace (not logged)."""
     check_depth(depth)
     items: list[PoolItem] = []
     for position, question in enumerate(query_set.questions):
         rng = random.Random(f"{seed}:{question.id}")
         for place, view in enumerate(pool_query(run_query, question.query, configs, depth, rng)):
-            items.append(PoolItem(position, question.id, question.query, place, view.chunk_id,
-                                  view.external_id or view.source, view.start, view.end))
+            items.append(
+                PoolItem(
+                    position,
+                    question.id,
+                    question.query,
+                    place,
+                    view.chunk_id,
+                    view.external_id or view.source,
+                    view.start,
+                    view.end,
+                )
+            )
         if progress:
             progress(position + 1, len(query_set))
     return items
 
 
-def save(catalog, name: str, collection: str, query_set: QuerySet, configs: list[NamedConfig], depth: int,
-         seed: int, items: list[PoolItem], replace: bool = False) -> PoolRow:
+def save(
+    catalog,
+    name: str,
+    collection: str,
+    query_set: QuerySet,
+    configs: list[NamedConfig],
+    depth: int,
+    seed: int,
+    items: list[PoolItem],
+    replace: bool = False,
+) -> PoolRow:
     """Store the pool (``replace`` keeps the judgements already given on it)."""
     if not name.strip():
         raise ValueError("a pool needs a name")
-    row = PoolRow(name.strip(), collection, query_set.name,
-                  [{"name": c.name, "overrides": {k: str(v) for k, v in c.overrides.items()}} for c in configs],
-                  depth, seed)
+    row = PoolRow(
+        name.strip(),
+        collection,
+        query_set.name,
+        [{"name": c.name, "overrides": {k: str(v) for k, v in c.overrides.items()}} for c in configs],
+        depth,
+        seed,
+    )
     return stored.save_pool(catalog, row, items, replace=replace)
 
 

@@ -25,42 +25,48 @@ PROMPT_VERSION = "golden.synth@2"
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English", "ja": "Japanese", "ko": "Korean"}
 
 _RULES = (
-    " Write the question in {language}, the passages' language. Reply with exactly one JSON object and nothing "
-    "else: "
+    " Write the question in {language}, the passages' language. Reply with exactly one JSON object and nothing else: "
 )
 SYSTEMS = {
     SPECIFIC: "You write a specific question for a search test set. Ask about one concrete fact the passage states, "
-              "in your own words (do not copy its phrasing), so that a person could search for it."
-              + _RULES + '{{"question": "...", "quote": "the one sentence of the passage that answers it, copied '
-                         'verbatim"}}',
+    "in your own words (do not copy its phrasing), so that a person could search for it."
+    + _RULES
+    + '{{"question": "...", "quote": "the one sentence of the passage that answers it, copied '
+    'verbatim"}}',
     ABSTRACT: "You write an abstract question for a search test set. Ask about the main idea or purpose of the "
-              "passage, in general terms and your own words, as someone who has not read it would."
-              + _RULES + '{{"question": "...", "quote": "the one sentence of the passage that best answers it, '
-                         'copied verbatim"}}',
+    "passage, in general terms and your own words, as someone who has not read it would."
+    + _RULES
+    + '{{"question": "...", "quote": "the one sentence of the passage that best answers it, '
+    'copied verbatim"}}',
     MULTI_HOP: "You write a multi-hop question for a search test set: one question that needs both passages to "
-               "answer, each supplying a part, in your own words."
-               + _RULES + '{{"question": "...", "quote": ["the sentence of passage 1 it needs, verbatim", '
-                          '"the sentence of passage 2 it needs, verbatim"]}}',
+    "answer, each supplying a part, in your own words."
+    + _RULES
+    + '{{"question": "...", "quote": ["the sentence of passage 1 it needs, verbatim", '
+    '"the sentence of passage 2 it needs, verbatim"]}}',
     UNANSWERABLE: "You write an unanswerable question for a search test set: a question on the same subject as the "
-                  "passage, that someone might plausibly ask, but that the passage does not answer at all."
-                  + _RULES + '{{"question": "...", "quote": ""}}',
+    "passage, that someone might plausibly ask, but that the passage does not answer at all."
+    + _RULES
+    + '{{"question": "...", "quote": ""}}',
 }
 
 
 def prompt_hash(kind: str) -> str:
     """A short hash of the kind's system prompt and the prompt version: the item's provenance."""
-    return hashlib.sha256(f"{PROMPT_VERSION}\n{with_data_rule(SYSTEMS[kind])}".encode("utf-8")).hexdigest()[:12]
+    return hashlib.sha256(f"{PROMPT_VERSION}\n{with_data_rule(SYSTEMS[kind])}".encode()).hexdigest()[:12]
 
 
 def synth_request(kind: str, passages: list[str], language: str, label: str, max_tokens: int) -> LlmRequest:
     """The request for one item: the kind's system prompt and the passages as data blocks."""
-    system = with_data_rule(SYSTEMS[kind].format(
-        language=LANGUAGE_NAMES.get(language, language or "the passages' language")))
-    blocks = "\n\n".join(data_block(text, f"passage-{i}" if len(passages) > 1 else "passage")
-                         for i, text in enumerate(passages, 1))
+    system = with_data_rule(
+        SYSTEMS[kind].format(language=LANGUAGE_NAMES.get(language, language or "the passages' language"))
+    )
+    blocks = "\n\n".join(
+        data_block(text, f"passage-{i}" if len(passages) > 1 else "passage") for i, text in enumerate(passages, 1)
+    )
     user = f"{blocks}\n\nReply with the JSON object only."
-    return LlmRequest.of(f"golden.synth.{kind}", f"{PROMPT_VERSION}.{kind}", system, user, max_tokens=max_tokens,
-                         label=label)
+    return LlmRequest.of(
+        f"golden.synth.{kind}", f"{PROMPT_VERSION}.{kind}", system, user, max_tokens=max_tokens, label=label
+    )
 
 
 @dataclass(frozen=True)

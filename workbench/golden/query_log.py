@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from store import query_log as stored
@@ -21,8 +21,16 @@ log = logging.getLogger(__name__)
 
 SOURCES = ("lab", "cli", "mcp")
 
-__all__ = ["SOURCES", "LoggedQuery", "QueryCount", "config_hash", "record_query", "list_queries", "purge",
-           "query_counts"]
+__all__ = [
+    "SOURCES",
+    "LoggedQuery",
+    "QueryCount",
+    "config_hash",
+    "record_query",
+    "list_queries",
+    "purge",
+    "query_counts",
+]
 
 
 def config_hash(config: WorkbenchConfig) -> str:
@@ -30,17 +38,24 @@ def config_hash(config: WorkbenchConfig) -> str:
     return hashlib.sha256(dumps(config).encode("utf-8")).hexdigest()[:12]
 
 
-def record_query(log_file: QueryLogFile, source: str, text: str, collection: str, config: WorkbenchConfig,
-                 trace) -> bool:
+def record_query(
+    log_file: QueryLogFile, source: str, text: str, collection: str, config: WorkbenchConfig, trace
+) -> bool:
     """Append the query and the chunk ids it returned, unless ``log.queries`` is off; never raises."""
     if not config.log.queries:
         return False
     try:
-        entry = LoggedQuery(datetime.now(timezone.utc).replace(tzinfo=None), source, collection, text,
-                            config_hash(config), tuple(trace.final.chunk_ids()[: config.retrieval.top_k]))
+        entry = LoggedQuery(
+            datetime.now(UTC).replace(tzinfo=None),
+            source,
+            collection,
+            text,
+            config_hash(config),
+            tuple(trace.final.chunk_ids()[: config.retrieval.top_k]),
+        )
         log_file.append(entry)
         return True
-    except Exception as error:  # noqa: BLE001  (a log line is never worth a failed query)
+    except Exception as error:
         log.warning("query log: could not record a %s query (%s); the query itself is unaffected", source, error)
         return False
 
@@ -57,20 +72,37 @@ def _check_sources(sources) -> tuple[str, ...]:
     return chosen
 
 
-def list_queries(catalog: Catalog, home: Path, *, since: datetime | None = None, until: datetime | None = None,
-                 sources=(), collection: str | None = None, limit: int = 100) -> list[LoggedQuery]:
+def list_queries(
+    catalog: Catalog,
+    home: Path,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    sources=(),
+    collection: str | None = None,
+    limit: int = 100,
+) -> list[LoggedQuery]:
     """The logged queries, newest first, after folding every process's file into the catalog."""
     stored.fold(catalog, _folder(home))
-    return stored.entries(catalog, since=since, until=until, sources=_check_sources(sources), collection=collection,
-                          limit=limit)
+    return stored.entries(
+        catalog, since=since, until=until, sources=_check_sources(sources), collection=collection, limit=limit
+    )
 
 
-def query_counts(catalog: Catalog, home: Path, *, since: datetime | None = None, until: datetime | None = None,
-                 sources=(), collection: str | None = None) -> list[QueryCount]:
+def query_counts(
+    catalog: Catalog,
+    home: Path,
+    *,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    sources=(),
+    collection: str | None = None,
+) -> list[QueryCount]:
     """Distinct logged queries, most frequent first (ties: most recent first)."""
     stored.fold(catalog, _folder(home))
-    return stored.query_counts(catalog, since=since, until=until, sources=_check_sources(sources),
-                               collection=collection)
+    return stored.query_counts(
+        catalog, since=since, until=until, sources=_check_sources(sources), collection=collection
+    )
 
 
 def purge(catalog: Catalog, home: Path) -> int:
@@ -86,4 +118,4 @@ def parse_when(text: str | None, flag: str = "--since") -> datetime | None:
         parsed = datetime.fromisoformat(text.strip())
     except ValueError:
         raise ValueError(f"{flag} {text!r} is not a date; use YYYY-MM-DD or YYYY-MM-DDTHH:MM (UTC)") from None
-    return parsed.astimezone(timezone.utc).replace(tzinfo=None) if parsed.tzinfo else parsed
+    return parsed.astimezone(UTC).replace(tzinfo=None) if parsed.tzinfo else parsed

@@ -54,13 +54,15 @@ def from_texts(name: str, texts, ids=None) -> QuerySet:
     """
     ids = list(ids) if ids is not None else [None] * len(texts)
     questions, seen_text, seen_id = [], set(), set()
-    for position, (raw_id, text) in enumerate(zip(ids, texts), start=1):
+    for position, (raw_id, text) in enumerate(zip(ids, texts, strict=True), start=1):
         query = _clean(text)
         if not query or query in seen_text:
             continue
         if len(query) > MAX_QUERY_CHARS:
-            raise QuerySetError(f"{name}: question {position} has {len(query)} characters; the most is "
-                                f"{MAX_QUERY_CHARS} (split it, or shorten it)")
+            raise QuerySetError(
+                f"{name}: question {position} has {len(query)} characters; the most is "
+                f"{MAX_QUERY_CHARS} (split it, or shorten it)"
+            )
         query_id = _clean(raw_id) if raw_id not in (None, "") else f"q{position}"
         if query_id in seen_id:
             raise QuerySetError(f"{name}: id {query_id!r} is used twice; ids must be unique")
@@ -68,8 +70,10 @@ def from_texts(name: str, texts, ids=None) -> QuerySet:
         seen_id.add(query_id)
         questions.append(Question(query_id, query))
     if not questions:
-        raise QuerySetError(f"{name}: no questions; give one per line (text), a 'query' column (CSV) or "
-                            "{\"query\": ...} objects (JSONL)")
+        raise QuerySetError(
+            f"{name}: no questions; give one per line (text), a 'query' column (CSV) or "
+            '{"query": ...} objects (JSONL)'
+        )
     return QuerySet(name, tuple(questions))
 
 
@@ -87,8 +91,11 @@ def parse(text: str, name: str, fmt: str) -> QuerySet:
             return from_texts(name, [row[0] if row else "" for row in rows])
         id_column = header.index("id") if "id" in header else None
         body = [row for row in rows[1:] if len(row) > column]
-        return from_texts(name, [row[column] for row in body],
-                          [row[id_column] if id_column is not None and len(row) > id_column else None for row in body])
+        return from_texts(
+            name,
+            [row[column] for row in body],
+            [row[id_column] if id_column is not None and len(row) > id_column else None for row in body],
+        )
     if fmt == ".jsonl":
         texts, ids = [], []
         for number, line in enumerate(text.splitlines(), start=1):
@@ -99,7 +106,7 @@ def parse(text: str, name: str, fmt: str) -> QuerySet:
             except json.JSONDecodeError as error:
                 raise QuerySetError(f"{name}:{number}: not valid JSON ({error.msg})") from None
             if not isinstance(data, dict) or not isinstance(data.get("query"), str):
-                raise QuerySetError(f"{name}:{number}: expected an object with a \"query\" string")
+                raise QuerySetError(f'{name}:{number}: expected an object with a "query" string')
             texts.append(data["query"])
             ids.append(str(data["id"]) if data.get("id") not in (None, "") else None)
         return from_texts(name, texts, ids)
@@ -131,8 +138,10 @@ def find(name_or_path: str, home: Path) -> QuerySet:
         path = place / f"{name_or_path}.jsonl"
         if path.exists():
             return load(path)
-    raise QuerySetError(f"query set {name_or_path!r} not found; known: {', '.join(available(home)) or 'none'} "
-                        f"(or a golden set's name, or a path to a {', '.join(FORMATS)} file)")
+    raise QuerySetError(
+        f"query set {name_or_path!r} not found; known: {', '.join(available(home)) or 'none'} "
+        f"(or a golden set's name, or a path to a {', '.join(FORMATS)} file)"
+    )
 
 
 def save(query_set: QuerySet, home: Path) -> Path:

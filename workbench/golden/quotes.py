@@ -30,7 +30,7 @@ class FoundQuote:
     method: str  # exact | whitespace | cjk_whitespace
 
     def text(self, markdown: str) -> str:
-        return markdown[self.start:self.end]
+        return markdown[self.start : self.end]
 
 
 def find_quote(markdown: str, quote: str) -> FoundQuote | None:

@@ -37,10 +37,17 @@ def rows(golden: golden_sets.GoldenSet) -> list[ReviewRow]:
     for query in golden.queries:
         meta = query.meta or {}
         review = meta.get("review", PENDING)
-        found.append(ReviewRow(query.id, meta.get("kind", ""), query.query,
-                               next((i.quote or "" for i in query.relevant if i.is_span), ""),
-                               ", ".join(dict.fromkeys(i.doc for i in query.relevant)) or "(unanswerable)",
-                               meta.get("overlap"), ACCEPT if review in ("accepted", "edited") else PENDING))
+        found.append(
+            ReviewRow(
+                query.id,
+                meta.get("kind", ""),
+                query.query,
+                next((i.quote or "" for i in query.relevant if i.is_span), ""),
+                ", ".join(dict.fromkeys(i.doc for i in query.relevant)) or "(unanswerable)",
+                meta.get("overlap"),
+                ACCEPT if review in ("accepted", "edited") else PENDING,
+            )
+        )
     return found
 
 
@@ -82,7 +89,10 @@ def apply_review(path: Path, decisions: dict[str, tuple[str, str]], home: Path) 
 def quote_in_context(markdown: str, start: int, end: int, margin: int = CONTEXT_CHARS) -> tuple[str, str, str]:
     """(text before, the quoted span, text after): the span with up to ``margin`` characters each side."""
     start, end = max(0, start), min(len(markdown), end)
-    before = markdown[max(0, start - margin):start]
-    after = markdown[end:end + margin]
-    return (("…" if start > margin else "") + before, markdown[start:end],
-            after + ("…" if end + margin < len(markdown) else ""))
+    before = markdown[max(0, start - margin) : start]
+    after = markdown[end : end + margin]
+    return (
+        ("…" if start > margin else "") + before,
+        markdown[start:end],
+        after + ("…" if end + margin < len(markdown) else ""),
+    )

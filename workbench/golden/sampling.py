@@ -16,8 +16,8 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from workbench.golden.prompts import MULTI_HOP
 from workbench.language.scripts import HAN, HANGUL, KANA, LATIN, LanguageMix
@@ -57,7 +57,7 @@ class SynthTask:
     def key(self) -> str:
         """Identifies the task across runs: its kind and where its chunks are."""
         where = ";".join(f"{c.doc}:{c.start}-{c.end}" for c in self.chunks)
-        return hashlib.sha256(f"{self.position}|{self.kind}|{where}".encode("utf-8")).hexdigest()[:16]
+        return hashlib.sha256(f"{self.position}|{self.kind}|{where}".encode()).hexdigest()[:16]
 
 
 def chunk_language(text: str) -> str:
@@ -83,22 +83,26 @@ def stratified_order(chunks: Sequence[SourceChunk], seed: int) -> list[SourceChu
         rng.shuffle(documents)
         for document in documents:
             rng.shuffle(document)
-        queues[language] = [document[i] for i in range(max(map(len, documents)))
-                            for document in documents if i < len(document)]
+        queues[language] = [
+            document[i] for i in range(max(map(len, documents))) for document in documents if i < len(document)
+        ]
     total = sum(map(len, queues.values()))
     taken = {language: 0 for language in queues}
     order = []
     while len(order) < total:
         # the language furthest behind its share of the chunks goes next
-        language = min((lang for lang in queues if taken[lang] < len(queues[lang])),
-                       key=lambda lang: (taken[lang] / len(queues[lang]), lang))
+        language = min(
+            (lang for lang in queues if taken[lang] < len(queues[lang])),
+            key=lambda lang: (taken[lang] / len(queues[lang]), lang),
+        )
         order.append(queues[language][taken[language]])
         taken[language] += 1
     return order
 
 
-def plan_tasks(chunks: Sequence[SourceChunk], n: int, kinds: Sequence[str], seed: int,
-               tokens: Callable[[str], list[str]]) -> list[SynthTask]:
+def plan_tasks(
+    chunks: Sequence[SourceChunk], n: int, kinds: Sequence[str], seed: int, tokens: Callable[[str], list[str]]
+) -> list[SynthTask]:
     """``n`` tasks, kinds taking turns, each from the next chunk of the stratified order. The
     order wraps around when ``n`` exceeds the chunks, shifting the kinds by one each round, so a
     chunk serves each kind once before any (chunk, kind) repeats. The plan for ``n`` is a prefix
@@ -122,10 +126,15 @@ def plan_tasks(chunks: Sequence[SourceChunk], n: int, kinds: Sequence[str], seed
     return tasks
 
 
-def related_chunk(chunk: SourceChunk, candidates: Sequence[SourceChunk], tokens: Callable[[str], list[str]],
-                  cache: dict[int, frozenset[str]]) -> SourceChunk | None:
+def related_chunk(
+    chunk: SourceChunk,
+    candidates: Sequence[SourceChunk],
+    tokens: Callable[[str], list[str]],
+    cache: dict[int, frozenset[str]],
+) -> SourceChunk | None:
     """The candidate of the same language sharing the most tokens with ``chunk`` (Jaccard; ties to
     the lower chunk id), never overlapping it; None when no candidate shares a token."""
+
     def token_set(c: SourceChunk) -> frozenset[str]:
         if c.chunk_id not in cache:
             cache[c.chunk_id] = frozenset(tokens(c.text))

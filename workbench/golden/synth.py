@@ -22,9 +22,9 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -64,9 +64,14 @@ class SynthLimits:
     timeout_s: float
 
     @classmethod
-    def of(cls, synth_config) -> "SynthLimits":
-        return cls(synth_config.max_overlap, synth_config.max_similarity, synth_config.max_chunk_chars,
-                   synth_config.max_tokens, synth_config.timeout_s)
+    def of(cls, synth_config) -> SynthLimits:
+        return cls(
+            synth_config.max_overlap,
+            synth_config.max_similarity,
+            synth_config.max_chunk_chars,
+            synth_config.max_tokens,
+            synth_config.timeout_s,
+        )
 
 
 @dataclass(frozen=True)
@@ -82,14 +87,31 @@ class Outcome:
     tokens: int = 0
 
     def to_json(self) -> str:
-        return json.dumps({"task": self.task_key, "position": self.position, "kind": self.kind, "item": self.item,
-                           "reason": self.reason, "detail": self.detail, "tokens": self.tokens}, ensure_ascii=False)
+        return json.dumps(
+            {
+                "task": self.task_key,
+                "position": self.position,
+                "kind": self.kind,
+                "item": self.item,
+                "reason": self.reason,
+                "detail": self.detail,
+                "tokens": self.tokens,
+            },
+            ensure_ascii=False,
+        )
 
     @classmethod
-    def from_json(cls, line: str) -> "Outcome":
+    def from_json(cls, line: str) -> Outcome:
         data = json.loads(line)
-        return cls(data["task"], data["position"], data["kind"], data.get("item"), data.get("reason", ""),
-                   data.get("detail", ""), data.get("tokens", 0))
+        return cls(
+            data["task"],
+            data["position"],
+            data["kind"],
+            data.get("item"),
+            data.get("reason", ""),
+            data.get("detail", ""),
+            data.get("tokens", 0),
+        )
 
 
 @dataclass
@@ -125,18 +147,28 @@ class SynthReport:
         return not self.stopped and len(self.outcomes) == self.planned
 
     def summary(self) -> dict:
-        return {"planned": self.planned, "kept": len(self.kept), "rejected": self.rejected,
-                "mean_overlap": self.mean_overlap, "endpoint_calls": self.endpoint_calls,
-                "cached_calls": self.cached_calls, "resumed": self.resumed, "tokens": self.tokens,
-                "tokens_this_run": self.spent_tokens,
-                "kinds": dict(Counter(item["meta"]["kind"] for item in self.kept)), "complete": self.complete,
-                "stopped": self.stopped}
+        return {
+            "planned": self.planned,
+            "kept": len(self.kept),
+            "rejected": self.rejected,
+            "mean_overlap": self.mean_overlap,
+            "endpoint_calls": self.endpoint_calls,
+            "cached_calls": self.cached_calls,
+            "resumed": self.resumed,
+            "tokens": self.tokens,
+            "tokens_this_run": self.spent_tokens,
+            "kinds": dict(Counter(item["meta"]["kind"] for item in self.kept)),
+            "complete": self.complete,
+            "stopped": self.stopped,
+        }
 
     def describe(self) -> str:
         """``kept 26 of 30 (30 planned); mean question/quote overlap 0.365`` (rejects: ``rejected``)."""
         overlap = "n/a" if self.mean_overlap is None else f"{self.mean_overlap:.3f}"
-        return (f"kept {len(self.kept)} of {len(self.outcomes)} ({self.planned} planned); "
-                f"mean question/quote overlap {overlap}")
+        return (
+            f"kept {len(self.kept)} of {len(self.outcomes)} ({self.planned} planned); "
+            f"mean question/quote overlap {overlap}"
+        )
 
 
 @dataclass(frozen=True)
@@ -148,11 +180,14 @@ class Estimate:
 
     def describe(self) -> str:
         done = f"; {self.finished} already done" if self.finished else ""
-        return (f"at most {self.calls:,} LLM calls, about {self.prompt_tokens:,} prompt + "
-                f"{self.completion_tokens:,} completion tokens{done}; replies already cached cost nothing")
+        return (
+            f"at most {self.calls:,} LLM calls, about {self.prompt_tokens:,} prompt + "
+            f"{self.completion_tokens:,} completion tokens{done}; replies already cached cost nothing"
+        )
 
 
 # -- measuring ----------------------------------------------------------------------------------
+
 
 def token_overlap(question: str, quote: str, tokenize: Tokenize) -> float:
     """Share of the question's distinct BM25 tokens that are also in the quote (0 without tokens)."""
@@ -161,18 +196,25 @@ def token_overlap(question: str, quote: str, tokenize: Tokenize) -> float:
 
 
 def request_for(task: SynthTask, limits: SynthLimits):
-    return synth_request(task.kind, [c.text[:limits.max_chunk_chars] for c in task.chunks], task.language,
-                         f"task {task.position + 1} ({task.kind}, chunk {task.chunks[0].chunk_id})", limits.max_tokens)
+    return synth_request(
+        task.kind,
+        [c.text[: limits.max_chunk_chars] for c in task.chunks],
+        task.language,
+        f"task {task.position + 1} ({task.kind}, chunk {task.chunks[0].chunk_id})",
+        limits.max_tokens,
+    )
 
 
 def estimate(tasks: Sequence[SynthTask], limits: SynthLimits, finished: set[str] = frozenset()) -> Estimate:
     todo = [task for task in tasks if task.key not in finished]
-    prompt = sum(estimate_tokens("".join(content for _, content in request_for(task, limits).messages))
-                 for task in todo)
+    prompt = sum(
+        estimate_tokens("".join(content for _, content in request_for(task, limits).messages)) for task in todo
+    )
     return Estimate(len(todo), prompt, COMPLETION_TOKENS_ESTIMATE * len(todo), len(tasks) - len(todo))
 
 
 # -- journal ------------------------------------------------------------------------------------
+
 
 def read_journal(path: Path) -> dict[str, Outcome]:
     """Finished tasks by key; a torn last line (a crash mid-write) is ignored."""
@@ -188,6 +230,7 @@ def read_journal(path: Path) -> dict[str, Outcome]:
 
 
 # -- running ------------------------------------------------------------------------------------
+
 
 class Verifier:
     """Checks replies in task order; holds the kept questions' vectors for the duplicate check."""
@@ -205,7 +248,7 @@ class Verifier:
     def prepare(self, tasks: Sequence[SynthTask], calls: Sequence[LlmCall]) -> None:
         """Embed a batch's questions in one call (one at a time costs a model pass each)."""
         questions = []
-        for task, call in zip(tasks, calls):
+        for task, call in zip(tasks, calls, strict=True):
             try:
                 question = parse_item_reply(call.text, task.kind).question
             except ValueError:
@@ -214,7 +257,7 @@ class Verifier:
                 questions.append(question)
         questions = list(dict.fromkeys(questions))
         if questions:
-            self._prepared.update(zip(questions, _normalised(self.embed(questions))))
+            self._prepared.update(zip(questions, _normalised(self.embed(questions)), strict=True))
 
     def _vector(self, question: str) -> np.ndarray:
         if question not in self._prepared:
@@ -235,37 +278,62 @@ class Verifier:
         if not reply.question or any(not quote for quote in reply.quotes):
             return reject(EMPTY, f"got {call.text[:160]!r}")
         relevant = []
-        for chunk, quote in zip(task.chunks, reply.quotes):
+        for chunk, quote in zip(task.chunks, reply.quotes, strict=True):
             markdown = self.markdown_of(chunk.doc_id)
             found = find_quote(markdown, quote)
             if found is None:
                 return reject(QUOTE_NOT_FOUND, f"{quote[:160]!r} is not in {chunk.doc}")
-            relevant.append({"doc": chunk.doc, "start": found.start, "end": found.end,
-                             "quote": found.text(markdown), "match": found.method})
+            relevant.append(
+                {
+                    "doc": chunk.doc,
+                    "start": found.start,
+                    "end": found.end,
+                    "quote": found.text(markdown),
+                    "match": found.method,
+                }
+            )
         overlap = None
         if reply.quotes:
             overlap = round(token_overlap(reply.question, " ".join(reply.quotes), self.tokenize), 4)
             if overlap > self.limits.max_overlap:
-                return reject(COPIES_QUOTE, f"overlap {overlap:.2f} > synth.max_overlap {self.limits.max_overlap:g}: "
-                                            f"{reply.question[:160]!r}")
+                return reject(
+                    COPIES_QUOTE,
+                    f"overlap {overlap:.2f} > synth.max_overlap {self.limits.max_overlap:g}: {reply.question[:160]!r}",
+                )
         vector = self._vector(reply.question)
         if self.vectors:
             similarity = float(np.max(np.stack(self.vectors) @ vector))
             if similarity > self.limits.max_similarity:
-                return reject(NEAR_DUPLICATE, f"cosine {similarity:.3f} > synth.max_similarity "
-                                              f"{self.limits.max_similarity:g}: {reply.question[:160]!r}")
+                return reject(
+                    NEAR_DUPLICATE,
+                    f"cosine {similarity:.3f} > synth.max_similarity "
+                    f"{self.limits.max_similarity:g}: {reply.question[:160]!r}",
+                )
         self.vectors.append(vector)
-        meta = {"kind": task.kind, "model": self.model, "prompt": call.prompt_version,
-                "prompt_hash": prompt_hash(task.kind), "language": task.language,
-                "source": [c.about() for c in task.chunks], "overlap": overlap,
-                "match": [r.pop("match") for r in relevant], "review": "pending"}
+        meta = {
+            "kind": task.kind,
+            "model": self.model,
+            "prompt": call.prompt_version,
+            "prompt_hash": prompt_hash(task.kind),
+            "language": task.language,
+            "source": [c.about() for c in task.chunks],
+            "overlap": overlap,
+            "match": [r.pop("match") for r in relevant],
+            "review": "pending",
+        }
         item = {"id": f"synth-{task.position + 1}", "query": reply.question, "relevant": relevant, "meta": meta}
         return Outcome(task.key, task.position, task.kind, item, tokens=tokens)
 
 
-def run_tasks(tasks: Sequence[SynthTask], client: LlmClient, verifier: Verifier, journal: Path,
-              limits: SynthLimits, progress: Callable[[int, int], None] | None = None,
-              batch_size: int = 0) -> SynthReport:
+def run_tasks(
+    tasks: Sequence[SynthTask],
+    client: LlmClient,
+    verifier: Verifier,
+    journal: Path,
+    limits: SynthLimits,
+    progress: Callable[[int, int], None] | None = None,
+    batch_size: int = 0,
+) -> SynthReport:
     """Ask, verify and journal every task not finished yet; stop at the first endpoint failure."""
     report = SynthReport(planned=len(tasks))
     finished = read_journal(journal)
@@ -280,14 +348,15 @@ def run_tasks(tasks: Sequence[SynthTask], client: LlmClient, verifier: Verifier,
         progress(len(report.outcomes), len(tasks))
     with journal.open("a", encoding="utf-8") as handle:
         for begin in range(0, len(todo), batch_size):
-            batch = todo[begin:begin + batch_size]
+            batch = todo[begin : begin + batch_size]
             before_endpoint, before_cached = client.endpoint_calls, client.cached_calls
-            calls = client.complete_many([request_for(task, limits) for task in batch], timeout_s=limits.timeout_s,
-                                         parse=_parser_for(batch))
+            calls = client.complete_many(
+                [request_for(task, limits) for task in batch], timeout_s=limits.timeout_s, parse=_parser_for(batch)
+            )
             report.endpoint_calls += client.endpoint_calls - before_endpoint
             report.cached_calls += client.cached_calls - before_cached
             verifier.prepare(batch, calls)
-            for task, call in zip(batch, calls):
+            for task, call in zip(batch, calls, strict=True):
                 if not call.ok and not call.error.startswith(REPLY_PROBLEMS):  # the endpoint failed, not the reply
                     report.stopped = call.error
                     continue
@@ -306,6 +375,7 @@ def run_tasks(tasks: Sequence[SynthTask], client: LlmClient, verifier: Verifier,
 def _parser_for(batch: Sequence[SynthTask]):
     """The client caches only replies this accepts: strict JSON of the right shape. The kind is
     read from the reply's own shape here; the verifier reads it again strictly per task."""
+
     def parse(reply: str) -> None:
         for kind in dict.fromkeys(task.kind for task in batch):
             try:
@@ -314,6 +384,7 @@ def _parser_for(batch: Sequence[SynthTask]):
             except ValueError as problem:
                 last = problem
         raise last
+
     return parse
 
 

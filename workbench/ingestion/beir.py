@@ -10,8 +10,8 @@ from __future__ import annotations
 import csv
 import json
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from workbench.evaluation.golden import GoldenQuery, GoldenSet, RelevantItem, save
 from workbench.ingestion.ingest import Source
@@ -69,13 +69,12 @@ def golden_set(folder: Path, name: str, body_offsets: dict[str, int]) -> GoldenS
             doc = str(span["corpus-id"])
             shift = body_offsets.get(doc, 0)
             judged[str(span["query-id"])].append(
-                RelevantItem(doc=doc, start=int(span["start"]) + shift, end=int(span["end"]) + shift,
-                             quote=span.get("text"))
+                RelevantItem(
+                    doc=doc, start=int(span["start"]) + shift, end=int(span["end"]) + shift, quote=span.get("text")
+                )
             )
     queries = tuple(
-        GoldenQuery(query_id, texts[query_id], tuple(items))
-        for query_id, items in judged.items()
-        if query_id in texts
+        GoldenQuery(query_id, texts[query_id], tuple(items)) for query_id, items in judged.items() if query_id in texts
     )
     return GoldenSet(name, queries)
 

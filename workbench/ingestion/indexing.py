@@ -15,10 +15,10 @@ from workbench.layout import Layout
 __all__ = ["SyncResult", "layout_dir", "sync_layout"]
 
 
-def sync_layout(catalog: Catalog, home: Path, collection_name: str, layout: Layout,
-                rebuild: bool = False, verify: bool = False) -> SyncResult:
+def sync_layout(
+    catalog: Catalog, home: Path, collection_name: str, layout: Layout, rebuild: bool = False, verify: bool = False
+) -> SyncResult:
     """``rebuild`` builds a new snapshot even when the current one is up to date (its files are
     in a format this version no longer reads, say); ``verify`` checks a copy kept outside the
     home (a Milvus collection's rows) against the catalog and repairs it."""
-    return backend_named(layout.backend).sync(catalog, home, collection_name, layout, rebuild=rebuild,
-                                              verify=verify)
+    return backend_named(layout.backend).sync(catalog, home, collection_name, layout, rebuild=rebuild, verify=verify)

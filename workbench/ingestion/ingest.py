@@ -33,12 +33,11 @@ import logging
 import threading
 import time
 from collections import OrderedDict, deque
-from typing import Iterable
+from collections.abc import Iterable
 
 from store import documents as stored_documents
 from store.catalog import Catalog, KeptOpen
 from store.embedding_cache import cached_hashes
-from workbench.plural import count
 from workbench.chunking.preparation import check_enrichment, finish_chunks, split_document
 from workbench.config import IngestConfig
 from workbench.embedding import Embedder, get_embedder
@@ -49,7 +48,6 @@ from workbench.ingestion.estimates import (
     remember_load,
     remember_rate,
 )
-from workbench.layout import Layout
 from workbench.ingestion.sources import (
     MB,
     FileOutcome,
@@ -69,10 +67,20 @@ from workbench.ingestion.workers import (
     run_task,
 )
 from workbench.ingestion.writer import CatalogWriter, PendingDocument
+from workbench.layout import Layout
 from workbench.llm.client import LlmClient
+from workbench.plural import count
 
-__all__ = ["FileOutcome", "IngestCancelled", "IngestReport", "Progress", "ProgressCallback", "Source",
-           "ensure_chunkset", "ingest"]
+__all__ = [
+    "FileOutcome",
+    "IngestCancelled",
+    "IngestReport",
+    "Progress",
+    "ProgressCallback",
+    "Source",
+    "ensure_chunkset",
+    "ingest",
+]
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +102,7 @@ class IngestCancelled(Exception):
 
 
 # -- the ingest ---------------------------------------------------------------------------------
+
 
 def ingest(
     catalog: Catalog,
@@ -152,8 +161,11 @@ def _ingest(catalog, collection_name, sources, layouts, progress, limits, cancel
                 writer.failure(source, sha, too_big, replaces=known is not None)
                 progress(Progress("failed", source.name, position, total, too_big))
                 continue
-            planned_characters += source.size_bytes if source.markdown is not None \
+            planned_characters += (
+                source.size_bytes
+                if source.markdown is not None
                 else estimated_text_characters(source.name, source.size_bytes)
+            )
             documents[position] = PendingDocument(source, sha, known is not None, ParseOutcome(position, source.name))
             tasks.append(_task(position, source, layouts, limits, rate))
         if tasks:
@@ -166,8 +178,15 @@ def _ingest(catalog, collection_name, sources, layouts, progress, limits, cancel
     except (KeyboardInterrupt, IngestCancelled):
         report.cancelled = True
         writer.close()  # commits what was fully embedded; then the catalog and indexes agree again
-        progress(Progress("cancelled", collection_name, len(report.outcomes), total,
-                          f"stopped; {len(report.outcomes)} of {count(total, 'file')} done"))
+        progress(
+            Progress(
+                "cancelled",
+                collection_name,
+                len(report.outcomes),
+                total,
+                f"stopped; {len(report.outcomes)} of {count(total, 'file')} done",
+            )
+        )
     except BaseException as interruption:
         # anything else (a front end stopping its script, a failure): keep what is complete, say the
         # run did not finish, bring the indexes in line, then let the interruption continue
@@ -182,8 +201,13 @@ def _ingest(catalog, collection_name, sources, layouts, progress, limits, cancel
         result = sync_layout(catalog, home, collection_name, layout)
         report.indexes_rebuilt += int(result.rebuilt)
     stored_documents.finish_ingest(
-        catalog, run_id, status="cancelled" if report.cancelled else "finished", parsed=report.parsed,
-        skipped=report.count("skipped"), failed=report.count("failed"), embedded=report.embedded,
+        catalog,
+        run_id,
+        status="cancelled" if report.cancelled else "finished",
+        parsed=report.parsed,
+        skipped=report.count("skipped"),
+        failed=report.count("failed"),
+        embedded=report.embedded,
     )
     report.elapsed_s = time.perf_counter() - started
     progress(Progress("done", collection_name, total, total, report.summary()))
@@ -204,8 +228,12 @@ def _enrichable(catalog: Catalog, layouts: list[Layout]) -> tuple[list[Layout], 
     if llm.available:
         return layouts, llm, []
     kept = [layout for layout in layouts if layout.chunking.enrich == "none"]
-    notes = [f"layout {layout.key} (chunking.enrich={layout.chunking.enrich}) not updated: no LLM endpoint; "
-             "it is completed when next used with one" for layout in layouts if layout not in kept]
+    notes = [
+        f"layout {layout.key} (chunking.enrich={layout.chunking.enrich}) not updated: no LLM endpoint; "
+        "it is completed when next used with one"
+        for layout in layouts
+        if layout not in kept
+    ]
     return kept, None, notes
 
 
@@ -219,9 +247,15 @@ def _wind_down(catalog, home, collection_name, layouts, writer, run_id, report) 
     try:
         for layout in layouts:
             sync_layout(catalog, home, collection_name, layout)
-        stored_documents.finish_ingest(catalog, run_id, status="cancelled", parsed=report.parsed,
-                                       skipped=report.count("skipped"), failed=report.count("failed"),
-                                       embedded=report.embedded)
+        stored_documents.finish_ingest(
+            catalog,
+            run_id,
+            status="cancelled",
+            parsed=report.parsed,
+            skipped=report.count("skipped"),
+            failed=report.count("failed"),
+            embedded=report.embedded,
+        )
     except Exception:  # the next ingest or sync repairs the indexes; the catalog is consistent as it is
         log.warning("could not finish winding down the interrupted ingest", exc_info=True)
 
@@ -234,18 +268,31 @@ def _size_violation(source: Source, limits: IngestConfig, layout: Layout, rate: 
     chunks = estimate_chunks(characters, layout.chunking)
     needed_mb = int(size / MB) + 1
     raise_chunks = f" --set ingest.max_chunks={chunks + chunks // 10}" if chunks > limits.max_chunks else ""
-    return (f"{size / MB:,.1f} MB, over the {limits.max_file_mb:g} MB limit (ingest.max_file_mb). "
-            f"Raising it would cost {describe_estimate(chunks, rate)}; to ingest it anyway: "
-            f"--set ingest.max_file_mb={needed_mb}{raise_chunks}")
+    return (
+        f"{size / MB:,.1f} MB, over the {limits.max_file_mb:g} MB limit (ingest.max_file_mb). "
+        f"Raising it would cost {describe_estimate(chunks, rate)}; to ingest it anyway: "
+        f"--set ingest.max_file_mb={needed_mb}{raise_chunks}"
+    )
 
 
 def _task(key: int, source: Source, layouts: list[Layout], limits: IngestConfig, rate: float | None) -> ParseTask:
     # chunkings that need no model run in the worker, next to the parser; the rest run here
-    plans = tuple(ChunkPlan(layout.chunkset_key, layout.chunking) for layout in layouts
-                  if layout.chunking.strategy != "semantic" and layout.chunking.unit == "chars")
-    return ParseTask(key, source.name, limits, path=str(source.path) if source.path and source.data is None else None,
-                     data=source.data, markdown=source.markdown, doc_type=source.doc_type, plans=plans,
-                     chunk_rate=rate)
+    plans = tuple(
+        ChunkPlan(layout.chunkset_key, layout.chunking)
+        for layout in layouts
+        if layout.chunking.strategy != "semantic" and layout.chunking.unit == "chars"
+    )
+    return ParseTask(
+        key,
+        source.name,
+        limits,
+        path=str(source.path) if source.path and source.data is None else None,
+        data=source.data,
+        markdown=source.markdown,
+        doc_type=source.doc_type,
+        plans=plans,
+        chunk_rate=rate,
+    )
 
 
 class _OutcomeBuffer:
@@ -287,8 +334,7 @@ class _OutcomeBuffer:
             return items
 
 
-def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home, llm,
-                  held) -> None:
+def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home, llm, held) -> None:
     embedders = {layout.embedding_model: get_embedder(layout.embedding_model) for layout in layouts}
     buffer = _OutcomeBuffer(BUFFER_CHARACTERS)
     stop = threading.Event()
@@ -365,8 +411,13 @@ def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, c
                 remember_load(home, layout.embedding_model, measured)
 
 
-def _prepare(document: PendingDocument, layouts: list[Layout], embedders: dict[str, Embedder],
-             llm: LlmClient | None, report: IngestReport) -> None:
+def _prepare(
+    document: PendingDocument,
+    layouts: list[Layout],
+    embedders: dict[str, Embedder],
+    llm: LlmClient | None,
+    report: IngestReport,
+) -> None:
     parsed = document.outcome.parsed
     for layout in layouts:
         embedder = embedders[layout.embedding_model]
@@ -374,25 +425,37 @@ def _prepare(document: PendingDocument, layouts: list[Layout], embedders: dict[s
         if chunks is None:  # token units and semantic breaks need the model, which lives here
             chunks = split_document(parsed.markdown, layout.chunking, embedder)
         document.chunks[layout.chunkset_key] = finish_chunks(
-            chunks, list(parsed.page_starts), layout.chunking, embedder, dict(parsed.chunk_metadata),
-            llm=llm, llm_calls=report.llm_calls)
+            chunks,
+            list(parsed.page_starts),
+            layout.chunking,
+            embedder,
+            dict(parsed.chunk_metadata),
+            llm=llm,
+            llm_calls=report.llm_calls,
+        )
 
 
 class _Embedding:
     """Encodes what the cache lacks, remembering what this run already sent to the writer."""
 
-    def __init__(self, writer: "CatalogWriter", report: IngestReport, progress: ProgressCallback, total: int,
-                 held: KeptOpen):
+    def __init__(
+        self, writer: CatalogWriter, report: IngestReport, progress: ProgressCallback, total: int, held: KeptOpen
+    ):
         self.writer, self.report, self.progress, self.total, self.held = writer, report, progress, total, held
         #: (model, hash) of vectors handed to the writer; the cache has them once it commits
         self.sent: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.throughput: dict[str, tuple[int, float]] = {}
 
     def _texts(self, group: list[PendingDocument], layout: Layout) -> dict[str, str]:
-        return {chunk.content_hash: chunk.indexed_text for document in group
-                for chunk in document.chunks[layout.chunkset_key]}
+        return {
+            chunk.content_hash: chunk.indexed_text
+            for document in group
+            for chunk in document.chunks[layout.chunkset_key]
+        }
 
-    def embed_and_commit(self, group: list[PendingDocument], layouts: list[Layout], embedders: dict[str, Embedder]) -> None:
+    def embed_and_commit(
+        self, group: list[PendingDocument], layouts: list[Layout], embedders: dict[str, Embedder]
+    ) -> None:
         # No commit starts until the whole group is handed over: the encoder runs alone (work
         # beside it slows it by more than the work takes), and the writer then finds full batches.
         with self.writer.paused():
@@ -430,8 +493,9 @@ class _Embedding:
 CHUNKSET_BATCH = 64
 
 
-def ensure_chunkset(catalog: Catalog, collection_name: str, layout: Layout,
-                    progress: ProgressCallback | None = None) -> int:
+def ensure_chunkset(
+    catalog: Catalog, collection_name: str, layout: Layout, progress: ProgressCallback | None = None
+) -> int:
     """Chunk (and embed, through the cache) every document lacking chunks in this layout's chunk set.
 
     Documents are committed in batches, so an interrupted build resumes where it stopped and
@@ -451,14 +515,20 @@ def ensure_chunkset(catalog: Catalog, collection_name: str, layout: Layout,
     embedder = get_embedder(layout.embedding_model)
     for offset in range(0, len(todo), CHUNKSET_BATCH):
         prepared = []
-        for position, (doc_id, markdown, page_starts) in enumerate(todo[offset:offset + CHUNKSET_BATCH],
-                                                                   start=offset + 1):
+        for position, (doc_id, markdown, page_starts) in enumerate(
+            todo[offset : offset + CHUNKSET_BATCH], start=offset + 1
+        ):
             progress(Progress("chunk", str(doc_id), position, len(todo)))
             chunks = split_document(markdown or "", layout.chunking, embedder)
-            prepared.append((doc_id, finish_chunks(chunks, list(page_starts or []), layout.chunking, embedder,
-                                                   llm=llm)))
+            prepared.append(
+                (doc_id, finish_chunks(chunks, list(page_starts or []), layout.chunking, embedder, llm=llm))
+            )
         texts = [chunk.indexed_text for _, chunks in prepared for chunk in chunks]
-        embed_cached(catalog, embedder, texts,
-                     progress=lambda d, t: progress(Progress("embed", f"{d}/{t} new chunk texts", d, t)))
+        embed_cached(
+            catalog,
+            embedder,
+            texts,
+            progress=lambda d, t: progress(Progress("embed", f"{d}/{t} new chunk texts", d, t)),
+        )
         stored_documents.add_chunks(catalog, unchunked.collection_id, layout.chunkset_key, prepared)
     return len(todo)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
-from workbench.plural import count
 from workbench.llm.client import LlmCall, summarize_calls
+from workbench.plural import count
 
 MB = 1024 * 1024
 
@@ -25,12 +25,12 @@ class Source:
     path: Path | None = None
 
     @classmethod
-    def from_path(cls, path: Path) -> "Source":
+    def from_path(cls, path: Path) -> Source:
         """A file read only when it is needed (and never whole when it is over the size cap)."""
         return cls(name=Path(path).name, path=Path(path))
 
     @classmethod
-    def from_markdown(cls, name: str, markdown: str, external_id: str | None = None) -> "Source":
+    def from_markdown(cls, name: str, markdown: str, external_id: str | None = None) -> Source:
         return cls(name=name, markdown=markdown, external_id=external_id, doc_type="md")
 
     @property
@@ -114,14 +114,18 @@ class IngestReport:
         ]
         stopped = ""
         if self.cancelled:
-            stopped = (f"CANCELLED after {len(self.outcomes)} of {count(self.files_total, 'file')} (the rest were "
-                       "not read; run the same ingest again to finish); ")
+            stopped = (
+                f"CANCELLED after {len(self.outcomes)} of {count(self.files_total, 'file')} (the rest were "
+                "not read; run the same ingest again to finish); "
+            )
         enriched = ""
         if self.llm_calls:
             cost = summarize_calls(self.llm_calls)
-            enriched = (f"; enriched {cost['calls'] - cost['failed']} of {cost['calls']} chunks with the LLM "
-                        f"({cost['endpoint_calls']} endpoint calls, {cost['cached']} cached, "
-                        f"{cost['prompt_tokens'] + cost['completion_tokens']} tokens)")
+            enriched = (
+                f"; enriched {cost['calls'] - cost['failed']} of {cost['calls']} chunks with the LLM "
+                f"({cost['endpoint_calls']} endpoint calls, {cost['cached']} cached, "
+                f"{cost['prompt_tokens'] + cost['completion_tokens']} tokens)"
+            )
         return (
             f"{self.collection}: {stopped}{count(len(self.outcomes), 'file')}: {', '.join(parts)}; "
             f"parsed {self.parsed}, embedded {self.embedded} new chunk texts ({self.cached} from cache){enriched}; "

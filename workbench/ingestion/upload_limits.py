@@ -18,8 +18,11 @@ from workbench.ingestion.workers import describe_estimate, estimate_chunks
 
 MB = 1_000_000
 #: the kinds of file whose text per MB differs most: plain text holds the most, a PDF far less
-COST_EXAMPLES = (("a text or Markdown file", "notes.md"), ("a Word, PowerPoint or Excel file", "slides.pptx"),
-                 ("a PDF", "paper.pdf"))
+COST_EXAMPLES = (
+    ("a text or Markdown file", "notes.md"),
+    ("a Word, PowerPoint or Excel file", "slides.pptx"),
+    ("a PDF", "paper.pdf"),
+)
 
 
 @dataclass(frozen=True)
@@ -40,13 +43,16 @@ class UploadLimit:
         default = key_default("ingest.max_file_mb")
         text = f"Files up to {self.box_mb} MB each (ingest.max_file_mb, default {default:g} MB)."
         if self.capped_by_server:
-            text += (f" The server takes at most {self.server_mb} MB per upload (server.maxUploadSize); to go "
-                     f"higher, start it with: streamlit run app.py --server.maxUploadSize={math.ceil(self.file_mb)}")
+            text += (
+                f" The server takes at most {self.server_mb} MB per upload (server.maxUploadSize); to go "
+                f"higher, start it with: streamlit run app.py --server.maxUploadSize={math.ceil(self.file_mb)}"
+            )
         return text
 
 
-def raise_cost(file_mb: float, chunking: ChunkingConfig, chunk_rate: float | None,
-               max_chunks: int | None = None) -> list[str]:
+def raise_cost(
+    file_mb: float, chunking: ChunkingConfig, chunk_rate: float | None, max_chunks: int | None = None
+) -> list[str]:
     """What one file at the limit costs, per kind of file: "a PDF: about 3,100 chunks, roughly 2 min to
     embed here"; a file over ``ingest.max_chunks`` is refused on that limit, which the line says."""
     size = int(file_mb * MB)

@@ -29,10 +29,10 @@ import subprocess
 import sys
 import time
 import warnings
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from workbench.config import ChunkingConfig, IngestConfig
 
@@ -102,6 +102,7 @@ class ParseOutcome:
 
 # -- what a worker does -------------------------------------------------------------------------
 
+
 def estimate_chunks(characters: int, chunking: ChunkingConfig) -> int:
     """About how many chunks ``characters`` of text make (tokens counted as ~4 characters)."""
     size = chunking.size * (4 if chunking.unit == "tokens" else 1)
@@ -129,9 +130,11 @@ def describe_estimate(chunks: int, chunk_rate: float | None, load_s: float | Non
     loading = f", after about {describe_duration(load_s)} to load the embedding model" if load_s else ""
     if chunk_rate:
         return f"about {chunks:,} chunks, roughly {describe_duration(chunks / chunk_rate)} to embed here{loading}"
-    return (f"about {chunks:,} chunks, roughly {describe_duration(chunks / FALLBACK_CHUNK_RATE)} to embed at a "
-            f"first guess of {FALLBACK_CHUNK_RATE:g} chunks/s (measured after this home's first real ingest)"
-            f"{loading}")
+    return (
+        f"about {chunks:,} chunks, roughly {describe_duration(chunks / FALLBACK_CHUNK_RATE)} to embed at a "
+        f"first guess of {FALLBACK_CHUNK_RATE:g} chunks/s (measured after this home's first real ingest)"
+        f"{loading}"
+    )
 
 
 def run_task(task: ParseTask) -> ParseOutcome:
@@ -145,22 +148,36 @@ def run_task(task: ParseTask) -> ParseOutcome:
         for plan in task.plans:
             estimated = estimate_chunks(len(parsed.markdown), plan.chunking)
             if estimated > task.limits.max_chunks:
-                raise ParseError(task.name, (
-                    f"{len(parsed.markdown):,} characters of text would make {describe_estimate(estimated, task.chunk_rate)}, "
-                    f"over the limit of {task.limits.max_chunks:,} chunks per file (ingest.max_chunks); to ingest it "
-                    f"anyway: --set ingest.max_chunks={estimated + estimated // 10}"))
+                raise ParseError(
+                    task.name,
+                    (
+                        f"{len(parsed.markdown):,} characters of text would make "
+                        f"{describe_estimate(estimated, task.chunk_rate)}, over the limit of "
+                        f"{task.limits.max_chunks:,} chunks per file (ingest.max_chunks); to ingest it "
+                        f"anyway: --set ingest.max_chunks={estimated + estimated // 10}"
+                    ),
+                )
         chunks = {plan.chunkset_key: chunk_markdown(parsed.markdown, plan.chunking) for plan in task.plans}
     except ParseError as error:
         return ParseOutcome(task.key, task.name, reason=error.reason, elapsed_s=time.perf_counter() - started)
     except MemoryError:
-        return ParseOutcome(task.key, task.name, reason=memory_reason(task.name, task.limits),
-                            elapsed_s=time.perf_counter() - started)
+        return ParseOutcome(
+            task.key, task.name, reason=memory_reason(task.name, task.limits), elapsed_s=time.perf_counter() - started
+        )
     except RecursionError:
-        return ParseOutcome(task.key, task.name, reason="nested too deeply to read; flatten it "
-                            "or save it in a simpler format", elapsed_s=time.perf_counter() - started)
+        return ParseOutcome(
+            task.key,
+            task.name,
+            reason="nested too deeply to read; flatten it or save it in a simpler format",
+            elapsed_s=time.perf_counter() - started,
+        )
     except Exception as error:  # a parser bug on odd input is still this file's problem only
-        return ParseOutcome(task.key, task.name, reason=f"could not be read ({type(error).__name__}: "
-                            f"{str(error)[:300]}); check the file", elapsed_s=time.perf_counter() - started)
+        return ParseOutcome(
+            task.key,
+            task.name,
+            reason=f"could not be read ({type(error).__name__}: {str(error)[:300]}); check the file",
+            elapsed_s=time.perf_counter() - started,
+        )
     return ParseOutcome(task.key, task.name, parsed=parsed, chunks=chunks, elapsed_s=time.perf_counter() - started)
 
 
@@ -175,13 +192,17 @@ def parse_source(task: ParseTask):
 
 
 def memory_reason(name: str, limits: IngestConfig) -> str:
-    return (f"parsing needed more than {limits.parse_memory_mb:,} MB of memory (ingest.parse_memory_mb); "
-            f"if the file is genuine, raise it with --set ingest.parse_memory_mb={limits.parse_memory_mb * 2}")
+    return (
+        f"parsing needed more than {limits.parse_memory_mb:,} MB of memory (ingest.parse_memory_mb); "
+        f"if the file is genuine, raise it with --set ingest.parse_memory_mb={limits.parse_memory_mb * 2}"
+    )
 
 
 def timeout_reason(name: str, limits: IngestConfig) -> str:
-    return (f"parsing took longer than {limits.parse_timeout_s:g} s (ingest.parse_timeout_s) and was "
-            f"stopped; if the file is genuine, raise it with --set ingest.parse_timeout_s={limits.parse_timeout_s * 4:g}")
+    return (
+        f"parsing took longer than {limits.parse_timeout_s:g} s (ingest.parse_timeout_s) and was "
+        f"stopped; if the file is genuine, raise it with --set ingest.parse_timeout_s={limits.parse_timeout_s * 4:g}"
+    )
 
 
 def worker_main(argv: list[str] | None = None) -> None:
@@ -194,7 +215,7 @@ def worker_main(argv: list[str] | None = None) -> None:
     warnings.simplefilter("ignore")  # parsers' warnings about odd input: the outcome says what matters
     _limit_address_space(int(memory_mb))
     connection = Connection(int(fd))
-    import workbench.chunking  # noqa: F401 -- loaded before the first file, so its clock never pays for it
+    import workbench.chunking
     import workbench.ingestion.parsers  # noqa: F401
 
     while True:
@@ -208,8 +229,9 @@ def worker_main(argv: list[str] | None = None) -> None:
             connection.send(STARTED)  # the file's time limit runs from here
             outcome = run_task(task)
             # the parent samples memory every POLL_S; a file faster than that still reports where it ended
-            connection.send(ParseOutcome(**{**outcome.__dict__,
-                                            "peak_rss_mb": max(outcome.peak_rss_mb, resident_mb(os.getpid()))}))
+            connection.send(
+                ParseOutcome(**{**outcome.__dict__, "peak_rss_mb": max(outcome.peak_rss_mb, resident_mb(os.getpid()))})
+            )
         except OSError:  # the parent is gone (killed, say): nobody to answer
             return
 
@@ -254,6 +276,7 @@ def resident_mb(pid: int) -> float:
 
 # -- the pool -----------------------------------------------------------------------------------
 
+
 class WorkerStartError(RuntimeError):
     """A parse worker died before it took its file: the installation is broken, not the file."""
 
@@ -261,7 +284,8 @@ class WorkerStartError(RuntimeError):
         super().__init__(
             f"a parse worker exited (code {exit_code}) before it could start on a file; this is a problem with the "
             f"installation, not with your files. See why with: {sys.executable} -c "
-            "'import workbench.ingestion.workers, workbench.ingestion.parsers'")
+            "'import workbench.ingestion.workers, workbench.ingestion.parsers'"
+        )
 
 
 class _Slot:
@@ -287,7 +311,7 @@ class ParsePool:
         self.size = size or worker_count(limits)
         self._slots = [_Slot() for _ in range(self.size)]
 
-    def __enter__(self) -> "ParsePool":
+    def __enter__(self) -> ParsePool:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -331,11 +355,17 @@ class ParsePool:
         parent_end, child_end = socket.socketpair()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH", "")]))
-        command = [sys.executable, "-c", "from workbench.ingestion.workers import worker_main; worker_main()",
-                   str(child_end.fileno()), str(self.limits.parse_memory_mb)]
+        command = [
+            sys.executable,
+            "-c",
+            "from workbench.ingestion.workers import worker_main; worker_main()",
+            str(child_end.fileno()),
+            str(self.limits.parse_memory_mb),
+        ]
         # a session of its own: the parent stops it, and whatever it runs, as one process group
-        process = subprocess.Popen(command, pass_fds=(child_end.fileno(),), env=env, start_new_session=True,
-                                   stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(
+            command, pass_fds=(child_end.fileno(),), env=env, start_new_session=True, stdin=subprocess.DEVNULL
+        )
         child_end.close()
         slot.process, slot.connection, slot.served = process, Connection(parent_end.detach()), 0
 
@@ -352,10 +382,16 @@ class ParsePool:
             started = slot.running
             self._retire(slot, kill=True)
             if not started:
-                raise WorkerStartError(code)
-            return ParseOutcome(task.key, task.name, reason=(
-                f"the parser crashed (worker exit code {code}); the file is probably corrupt, "
-                "check it and upload it again"), elapsed_s=time.monotonic() - slot.started)
+                raise WorkerStartError(code) from None
+            return ParseOutcome(
+                task.key,
+                task.name,
+                reason=(
+                    f"the parser crashed (worker exit code {code}); the file is probably corrupt, "
+                    "check it and upload it again"
+                ),
+                elapsed_s=time.monotonic() - slot.started,
+            )
         outcome = ParseOutcome(**{**outcome.__dict__, "peak_rss_mb": max(slot.peak_mb, outcome.peak_rss_mb)})
         slot.task = None
         slot.served += 1
@@ -371,8 +407,10 @@ class ParsePool:
         if slot.running and elapsed > self.limits.parse_timeout_s:
             reason = timeout_reason(task.name, self.limits)
         elif not slot.running and elapsed > WORKER_START_TIMEOUT_S:
-            reason = (f"no parse worker started within {WORKER_START_TIMEOUT_S:g} s (the machine is overloaded, or "
-                      "Python cannot start); try again")
+            reason = (
+                f"no parse worker started within {WORKER_START_TIMEOUT_S:g} s (the machine is overloaded, or "
+                "Python cannot start); try again"
+            )
         elif rss > self.limits.parse_memory_mb:
             reason = memory_reason(task.name, self.limits)
         elif slot.process.poll() is not None and not slot.connection.poll():
@@ -380,8 +418,10 @@ class ParsePool:
                 code = slot.process.returncode
                 self._retire(slot, kill=True)
                 raise WorkerStartError(code)
-            reason = (f"the parser crashed (worker exit code {slot.process.returncode}); the file is "
-                      "probably corrupt, check it and upload it again")
+            reason = (
+                f"the parser crashed (worker exit code {slot.process.returncode}); the file is "
+                "probably corrupt, check it and upload it again"
+            )
         else:
             return None
         self._retire(slot, kill=True)

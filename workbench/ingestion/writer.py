@@ -14,9 +14,9 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Iterator
 
 from store import documents as stored_documents
 from store.catalog import Catalog
@@ -50,8 +50,9 @@ class CatalogWriter:
     waiting for what is not committed.
     """
 
-    def __init__(self, catalog: Catalog, collection_id: int, run_id: int, report: IngestReport,
-                 progress: ProgressCallback):
+    def __init__(
+        self, catalog: Catalog, collection_id: int, run_id: int, report: IngestReport, progress: ProgressCallback
+    ):
         self.catalog, self.collection_id, self.run_id = catalog, collection_id, run_id
         self.report, self.progress = report, progress
         self._queue: queue.Queue = queue.Queue()
@@ -156,31 +157,46 @@ class CatalogWriter:
                 self._record_failure(*item[1:])
 
     def _commit_documents(self, documents: list[PendingDocument]) -> None:
-        self._events.put(Progress("store", f"{len(documents)} documents", len(self.report.outcomes),
-                                  self.report.files_total))
+        self._events.put(
+            Progress("store", f"{len(documents)} documents", len(self.report.outcomes), self.report.files_total)
+        )
         versions = [
             DocumentVersion(
-                source=d.source.name, external_id=d.source.external_id, sha256=d.sha256,
-                size_bytes=d.source.size_bytes, doc_type=d.outcome.parsed.doc_type, title=d.outcome.parsed.title,
-                markdown=d.outcome.parsed.markdown, page_starts=list(d.outcome.parsed.page_starts), chunks=d.chunks,
+                source=d.source.name,
+                external_id=d.source.external_id,
+                sha256=d.sha256,
+                size_bytes=d.source.size_bytes,
+                doc_type=d.outcome.parsed.doc_type,
+                title=d.outcome.parsed.title,
+                markdown=d.outcome.parsed.markdown,
+                page_starts=list(d.outcome.parsed.page_starts),
+                chunks=d.chunks,
                 replaces=d.replaces,
             )
             for d in documents
         ]
         for document in documents:
             if document.outcome.parsed.doc_type in IMAGE_DOC_TYPES:  # the picture itself, for the app and MCP
-                keep_original(self.catalog.path.parent, document.sha256, PurePath(document.source.name).suffix,
-                              document.source.payload)
+                keep_original(
+                    self.catalog.path.parent,
+                    document.sha256,
+                    PurePath(document.source.name).suffix,
+                    document.source.payload,
+                )
         statuses = stored_documents.commit_documents(self.catalog, self.collection_id, self.run_id, versions)
         self.report.outcomes.extend(
             FileOutcome(d.source.name, status, chunks=len(next(iter(d.chunks.values()), [])))
-            for d, status in zip(documents, statuses)
+            for d, status in zip(documents, statuses, strict=True)
         )
 
     def _record_failure(self, source: Source, sha: str, reason: str, replaces: bool) -> None:
         failed = FailedDocument(
-            source=source.name, external_id=source.external_id, sha256=sha, size_bytes=source.size_bytes,
-            doc_type=PurePath(source.name).suffix.lstrip(".").lower() or "unknown", reason=reason,
+            source=source.name,
+            external_id=source.external_id,
+            sha256=sha,
+            size_bytes=source.size_bytes,
+            doc_type=PurePath(source.name).suffix.lstrip(".").lower() or "unknown",
+            reason=reason,
         )
         stored_documents.record_failed_document(self.catalog, self.collection_id, self.run_id, failed, replaces)
         self.report.outcomes.append(FileOutcome(source.name, "failed", reason))

@@ -9,11 +9,22 @@ languages nobody declared are "unknown": nothing is claimed about them either wa
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from workbench.language.scripts import (
-    ARABIC, CYRILLIC, DEVANAGARI, GREEK, HAN, HANGUL, HEBREW, KANA, LATIN, OTHER, THAI, LanguageMix,
+    ARABIC,
+    CYRILLIC,
+    DEVANAGARI,
+    GREEK,
+    HAN,
+    HANGUL,
+    HEBREW,
+    KANA,
+    LATIN,
+    OTHER,
+    THAI,
+    LanguageMix,
 )
 from workbench.models.catalogue import ModelCard, models
 
@@ -21,12 +32,33 @@ from workbench.models.catalogue import ModelCard, models
 MAX_UNCOVERED_SHARE = 0.5
 
 _NON_LATIN: dict[str, tuple[str, ...]] = {
-    "zh": (HAN,), "ja": (HAN, KANA), "ko": (HANGUL, HAN),
-    "ru": (CYRILLIC,), "uk": (CYRILLIC,), "bg": (CYRILLIC,), "be": (CYRILLIC,), "mk": (CYRILLIC,),
-    "sr": (CYRILLIC, LATIN), "kk": (CYRILLIC,), "ky": (CYRILLIC,), "mn": (CYRILLIC,),
-    "el": (GREEK,), "ar": (ARABIC,), "fa": (ARABIC,), "ur": (ARABIC,), "ps": (ARABIC,), "sd": (ARABIC,),
-    "ug": (ARABIC,), "ku": (ARABIC, LATIN), "he": (HEBREW,), "yi": (HEBREW,),
-    "hi": (DEVANAGARI,), "mr": (DEVANAGARI,), "ne": (DEVANAGARI,), "sa": (DEVANAGARI,), "th": (THAI,),
+    "zh": (HAN,),
+    "ja": (HAN, KANA),
+    "ko": (HANGUL, HAN),
+    "ru": (CYRILLIC,),
+    "uk": (CYRILLIC,),
+    "bg": (CYRILLIC,),
+    "be": (CYRILLIC,),
+    "mk": (CYRILLIC,),
+    "sr": (CYRILLIC, LATIN),
+    "kk": (CYRILLIC,),
+    "ky": (CYRILLIC,),
+    "mn": (CYRILLIC,),
+    "el": (GREEK,),
+    "ar": (ARABIC,),
+    "fa": (ARABIC,),
+    "ur": (ARABIC,),
+    "ps": (ARABIC,),
+    "sd": (ARABIC,),
+    "ug": (ARABIC,),
+    "ku": (ARABIC, LATIN),
+    "he": (HEBREW,),
+    "yi": (HEBREW,),
+    "hi": (DEVANAGARI,),
+    "mr": (DEVANAGARI,),
+    "ne": (DEVANAGARI,),
+    "sa": (DEVANAGARI,),
+    "th": (THAI,),
 }
 # Languages in scripts the detector does not name (Bengali, Tamil, Georgian, ...) count as Other.
 _OTHER_SCRIPT = {"am", "as", "bn", "gu", "hy", "ka", "km", "kn", "lo", "ml", "my", "or", "pa", "si", "ta", "te"}
@@ -68,9 +100,13 @@ class Coverage:
         return self.uncovered_share <= MAX_UNCOVERED_SHARE
 
     def to_dict(self) -> dict:
-        return {"model": self.model, "model_languages": self.model_languages, "text_language": self.text_language,
-                "uncovered_share": None if self.uncovered_share is None else round(self.uncovered_share, 4),
-                "covered": self.covered}
+        return {
+            "model": self.model,
+            "model_languages": self.model_languages,
+            "text_language": self.text_language,
+            "uncovered_share": None if self.uncovered_share is None else round(self.uncovered_share, 4),
+            "covered": self.covered,
+        }
 
 
 def coverage(card: ModelCard, mix: LanguageMix) -> Coverage:
@@ -102,9 +138,11 @@ def collection_warning(card: ModelCard, mix: LanguageMix) -> str | None:
     found = coverage(card, mix)
     if found.covered is not False:
         return None
-    better = [f"{c.name} ({c.languages_note or c.describe_languages()}"
-              + (f", {c.download_size} download)" if c.download_size and not c.bundled else ")")
-              for c in models_covering(mix, card.kind)]
+    better = [
+        f"{c.name} ({c.languages_note or c.describe_languages()}"
+        + (f", {c.download_size} download)" if c.download_size and not c.bundled else ")")
+        for c in models_covering(mix, card.kind)
+    ]
     suggestion = f" Models that cover {found.text_language}: {', '.join(better)}." if better else ""
     return (
         f"{found.uncovered_share:.0%} of this collection's text ({mix.describe()}) is in a language "

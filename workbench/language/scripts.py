@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 LATIN, HAN, KANA, HANGUL = "Latin", "Han", "Kana", "Hangul"
 CYRILLIC, GREEK, ARABIC, HEBREW, DEVANAGARI, THAI = "Cyrillic", "Greek", "Arabic", "Hebrew", "Devanagari", "Thai"
@@ -39,8 +39,16 @@ _ANY_LETTER = re.compile(r"[^\W\d_]")
 
 #: the language a script's text is labelled with (Han and kana together make Japanese)
 LANGUAGE_OF_SCRIPT: dict[str, str] = {
-    LATIN: "en", HAN: "zh", KANA: "ja", HANGUL: "ko", CYRILLIC: "ru", GREEK: "el", ARABIC: "ar",
-    HEBREW: "he", DEVANAGARI: "hi", THAI: "th",
+    LATIN: "en",
+    HAN: "zh",
+    KANA: "ja",
+    HANGUL: "ko",
+    CYRILLIC: "ru",
+    GREEK: "el",
+    ARABIC: "ar",
+    HEBREW: "he",
+    DEVANAGARI: "hi",
+    THAI: "th",
 }
 #: a text whose Han letters come with at least this share of kana (of the two together) is Japanese
 JAPANESE_KANA_SHARE = 0.1
@@ -73,11 +81,11 @@ class LanguageMix:
     counts: dict[str, int] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, text: str) -> "LanguageMix":
+    def of(cls, text: str) -> LanguageMix:
         return cls(dict(script_counts(text)))
 
     @classmethod
-    def of_texts(cls, texts: Iterable[str]) -> "LanguageMix":
+    def of_texts(cls, texts: Iterable[str]) -> LanguageMix:
         total: Counter = Counter()
         for text in texts:
             total.update(script_counts(text))
@@ -128,5 +136,8 @@ class LanguageMix:
         return ", ".join(parts)
 
     def to_dict(self) -> dict:
-        return {"letters": self.letters, "shares": {k: round(v, 4) for k, v in self.shares.items()},
-                "language": self.language}
+        return {
+            "letters": self.letters,
+            "shares": {k: round(v, 4) for k, v in self.shares.items()},
+            "language": self.language,
+        }

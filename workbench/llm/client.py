@@ -21,10 +21,11 @@ import logging
 import queue
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
-from store.llm_cache import CacheKey, CachedReply, lookup_replies, store_replies
+from store.llm_cache import CachedReply, CacheKey, lookup_replies, store_replies
 from workbench.llm.endpoint import Endpoint, LlmSettings, SettingsLookup, settings_from_env
 from workbench.llm.replies import ReplyRejected
 
@@ -47,13 +48,23 @@ class LlmRequest:
     label: str = ""  # what the call is about, for the trace (a chunk id, a claim number)
 
     @classmethod
-    def of(cls, purpose: str, prompt_version: str, system: str, user: str, *, max_tokens: int | None = None,
-           label: str = "") -> "LlmRequest":
+    def of(
+        cls,
+        purpose: str,
+        prompt_version: str,
+        system: str,
+        user: str,
+        *,
+        max_tokens: int | None = None,
+        label: str = "",
+    ) -> LlmRequest:
         return cls(purpose, prompt_version, (("system", system), ("user", user)), max_tokens, label)
 
     def message_dicts(self) -> list[dict]:
-        return [{"role": role, "content": content if isinstance(content, str) else list(content)}
-                for role, content in self.messages]
+        return [
+            {"role": role, "content": content if isinstance(content, str) else list(content)}
+            for role, content in self.messages
+        ]
 
     def inputs_hash(self) -> str:
         payload = {"messages": self.messages, "max_tokens": self.max_tokens, "temperature": 0.0}
@@ -87,19 +98,21 @@ class LlmCall:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "LlmCall":
+    def from_dict(cls, data: dict) -> LlmCall:
         known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
         return cls(**known)
 
     def describe(self) -> str:
         """One line: ``rerank (chunk 12): 128+3 tokens, 412 ms (cached)``."""
         about = f" ({self.label})" if self.label else ""
-        tokens = (f"{self.prompt_tokens or 0}+{self.completion_tokens or 0} tokens"
-                  if self.total_tokens is not None else "tokens not reported")
+        tokens = (
+            f"{self.prompt_tokens or 0}+{self.completion_tokens or 0} tokens"
+            if self.total_tokens is not None
+            else "tokens not reported"
+        )
         if not self.ok:
             return f"{self.purpose}{about}: failed after {self.elapsed_ms:.0f} ms: {self.error}"
-        timing = (f"cached (generated in {self.generated_ms:.0f} ms)" if self.cached
-                  else f"{self.elapsed_ms:.0f} ms")
+        timing = f"cached (generated in {self.generated_ms:.0f} ms)" if self.cached else f"{self.elapsed_ms:.0f} ms"
         return f"{self.purpose}{about}: {tokens}, {timing}"
 
 
@@ -133,11 +146,11 @@ class LlmClient:
         self.cached_calls = 0  # calls this client answered from the cache
 
     @classmethod
-    def from_settings(cls, lookup: SettingsLookup, catalog=None) -> "LlmClient":
+    def from_settings(cls, lookup: SettingsLookup, catalog=None) -> LlmClient:
         return cls(Endpoint(lookup.settings) if lookup.settings else None, catalog, lookup.problem)
 
     @classmethod
-    def from_env(cls, catalog=None, env=None) -> "LlmClient":
+    def from_env(cls, catalog=None, env=None) -> LlmClient:
         return cls.from_settings(settings_from_env(env), catalog)
 
     @property
@@ -166,8 +179,9 @@ class LlmClient:
     def complete(self, request: LlmRequest, *, timeout_s: float, parse: Parse | None = None) -> LlmCall:
         return self.complete_many([request], timeout_s=timeout_s, parse=parse)[0]
 
-    def complete_many(self, requests: Sequence[LlmRequest], *, timeout_s: float,
-                      parse: Parse | None = None) -> list[LlmCall]:
+    def complete_many(
+        self, requests: Sequence[LlmRequest], *, timeout_s: float, parse: Parse | None = None
+    ) -> list[LlmCall]:
         """One ``LlmCall`` per request, in order: cached replies first, the rest from the endpoint
         (up to ``WORKBENCH_LLM_CONCURRENCY`` at once), each waiting at most ``timeout_s``."""
         if self.endpoint is None:
@@ -178,28 +192,38 @@ class LlmClient:
         lookup_ms = _ms(started) / max(1, len(requests))
         calls: list[LlmCall | None] = [None] * len(requests)
         pending: list[int] = []
-        for position, (request, key) in enumerate(zip(requests, keys)):
+        for position, (request, key) in enumerate(zip(requests, keys, strict=True)):
             reply = known.get(key)
             if reply is None:
                 pending.append(position)
                 continue
             with self._memory_lock:
                 self.cached_calls += 1
-            calls[position] = LlmCall(request.purpose, request.prompt_version, self.model, True, reply.reply,
-                                      prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-                                      elapsed_ms=round(lookup_ms, 2), generated_ms=reply.elapsed_ms, cached=True,
-                                      label=request.label)
+            calls[position] = LlmCall(
+                request.purpose,
+                request.prompt_version,
+                self.model,
+                True,
+                reply.reply,
+                prompt_tokens=reply.prompt_tokens,
+                completion_tokens=reply.completion_tokens,
+                elapsed_ms=round(lookup_ms, 2),
+                generated_ms=reply.elapsed_ms,
+                cached=True,
+                label=request.label,
+            )
 
         def ask(position: int) -> LlmCall:
             return self._ask(requests[position], timeout_s, parse)
 
         fresh = _run_parallel(ask, pending, self.endpoint.settings.concurrency)
         to_store: dict[CacheKey, CachedReply] = {}
-        for position, call in zip(pending, fresh):
+        for position, call in zip(pending, fresh, strict=True):
             calls[position] = call
             if call.ok:
-                to_store[keys[position]] = CachedReply(call.text, call.prompt_tokens, call.completion_tokens,
-                                                       call.elapsed_ms)
+                to_store[keys[position]] = CachedReply(
+                    call.text, call.prompt_tokens, call.completion_tokens, call.elapsed_ms
+                )
         self._store(to_store)
         return [call for call in calls if call is not None]
 
@@ -207,9 +231,16 @@ class LlmClient:
         with self._memory_lock:
             self.endpoint_calls += 1
         result = self.endpoint.chat(request.message_dicts(), max_tokens=request.max_tokens, timeout_s=timeout_s)
-        base = dict(purpose=request.purpose, prompt_version=request.prompt_version, model=self.model,
-                    prompt_tokens=result.usage.prompt_tokens, completion_tokens=result.usage.completion_tokens,
-                    elapsed_ms=result.elapsed_ms, generated_ms=result.elapsed_ms, label=request.label)
+        base = dict(
+            purpose=request.purpose,
+            prompt_version=request.prompt_version,
+            model=self.model,
+            prompt_tokens=result.usage.prompt_tokens,
+            completion_tokens=result.usage.completion_tokens,
+            elapsed_ms=result.elapsed_ms,
+            generated_ms=result.elapsed_ms,
+            label=request.label,
+        )
         if not result.ok:
             return LlmCall(ok=False, error=result.error, **base)
         if parse is not None:
@@ -219,8 +250,12 @@ class LlmClient:
                 return LlmCall(ok=False, text=result.text, error=f"reply rejected: {problem}", **base)
             except (ValueError, TypeError, KeyError) as problem:
                 preview = result.text[:160]
-                return LlmCall(ok=False, text=result.text,
-                               error=f"unusable reply from {self.model} ({problem}); got {preview!r}", **base)
+                return LlmCall(
+                    ok=False,
+                    text=result.text,
+                    error=f"unusable reply from {self.model} ({problem}); got {preview!r}",
+                    **base,
+                )
         return LlmCall(ok=True, text=result.text, **base)
 
     # -- cache ----------------------------------------------------------------------------------
@@ -283,8 +318,7 @@ def _run_parallel(function: Callable[[int], LlmCall], items: list[int], workers:
             except BaseException as error:  # handed to the caller below
                 errors.append(error)
 
-    threads = [threading.Thread(target=worker, name="llm-call", daemon=True)
-               for _ in range(min(workers, len(items)))]
+    threads = [threading.Thread(target=worker, name="llm-call", daemon=True) for _ in range(min(workers, len(items)))]
     for thread in threads:
         thread.start()
     for thread in threads:

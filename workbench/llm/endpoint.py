@@ -24,8 +24,8 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -100,8 +100,9 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> SettingsLookup:
     if missing:
         return SettingsLookup(None, f"not configured: {' and '.join(missing)} missing; {HOW_TO_CONFIGURE}")
     if urllib.parse.urlsplit(base_url).scheme not in ("http", "https"):
-        return SettingsLookup(None, f"{BASE_URL_VARS[0]}={base_url!r} is not an http(s) URL; "
-                                   "use e.g. http://localhost:11434/v1")
+        return SettingsLookup(
+            None, f"{BASE_URL_VARS[0]}={base_url!r} is not an http(s) URL; use e.g. http://localhost:11434/v1"
+        )
     raw_timeout = env.get(TIMEOUT_VAR, "").strip()
     try:
         timeout_s = float(raw_timeout) if raw_timeout else DEFAULT_TIMEOUT_S
@@ -115,8 +116,11 @@ def settings_from_env(env: Mapping[str, str] | None = None) -> SettingsLookup:
         if not 1 <= concurrency <= MAX_CONCURRENCY:
             raise ValueError
     except ValueError:
-        return SettingsLookup(None, f"{CONCURRENCY_VAR}={raw_concurrency!r} must be a whole number from 1 to "
-                                   f"{MAX_CONCURRENCY} (default {DEFAULT_CONCURRENCY})")
+        return SettingsLookup(
+            None,
+            f"{CONCURRENCY_VAR}={raw_concurrency!r} must be a whole number from 1 to "
+            f"{MAX_CONCURRENCY} (default {DEFAULT_CONCURRENCY})",
+        )
     return SettingsLookup(LlmSettings(base_url, model, api_key, timeout_s, concurrency))
 
 
@@ -142,7 +146,7 @@ class Usage:
         return (self.prompt_tokens or 0) + (self.completion_tokens or 0)
 
     @classmethod
-    def from_payload(cls, payload: object) -> "Usage":
+    def from_payload(cls, payload: object) -> Usage:
         usage = payload.get("usage") if isinstance(payload, dict) else None
         if not isinstance(usage, dict):
             return cls()
@@ -204,16 +208,27 @@ class Endpoint:
             if not isinstance(text, str):
                 raise TypeError("message.content is not a string")
         except (KeyError, IndexError, TypeError) as problem:
-            return ChatResult(False, error=self.redact(self._not_openai(raw, problem, "chat completion")), model=model,
-                              elapsed_ms=_ms(started))
-        return ChatResult(True, text=text, model=str(payload.get("model") or model), elapsed_ms=_ms(started),
-                          finish_reason=choice.get("finish_reason"), usage=Usage.from_payload(payload))
+            return ChatResult(
+                False,
+                error=self.redact(self._not_openai(raw, problem, "chat completion")),
+                model=model,
+                elapsed_ms=_ms(started),
+            )
+        return ChatResult(
+            True,
+            text=text,
+            model=str(payload.get("model") or model),
+            elapsed_ms=_ms(started),
+            finish_reason=choice.get("finish_reason"),
+            usage=Usage.from_payload(payload),
+        )
 
     def embed(self, texts: Sequence[str], model: str, *, timeout_s: float | None = None) -> EmbeddingResult:
         """Embeddings of ``texts`` (row-aligned, as float32, not normalised) from ``/embeddings``."""
         started = time.perf_counter()
-        payload, raw, error = self._post(self.settings.embeddings_endpoint, {"model": model, "input": list(texts)},
-                                         timeout_s, "embeddings response")
+        payload, raw, error = self._post(
+            self.settings.embeddings_endpoint, {"model": model, "input": list(texts)}, timeout_s, "embeddings response"
+        )
         if error:
             return EmbeddingResult(False, error=error, model=model, elapsed_ms=_ms(started))
         try:
@@ -222,11 +237,15 @@ class Endpoint:
             if vectors.ndim != 2 or vectors.shape[0] != len(texts) or not np.isfinite(vectors).all():
                 raise ValueError(f"expected {len(texts)} finite vectors, got an array of shape {vectors.shape}")
         except (KeyError, IndexError, TypeError, ValueError) as problem:
-            return EmbeddingResult(False, error=self.redact(self._not_openai(raw, problem, "embeddings response")),
-                                   model=model,
-                                   elapsed_ms=_ms(started))
-        return EmbeddingResult(True, vectors=vectors, model=model, elapsed_ms=_ms(started),
-                               usage=Usage.from_payload(payload))
+            return EmbeddingResult(
+                False,
+                error=self.redact(self._not_openai(raw, problem, "embeddings response")),
+                model=model,
+                elapsed_ms=_ms(started),
+            )
+        return EmbeddingResult(
+            True, vectors=vectors, model=model, elapsed_ms=_ms(started), usage=Usage.from_payload(payload)
+        )
 
     # -- HTTP -----------------------------------------------------------------------------------
 
@@ -247,20 +266,25 @@ class Endpoint:
         if self.settings.api_key:
             headers["Authorization"] = f"Bearer {self.settings.api_key}"
         request = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"), headers=headers, method="POST")
-        too_slow = (f"no answer from {url} within {timeout:g} s; raise {TIMEOUT_VAR} (or the stage's timeout_s) "
-                    "or use a faster model")
+        too_slow = (
+            f"no answer from {url} within {timeout:g} s; raise {TIMEOUT_VAR} (or the stage's timeout_s) "
+            "or use a faster model"
+        )
         try:
             with _opener_for(url).open(request, timeout=timeout) as response:
                 raw = response.read()
         except urllib.error.HTTPError as error:
             return {}, b"", self._http_error_message(url, error)
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             return {}, b"", too_slow
         except urllib.error.URLError as error:
             if isinstance(error.reason, (TimeoutError, socket.timeout)):
                 return {}, b"", too_slow
-            return {}, b"", (f"cannot reach {url} ({error.reason}); check {BASE_URL_VARS[0]} "
-                             "and that the server is running")
+            return (
+                {},
+                b"",
+                (f"cannot reach {url} ({error.reason}); check {BASE_URL_VARS[0]} and that the server is running"),
+            )
         except OSError as error:
             return {}, b"", f"connection to {url} failed ({error}); check {BASE_URL_VARS[0]}"
         try:
@@ -273,9 +297,11 @@ class Endpoint:
 
     def _not_openai(self, raw: bytes, problem: Exception, what: str) -> str:
         preview = raw[:200].decode("utf-8", "replace")
-        return (f"{self.settings.root} did not answer with an OpenAI-style {what} "
-                f"({type(problem).__name__}: {problem}); got {preview!r}. Check that {BASE_URL_VARS[0]} "
-                "points at the API root (usually ending in /v1)")
+        return (
+            f"{self.settings.root} did not answer with an OpenAI-style {what} "
+            f"({type(problem).__name__}: {problem}); got {preview!r}. Check that {BASE_URL_VARS[0]} "
+            "points at the API root (usually ending in /v1)"
+        )
 
     def _http_error_message(self, url: str, error: urllib.error.HTTPError) -> str:
         detail = ""

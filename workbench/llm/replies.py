@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 _GRADE = re.compile(r"[+-]?\d+")
 _YES = {"yes", "y", "true", "supported", "是", "是的", "对"}
@@ -80,7 +81,8 @@ def parse_json_reply(reply: str, keys: Iterable[str], optional: Iterable[str] = 
         raise _reject(f"the JSON is a {type(data).__name__}, not an object", reply)
     missing, extra = sorted(required - data.keys()), sorted(data.keys() - allowed)
     if missing or extra:
-        problems = ([f"missing {', '.join(missing)}"] if missing else []) + \
-                   ([f"unexpected {', '.join(extra)}"] if extra else [])
+        problems = ([f"missing {', '.join(missing)}"] if missing else []) + (
+            [f"unexpected {', '.join(extra)}"] if extra else []
+        )
         raise _reject(f"the JSON object's keys are wrong ({'; '.join(problems)})", reply)
     return data

@@ -9,8 +9,8 @@ used.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from workbench.llm.endpoint import ChatResult, LlmSettings, chat, image_part, settings_from_env
 
@@ -45,18 +45,30 @@ def caption_messages(image: bytes, mime: str, language: str) -> list[dict]:
     name = LANGUAGE_NAMES.get(language, LANGUAGE_NAMES["en"])
     return [
         {"role": "system", "content": CAPTION_SYSTEM_PROMPT},
-        {"role": "user", "content": [
-            {"type": "text", "text": f"Caption this image in {name}."},
-            image_part(image, mime),
-        ]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": f"Caption this image in {name}."},
+                image_part(image, mime),
+            ],
+        },
     ]
 
 
 def caption_image(image: bytes, mime: str, language: str, settings: VisionSettings) -> ChatResult:
     """A caption for ``image`` in ``language`` ("en" or "zh"); failures come back as ``ok=False``."""
-    result = chat(caption_messages(image, mime, language), settings.endpoint, temperature=0.0, max_tokens=200,
-                  model=settings.model)
+    result = chat(
+        caption_messages(image, mime, language),
+        settings.endpoint,
+        temperature=0.0,
+        max_tokens=200,
+        model=settings.model,
+    )
     if result.ok and not result.text.strip():
-        return ChatResult(False, error=f"{settings.endpoint.endpoint} returned an empty caption", model=result.model,
-                          elapsed_ms=result.elapsed_ms)
+        return ChatResult(
+            False,
+            error=f"{settings.endpoint.endpoint} returned an empty caption",
+            model=result.model,
+            elapsed_ms=result.elapsed_ms,
+        )
     return result

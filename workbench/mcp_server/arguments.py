@@ -27,7 +27,7 @@ class ToolInputError(ValueError):
 def check_query(query: str) -> str:
     text = (query or "").strip()
     if not text:
-        raise ToolInputError("query is empty; pass a question or keywords, e.g. query=\"how are chunks scored\"")
+        raise ToolInputError('query is empty; pass a question or keywords, e.g. query="how are chunks scored"')
     if len(text) > QUERY_MAX_CHARS:
         raise ToolInputError(
             f"query is {len(text)} characters long; shorten it to at most {QUERY_MAX_CHARS} "
@@ -38,8 +38,9 @@ def check_query(query: str) -> str:
 
 def check_whole_number(name: str, value: int, limits: Limits, default: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ToolInputError(f"{name}: {value!r} is not a whole number (default {default}); "
-                             f"allowed: {limits.describe()}")
+        raise ToolInputError(
+            f"{name}: {value!r} is not a whole number (default {default}); allowed: {limits.describe()}"
+        )
     message = out_of_limits_message(name, value, limits, default)
     if message:
         raise ToolInputError(message)
@@ -59,7 +60,9 @@ def check_min_confidence(value: str | None) -> str | None:
         return None
     text = str(value).strip().lower()
     if text not in CONFIDENCE_LEVELS:
-        raise ToolInputError(f"min_confidence must be one of {', '.join(CONFIDENCE_LEVELS)} (or omitted); got {value!r}")
+        raise ToolInputError(
+            f"min_confidence must be one of {', '.join(CONFIDENCE_LEVELS)} (or omitted); got {value!r}"
+        )
     return text
 
 

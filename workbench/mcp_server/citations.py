@@ -7,11 +7,11 @@ source, heading path and page.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from workbench.mcp_server.schemas import Citation, ConfidenceResult, ConfidenceSignal, SearchResult
-from workbench.retrieval.enhance import AS_TYPED
 from workbench.names import shown_name
+from workbench.retrieval.enhance import AS_TYPED
 
 HEADING_SEPARATOR = " › "
 NO_ANSWER, AMBIGUOUS = "no_answer", "ambiguous"
@@ -22,9 +22,14 @@ def confidence_result(confidence) -> ConfidenceResult | None:
     if confidence is None:
         return None
     return ConfidenceResult(
-        verdict=confidence.verdict, reason=confidence.reason,
-        evidence=[ConfidenceSignal(signal=e.signal, value=e.value, low=e.low, high=e.high, used=e.used,
-                                   says=e.says, detail=e.detail) for e in confidence.evidence],
+        verdict=confidence.verdict,
+        reason=confidence.reason,
+        evidence=[
+            ConfidenceSignal(
+                signal=e.signal, value=e.value, low=e.low, high=e.high, used=e.used, says=e.says, detail=e.detail
+            )
+            for e in confidence.evidence
+        ],
     )
 
 
@@ -80,11 +85,14 @@ def render_search(result: SearchResult, notes: Iterable[str] = ()) -> str:
     verdict = confidence.verdict if confidence else None
     lines: list[str] = []
     if verdict == NO_ANSWER:
-        lines.append(f"No passage in collection `{result.collection}` looks relevant to “{result.query}” "
-                     f"({confidence.reason}).")
+        lines.append(
+            f"No passage in collection `{result.collection}` looks relevant to “{result.query}” ({confidence.reason})."
+        )
     if result.withheld:
-        lines.append(f"{result.withheld} passage{'s' if result.withheld != 1 else ''} left out: confidence "
-                     f"{verdict} is below min_confidence.")
+        lines.append(
+            f"{result.withheld} passage{'s' if result.withheld != 1 else ''} left out: confidence "
+            f"{verdict} is below min_confidence."
+        )
     if not result.citations:
         if not lines:
             lines.append(f"No passage matches “{result.query}” ({scope}).")
@@ -92,15 +100,22 @@ def render_search(result: SearchResult, notes: Iterable[str] = ()) -> str:
         return "\n".join(lines) + "\n"
     count = len(result.citations)
     if verdict == NO_ANSWER:
-        lines += ["The closest candidates follow, each marked LOW CONFIDENCE: they are not an answer, so do not "
-                  "answer from them as if they were.", "",
-                  f"{count} candidate{'s' if count != 1 else ''} ({scope}):"]
+        lines += [
+            "The closest candidates follow, each marked LOW CONFIDENCE: they are not an answer, so do not "
+            "answer from them as if they were.",
+            "",
+            f"{count} candidate{'s' if count != 1 else ''} ({scope}):",
+        ]
     else:
-        lines.append(f"{count} passage{'s' if count != 1 else ''} for “{result.query}” ({scope}). "
-                     "Cite a passage by its mark, e.g. [1].")
+        lines.append(
+            f"{count} passage{'s' if count != 1 else ''} for “{result.query}” ({scope}). "
+            "Cite a passage by its mark, e.g. [1]."
+        )
         if verdict == AMBIGUOUS:
-            lines.append(f"Confidence: ambiguous ({confidence.reason}); check that a passage really answers the "
-                         "question before using it.")
+            lines.append(
+                f"Confidence: ambiguous ({confidence.reason}); check that a passage really answers the "
+                "question before using it."
+            )
     lines.append("")
     for citation in result.citations:
         marker = " (LOW CONFIDENCE)" if citation.low_confidence else ""
@@ -129,7 +144,9 @@ def render_llm_activity(activity) -> list[str]:
         lines.append(f"Query enhancement ({activity.query_enhancement}) searched with:")
         lines += [f"- {v.origin} ({'+'.join(v.routes)}): {v.text}" for v in generated]
     if activity.calls:
-        lines.append(f"LLM: {len(activity.calls)} calls ({activity.endpoint_calls} to the endpoint, "
-                     f"{activity.cached_calls} cached), {activity.prompt_tokens}+{activity.completion_tokens} tokens, "
-                     f"{activity.ms:.0f} ms.")
+        lines.append(
+            f"LLM: {len(activity.calls)} calls ({activity.endpoint_calls} to the endpoint, "
+            f"{activity.cached_calls} cached), {activity.prompt_tokens}+{activity.completion_tokens} tokens, "
+            f"{activity.ms:.0f} ms."
+        )
     return lines

@@ -81,14 +81,23 @@ def llm_env(settings: LlmSettings | None) -> dict[str, str]:
 
 def claude_desktop_config(launch: McpLaunch) -> dict:
     """The ``claude_desktop_config.json`` content (merge its ``mcpServers`` entry into yours)."""
-    return {"mcpServers": {launch.server_name: {"command": launch.command(), "args": launch.args(),
-                                                "env": launch.env()}}}
+    return {
+        "mcpServers": {launch.server_name: {"command": launch.command(), "args": launch.args(), "env": launch.env()}}
+    }
 
 
 def vscode_config(launch: McpLaunch) -> dict:
     """The ``.vscode/mcp.json`` content: VS Code names the section ``servers`` and wants a type."""
-    return {"servers": {launch.server_name: {"type": "stdio", "command": launch.command(), "args": launch.args(),
-                                             "env": launch.env()}}}
+    return {
+        "servers": {
+            launch.server_name: {
+                "type": "stdio",
+                "command": launch.command(),
+                "args": launch.args(),
+                "env": launch.env(),
+            }
+        }
+    }
 
 
 def to_json(config: dict) -> str:

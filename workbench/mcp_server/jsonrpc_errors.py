@@ -19,7 +19,8 @@ def unreadable_line_error(error: Exception) -> JSONRPCError:
     details = error.errors() if isinstance(error, ValidationError) else []
     if not details or any(item["type"] == "json_invalid" for item in details):
         return JSONRPCError(
-            jsonrpc="2.0", id=None,
+            jsonrpc="2.0",
+            id=None,
             error=ErrorData(code=PARSE_ERROR, message=f"Parse error: the line is not JSON; {ONE_MESSAGE_PER_LINE}"),
         )
     return JSONRPCError(
@@ -28,7 +29,7 @@ def unreadable_line_error(error: Exception) -> JSONRPCError:
         error=ErrorData(
             code=INVALID_REQUEST,
             message="Invalid Request: not a JSON-RPC 2.0 request, notification or response "
-                    "(needs jsonrpc=\"2.0\", a string method, and object params if any)",
+            '(needs jsonrpc="2.0", a string method, and object params if any)',
         ),
     )
 

@@ -6,8 +6,8 @@ which chunks hold which section without re-chunking anything.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from workbench.chunking.headings import HeadingIndex
 

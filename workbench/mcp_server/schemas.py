@@ -21,14 +21,17 @@ class Citation(BaseModel):
     score: float = Field(description="score from the last pipeline stage (higher is better; scale depends on stage)")
     text: str = Field(description="the passage text")
     low_confidence: bool = Field(
-        default=False, description="true when no passage looks relevant (confidence.verdict is no_answer): "
-                                   "a candidate, not an answer")
+        default=False,
+        description="true when no passage looks relevant (confidence.verdict is no_answer): a candidate, not an answer",
+    )
 
 
 class ConfidenceSignal(BaseModel):
-    signal: str = Field(description="terms (idf-weighted share of query terms in the best top hit), dense (best "
-                                    "cosine in sd above the collection's background) or rerank (cross-encoder "
-                                    "probability)")
+    signal: str = Field(
+        description="terms (idf-weighted share of query terms in the best top hit), dense (best "
+        "cosine in sd above the collection's background) or rerank (cross-encoder "
+        "probability)"
+    )
     value: float | None = Field(description="the measured value; null when it could not be measured")
     low: float = Field(description="below this the signal says no_answer")
     high: float = Field(description="from this up the signal says relevant")
@@ -81,11 +84,13 @@ class SearchResult(BaseModel):
     mode: str = Field(description="retrieval route: hybrid, bm25 or dense")
     citations: list[Citation] = Field(description="passages, best first")
     confidence: ConfidenceResult | None = Field(
-        default=None, description="whether any passage looks relevant to the query, with the evidence")
+        default=None, description="whether any passage looks relevant to the query, with the evidence"
+    )
     withheld: int = Field(default=0, description="passages left out because the verdict is below min_confidence")
     llm: LlmActivity | None = Field(
-        default=None, description="what the LLM stages (query enhancement, LLM rerank) generated and cost, "
-                                  "when the preset uses them")
+        default=None,
+        description="what the LLM stages (query enhancement, LLM rerank) generated and cost, when the preset uses them",
+    )
 
 
 class CollectionEntry(BaseModel):
@@ -157,7 +162,8 @@ class ChunkEntry(BaseModel):
     end: int
     text: str
     enrichment: Enrichment | None = Field(
-        default=None, description="LLM-written title, summary and tags (chunking.enrich), when the layout has them")
+        default=None, description="LLM-written title, summary and tags (chunking.enrich), when the layout has them"
+    )
 
 
 class ChunkResult(BaseModel):

@@ -18,7 +18,8 @@ import logging
 import os
 import sys
 import threading
-from typing import TYPE_CHECKING, Annotated, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 import anyio.to_thread
@@ -54,28 +55,55 @@ DOCUMENT_TEMPLATE = "workbench://{collection}/{doc_id}"
 # Input types. Bounds are published in the schema (json_schema_extra) but checked by the tools
 # themselves, so an out-of-range value comes back as a message naming the fix rather than a
 # pydantic validation dump.
-Query = Annotated[str, Field(description=f"question or keywords, 1-{QUERY_MAX_CHARS} characters",
-                             json_schema_extra={"minLength": 1, "maxLength": QUERY_MAX_CHARS})]
-TopK = Annotated[int, Field(description=f"number of passages to return, {TOP_K_LIMITS.describe()} "
-                                        "(the configuration's retrieval.top_k range)",
-                            json_schema_extra=TOP_K_LIMITS.json_schema())]
-CollectionName = Annotated[str | None, Field(
-    description="collection to use (list_collections names them); default: the server's --collection, "
-                "else the only collection")]
-PresetName = Annotated[str | None, Field(
-    description="named retrieval settings to use; default: the server's --preset, else the collection's "
-                "default preset")]
-DocumentRef = Annotated[int | str, Field(
-    description="numeric document id (from citations), external id, or file name")]
-DocumentScope = Annotated[str | None, Field(
-    description="collection to look in; default: every collection (numeric ids are unique anyway)")]
-MinConfidence = Annotated[str | None, Field(
-    description="leave the passages out unless the confidence verdict reaches this: relevant, or ambiguous "
-                "(which keeps relevant too); default: keep them, marked low-confidence when none looks relevant",
-    json_schema_extra={"enum": [*CONFIDENCE_LEVELS, None]})]
+Query = Annotated[
+    str,
+    Field(
+        description=f"question or keywords, 1-{QUERY_MAX_CHARS} characters",
+        json_schema_extra={"minLength": 1, "maxLength": QUERY_MAX_CHARS},
+    ),
+]
+TopK = Annotated[
+    int,
+    Field(
+        description=f"number of passages to return, {TOP_K_LIMITS.describe()} "
+        "(the configuration's retrieval.top_k range)",
+        json_schema_extra=TOP_K_LIMITS.json_schema(),
+    ),
+]
+CollectionName = Annotated[
+    str | None,
+    Field(
+        description="collection to use (list_collections names them); default: the server's --collection, "
+        "else the only collection"
+    ),
+]
+PresetName = Annotated[
+    str | None,
+    Field(
+        description="named retrieval settings to use; default: the server's --preset, else the collection's "
+        "default preset"
+    ),
+]
+DocumentRef = Annotated[int | str, Field(description="numeric document id (from citations), external id, or file name")]
+DocumentScope = Annotated[
+    str | None, Field(description="collection to look in; default: every collection (numeric ids are unique anyway)")
+]
+MinConfidence = Annotated[
+    str | None,
+    Field(
+        description="leave the passages out unless the confidence verdict reaches this: relevant, or ambiguous "
+        "(which keeps relevant too); default: keep them, marked low-confidence when none looks relevant",
+        json_schema_extra={"enum": [*CONFIDENCE_LEVELS, None]},
+    ),
+]
 ChunkId = Annotated[int, Field(description="chunk id, from citations or list_document_sections")]
-Neighbors = Annotated[int, Field(description=f"chunks to include before and after, {NEIGHBORS_LIMITS.describe()}",
-                                 json_schema_extra=NEIGHBORS_LIMITS.json_schema())]
+Neighbors = Annotated[
+    int,
+    Field(
+        description=f"chunks to include before and after, {NEIGHBORS_LIMITS.describe()}",
+        json_schema_extra=NEIGHBORS_LIMITS.json_schema(),
+    ),
+]
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
@@ -135,8 +163,9 @@ class HubProvider:
             output = produce(self.get())
         except CALLER_ERRORS as error:
             return CallToolResult(content=[TextContent(text=error_message(error))], is_error=True)
-        images = [ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime)
-                  for data, mime in output.images]
+        images = [
+            ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime) for data, mime in output.images
+        ]
         return CallToolResult(
             content=[TextContent(text=output.markdown), *images],
             structured_content=output.result.model_dump(mode="json"),
@@ -221,9 +250,13 @@ def build_server(provider: HubProvider) -> WorkbenchMCPServer:
         return register
 
     @tool("Query the knowledge base")
-    def query_knowledge_hub(query: Query, top_k: TopK = TOP_K_DEFAULT, collection: CollectionName = None,
-                            preset: PresetName = None,
-                            min_confidence: MinConfidence = None) -> Annotated[CallToolResult, SearchResult]:
+    def query_knowledge_hub(
+        query: Query,
+        top_k: TopK = TOP_K_DEFAULT,
+        collection: CollectionName = None,
+        preset: PresetName = None,
+        min_confidence: MinConfidence = None,
+    ) -> Annotated[CallToolResult, SearchResult]:
         """Answer-ready passages from the user's knowledge base, retrieved with the pipeline and
         preset they tuned in RAG Workbench (hybrid dense + BM25 retrieval, fusion, and MMR or
         reranking if the preset enables them). content[0] is Markdown: passages marked [1], [2], ...
@@ -237,8 +270,12 @@ def build_server(provider: HubProvider) -> WorkbenchMCPServer:
         return provider.call(lambda hub: hub.query_knowledge_hub(query, top_k, collection, preset, min_confidence))
 
     @tool("Keyword (BM25) search")
-    def search_by_keyword(query: Query, top_k: TopK = TOP_K_DEFAULT, collection: CollectionName = None,
-                          min_confidence: MinConfidence = None) -> Annotated[CallToolResult, SearchResult]:
+    def search_by_keyword(
+        query: Query,
+        top_k: TopK = TOP_K_DEFAULT,
+        collection: CollectionName = None,
+        min_confidence: MinConfidence = None,
+    ) -> Annotated[CallToolResult, SearchResult]:
         """BM25 keyword search only: no embeddings, fusion, MMR or reranking. Best for exact
         terms, names, codes and identifiers. Same result shape as query_knowledge_hub, confidence
         included; scores are BM25 scores. Uses the chunking and filters of the collection's
@@ -246,8 +283,12 @@ def build_server(provider: HubProvider) -> WorkbenchMCPServer:
         return provider.call(lambda hub: hub.search_by_keyword(query, top_k, collection, min_confidence))
 
     @tool("Semantic (dense) search")
-    def search_by_semantic(query: Query, top_k: TopK = TOP_K_DEFAULT, collection: CollectionName = None,
-                           min_confidence: MinConfidence = None) -> Annotated[CallToolResult, SearchResult]:
+    def search_by_semantic(
+        query: Query,
+        top_k: TopK = TOP_K_DEFAULT,
+        collection: CollectionName = None,
+        min_confidence: MinConfidence = None,
+    ) -> Annotated[CallToolResult, SearchResult]:
         """Embedding similarity search only: no BM25, fusion, MMR or reranking. Best for
         paraphrased or conceptual questions whose wording differs from the documents. Same
         result shape as query_knowledge_hub, confidence included; scores are cosine similarities."""
@@ -260,30 +301,38 @@ def build_server(provider: HubProvider) -> WorkbenchMCPServer:
         return provider.call(lambda hub: hub.list_collections())
 
     @tool("Summarise a document")
-    def get_document_summary(doc_id: DocumentRef,
-                             collection: DocumentScope = None) -> Annotated[CallToolResult, DocumentSummary]:
+    def get_document_summary(
+        doc_id: DocumentRef, collection: DocumentScope = None
+    ) -> Annotated[CallToolResult, DocumentSummary]:
         """One document at a glance: title, heading outline, type, size, chunk count, ingestion
         time, its opening (~500 characters) and the resource URI of its full Markdown. doc_id
         accepts the numeric id from citations, the external id, or the file name."""
         return provider.call(lambda hub: hub.get_document_summary(doc_id, collection))
 
     @tool("List a document's sections")
-    def list_document_sections(doc_id: DocumentRef,
-                               collection: DocumentScope = None) -> Annotated[CallToolResult, SectionList]:
+    def list_document_sections(
+        doc_id: DocumentRef, collection: DocumentScope = None
+    ) -> Annotated[CallToolResult, SectionList]:
         """A document's sections (each heading up to the next heading), with heading paths,
         character offsets and the ids of the chunks in each, for reading a document step by step
         with get_chunk."""
         return provider.call(lambda hub: hub.list_document_sections(doc_id, collection))
 
     @tool("Read a chunk")
-    def get_chunk(chunk_id: ChunkId,
-                  neighbors: Neighbors = NEIGHBORS_DEFAULT) -> Annotated[CallToolResult, ChunkResult]:
+    def get_chunk(
+        chunk_id: ChunkId, neighbors: Neighbors = NEIGHBORS_DEFAULT
+    ) -> Annotated[CallToolResult, ChunkResult]:
         """One chunk's text, heading path and page, plus up to `neighbors` chunks before and after
         it in the same document for context."""
         return provider.call(lambda hub: hub.get_chunk(chunk_id, neighbors))
 
-    @server.resource(DOCUMENT_TEMPLATE, name="document", title="Knowledge base document",
-                     description="A document's full text as Markdown", mime_type="text/markdown")
+    @server.resource(
+        DOCUMENT_TEMPLATE,
+        name="document",
+        title="Knowledge base document",
+        description="A document's full text as Markdown",
+        mime_type="text/markdown",
+    )
     def read_document(collection: str, doc_id: str) -> str:
         from workbench.mcp_server.tools import CALLER_ERRORS, NotFoundError, error_message
 
@@ -317,12 +366,17 @@ def serve(home: str | None, preset: str | None, collection: str | None, override
     raises ModelNotAvailableError; the CLI reports either)."""
     from workbench.config import WorkbenchConfig
     from workbench.home import resolve_home
+
     config = WorkbenchConfig().with_overrides(overrides or [])  # a bad --set fails now, not on every call
     _check_named_models(config, overrides or [])
     logging.getLogger("workbench").setLevel(logging.INFO)  # start-up and warm-up lines, on stderr
     defaults = ServerDefaults(collection=collection, preset=preset, overrides=tuple(overrides or ()))
-    log.info("serving %s over MCP stdio (collection %s, preset %s)", resolve_home(home),
-             collection or "auto", preset or "the collection's default")
+    log.info(
+        "serving %s over MCP stdio (collection %s, preset %s)",
+        resolve_home(home),
+        collection or "auto",
+        preset or "the collection's default",
+    )
     build_server(HubProvider(home, defaults)).run("stdio")
     log.info("client closed the connection; exiting")
     # Leave without finalising the interpreter. Clients allow a server about two seconds after

@@ -50,7 +50,6 @@ from workbench.mcp_server.schemas import (
     CollectionEntry,
     CollectionList,
     DocumentSummary,
-    Enrichment as EnrichmentEntry,
     LlmActivity,
     LlmCallEntry,
     OutlineHeading,
@@ -58,6 +57,9 @@ from workbench.mcp_server.schemas import (
     SearchResult,
     Section,
     SectionList,
+)
+from workbench.mcp_server.schemas import (
+    Enrichment as EnrichmentEntry,
 )
 from workbench.models.availability import ModelNotAvailableError
 from workbench.retrieval.confidence import NO_ANSWER, reaches
@@ -69,7 +71,12 @@ log = logging.getLogger(__name__)
 URI_SCHEME = "workbench"
 #: errors a caller can act on; anything else is a bug, logged with its traceback
 CALLER_ERRORS: tuple[type[Exception], ...] = (
-    ToolInputError, NotFoundError, ConfigError, QueryError, CatalogBusyError, ModelNotAvailableError,
+    ToolInputError,
+    NotFoundError,
+    ConfigError,
+    QueryError,
+    CatalogBusyError,
+    ModelNotAvailableError,
     IndexBackendError,  # an index backend that is down or missing a collection (Milvus): the message names the fix
 )
 #: the search tools for agents that pick their own strategy run one route, nothing after it
@@ -115,9 +122,9 @@ def resource_uri(collection: str, doc_id: int) -> str:
 
 
 class KnowledgeHub:
-    def __init__(self, bench: Workbench, defaults: ServerDefaults = ServerDefaults()):
+    def __init__(self, bench: Workbench, defaults: ServerDefaults | None = None):
         self.bench = bench
-        self.defaults = defaults
+        self.defaults = defaults or ServerDefaults()
         # One pipeline run at a time: Hugging Face fast tokenizers raise "Already borrowed" when
         # two threads encode at once, and the tool calls arrive on a thread pool.
         self._pipeline_lock = threading.Lock()
@@ -162,8 +169,10 @@ class KnowledgeHub:
         except NotFoundError as error:
             if not preset:
                 raise
-            raise NotFoundError(f"{error_message(error)}; pass one of them as `preset`, or omit it to use "
-                                f"the collection's default ({row.default_preset})") from None
+            raise NotFoundError(
+                f"{error_message(error)}; pass one of them as `preset`, or omit it to use "
+                f"the collection's default ({row.default_preset})"
+            ) from None
         return Target(name, preset_name, config)
 
     def _only_collection(self, names: list[str]) -> str:
@@ -186,20 +195,35 @@ class KnowledgeHub:
 
     # -- search tools -------------------------------------------------------------------------
 
-    def query_knowledge_hub(self, query: str, top_k: int, collection: str | None = None,
-                            preset: str | None = None, min_confidence: str | None = None) -> ToolOutput:
+    def query_knowledge_hub(
+        self,
+        query: str,
+        top_k: int,
+        collection: str | None = None,
+        preset: str | None = None,
+        min_confidence: str | None = None,
+    ) -> ToolOutput:
         return self._search(query, top_k, collection, preset, {}, min_confidence)
 
-    def search_by_keyword(self, query: str, top_k: int, collection: str | None = None,
-                          min_confidence: str | None = None) -> ToolOutput:
+    def search_by_keyword(
+        self, query: str, top_k: int, collection: str | None = None, min_confidence: str | None = None
+    ) -> ToolOutput:
         return self._search(query, top_k, collection, None, KEYWORD_ONLY, min_confidence)
 
-    def search_by_semantic(self, query: str, top_k: int, collection: str | None = None,
-                           min_confidence: str | None = None) -> ToolOutput:
+    def search_by_semantic(
+        self, query: str, top_k: int, collection: str | None = None, min_confidence: str | None = None
+    ) -> ToolOutput:
         return self._search(query, top_k, collection, None, SEMANTIC_ONLY, min_confidence)
 
-    def _search(self, query: str, top_k: int, collection: str | None, preset: str | None,
-                route: dict[str, object], min_confidence: str | None = None) -> ToolOutput:
+    def _search(
+        self,
+        query: str,
+        top_k: int,
+        collection: str | None,
+        preset: str | None,
+        route: dict[str, object],
+        min_confidence: str | None = None,
+    ) -> ToolOutput:
         text, k = check_query(query), check_top_k(top_k)
         minimum = check_min_confidence(min_confidence)
         target = self.resolve(collection, preset)
@@ -231,9 +255,14 @@ class KnowledgeHub:
         infos = self.bench.collections()
         result = CollectionList(
             collections=[
-                CollectionEntry(name=i.name, documents=i.documents, chunks=i.chunks,
-                                embedding_model=i.embedding_model, default_preset=i.default_preset,
-                                backend=i.backend)
+                CollectionEntry(
+                    name=i.name,
+                    documents=i.documents,
+                    chunks=i.chunks,
+                    embedding_model=i.embedding_model,
+                    default_preset=i.default_preset,
+                    backend=i.backend,
+                )
                 for i in infos
             ],
             default_collection=self.default_collection([i.name for i in infos]),
@@ -266,12 +295,24 @@ class KnowledgeHub:
         markdown = self.bench.markdown(document.id)[0] if document.status == "success" else ""
         chunks = [ChunkSpan(row[0], row[3], row[4]) for row in self._chunk_rows(document.id, collection_name)]
         sections = [
-            Section(index=i, level=s.level, title=s.title, heading_path=list(s.heading_path), start=s.start,
-                    end=s.end, chunk_ids=chunk_ids_overlapping(s, chunks))
+            Section(
+                index=i,
+                level=s.level,
+                title=s.title,
+                heading_path=list(s.heading_path),
+                start=s.start,
+                end=s.end,
+                chunk_ids=chunk_ids_overlapping(s, chunks),
+            )
             for i, s in enumerate(sections_of(markdown))
         ]
-        result = SectionList(doc_id=document.id, collection=collection_name, source=document.source,
-                             title=document.title or document.source, sections=sections)
+        result = SectionList(
+            doc_id=document.id,
+            collection=collection_name,
+            source=document.source,
+            title=document.title or document.source,
+            sections=sections,
+        )
         return ToolOutput(views.render_sections(result), result)
 
     def get_chunk(self, chunk_id: int, neighbors: int = 0) -> ToolOutput:
@@ -289,8 +330,8 @@ class KnowledgeHub:
             collection=collection_name,
             source=document.source,
             chunk=_chunk_entry(siblings[position]),
-            before=[_chunk_entry(r) for r in siblings[max(0, position - neighbors):position]],
-            after=[_chunk_entry(r) for r in siblings[position + 1:position + 1 + neighbors]],
+            before=[_chunk_entry(r) for r in siblings[max(0, position - neighbors) : position]],
+            after=[_chunk_entry(r) for r in siblings[position + 1 : position + 1 + neighbors]],
             resource_uri=resource_uri(collection_name, document.id),
         )
         image = self.bench.original_image(document)
@@ -322,12 +363,14 @@ class KnowledgeHub:
                     continue
                 if len(listed) >= limit:
                     return listed
-                listed.append(DocumentResource(
-                    uri=resource_uri(name, document.id),
-                    name=document.source,
-                    title=document.title or document.source,
-                    description=f"{document.doc_type} document {document.id} in collection {name!r} (Markdown)",
-                ))
+                listed.append(
+                    DocumentResource(
+                        uri=resource_uri(name, document.id),
+                        name=document.source,
+                        title=document.title or document.source,
+                        description=f"{document.doc_type} document {document.id} in collection {name!r} (Markdown)",
+                    )
+                )
         return listed
 
     # -- start-up -----------------------------------------------------------------------------
@@ -350,8 +393,11 @@ class KnowledgeHub:
                 get_embedder(model).embed(["warm-up"])
             for target in targets:
                 self.bench.snapshot(target.collection, target.config)
-        log.info("warmed %s in %.1f s", ", ".join([t.collection for t in targets] + sorted(models)),
-                 time.perf_counter() - started)
+        log.info(
+            "warmed %s in %.1f s",
+            ", ".join([t.collection for t in targets] + sorted(models)),
+            time.perf_counter() - started,
+        )
 
 
 def llm_activity(trace, config: WorkbenchConfig) -> LlmActivity | None:
@@ -360,9 +406,22 @@ def llm_activity(trace, config: WorkbenchConfig) -> LlmActivity | None:
     calls = trace.llm_calls()
     if enhanced is None and not calls:
         return None
-    entries = [LlmCallEntry(stage=stage, purpose=c.purpose, label=c.label, ok=c.ok, reply=c.text, error=c.error,
-                            prompt_tokens=c.prompt_tokens, completion_tokens=c.completion_tokens, ms=c.elapsed_ms,
-                            cached=c.cached, generated_ms=c.generated_ms) for stage, c in calls]
+    entries = [
+        LlmCallEntry(
+            stage=stage,
+            purpose=c.purpose,
+            label=c.label,
+            ok=c.ok,
+            reply=c.text,
+            error=c.error,
+            prompt_tokens=c.prompt_tokens,
+            completion_tokens=c.completion_tokens,
+            ms=c.elapsed_ms,
+            cached=c.cached,
+            generated_ms=c.generated_ms,
+        )
+        for stage, c in calls
+    ]
     variants = enhanced.variants if enhanced else ()
     return LlmActivity(
         query_enhancement=config.query.enhance,
@@ -379,6 +438,13 @@ def llm_activity(trace, config: WorkbenchConfig) -> LlmActivity | None:
 def _chunk_entry(row: tuple) -> ChunkEntry:
     chunk_id, _doc_id, ordinal, start, end, text, _indexed, heading_path, page = row[:9]
     enrichment, _error = stored_enrichment(row[12] if len(row) > 12 else None)
-    return ChunkEntry(chunk_id=chunk_id, ordinal=ordinal, heading_path=[str(h) for h in heading_path or ()],
-                      page=None if page is None else int(page), start=start, end=end, text=text,
-                      enrichment=EnrichmentEntry(**enrichment.to_dict()) if enrichment else None)
+    return ChunkEntry(
+        chunk_id=chunk_id,
+        ordinal=ordinal,
+        heading_path=[str(h) for h in heading_path or ()],
+        page=None if page is None else int(page),
+        start=start,
+        end=end,
+        text=text,
+        enrichment=EnrichmentEntry(**enrichment.to_dict()) if enrichment else None,
+    )

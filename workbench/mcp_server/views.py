@@ -16,8 +16,10 @@ def render_collections(result: CollectionList) -> str:
     ]
     for entry in result.collections:
         marker = " (default)" if entry.name == result.default_collection else ""
-        lines.append(f"| {shown_name(entry.name)}{marker} | {entry.documents} | {entry.chunks} | {entry.embedding_model} "
-                     f"| {entry.default_preset} | {entry.backend} |")
+        lines.append(
+            f"| {shown_name(entry.name)}{marker} | {entry.documents} | {entry.chunks} | {entry.embedding_model} "
+            f"| {entry.default_preset} | {entry.backend} |"
+        )
     if result.default_collection is None:
         lines += ["", "Several collections and no default: pass `collection` to the other tools."]
     return "\n".join(lines) + "\n"
@@ -60,9 +62,15 @@ def _chunk_block(entry: ChunkEntry, label: str) -> list[str]:
     page = f", p. {entry.page}" if entry.page is not None else ""
     lines = [f"**{label} chunk {entry.chunk_id}** (#{entry.ordinal}, {where}{page})", *quote(entry.text)]
     if entry.enrichment is not None:
-        described = [f"{name}: {value}" for name, value in (
-            ("title", entry.enrichment.title), ("summary", entry.enrichment.summary),
-            ("tags", ", ".join(entry.enrichment.tags))) if value]
+        described = [
+            f"{name}: {value}"
+            for name, value in (
+                ("title", entry.enrichment.title),
+                ("summary", entry.enrichment.summary),
+                ("tags", ", ".join(entry.enrichment.tags)),
+            )
+            if value
+        ]
         lines.append("LLM enrichment: " + "; ".join(described))
     return [*lines, ""]
 

@@ -104,12 +104,16 @@ def not_available_message(name: str, kind: str) -> str:
     label = _KIND_LABEL.get(kind, kind)
     name = (name or "").strip()
     if is_path_like(name):
-        return (f"{label} model folder {name!r} does not exist; pass a folder that holds a sentence-transformers "
-                f"model, or a model from the catalogue (python -m workbench models)")
+        return (
+            f"{label} model folder {name!r} does not exist; pass a folder that holds a sentence-transformers "
+            f"model, or a model from the catalogue (python -m workbench models)"
+        )
     card = entry(name, kind)
     size = f" (about {card.download_size})" if card is not None and card.download_mb else ""
-    return (f"{label} model {name!r} is not available offline: it must be downloaded once while online{size}. "
-            f"It will be cached in {hub_cache_dir()}. Download it with: {download_command(name)}")
+    return (
+        f"{label} model {name!r} is not available offline: it must be downloaded once while online{size}. "
+        f"It will be cached in {hub_cache_dir()}. Download it with: {download_command(name)}"
+    )
 
 
 def declared_languages(folder: Path | None) -> tuple[str, ...]:
@@ -155,6 +159,10 @@ def card_for(name: str, kind: str) -> ModelCard:
     languages = declared_languages(folder)
     local = folder is not None and Path(name).expanduser().is_dir()
     return ModelCard(
-        name=name, kind=kind, hub_id=None if local or is_path_like(name) else name, languages=languages,
-        languages_note="declared by its model card" if languages else "", in_catalogue=False,
+        name=name,
+        kind=kind,
+        hub_id=None if local or is_path_like(name) else name,
+        languages=languages,
+        languages_note="declared by its model card" if languages else "",
+        in_catalogue=False,
     )

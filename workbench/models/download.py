@@ -91,14 +91,22 @@ def repo_id_for(name: str, kind: str = EMBEDDING) -> str:
     return card.hub_id if card is not None and card.hub_id else name
 
 
-def download(name: str, kind: str = EMBEDDING, *, on_plan: Callable[[DownloadPlan], None] | None = None,
-             on_progress: Callable[[DownloadProgress], None] | None = None,
-             keep_free: float | None = None) -> Path:
+def download(
+    name: str,
+    kind: str = EMBEDDING,
+    *,
+    on_plan: Callable[[DownloadPlan], None] | None = None,
+    on_progress: Callable[[DownloadProgress], None] | None = None,
+    keep_free: float | None = None,
+) -> Path:
     """Fetch a model into the Hugging Face cache, verify it, and return its folder."""
     name = (name or "").strip()
     if not name:
-        raise ModelDownloadError("name the model to download, e.g. python -m workbench models download "
-                                 "BAAI/bge-small-zh-v1.5 (python -m workbench models lists the catalogue)", "usage")
+        raise ModelDownloadError(
+            "name the model to download, e.g. python -m workbench models download "
+            "BAAI/bge-small-zh-v1.5 (python -m workbench models lists the catalogue)",
+            "usage",
+        )
     card = entry(name, kind) or entry(name, RERANK if kind == EMBEDDING else EMBEDDING)
     if card is not None and card.bundled:
         return bundled_folder(card)
@@ -110,8 +118,9 @@ def download(name: str, kind: str = EMBEDDING, *, on_plan: Callable[[DownloadPla
     command = [sys.executable, "-m", "workbench.models.fetch", repo_id, str(int(keep_free * MB))]
     outcome: dict = {}
     plan: DownloadPlan | None = None
-    with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, text=True, bufsize=1,
-                          cwd=Path(__file__).resolve().parents[2]) as child:
+    with subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, text=True, bufsize=1, cwd=Path(__file__).resolve().parents[2]
+    ) as child:
         assert child.stdout is not None
         for line in child.stdout:
             try:
@@ -130,8 +139,9 @@ def download(name: str, kind: str = EMBEDDING, *, on_plan: Callable[[DownloadPla
         if on_progress is not None and plan is not None:
             on_progress(DownloadProgress(plan.total_bytes, plan.total_bytes, ""))
         return Path(outcome["folder"])
-    raise ModelDownloadError(failure_message(repo_id, outcome, plan, keep_free, child.returncode),
-                             outcome.get("kind", "failed"))
+    raise ModelDownloadError(
+        failure_message(repo_id, outcome, plan, keep_free, child.returncode), outcome.get("kind", "failed")
+    )
 
 
 def failure_message(repo_id: str, outcome: dict, plan: DownloadPlan | None, keep_free: float, status: int) -> str:
@@ -139,28 +149,40 @@ def failure_message(repo_id: str, outcome: dict, plan: DownloadPlan | None, keep
     cause = outcome.get("message") or f"the download process ended with status {status}"
     cache = hub_cache_dir()
     if kind == "offline":
-        return (f"could not reach the Hugging Face Hub at {hub_endpoint()} to download {repo_id!r} ({cause}). "
-                "Check the network (and HF_ENDPOINT or a proxy, if you use one), then download again; "
-                "nothing was changed")
+        return (
+            f"could not reach the Hugging Face Hub at {hub_endpoint()} to download {repo_id!r} ({cause}). "
+            "Check the network (and HF_ENDPOINT or a proxy, if you use one), then download again; "
+            "nothing was changed"
+        )
     if kind == "not_found":
-        return (f"the Hub at {hub_endpoint()} has no model {repo_id!r} (or it is private or gated): {cause}. "
-                "Check the id (python -m workbench models lists the catalogue)")
+        return (
+            f"the Hub at {hub_endpoint()} has no model {repo_id!r} (or it is private or gated): {cause}. "
+            "Check the id (python -m workbench models lists the catalogue)"
+        )
     if kind == "disk":
         needed = outcome.get("needed", plan.to_fetch if plan else 0)
         free = outcome.get("free", 0)
-        return (f"not enough disk space to download {repo_id!r}: it needs {format_bytes(needed)} and {cache} has "
-                f"{format_bytes(free)} free, of which {keep_free:g} MB stay free (keep-free limit: default "
-                f"{DEFAULT_KEEP_FREE_MB} MB; set {KEEP_FREE_ENV} or --keep-free-mb). Free some space or set "
-                "HF_HUB_CACHE to a bigger disk; nothing was downloaded")
+        return (
+            f"not enough disk space to download {repo_id!r}: it needs {format_bytes(needed)} and {cache} has "
+            f"{format_bytes(free)} free, of which {keep_free:g} MB stay free (keep-free limit: default "
+            f"{DEFAULT_KEEP_FREE_MB} MB; set {KEEP_FREE_ENV} or --keep-free-mb). Free some space or set "
+            "HF_HUB_CACHE to a bigger disk; nothing was downloaded"
+        )
     if kind == "corrupt":
-        return (f"{repo_id!r}: {cause}, so the file failed verification against the Hub's metadata and was "
-                "removed; download again to fetch it afresh")
+        return (
+            f"{repo_id!r}: {cause}, so the file failed verification against the Hub's metadata and was "
+            "removed; download again to fetch it afresh"
+        )
     if kind == "interrupted":
         where = f" at {outcome['file']}" if outcome.get("file") else ""
-        return (f"the download of {repo_id!r} was interrupted{where} ({cause}). The files already fetched are kept "
-                f"in {cache}: download again to resume")
-    return (f"could not download {repo_id!r} into {cache}: {cause}. Check the network (and HF_ENDPOINT or a "
-            "proxy, if you use one), then download again")
+        return (
+            f"the download of {repo_id!r} was interrupted{where} ({cause}). The files already fetched are kept "
+            f"in {cache}: download again to resume"
+        )
+    return (
+        f"could not download {repo_id!r} into {cache}: {cause}. Check the network (and HF_ENDPOINT or a "
+        "proxy, if you use one), then download again"
+    )
 
 
 def cache_folder(name: str, kind: str = EMBEDDING) -> Path:
@@ -181,15 +203,18 @@ def remove(name: str, kind: str = EMBEDDING) -> int:
     name = (name or "").strip()
     card = entry(name, kind) or entry(name, RERANK if kind == EMBEDDING else EMBEDDING)
     if card is not None and card.bundled:
-        raise ModelRemoveError(f"{card.name} is bundled with the workbench (a Python package); there is nothing "
-                               "to remove")
+        raise ModelRemoveError(
+            f"{card.name} is bundled with the workbench (a Python package); there is nothing to remove"
+        )
     if is_path_like(name) and Path(name).expanduser().is_dir():
-        raise ModelRemoveError(f"{name!r} is a folder of yours, not a downloaded model; the workbench does not "
-                               "delete it")
+        raise ModelRemoveError(
+            f"{name!r} is a folder of yours, not a downloaded model; the workbench does not delete it"
+        )
     folder = cache_folder(name, kind)
     if not folder.is_dir():
-        raise ModelRemoveError(f"{name!r} is not downloaded: {folder} does not exist. Downloaded models: "
-                               "python -m workbench models")
+        raise ModelRemoveError(
+            f"{name!r} is not downloaded: {folder} does not exist. Downloaded models: python -m workbench models"
+        )
     freed = size_on_disk(name, kind)
     shutil.rmtree(folder)
     shutil.rmtree(hub_cache_dir() / ".locks" / folder.name, ignore_errors=True)

@@ -79,8 +79,11 @@ def classify(error: BaseException, *, started: bool) -> str:
     unreachable = kinds & {"ConnectError", "ConnectTimeout", "OfflineModeIsEnabled"}
     if unreachable and not started:
         return "offline"
-    if started and (unreachable or isinstance(error, (LocalEntryNotFoundError, OSError))
-                    or kinds & {"RemoteProtocolError", "ReadTimeout", "ReadError", "HfHubHTTPError"}):
+    if started and (
+        unreachable
+        or isinstance(error, (LocalEntryNotFoundError, OSError))
+        or kinds & {"RemoteProtocolError", "ReadTimeout", "ReadError", "HfHubHTTPError"}
+    ):
         return "interrupted"
     return "failed"
 
@@ -101,8 +104,14 @@ def fetch(repo_id: str, keep_free: int) -> int:
         return 1
     missing = plan.missing(cache)
     to_fetch = sum(f.size for f in missing)
-    emit("plan", repo=repo_id, commit=plan.commit, files=[f.facts() for f in plan.files],
-         total=plan.total_bytes, to_fetch=to_fetch)
+    emit(
+        "plan",
+        repo=repo_id,
+        commit=plan.commit,
+        files=[f.facts() for f in plan.files],
+        total=plan.total_bytes,
+        to_fetch=to_fetch,
+    )
     cache.mkdir(parents=True, exist_ok=True)
     free = shutil.disk_usage(cache).free
     if to_fetch and free - to_fetch < keep_free:

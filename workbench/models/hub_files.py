@@ -57,8 +57,9 @@ class HubPlan:
     def missing(self, cache: Path) -> list[PlannedFile]:
         """The files the cache does not hold yet at the right size (those a download fetches)."""
         snapshot = self.snapshot(cache)
-        return [f for f in self.files
-                if not (snapshot / f.name).is_file() or (snapshot / f.name).stat().st_size != f.size]
+        return [
+            f for f in self.files if not (snapshot / f.name).is_file() or (snapshot / f.name).stat().st_size != f.size
+        ]
 
     def discard(self, cache: Path, planned: PlannedFile) -> None:
         """Delete a file's snapshot link and its blob, so the next download fetches it afresh."""
@@ -98,9 +99,9 @@ def plan_files(repo_id: str) -> HubPlan:
     siblings = info.siblings or []
     keep = wanted([s.rfilename for s in siblings])
     files = tuple(
-        PlannedFile(name=s.rfilename, size=int(s.size or 0), sha256=s.lfs.sha256 if s.lfs else None,
-                    blob_id=s.blob_id)
-        for s in siblings if s.rfilename in keep
+        PlannedFile(name=s.rfilename, size=int(s.size or 0), sha256=s.lfs.sha256 if s.lfs else None, blob_id=s.blob_id)
+        for s in siblings
+        if s.rfilename in keep
     )
     return HubPlan(repo_id=repo_id, commit=info.sha or "", files=files)
 
@@ -124,7 +125,7 @@ def _feed(digest, path: Path) -> None:
 
 
 def verify_file(snapshot: Path, planned: PlannedFile) -> str:
-    """"" when the cached copy matches the Hub's metadata, else what is wrong with it."""
+    """ "" when the cached copy matches the Hub's metadata, else what is wrong with it."""
     path = snapshot / planned.name
     if not path.is_file():
         return f"{planned.name} is missing from {snapshot}"

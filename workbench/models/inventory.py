@@ -39,9 +39,15 @@ class ModelRow:
         return self.folder is not None
 
     def facts(self) -> dict:
-        return {**self.card.facts(), "available": self.present, "status": self.status,
-                "folder": str(self.folder) if self.folder else None, "size_on_disk": self.size_on_disk,
-                "cache_folder": str(self.cache_folder), "in_catalogue": self.card.in_catalogue}
+        return {
+            **self.card.facts(),
+            "available": self.present,
+            "status": self.status,
+            "folder": str(self.folder) if self.folder else None,
+            "size_on_disk": self.size_on_disk,
+            "cache_folder": str(self.cache_folder),
+            "in_catalogue": self.card.in_catalogue,
+        }
 
 
 def row_for(card: ModelCard) -> ModelRow:

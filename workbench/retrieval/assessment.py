@@ -37,7 +37,7 @@ from workbench.retrieval.ranking import RankedList
 #: chunk vectors drawn for a collection's similarity background (400 give 79,800 pairs)
 BASELINE_SAMPLE = 400
 
-_baselines: "weakref.WeakKeyDictionary[object, SimilarityBaseline | None]" = weakref.WeakKeyDictionary()
+_baselines: weakref.WeakKeyDictionary[object, SimilarityBaseline | None] = weakref.WeakKeyDictionary()
 _baselines_lock = threading.Lock()
 
 
@@ -118,8 +118,13 @@ def _terms(query: str, chunk_ids: list[int], snapshot, config: ConfidenceConfig)
         return Evidence(TERMS, None, *thresholds, False, "no hit to compare the query's terms with")
     rows = explained[0][1]
     if not rows:
-        return Evidence(TERMS, None, *thresholds, False,
-                        "the query has no term the keyword index reads (only stopwords, digits or punctuation)")
+        return Evidence(
+            TERMS,
+            None,
+            *thresholds,
+            False,
+            "the query has no term the keyword index reads (only stopwords, digits or punctuation)",
+        )
     unseen_idf = lucene_idf(0, max(len(sparse), 1))
     idf = {row["term"]: (row["idf"] if row["df"] else unseen_idf) for row in rows}
     unseen = [row["term"] for row in rows if not row["df"]]
@@ -129,15 +134,22 @@ def _terms(query: str, chunk_ids: list[int], snapshot, config: ConfidenceConfig)
         if best is None or match.coverage > best.coverage:
             best_rank, best = rank, match
     unseen_text = f"; never in the collection: {', '.join(unseen)}" if unseen else ""
-    detail = (f"hit {best_rank} holds {len(best.matched)} of the query's {len(idf)} terms, "
-              f"{best.coverage:.0%} of their idf weight{unseen_text}")
-    numbers = {"best_hit": best_rank, "matched": list(best.matched), "missing": list(best.missing),
-               "idf": {term: round(weight, 4) for term, weight in idf.items()}}
+    detail = (
+        f"hit {best_rank} holds {len(best.matched)} of the query's {len(idf)} terms, "
+        f"{best.coverage:.0%} of their idf weight{unseen_text}"
+    )
+    numbers = {
+        "best_hit": best_rank,
+        "matched": list(best.matched),
+        "missing": list(best.missing),
+        "idf": {term: round(weight, 4) for term, weight in idf.items()},
+    }
     return Evidence(TERMS, best.coverage, *thresholds, True, detail, numbers)
 
 
-def _dense(dense: RankedList | None, snapshot, config: ConfidenceConfig, language: LanguageCheck,
-           searched: int) -> Evidence:
+def _dense(
+    dense: RankedList | None, snapshot, config: ConfidenceConfig, language: LanguageCheck, searched: int
+) -> Evidence:
     thresholds = (config.dense_low, config.dense_high)
     if dense is None:
         return Evidence(DENSE, None, *thresholds, False, "the dense route did not run")
@@ -146,26 +158,46 @@ def _dense(dense: RankedList | None, snapshot, config: ConfidenceConfig, languag
     baseline = dense_baseline(snapshot)
     top = float(dense.scores[0])
     if baseline is None:
-        return Evidence(DENSE, None, *thresholds, False,
-                        f"best cosine {top:.3f}; too few chunks to know what an unrelated cosine looks like",
-                        {"top_cosine": top})
+        return Evidence(
+            DENSE,
+            None,
+            *thresholds,
+            False,
+            f"best cosine {top:.3f}; too few chunks to know what an unrelated cosine looks like",
+            {"top_cosine": top},
+        )
     z, chance = dense_z(top, baseline), expected_best_z(searched)
     excess = dense_excess(top, baseline, searched)
-    numbers = {"top_cosine": round(top, 6), "z": round(z, 4), "expected_best_z": round(chance, 4),
-               "searched": searched, "background_mean": round(baseline.mean, 6),
-               "background_sd": round(baseline.sd, 6), "background_pairs": baseline.pairs}
-    detail = (f"best cosine {top:.3f} is {z:.1f} sd above this collection's background (random chunk pairs: "
-              f"mean {baseline.mean:.3f}, sd {baseline.sd:.3f}); the best of {searched:,} unrelated chunks would "
-              f"reach about {chance:.1f} sd by chance, so it stands {excess:+.1f} sd above chance")
+    numbers = {
+        "top_cosine": round(top, 6),
+        "z": round(z, 4),
+        "expected_best_z": round(chance, 4),
+        "searched": searched,
+        "background_mean": round(baseline.mean, 6),
+        "background_sd": round(baseline.sd, 6),
+        "background_pairs": baseline.pairs,
+    }
+    detail = (
+        f"best cosine {top:.3f} is {z:.1f} sd above this collection's background (random chunk pairs: "
+        f"mean {baseline.mean:.3f}, sd {baseline.sd:.3f}); the best of {searched:,} unrelated chunks would "
+        f"reach about {chance:.1f} sd by chance, so it stands {excess:+.1f} sd above chance"
+    )
     if language.embedding.covered is False:
-        return Evidence(DENSE, excess, *thresholds, False,
-                        f"{language.embedding.model} does not read {language.embedding.text_language}, so it does "
-                        f"not count: {detail}", numbers)
+        return Evidence(
+            DENSE,
+            excess,
+            *thresholds,
+            False,
+            f"{language.embedding.model} does not read {language.embedding.text_language}, so it does "
+            f"not count: {detail}",
+            numbers,
+        )
     return Evidence(DENSE, excess, *thresholds, True, detail, numbers)
 
 
-def _rerank(chunk_ids: list[int], reranked: RerankScores | None, config: ConfidenceConfig,
-            language: LanguageCheck) -> Evidence:
+def _rerank(
+    chunk_ids: list[int], reranked: RerankScores | None, config: ConfidenceConfig, language: LanguageCheck
+) -> Evidence:
     thresholds = (config.rerank_low, config.rerank_high)
     if reranked is None:
         return Evidence(RERANK, None, *thresholds, False, "no rerank stage ran")
@@ -175,10 +207,16 @@ def _rerank(chunk_ids: list[int], reranked: RerankScores | None, config: Confide
     best = max(scored)
     value = probability(best, reranked.kind)
     detail = f"{reranked.model} gives the best top hit {value:.2f}" + (
-        f" (logit {best:.2f})" if reranked.kind != "probability" else "")
+        f" (logit {best:.2f})" if reranked.kind != "probability" else ""
+    )
     numbers = {"best_score": best, "score_kind": reranked.kind}
     if language.rerank is not None and language.rerank.covered is False:
-        return Evidence(RERANK, value, *thresholds, False,
-                        f"{reranked.model} does not read {language.rerank.text_language}, so it does not count: "
-                        f"{detail}", numbers)
+        return Evidence(
+            RERANK,
+            value,
+            *thresholds,
+            False,
+            f"{reranked.model} does not read {language.rerank.text_language}, so it does not count: {detail}",
+            numbers,
+        )
     return Evidence(RERANK, value, *thresholds, True, detail, numbers)

@@ -27,8 +27,8 @@ does not cover the query's language.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -74,6 +74,7 @@ def combine(levels: Sequence[int]) -> str:
 
 
 # -- the signals -----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class TermMatch:
@@ -154,6 +155,7 @@ def probability(score: float, kind: str) -> float:
 
 # -- evidence and verdict --------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Evidence:
     """One signal: its value, the thresholds it was read against, and what it says, in words."""
@@ -180,9 +182,16 @@ class Evidence:
         return {**asdict(self), "says": self.says}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Evidence":
-        return cls(data["signal"], data.get("value"), float(data["low"]), float(data["high"]), bool(data["used"]),
-                   data.get("detail", ""), dict(data.get("numbers", {})))
+    def from_dict(cls, data: dict) -> Evidence:
+        return cls(
+            data["signal"],
+            data.get("value"),
+            float(data["low"]),
+            float(data["high"]),
+            bool(data["used"]),
+            data.get("detail", ""),
+            dict(data.get("numbers", {})),
+        )
 
 
 @dataclass(frozen=True)
@@ -200,13 +209,21 @@ class Confidence:
         return {e.signal: e.value for e in self.evidence if e.used}
 
     def to_dict(self) -> dict:
-        return {"verdict": self.verdict, "reason": self.reason, "hits": self.hits,
-                "evidence": [e.to_dict() for e in self.evidence]}
+        return {
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "hits": self.hits,
+            "evidence": [e.to_dict() for e in self.evidence],
+        }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Confidence":
-        return cls(data["verdict"], tuple(Evidence.from_dict(e) for e in data.get("evidence", ())),
-                   data.get("reason", ""), int(data.get("hits", 0)))
+    def from_dict(cls, data: dict) -> Confidence:
+        return cls(
+            data["verdict"],
+            tuple(Evidence.from_dict(e) for e in data.get("evidence", ())),
+            data.get("reason", ""),
+            int(data.get("hits", 0)),
+        )
 
 
 def judge(evidence: Sequence[Evidence], hits: int) -> Confidence:

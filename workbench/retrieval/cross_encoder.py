@@ -14,9 +14,10 @@ import contextlib
 import os
 import threading
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -87,10 +88,14 @@ def torch_scorer(model, precision: str) -> Callable[[Pairs], np.ndarray]:
 def exported_scorer(model, folder: Path, runtime: str, precision: str) -> Callable[[Pairs], np.ndarray]:
     """The model's graph exported to ``runtime`` (made once, cached beside the encoder exports)."""
     if runtime == "openvino":
-        from workbench.embedding.openvino_runtime import export_openvino as export, open_openvino as open_graph
+        from workbench.embedding.openvino_runtime import export_openvino as export
+        from workbench.embedding.openvino_runtime import open_openvino as open_graph
+
         variant = "rerank-openvino"  # bf16 is a compile hint: one graph serves both precisions
     else:
-        from workbench.embedding.onnx_runtime import export_onnx as export, open_onnx as open_graph
+        from workbench.embedding.onnx_runtime import export_onnx as export
+        from workbench.embedding.onnx_runtime import open_onnx as open_graph
+
         variant = f"rerank-onnx-{precision}"
     names = graph_inputs(model, PROBE[:1])
 
@@ -112,7 +117,7 @@ def exported_scorer(model, folder: Path, runtime: str, precision: str) -> Callab
         parts = []
         with lock:
             for start in range(0, len(order), BATCH_SIZE):
-                features = tokenize(model, [pairs[i] for i in order[start:start + BATCH_SIZE]])
+                features = tokenize(model, [pairs[i] for i in order[start : start + BATCH_SIZE]])
                 logits = np.asarray(run([features[n].numpy().astype(np.int64) for n in names]), dtype=np.float32)
                 parts.append(model.activation_fn(torch.from_numpy(logits)).numpy().reshape(len(logits), -1)[:, 0])
         scores = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
@@ -132,11 +137,14 @@ def open_cross_encoder(name: str, runtime: str, precision: str) -> OpenedCrossEn
         return OpenedCrossEncoder(model, runtime, precision, torch_scorer(model, precision))
     try:
         check_runtime(runtime, precision, section="rerank")
-        score = torch_scorer(model, precision) if runtime == "torch" else exported_scorer(model, folder, runtime,
-                                                                                         precision)
+        score = (
+            torch_scorer(model, precision) if runtime == "torch" else exported_scorer(model, folder, runtime, precision)
+        )
         score(PROBE)
     except Exception as error:  # a missing package, an unsupported model, a failed export: all fall back
-        note = (f"rerank.runtime={runtime}, rerank.precision={precision} could not run {name!r} "
-                f"({first_line(error)}); using torch fp32 instead")
+        note = (
+            f"rerank.runtime={runtime}, rerank.precision={precision} could not run {name!r} "
+            f"({first_line(error)}); using torch fp32 instead"
+        )
         return OpenedCrossEncoder(model, *TORCH_FP32, torch_scorer(model, "fp32"), note)
     return OpenedCrossEncoder(model, runtime, precision, score)

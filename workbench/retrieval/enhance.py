@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from store.text_tokenizer import cjk_words
 from workbench.config import QueryConfig
@@ -78,7 +78,7 @@ class QueryVariant:
         return {"text": self.text, "origin": self.origin, "routes": list(self.routes)}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "QueryVariant":
+    def from_dict(cls, data: dict) -> QueryVariant:
         return cls(data["text"], data["origin"], tuple(data.get("routes", ROUTES)))
 
 
@@ -109,19 +109,27 @@ class EnhancedQuery:
 
     def to_dict(self) -> dict:
         return {
-            "query": self.query, "method": self.method, "variants": [v.to_dict() for v in self.variants],
-            "calls": [c.to_dict() for c in self.calls], "notes": list(self.notes), "fell_back": self.fell_back,
-            "keyword_scores": dict(self.keyword_scores), "elapsed_ms": self.elapsed_ms,
+            "query": self.query,
+            "method": self.method,
+            "variants": [v.to_dict() for v in self.variants],
+            "calls": [c.to_dict() for c in self.calls],
+            "notes": list(self.notes),
+            "fell_back": self.fell_back,
+            "keyword_scores": dict(self.keyword_scores),
+            "elapsed_ms": self.elapsed_ms,
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "EnhancedQuery":
+    def from_dict(cls, data: dict) -> EnhancedQuery:
         return cls(
-            query=data["query"], method=data["method"],
+            query=data["query"],
+            method=data["method"],
             variants=tuple(QueryVariant.from_dict(v) for v in data.get("variants", ())),
             calls=tuple(LlmCall.from_dict(c) for c in data.get("calls", ())),
-            notes=tuple(data.get("notes", ())), fell_back=bool(data.get("fell_back", False)),
-            keyword_scores=dict(data.get("keyword_scores", {})), elapsed_ms=float(data.get("elapsed_ms", 0.0)),
+            notes=tuple(data.get("notes", ())),
+            fell_back=bool(data.get("fell_back", False)),
+            keyword_scores=dict(data.get("keyword_scores", {})),
+            elapsed_ms=float(data.get("elapsed_ms", 0.0)),
         )
 
 
@@ -148,15 +156,21 @@ def enhance_query(
     if method == "keywords":
         return _keywords(query, config, idf_of)
     if llm is None or not llm.available:
-        reason = llm.unavailable_reason(f"query.enhance={method}") if llm else f"query.enhance={method} needs an LLM endpoint"
-        return EnhancedQuery(query, method, as_typed, notes=(f"{reason}; searched with the query as typed",),
-                             fell_back=True)
+        reason = (
+            llm.unavailable_reason(f"query.enhance={method}")
+            if llm
+            else f"query.enhance={method} needs an LLM endpoint"
+        )
+        return EnhancedQuery(
+            query, method, as_typed, notes=(f"{reason}; searched with the query as typed",), fell_back=True
+        )
     request, parse = _request(query, method, config.variants)
     try:
         call = llm.complete(request, timeout_s=config.timeout_s, parse=parse)
     except LlmUnavailable as error:
-        return EnhancedQuery(query, method, as_typed, notes=(f"{error}; searched with the query as typed",),
-                             fell_back=True)
+        return EnhancedQuery(
+            query, method, as_typed, notes=(f"{error}; searched with the query as typed",), fell_back=True
+        )
     if not call.ok:
         note = f"query enhancement ({method}) fell back to the query as typed: {call.error}"
         return EnhancedQuery(query, method, as_typed, (call,), (note,), fell_back=True)
@@ -167,14 +181,21 @@ def enhance_query(
 def _request(query: str, method: str, variants: int) -> tuple[LlmRequest, Callable[[str], list[str]]]:
     version = PROMPT_VERSIONS[method]
     if method == "rewrite":
-        return LlmRequest.of("query.rewrite", version, REWRITE_SYSTEM, f"Query: {query}", max_tokens=200), \
-            lambda text: _lines(text, 1)
+        return LlmRequest.of(
+            "query.rewrite", version, REWRITE_SYSTEM, f"Query: {query}", max_tokens=200
+        ), lambda text: _lines(text, 1)
     if method == "multi":
-        return LlmRequest.of("query.multi", version, MULTI_SYSTEM.format(n=variants), f"Query: {query}",
-                             max_tokens=100 * variants), lambda text: _lines(text, variants)
+        return LlmRequest.of(
+            "query.multi", version, MULTI_SYSTEM.format(n=variants), f"Query: {query}", max_tokens=100 * variants
+        ), lambda text: _lines(text, variants)
     if method == "decompose":
-        return LlmRequest.of("query.decompose", version, DECOMPOSE_SYSTEM.format(n=variants), f"Question: {query}",
-                             max_tokens=100 * variants), lambda text: _lines(text, variants)
+        return LlmRequest.of(
+            "query.decompose",
+            version,
+            DECOMPOSE_SYSTEM.format(n=variants),
+            f"Question: {query}",
+            max_tokens=100 * variants,
+        ), lambda text: _lines(text, variants)
     return LlmRequest.of("query.hyde", version, HYDE_SYSTEM, f"Question: {query}", max_tokens=300), _passage
 
 
@@ -235,7 +256,7 @@ def surface_words(query: str, segment_cjk: Callable[[str], list[str]]) -> list[s
     words: list[str] = []
     position = 0
     for run in _CJK_RUN.finditer(query):
-        words.extend(_LATIN_WORD.findall(query[position:run.start()]))
+        words.extend(_LATIN_WORD.findall(query[position : run.start()]))
         words.extend(w for w in segment_cjk(run.group()) if w.strip())
         position = run.end()
     words.extend(_LATIN_WORD.findall(query[position:]))
@@ -254,8 +275,7 @@ def salient_terms(words: Sequence[str], idf_of: Callable[[str], float], limit: i
         if word.casefold() in (w.casefold() for w in scored):
             continue
         scored[word] = float(idf_of(word))
-    ranked = sorted((w for w in scored if scored[w] > 0 and math.isfinite(scored[w])),
-                    key=lambda w: -scored[w])[:limit]
+    ranked = sorted((w for w in scored if scored[w] > 0 and math.isfinite(scored[w])), key=lambda w: -scored[w])[:limit]
     keep = set(ranked)
     return {word: scored[word] for word in scored if word in keep}
 
@@ -263,19 +283,31 @@ def salient_terms(words: Sequence[str], idf_of: Callable[[str], float], limit: i
 def _keywords(query: str, config: QueryConfig, idf_of: Callable[[str], float] | None) -> EnhancedQuery:
     as_typed = (QueryVariant(query, AS_TYPED),)
     if idf_of is None:
-        return EnhancedQuery(query, "keywords", as_typed,
-                             notes=("query.enhance=keywords needs the collection's BM25 term statistics, which "
-                                    "this index backend does not expose (local indexes do); searched with the query "
-                                    "as typed",), fell_back=True)
+        return EnhancedQuery(
+            query,
+            "keywords",
+            as_typed,
+            notes=(
+                "query.enhance=keywords needs the collection's BM25 term statistics, which "
+                "this index backend does not expose (local indexes do); searched with the query "
+                "as typed",
+            ),
+            fell_back=True,
+        )
     scores = salient_terms(surface_words(query, cjk_words), idf_of, config.keywords)
     if not scores:
-        return EnhancedQuery(query, "keywords", as_typed,
-                             notes=("no query term occurs in the collection; searched with the query as typed",),
-                             fell_back=True)
+        return EnhancedQuery(
+            query,
+            "keywords",
+            as_typed,
+            notes=("no query term occurs in the collection; searched with the query as typed",),
+            fell_back=True,
+        )
     keywords = " ".join(scores)
     shown = ", ".join(f"{word} ({idf:.2f})" for word, idf in scores.items())
     return EnhancedQuery(
-        query, "keywords",
+        query,
+        "keywords",
         (QueryVariant(query, AS_TYPED, (DENSE,)), QueryVariant(keywords, "keywords", (BM25,))),
         notes=(f"BM25 searched with the salient terms by idf: {shown}",),
         keyword_scores=scores,

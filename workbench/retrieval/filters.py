@@ -37,9 +37,11 @@ def scope_of(snapshot, config: FilterConfig) -> ChunkScope | None:
             continue
         doc_ids.add(doc.doc_id)
     # The set says which filter it came from, so a server-side backend filters by document and type.
-    allowed = AllowedChunks(snapshot.chunks.ids_of_documents(doc_ids).tolist(),
-                            document_ids=doc_ids if wanted_docs else None,
-                            doc_types=wanted_types if wanted_types else None)
+    allowed = AllowedChunks(
+        snapshot.chunks.ids_of_documents(doc_ids).tolist(),
+        document_ids=doc_ids if wanted_docs else None,
+        doc_types=wanted_types if wanted_types else None,
+    )
     note = f"pre-filtered to {len(allowed)} of {len(snapshot.chunks)} chunks ({len(doc_ids)} documents)"
     return ChunkScope(allowed, frozenset(doc_ids), note)
 
@@ -52,5 +54,5 @@ def filter_hits(run: RankedList, keep_doc_ids: set[int] | None, name: str = FILT
     """
     if keep_doc_ids is None:
         return run.renamed(name), 0
-    kept = [(c, d, s) for c, d, s in zip(run.ids, run.doc_ids, run.scores) if d in keep_doc_ids]
+    kept = [(c, d, s) for c, d, s in zip(run.ids, run.doc_ids, run.scores, strict=True) if d in keep_doc_ids]
     return RankedList.from_ordered(name, kept), len(run) - len(kept)

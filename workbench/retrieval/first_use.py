@@ -64,19 +64,27 @@ def warm_up(bench, collection: str, query: str, configs: Iterable[WorkbenchConfi
     embedded: set[str] = set()
     for config in configs:
         try:
-            _timed(steps, f"load the indexes of {collection}", lambda: bench.snapshot(collection, config))
+            _timed(steps, f"load the indexes of {collection}", lambda config=config: bench.snapshot(collection, config))
             model = config.embedding.model
             if (config.retrieval.mode != "bm25" or config.mmr.enabled) and model not in embedded:
                 embedded.add(model)
                 embedder = get_embedder(model)
                 if ("embed", model) not in _WARMED and not getattr(embedder, "remote", False):
-                    _timed(steps, f"load embedding model {model}", lambda: embedder.embed_queries(["warm up"]))
+                    _timed(
+                        steps,
+                        f"load embedding model {model}",
+                        lambda embedder=embedder: embedder.embed_queries(["warm up"]),
+                    )
                     _WARMED.add(("embed", model))
-                _timed(steps, "embed the query", lambda: bench.embed_query(model, query))
+                _timed(steps, "embed the query", lambda model=model: bench.embed_query(model, query))
             reranker_name = config.rerank.model.strip()
             if config.rerank.method != "llm" and reranker_name and ("rerank", reranker_name) not in _WARMED:
                 reranker = load_reranker(reranker_name, config.rerank.runtime, config.rerank.precision)
-                _timed(steps, f"load rerank model {reranker_name}", lambda: reranker.score(query, ["warm up"]))
+                _timed(
+                    steps,
+                    f"load rerank model {reranker_name}",
+                    lambda reranker=reranker: reranker.score(query, ["warm up"]),
+                )
                 _WARMED.add(("rerank", reranker_name))
         except Exception:  # the side's own run shows the error where it belongs
             continue

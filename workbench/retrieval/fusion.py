@@ -9,8 +9,9 @@ explanation can never drift from the score it explains.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -144,21 +145,20 @@ def _rrf(runs: Sequence[RankedList], k: int, name: str) -> Fusion:
     doc_ids = np.concatenate(run_docs)[by_chunk[starts]]  # from the first run listing the chunk
     # Best fused score first; ties go to the better best single-run rank, then the lower id.
     order = np.lexsort((chunk_ids, best_rank, -scores))
-    ranked = RankedList(name, tuple(chunk_ids[order].tolist()), tuple(doc_ids[order].tolist()),
-                        tuple(scores[order].tolist()))
+    ranked = RankedList(
+        name, tuple(chunk_ids[order].tolist()), tuple(doc_ids[order].tolist()), tuple(scores[order].tolist())
+    )
 
     def contributions() -> dict[int, list[float]]:
         run_of = np.repeat(np.arange(len(runs)), [len(ids) for ids in run_ids])
         matrix = np.zeros((len(chunk_ids), len(runs)))
         matrix[inverse, run_of] = terms
-        return dict(zip(chunk_ids[order].tolist(), matrix[order].tolist()))
+        return dict(zip(chunk_ids[order].tolist(), matrix[order].tolist(), strict=True))
 
     return Fusion(ranked, LazyMapping(lambda: _breakdown(runs, ranked, contributions())))
 
 
-def _weighted(
-    runs: Sequence[RankedList], weights: Sequence[float], normalization: Normalization, name: str
-) -> Fusion:
+def _weighted(runs: Sequence[RankedList], weights: Sequence[float], normalization: Normalization, name: str) -> Fusion:
     """Per chunk, each run's ``w_i * norm_i(c)`` term, summed."""
     if len(weights) != len(runs):
         raise ValueError(
@@ -171,12 +171,14 @@ def _weighted(
     contributions = {
         chunk_id: [
             float(weight) * values.get(chunk_id, floor)
-            for weight, values, floor in zip(weights, normalized, floors)
+            for weight, values, floor in zip(weights, normalized, floors, strict=True)
         ]
         for chunk_id in all_chunks
     }
     ranked = _rank_fused(runs, {chunk_id: sum(parts) for chunk_id, parts in contributions.items()}, name)
-    weighting = [(float(weight), values, floor) for weight, values, floor in zip(weights, normalized, floors)]
+    weighting = [
+        (float(weight), values, floor) for weight, values, floor in zip(weights, normalized, floors, strict=True)
+    ]
     return Fusion(ranked, LazyMapping(lambda: _breakdown(runs, ranked, contributions, weighting)))
 
 
@@ -225,20 +227,21 @@ def _rank_fused(runs: Sequence[RankedList], fused_scores: dict[int, float], name
     doc_of: dict[int, int] = {}
     for run in reversed(runs):
         # reversed, so the first run listing a chunk (at its first position) sets its document
-        doc_of.update(zip(reversed(run.ids), reversed(run.doc_ids)))
+        doc_of.update(zip(reversed(run.ids), reversed(run.doc_ids), strict=True))
     ordered = sorted(fused_scores, key=lambda chunk_id: (-fused_scores[chunk_id], best_rank[chunk_id], chunk_id))
-    return RankedList(name, tuple(ordered), tuple(map(doc_of.__getitem__, ordered)),
-                      tuple(map(fused_scores.__getitem__, ordered)))
+    return RankedList(
+        name, tuple(ordered), tuple(map(doc_of.__getitem__, ordered)), tuple(map(fused_scores.__getitem__, ordered))
+    )
 
 
 def _first_ranks(run: RankedList) -> dict[int, int]:
     """Chunk id -> rank; a chunk listed twice keeps its better (first) rank."""
     # Built back to front, so the first position of a repeated chunk is written last and wins.
-    return dict(zip(reversed(run.ids), range(len(run.ids), 0, -1)))
+    return dict(zip(reversed(run.ids), range(len(run.ids), 0, -1), strict=True))
 
 
 def _first_scores(run: RankedList) -> dict[int, float]:
     scores: dict[int, float] = {}
-    for chunk_id, score in zip(run.ids, run.scores):
+    for chunk_id, score in zip(run.ids, run.scores, strict=True):
         scores.setdefault(chunk_id, score)
     return scores

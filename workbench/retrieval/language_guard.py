@@ -33,22 +33,32 @@ class LanguageCheck:
 
     def to_dict(self) -> dict:
         return {
-            "setting": self.setting, "query_language": self.query.language, "query_scripts": self.query.counts,
-            "embedding": self.embedding.to_dict(), "rerank": self.rerank.to_dict() if self.rerank else None,
-            "dense_votes": self.dense_votes, "note": self.note,
+            "setting": self.setting,
+            "query_language": self.query.language,
+            "query_scripts": self.query.counts,
+            "embedding": self.embedding.to_dict(),
+            "rerank": self.rerank.to_dict() if self.rerank else None,
+            "dense_votes": self.dense_votes,
+            "note": self.note,
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "LanguageCheck":
+    def from_dict(cls, data: dict) -> LanguageCheck:
         def coverage_of(values: dict | None) -> Coverage | None:
             if values is None:
                 return None
-            return Coverage(values["model"], values["model_languages"], values["text_language"],
-                            values["uncovered_share"])
+            return Coverage(
+                values["model"], values["model_languages"], values["text_language"], values["uncovered_share"]
+            )
 
-        return cls(data["setting"], LanguageMix(dict(data.get("query_scripts", {}))),
-                   coverage_of(data["embedding"]), coverage_of(data.get("rerank")), bool(data["dense_votes"]),
-                   data.get("note", ""))
+        return cls(
+            data["setting"],
+            LanguageMix(dict(data.get("query_scripts", {}))),
+            coverage_of(data["embedding"]),
+            coverage_of(data.get("rerank")),
+            bool(data["dense_votes"]),
+            data.get("note", ""),
+        )
 
 
 def check_language(query: str, setting: str, mode: str, embedding_model: str, rerank_model: str = "") -> LanguageCheck:
@@ -66,11 +76,16 @@ def check_language(query: str, setting: str, mode: str, embedding_model: str, re
 def _note(mode: str, setting: str, dense: Coverage, mix: LanguageMix) -> str:
     reading = f"{dense.model} covers {dense.model_languages}; the query is {dense.text_language}"
     if mode == "dense":
-        return (f"dense route ranks a query its model cannot read: {reading}. Expect near-random results; "
-                "use hybrid or bm25, or pick a multilingual model.")
+        return (
+            f"dense route ranks a query its model cannot read: {reading}. Expect near-random results; "
+            "use hybrid or bm25, or pick a multilingual model."
+        )
     if setting == AUTO:
         better = suggest_models(mix, EMBEDDING)
-        pick = (f"a model that reads {dense.text_language}: {better}, on the Models page" if better
-                else "a multilingual model")
+        pick = (
+            f"a model that reads {dense.text_language}: {better}, on the Models page"
+            if better
+            else "a multilingual model"
+        )
         return f"dense route left out of fusion: {reading}. To use it, pick {pick}."
     return f"{reading}; the dense route still votes in fusion because retrieval.language_guard = off."

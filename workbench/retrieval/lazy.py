@@ -7,7 +7,8 @@ stage already computed, and never for a query nobody looks at.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, Mapping, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from typing import TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")

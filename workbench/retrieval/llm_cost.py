@@ -8,8 +8,8 @@ upper bounds: a query with fewer candidates asks less, and cached replies cost n
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from workbench.config import WorkbenchConfig
 from workbench.embedding.endpoint import is_endpoint_model

@@ -27,7 +27,7 @@ reranked list would mix two scales.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from workbench.llm.client import LlmCall, LlmClient, LlmRequest
 from workbench.llm.prompt_data import data_block, with_data_rule
@@ -73,10 +73,11 @@ class LlmReranker(Reranker):
 
     def score(self, query: str, texts: list[str]) -> list[float]:
         labels = self.labels if len(self.labels) == len(texts) else [""] * len(texts)
-        requests = [rerank_request(query, text, label) for text, label in zip(texts, labels)]
+        requests = [rerank_request(query, text, label) for text, label in zip(texts, labels, strict=True)]
         self.calls = self.llm.complete_many(requests, timeout_s=self.timeout_s, parse=parse_score_0_10)
         failed = [call for call in self.calls if not call.ok]
         if failed:
-            raise LlmRerankError(f"{len(failed)} of {len(self.calls)} candidates got no usable score "
-                                 f"(first: {failed[0].error})")
+            raise LlmRerankError(
+                f"{len(failed)} of {len(self.calls)} candidates got no usable score (first: {failed[0].error})"
+            )
         return [parse_score_0_10(call.text) for call in self.calls]

@@ -8,7 +8,7 @@ cosine similarity between the query and the chunk. ``lambda = 1`` is pure releva
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -55,7 +55,9 @@ def mmr(
     details: dict[int, dict] = {}
     selected_order: list[tuple[int, int, float]] = []
     if with_vector:
-        matrix = np.vstack([_unit(_checked_vector(vectors[hit.chunk_id], hit.chunk_id, query.shape)) for hit in with_vector])
+        matrix = np.vstack(
+            [_unit(_checked_vector(vectors[hit.chunk_id], hit.chunk_id, query.shape)) for hit in with_vector]
+        )
         relevance = matrix @ query
         similarity = matrix @ matrix.T
         # Running maximum similarity of every candidate to the selection so far, and to whom.

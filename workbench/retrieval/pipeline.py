@@ -10,8 +10,8 @@ and scores, pay for nothing else.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -77,20 +77,29 @@ def run_pipeline(
     vector = QueryVector(embed_query, query)
     enhanced = _query_stage(query, config.query, snapshot, llm)
 
-    language = check_language(query, config.retrieval.language_guard, mode, config.embedding.model,
-                              config.rerank.model)
+    language = check_language(query, config.retrieval.language_guard, mode, config.embedding.model, config.rerank.model)
 
     stages: list[StageTrace] = []
     routes: list[RankedList] = []
     if mode in ("dense", "hybrid"):
-        stages += _route_stages(DENSE, query, enhanced, config.fusion.k,
-                                lambda variant, name: _dense_stage(snapshot, _vector_for(variant, vector, embed_query),
-                                                                   config.dense, candidates, scope, language, name))
+        stages += _route_stages(
+            DENSE,
+            query,
+            enhanced,
+            config.fusion.k,
+            lambda variant, name: _dense_stage(
+                snapshot, _vector_for(variant, vector, embed_query), config.dense, candidates, scope, language, name
+            ),
+        )
         routes.append(stages[-1].ranked)
     if mode in ("bm25", "hybrid"):
-        stages += _route_stages(BM25, query, enhanced, config.fusion.k,
-                                lambda variant, name: _bm25_stage(snapshot, variant.text, config.bm25, candidates,
-                                                                  scope, name))
+        stages += _route_stages(
+            BM25,
+            query,
+            enhanced,
+            config.fusion.k,
+            lambda variant, name: _bm25_stage(snapshot, variant.text, config.bm25, candidates, scope, name),
+        )
         routes.append(stages[-1].ranked)
     if mode == "hybrid":
         stages.append(_fusion_stage(routes, config.fusion, language))
@@ -140,6 +149,7 @@ def _distinct_notes(stages: Sequence[StageTrace]) -> tuple[str, ...]:
 
 # -- stages -------------------------------------------------------------------------------------
 
+
 def _query_stage(query: str, config: QueryConfig, snapshot: Snapshot, llm: LlmClient | None) -> EnhancedQuery | None:
     """Query enhancement; None when it is off (the routes then search with the query as typed)."""
     if config.enhance == "none":
@@ -156,14 +166,21 @@ def _idf_of(snapshot: Snapshot, word: str) -> float:
     return max((snapshot.sparse.term_idf(token) for token in snapshot.sparse.tokenizer.tokenize(word)), default=0.0)
 
 
-def _vector_for(variant: QueryVariant, query_vector: QueryVector, embed_query: QueryEmbedder) -> Callable[[], np.ndarray]:
+def _vector_for(
+    variant: QueryVariant, query_vector: QueryVector, embed_query: QueryEmbedder
+) -> Callable[[], np.ndarray]:
     if variant.origin == AS_TYPED:
         return query_vector
     return QueryVector(embed_query, variant.text)
 
 
-def _route_stages(route: str, query: str, enhanced: EnhancedQuery | None, rrf_k: int,
-                  search: Callable[[QueryVariant, str], StageTrace]) -> list[StageTrace]:
+def _route_stages(
+    route: str,
+    query: str,
+    enhanced: EnhancedQuery | None,
+    rrf_k: int,
+    search: Callable[[QueryVariant, str], StageTrace],
+) -> list[StageTrace]:
     """One route over the query's variants: one stage per variant and, with several, their RRF as
     the route's stage (named after the route, so everything downstream reads it unchanged)."""
     variants = enhanced.for_route(route) if enhanced else [QueryVariant(query, AS_TYPED)]
@@ -176,13 +193,26 @@ def _route_stages(route: str, query: str, enhanced: EnhancedQuery | None, rrf_k:
     started = time.perf_counter()
     per_variant = [search(variant, variant_stage(route, variant.origin)) for variant in variants]
     fusion = fuse([stage.ranked for stage in per_variant], FusionConfig(method="rrf", k=rrf_k), name=route)
-    merged = StageTrace(route, {"method": "rrf", "k": rrf_k, "variants": [v.text for v in variants]}, fusion.ranked,
-                        _ms(started), (f"{route}: RRF of the lists of {len(variants)} query texts",), fusion.breakdown)
+    merged = StageTrace(
+        route,
+        {"method": "rrf", "k": rrf_k, "variants": [v.text for v in variants]},
+        fusion.ranked,
+        _ms(started),
+        (f"{route}: RRF of the lists of {len(variants)} query texts",),
+        fusion.breakdown,
+    )
     return [*per_variant, merged]
 
 
-def _dense_stage(snapshot: Snapshot, vector: Callable[[], np.ndarray], config: DenseConfig, candidates: int,
-                 scope: ChunkScope | None, language: LanguageCheck, name: str = DENSE) -> StageTrace:
+def _dense_stage(
+    snapshot: Snapshot,
+    vector: Callable[[], np.ndarray],
+    config: DenseConfig,
+    candidates: int,
+    scope: ChunkScope | None,
+    language: LanguageCheck,
+    name: str = DENSE,
+) -> StageTrace:
     started = time.perf_counter()
     # in dense mode the guard cannot leave the only route out; it says what to expect instead
     notes = [language.note] if language.note and language.dense_votes else []
@@ -190,16 +220,18 @@ def _dense_stage(snapshot: Snapshot, vector: Callable[[], np.ndarray], config: D
         ranked = RankedList(name)
         notes.append("the collection has no vectors yet")
     else:
-        hits = snapshot.dense.search(vector(), candidates, _allowed(scope), ef_search=config.ef_search,
-                                     exact=config.exact)
+        hits = snapshot.dense.search(
+            vector(), candidates, _allowed(scope), ef_search=config.ef_search, exact=config.exact
+        )
         ranked = _ranked(name, hits, snapshot)
         if config.exact:
             notes.append(snapshot.dense.exact_search_note)
     return _route_trace(name, section_dict(config), candidates, ranked, started, notes, scope)
 
 
-def _bm25_stage(snapshot: Snapshot, query: str, config: Bm25Config, candidates: int,
-                scope: ChunkScope | None, name: str = BM25) -> StageTrace:
+def _bm25_stage(
+    snapshot: Snapshot, query: str, config: Bm25Config, candidates: int, scope: ChunkScope | None, name: str = BM25
+) -> StageTrace:
     started = time.perf_counter()
     ranked = _ranked(name, snapshot.sparse.search(query, candidates, _allowed(scope)), snapshot)
     notes = [] if len(ranked) else ["no chunk shares a term with the query"]
@@ -214,7 +246,7 @@ def _fusion_stage(routes: list[RankedList], config: FusionConfig, language: Lang
     if not language.dense_votes:
         voting = [route for route in routes if route.name != DENSE]
         # weights follow the routes, dense first: the remaining routes keep their own weights
-        fusion_config = replace(config, weights=tuple(config.weights[len(routes) - len(voting):]))
+        fusion_config = replace(config, weights=tuple(config.weights[len(routes) - len(voting) :]))
     fusion = fuse(voting, fusion_config)
     notes = (language.note,) if language.note else ()
     return StageTrace(FUSION, section_dict(config), fusion.ranked, _ms(started), notes, fusion.breakdown)
@@ -223,8 +255,9 @@ def _fusion_stage(routes: list[RankedList], config: FusionConfig, language: Lang
 def _filter_stage(current: RankedList, scope: ChunkScope, config: FilterConfig) -> StageTrace:
     started = time.perf_counter()
     filtered, removed = filter_hits(current, scope.doc_ids, name=FILTER)
-    return StageTrace(FILTER, section_dict(config), filtered, _ms(started),
-                      (f"removed {removed} chunks outside the filter",))
+    return StageTrace(
+        FILTER, section_dict(config), filtered, _ms(started), (f"removed {removed} chunks outside the filter",)
+    )
 
 
 def _mmr_stage(current: RankedList, snapshot: Snapshot, query_vector: np.ndarray, config: MmrConfig) -> StageTrace:
@@ -234,15 +267,17 @@ def _mmr_stage(current: RankedList, snapshot: Snapshot, query_vector: np.ndarray
     if snapshot.dense is not None and pool_ids:
         known = [cid for cid in pool_ids if cid in snapshot.dense_ids]
         if known:
-            vectors = dict(zip(known, snapshot.dense.vectors_for(np.asarray(known, dtype=np.int64))))
+            vectors = dict(zip(known, snapshot.dense.vectors_for(np.asarray(known, dtype=np.int64)), strict=True))
     # MMR picks top_k; the rest of the pool follows so later stages (rerank) still see it
-    selected, details = mmr(current, query_vector, vectors, config.lambda_, top_k=len(pool_ids),
-                            pool=config.pool, name=MMR)
+    selected, details = mmr(
+        current, query_vector, vectors, config.lambda_, top_k=len(pool_ids), pool=config.pool, name=MMR
+    )
     return StageTrace(MMR, section_dict(config), selected, _ms(started), (), details)
 
 
-def _rerank_stage(query: str, current: RankedList, snapshot: Snapshot, config: RerankConfig,
-                  llm: LlmClient | None) -> StageTrace:
+def _rerank_stage(
+    query: str, current: RankedList, snapshot: Snapshot, config: RerankConfig, llm: LlmClient | None
+) -> StageTrace:
     started = time.perf_counter()
     head = current.ids[: config.top_m]
     texts = {cid: record.indexed_text for cid, record in snapshot.chunks.records(head).items()}
@@ -250,9 +285,16 @@ def _rerank_stage(query: str, current: RankedList, snapshot: Snapshot, config: R
     try:
         if config.method == "llm":
             if llm is None or not llm.available:
-                reason = llm.unavailable_reason("rerank.method=llm") if llm else "rerank.method=llm needs an LLM endpoint"
-                return StageTrace(RERANK, section_dict(config), current.renamed(RERANK), _ms(started),
-                                  (f"{reason}; kept the previous order",))
+                reason = (
+                    llm.unavailable_reason("rerank.method=llm") if llm else "rerank.method=llm needs an LLM endpoint"
+                )
+                return StageTrace(
+                    RERANK,
+                    section_dict(config),
+                    current.renamed(RERANK),
+                    _ms(started),
+                    (f"{reason}; kept the previous order",),
+                )
             reranker = LlmReranker(llm, config.timeout_s, labels=[f"chunk {cid}" for cid in head])
         else:
             reranker = load_reranker(config.model, config.runtime, config.precision)
@@ -261,7 +303,8 @@ def _rerank_stage(query: str, current: RankedList, snapshot: Snapshot, config: R
         details = {cid: {"rerank_score": s, "previous_rank": current.rank_of(cid)} for cid, s in outcome.scores.items()}
         # what the scores are (logits or probabilities), for the confidence verdict
         stage_config = section_dict(config) | (
-            {"score_kind": reranker.score_kind, "scored_by": reranker.scored_by} if outcome.scores else {})
+            {"score_kind": reranker.score_kind, "scored_by": reranker.scored_by} if outcome.scores else {}
+        )
     except Exception as error:  # loading failures fall back exactly like scoring failures
         ranked = current.renamed(RERANK)
         notes = (f"rerank fell back to the previous order: {error}",)
@@ -277,8 +320,15 @@ def _final_stage(current: RankedList, top_k: int) -> StageTrace:
 
 # -- helpers ------------------------------------------------------------------------------------
 
-def _deferred_confidence(query: str, stages: Sequence[StageTrace], snapshot: Snapshot, config: WorkbenchConfig,
-                         language: LanguageCheck, scope: ChunkScope | None) -> DeferredConfidence:
+
+def _deferred_confidence(
+    query: str,
+    stages: Sequence[StageTrace],
+    snapshot: Snapshot,
+    config: WorkbenchConfig,
+    language: LanguageCheck,
+    scope: ChunkScope | None,
+) -> DeferredConfidence:
     """The verdict's inputs, measured when someone reads ``Trace.confidence``."""
     by_name = {stage.stage: stage for stage in stages}
     # cosines of the query as typed: with several query texts the "dense" list holds RRF sums
@@ -287,12 +337,15 @@ def _deferred_confidence(query: str, stages: Sequence[StageTrace], snapshot: Sna
     rerank_stage = by_name.get(RERANK)
     reranked = None
     if rerank_stage is not None and rerank_stage.details:
-        reranked = RerankScores({cid: detail["rerank_score"] for cid, detail in rerank_stage.details.items()},
-                                rerank_stage.config.get("score_kind", "logit"),
-                                f"llm:{llm_model(rerank_stage)}" if config.rerank.method == "llm" else config.rerank.model)
+        reranked = RerankScores(
+            {cid: detail["rerank_score"] for cid, detail in rerank_stage.details.items()},
+            rerank_stage.config.get("score_kind", "logit"),
+            f"llm:{llm_model(rerank_stage)}" if config.rerank.method == "llm" else config.rerank.model,
+        )
     searched = len(scope.chunk_ids) if scope is not None else len(snapshot.dense_ids)
-    return DeferredConfidence(query, stages[-1].ranked, dense, reranked, snapshot, config.confidence, language,
-                              searched)
+    return DeferredConfidence(
+        query, stages[-1].ranked, dense, reranked, snapshot, config.confidence, language, searched
+    )
 
 
 def llm_model(stage: StageTrace) -> str:
@@ -307,13 +360,20 @@ def _ranked(name: str, hits: list[tuple[int, float]], snapshot: Snapshot) -> Ran
     """An index's (chunk id, score) pairs, best first, as a ranked list with each chunk's document."""
     if not hits:
         return RankedList(name)
-    ids, scores = zip(*hits)
+    ids, scores = zip(*hits, strict=True)
     # Every indexed chunk has a row in the snapshot's tables (checked when it loads).
     return RankedList(name, ids, tuple(snapshot.chunks.doc_ids_of(ids).tolist()), scores)
 
 
-def _route_trace(name: str, config: dict, candidates: int, ranked: RankedList, started: float,
-                 notes: list[str], scope: ChunkScope | None) -> StageTrace:
+def _route_trace(
+    name: str,
+    config: dict,
+    candidates: int,
+    ranked: RankedList,
+    started: float,
+    notes: list[str],
+    scope: ChunkScope | None,
+) -> StageTrace:
     if scope is not None:
         notes.append(scope.note)
     return StageTrace(name, config | {"candidates": candidates}, ranked, _ms(started), tuple(notes))

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Iterable
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ class RankedList:
             )
 
     @classmethod
-    def from_scores(cls, name: str, scored: Iterable[tuple[int, int, float]]) -> "RankedList":
+    def from_scores(cls, name: str, scored: Iterable[tuple[int, int, float]]) -> RankedList:
         """Rank ``(chunk_id, doc_id, score)`` triples by score, descending.
 
         Ties keep their input order, so callers control tie-breaking deterministically.
@@ -47,27 +47,29 @@ class RankedList:
         return cls.from_ordered(name, sorted(scored, key=lambda item: -item[2]))
 
     @classmethod
-    def from_ordered(cls, name: str, ordered: Iterable[tuple[int, int, float]]) -> "RankedList":
+    def from_ordered(cls, name: str, ordered: Iterable[tuple[int, int, float]]) -> RankedList:
         """Keep the given order (for stages whose order is not a plain score sort, like MMR)."""
         triples = list(ordered)
         if not triples:
             return cls(name)
-        ids, doc_ids, scores = zip(*triples)
+        ids, doc_ids, scores = zip(*triples, strict=True)
         return cls(name, ids, doc_ids, tuple(float(score) for score in scores))
 
     @classmethod
-    def from_hits(cls, name: str, hits: Iterable[Hit]) -> "RankedList":
+    def from_hits(cls, name: str, hits: Iterable[Hit]) -> RankedList:
         """From hits in rank order (their ``rank`` fields are recomputed from position)."""
         return cls.from_ordered(name, ((hit.chunk_id, hit.doc_id, hit.score) for hit in hits))
 
     @cached_property
     def hits(self) -> tuple[Hit, ...]:
-        return tuple(Hit(c, d, s, i) for i, (c, d, s) in enumerate(zip(self.ids, self.doc_ids, self.scores), 1))
+        return tuple(
+            Hit(c, d, s, i) for i, (c, d, s) in enumerate(zip(self.ids, self.doc_ids, self.scores, strict=True), 1)
+        )
 
-    def top(self, k: int) -> "RankedList":
+    def top(self, k: int) -> RankedList:
         return RankedList(self.name, self.ids[:k], self.doc_ids[:k], self.scores[:k])
 
-    def renamed(self, name: str) -> "RankedList":
+    def renamed(self, name: str) -> RankedList:
         return RankedList(name, self.ids, self.doc_ids, self.scores)
 
     def chunk_ids(self) -> list[int]:
@@ -80,10 +82,10 @@ class RankedList:
             return None
 
     def score_map(self) -> dict[int, float]:
-        return dict(zip(self.ids, self.scores))
+        return dict(zip(self.ids, self.scores, strict=True))
 
     def doc_of(self) -> dict[int, int]:
-        return dict(zip(self.ids, self.doc_ids))
+        return dict(zip(self.ids, self.doc_ids, strict=True))
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -96,12 +98,12 @@ class RankedList:
             "name": self.name,
             "hits": [
                 {"chunk_id": c, "doc_id": d, "score": s, "rank": i}
-                for i, (c, d, s) in enumerate(zip(self.ids, self.doc_ids, self.scores), 1)
+                for i, (c, d, s) in enumerate(zip(self.ids, self.doc_ids, self.scores, strict=True), 1)
             ],
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> "RankedList":
+    def from_dict(cls, data: dict) -> RankedList:
         return cls.from_ordered(
             data["name"], ((int(h["chunk_id"]), int(h["doc_id"]), float(h["score"])) for h in data["hits"])
         )

@@ -9,9 +9,10 @@ from __future__ import annotations
 import math
 import threading
 from abc import ABC, abstractmethod
-from concurrent.futures import Future, TimeoutError as FutureTimeoutError
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeoutError
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 from workbench.config import AUTO_RUNTIME
 from workbench.models.long_lived import exempt_from_collection
@@ -181,7 +182,7 @@ def rerank(
     return RerankOutcome(
         RankedList.from_ordered(name, reranked),
         notes=(f"reranked the top {len(head)} of {len(run)} hits with {reranker.name!r}{on}", *reranker.runtime_notes),
-        scores={hit.chunk_id: score for hit, score in zip(head, scores)},
+        scores={hit.chunk_id: score for hit, score in zip(head, scores, strict=True)},
     )
 
 

@@ -20,7 +20,12 @@ import numpy as np
 
 from workbench.config import AUTO_RUNTIME
 from workbench.embedding.calibration import (
-    QUERIES, calibration_sample, machine_calibration_dir, measure_candidates, read_calibrations, write_calibration,
+    QUERIES,
+    calibration_sample,
+    machine_calibration_dir,
+    measure_candidates,
+    read_calibrations,
+    write_calibration,
 )
 from workbench.embedding.runtimes import TORCH_FP32, runtime_key
 from workbench.retrieval.cross_encoder import OpenedCrossEncoder, Pairs, open_cross_encoder
@@ -69,8 +74,12 @@ def measure_scorer(opened: OpenedCrossEncoder, groups: list[Pairs], reference: l
     pairs = sum(len(group) for group in groups)
     numbers = {"pairs_per_s": round(pairs / seconds, 2), "max_abs_diff": 0.0, "min_tau": 1.0}
     if reference is not None:
-        numbers["max_abs_diff"] = round(max(float(np.max(np.abs(s - r))) for s, r in zip(scores, reference)), 6)
-        numbers["min_tau"] = round(min(kendall_tau(s, r, query_tie(r)) for s, r in zip(scores, reference)), 4)
+        numbers["max_abs_diff"] = round(
+            max(float(np.max(np.abs(s - r))) for s, r in zip(scores, reference, strict=True)), 6
+        )
+        numbers["min_tau"] = round(
+            min(kendall_tau(s, r, query_tie(r)) for s, r in zip(scores, reference, strict=True)), 4
+        )
     return numbers, scores
 
 
@@ -86,16 +95,24 @@ def calibrate_cross_encoder(model: str) -> dict:
     measuring = time.perf_counter() - started
     results, candidates_measuring, candidates_loading = measure_candidates(
         lambda runtime, precision: open_cross_encoder(model, runtime, precision),
-        lambda opened: measure_scorer(opened, groups, reference)[0], section="rerank")
+        lambda opened: measure_scorer(opened, groups, reference)[0],
+        section="rerank",
+    )
     results = {runtime_key(*TORCH_FP32): numbers, **results}
     measuring += candidates_measuring
     export_seconds += candidates_loading
     agreeing = {k: v for k, v in results.items() if v.get("min_tau", -1) >= MIN_TAU}
     chosen = max(agreeing, key=lambda k: agreeing[k]["pairs_per_s"])
-    record = {"chosen": chosen, "min_tau": MIN_TAU, "sample_pairs": sum(len(g) for g in groups),
-              "seconds": round(measuring, 1), "export_seconds": round(export_seconds, 1),
-              "load_average": round(os.getloadavg()[0], 2), "measured": time.strftime("%Y-%m-%d %H:%M"),
-              "runtimes": results}
+    record = {
+        "chosen": chosen,
+        "min_tau": MIN_TAU,
+        "sample_pairs": sum(len(g) for g in groups),
+        "seconds": round(measuring, 1),
+        "export_seconds": round(export_seconds, 1),
+        "load_average": round(os.getloadavg()[0], 2),
+        "measured": time.strftime("%Y-%m-%d %H:%M"),
+        "runtimes": results,
+    }
     try:
         write_calibration(machine_calibration_dir(), model, record, RERANK_CALIBRATION_FILE)
     except OSError as error:
@@ -117,6 +134,7 @@ def calibrate_in_background(model: str) -> threading.Thread:
     with _calibrating_lock:
         thread = _calibrating.get(model)
         if thread is None or not thread.is_alive():
+
             def run() -> None:
                 try:
                     calibrate_cross_encoder(model)
@@ -146,8 +164,10 @@ def open_reranker_runtime(model: str, runtime: str, precision: str, wait: bool =
         if record is None and not wait:
             calibrate_in_background(model)
             opened = open_cross_encoder(model, *TORCH_FP32)
-            note = (f"rerank.runtime=auto: measuring the cross-encoder runtimes for {model!r} on this machine (once, "
-                    "in the background); torch fp32 scores until then")
+            note = (
+                f"rerank.runtime=auto: measuring the cross-encoder runtimes for {model!r} on this machine (once, "
+                "in the background); torch fp32 scores until then"
+            )
             return replace(opened, note=note, provisional=True)
         record = record or calibrate_cross_encoder(model)
         chosen, why = record["chosen"], "this machine's calibration"

@@ -7,13 +7,13 @@ through JSON so runs can be stored and compared later.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Iterable, Iterator, Mapping
 
-from workbench.retrieval.confidence import Confidence
-from workbench.retrieval.language_guard import LanguageCheck
 from workbench.llm.client import LlmCall
+from workbench.retrieval.confidence import Confidence
 from workbench.retrieval.enhance import EnhancedQuery
+from workbench.retrieval.language_guard import LanguageCheck
 from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.stages import FINAL, QUERY
 
@@ -42,10 +42,18 @@ def chunk_view(snapshot, chunk_id: int) -> ChunkView:
     chunk = snapshot.chunks[chunk_id]
     doc = snapshot.documents.get(chunk.doc_id)
     return ChunkView(
-        chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, source=doc.source if doc else "",
-        external_id=doc.external_id if doc else None, doc_type=doc.doc_type if doc else "",
-        title=doc.title if doc else "", heading_path=chunk.heading_path, page=chunk.page,
-        start=chunk.start, end=chunk.end, text=chunk.text, token_count=chunk.token_count,
+        chunk_id=chunk.chunk_id,
+        doc_id=chunk.doc_id,
+        source=doc.source if doc else "",
+        external_id=doc.external_id if doc else None,
+        doc_type=doc.doc_type if doc else "",
+        title=doc.title if doc else "",
+        heading_path=chunk.heading_path,
+        page=chunk.page,
+        start=chunk.start,
+        end=chunk.end,
+        text=chunk.text,
+        token_count=chunk.token_count,
         over_max_length=chunk.over_max_length,
     )
 
@@ -56,8 +64,9 @@ class StoredChunk:
 
     __slots__ = ("chunk_id", "doc_id", "source", "external_id", "start", "end", "_chunks")
 
-    def __init__(self, chunk_id: int, doc_id: int, source: str, external_id: str | None, start: int, end: int,
-                 chunks) -> None:
+    def __init__(
+        self, chunk_id: int, doc_id: int, source: str, external_id: str | None, start: int, end: int, chunks
+    ) -> None:
         self.chunk_id, self.doc_id, self.source, self.external_id = chunk_id, doc_id, source, external_id
         self.start, self.end, self._chunks = start, end, chunks
 
@@ -73,9 +82,12 @@ def stored_chunks(snapshot) -> list[StoredChunk]:
     """Every chunk of a loaded snapshot as a ``StoredChunk``, in chunk id order; no text is read."""
     chunk_ids, doc_ids, starts, ends = snapshot.chunks.spans()
     names = {doc_id: (doc.source, doc.external_id) for doc_id, doc in snapshot.documents.items()}
-    return [StoredChunk(chunk_id, doc_id, *names.get(doc_id, ("", None)), start, end, snapshot.chunks)
-            for chunk_id, doc_id, start, end in zip(chunk_ids.tolist(), doc_ids.tolist(), starts.tolist(),
-                                                   ends.tolist())]
+    return [
+        StoredChunk(chunk_id, doc_id, *names.get(doc_id, ("", None)), start, end, snapshot.chunks)
+        for chunk_id, doc_id, start, end in zip(
+            chunk_ids.tolist(), doc_ids.tolist(), starts.tolist(), ends.tolist(), strict=True
+        )
+    ]
 
 
 class SnapshotChunkViews(Mapping[int, ChunkView]):
@@ -99,7 +111,7 @@ class SnapshotChunkViews(Mapping[int, ChunkView]):
             known = self._snapshot.chunks
             # one vectorised look-up in a chunk store; a plain mapping answers id by id
             held = known.contains_many(listed) if hasattr(known, "contains_many") else [c in known for c in listed]
-            self._ids = {chunk_id: None for chunk_id, is_held in zip(listed, held) if is_held}
+            self._ids = {chunk_id: None for chunk_id, is_held in zip(listed, held, strict=True) if is_held}
         return self._ids
 
     def __getitem__(self, chunk_id: int) -> ChunkView:
@@ -158,7 +170,7 @@ class StageTrace:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> "StageTrace":
+    def from_dict(cls, data: dict) -> StageTrace:
         return cls(
             stage=data["stage"],
             config=data["config"],
@@ -193,6 +205,7 @@ class Trace:
             source = source()
             object.__setattr__(self, "confidence_source", source)
         return source
+
     #: the query stage: the texts each route searched with, and the LLM calls that made them
     enhancement: EnhancedQuery | None = None
 
@@ -235,15 +248,14 @@ class Trace:
         return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Trace":
+    def from_dict(cls, data: dict) -> Trace:
         return cls(
             query=data["query"],
             collection=data["collection"],
             config=data["config"],
             stages=tuple(StageTrace.from_dict(s) for s in data["stages"]),
             chunks={
-                int(k): ChunkView(**{**v, "heading_path": tuple(v["heading_path"])})
-                for k, v in data["chunks"].items()
+                int(k): ChunkView(**{**v, "heading_path": tuple(v["heading_path"])}) for k, v in data["chunks"].items()
             },
             total_ms=float(data["total_ms"]),
             notes=tuple(data.get("notes", ())),

@@ -80,9 +80,13 @@ def _announce(token: str) -> None:
     from streamlit import config
 
     port = config.get_option("server.port") or 8501
-    print(f"\n  RAG Workbench is shared and needs a token. Open:\n  {share_url('localhost', port, token)}\n"
-          f"  (on other machines use this machine's address instead of localhost; set {TOKEN_VAR} to choose "
-          f"the token)\n", file=sys.stdout, flush=True)
+    print(
+        f"\n  RAG Workbench is shared and needs a token. Open:\n  {share_url('localhost', port, token)}\n"
+        f"  (on other machines use this machine's address instead of localhost; set {TOKEN_VAR} to choose "
+        f"the token)\n",
+        file=sys.stdout,
+        flush=True,
+    )
 
 
 def _uses_oidc() -> bool:
@@ -116,8 +120,7 @@ def gate() -> None:
 
 def _stop_on(page_function) -> None:
     """Run only the sign-in page: every other address falls back to it, and nothing else is drawn."""
-    page = st.navigation([st.Page(page_function, title="Sign in", url_path="sign_in", default=True)],
-                         position="hidden")
+    page = st.navigation([st.Page(page_function, title="Sign in", url_path="sign_in", default=True)], position="hidden")
     page.run()
     st.stop()
 
@@ -125,8 +128,10 @@ def _stop_on(page_function) -> None:
 def _token_sign_in() -> None:
     st.title("RAG Workbench")
     mode = "read-only " if current_access().mode == READ_ONLY else ""
-    st.write(f"This {mode}shared session needs the access token that was printed where the app was started "
-             "(the `?token=` part of its URL).")
+    st.write(
+        f"This {mode}shared session needs the access token that was printed where the app was started "
+        "(the `?token=` part of its URL)."
+    )
     if st.session_state.pop("_workbench_bad_token", False):
         st.error("That token is not valid. Copy it again from the terminal that started the app.")
     given = st.text_input("Access token", type="password", key="sign_in_token")
@@ -140,8 +145,9 @@ def _token_sign_in() -> None:
 
 def _oidc_sign_in() -> None:
     st.title("RAG Workbench")
-    st.write("This shared session signs visitors in with the identity provider configured in "
-             "`.streamlit/secrets.toml`.")
+    st.write(
+        "This shared session signs visitors in with the identity provider configured in `.streamlit/secrets.toml`."
+    )
     if st.button("Sign in", type="primary"):
         st.login()
 

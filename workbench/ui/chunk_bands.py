@@ -8,8 +8,8 @@ the document is escaped, so document text is only ever shown as text.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 #: light backgrounds that keep dark text readable; neighbouring chunks never share a colour
 PALETTE = ("#cfe8ff", "#ffe3b3", "#d4f5d0", "#f8d0e6", "#e4dcff", "#fff4a8", "#c9f1f0", "#ffd6cc")
@@ -43,7 +43,7 @@ def band_segments(length: int, spans: Sequence[tuple[int, int]]) -> list[Segment
             ends_at.setdefault(end, []).append(index)
     active: set[int] = set()
     segments = []
-    for left, right in zip(cuts, cuts[1:]):
+    for left, right in zip(cuts, cuts[1:], strict=True):
         active.difference_update(ends_at.get(left, ()))
         active.update(starts_at.get(left, ()))
         segments.append(Segment(left, right, tuple(sorted(active))))
@@ -91,7 +91,7 @@ def bands_html(markdown: str, spans: Sequence[tuple[int, int]], max_height_px: i
     parts = []
     for segment in band_segments(len(markdown), spans):
         markers = "".join(_marker(index) for index in starts.pop(segment.start, ()))
-        text = html.escape(markdown[segment.start:segment.end], quote=True)
+        text = html.escape(markdown[segment.start : segment.end], quote=True)
         title = html.escape(_segment_title(segment), quote=True)
         parts.append(f'{markers}<span style="{_segment_style(segment)}" title="{title}">{text}</span>')
     box = (

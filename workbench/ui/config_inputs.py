@@ -40,6 +40,7 @@ def choices(key: str) -> tuple[str, ...]:
 
 # ``config_key`` names the configuration key; ``key`` stays free for the widget's own key
 
+
 def number_input(container, label: str, config_key: str, *, help: str | None = None, **kwargs):
     """``container.number_input`` bounded by the key's limits and documented from KEY_DOCS."""
     low, high = number_bounds(config_key)

@@ -30,11 +30,20 @@ def render_context(traces: dict[str, Trace], relevant: dict[str, dict[int, int]]
     with left:
         sides = list(traces)
         session.forget_stale_choice(SIDE_KEY, sides)
-        side = st.segmented_control("Build the context from", sides, format_func=str.upper,
-                                    key=SIDE_KEY, default=sides[0], required=True) or sides[0]
-    budget = right.number_input("Character budget", *BUDGET_RANGE, value=DEFAULT_BUDGET_CHARS, step=500,
-                                key=BUDGET_KEY, help="Whole hits are kept while they fit; the next one "
-                                "is cut if enough room is left, the rest are left out.")
+        side = (
+            st.segmented_control(
+                "Build the context from", sides, format_func=str.upper, key=SIDE_KEY, default=sides[0], required=True
+            )
+            or sides[0]
+        )
+    budget = right.number_input(
+        "Character budget",
+        *BUDGET_RANGE,
+        value=DEFAULT_BUDGET_CHARS,
+        step=500,
+        key=BUDGET_KEY,
+        help="Whole hits are kept while they fit; the next one is cut if enough room is left, the rest are left out.",
+    )
     trace = traces[side]
     context = assemble_context(trace.final_chunks(), int(budget))
     if not context.sources:
@@ -55,8 +64,10 @@ def retrieval_doubt(confidence: Confidence | None) -> str:
     if confidence is None:
         return ""
     if confidence.verdict == NO_ANSWER:
-        return ("Retrieval's verdict is no_answer: this context probably does not hold the answer. Whatever the "
-                "model writes from it is a reply to check against the sources, not an answer.")
+        return (
+            "Retrieval's verdict is no_answer: this context probably does not hold the answer. Whatever the "
+            "model writes from it is a reply to check against the sources, not an answer."
+        )
     if confidence.verdict == AMBIGUOUS:
         return "Retrieval's verdict is ambiguous: check the answer against the sources it cites."
     return ""

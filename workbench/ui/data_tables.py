@@ -7,7 +7,7 @@ Scores (floats) show four decimals.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 import streamlit as st
@@ -38,13 +38,22 @@ def table_frame(rows: list[dict]) -> pd.DataFrame:
 
 
 def column_config(frame: pd.DataFrame) -> dict:
-    config = {column: st.column_config.NumberColumn(format="%.4f")
-              for column in frame.columns if pd.api.types.is_float_dtype(frame[column])}
-    config.update({column: st.column_config.NumberColumn(format="%d")
-                   for column in frame.columns if pd.api.types.is_integer_dtype(frame[column])})
+    config = {
+        column: st.column_config.NumberColumn(format="%.4f")
+        for column in frame.columns
+        if pd.api.types.is_float_dtype(frame[column])
+    }
+    config.update(
+        {
+            column: st.column_config.NumberColumn(format="%d")
+            for column in frame.columns
+            if pd.api.types.is_integer_dtype(frame[column])
+        }
+    )
     if RELEVANT_COLUMN in frame.columns:
-        config[RELEVANT_COLUMN] = st.column_config.TextColumn(RELEVANT_COLUMN, width="small",
-                                                              help="relevant in the golden set")
+        config[RELEVANT_COLUMN] = st.column_config.TextColumn(
+            RELEVANT_COLUMN, width="small", help="relevant in the golden set"
+        )
     return config
 
 
@@ -63,6 +72,12 @@ def show_table(rows: list[dict], empty: str, height: int | str = TABLE_HEIGHT, h
     data = frame
     if highlight and RELEVANT_COLUMN in frame.columns and (frame[RELEVANT_COLUMN] != "").any():
         data = frame.style.format(precision=4, na_rep=MISSING).apply(
-            lambda row: [RELEVANT_STYLE if row[RELEVANT_COLUMN] else ""] * len(row), axis=1)
-    st.dataframe(data, hide_index=True, height=height if len(rows) > 8 else "auto", column_config=column_config(frame),
-                 placeholder=MISSING)
+            lambda row: [RELEVANT_STYLE if row[RELEVANT_COLUMN] else ""] * len(row), axis=1
+        )
+    st.dataframe(
+        data,
+        hide_index=True,
+        height=height if len(rows) > 8 else "auto",
+        column_config=column_config(frame),
+        placeholder=MISSING,
+    )

@@ -23,15 +23,21 @@ def load_demo_with_progress() -> None:
     with st.status(f"Loading the demo: {len(paths)} documents into collection “demo”", expanded=True) as status:
         # a click reruns the page and so stops this load at its next progress update; what it
         # finished stays, and "Load the demo" (still offered) finishes it later
-        st.button("Cancel", key="demo_cancel_load", icon=":material/cancel:",
-                  help="Stop after the files in flight; loading the demo again finishes it")
+        st.button(
+            "Cancel",
+            key="demo_cancel_load",
+            icon=":material/cancel:",
+            help="Stop after the files in flight; loading the demo again finishes it",
+        )
         view = IngestProgressView([path.name for path in paths])
         try:
             loaded = demo.load_demo(session.workbench(), progress=view, demo_dir=demo.DEMO_DIR)
         except Exception as error:  # shown in full: the user needs the reason to fix it
             status.update(label="Loading the demo failed", state="error")
-            st.error(f"Could not load the demo: {md_escape(f'{type(error).__name__}: {error}')}. "
-                     "Check that the home folder is writable and not locked by another process, then try again.")
+            st.error(
+                f"Could not load the demo: {md_escape(f'{type(error).__name__}: {error}')}. "
+                "Check that the home folder is writable and not locked by another process, then try again."
+            )
             return
         status.update(label=md_escape(loaded.report.summary()), state="complete", expanded=False)
     failures = loaded.report.failures

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import textwrap
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
@@ -42,12 +42,21 @@ def token_histogram(token_counts: Sequence[int], max_tokens: int | None, title: 
     if over:
         figure.add_trace(go.Histogram(x=over, xbins=bins, name="truncated by the model", marker_color="#e45756"))
     if max_tokens:
-        figure.add_vline(x=max_tokens, line_dash="dash", line_color="#e45756",
-                         annotation_text=f"max sequence length {max_tokens}", annotation_position="top left")
+        figure.add_vline(
+            x=max_tokens,
+            line_dash="dash",
+            line_color="#e45756",
+            annotation_text=f"max sequence length {max_tokens}",
+            annotation_position="top left",
+        )
     figure.update_layout(
-        title=plain_label(title) if title else None, barmode="overlay", bargap=0.05, height=260,
+        title=plain_label(title) if title else None,
+        barmode="overlay",
+        bargap=0.05,
+        height=260,
         margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
-        xaxis_title="tokens per chunk (heading path included)", yaxis_title="chunks",
+        xaxis_title="tokens per chunk (heading path included)",
+        yaxis_title="chunks",
         legend={"orientation": "h", "y": -0.35},
     )
     return figure
@@ -57,8 +66,9 @@ def token_histogram(token_counts: Sequence[int], max_tokens: int | None, title: 
 MAP_DOCUMENT_TRACES = 60
 
 
-def embedding_figure(embedding_map: EmbeddingMap, hit_ranks: Mapping[int, int] | None = None,
-                     query: str | None = None) -> go.Figure:
+def embedding_figure(
+    embedding_map: EmbeddingMap, hit_ranks: Mapping[int, int] | None = None, query: str | None = None
+) -> go.Figure:
     """One colour per document; hits ringed and numbered by rank; the query as a star."""
     hit_ranks = hit_ranks or {}
     figure = go.Figure()
@@ -71,39 +81,60 @@ def embedding_figure(embedding_map: EmbeddingMap, hit_ranks: Mapping[int, int] |
         # a trace (and a legend entry) per document stops being readable, and slows the browser,
         # long before a large collection runs out of documents: the largest keep their colour
         groups.sort(key=len, reverse=True)
-        groups = groups[:MAP_DOCUMENT_TRACES - 1] + [[p for group in groups[MAP_DOCUMENT_TRACES - 1:] for p in group]]
+        groups = groups[: MAP_DOCUMENT_TRACES - 1] + [[p for group in groups[MAP_DOCUMENT_TRACES - 1 :] for p in group]]
     for number, points in enumerate(groups):
         others = folded and number == len(groups) - 1
-        figure.add_trace(go.Scatter(
-            x=[p.x for p in points], y=[p.y for p in points], mode="markers",
-            name=f"{len(by_document) - number:,} other documents" if others else plain_label(points[0].document),
-            marker={"size": 5, "opacity": 0.5, "color": "#bbb"} if others else {"size": 8, "opacity": 0.8},
-            customdata=[[plain_label(p.document, 90), hover_text(p.text), p.chunk_id] for p in points],
-            hovertemplate="<b>%{customdata[0]}</b> · chunk %{customdata[2]}<br>%{customdata[1]}<extra></extra>",
-        ))
-    hits = sorted(((rank, embedding_map.point_of(chunk_id)) for chunk_id, rank in hit_ranks.items()),
-                  key=lambda pair: pair[0])
+        figure.add_trace(
+            go.Scatter(
+                x=[p.x for p in points],
+                y=[p.y for p in points],
+                mode="markers",
+                name=f"{len(by_document) - number:,} other documents" if others else plain_label(points[0].document),
+                marker={"size": 5, "opacity": 0.5, "color": "#bbb"} if others else {"size": 8, "opacity": 0.8},
+                customdata=[[plain_label(p.document, 90), hover_text(p.text), p.chunk_id] for p in points],
+                hovertemplate="<b>%{customdata[0]}</b> · chunk %{customdata[2]}<br>%{customdata[1]}<extra></extra>",
+            )
+        )
+    hits = sorted(
+        ((rank, embedding_map.point_of(chunk_id)) for chunk_id, rank in hit_ranks.items()), key=lambda pair: pair[0]
+    )
     hits = [(rank, point) for rank, point in hits if point is not None]
     if hits:
-        figure.add_trace(go.Scatter(
-            x=[p.x for _, p in hits], y=[p.y for _, p in hits], mode="markers+text", name="hits (rank)",
-            text=[str(rank) for rank, _ in hits], textposition="top center",
-            marker={"size": 18, "symbol": "circle-open", "line": {"width": 2}, "color": "#d62728"},
-            customdata=[[rank, plain_label(p.document, 90), hover_text(p.text)] for rank, p in hits],
-            hovertemplate="<b>hit %{customdata[0]}</b>: %{customdata[1]}<br>%{customdata[2]}<extra></extra>",
-        ))
+        figure.add_trace(
+            go.Scatter(
+                x=[p.x for _, p in hits],
+                y=[p.y for _, p in hits],
+                mode="markers+text",
+                name="hits (rank)",
+                text=[str(rank) for rank, _ in hits],
+                textposition="top center",
+                marker={"size": 18, "symbol": "circle-open", "line": {"width": 2}, "color": "#d62728"},
+                customdata=[[rank, plain_label(p.document, 90), hover_text(p.text)] for rank, p in hits],
+                hovertemplate="<b>hit %{customdata[0]}</b>: %{customdata[1]}<br>%{customdata[2]}<extra></extra>",
+            )
+        )
     if embedding_map.query_xy is not None:
-        figure.add_trace(go.Scatter(
-            x=[embedding_map.query_xy[0]], y=[embedding_map.query_xy[1]], mode="markers", name="query",
-            marker={"size": 20, "symbol": "star", "color": "#111", "line": {"width": 1, "color": "#fff"}},
-            customdata=[[hover_text(query or "")]], hovertemplate="<b>query</b><br>%{customdata[0]}<extra></extra>",
-        ))
+        figure.add_trace(
+            go.Scatter(
+                x=[embedding_map.query_xy[0]],
+                y=[embedding_map.query_xy[1]],
+                mode="markers",
+                name="query",
+                marker={"size": 20, "symbol": "star", "color": "#111", "line": {"width": 1, "color": "#fff"}},
+                customdata=[[hover_text(query or "")]],
+                hovertemplate="<b>query</b><br>%{customdata[0]}<extra></extra>",
+            )
+        )
     axis_names = ("t-SNE 1", "t-SNE 2")
     if embedding_map.method == "pca":
         ratio = embedding_map.explained_variance_ratio or (0.0, 0.0)
         axis_names = (f"PC 1 ({ratio[0]:.0%} of variance)", f"PC 2 ({ratio[1]:.0%} of variance)")
     figure.update_layout(
-        height=560, margin={"l": 10, "r": 10, "t": 10, "b": 10}, xaxis_title=axis_names[0],
-        yaxis_title=axis_names[1], legend={"font": {"size": 10}}, hoverlabel={"align": "left"},
+        height=560,
+        margin={"l": 10, "r": 10, "t": 10, "b": 10},
+        xaxis_title=axis_names[0],
+        yaxis_title=axis_names[1],
+        legend={"font": {"size": 10}},
+        hoverlabel={"align": "left"},
     )
     return figure

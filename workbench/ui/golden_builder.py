@@ -25,8 +25,10 @@ PLAN_KEY = "synth_plan"
 def render(collection: str) -> None:
     if hidden_in_read_only("Writing and reviewing golden sets with the LLM"):
         return
-    st.markdown("Questions written by the LLM endpoint from sampled chunks. An item is kept only when the quote "
-                "that answers it is found in its document; the span found becomes its judgement.")
+    st.markdown(
+        "Questions written by the LLM endpoint from sampled chunks. An item is kept only when the quote "
+        "that answers it is found in its document; the span found becomes its judgement."
+    )
     build(collection)
     st.divider()
     review_section(collection)
@@ -38,13 +40,25 @@ def build(collection: str) -> None:
     config = session.current_config(collection)
     left, middle, right = st.columns([2, 1, 1])
     out = left.text_input("Golden set name", value=f"{collection}-synth", key="synth_out")
-    n = middle.number_input("Questions", min_value=1, max_value=config.synth.max_items, value=20, key="synth_n",
-                            help=f"at most synth.max_items ({config.synth.max_items})")
-    seed = right.number_input("Seed", min_value=0, value=1, key="synth_seed", help="the same seed samples the "
-                              "same chunks")
-    kinds = st.multiselect("Kinds", KINDS, default=list(KINDS), key="synth_kinds",
-                           help="specific and abstract questions, multi-hop (two chunks), unanswerable (on topic, "
-                                "not answered: they measure abstention)")
+    n = middle.number_input(
+        "Questions",
+        min_value=1,
+        max_value=config.synth.max_items,
+        value=20,
+        key="synth_n",
+        help=f"at most synth.max_items ({config.synth.max_items})",
+    )
+    seed = right.number_input(
+        "Seed", min_value=0, value=1, key="synth_seed", help="the same seed samples the same chunks"
+    )
+    kinds = st.multiselect(
+        "Kinds",
+        KINDS,
+        default=list(KINDS),
+        key="synth_kinds",
+        help="specific and abstract questions, multi-hop (two chunks), unanswerable (on topic, "
+        "not answered: they measure abstention)",
+    )
     if not client.available:
         st.info(md_escape(client.unavailable_reason("Writing questions")), icon=":material/info:")
         st.button("Write questions", key="synth_run", disabled=True)
@@ -54,8 +68,10 @@ def build(collection: str) -> None:
     cached = st.session_state.get(PLAN_KEY)
     if cached is None or cached[0] != wanted:
         try:
-            cached = (wanted, plan_synth(bench, collection, config, n=int(n), seed=int(seed), out=out,
-                                         kinds=kinds or KINDS))
+            cached = (
+                wanted,
+                plan_synth(bench, collection, config, n=int(n), seed=int(seed), out=out, kinds=kinds or KINDS),
+            )
         except (ConfigError, ValueError, golden_sets.GoldenSetError) as error:
             st.error(md_escape(error))
             return
@@ -80,14 +96,21 @@ def show_summary(name: str, summary: dict) -> None:
     columns[0].metric("kept", f"{summary['kept']} of {summary['planned']}")
     columns[1].metric("rejected", sum(summary["rejected"].values()))
     overlap = summary.get("mean_overlap")
-    columns[2].metric("question/quote overlap", "n/a" if overlap is None else f"{overlap:.3f}",
-                      help="mean share of a question's BM25 tokens found in its quote: high values flatter BM25")
+    columns[2].metric(
+        "question/quote overlap",
+        "n/a" if overlap is None else f"{overlap:.3f}",
+        help="mean share of a question's BM25 tokens found in its quote: high values flatter BM25",
+    )
     columns[3].metric("endpoint calls", summary["endpoint_calls"], help=f"{summary['cached_calls']} from the cache")
-    st.dataframe(pd.DataFrame([{"rejected because": reason, "items": count}
-                               for reason, count in summary["rejected"].items()]), hide_index=True)
+    st.dataframe(
+        pd.DataFrame([{"rejected because": reason, "items": count} for reason, count in summary["rejected"].items()]),
+        hide_index=True,
+    )
     if summary.get("stopped"):
-        st.error(f"The endpoint failed midway ({md_escape(summary['stopped'])}); finished questions are kept. "
-                 "Press the button again to finish without paying for them twice.")
+        st.error(
+            f"The endpoint failed midway ({md_escape(summary['stopped'])}); finished questions are kept. "
+            "Press the button again to finish without paying for them twice."
+        )
     else:
         st.success(f"Wrote {summary['kept']} questions to golden set **{md_escape(name)}**.")
 
@@ -95,8 +118,9 @@ def show_summary(name: str, summary: dict) -> None:
 def review_section(collection: str) -> None:
     bench = session.workbench()
     folder = bench.home / "golden_sets" / SYNTH_FOLDER
-    names = sorted(p.name.removesuffix(".summary.json") for p in folder.glob("*.summary.json")) \
-        if folder.is_dir() else []
+    names = (
+        sorted(p.name.removesuffix(".summary.json") for p in folder.glob("*.summary.json")) if folder.is_dir() else []
+    )
     names = [name for name in names if golden_sets.locate(name, bench.home)]
     if not names:
         st.caption("Generated sets appear here for review.")
@@ -107,17 +131,35 @@ def review_section(collection: str) -> None:
     golden = golden_sets.load(path)
     summary = read_summary(bench.home, name) or {}
     if summary.get("mean_overlap") is not None:
-        st.caption(f"{len(golden)} items; mean question/quote overlap {summary['mean_overlap']:.3f} "
-                   f"(model {md_escape(summary.get('model', '?'))}, seed {summary.get('seed')})")
-    frame = pd.DataFrame([{"id": r.id, "kind": r.kind, "question": r.question, "quote": r.quote,
-                           "documents": r.documents, "overlap": r.overlap, "decision": r.decision}
-                          for r in review.rows(golden)])
+        st.caption(
+            f"{len(golden)} items; mean question/quote overlap {summary['mean_overlap']:.3f} "
+            f"(model {md_escape(summary.get('model', '?'))}, seed {summary.get('seed')})"
+        )
+    frame = pd.DataFrame(
+        [
+            {
+                "id": r.id,
+                "kind": r.kind,
+                "question": r.question,
+                "quote": r.quote,
+                "documents": r.documents,
+                "overlap": r.overlap,
+                "decision": r.decision,
+            }
+            for r in review.rows(golden)
+        ]
+    )
     edited = st.data_editor(
-        frame, hide_index=True, width="stretch", key=f"synth_review_table_{name}",
+        frame,
+        hide_index=True,
+        width="stretch",
+        key=f"synth_review_table_{name}",
         disabled=["id", "kind", "quote", "documents", "overlap"],
-        column_config={"decision": st.column_config.SelectboxColumn("decision", options=list(review.DECISIONS),
-                                                                    required=True),
-                       "question": st.column_config.TextColumn("question", help="edit to rephrase")})
+        column_config={
+            "decision": st.column_config.SelectboxColumn("decision", options=list(review.DECISIONS), required=True),
+            "question": st.column_config.TextColumn("question", help="edit to rephrase"),
+        },
+    )
     if st.button("Save review", key="synth_review_save"):
         decisions = {row["id"]: (row["decision"], row["question"]) for row in edited.to_dict("records")}
         try:
@@ -134,8 +176,12 @@ def show_quote(bench, collection: str, golden) -> None:
     spans = {q.id: q for q in golden.queries if any(i.start is not None for i in q.relevant)}
     if not spans:
         return
-    chosen = st.selectbox("Show the quote in its document", list(spans), key="synth_review_item",
-                          format_func=lambda qid: f"{qid}: {spans[qid].query[:80]}")
+    chosen = st.selectbox(
+        "Show the quote in its document",
+        list(spans),
+        key="synth_review_item",
+        format_func=lambda qid: f"{qid}: {spans[qid].query[:80]}",
+    )
     for item in (i for i in spans[chosen].relevant if i.start is not None):
         try:
             document = bench.document(item.doc, collection)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from workbench.plural import count
 from workbench.ingestion.ingest import Progress
 from workbench.names import shown_name
+from workbench.plural import count
 from workbench.ui.text import md_escape
 
 REDRAW_S = 0.15
@@ -55,8 +55,9 @@ class IngestTracker:
             row.stage = FILE_STAGES[event.stage]
             row.note = event.message if event.stage == "failed" else row.note
             self._advance(FILE_PHASE * event.done / max(event.total, 1))
-            verb = {"hash": "Reading", "parse": "Parsing", "chunk": "Chunking", "skip": "Skipping",
-                    "failed": "Failed"}[event.stage]
+            verb = {"hash": "Reading", "parse": "Parsing", "chunk": "Chunking", "skip": "Skipping", "failed": "Failed"}[
+                event.stage
+            ]
             self.headline = f"{verb} {shown_name(event.source)} ({event.done}/{event.total})"
         elif event.stage == "embed":
             found = _EMBEDDED.search(event.source) or _EMBEDDED.search(event.message)
@@ -89,8 +90,9 @@ class IngestTracker:
         self.fraction = max(self.fraction, min(fraction, 1.0))
 
     def table(self) -> pd.DataFrame:
-        return pd.DataFrame([{"file": shown_name(r.file), "stage": r.stage, "reason": r.note}
-                             for r in self.rows.values()])
+        return pd.DataFrame(
+            [{"file": shown_name(r.file), "stage": r.stage, "reason": r.note} for r in self.rows.values()]
+        )
 
 
 class IngestProgressView:
@@ -115,5 +117,6 @@ class IngestProgressView:
         if self.tracker.estimate and not headline.startswith("Starting") and not self.tracker.finished:
             headline += f" (estimate: {self.tracker.estimate})"
         self._bar.progress(self.tracker.fraction, text=md_escape(headline))
-        self._table.dataframe(self.tracker.table(), hide_index=True, width="stretch",
-                              height=min(38 + 35 * len(self.tracker.rows), 300))
+        self._table.dataframe(
+            self.tracker.table(), hide_index=True, width="stretch", height=min(38 + 35 * len(self.tracker.rows), 300)
+        )

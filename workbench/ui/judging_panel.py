@@ -24,6 +24,7 @@ UNDO_SHORTCUT = "U"
 
 # -- the judge ----------------------------------------------------------------------------------
 
+
 def _set_judge() -> None:
     try:
         st.session_state[JUDGE_KEY] = judging.person_judge(st.session_state.get(JUDGE_INPUT_KEY, ""))
@@ -35,34 +36,53 @@ def judge_name() -> str | None:
     """The judge's name, asked once per session; None until it is given."""
     name = st.session_state.get(JUDGE_KEY)
     if name:
-        st.caption(f"Judging as **{md_escape(name)}**. Keys: **0**-**3** grade the chunk, **{UNDO_SHORTCUT}** "
-                   "undoes your last grade.")
+        st.caption(
+            f"Judging as **{md_escape(name)}**. Keys: **0**-**3** grade the chunk, **{UNDO_SHORTCUT}** "
+            "undoes your last grade."
+        )
         return name
-    st.text_input("Your name", key=JUDGE_INPUT_KEY, on_change=_set_judge,
-                  placeholder="recorded with every grade you give",
-                  help="Each grade is stored with its judge, so several people (and an LLM) can judge one pool.")
+    st.text_input(
+        "Your name",
+        key=JUDGE_INPUT_KEY,
+        on_change=_set_judge,
+        placeholder="recorded with every grade you give",
+        help="Each grade is stored with its judge, so several people (and an LLM) can judge one pool.",
+    )
     st.button("Start judging", key="judging_start", on_click=_set_judge, type="primary")
     return None
 
 
 # -- building a pool ------------------------------------------------------------------------------
 
+
 def render_pool_builder(collection: str) -> None:
     """A query set (saved, or typed here) pooled over presets and built-in configurations."""
     bench = session.workbench()
     with st.expander("New pool", expanded=not pools.list_pools(bench.catalog)):
         saved = query_sets.available(bench.home)
-        typed = st.text_area("Questions, one per line", key="judging_new_questions", height=120,
-                             help="Or pick a saved query set below (python -m workbench golden queries FILE, "
-                                  "or golden from-log).")
-        picked = st.selectbox("…or a saved query set", saved, index=None, key="judging_new_query_set",
-                              placeholder=f"{len(saved)} saved" if saved else "none saved yet")
+        typed = st.text_area(
+            "Questions, one per line",
+            key="judging_new_questions",
+            height=120,
+            help="Or pick a saved query set below (python -m workbench golden queries FILE, or golden from-log).",
+        )
+        picked = st.selectbox(
+            "…or a saved query set",
+            saved,
+            index=None,
+            key="judging_new_query_set",
+            placeholder=f"{len(saved)} saved" if saved else "none saved yet",
+        )
         presets = [name for name, _, _ in session.preset_list()]
         built_in = [name for name, _ in pools.BUILT_IN_CONFIGS]
-        chosen = st.multiselect("Configurations pooled", presets + built_in, default=built_in[:4],
-                                key="judging_new_configs",
-                                help="Presets, and built-in configurations spanning the modes, fusion methods and "
-                                     "MMR. More configurations find more of what is relevant.")
+        chosen = st.multiselect(
+            "Configurations pooled",
+            presets + built_in,
+            default=built_in[:4],
+            key="judging_new_configs",
+            help="Presets, and built-in configurations spanning the modes, fusion methods and "
+            "MMR. More configurations find more of what is relevant.",
+        )
         left, middle, right = st.columns(3)
         depth = left.number_input("Depth (top k each)", 1, 100, 5, key="judging_new_depth")
         seed = middle.number_input("Seed", 0, 1_000_000, 0, key="judging_new_seed")
@@ -77,10 +97,23 @@ def render_pool_builder(collection: str) -> None:
                         query_sets.save(questions, bench.home)
                 configs = _configs(bench, collection, chosen, built_in)
                 with st.spinner(f"Pooling {len(questions)} queries over {len(configs)} configurations…"):
-                    items = pools.build_pool(lambda text, config: bench.query(text, collection, config), questions,
-                                             configs, int(depth), int(seed))
-                    row = pools.save(bench.catalog, name or questions.name, collection, questions, configs,
-                                     int(depth), int(seed), items)
+                    items = pools.build_pool(
+                        lambda text, config: bench.query(text, collection, config),
+                        questions,
+                        configs,
+                        int(depth),
+                        int(seed),
+                    )
+                    row = pools.save(
+                        bench.catalog,
+                        name or questions.name,
+                        collection,
+                        questions,
+                        configs,
+                        int(depth),
+                        int(seed),
+                        items,
+                    )
             except ValueError as error:
                 st.error(md_escape(str(error)))
                 return
@@ -106,11 +139,15 @@ def _configs(bench, collection: str, chosen: list[str], built_in: list[str]) -> 
 
 # -- judging --------------------------------------------------------------------------------------
 
+
 def pick_pool() -> str | None:
     found = pools.list_pools(session.workbench().catalog)
     if not found:
-        st.info("No pool yet. Build one above from a few questions: the page then shows each query's pooled "
-                "chunks one at a time.", icon=":material/info:")
+        st.info(
+            "No pool yet. Build one above from a few questions: the page then shows each query's pooled "
+            "chunks one at a time.",
+            icon=":material/info:",
+        )
         return None
     names = [row.name for row, _, _ in found]
     if st.session_state.get(POOL_KEY) not in names:
@@ -147,12 +184,21 @@ def render_judging(pool: str, judge: str) -> list[PoolItem]:
     row, items = judging.load_pool(catalog, pool)
     mine = judging.judgements(catalog, pool, judge)
     done = judging.progress(items, mine)
-    st.progress(done.fraction, text=f"{done.judged} of {done.total} chunks judged · "
-                                    f"{done.queries_done} of {done.queries} queries complete")
+    st.progress(
+        done.fraction,
+        text=f"{done.judged} of {done.total} chunks judged · {done.queries_done} of {done.queries} queries complete",
+    )
     item = judging.next_unjudged(items, mine)
     undo_column, _ = st.columns([1, 5])
-    undo_column.button("Undo", key="judging_undo", shortcut=UNDO_SHORTCUT, on_click=_undo, args=(pool, judge),
-                       disabled=not mine, help="Take back your last grade in this pool")
+    undo_column.button(
+        "Undo",
+        key="judging_undo",
+        shortcut=UNDO_SHORTCUT,
+        on_click=_undo,
+        args=(pool, judge),
+        disabled=not mine,
+        help="Take back your last grade in this pool",
+    )
     if item is None:
         st.success(f"Every chunk of pool {md_escape(pool)} is judged. Export it as a golden set below.")
         return items
@@ -165,10 +211,16 @@ def render_judging(pool: str, judge: str) -> list[PoolItem]:
     text = _document_text(str(session.home_path()), row.collection, item.document, item.start, item.end)
     with st.container(border=True, height=260, key="judging_chunk"):
         st.text(text if text is not None else f"(document {item.document} is no longer in {row.collection})")
-    for grade, column in zip(GRADES, st.columns(len(GRADES))):
-        column.button(f"{grade} · {GRADE_MEANINGS[grade].split(':')[0]}", key=f"judging_grade_{grade}",
-                      shortcut=str(grade), on_click=_grade, args=(pool, item, grade, judge),
-                      help=GRADE_MEANINGS[grade], use_container_width=True)
+    for grade, column in zip(GRADES, st.columns(len(GRADES)), strict=True):
+        column.button(
+            f"{grade} · {GRADE_MEANINGS[grade].split(':')[0]}",
+            key=f"judging_grade_{grade}",
+            shortcut=str(grade),
+            on_click=_grade,
+            args=(pool, item, grade, judge),
+            help=GRADE_MEANINGS[grade],
+            use_container_width=True,
+        )
     return items
 
 
@@ -177,8 +229,9 @@ def render_export(pool: str, judge: str, items: list[PoolItem]) -> None:
     bench = session.workbench()
     mine = judging.judgements(bench.catalog, pool, judge)
     left, right = st.columns([3, 1])
-    name = left.text_input("Golden set name", value=f"{pool}-{judge}".replace(" ", "-").lower(),
-                           key="judging_export_name")
+    name = left.text_input(
+        "Golden set name", value=f"{pool}-{judge}".replace(" ", "-").lower(), key="judging_export_name"
+    )
     if right.button("Export as golden set", key="judging_export", disabled=not mine):
         try:
             golden = judging.to_golden_set(name, items, mine)
@@ -189,11 +242,14 @@ def render_export(pool: str, judge: str, items: list[PoolItem]) -> None:
         except ValueError as error:
             st.error(md_escape(str(error)))
             return
-        st.success(f"Golden set {md_escape(name)}: {len(golden)} queries, {len(mine)} judged chunks → "
-                   f"{md_escape(str(path))}. Evaluate it on the Evaluation page (level span).")
+        st.success(
+            f"Golden set {md_escape(name)}: {len(golden)} queries, {len(mine)} judged chunks → "
+            f"{md_escape(str(path))}. Evaluate it on the Evaluation page (level span)."
+        )
 
 
 # -- agreement ------------------------------------------------------------------------------------
+
 
 def render_agreement(collection: str) -> None:
     """Two golden sets: kappa and the confusion table, and (on request) Kendall tau over configurations."""
@@ -210,6 +266,7 @@ def render_agreement(collection: str) -> None:
         return
     set_a, set_b = golden_sets.find(a, bench.home), golden_sets.find(b, bench.home)
     if rank:
+
         def resolve(preset, overrides):
             return bench.config_for(collection, preset, overrides)
 
@@ -218,16 +275,27 @@ def render_agreement(collection: str) -> None:
     else:
         report = agree.grade_agreement(set_a, set_b)
     kappa = "undefined" if report.kappa_linear is None else f"{report.kappa_linear:.3f}"
-    st.metric("Weighted kappa (linear)", kappa, help="1 = the same grades, 0 = chance agreement",
-              border=True)
+    st.metric("Weighted kappa (linear)", kappa, help="1 = the same grades, 0 = chance agreement", border=True)
     st.caption(f"{report.pairs} (query, chunk) pairs judged by both · {report.kappa_words}")
-    st.dataframe({f"B={j}": [row[j] for row in report.table] for j in range(len(report.table))},
-                 hide_index=False, key="judging_confusion")
+    st.dataframe(
+        {f"B={j}": [row[j] for row in report.table] for j in range(len(report.table))},
+        hide_index=False,
+        key="judging_confusion",
+    )
     if report.scores:
         tau = "undefined" if report.tau is None else f"{report.tau:.3f}"
         st.metric(f"Kendall tau over {len(report.scores)} configurations", tau, border=True)
-        st.dataframe([{"configuration": s.name, f"{report.metric} under A": round(s.under_a, 4),
-                       f"{report.metric} under B": round(s.under_b, 4)} for s in report.scores],
-                     hide_index=True, key="judging_agree_scores")
+        st.dataframe(
+            [
+                {
+                    "configuration": s.name,
+                    f"{report.metric} under A": round(s.under_a, 4),
+                    f"{report.metric} under B": round(s.under_b, 4),
+                }
+                for s in report.scores
+            ],
+            hide_index=True,
+            key="judging_agree_scores",
+        )
     for note in report.notes:
         st.caption(md_escape(note))

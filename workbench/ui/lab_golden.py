@@ -96,22 +96,25 @@ def preferred_set(collection: str) -> str:
     return st.session_state.get(MARK_SET_KEY) or collection
 
 
-def render_summary(lookup: GoldenLookup, snapshot, traces: dict[str, Trace],
-                   relevant: dict[str, dict[int, int]]) -> None:
+def render_summary(
+    lookup: GoldenLookup, snapshot, traces: dict[str, Trace], relevant: dict[str, dict[int, int]]
+) -> None:
     """Which golden query this is, how many chunks it judges relevant, and how many each side found."""
     for problem in lookup.problems:
         st.warning(f"A golden set could not be read: {md_escape(problem)}")
     if lookup.match is None:
         return
     in_collection = relevant_chunks(lookup.match.query, snapshot)
-    in_final = {side: sum(1 for cid in trace.final.chunk_ids() if cid in relevant[side])
-                for side, trace in traces.items()}
+    in_final = {
+        side: sum(1 for cid in trace.final.chunk_ids() if cid in relevant[side]) for side, trace in traces.items()
+    }
     found = ", ".join(f"{side.upper()} has {count} in its final list" for side, count in in_final.items())
     st.success(
         f"This is query {md_escape(lookup.match.query.id)} of golden set {md_escape(lookup.match.set_name)}: "
         f"{len(in_collection)} relevant chunks in this collection; {found}. Relevant chunks are marked ✓ in "
         "every list, highlighted in the final lists, the diff and the context, and starred in the rank flow.",
-        icon=":material/verified:")
+        icon=":material/verified:",
+    )
 
 
 def chosen_set_name() -> str | None:
@@ -131,8 +134,9 @@ def mark_hit(chunk, query_text: str, lookup: GoldenLookup, mark: bool) -> None:
     try:
         require_writable(session.workbench(), "Changing a golden set")
         path = golden.path_for(name, session.home_path())
-        item = judgement_for_hit(chunk, st.session_state.get(MARK_LEVEL_KEY, SPAN_LEVEL),
-                                 int(st.session_state.get(MARK_GRADE_KEY, 1)))
+        item = judgement_for_hit(
+            chunk, st.session_state.get(MARK_LEVEL_KEY, SPAN_LEVEL), int(st.session_state.get(MARK_GRADE_KEY, 1))
+        )
         query_key = golden_query_key(name, lookup, query_text)
         if mark:
             recorded = golden.mark_relevant(path, query_key, item)
@@ -156,32 +160,63 @@ def render_marking(chunk, query_text: str, lookup: GoldenLookup) -> None:
     if chunk is None:
         return
     with st.container(border=True):
-        st.markdown("**Mark this hit relevant** to the query, in a golden set (JSONL in the home's "
-                    "`golden_sets/`, or where an existing set lives)")
+        st.markdown(
+            "**Mark this hit relevant** to the query, in a golden set (JSONL in the home's "
+            "`golden_sets/`, or where an existing set lives)"
+        )
         names = golden.available(session.home_path())
         options = names + [NEW_SET]
         session.forget_stale_choice(MARK_SET_KEY, options)
         preferred = lookup.match.set_name if lookup.match else None
         left, middle, right = st.columns([2, 2, 1])
-        chosen = left.selectbox("Golden set", options, key=MARK_SET_KEY,
-                                index=options.index(preferred) if preferred in options else len(options) - 1,
-                                help="Its judgements are the ones highlighted while it holds the query.")
+        chosen = left.selectbox(
+            "Golden set",
+            options,
+            key=MARK_SET_KEY,
+            index=options.index(preferred) if preferred in options else len(options) - 1,
+            help="Its judgements are the ones highlighted while it holds the query.",
+        )
         if chosen == NEW_SET:
-            left.text_input("New set name", key=MARK_NEW_NAME_KEY, placeholder="letters, digits, - or _",
-                            help="Creates <home>/golden_sets/<name>.jsonl on the first mark.")
-        middle.radio("Judge", MARK_LEVELS, key=MARK_LEVEL_KEY, index=MARK_LEVELS.index(SPAN_LEVEL),
-                     horizontal=True, format_func=lambda level: {
-                         DOCUMENT_LEVEL: "the whole document", SPAN_LEVEL: "this chunk's span"}[level],
-                     help="A span records the chunk's character range in its document, so it survives "
-                          "re-chunking; the whole document makes every chunk of it relevant.")
-        right.number_input("Grade", *GRADE_RANGE, value=1, step=1, key=MARK_GRADE_KEY,
-                           help="Graded relevance: the gain nDCG gives this judgement.")
+            left.text_input(
+                "New set name",
+                key=MARK_NEW_NAME_KEY,
+                placeholder="letters, digits, - or _",
+                help="Creates <home>/golden_sets/<name>.jsonl on the first mark.",
+            )
+        middle.radio(
+            "Judge",
+            MARK_LEVELS,
+            key=MARK_LEVEL_KEY,
+            index=MARK_LEVELS.index(SPAN_LEVEL),
+            horizontal=True,
+            format_func=lambda level: {DOCUMENT_LEVEL: "the whole document", SPAN_LEVEL: "this chunk's span"}[level],
+            help="A span records the chunk's character range in its document, so it survives "
+            "re-chunking; the whole document makes every chunk of it relevant.",
+        )
+        right.number_input(
+            "Grade",
+            *GRADE_RANGE,
+            value=1,
+            step=1,
+            key=MARK_GRADE_KEY,
+            help="Graded relevance: the gain nDCG gives this judgement.",
+        )
         buttons = st.columns([1, 1, 3])
-        buttons[0].button("Mark relevant", key="lab_mark", icon=":material/check:", on_click=mark_hit,
-                          args=(chunk, query_text, lookup, True))
-        buttons[1].button("Unmark", key="lab_unmark", icon=":material/close:", on_click=mark_hit,
-                          args=(chunk, query_text, lookup, False),
-                          help="Removes the judgement of the chosen kind (document or span) for this hit.")
+        buttons[0].button(
+            "Mark relevant",
+            key="lab_mark",
+            icon=":material/check:",
+            on_click=mark_hit,
+            args=(chunk, query_text, lookup, True),
+        )
+        buttons[1].button(
+            "Unmark",
+            key="lab_unmark",
+            icon=":material/close:",
+            on_click=mark_hit,
+            args=(chunk, query_text, lookup, False),
+            help="Removes the judgement of the chosen kind (document or span) for this hit.",
+        )
         name = chosen_set_name()
         if lookup.match is not None and name == lookup.match.set_name:
             recorded = judgements_of_document(lookup.match.query, chunk)

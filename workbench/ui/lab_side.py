@@ -20,9 +20,9 @@ from workbench.analysis.tables import chunk_label, diff_rows, stage_rows, timing
 from workbench.analysis.verdict import evidence_rows, verdict_view
 from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
 from workbench.models.catalogue import RERANK
+from workbench.plural import count
 from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import Trace
-from workbench.plural import count
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.data_tables import show_table
 from workbench.ui.model_choice import model_picker, picker_state
@@ -50,7 +50,7 @@ def write_widget_state(side: str, values: dict[str, object]) -> None:
     for name, value in values.items():
         if name == "fusion.weights":
             weights = list(value) + [0.0, 0.0]
-            for weight_key, weight in zip(WEIGHT_KEYS, weights):
+            for weight_key, weight in zip(WEIGHT_KEYS, weights, strict=True):
                 st.session_state[side_key(side, weight_key)] = config_inputs.clamped("fusion.weights", weight)
         elif name == "rerank.model":
             st.session_state.update(picker_state(side_key(side, name), str(value), RERANK))
@@ -84,57 +84,88 @@ def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
 
     values: dict[str, object] = {}
     left, right = st.columns(2)
-    values["retrieval.mode"] = config_inputs.selectbox(left, "Retrieval mode", "retrieval.mode",
-                                                       **state("retrieval.mode"))
-    values["retrieval.top_k"] = config_inputs.number_input(right, "Top k", "retrieval.top_k", step=1,
-                                                           **state("retrieval.top_k"))
-    values["retrieval.candidates"] = config_inputs.number_input(left, "Candidates per route", "retrieval.candidates",
-                                                                step=10, **state("retrieval.candidates"))
+    values["retrieval.mode"] = config_inputs.selectbox(
+        left, "Retrieval mode", "retrieval.mode", **state("retrieval.mode")
+    )
+    values["retrieval.top_k"] = config_inputs.number_input(
+        right, "Top k", "retrieval.top_k", step=1, **state("retrieval.top_k")
+    )
+    values["retrieval.candidates"] = config_inputs.number_input(
+        left, "Candidates per route", "retrieval.candidates", step=10, **state("retrieval.candidates")
+    )
     hybrid = values["retrieval.mode"] == "hybrid"
-    values["fusion.method"] = config_inputs.selectbox(right, "Fusion", "fusion.method", disabled=not hybrid,
-                                                      **state("fusion.method"))
+    values["fusion.method"] = config_inputs.selectbox(
+        right, "Fusion", "fusion.method", disabled=not hybrid, **state("fusion.method")
+    )
     rrf = values["fusion.method"] == "rrf"
-    values["fusion.k"] = config_inputs.number_input(left, "RRF k", "fusion.k", step=10,
-                                                    disabled=not (hybrid and rrf), **state("fusion.k"))
-    values["fusion.normalization"] = config_inputs.selectbox(right, "Normalisation", "fusion.normalization",
-                                                             disabled=not hybrid or rrf,
-                                                             **state("fusion.normalization"))
+    values["fusion.k"] = config_inputs.number_input(
+        left, "RRF k", "fusion.k", step=10, disabled=not (hybrid and rrf), **state("fusion.k")
+    )
+    values["fusion.normalization"] = config_inputs.selectbox(
+        right, "Normalisation", "fusion.normalization", disabled=not hybrid or rrf, **state("fusion.normalization")
+    )
     weighted = {"step": 0.1, "disabled": not hybrid or rrf}
-    dense_weight = config_inputs.number_input(left, "Dense weight", "fusion.weights", **weighted,
-                                              **state(WEIGHT_KEYS[0]))
-    bm25_weight = config_inputs.number_input(right, "BM25 weight", "fusion.weights", **weighted,
-                                             **state(WEIGHT_KEYS[1]))
+    dense_weight = config_inputs.number_input(
+        left, "Dense weight", "fusion.weights", **weighted, **state(WEIGHT_KEYS[0])
+    )
+    bm25_weight = config_inputs.number_input(
+        right, "BM25 weight", "fusion.weights", **weighted, **state(WEIGHT_KEYS[1])
+    )
     values["fusion.weights"] = (float(dense_weight), float(bm25_weight))
     values["mmr.enabled"] = left.toggle("MMR", help=KEY_DOCS["mmr.enabled"], **state("mmr.enabled"))
     mmr_off = not values["mmr.enabled"]
-    values["mmr.lambda"] = config_inputs.slider(right, "MMR λ", "mmr.lambda", step=0.05, disabled=mmr_off,
-                                                **state("mmr.lambda"))
-    values["mmr.pool"] = config_inputs.number_input(left, "MMR pool", "mmr.pool", step=10, disabled=mmr_off,
-                                                    **state("mmr.pool"))
+    values["mmr.lambda"] = config_inputs.slider(
+        right, "MMR λ", "mmr.lambda", step=0.05, disabled=mmr_off, **state("mmr.lambda")
+    )
+    values["mmr.pool"] = config_inputs.number_input(
+        left, "MMR pool", "mmr.pool", step=10, disabled=mmr_off, **state("mmr.pool")
+    )
     no_dense = values["retrieval.mode"] == "bm25"
-    values["dense.ef_search"] = config_inputs.number_input(right, "HNSW ef_search", "dense.ef_search", step=16,
-                                                           disabled=no_dense, **state("dense.ef_search"))
-    values["dense.exact"] = left.toggle("Exact dense search", disabled=no_dense, help=KEY_DOCS["dense.exact"],
-                                        **state("dense.exact"))
-    values["retrieval.language_guard"] = config_inputs.selectbox(right, "Language guard", "retrieval.language_guard",
-                                                                 disabled=not hybrid,
-                                                                 **state("retrieval.language_guard"))
+    values["dense.ef_search"] = config_inputs.number_input(
+        right, "HNSW ef_search", "dense.ef_search", step=16, disabled=no_dense, **state("dense.ef_search")
+    )
+    values["dense.exact"] = left.toggle(
+        "Exact dense search", disabled=no_dense, help=KEY_DOCS["dense.exact"], **state("dense.exact")
+    )
+    values["retrieval.language_guard"] = config_inputs.selectbox(
+        right, "Language guard", "retrieval.language_guard", disabled=not hybrid, **state("retrieval.language_guard")
+    )
     values.update(llm_panels.query_controls(state))
-    values["rerank.method"] = "llm" if llm_panels.llm_option(
-        st.toggle, "LLM rerank (0-10 per candidate)", help=KEY_DOCS["rerank.method"],
-        **state("rerank.method.llm")) else "cross_encoder"
+    values["rerank.method"] = (
+        "llm"
+        if llm_panels.llm_option(
+            st.toggle, "LLM rerank (0-10 per candidate)", help=KEY_DOCS["rerank.method"], **state("rerank.method.llm")
+        )
+        else "cross_encoder"
+    )
     llm_rerank = values["rerank.method"] == "llm"
     values["rerank.model"] = model_picker(
-        "Rerank model", RERANK, side_key(side, "rerank.model"), str(base.rerank.model), allow_none=True,
-        none_label="none (no rerank)", persist_state=PERSIST, disabled=llm_rerank,
+        "Rerank model",
+        RERANK,
+        side_key(side, "rerank.model"),
+        str(base.rerank.model),
+        allow_none=True,
+        none_label="none (no rerank)",
+        persist_state=PERSIST,
+        disabled=llm_rerank,
         help=f"{KEY_DOCS['rerank.model']}. A model that is not downloaded gets a Download button right here; "
-             "until it is downloaded the rerank stage falls back to the previous order and says so.")
-    values["rerank.top_m"] = config_inputs.number_input(st, "Rerank top m", "rerank.top_m", step=5,
-                                                        disabled=not (values["rerank.model"] or llm_rerank),
-                                                        **state("rerank.top_m"))
-    st.button("Reset to the preset", key=side_key(side, "reset"), on_click=write_widget_state,
-              args=(side, starting_values(side, base)),
-              help="Side A starts as the sidebar preset; side B as the preset with MMR switched the other way.")
+        "until it is downloaded the rerank stage falls back to the previous order and says so.",
+    )
+    values["rerank.top_m"] = config_inputs.number_input(
+        st,
+        "Rerank top m",
+        "rerank.top_m",
+        step=5,
+        disabled=not (values["rerank.model"] or llm_rerank),
+        **state("rerank.top_m"),
+    )
+    st.button(
+        "Reset to the preset",
+        key=side_key(side, "reset"),
+        on_click=write_widget_state,
+        args=(side, starting_values(side, base)),
+        help="Side A starts as the sidebar preset; side B as the preset with MMR switched the other way.",
+    )
     return values
 
 
@@ -162,25 +193,32 @@ def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict
     # the answer first: the final list sits right under the verdict, every stage below it
     st.markdown(f"**Final · {len(trace.final)}**")
     if trace.stages:
-        show_table(stage_rows(trace, trace.stages[-1].stage, relevant), "the final stage returned nothing",
-                   highlight=True)
+        show_table(
+            stage_rows(trace, trace.stages[-1].stage, relevant), "the final stage returned nothing", highlight=True
+        )
     if trace.notes:
         st.info("  \n".join(f"• {md_escape(note)}" for note in trace.notes), icon=":material/info:")
     llm_panels.query_stage_view(trace, key=f"query_stage_{side}")
     st.caption("Every stage")
     tabs = st.tabs([f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages])
-    for tab, stage in zip(tabs, trace.stages):
+    for tab, stage in zip(tabs, trace.stages, strict=True):
         with tab:
-            show_table(stage_rows(trace, stage.stage, relevant), f"the {stage.stage} stage returned nothing",
-                       highlight=stage.stage == FINAL)
+            show_table(
+                stage_rows(trace, stage.stage, relevant),
+                f"the {stage.stage} stage returned nothing",
+                highlight=stage.stage == FINAL,
+            )
             llm_panels.calls_view(stage.llm_calls, key=f"llm_calls_{side}_{stage.stage}")
     st.caption("Timings")
     show_table(timing_rows(trace), "no stages ran", height="auto")
     flow = rank_flow(trace)
     if flow.paths:
         labels = {cid: chunk_label(trace.chunks.get(cid), cid) for cid in (p.chunk_id for p in flow.paths)}
-        st.plotly_chart(rank_flow_figure(flow, relevant=set(relevant), labels=labels), key=f"rank_flow_{side}",
-                        config={"displayModeBar": False})
+        st.plotly_chart(
+            rank_flow_figure(flow, relevant=set(relevant), labels=labels),
+            key=f"rank_flow_{side}",
+            config={"displayModeBar": False},
+        )
     else:
         st.caption("Nothing to chart: no stage returned a hit.")
 
@@ -194,9 +232,11 @@ def render_verdict(side: str, trace: Trace) -> None:
     getattr(st, view.kind)(f"**{view.headline}** ({md_escape(view.reason)})", icon=":material/fact_check:")
     with st.expander("Confidence evidence"):
         show_table(evidence_rows(confidence), "no evidence", height="auto")
-        st.caption("Each signal says no_answer below its first threshold and relevant from its second; the verdict "
-                   "is the mean of the signals counted. Fit the thresholds to this collection with "
-                   "python -m workbench calibrate.")
+        st.caption(
+            "Each signal says no_answer below its first threshold and relevant from its second; the verdict "
+            "is the mean of the signals counted. Fit the thresholds to this collection with "
+            "python -m workbench calibrate."
+        )
 
 
 def render_diff(traces: dict[str, Trace], relevant: dict[int, int]) -> None:
@@ -206,7 +246,9 @@ def render_diff(traces: dict[str, Trace], relevant: dict[int, int]) -> None:
     if diff.identical:
         st.caption("A and B return the same final list in the same order.")
     else:
-        st.caption(f"{count(diff.overlap, 'chunk')} in both ({len(diff.moved)} moved), {len(diff.entered)} entered B, "
-                   f"{len(diff.left)} left A. ▲ n: B ranks it n places higher than A; — : not in that list.")
+        st.caption(
+            f"{count(diff.overlap, 'chunk')} in both ({len(diff.moved)} moved), {len(diff.entered)} entered B, "
+            f"{len(diff.left)} left A. ▲ n: B ranks it n places higher than A; — : not in that list."
+        )
     views = {**traces["a"].chunks, **traces["b"].chunks}
     show_table(diff_rows(diff, views, relevant), "Both final lists are empty.", highlight=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -45,14 +45,21 @@ def query_controls(state: Callable[[str], dict]) -> dict[str, object]:
     usable = usable_enhance_methods()
     values: dict[str, object] = {}
     left, right = st.columns(2)
-    values["query.enhance"] = left.selectbox("Query enhancement", usable, help=KEY_DOCS["query.enhance"],
-                                             **state("query.enhance"))
+    values["query.enhance"] = left.selectbox(
+        "Query enhancement", usable, help=KEY_DOCS["query.enhance"], **state("query.enhance")
+    )
     method = values["query.enhance"]
-    values["query.variants"] = config_inputs.number_input(right, "Generated queries", "query.variants", step=1,
-                                                          disabled=method not in ("multi", "decompose"),
-                                                          **state("query.variants"))
-    values["query.keywords"] = config_inputs.number_input(right, "Keywords kept", "query.keywords", step=1,
-                                                          disabled=method != "keywords", **state("query.keywords"))
+    values["query.variants"] = config_inputs.number_input(
+        right,
+        "Generated queries",
+        "query.variants",
+        step=1,
+        disabled=method not in ("multi", "decompose"),
+        **state("query.variants"),
+    )
+    values["query.keywords"] = config_inputs.number_input(
+        right, "Keywords kept", "query.keywords", step=1, disabled=method != "keywords", **state("query.keywords")
+    )
     disabled = [m for m in key_limits("query.enhance").choices if m not in usable]
     if disabled:
         left.caption(f"Disabled: {', '.join(disabled)} need an LLM endpoint, which is {md_escape(llm_problem())}")
@@ -64,9 +71,11 @@ def query_stage_view(trace, key: str) -> None:
     enhanced = trace.enhancement
     if enhanced is None:
         return
-    with st.expander(f"Query stage ({enhanced.method}, {enhanced.elapsed_ms:.0f} ms): "
-                     f"{len(enhanced.variants)} text{'s' if len(enhanced.variants) != 1 else ''} searched",
-                     expanded=True):
+    with st.expander(
+        f"Query stage ({enhanced.method}, {enhanced.elapsed_ms:.0f} ms): "
+        f"{len(enhanced.variants)} text{'s' if len(enhanced.variants) != 1 else ''} searched",
+        expanded=True,
+    ):
         st.dataframe(pd.DataFrame(variant_rows(trace)), hide_index=True, width="stretch", key=f"{key}_variants")
         calls_view(enhanced.calls, key=f"{key}_calls")
 
@@ -79,18 +88,29 @@ def answers_frame(per_query) -> pd.DataFrame | None:
         if answer is None:
             continue
         cost = answer.get("cost", {})
-        rows.append({
-            "query id": result.query_id,
-            "answer": answer.get("answer", "") or "; ".join(answer.get("notes", [])),
-            **{name: answer.get("metrics", {}).get(name) for name in
-               ("faithfulness", "answer_relevance", "context_precision", "citations_valid", "quotes_supported")},
-            "claims supported": f"{sum(1 for c in answer.get('claims', []) if c.get('supported'))}"
-                                f"/{len(answer.get('claims', []))}",
-            "calls": cost.get("calls"), "to endpoint": cost.get("endpoint_calls"),
-            "tokens": (cost.get("prompt_tokens") or 0) + (cost.get("completion_tokens") or 0),
-            "ms": cost.get("elapsed_ms"),
-            "notes": "; ".join(answer.get("notes", [])),
-        })
+        rows.append(
+            {
+                "query id": result.query_id,
+                "answer": answer.get("answer", "") or "; ".join(answer.get("notes", [])),
+                **{
+                    name: answer.get("metrics", {}).get(name)
+                    for name in (
+                        "faithfulness",
+                        "answer_relevance",
+                        "context_precision",
+                        "citations_valid",
+                        "quotes_supported",
+                    )
+                },
+                "claims supported": f"{sum(1 for c in answer.get('claims', []) if c.get('supported'))}"
+                f"/{len(answer.get('claims', []))}",
+                "calls": cost.get("calls"),
+                "to endpoint": cost.get("endpoint_calls"),
+                "tokens": (cost.get("prompt_tokens") or 0) + (cost.get("completion_tokens") or 0),
+                "ms": cost.get("elapsed_ms"),
+                "notes": "; ".join(answer.get("notes", [])),
+            }
+        )
     return pd.DataFrame(rows) if rows else None
 
 
@@ -98,9 +118,15 @@ def enrichment_panel(metadata, mode: str) -> None:
     """A stored chunk's LLM title, summary and tags (``chunking.enrich``), or why it has none."""
     enrichment, error = stored_enrichment(metadata)
     if enrichment is not None:
-        lines = [f"**{label}:** {md_escape(value)}" for label, value in (
-            ("Title", enrichment.title), ("Summary", enrichment.summary), ("Tags", ", ".join(enrichment.tags)))
-            if value]
+        lines = [
+            f"**{label}:** {md_escape(value)}"
+            for label, value in (
+                ("Title", enrichment.title),
+                ("Summary", enrichment.summary),
+                ("Tags", ", ".join(enrichment.tags)),
+            )
+            if value
+        ]
         st.markdown("LLM enrichment  \n" + "  \n".join(lines))
     elif error:
         st.warning(f"The LLM enrichment of this chunk failed: {md_escape(error)}", icon=":material/warning:")
@@ -110,25 +136,32 @@ def enrichment_panel(metadata, mode: str) -> None:
 
 def calls_table(calls: Sequence[LlmCall]) -> pd.DataFrame:
     """One row per call: purpose, what it is about, reply, tokens, milliseconds, cached."""
-    return pd.DataFrame([{
-        "call": call.purpose,
-        "about": call.label,
-        "reply": call.text if call.ok else f"failed: {call.error}",
-        "prompt tokens": call.prompt_tokens,
-        "completion tokens": call.completion_tokens,
-        "ms": round(call.elapsed_ms, 1),
-        "cached": "yes" if call.cached else "",
-        "generated in ms": round(call.generated_ms, 1),
-    } for call in calls])
+    return pd.DataFrame(
+        [
+            {
+                "call": call.purpose,
+                "about": call.label,
+                "reply": call.text if call.ok else f"failed: {call.error}",
+                "prompt tokens": call.prompt_tokens,
+                "completion tokens": call.completion_tokens,
+                "ms": round(call.elapsed_ms, 1),
+                "cached": "yes" if call.cached else "",
+                "generated in ms": round(call.generated_ms, 1),
+            }
+            for call in calls
+        ]
+    )
 
 
 def calls_caption(calls: Sequence[LlmCall]) -> str:
     """``3 LLM calls (1 from the endpoint, 2 cached), 412+9 tokens, 655 ms``."""
     totals = summarize_calls(calls)
     failed = f", {totals['failed']} failed" if totals["failed"] else ""
-    return (f"{totals['calls']} LLM call{'s' if totals['calls'] != 1 else ''} ({totals['endpoint_calls']} to the "
-            f"endpoint, {totals['cached']} cached{failed}), {totals['prompt_tokens']}+{totals['completion_tokens']} "
-            f"tokens, {totals['elapsed_ms']:.0f} ms")
+    return (
+        f"{totals['calls']} LLM call{'s' if totals['calls'] != 1 else ''} ({totals['endpoint_calls']} to the "
+        f"endpoint, {totals['cached']} cached{failed}), {totals['prompt_tokens']}+{totals['completion_tokens']} "
+        f"tokens, {totals['elapsed_ms']:.0f} ms"
+    )
 
 
 def calls_view(calls: Sequence[LlmCall], key: str) -> None:
@@ -151,12 +184,27 @@ def enrichment_controls(prefix: str, initial) -> tuple[str, bool]:
     modes = key_limits("chunking.enrich").choices
     if problem:
         # disabled, and its help says why (a caption here would crowd both Chunking lab columns)
-        st.selectbox("LLM enrichment (title, summary, tags)", modes, index=modes.index(initial.enrich),
-                     disabled=True, key=f"{prefix}.enrich", help=f"Needs an LLM endpoint, which is {problem}")
+        st.selectbox(
+            "LLM enrichment (title, summary, tags)",
+            modes,
+            index=modes.index(initial.enrich),
+            disabled=True,
+            key=f"{prefix}.enrich",
+            help=f"Needs an LLM endpoint, which is {problem}",
+        )
         return initial.enrich, initial.enrich_index
-    enrich = st.selectbox("LLM enrichment (title, summary, tags)", modes, index=modes.index(initial.enrich),
-                          key=f"{prefix}.enrich", help=KEY_DOCS["chunking.enrich"])
-    enrich_index = st.checkbox("Index the enrichment with the chunk", value=initial.enrich_index,
-                               disabled=enrich == "none", key=f"{prefix}.enrich_index",
-                               help=KEY_DOCS["chunking.enrich_index"])
+    enrich = st.selectbox(
+        "LLM enrichment (title, summary, tags)",
+        modes,
+        index=modes.index(initial.enrich),
+        key=f"{prefix}.enrich",
+        help=KEY_DOCS["chunking.enrich"],
+    )
+    enrich_index = st.checkbox(
+        "Index the enrichment with the chunk",
+        value=initial.enrich_index,
+        disabled=enrich == "none",
+        key=f"{prefix}.enrich_index",
+        help=KEY_DOCS["chunking.enrich_index"],
+    )
     return enrich, bool(enrich_index)

@@ -45,8 +45,18 @@ def picker_state(key: str, model: str, kind: str) -> dict[str, str]:
     return {key: OTHER, f"{key}_other": model}
 
 
-def model_picker(label: str, kind: str, key: str, current: str, *, allow_none: bool = False,
-                 none_label: str = "none", help: str | None = None, disabled: bool = False, **widget) -> str:
+def model_picker(
+    label: str,
+    kind: str,
+    key: str,
+    current: str,
+    *,
+    allow_none: bool = False,
+    none_label: str = "none",
+    help: str | None = None,
+    disabled: bool = False,
+    **widget,
+) -> str:
     """A selectbox over the catalogue (plus "none" and "other"); returns the chosen model name.
 
     The widgets start at ``current`` the first time; after that they keep what the user chose
@@ -72,9 +82,16 @@ def model_picker(label: str, kind: str, key: str, current: str, *, allow_none: b
         if chosen in cards and not disabled:
             offer_missing(cards[chosen], key)
         return chosen
-    typed = (st.text_input(f"{label}: id or folder", key=f"{key}_other", disabled=disabled,
-                           placeholder="e.g. sentence-transformers/all-mpnet-base-v2 or /models/my-model",
-                           **widget) or "").strip()
+    typed = (
+        st.text_input(
+            f"{label}: id or folder",
+            key=f"{key}_other",
+            disabled=disabled,
+            placeholder="e.g. sentence-transformers/all-mpnet-base-v2 or /models/my-model",
+            **widget,
+        )
+        or ""
+    ).strip()
     if typed and not disabled and not is_path_like(typed):
         offer_missing(card_for(typed, kind), key)
     return typed

@@ -39,9 +39,13 @@ def offer_download(card: ModelCard, key_prefix: str = "download", *, label: str 
     """A button that downloads ``card``'s model here, with its size first and a progress bar."""
     key = widget_key(key_prefix, card.name)
     text = label or f"Download {card.name}{size_label(card)}"
-    if st.button(text, key=key, icon=":material/download:",
-                 help="Fetched once from the Hugging Face Hub (or HF_ENDPOINT) into the Hugging Face cache, "
-                      "then verified; after that it loads offline."):
+    if st.button(
+        text,
+        key=key,
+        icon=":material/download:",
+        help="Fetched once from the Hugging Face Hub (or HF_ENDPOINT) into the Hugging Face cache, "
+        "then verified; after that it loads offline.",
+    ):
         run_download(card)
 
 
@@ -53,13 +57,18 @@ def run_download(card: ModelCard) -> None:
         def on_plan(plan: DownloadPlan) -> None:
             fetched = plan.total_bytes - plan.to_fetch
             resumed = f", {format_bytes(fetched)} already here" if fetched else ""
-            status.update(label=f"Downloading {card.name}: {format_bytes(plan.to_fetch)} to fetch "
-                                f"({plan.files} files, {format_bytes(plan.total_bytes)} in all{resumed})",
-                          expanded=True)
+            status.update(
+                label=f"Downloading {card.name}: {format_bytes(plan.to_fetch)} to fetch "
+                f"({plan.files} files, {format_bytes(plan.total_bytes)} in all{resumed})",
+                expanded=True,
+            )
 
         def on_progress(progress: DownloadProgress) -> None:
-            bar.progress(progress.fraction, text=f"{format_bytes(progress.done)} of {format_bytes(progress.total)}"
-                                                 + (f" · {progress.file}" if progress.file else ""))
+            bar.progress(
+                progress.fraction,
+                text=f"{format_bytes(progress.done)} of {format_bytes(progress.total)}"
+                + (f" · {progress.file}" if progress.file else ""),
+            )
 
         try:
             folder = download(card.name, card.kind, on_plan=on_plan, on_progress=on_progress)
@@ -72,15 +81,21 @@ def run_download(card: ModelCard) -> None:
         st.error(md_escape(failure), icon=":material/error:")
         return
     status.update(label=f"Downloaded and verified {card.name}", state="complete")
-    session.flash("success", f"Downloaded and verified **{md_escape(card.name)}** into {md_escape(str(folder))}; it "
-                             "now loads offline.")
+    session.flash(
+        "success",
+        f"Downloaded and verified **{md_escape(card.name)}** into {md_escape(str(folder))}; it now loads offline.",
+    )
     st.rerun()
 
 
 def offer_remove(card: ModelCard, key_prefix: str = "remove") -> None:
-    if st.button(f"Remove {card.name}", key=widget_key(key_prefix, card.name), icon=":material/delete:",
-                 help="Deletes its files from the Hugging Face cache; collections that use it cannot embed "
-                      "queries until it is downloaded again."):
+    if st.button(
+        f"Remove {card.name}",
+        key=widget_key(key_prefix, card.name),
+        icon=":material/delete:",
+        help="Deletes its files from the Hugging Face cache; collections that use it cannot embed "
+        "queries until it is downloaded again.",
+    ):
         try:
             freed = remove(card.name, card.kind)
         except ModelRemoveError as error:

@@ -39,17 +39,29 @@ WELCOME = PageSpec("pages/welcome.py", "Welcome", ":material/home:", "Start", "w
 TOUR = PageSpec("pages/tour.py", "Guided tour", ":material/tour:", "Start", "tour")
 DOCUMENTS = PageSpec("pages/documents.py", "Documents", ":material/description:", "Build", "documents")
 CHUNKING_LAB = PageSpec("pages/chunking_lab.py", "Chunking lab", ":material/content_cut:", "Build", "chunking_lab")
-RETRIEVAL_LAB = PageSpec("pages/retrieval_lab.py", "Retrieval lab", ":material/manage_search:", "Search",
-                         "retrieval_lab")
-EMBEDDING_MAP = PageSpec("pages/embedding_map.py", "Embedding map", ":material/scatter_plot:", "Search",
-                         "embedding_map")
+RETRIEVAL_LAB = PageSpec(
+    "pages/retrieval_lab.py", "Retrieval lab", ":material/manage_search:", "Search", "retrieval_lab"
+)
+EMBEDDING_MAP = PageSpec(
+    "pages/embedding_map.py", "Embedding map", ":material/scatter_plot:", "Search", "embedding_map"
+)
 EVALUATION = PageSpec("pages/evaluation.py", "Evaluation", ":material/analytics:", "Measure", "evaluation")
 JUDGING = PageSpec("pages/judging.py", "Judging", ":material/gavel:", "Measure", "judging")
 PRESETS_MCP = PageSpec("pages/presets_mcp.py", "Presets & MCP", ":material/tune:", "Share", "presets_mcp")
 MODELS = PageSpec("pages/models.py", "Models", ":material/model_training:", "Build", "models")
 
-ALL_PAGES = (WELCOME, TOUR, DOCUMENTS, MODELS, CHUNKING_LAB, RETRIEVAL_LAB, EMBEDDING_MAP, EVALUATION, JUDGING,
-             PRESETS_MCP)
+ALL_PAGES = (
+    WELCOME,
+    TOUR,
+    DOCUMENTS,
+    MODELS,
+    CHUNKING_LAB,
+    RETRIEVAL_LAB,
+    EMBEDDING_MAP,
+    EVALUATION,
+    JUDGING,
+    PRESETS_MCP,
+)
 
 
 def available_pages() -> list[PageSpec]:
@@ -70,8 +82,9 @@ def navigate(has_collections: bool):
     own address), so call it before drawing anything."""
     import streamlit as st
 
-    pages = {spec: st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.url_path)
-             for spec in available_pages()}
+    pages = {
+        spec: st.Page(spec.path, title=spec.title, icon=spec.icon, url_path=spec.url_path) for spec in available_pages()
+    }
     start = st.Page(_start, title=START_TITLE, url_path=START_URL_PATH, default=True, visibility="hidden")
     sections: dict[str, list] = {}
     for spec, page in pages.items():

@@ -6,12 +6,25 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from workbench.embedding.runtime_report import encoder_runtime_rows, how_to_measure_quality, rows_from_record, table_cells
+from workbench.embedding.runtime_report import (
+    encoder_runtime_rows,
+    how_to_measure_quality,
+    rows_from_record,
+    table_cells,
+)
 from workbench.retrieval.rerank_calibration import read_rerank_calibrations
 from workbench.ui.text import md_escape
 
-RERANK_COLUMNS = ("model", "runtime", "auto picks", "pairs/s", "vs torch fp32", "agreement with fp32", "export s",
-                  "unavailable")
+RERANK_COLUMNS = (
+    "model",
+    "runtime",
+    "auto picks",
+    "pairs/s",
+    "vs torch fp32",
+    "agreement with fp32",
+    "export s",
+    "unavailable",
+)
 
 
 def runtime_panel(bench, collection: str | None) -> None:
@@ -19,22 +32,40 @@ def runtime_panel(bench, collection: str | None) -> None:
     with st.expander("Encoder runtimes on this machine", icon=":material/speed:", expanded=False):
         if collection is not None:
             embedding = bench.config_for(collection).embedding
-            st.caption(f"“{md_escape(collection)}” encodes with {embedding.runtime}-{embedding.precision}, fixed when "
-                       "it was made (embedding.runtime); a new collection takes what auto picks below.")
+            st.caption(
+                f"“{md_escape(collection)}” encodes with {embedding.runtime}-{embedding.precision}, fixed when "
+                "it was made (embedding.runtime); a new collection takes what auto picks below."
+            )
         if not rows:
-            st.caption("Not measured on this machine yet: the first collection made with embedding.runtime=auto "
-                       "measures every runtime once (about 10 s), or run python bench/bench_encode.py.")
+            st.caption(
+                "Not measured on this machine yet: the first collection made with embedding.runtime=auto "
+                "measures every runtime once (about 10 s), or run python bench/bench_encode.py."
+            )
         else:
-            st.dataframe(pd.DataFrame([table_cells(row, "texts") for row in rows]), hide_index=True, width="stretch",
-                         key="documents_encoder_runtimes")
-            st.caption("Speed from this machine's calibration (auto picks the fastest with cosine ≥ 0.999 to torch "
-                       "fp32); export s is the one-off export, not counted in the speed.")
+            st.dataframe(
+                pd.DataFrame([table_cells(row, "texts") for row in rows]),
+                hide_index=True,
+                width="stretch",
+                key="documents_encoder_runtimes",
+            )
+            st.caption(
+                "Speed from this machine's calibration (auto picks the fastest with cosine ≥ 0.999 to torch "
+                "fp32); export s is the one-off export, not counted in the speed."
+            )
             if not any(row.quality for row in rows):
                 st.caption(md_escape(how_to_measure_quality(bench.home)))
-        reranks = [row for model, record in sorted(read_rerank_calibrations().items())
-                   for row in rows_from_record(model, record, "pairs_per_s")]
+        reranks = [
+            row
+            for model, record in sorted(read_rerank_calibrations().items())
+            for row in rows_from_record(model, record, "pairs_per_s")
+        ]
         if reranks:
             st.markdown("**Cross-encoder runtimes** (rerank.runtime)")
-            st.dataframe(pd.DataFrame([{k: v for k, v in table_cells(row, "pairs").items() if k in RERANK_COLUMNS}
-                                       for row in reranks]), hide_index=True, width="stretch",
-                         key="documents_rerank_runtimes")
+            st.dataframe(
+                pd.DataFrame(
+                    [{k: v for k, v in table_cells(row, "pairs").items() if k in RERANK_COLUMNS} for row in reranks]
+                ),
+                hide_index=True,
+                width="stretch",
+                key="documents_rerank_runtimes",
+            )

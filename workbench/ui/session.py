@@ -73,6 +73,7 @@ def embedder(model: str):
 
 # -- catalog reads, cached by catalog version ---------------------------------------------------
 
+
 def catalog_version() -> tuple:
     """Changes whenever any process writes the catalog (file and write-ahead log stats)."""
     path = workbench().catalog.path
@@ -175,6 +176,7 @@ def documents(collection: str) -> list:
 
 # -- the sidebar selection ----------------------------------------------------------------------
 
+
 def current_collection() -> str | None:
     """The collection picked in the sidebar, or None when the home has none yet."""
     name = st.session_state.get(COLLECTION_KEY)
@@ -224,6 +226,7 @@ def apply_requested_selection() -> None:
 
 
 # -- messages that survive a rerun --------------------------------------------------------------
+
 
 def flash(kind: str, text: str) -> None:
     """Queue a message (kind: success, info, warning, error) for the top of the next run.

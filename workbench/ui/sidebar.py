@@ -27,15 +27,21 @@ def render_sidebar() -> bool:
             if demo.total and not demo.complete:
                 # offered until the demo is complete, so every "load the demo" hint has a button to point at
                 if demo.partial:
-                    st.warning(f"The demo is incomplete ({md_escape(demo.describe())}): its last load was "
-                               "interrupted. Loading it again finishes it without re-embedding.")
-                load_demo = not read_only() and st.button("Load the demo", key=LOAD_DEMO_KEY,
-                                                          icon=":material/rocket_launch:", width="stretch")
+                    st.warning(
+                        f"The demo is incomplete ({md_escape(demo.describe())}): its last load was "
+                        "interrupted. Loading it again finishes it without re-embedding."
+                    )
+                load_demo = not read_only() and st.button(
+                    "Load the demo", key=LOAD_DEMO_KEY, icon=":material/rocket_launch:", width="stretch"
+                )
         else:
-            st.info("This home has no collections yet. Load the bundled demo (about 30 s) to see every "
-                    "page at work, or create a collection on the Documents page.")
-            load_demo = not read_only() and st.button("Load the demo", key=LOAD_DEMO_KEY, type="primary",
-                                                      icon=":material/rocket_launch:", width="stretch")
+            st.info(
+                "This home has no collections yet. Load the bundled demo (about 30 s) to see every "
+                "page at work, or create a collection on the Documents page."
+            )
+            load_demo = not read_only() and st.button(
+                "Load the demo", key=LOAD_DEMO_KEY, type="primary", icon=":material/rocket_launch:", width="stretch"
+            )
         st.caption("Home folder (catalog, indexes, golden sets)")
         st.code(str(session.home_path()), language=None, wrap_lines=True)
     return load_demo
@@ -47,12 +53,19 @@ def _collection_picker(infos: dict) -> None:
         st.session_state[session.COLLECTION_KEY] = names[0]
     # counts go in a caption, not in the option labels: the browser keeps showing a picked
     # option's old label when only its label changes
-    name = st.selectbox("Collection", names, key=session.COLLECTION_KEY, format_func=shown_name,
-                        help="Every page works on this collection. Create or delete collections on the Documents page.")
+    name = st.selectbox(
+        "Collection",
+        names,
+        key=session.COLLECTION_KEY,
+        format_func=shown_name,
+        help="Every page works on this collection. Create or delete collections on the Documents page.",
+    )
     info = infos[name]
     where = "" if info.backend == "local" else f" · {md_escape(info.backend)}"
-    st.caption(f"{count(info.documents, 'document')} · {count(info.chunks, 'chunk')} · "
-               f"{md_escape(info.embedding_model)}{where}")
+    st.caption(
+        f"{count(info.documents, 'document')} · {count(info.chunks, 'chunk')} · "
+        f"{md_escape(info.embedding_model)}{where}"
+    )
     if info.interrupted:
         st.caption(f"Incomplete: {md_escape(info.interrupted)}.")
 
@@ -61,8 +74,15 @@ def _preset_picker(collection_default: str) -> None:
     names = [name for name, _, _ in session.preset_list()]
     if st.session_state.get(session.PRESET_KEY) not in names:
         st.session_state[session.PRESET_KEY] = collection_default if collection_default in names else names[0]
-    name = st.selectbox("Preset", names, key=session.PRESET_KEY,
-                        help="A named set of configuration overrides (chunking, retrieval, fusion, MMR, rerank). "
-                             "Save new ones on the Presets & MCP page.")
-    st.caption("The collection's default preset." if name == collection_default
-               else f"The collection's default is {md_escape(collection_default)}.")
+    name = st.selectbox(
+        "Preset",
+        names,
+        key=session.PRESET_KEY,
+        help="A named set of configuration overrides (chunking, retrieval, fusion, MMR, rerank). "
+        "Save new ones on the Presets & MCP page.",
+    )
+    st.caption(
+        "The collection's default preset."
+        if name == collection_default
+        else f"The collection's default is {md_escape(collection_default)}."
+    )

@@ -28,7 +28,8 @@ TOUR_STEPS: tuple[TourStep, ...] = (
         "are known, and four short documents about RAG itself in Markdown, PDF and Word. Together they "
         "give real scientific vocabulary, near-miss distractors and three different file formats.",
         "Open **Documents** and look at the table: every file, its type, size, chunk count and status.",
-        DOCUMENTS, "corpus",
+        DOCUMENTS,
+        "corpus",
     ),
     TourStep(
         "Canonical Markdown",
@@ -37,7 +38,8 @@ TOUR_STEPS: tuple[TourStep, ...] = (
         "refers to this text, which is why it is stored and shown as it is.",
         "On **Documents**, pick *hybrid-search-and-fusion.pdf* and *chunking-strategies.docx* and compare "
         "their canonical Markdown.",
-        DOCUMENTS, "canonical",
+        DOCUMENTS,
+        "canonical",
     ),
     TourStep(
         "Chunking",
@@ -47,7 +49,8 @@ TOUR_STEPS: tuple[TourStep, ...] = (
         "loses its context.",
         "In the **Chunking lab**, compare strategies on one document: the coloured bands are chunks, the "
         "striped parts overlaps, and the histogram shows lengths against the model's limit.",
-        CHUNKING_LAB, "chunking",
+        CHUNKING_LAB,
+        "chunking",
     ),
     TourStep(
         "Embeddings",
@@ -56,7 +59,8 @@ TOUR_STEPS: tuple[TourStep, ...] = (
         "the abstracts about immunity, metabolism or cell death group apart from the RAG documents.",
         "On the **Embedding map**, type a question and watch where it lands and which chunks it hits. "
         "Switch to t-SNE for tighter clusters.",
-        EMBEDDING_MAP, None,
+        EMBEDDING_MAP,
+        None,
     ),
     TourStep(
         "Dense versus BM25",
@@ -65,7 +69,8 @@ TOUR_STEPS: tuple[TourStep, ...] = (
         "what BM25 misses. Below, the same question goes through each route alone (✓ marks documents the "
         "golden set calls relevant).",
         "In the **Retrieval lab**, set side A to dense and side B to BM25 and compare their stage lists.",
-        RETRIEVAL_LAB, "routes",
+        RETRIEVAL_LAB,
+        "routes",
     ),
     TourStep(
         "Fusion",
@@ -74,7 +79,8 @@ TOUR_STEPS: tuple[TourStep, ...] = (
         "scores on different scales never need comparing.",
         "In the **Retrieval lab**, follow a chunk through the rank-flow chart from its dense and BM25 "
         "ranks to its fused rank; change fusion.k and watch the order shift.",
-        RETRIEVAL_LAB, "fusion",
+        RETRIEVAL_LAB,
+        "fusion",
     ),
     TourStep(
         "Diversity and reranking",
@@ -82,7 +88,8 @@ TOUR_STEPS: tuple[TourStep, ...] = (
         "previous ones did not; lambda sets the balance. A cross-encoder reranker reads query and chunk "
         "together and rescores the top candidates: slower, and usually more accurate.",
         "In the **Retrieval lab**, turn MMR on for one side only and compare which chunks drop out.",
-        RETRIEVAL_LAB, None,
+        RETRIEVAL_LAB,
+        None,
     ),
     TourStep(
         "Measuring it",
@@ -90,7 +97,8 @@ TOUR_STEPS: tuple[TourStep, ...] = (
         "questions with judged documents and spans. Below, the three retrieval modes scored on it: "
         "nDCG@10 rewards relevant results near the top, recall@10 asks whether they appear at all.",
         "On **Evaluation**, run the golden set for two presets and look at the questions that changed.",
-        EVALUATION, "evaluation",
+        EVALUATION,
+        "evaluation",
     ),
     TourStep(
         "Presets and MCP",
@@ -98,6 +106,7 @@ TOUR_STEPS: tuple[TourStep, ...] = (
         "and preset are then served to an AI assistant over MCP, so the assistant searches and cites "
         "with exactly the configuration that was measured.",
         "On **Presets & MCP**, save a preset and copy the Claude Desktop or VS Code configuration.",
-        PRESETS_MCP, None,
+        PRESETS_MCP,
+        None,
     ),
 )

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 import streamlit as st
 
 from workbench.chunking import STRATEGIES
+from workbench.collection_info import INDEX_KEYS_PREFIXES
 from workbench.config import KEY_DOCS, ChunkingConfig, ConfigError, WorkbenchConfig, key_limits
 from workbench.names import shown_name
-from workbench.collection_info import INDEX_KEYS_PREFIXES
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.pages import DOCUMENTS, PageSpec
 from workbench.ui.text import md_escape
@@ -25,9 +25,12 @@ def require_collection(purpose: str) -> str:
     """The current collection; without one, explain what to do next and stop the page."""
     name = session.current_collection()
     if name is None:
-        st.info(f"There is no collection yet, so there is nothing to {purpose}. Load the bundled demo with "
-                "the button in the sidebar (about 30 s), or create a collection and upload files on the "
-                "Documents page.", icon=":material/info:")
+        st.info(
+            f"There is no collection yet, so there is nothing to {purpose}. Load the bundled demo with "
+            "the button in the sidebar (about 30 s), or create a collection and upload files on the "
+            "Documents page.",
+            icon=":material/info:",
+        )
         page_link(DOCUMENTS, "Go to Documents")
         st.stop()
     return name
@@ -37,8 +40,11 @@ def require_documents(collection: str, purpose: str) -> list:
     """The collection's successfully ingested documents; without any, explain and stop."""
     documents = [doc for doc in session.documents(collection) if doc.status == "success"]
     if not documents:
-        st.info(f"Collection **{md_escape(collection)}** has no ingested documents yet, so there is nothing "
-                f"to {purpose}. Upload files on the Documents page.", icon=":material/info:")
+        st.info(
+            f"Collection **{md_escape(collection)}** has no ingested documents yet, so there is nothing "
+            f"to {purpose}. Upload files on the Documents page.",
+            icon=":material/info:",
+        )
         page_link(DOCUMENTS, "Go to Documents")
         st.stop()
     return documents
@@ -62,36 +68,79 @@ USES_OVERLAP = {"fixed", "recursive", "markdown", "semantic"}
 def chunking_controls(prefix: str, initial: ChunkingConfig) -> ChunkingConfig:
     """Widgets for one chunking; keys start with ``prefix`` so two can sit side by side."""
     strategy = st.selectbox(
-        "Strategy", STRATEGY_NAMES, index=STRATEGY_NAMES.index(initial.strategy), key=f"{prefix}.strategy",
+        "Strategy",
+        STRATEGY_NAMES,
+        index=STRATEGY_NAMES.index(initial.strategy),
+        key=f"{prefix}.strategy",
         help="\n\n".join(f"**{name}**: {doc}" for name, doc in STRATEGIES.items()),
     )
     left, right = st.columns(2)
     units = config_inputs.choices("chunking.unit")
-    unit = left.radio("Unit", units, index=units.index(initial.unit), key=f"{prefix}.unit", horizontal=True,
-                      help=KEY_DOCS["chunking.unit"])
-    size = config_inputs.number_input(right, "Size", "chunking.size", step=50, key=f"{prefix}.size",
-                                      value=config_inputs.clamped("chunking.size", initial.size))
+    unit = left.radio(
+        "Unit",
+        units,
+        index=units.index(initial.unit),
+        key=f"{prefix}.unit",
+        horizontal=True,
+        help=KEY_DOCS["chunking.unit"],
+    )
+    size = config_inputs.number_input(
+        right,
+        "Size",
+        "chunking.size",
+        step=50,
+        key=f"{prefix}.size",
+        value=config_inputs.clamped("chunking.size", initial.size),
+    )
     overlap, window, threshold = initial.overlap, initial.window, initial.threshold
     if strategy in USES_OVERLAP:
-        overlap = config_inputs.number_input(left, "Overlap", "chunking.overlap", step=10, key=f"{prefix}.overlap",
-                                             value=config_inputs.clamped("chunking.overlap", initial.overlap))
+        overlap = config_inputs.number_input(
+            left,
+            "Overlap",
+            "chunking.overlap",
+            step=10,
+            key=f"{prefix}.overlap",
+            value=config_inputs.clamped("chunking.overlap", initial.overlap),
+        )
     if strategy == "sentence_window":
-        window = config_inputs.number_input(left, "Window (sentences each side)", "chunking.window",
-                                            value=config_inputs.clamped("chunking.window", initial.window),
-                                            key=f"{prefix}.window")
+        window = config_inputs.number_input(
+            left,
+            "Window (sentences each side)",
+            "chunking.window",
+            value=config_inputs.clamped("chunking.window", initial.window),
+            key=f"{prefix}.window",
+        )
     if strategy == "semantic":
-        threshold = config_inputs.slider(right, "Break threshold (quantile)", "chunking.threshold", step=0.05,
-                                         value=config_inputs.clamped("chunking.threshold", initial.threshold),
-                                         key=f"{prefix}.threshold")
-    context_headers = st.checkbox("Index the heading path with each chunk", value=initial.context_headers,
-                                  key=f"{prefix}.context_headers", help=KEY_DOCS["chunking.context_headers"])
+        threshold = config_inputs.slider(
+            right,
+            "Break threshold (quantile)",
+            "chunking.threshold",
+            step=0.05,
+            value=config_inputs.clamped("chunking.threshold", initial.threshold),
+            key=f"{prefix}.threshold",
+        )
+    context_headers = st.checkbox(
+        "Index the heading path with each chunk",
+        value=initial.context_headers,
+        key=f"{prefix}.context_headers",
+        help=KEY_DOCS["chunking.context_headers"],
+    )
     enrich, enrich_index = llm_panels.enrichment_controls(prefix, initial)
-    return ChunkingConfig(strategy=strategy, size=int(size), overlap=int(overlap), unit=unit, window=int(window),
-                          threshold=float(threshold), context_headers=bool(context_headers), enrich=enrich,
-                          enrich_index=enrich_index)
+    return ChunkingConfig(
+        strategy=strategy,
+        size=int(size),
+        overlap=int(overlap),
+        unit=unit,
+        window=int(window),
+        threshold=float(threshold),
+        context_headers=bool(context_headers),
+        enrich=enrich,
+        enrich_index=enrich_index,
+    )
 
 
 # -- the configuration editor -----------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class EditedConfig:
@@ -134,8 +183,11 @@ def config_editor(config: WorkbenchConfig, prefix: str) -> EditedConfig:
 def _key_widget(key: str, value, widget_key: str):
     label = key.split(".", 1)[1]
     allowed = key_limits(key).describe()
-    help_text = (KEY_DOCS.get(key, "") + (f"; allowed: {allowed}" if allowed else "")
-                 + (" (index-time)" if is_index_time(key) else " (query-time)"))
+    help_text = (
+        KEY_DOCS.get(key, "")
+        + (f"; allowed: {allowed}" if allowed else "")
+        + (" (index-time)" if is_index_time(key) else " (query-time)")
+    )
     limits = key_limits(key)
     if limits.choices:
         chosen = st.selectbox(label, limits.choices, index=limits.choices.index(value), key=widget_key, help=help_text)
@@ -145,12 +197,25 @@ def _key_widget(key: str, value, widget_key: str):
         return st.checkbox(label, value=value, key=widget_key, help=help_text)
     if isinstance(value, int):
         low, high = config_inputs.number_bounds(key)
-        return int(st.number_input(label, low, high, value=config_inputs.clamped(key, value), step=1,
-                                   key=widget_key, help=help_text))
+        return int(
+            st.number_input(
+                label, low, high, value=config_inputs.clamped(key, value), step=1, key=widget_key, help=help_text
+            )
+        )
     if isinstance(value, float):
         low, high = config_inputs.number_bounds(key)
-        return float(st.number_input(label, low, high, value=config_inputs.clamped(key, value), step=0.05,
-                                     format="%.3f", key=widget_key, help=help_text))
+        return float(
+            st.number_input(
+                label,
+                low,
+                high,
+                value=config_inputs.clamped(key, value),
+                step=0.05,
+                format="%.3f",
+                key=widget_key,
+                help=help_text,
+            )
+        )
     if isinstance(value, (list, tuple)):
         shown = ", ".join(str(v) for v in value)
         typed = st.text_input(label, value=shown, key=widget_key, help=help_text + "; comma separated")

@@ -44,8 +44,11 @@ DOCUMENTS = {
 }
 
 GOLDEN = [
-    {"id": "q1", "query": "install foo on linux",
-     "relevant": [{"doc": "install.md", "quote": "apt-get install foo", "grade": 2}, {"doc": "faq.md"}]},
+    {
+        "id": "q1",
+        "query": "install foo on linux",
+        "relevant": [{"doc": "install.md", "quote": "apt-get install foo", "grade": 2}, {"doc": "faq.md"}],
+    },
     {"id": "q2", "query": "why is foo slow", "relevant": [{"doc": "faq.md", "quote": "cache is cold"}]},
 ]
 

@@ -32,15 +32,20 @@ def snapshot(vectors: dict[int, list[float]]):
     return SimpleNamespace(
         dense=FakeDense(vectors),
         chunks={1: chunk(1, 10, "alpha"), 2: chunk(2, 10, "beta"), 3: chunk(3, 20, "gamma"), 4: chunk(4, 20, "delta")},
-        documents={10: DocumentInfo(10, "a.md", None, "md", "Alpha and beta"),
-                   20: DocumentInfo(20, "g.pdf", None, "pdf", "g.pdf")},
+        documents={
+            10: DocumentInfo(10, "a.md", None, "md", "Alpha and beta"),
+            20: DocumentInfo(20, "g.pdf", None, "pdf", "g.pdf"),
+        },
     )
 
 
 def test_points_are_projected_in_chunk_order_with_their_documents():
     # variance 18/4 along x, 2/4 along y: PCA keeps the coordinates as they are
-    emap = build_map(snapshot({1: [3.0, 0.0], 2: [-3.0, 0.0], 3: [0.0, 1.0], 4: [0.0, -1.0]}), "pca",
-                     query_vector=np.array([1.0, 2.0]))
+    emap = build_map(
+        snapshot({1: [3.0, 0.0], 2: [-3.0, 0.0], 3: [0.0, 1.0], 4: [0.0, -1.0]}),
+        "pca",
+        query_vector=np.array([1.0, 2.0]),
+    )
     assert [p.chunk_id for p in emap.points] == [1, 2, 3, 4]
     np.testing.assert_allclose([(p.x, p.y) for p in emap.points], [(3, 0), (-3, 0), (0, 1), (0, -1)], atol=1e-12)
     assert [p.document for p in emap.points] == ["Alpha and beta", "Alpha and beta", "g.pdf", "g.pdf"]
@@ -69,8 +74,9 @@ def test_a_large_collection_is_mapped_from_a_fixed_sample_that_keeps_the_chunks_
     assert len(sampled) in (10, 11) and 7 in sampled and 500 not in sampled  # 500 is not in the index
     assert sampled.tolist() == sorted(sampled.tolist()) == sample_ids(ids, 10, include=[7, 500]).tolist()
 
-    emap = build_map(snapshot({1: [3.0, 0.0], 2: [-3.0, 0.0], 3: [0.0, 1.0], 4: [0.0, -1.0]}), "pca",
-                     max_points=2, include=[3])
+    emap = build_map(
+        snapshot({1: [3.0, 0.0], 2: [-3.0, 0.0], 3: [0.0, 1.0], 4: [0.0, -1.0]}), "pca", max_points=2, include=[3]
+    )
     assert 3 in {p.chunk_id for p in emap.points} and len(emap.points) in (2, 3)
     assert emap.total_chunks == 4 and emap.sampled
     assert not build_map(snapshot({1: [1.0, 0.0], 2: [0.0, 1.0]}), "pca").sampled

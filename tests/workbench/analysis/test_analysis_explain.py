@@ -134,8 +134,10 @@ def test_stage_positions_and_notes(lab_workbench):
 
 def test_rerank_explanation_reads_the_stage_details():
     rerank = StageTrace(
-        "rerank", {"model": "tiny-ce", "top_m": 2},
-        RankedList.from_ordered("rerank", [(7, 1, 3.5), (5, 1, -0.25), (9, 2, 0.1)]), 2.0,
+        "rerank",
+        {"model": "tiny-ce", "top_m": 2},
+        RankedList.from_ordered("rerank", [(7, 1, 3.5), (5, 1, -0.25), (9, 2, 0.1)]),
+        2.0,
         details={7: {"rerank_score": 3.5, "previous_rank": 2}, 5: {"rerank_score": -0.25, "previous_rank": 1}},
     )
     trace = Trace("q", "c", {}, (rerank,), {}, 2.0)

@@ -48,8 +48,9 @@ def test_hyde_cosine_is_checked_against_the_passage_s_list(lab_workbench, fake_l
 
 
 def test_keywords_bm25_terms_sum_to_the_stage_score(lab_workbench, no_llm):
-    trace, snapshot, vector = _run(lab_workbench, "why is my foo so slow today", **{"query.enhance": "keywords",
-                                                                                    "query.keywords": 2})
+    trace, snapshot, vector = _run(
+        lab_workbench, "why is my foo so slow today", **{"query.enhance": "keywords", "query.keywords": 2}
+    )
     text, _ = route_text(trace, "bm25")
     assert text == trace.enhancement.for_route("bm25")[0].text and len(text.split()) == 2
     for hit in trace.stage("bm25").ranked.hits:
@@ -58,8 +59,7 @@ def test_keywords_bm25_terms_sum_to_the_stage_score(lab_workbench, no_llm):
 
 
 def test_llm_rerank_explains_the_score_with_its_call(lab_workbench, fake_llm):
-    trace, snapshot, vector = _run(lab_workbench, "install foo on linux", **{"rerank.method": "llm",
-                                                                              "rerank.top_m": 3})
+    trace, snapshot, vector = _run(lab_workbench, "install foo on linux", **{"rerank.method": "llm", "rerank.top_m": 3})
     top = trace.final.hits[0].chunk_id
     rerank = explain_hit(trace, snapshot, top, vector).rerank
     assert rerank.model == "llm:fake-llm" and rerank.call.label == f"chunk {top}"
@@ -75,5 +75,6 @@ def test_the_rank_flow_names_the_generated_texts(lab_workbench, fake_llm):
     figure = rank_flow_figure(flow)
     note = figure.layout.annotations[0].text
     assert note.startswith("searched with generated text —") and "dense: foo installer windows admin" in note
-    assert any("searched with: foo installer windows admin" in text for trace_ in figure.data
-               for text in trace_.customdata)
+    assert any(
+        "searched with: foo installer windows admin" in text for trace_ in figure.data for text in trace_.customdata
+    )

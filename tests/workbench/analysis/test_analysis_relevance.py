@@ -41,8 +41,7 @@ def _markdown_of(lab_workbench):
 
 
 def _chunks_of(snapshot, source: str) -> dict[int, object]:
-    return {cid: chunk for cid, chunk in snapshot.chunks.items()
-            if snapshot.documents[chunk.doc_id].source == source}
+    return {cid: chunk for cid, chunk in snapshot.chunks.items() if snapshot.documents[chunk.doc_id].source == source}
 
 
 def test_find_golden_query_matches_stripped_text_and_prefers_the_named_set(tmp_path):
@@ -89,9 +88,10 @@ def test_the_lab_judges_exactly_as_evaluation_does(lab_workbench, lab_snapshot):
     assert len(cold) == 1 and len(faq) >= 2
     faq_doc_id = next(iter(faq.values())).doc_id
     queries = {
-        "stem + spaced quote + rule 4": (GoldenQuery("a", "t", (RelevantItem("faq"),
-                                                                RelevantItem("faq.md", grade=3, quote="cache  is\ncold"))),
-                                         {cold[0]: 3}),
+        "stem + spaced quote + rule 4": (
+            GoldenQuery("a", "t", (RelevantItem("faq"), RelevantItem("faq.md", grade=3, quote="cache  is\ncold"))),
+            {cold[0]: 3},
+        ),
         "catalog id": (GoldenQuery("b", "t", (RelevantItem(str(faq_doc_id)),)), {}),
         "document by stem": (GoldenQuery("c", "t", (RelevantItem("faq"),)), {cid: 1 for cid in faq}),
     }
@@ -119,8 +119,15 @@ def test_the_query_is_found_by_id_in_its_own_set_and_by_text_elsewhere():
 
 
 def test_judgements_of_a_document_and_their_descriptions():
-    query = GoldenQuery("q", "t", (RelevantItem("guide"), RelevantItem("guide.md", grade=2, start=3, end=9),
-                                   RelevantItem("other.md", quote="tea")))
+    query = GoldenQuery(
+        "q",
+        "t",
+        (
+            RelevantItem("guide"),
+            RelevantItem("guide.md", grade=2, start=3, end=9),
+            RelevantItem("other.md", quote="tea"),
+        ),
+    )
     recorded = judgements_of_document(query, _view(1, "guide.md", 0, 20))
     assert recorded == query.relevant[:2]  # named by stem and by file name; other.md is not this document
     assert [describe_item(item) for item in query.relevant] == [
@@ -137,17 +144,23 @@ def test_marking_a_hit_makes_exactly_its_characters_relevant(tmp_path, lab_workb
     hit = next(view for view in chunk_views(lab_snapshot) if view.chunk_id == chunk_id)
     path = golden.path_for("mine", tmp_path)
     assert path == tmp_path / "golden_sets" / "mine.jsonl"
-    golden.mark_relevant(path, golden_query_key("mine", GoldenLookup(None), "foo config"),
-                         judgement_for_hit(hit, SPAN_LEVEL))
+    golden.mark_relevant(
+        path, golden_query_key("mine", GoldenLookup(None), "foo config"), judgement_for_hit(hit, SPAN_LEVEL)
+    )
     assert json.loads(path.read_text(encoding="utf-8")) == {
-        "id": "q1", "query": "foo config", "relevant": [{"doc": "usage.md", "start": hit.start, "end": hit.end}]}
+        "id": "q1",
+        "query": "foo config",
+        "relevant": [{"doc": "usage.md", "start": hit.start, "end": hit.end}],
+    }
 
     lookup = find_golden_query("foo config", tmp_path, prefer="mine")
     grades = relevant_in_collection(lookup.match.query, lab_snapshot)
     assert grades.get(chunk_id) == 1
     # any other chunk marked shares characters with the hit (overlapping chunking), none is elsewhere
-    assert all(overlaps(lab_snapshot.chunks[cid].start, lab_snapshot.chunks[cid].end, hit.start, hit.end)
-               and cid in usage for cid in grades)
+    assert all(
+        overlaps(lab_snapshot.chunks[cid].start, lab_snapshot.chunks[cid].end, hit.start, hit.end) and cid in usage
+        for cid in grades
+    )
 
     golden.unmark_relevant(path, golden_query_key("mine", lookup, "foo config"), judgement_for_hit(hit, SPAN_LEVEL))
     assert relevant_in_collection(find_golden_query("foo config", tmp_path).match.query, lab_snapshot) == {}

@@ -21,18 +21,31 @@ VIEWS = {
 
 def _trace() -> Trace:
     def ranked(name, ids, scores):
-        return RankedList.from_ordered(name, [(c, c * 10, s) for c, s in zip(ids, scores)])
+        return RankedList.from_ordered(name, [(c, c * 10, s) for c, s in zip(ids, scores, strict=True)])
 
     stages = (
         StageTrace("dense", {}, ranked("dense", [1, 2], [0.9, 0.5]), 1.25),
         StageTrace("bm25", {}, ranked("bm25", [3, 1], [2.0, 1.0]), 0.5, ("a note",)),
-        StageTrace("fusion", {"method": "rrf", "k": 60}, ranked("fusion", [1, 3, 2], [0.0325, 0.0164, 0.0161]), 0.1,
-                   details={1: {"dense": {"rank": 1, "score": 0.9, "contribution": 1 / 61},
-                                "bm25": {"rank": 2, "score": 1.0, "contribution": 1 / 62}},
-                            3: {"dense": {"rank": None, "score": None, "contribution": 0.0},
-                                "bm25": {"rank": 1, "score": 2.0, "contribution": 1 / 61}},
-                            2: {"dense": {"rank": 2, "score": 0.5, "contribution": 1 / 62},
-                                "bm25": {"rank": None, "score": None, "contribution": 0.0}}}),
+        StageTrace(
+            "fusion",
+            {"method": "rrf", "k": 60},
+            ranked("fusion", [1, 3, 2], [0.0325, 0.0164, 0.0161]),
+            0.1,
+            details={
+                1: {
+                    "dense": {"rank": 1, "score": 0.9, "contribution": 1 / 61},
+                    "bm25": {"rank": 2, "score": 1.0, "contribution": 1 / 62},
+                },
+                3: {
+                    "dense": {"rank": None, "score": None, "contribution": 0.0},
+                    "bm25": {"rank": 1, "score": 2.0, "contribution": 1 / 61},
+                },
+                2: {
+                    "dense": {"rank": 2, "score": 0.5, "contribution": 1 / 62},
+                    "bm25": {"rank": None, "score": None, "contribution": 0.0},
+                },
+            },
+        ),
         StageTrace("final", {"top_k": 2}, ranked("final", [1, 3], [0.0325, 0.0164]), 0.0),
     )
     return Trace("q", "c", {"retrieval": {"top_k": 2}}, stages, VIEWS, 2.0)
@@ -86,8 +99,24 @@ def test_context_rows_describe_each_source():
     context = assemble_context([VIEWS[3], VIEWS[1]], budget_chars=10_000)
     rows = context_rows(context, VIEWS, relevant={1: 1})
     assert rows == [
-        {"source": "S1", "✓": "", "document": "usage.md", "heading": "Usage", "page": None,
-         "characters": len("foo --help"), "cut": "", "chunk": 3},
-        {"source": "S2", "✓": "✓", "document": "guide.md", "heading": "Install › Linux", "page": None,
-         "characters": len(VIEWS[1].text), "cut": "", "chunk": 1},
+        {
+            "source": "S1",
+            "✓": "",
+            "document": "usage.md",
+            "heading": "Usage",
+            "page": None,
+            "characters": len("foo --help"),
+            "cut": "",
+            "chunk": 3,
+        },
+        {
+            "source": "S2",
+            "✓": "✓",
+            "document": "guide.md",
+            "heading": "Install › Linux",
+            "page": None,
+            "characters": len(VIEWS[1].text),
+            "cut": "",
+            "chunk": 1,
+        },
     ]

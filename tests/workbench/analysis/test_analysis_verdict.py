@@ -10,16 +10,28 @@ from workbench.retrieval.confidence import DENSE, RERANK, TERMS, Evidence, judge
 
 
 def test_verdict_view_and_rows():
-    confidence = judge([Evidence(TERMS, 0.1, 0.3, 0.7, True, "hit 1 holds 0 of the query's 2 terms"),
-                        Evidence(DENSE, -3.0, -2.0, 0.0, True, "best cosine ..."),
-                        Evidence(RERANK, None, 0.05, 0.5, False, "no rerank stage ran")], hits=4)
+    confidence = judge(
+        [
+            Evidence(TERMS, 0.1, 0.3, 0.7, True, "hit 1 holds 0 of the query's 2 terms"),
+            Evidence(DENSE, -3.0, -2.0, 0.0, True, "best cosine ..."),
+            Evidence(RERANK, None, 0.05, 0.5, False, "no rerank stage ran"),
+        ],
+        hits=4,
+    )
     view = verdict_view(confidence)
     assert view.kind == "error" and view.headline.startswith("No answer")
     assert view.reason == "terms says no_answer; dense says no_answer"
     rows = evidence_rows(confidence)
     assert [row["signal"] for row in rows] == ["terms", "dense", "rerank"]
-    assert rows[0] == {"signal": "terms", "value": 0.1, "no_answer below": 0.3, "relevant from": 0.7,
-                       "says": "no_answer", "counted": "yes", "evidence": "hit 1 holds 0 of the query's 2 terms"}
+    assert rows[0] == {
+        "signal": "terms",
+        "value": 0.1,
+        "no_answer below": 0.3,
+        "relevant from": 0.7,
+        "says": "no_answer",
+        "counted": "yes",
+        "evidence": "hit 1 holds 0 of the query's 2 terms",
+    }
     assert (rows[2]["says"], rows[2]["counted"]) == ("—", "no")
 
 

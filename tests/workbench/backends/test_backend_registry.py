@@ -33,13 +33,20 @@ def test_layout_keys_are_the_ones_homes_already_hold():
     # collections keep their names, so nothing is rebuilt
     local = Layout.of(WorkbenchConfig())
     milvus = Layout.of(WorkbenchConfig().with_overrides(["index.backend=milvus"]))
-    served = Layout.of(WorkbenchConfig().with_overrides(
-        ["index.backend=milvus", "milvus.uri= http://x:1 ", "milvus.analysis=server", "chunking.size=300"]))
+    served = Layout.of(
+        WorkbenchConfig().with_overrides(
+            ["index.backend=milvus", "milvus.uri= http://x:1 ", "milvus.analysis=server", "chunking.size=300"]
+        )
+    )
     assert local.key == "recursive-1000c-100-2eb45292a4-8efa64"
     assert milvus.key == "recursive-1000c-100-2eb45292a4-e06eba-milvus"
     assert served.key == "recursive-300c-100-caddc6b756-494f18-milvus"
-    assert milvus.to_dict()["milvus"] == {"uri": "indexes/milvus.db", "collection_prefix": "workbench_",
-                                          "analysis": "client", "analyzer": "auto"}
+    assert milvus.to_dict()["milvus"] == {
+        "uri": "indexes/milvus.db",
+        "collection_prefix": "workbench_",
+        "analysis": "client",
+        "analyzer": "auto",
+    }
     assert "milvus" not in local.to_dict() and local.place == ()
 
 

@@ -15,7 +15,7 @@ CODE = ChunkingConfig(strategy="code", size=1000, overlap=100)
 def chunks_of(markdown: str, config: ChunkingConfig = CODE):
     chunks = chunk_markdown(markdown, config)
     for chunk in chunks:
-        assert markdown[chunk.start:chunk.end] == chunk.text
+        assert markdown[chunk.start : chunk.end] == chunk.text
     return chunks
 
 
@@ -55,15 +55,28 @@ def test_code_that_does_not_parse_falls_back_to_top_level_blocks():
     assert [chunk.text for chunk in chunks] == ["print 'python two'", "def f():\n    return 1"]
 
 
-@pytest.mark.parametrize(("language", "source", "names"), [
-    ("javascript", "// adds\nfunction add(a, b) {\n  return a + b;\n}\n\nconst mul = (a, b) => {\n  return a * b;\n};\n",
-     [("add",), ("mul",)]),
-    ("go", "package main\n\nfunc Area(w, h int) int {\n\treturn w * h\n}\n\ntype Box struct {\n\tW int\n}\n",
-     [(), ("Area",), ("Box",)]),
-    ("rust", "fn main() {\n    println!(\"hi\");\n}\n\npub struct Point {\n    x: i32,\n}\n", [("main",), ("Point",)]),
-    ("sql", "CREATE TABLE readings (id INT);\n\nSELECT * FROM readings;\n", [("readings",), ()]),
-    ("c", "#include <stdio.h>\n\nint square(int x) {\n    return x * x;\n}\n", [(), ("square",)]),
-])
+@pytest.mark.parametrize(
+    ("language", "source", "names"),
+    [
+        (
+            "javascript",
+            "// adds\nfunction add(a, b) {\n  return a + b;\n}\n\nconst mul = (a, b) => {\n  return a * b;\n};\n",
+            [("add",), ("mul",)],
+        ),
+        (
+            "go",
+            "package main\n\nfunc Area(w, h int) int {\n\treturn w * h\n}\n\ntype Box struct {\n\tW int\n}\n",
+            [(), ("Area",), ("Box",)],
+        ),
+        (
+            "rust",
+            'fn main() {\n    println!("hi");\n}\n\npub struct Point {\n    x: i32,\n}\n',
+            [("main",), ("Point",)],
+        ),
+        ("sql", "CREATE TABLE readings (id INT);\n\nSELECT * FROM readings;\n", [("readings",), ()]),
+        ("c", "#include <stdio.h>\n\nint square(int x) {\n    return x * x;\n}\n", [(), ("square",)]),
+    ],
+)
 def test_other_languages_split_at_top_level_blocks(language, source, names):
     assert [chunk.heading_path for chunk in chunks_of(code_document(source, language))] == names
 
@@ -79,9 +92,11 @@ def test_prose_around_code_is_chunked_with_its_headings():
 
 
 def test_notebook_cells_become_markdown_and_fenced_code():
-    notebook = ('{"cells": [{"cell_type": "markdown", "source": ["# Analysis\\n", "Load the data."]},'
-                ' {"cell_type": "code", "source": "def load():\\n    return 42", "outputs": [{"text": "42"}]}],'
-                ' "metadata": {"kernelspec": {"language": "python"}}}')
+    notebook = (
+        '{"cells": [{"cell_type": "markdown", "source": ["# Analysis\\n", "Load the data."]},'
+        ' {"cell_type": "code", "source": "def load():\\n    return 42", "outputs": [{"text": "42"}]}],'
+        ' "metadata": {"kernelspec": {"language": "python"}}}'
+    )
     markdown = notebook_document(notebook)
     assert markdown == "# Analysis\nLoad the data.\n\n```python\ndef load():\n    return 42\n```"
     assert [chunk.heading_path for chunk in chunks_of(markdown)] == [("Analysis",), ("Analysis", "load")]

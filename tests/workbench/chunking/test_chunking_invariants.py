@@ -25,7 +25,7 @@ EMBEDDING_DIMENSIONS = 64
 def hashed_bag_of_words(texts: list[str]) -> np.ndarray:
     """A deterministic stand-in for a sentence encoder: word counts hashed into 64 buckets."""
     rows = np.zeros((len(texts), EMBEDDING_DIMENSIONS))
-    for row, text in zip(rows, texts):
+    for row, text in zip(rows, texts, strict=True):
         for word in re.findall(r"\w+", text.lower()):
             row[zlib.crc32(word.encode("utf-8")) % EMBEDDING_DIMENSIONS] += 1.0
         if not row.any():
@@ -108,7 +108,9 @@ def test_invariants_on_scifact_abstracts(strategy, unit, size, overlap, minilm, 
 @pytest.mark.parametrize("strategy", sorted(STRATEGIES))
 def test_code_comment_never_starts_a_heading_path(strategy):
     markdown = FIXTURE.read_text(encoding="utf-8")
-    chunks = chunk_markdown(markdown, ChunkingConfig(strategy=strategy, size=120, overlap=20), embed_sentences=hashed_bag_of_words)
+    chunks = chunk_markdown(
+        markdown, ChunkingConfig(strategy=strategy, size=120, overlap=20), embed_sentences=hashed_bag_of_words
+    )
     paths = {part for chunk in chunks for part in chunk.heading_path}
     assert not any("not a heading" in part for part in paths)
     assert paths == {

@@ -46,8 +46,9 @@ def test_tokens_over_the_limit_are_counted():
 
 
 def test_coverage_counts_gaps_once():
-    preview = ChunkPreview(spans=((0, 4), (2, 6), (10, 12)), heading_paths=((), (), ()), token_counts=(1, 1, 1),
-                           max_tokens=None)
+    preview = ChunkPreview(
+        spans=((0, 4), (2, 6), (10, 12)), heading_paths=((), (), ()), token_counts=(1, 1, 1), max_tokens=None
+    )
     assert preview.covered_chars == 6 + 2
     assert preview.overlap_chars == 2
     assert preview.over_limit == 0

@@ -67,7 +67,11 @@ def test_groups_longer_than_size_are_split_and_only_their_first_part_marks_the_b
     chunks = split(TEXT, SemanticConfig(threshold=0.25, size=40, overlap=0), embed_sentences=topic_embedder)
     assert all(len(c.text) <= 40 for c in chunks)
     finance = [c for c in chunks if c.metadata["semantic_group"] == 1]
-    assert [c.text for c in finance] == ["The stock market fell today.", "Investors sold their shares.", "Prices on the market recovered."]
+    assert [c.text for c in finance] == [
+        "The stock market fell today.",
+        "Investors sold their shares.",
+        "Prices on the market recovered.",
+    ]
     assert [c.metadata["breakpoint_similarity"] for c in finance] == [pytest.approx(0.2), None, None]
 
 

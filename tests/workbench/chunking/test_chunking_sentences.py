@@ -42,12 +42,21 @@ def test_lowercase_continuation_does_not_end_a_sentence():
 
 
 def test_chinese_sentences_need_no_space():
-    assert sentences("今天天气很好。我们去公园吧！你来吗？好的") == ["今天天气很好。", "我们去公园吧！", "你来吗？", "好的"]
+    assert sentences("今天天气很好。我们去公园吧！你来吗？好的") == [
+        "今天天气很好。",
+        "我们去公园吧！",
+        "你来吗？",
+        "好的",
+    ]
     assert sentences("他说：“走吧。”然后离开了。") == ["他说：“走吧。”", "然后离开了。"]
 
 
 def test_mixed_chinese_and_english():
-    assert sentences("这是第一句。This is English. 这是第三句！") == ["这是第一句。", "This is English.", "这是第三句！"]
+    assert sentences("这是第一句。This is English. 这是第三句！") == [
+        "这是第一句。",
+        "This is English.",
+        "这是第三句！",
+    ]
 
 
 def test_paragraph_breaks_end_sentences_but_wrapped_lines_do_not():

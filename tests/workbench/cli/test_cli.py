@@ -46,7 +46,7 @@ def test_import_beir_then_again_does_nothing(beir_folder, tmp_path, capsys, fake
     first = json.loads(golden_lines[0])
     span = next(item for item in first["relevant"] if "start" in item)
     markdown = "# Solar panels\n\nPhotovoltaic cells turn sunlight into electricity.\n"
-    assert markdown[span["start"]:span["end"]] == "Photovoltaic cells"
+    assert markdown[span["start"] : span["end"]] == "Photovoltaic cells"
 
     embedded = len(fake_embedder.embedded_texts)
     code, out, _ = _run(capsys, *args)
@@ -57,8 +57,9 @@ def test_import_beir_then_again_does_nothing(beir_folder, tmp_path, capsys, fake
 def test_eval_json_has_the_documented_shape(beir_folder, tmp_path, capsys, fake_embedder):
     home = tmp_path / "home"
     _run(capsys, "import-beir", beir_folder, "--home", home, "--set", f"embedding.model={FAKE_MODEL}")
-    code, out, _ = _run(capsys, "eval", "--collection", "tiny", "--home", home, "--json",
-                        "--set", "retrieval.mode=bm25")
+    code, out, _ = _run(
+        capsys, "eval", "--collection", "tiny", "--home", home, "--json", "--set", "retrieval.mode=bm25"
+    )
     assert code == 0
     result = json.loads(out)
     assert set(result["metrics"]) >= {"ndcg@10", "recall@10", "recall@100", "mrr@10", "hit@10"}
@@ -82,8 +83,9 @@ def test_query_json_is_a_trace(beir_folder, tmp_path, capsys, fake_embedder):
 def test_presets_save_and_apply(beir_folder, tmp_path, capsys, fake_embedder):
     home = tmp_path / "home"
     _run(capsys, "import-beir", beir_folder, "--home", home, "--set", f"embedding.model={FAKE_MODEL}")
-    code, out, _ = _run(capsys, "save-preset", "keywords", "--home", home, "--set", "retrieval.mode=bm25",
-                        "--set", "retrieval.top_k=2")
+    code, out, _ = _run(
+        capsys, "save-preset", "keywords", "--home", home, "--set", "retrieval.mode=bm25", "--set", "retrieval.top_k=2"
+    )
     assert code == 0 and "retrieval.mode=bm25" in out
     code, out, _ = _run(capsys, "presets", "--home", home)
     assert "keywords" in out and "default" in out
@@ -159,16 +161,26 @@ def test_an_unreachable_milvus_is_one_line_with_the_uri_and_the_fix(beir_folder,
 def test_the_only_collection_needs_no_name_and_several_must_be_named(beir_folder, tmp_path, capsys, fake_embedder):
     home = tmp_path / "home"
     code, _, err = _run(capsys, "query", "sunlight", "--home", home)
-    assert code == 2 and err.startswith("error: this home has no collections yet; create one with: python -m "
-                                        "workbench ingest FILES --collection NAME")
+    assert code == 2 and err.startswith(
+        "error: this home has no collections yet; create one with: python -m workbench ingest FILES --collection NAME"
+    )
     _run(capsys, "import-beir", beir_folder, "--home", home, "--set", f"embedding.model={FAKE_MODEL}")
     code, out, _ = _run(capsys, "query", "sunlight electricity", "--home", home, "--set", "retrieval.mode=bm25")
     assert code == 0 and "[d1.md" in out.split("== final")[1].splitlines()[1]
     code, out, _ = _run(capsys, "eval", "--home", home, "--no-store")  # golden set: the collection's name
     assert code == 0 and out.startswith("tiny / tiny: level=doc")
 
-    _run(capsys, "import-beir", beir_folder, "--collection", "other", "--home", home,
-         "--set", f"embedding.model={FAKE_MODEL}")
+    _run(
+        capsys,
+        "import-beir",
+        beir_folder,
+        "--collection",
+        "other",
+        "--home",
+        home,
+        "--set",
+        f"embedding.model={FAKE_MODEL}",
+    )
     for command in (["query", "sunlight"], ["eval"], ["sweep", "--grid", "fusion.k=10,60"], ["calibrate"]):
         code, _, err = _run(capsys, *command, "--home", home)
         assert code == 2, command

@@ -18,8 +18,9 @@ def run_cli(capsys, home, *argv) -> tuple[int, str, str]:
 
 def test_eval_json_keeps_the_contract_and_stores_a_run(eval_home, capsys):
     home = eval_home.bench.home
-    code, out, _ = run_cli(capsys, home, "eval", "-c", "notes", "--set", "retrieval.mode=bm25",
-                           "--metrics", "ndcg@10,mrr@10", "--json")
+    code, out, _ = run_cli(
+        capsys, home, "eval", "-c", "notes", "--set", "retrieval.mode=bm25", "--metrics", "ndcg@10,mrr@10", "--json"
+    )
     assert code == 0
     data = json.loads(out)
     assert set(data["metrics"]) == {"ndcg@10", "mrr@10"}
@@ -30,8 +31,9 @@ def test_eval_json_keeps_the_contract_and_stores_a_run(eval_home, capsys):
 
 
 def test_eval_text_output_and_span_level(eval_home, capsys):
-    code, out, _ = run_cli(capsys, eval_home.bench.home, "eval", "-c", "notes", "--golden", "notes",
-                           "--level", "span", "--label", "first")
+    code, out, _ = run_cli(
+        capsys, eval_home.bench.home, "eval", "-c", "notes", "--golden", "notes", "--level", "span", "--label", "first"
+    )
     assert code == 0
     assert "level=span" in out and "3 queries evaluated (1 skipped)" in out
     assert "per stage:" in out and "recall@pool" in out
@@ -67,8 +69,7 @@ def test_compare_and_runs(eval_home, capsys):
     home = eval_home.bench.home
     run_cli(capsys, home, "eval", "-c", "notes", "--set", "retrieval.mode=bm25", "--label", "bm25")
     run_cli(capsys, home, "eval", "-c", "notes", "--set", "retrieval.mode=dense", "--label", "dense")
-    code, out, _ = run_cli(capsys, home, "compare", "1", "2", "--permutations", "500",
-                           "--export", str(home / "cmp.md"))
+    code, out, _ = run_cli(capsys, home, "compare", "1", "2", "--permutations", "500", "--export", str(home / "cmp.md"))
     assert code == 0
     assert "config changes: retrieval.mode: bm25 -> dense" in out
     assert "p = " in out and "wins" in out and "ndcg@10" in out
@@ -86,9 +87,23 @@ def test_compare_and_runs(eval_home, capsys):
 def test_sweep_reports_reuse_and_saves_the_best(eval_home, capsys):
     home = eval_home.bench.home
     chunk_texts = len(eval_home.bench.snapshot("notes", eval_home.bench.config_for("notes")).chunks)
-    code, out, _ = run_cli(capsys, home, "sweep", "-c", "notes", "--grid", "fusion.method=rrf,weighted",
-                           "--grid", "fusion.k=10,60", "--metrics", "ndcg@10,recall@10", "--save-best", "best",
-                           "--export", str(home / "sweep.csv"))
+    code, out, _ = run_cli(
+        capsys,
+        home,
+        "sweep",
+        "-c",
+        "notes",
+        "--grid",
+        "fusion.method=rrf,weighted",
+        "--grid",
+        "fusion.k=10,60",
+        "--metrics",
+        "ndcg@10,recall@10",
+        "--save-best",
+        "best",
+        "--export",
+        str(home / "sweep.csv"),
+    )
     assert code == 0
     assert "4 configurations over 4 queries" in out
     assert f"embedded 0 corpus texts (all {chunk_texts} chunk texts cached)" in out

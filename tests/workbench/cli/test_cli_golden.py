@@ -44,13 +44,19 @@ def test_synth_keeps_verified_spans_and_counts_every_reject(synth_home, capsys, 
     for phrase, fault in FAULTS.items():
         fake_llm.synth_fault(phrase, fault)
     home = synth_home.home
-    code, out, _ = run_cli(capsys, home, "golden", "synth", "-c", "notes", "--n", 7, "--seed", 1, "--out", "faulty",
-                           "--kinds", "specific")
+    code, out, _ = run_cli(
+        capsys, home, "golden", "synth", "-c", "notes", "--n", 7, "--seed", 1, "--out", "faulty", "--kinds", "specific"
+    )
     assert code == 0, out
     lines = out.splitlines()
     assert lines[1].startswith("LLM: at most 7 LLM calls, about ") and "prompt + 560 completion tokens" in lines[1]
-    assert rejected(out) == {"quote not found": 1, "malformed reply": 1, "question copies the quote": 1,
-                             "near-duplicate question": 1, "empty": 1}
+    assert rejected(out) == {
+        "quote not found": 1,
+        "malformed reply": 1,
+        "question copies the quote": 1,
+        "near-duplicate question": 1,
+        "empty": 1,
+    }
     assert "kept 2 of 7" in out and "endpoint calls 7, cached 0" in out
     items = read_set(home, "faulty")
     assert len(items) == 2
@@ -60,7 +66,7 @@ def test_synth_keeps_verified_spans_and_counts_every_reject(synth_home, capsys, 
         assert meta["source"][0]["chunk_id"] > 0 and meta["language"] == "en" and 0 <= meta["overlap"] <= 0.75
         for relevant in item["relevant"]:
             markdown = markdown_of(home, relevant["doc"], "notes")
-            assert markdown[relevant["start"]:relevant["end"]] == relevant["quote"]
+            assert markdown[relevant["start"] : relevant["end"]] == relevant["quote"]
     summary = json.loads((home / "golden_sets" / ".synth" / "faulty.summary.json").read_text("utf-8"))
     mean = sum(item["meta"]["overlap"] for item in items) / 2
     assert summary["mean_overlap"] == round(mean, 4) and f"mean question/quote overlap {mean:.3f}" in out
@@ -88,8 +94,9 @@ def test_every_kind_and_a_span_level_evaluation(synth_home, capsys, fake_llm):
 
 def test_chinese_chunks_give_chinese_questions_with_verified_quotes(synth_home, capsys, fake_llm):
     home = synth_home.home
-    code, out, _ = run_cli(capsys, home, "golden", "synth", "-c", "zh", "--n", 2, "--seed", 0, "--out", "zh-set",
-                           "--kinds", "specific")
+    code, out, _ = run_cli(
+        capsys, home, "golden", "synth", "-c", "zh", "--n", 2, "--seed", 0, "--out", "zh-set", "--kinds", "specific"
+    )
     assert code == 0, out
     items = read_set(home, "zh-set")
     assert len(items) == 2
@@ -97,7 +104,7 @@ def test_chinese_chunks_give_chinese_questions_with_verified_quotes(synth_home, 
     for item in items:
         assert re.search(r"[\u4e00-\u9fff]", item["query"]) and item["meta"]["language"] == "zh"
         relevant = item["relevant"][0]
-        assert markdown[relevant["start"]:relevant["end"]] == relevant["quote"]
+        assert markdown[relevant["start"] : relevant["end"]] == relevant["quote"]
     # the model dropped the line break inside "据\n此作答": found with CJK whitespace made optional
     first = next(item for item in items if "据" in item["relevant"][0]["quote"])
     assert first["meta"]["match"] == ["cjk_whitespace"] and "据\n此作答" in first["relevant"][0]["quote"]
@@ -126,8 +133,11 @@ def test_a_run_the_endpoint_abandons_resumes_without_paying_twice(synth_home, ca
     from workbench.golden.review import ACCEPT, REJECT, apply_review
 
     first, second = read_set(home, "resumed")[:2]
-    apply_review(home / "golden_sets" / "resumed.jsonl", {first["id"]: (ACCEPT, "Reworded by a person?"),
-                                                          second["id"]: (REJECT, second["query"])}, home)
+    apply_review(
+        home / "golden_sets" / "resumed.jsonl",
+        {first["id"]: (ACCEPT, "Reworded by a person?"), second["id"]: (REJECT, second["query"])},
+        home,
+    )
     code, out, _ = run_cli(capsys, home, *argv)
     after = {item["id"]: item for item in read_set(home, "resumed")}
     assert code == 0 and len(after) == 6 and second["id"] not in after
@@ -140,11 +150,24 @@ def test_without_an_endpoint_it_says_what_to_set(synth_home, capsys, no_llm):
 
 
 def test_limits_and_kinds_are_checked_before_any_call(synth_home, capsys, fake_llm):
-    code, _, err = run_cli(capsys, synth_home.home, "golden", "synth", "-c", "notes", "--out", "x", "--n", 50,
-                           "--set", "synth.max_items=10")
+    code, _, err = run_cli(
+        capsys,
+        synth_home.home,
+        "golden",
+        "synth",
+        "-c",
+        "notes",
+        "--out",
+        "x",
+        "--n",
+        50,
+        "--set",
+        "synth.max_items=10",
+    )
     assert code == 2 and "synth.max_items (10, default 2000)" in err
-    code, _, err = run_cli(capsys, synth_home.home, "golden", "synth", "-c", "notes", "--out", "x",
-                           "--kinds", "specific,trivia")
+    code, _, err = run_cli(
+        capsys, synth_home.home, "golden", "synth", "-c", "notes", "--out", "x", "--kinds", "specific,trivia"
+    )
     assert code == 2 and "unknown question kind 'trivia'" in err
     handmade = synth_home.home / "golden_sets" / "handmade.jsonl"
     handmade.write_text('{"id": "q1", "query": "walrus", "relevant": ["walrus.md"]}\n', "utf-8")
@@ -154,8 +177,7 @@ def test_limits_and_kinds_are_checked_before_any_call(synth_home, capsys, fake_l
     assert fake_llm.count("/chat/completions") == 0
 
 
-def test_llm_judge_prints_its_bound_stops_at_max_calls_and_a_second_run_makes_no_call(synth_home, capsys,
-                                                                                      fake_llm):
+def test_llm_judge_prints_its_bound_stops_at_max_calls_and_a_second_run_makes_no_call(synth_home, capsys, fake_llm):
     from workbench.golden import judging
     from workbench.service import Workbench
 
@@ -163,8 +185,23 @@ def test_llm_judge_prints_its_bound_stops_at_max_calls_and_a_second_run_makes_no
     questions = home / "judge-questions.txt"
     questions.write_text("walrus option memory\nkestrel scheduler retries\nriver survey stations\n", "utf-8")
     assert run_cli(capsys, home, "golden", "queries", questions, "--out", "to-judge")[0] == 0
-    code, _, err = run_cli(capsys, home, "golden", "pool", "--queries", "to-judge", "-c", "notes", "--configs",
-                           "retrieval.mode=bm25", "retrieval.mode=dense", "--depth", 2, "--name", "judged")
+    code, _, err = run_cli(
+        capsys,
+        home,
+        "golden",
+        "pool",
+        "--queries",
+        "to-judge",
+        "-c",
+        "notes",
+        "--configs",
+        "retrieval.mode=bm25",
+        "retrieval.mode=dense",
+        "--depth",
+        2,
+        "--name",
+        "judged",
+    )
     assert code == 0, err
     pairs = len(judging.load_pool(Workbench(home).catalog, "judged")[1])
     fake_llm.script("kestrel scheduler retries", "Grade: 2, it mentions retries", purpose="golden.judge")
@@ -203,8 +240,23 @@ def test_a_person_and_the_llm_judge_one_pool_and_agree_prints_their_kappa(synth_
     questions = home / "agree-questions.txt"
     questions.write_text("walrus option memory\n候鸟迁徙的路线\n", "utf-8")
     assert run_cli(capsys, home, "golden", "queries", questions, "--out", "to-agree")[0] == 0
-    code, _, err = run_cli(capsys, home, "golden", "pool", "--queries", "to-agree", "-c", "notes", "--configs",
-                           "retrieval.mode=bm25", "retrieval.mode=hybrid", "--depth", 3, "--name", "twice")
+    code, _, err = run_cli(
+        capsys,
+        home,
+        "golden",
+        "pool",
+        "--queries",
+        "to-agree",
+        "-c",
+        "notes",
+        "--configs",
+        "retrieval.mode=bm25",
+        "retrieval.mode=hybrid",
+        "--depth",
+        3,
+        "--name",
+        "twice",
+    )
     assert code == 0, err
     code, out, err = run_cli(capsys, home, "golden", "judge", "--llm", "--pool", "twice")
     assert code == 0, err
@@ -215,8 +267,10 @@ def test_a_person_and_the_llm_judge_one_pool_and_agree_prints_their_kappa(synth_
     _, items = judging.load_pool(catalog, "twice")
     graded = {(j.query_id, j.chunk_id): j.grade for j in by_llm}  # a chunk may be pooled for both queries
     # the person agrees on every pair but the first, which they grade one step apart
-    person = [(item, graded[item.query_id, item.chunk_id] if n else (graded[item.query_id, item.chunk_id] + 1) % 4,
-               None) for n, item in enumerate(i for i in items if (i.query_id, i.chunk_id) in graded)]
+    person = [
+        (item, graded[item.query_id, item.chunk_id] if n else (graded[item.query_id, item.chunk_id] + 1) % 4, None)
+        for n, item in enumerate(i for i in items if (i.query_id, i.chunk_id) in graded)
+    ]
     judging.record_many(catalog, "twice", person, judging.person_judge("Ann Lee"))
 
     assert run_cli(capsys, home, "golden", "export", "twice", "--judge", "Ann Lee", "--out", "by-ann")[0] == 0

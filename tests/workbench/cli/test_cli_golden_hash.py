@@ -40,5 +40,4 @@ def test_compare_warns_when_the_golden_set_changed_between_runs(eval_home, capsy
     assert third["golden_hash"] == after
     code, out, _ = run_cli(capsys, home, "compare", first["run_id"], third["run_id"])
     assert code == 0
-    assert (f"warning: the runs used different contents of golden set 'notes' (hash {before} vs {after})"
-            in out)
+    assert f"warning: the runs used different contents of golden set 'notes' (hash {before} vs {after})" in out

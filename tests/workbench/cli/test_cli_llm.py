@@ -22,15 +22,17 @@ def test_query_shows_generated_texts_tokens_and_milliseconds(eval_home, capsys, 
     assert code == 0
     lines = out.splitlines()
     assert lines[0].startswith("== query (multi, ") and lines[0].endswith(" ms)")
-    assert any(line.startswith("   llm: query.multi: ") and " tokens, " in line and line.endswith(" ms")
-               for line in lines)
+    assert any(
+        line.startswith("   llm: query.multi: ") and " tokens, " in line and line.endswith(" ms") for line in lines
+    )
     assert "   multi 1         -> dense+bm25 walrus cluster setting" in lines
     assert any(line.startswith("== dense (multi 2) (") for line in lines)
     rerank_calls = [line for line in lines if line.startswith("   llm: rerank (chunk ")]
     assert len(rerank_calls) == 5 and all(" tokens, " in line for line in rerank_calls)
 
-    code, out, _ = run_cli(capsys, eval_home.bench.home, "query", "walrus option", "-c", "notes", "--json",
-                           *LLM_SETTINGS)
+    code, out, _ = run_cli(
+        capsys, eval_home.bench.home, "query", "walrus option", "-c", "notes", "--json", *LLM_SETTINGS
+    )
     trace = json.loads(out)
     call = trace["enhancement"]["calls"][0]
     assert call["cached"] and call["text"] == "walrus cluster setting\nnodes walrus flag"
@@ -41,8 +43,18 @@ def test_query_shows_generated_texts_tokens_and_milliseconds(eval_home, capsys, 
 
 def test_a_second_identical_sweep_makes_zero_endpoint_calls(eval_home, capsys, fake_llm):
     home = eval_home.bench.home
-    sweep = ["sweep", "-c", "notes", "--grid", "query.enhance=none,multi,hyde",
-             "--grid", "rerank.method=cross_encoder,llm", "--metrics", "ndcg@10,recall@10", "--json"]
+    sweep = [
+        "sweep",
+        "-c",
+        "notes",
+        "--grid",
+        "query.enhance=none,multi,hyde",
+        "--grid",
+        "rerank.method=cross_encoder,llm",
+        "--metrics",
+        "ndcg@10,recall@10",
+        "--json",
+    ]
     code, out, _ = run_cli(capsys, home, *sweep)
     assert code == 0
     first = json.loads(out)
@@ -57,7 +69,9 @@ def test_a_second_identical_sweep_makes_zero_endpoint_calls(eval_home, capsys, f
     assert fake_llm.count() == calls
     # every call of the sweep (points share generations: hyde with and without rerank) now comes from the cache
     assert second["reuse"]["llm_endpoint_calls"] == 0
-    assert second["reuse"]["llm_cached_calls"] == first["reuse"]["llm_endpoint_calls"] + first["reuse"]["llm_cached_calls"]
+    assert (
+        second["reuse"]["llm_cached_calls"] == first["reuse"]["llm_endpoint_calls"] + first["reuse"]["llm_cached_calls"]
+    )
     assert [p["ndcg@10"] for p in second["points"]] == [p["ndcg@10"] for p in first["points"]]
     assert "LLM: 0 calls to the endpoint" in second["reuse"]["message"]
 
@@ -69,10 +83,12 @@ def test_eval_answers_stores_answer_metrics_and_compare_pairs_them(eval_home, ca
     assert "faithfulness" in out and "context_precision" in out and "note: answers: " in out
     # another model (its own cache keys) that makes things up about walruses and otters
     monkeypatch.setenv("WORKBENCH_LLM_MODEL", "fake-llm-that-invents")
-    fake_llm.script("Question: walrus option", "The walrus option was invented in 1802 by sailors [S1].",
-                    purpose="answer")
-    fake_llm.script("Question: otter project numbers", "Otters are excellent swimmers who run banks [S1].",
-                    purpose="answer")
+    fake_llm.script(
+        "Question: walrus option", "The walrus option was invented in 1802 by sailors [S1].", purpose="answer"
+    )
+    fake_llm.script(
+        "Question: otter project numbers", "Otters are excellent swimmers who run banks [S1].", purpose="answer"
+    )
     run_cli(capsys, home, "eval", "-c", "notes", "--answers", "--label", "unfaithful")
     code, out, _ = run_cli(capsys, home, "eval", "-c", "notes", "--json", "--answers", "--no-store")
     data = json.loads(out)
@@ -98,12 +114,25 @@ def test_chinese_through_the_cli(tmp_path, capsys, fake_llm, fake_embedder):
     (folder / "检索.md").write_text("# 混合检索\n\n混合检索把稠密检索和稀疏检索的结果融合。", encoding="utf-8")
     (folder / "面包.md").write_text("# 烤面包\n\n面团发酵后放进烤箱烘烤。", encoding="utf-8")
     home = tmp_path / "home"
-    code, out, _ = run_cli(capsys, home, "ingest", folder / "检索.md", folder / "面包.md", "-c", "zh",
-                           "--set", "embedding.model=fake-hashing-embedder", "--set", "chunking.enrich=all",
-                           "--set", "chunking.enrich_index=true")
+    code, out, _ = run_cli(
+        capsys,
+        home,
+        "ingest",
+        folder / "检索.md",
+        folder / "面包.md",
+        "-c",
+        "zh",
+        "--set",
+        "embedding.model=fake-hashing-embedder",
+        "--set",
+        "chunking.enrich=all",
+        "--set",
+        "chunking.enrich_index=true",
+    )
     assert code == 0 and "enriched 2 of 2 chunks with the LLM" in out
-    code, out, _ = run_cli(capsys, home, "query", "混合检索是什么", "-c", "zh", "--set", "query.enhance=hyde",
-                           "--set", "rerank.method=llm")
+    code, out, _ = run_cli(
+        capsys, home, "query", "混合检索是什么", "-c", "zh", "--set", "query.enhance=hyde", "--set", "rerank.method=llm"
+    )
     assert code == 0
     assert "   hyde            -> dense      混合检索是什么. This passage explains" in out
     ranked = [line for line in out.splitlines() if line.strip().startswith("1.")]
@@ -119,8 +148,17 @@ def test_an_embeddings_endpoint_is_the_model_for_ingest_and_query(tmp_path, caps
     (folder / "kettle.md").write_text("# Kettle\n\nBoil vinegar in the kettle to remove limescale.", encoding="utf-8")
     (folder / "茶.md").write_text("# 泡茶\n\n绿茶用八十度的水冲泡，红茶用沸水冲泡。", encoding="utf-8")
     home = tmp_path / "home"
-    code, out, err = run_cli(capsys, home, "ingest", folder / "kettle.md", folder / "茶.md", "-c", "kb",
-                             "--set", "embedding.model=openai:fake-embed")
+    code, out, err = run_cli(
+        capsys,
+        home,
+        "ingest",
+        folder / "kettle.md",
+        folder / "茶.md",
+        "-c",
+        "kb",
+        "--set",
+        "embedding.model=openai:fake-embed",
+    )
     assert code == 0, err
     chunk_calls = fake_llm.count("/embeddings")
     assert chunk_calls >= 1 and fake_llm.calls[0]["body"]["model"] == "fake-embed"
@@ -130,21 +168,33 @@ def test_an_embeddings_endpoint_is_the_model_for_ingest_and_query(tmp_path, caps
         ranked = [line for line in out.splitlines() if line.strip().startswith("1.")]
         assert ranked and expected in ranked[-1]
     # the chunk vectors are cached under the endpoint's name: re-ingesting asks only for nothing new
-    code, out, _ = run_cli(capsys, home, "ingest", folder / "kettle.md", folder / "茶.md", "-c", "kb",
-                           "--set", "embedding.model=openai:fake-embed")
+    code, out, _ = run_cli(
+        capsys,
+        home,
+        "ingest",
+        folder / "kettle.md",
+        folder / "茶.md",
+        "-c",
+        "kb",
+        "--set",
+        "embedding.model=openai:fake-embed",
+    )
     assert code == 0 and "2 unchanged" in out
     assert fake_llm.count("/embeddings") == chunk_calls + 2  # only the two queries were embedded
     unregister_embedder("openai:fake-embed")
 
 
-def test_an_embeddings_endpoint_model_without_an_endpoint_is_refused_before_anything_is_written(tmp_path, capsys,
-                                                                                                no_llm):
+def test_an_embeddings_endpoint_model_without_an_endpoint_is_refused_before_anything_is_written(
+    tmp_path, capsys, no_llm
+):
     from workbench.service import Workbench
 
     document = tmp_path / "kettle.md"
     document.write_text("# Kettle\n\nBoil vinegar in the kettle.", encoding="utf-8")
     home = tmp_path / "home"
-    code, _, err = run_cli(capsys, home, "ingest", document, "-c", "kb", "--set", "embedding.model=openai:nomic-embed-text")
+    code, _, err = run_cli(
+        capsys, home, "ingest", document, "-c", "kb", "--set", "embedding.model=openai:nomic-embed-text"
+    )
     assert code == 2
     assert err.startswith("error: embedding model 'openai:nomic-embed-text' needs an OpenAI-compatible endpoint")
     assert "WORKBENCH_LLM_BASE_URL" in err
@@ -153,12 +203,26 @@ def test_an_embeddings_endpoint_model_without_an_endpoint_is_refused_before_anyt
 
 def test_eval_and_sweep_say_up_front_how_many_llm_calls_they_may_make(eval_home, capsys, fake_llm):
     home = eval_home.bench.home
-    code, _, err = run_cli(capsys, home, "sweep", "-c", "notes", "--grid", "query.enhance=none,hyde",
-                           "--grid", "rerank.method=cross_encoder,llm", "--set", "rerank.top_m=5", "--no-store")
+    code, _, err = run_cli(
+        capsys,
+        home,
+        "sweep",
+        "-c",
+        "notes",
+        "--grid",
+        "query.enhance=none,hyde",
+        "--grid",
+        "rerank.method=cross_encoder,llm",
+        "--set",
+        "rerank.top_m=5",
+        "--no-store",
+    )
     assert code == 0
     # 4 queries: hyde in 2 points (8 generations), llm rerank in 2 points of 5 candidates (40 scores)
-    assert ("LLM: at most 48 LLM calls (query.enhance=hyde: 8, rerank.method=llm: 40) over 4 queries; "
-            "replies already cached cost nothing") in err
+    assert (
+        "LLM: at most 48 LLM calls (query.enhance=hyde: 8, rerank.method=llm: 40) over 4 queries; "
+        "replies already cached cost nothing"
+    ) in err
     assert fake_llm.count() <= 48
     code, _, err = run_cli(capsys, home, "eval", "-c", "notes", "--no-store")
     assert code == 0 and "LLM:" not in err  # the defaults ask nothing
@@ -166,8 +230,18 @@ def test_eval_and_sweep_say_up_front_how_many_llm_calls_they_may_make(eval_home,
 
 def test_a_sweep_compares_chunks_with_and_without_their_enrichment_in_the_index(eval_home, capsys, fake_llm):
     home = eval_home.bench.home
-    sweep = ["sweep", "-c", "notes", "--grid", "chunking.enrich_index=false,true", "--set", "chunking.enrich=all",
-             "--metrics", "ndcg@10", "--json"]
+    sweep = [
+        "sweep",
+        "-c",
+        "notes",
+        "--grid",
+        "chunking.enrich_index=false,true",
+        "--set",
+        "chunking.enrich=all",
+        "--metrics",
+        "ndcg@10",
+        "--json",
+    ]
     code, out, err = run_cli(capsys, home, *sweep)
     assert code == 0, err
     first = json.loads(out)

@@ -31,9 +31,11 @@ def _run(capsys, *argv) -> tuple[int, str, str]:
 
 
 def _expected_error(name: str, size: str, cache) -> str:
-    return (f"error: embedding model '{name}' is not available offline: it must be downloaded once while online "
-            f"(about {size}). It will be cached in {cache}. Download it with: "
-            f"python -m workbench models download {name}\n")
+    return (
+        f"error: embedding model '{name}' is not available offline: it must be downloaded once while online "
+        f"(about {size}). It will be cached in {cache}. Download it with: "
+        f"python -m workbench models download {name}\n"
+    )
 
 
 def test_models_lists_the_catalogue_and_what_is_here(capsys, empty_hub_cache, tmp_path):
@@ -65,12 +67,15 @@ def test_ingest_with_an_uncached_model_changes_nothing(capsys, empty_hub_cache, 
         from workbench.service import Workbench
 
         bench = Workbench(home)
-        return ([(i.name, i.documents, i.chunks, i.config) for i in bench.collections()],
-                sorted(p.relative_to(home).as_posix() for p in home.rglob("*") if "catalog.duckdb" not in p.name))
+        return (
+            [(i.name, i.documents, i.chunks, i.config) for i in bench.collections()],
+            sorted(p.relative_to(home).as_posix() for p in home.rglob("*") if "catalog.duckdb" not in p.name),
+        )
 
     before = state()
-    code, out, err = _run(capsys, "ingest", doc, "-c", "chinese", "--home", home,
-                          "--set", "embedding.model=BAAI/bge-small-zh-v1.5")
+    code, out, err = _run(
+        capsys, "ingest", doc, "-c", "chinese", "--home", home, "--set", "embedding.model=BAAI/bge-small-zh-v1.5"
+    )
     assert code == 2 and out == ""
     assert err == _expected_error("BAAI/bge-small-zh-v1.5", "96 MB", empty_hub_cache)
     assert state() == before  # no collection, no document, no index file
@@ -81,8 +86,9 @@ def test_query_with_an_uncached_reranker_names_the_download(capsys, empty_hub_ca
     doc = tmp_path / "note.md"
     doc.write_text("# Note\n\nHybrid search fuses BM25 and dense rankings.\n", encoding="utf-8")
     _run(capsys, "ingest", doc, "-c", "notes", "--home", home, "--set", f"embedding.model={FAKE_MODEL}")
-    code, out, err = _run(capsys, "query", "hybrid search", "-c", "notes", "--home", home,
-                          "--set", "rerank.model=BAAI/bge-reranker-base")
+    code, out, err = _run(
+        capsys, "query", "hybrid search", "-c", "notes", "--home", home, "--set", "rerank.model=BAAI/bge-reranker-base"
+    )
     assert code == 2 and out == ""
     assert err.startswith("error: rerank model 'BAAI/bge-reranker-base' is not available offline")
     assert "python -m workbench models download BAAI/bge-reranker-base" in err

@@ -14,20 +14,29 @@ import pytest
 from store import collections as stored_collections
 from store.catalog import Catalog
 from store.embedding_cache import embedding_counts
+from workbench.collection_info import index_overrides
 from workbench.config import ConfigError, EmbeddingConfig, WorkbenchConfig, embedding_settings
 from workbench.embedding import calibration
 from workbench.embedding.cache import embed_cached
 from workbench.embedding.registry import get_embedder
 from workbench.embedding.runtimes import RUNTIMES, Runtime, cpu_has_bf16, open_runtime, runtime_embedder
 from workbench.layout import Layout
-from workbench.collection_info import index_overrides
 
-TEXTS = ["Hybrid retrieval fuses dense and BM25 ranks.", "混合检索把向量检索和关键词检索的排名融合起来。", "short",
-         "A much longer passage about vitamin D, bone density and a randomised trial " * 4]
+TEXTS = [
+    "Hybrid retrieval fuses dense and BM25 ranks.",
+    "混合检索把向量检索和关键词检索的排名融合起来。",
+    "short",
+    "A much longer passage about vitamin D, bone density and a randomised trial " * 4,
+]
 
 #: how close each runtime's vectors must stay to torch fp32's on the tiny model (min cosine)
-CLOSE = {("torch", "bf16"): 0.99, ("openvino", "fp32"): 0.99999, ("openvino", "bf16"): 0.99,
-         ("onnx", "fp32"): 0.99999, ("onnx", "int8"): 0.9}
+CLOSE = {
+    ("torch", "bf16"): 0.99,
+    ("openvino", "fp32"): 0.99999,
+    ("openvino", "bf16"): 0.99,
+    ("onnx", "fp32"): 0.99999,
+    ("onnx", "int8"): 0.9,
+}
 
 
 @pytest.fixture(scope="session")
@@ -84,14 +93,19 @@ def test_keys_name_the_runtime_except_torch_fp32():
     assert key(model="m", runtime="torch", precision="fp32") == "m"
     assert key(model="m", runtime="torch", precision="bf16") == "m@torch-bf16"
     assert key(model="m", runtime="onnx", precision="int8") == "m@onnx-int8"
-    assert embedding_settings("m@openvino-bf16") == {"embedding.model": "m", "embedding.runtime": "openvino",
-                                                     "embedding.precision": "bf16"}
+    assert embedding_settings("m@openvino-bf16") == {
+        "embedding.model": "m",
+        "embedding.runtime": "openvino",
+        "embedding.precision": "bf16",
+    }
     # an endpoint model's key has an @ of its own, which is not a runtime
     assert embedding_settings("openai:e5@localhost:11434/v1")["embedding.model"] == "openai:e5@localhost:11434/v1"
     config = WorkbenchConfig().with_overrides(["embedding.runtime=openvino", "embedding.precision=bf16"])
     assert Layout.of(config).embedding_model == "all-MiniLM-L6-v2@openvino-bf16"
-    assert Layout.of(WorkbenchConfig()).chunkset_key == Layout.of(
-        WorkbenchConfig().with_overrides(["embedding.runtime=torch"])).chunkset_key
+    assert (
+        Layout.of(WorkbenchConfig()).chunkset_key
+        == Layout.of(WorkbenchConfig().with_overrides(["embedding.runtime=torch"])).chunkset_key
+    )
 
 
 def test_config_names_the_key_and_what_each_runtime_allows():
@@ -106,10 +120,13 @@ def test_config_names_the_key_and_what_each_runtime_allows():
     assert (config.embedding.runtime, config.embedding.precision) == ("onnx", "int8")
 
 
-@pytest.mark.parametrize("spec", [
-    Runtime("missing", "workbench_no_such_runtime_package", ("fp32",), "workbench.embedding.torch_runtime:X"),
-    Runtime("broken", "numpy", ("fp32",), "workbench.embedding.no_such_runtime_module:Embedder"),
-])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        Runtime("missing", "workbench_no_such_runtime_package", ("fp32",), "workbench.embedding.torch_runtime:X"),
+        Runtime("broken", "numpy", ("fp32",), "workbench.embedding.no_such_runtime_module:Embedder"),
+    ],
+)
 def test_a_runtime_that_cannot_load_falls_back_to_torch_fp32_with_a_note(tiny_model, monkeypatch, spec):
     monkeypatch.setitem(RUNTIMES, spec.name, spec)
     opened = open_runtime(tiny_model, spec.name, "fp32")
@@ -149,7 +166,9 @@ def test_a_collection_keeps_its_runtime_and_refuses_another(tiny_model, bench, t
     if not _installed("onnx", "fp32"):
         pytest.skip("onnxruntime is not installed")
     doc = tmp_path / "notes.md"
-    doc.write_text("# Notes\n\nHybrid retrieval fuses dense and BM25 ranks.\n\n混合检索融合两种排名。\n", encoding="utf-8")
+    doc.write_text(
+        "# Notes\n\nHybrid retrieval fuses dense and BM25 ranks.\n\n混合检索融合两种排名。\n", encoding="utf-8"
+    )
     built = WorkbenchConfig().with_overrides([f"embedding.model={tiny_model}", "embedding.runtime=onnx"])
     report = bench.ingest_paths("onnx", [doc], built)
     assert not report.failures
@@ -160,8 +179,10 @@ def test_a_collection_keeps_its_runtime_and_refuses_another(tiny_model, bench, t
     assert bench.query("dense and BM25", "onnx", stored).final.chunk_ids
     with pytest.raises(ConfigError) as refused:
         bench.config_for("onnx", overrides=["embedding.runtime=torch"])
-    assert str(refused.value).startswith("collection 'onnx' was embedded with embedding.runtime=onnx, "
-                                         "embedding.precision=fp32; it cannot be used with embedding.runtime=torch")
+    assert str(refused.value).startswith(
+        "collection 'onnx' was embedded with embedding.runtime=onnx, "
+        "embedding.precision=fp32; it cannot be used with embedding.runtime=torch"
+    )
     assert "set embedding.runtime=onnx embedding.precision=fp32" in str(refused.value)
     # a configuration made without the collection (auto, unresolved: torch fp32) is refused too,
     # rather than building a torch layout beside the onnx one
@@ -169,8 +190,9 @@ def test_a_collection_keeps_its_runtime_and_refuses_another(tiny_model, bench, t
         bench.query("dense and BM25", "onnx", built.with_overrides(["embedding.runtime=auto"]))
 
 
-def test_an_existing_collection_keeps_its_runtime_when_auto_would_now_pick_another(tiny_model, bench, tmp_path,
-                                                                                  monkeypatch):
+def test_an_existing_collection_keeps_its_runtime_when_auto_would_now_pick_another(
+    tiny_model, bench, tmp_path, monkeypatch
+):
     if not _installed("onnx", "fp32"):
         pytest.skip("onnxruntime is not installed")
     first, second = tmp_path / "first.md", tmp_path / "second.md"
@@ -192,24 +214,28 @@ def test_an_existing_collection_keeps_its_runtime_when_auto_would_now_pick_anoth
 
 def test_a_collection_from_before_runtimes_reads_as_torch_fp32(bench, fake_embedder, fake_config):
     layout = Layout.of(fake_config)
-    before_runtimes = {k: v for k, v in index_overrides(fake_config).items()
-                       if k not in ("embedding.runtime", "embedding.precision")}
-    stored_collections.create_collection(bench.catalog, "old", before_runtimes, layout.chunkset_key,
-                                         layout.chunkset_config())
+    before_runtimes = {
+        k: v for k, v in index_overrides(fake_config).items() if k not in ("embedding.runtime", "embedding.precision")
+    }
+    stored_collections.create_collection(
+        bench.catalog, "old", before_runtimes, layout.chunkset_key, layout.chunkset_config()
+    )
     config = bench.config_for("old")
     assert (config.embedding.runtime, config.embedding.precision) == ("torch", "fp32")
     assert config.embedding.key == fake_config.embedding.model and Layout.of(config) == layout
 
 
-def test_an_explicit_runtime_that_cannot_run_makes_a_torch_collection_with_the_note(bench, fake_embedder,
-                                                                                    fake_config, tmp_path):
+def test_an_explicit_runtime_that_cannot_run_makes_a_torch_collection_with_the_note(
+    bench, fake_embedder, fake_config, tmp_path
+):
     doc = tmp_path / "a.md"
     doc.write_text("# A\n\nsome text to index\n", encoding="utf-8")
     report = bench.ingest_paths("fake", [doc], fake_config.with_overrides(["embedding.runtime=openvino"]))
     config = bench.config_for("fake")
     assert (config.embedding.runtime, config.embedding.precision) == ("torch", "fp32")
-    assert any(note.startswith("embedding.runtime=openvino applies to sentence-transformers models")
-               for note in report.notes), report.notes
+    assert any(
+        note.startswith("embedding.runtime=openvino applies to sentence-transformers models") for note in report.notes
+    ), report.notes
 
 
 def test_runtime_embedder_routes_a_bare_name_to_torch_fp32(tiny_model):
@@ -222,8 +248,13 @@ def test_models_list_prints_each_runtimes_measured_speed_and_ndcg_cost(tmp_path,
     from workbench.retrieval.rerank_calibration import RERANK_CALIBRATION_FILE
 
     def scifact(dense, hybrid, vs_fp32=None):
-        return {"dataset": "scifact", "chunks": 11177, "ndcg@10": {"dense": dense, "hybrid": hybrid},
-                "measured": "2026-11-25 17:10", **({"vs_torch_fp32": vs_fp32} if vs_fp32 else {})}
+        return {
+            "dataset": "scifact",
+            "chunks": 11177,
+            "ndcg@10": {"dense": dense, "hybrid": hybrid},
+            "measured": "2026-11-25 17:10",
+            **({"vs_torch_fp32": vs_fp32} if vs_fp32 else {}),
+        }
 
     home = tmp_path / "home"
     home.mkdir()
@@ -232,29 +263,52 @@ def test_models_list_prints_each_runtimes_measured_speed_and_ndcg_cost(tmp_path,
     out = capsys.readouterr().out
     assert "encoder runtimes (embedding.runtime): not measured on this machine yet" in out
     assert "cross-encoder runtimes (rerank.runtime): not measured on this machine yet" in out
-    record = {"chosen": "openvino-bf16", "min_cosine": 0.999, "sample_texts": 40, "measured": "2026-11-25 13:35",
-              "seconds": 4.2, "export_seconds": 11.5, "load_average": 0.5, "runtimes": {
-                  "torch-fp32": {"texts_per_s": 25.0, "query_ms_p50": 20.0, "min_cosine": 1.0},
-                  "openvino-bf16": {"texts_per_s": 50.0, "query_ms_p50": 8.0, "min_cosine": 0.99997, "export_s": 6.5},
-                  "onnx-int8": {"error": "embedding.runtime=onnx needs the 'onnxruntime' package"}}}
+    record = {
+        "chosen": "openvino-bf16",
+        "min_cosine": 0.999,
+        "sample_texts": 40,
+        "measured": "2026-11-25 13:35",
+        "seconds": 4.2,
+        "export_seconds": 11.5,
+        "load_average": 0.5,
+        "runtimes": {
+            "torch-fp32": {"texts_per_s": 25.0, "query_ms_p50": 20.0, "min_cosine": 1.0},
+            "openvino-bf16": {"texts_per_s": 50.0, "query_ms_p50": 8.0, "min_cosine": 0.99997, "export_s": 6.5},
+            "onnx-int8": {"error": "embedding.runtime=onnx needs the 'onnxruntime' package"},
+        },
+    }
     (home / calibration.CALIBRATION_FILE).write_text(json.dumps({calibration.machine_id(): {"m": record}}))
     assert main(["models", "--home", str(home)]) == 0
     out = capsys.readouterr().out
-    assert "  m: 40 texts measured in 4.2 s (plus 11.5 s loading and exporting), 2026-11-25 13:35, load average 0.5" in out
-    assert ("    openvino-bf16*     50.0 texts/s  2.00x      8.0 ms/query  min cosine 0.99997  export 6.5 s  "
-            "SciFact nDCG@10 not measured") in out
+    assert (
+        "  m: 40 texts measured in 4.2 s (plus 11.5 s loading and exporting), 2026-11-25 13:35, load average 0.5" in out
+    )
+    assert (
+        "    openvino-bf16*     50.0 texts/s  2.00x      8.0 ms/query  min cosine 0.99997  export 6.5 s  "
+        "SciFact nDCG@10 not measured"
+    ) in out
     assert "    onnx-int8       unavailable: embedding.runtime=onnx needs the 'onnxruntime' package" in out
     assert f"measure it with: python bench/bench_encode.py --ndcg --record-in {home}" in out
 
     record_quality(home, "m", "torch-fp32", scifact(0.6730, 0.7188, {"dense": 0.0, "hybrid": 0.0}))
     record_quality(home, "m", "openvino-bf16", scifact(0.6732, 0.7180, {"dense": 0.0002, "hybrid": -0.0008}))
-    reranked = {"chosen": "onnx-fp32", "min_tau": 0.95, "sample_pairs": 40, "measured": "2026-11-25 14:00",
-                "seconds": 2.0, "export_seconds": 3.0, "load_average": 0.7, "runtimes": {
-                    "torch-fp32": {"pairs_per_s": 100.0, "max_abs_diff": 0.0, "min_tau": 1.0},
-                    "onnx-fp32": {"pairs_per_s": 150.0, "max_abs_diff": 0.00001, "min_tau": 1.0, "export_s": 3.0}}}
+    reranked = {
+        "chosen": "onnx-fp32",
+        "min_tau": 0.95,
+        "sample_pairs": 40,
+        "measured": "2026-11-25 14:00",
+        "seconds": 2.0,
+        "export_seconds": 3.0,
+        "load_average": 0.7,
+        "runtimes": {
+            "torch-fp32": {"pairs_per_s": 100.0, "max_abs_diff": 0.0, "min_tau": 1.0},
+            "onnx-fp32": {"pairs_per_s": 150.0, "max_abs_diff": 0.00001, "min_tau": 1.0, "export_s": 3.0},
+        },
+    }
     (tmp_path / "machine").mkdir()
     (tmp_path / "machine" / RERANK_CALIBRATION_FILE).write_text(
-        json.dumps({calibration.machine_id(): {"ce": reranked}}))
+        json.dumps({calibration.machine_id(): {"ce": reranked}})
+    )
     assert main(["models", "--home", str(home)]) == 0
     out = capsys.readouterr().out
     assert "min cosine 0.99997  export 6.5 s  SciFact nDCG@10 dense 0.6732 (+0.0002) hybrid 0.7180 (-0.0008)" in out
@@ -268,14 +322,19 @@ def test_runtime_quality_reads_the_benchs_records_and_invents_nothing(tmp_path):
     from workbench.embedding.runtime_report import runtime_quality
 
     assert runtime_quality(tmp_path, "m") == {}
-    record_quality(tmp_path, "m", "openvino-bf16", {"ndcg@10": {"dense": 0.6731, "hybrid": 0.7190},
-                                                    "measured": "2026-11-25 17:10"})
+    record_quality(
+        tmp_path, "m", "openvino-bf16", {"ndcg@10": {"dense": 0.6731, "hybrid": 0.7190}, "measured": "2026-11-25 17:10"}
+    )
     record_quality(tmp_path, "m", "onnx-int8", {"ndcg@10": {"dense": "n/a"}})
     found = runtime_quality(tmp_path, "m")
     assert set(found) == {"openvino-bf16"}  # a record without both numbers is not shown as measured
     assert (found["openvino-bf16"].dense_ndcg10, found["openvino-bf16"].dense_delta) == (0.6731, None)
-    record_quality(tmp_path, "m", "openvino-bf16", {"ndcg@10": {"dense": 0.6731, "hybrid": 0.7190},
-                                                    "vs_torch_fp32": {"dense": 0.0001, "hybrid": 0.0002}})
+    record_quality(
+        tmp_path,
+        "m",
+        "openvino-bf16",
+        {"ndcg@10": {"dense": 0.6731, "hybrid": 0.7190}, "vs_torch_fp32": {"dense": 0.0001, "hybrid": 0.0002}},
+    )
     assert runtime_quality(tmp_path, "m")["openvino-bf16"].hybrid_delta == 0.0002
     assert runtime_quality(tmp_path, "other") == {}
 

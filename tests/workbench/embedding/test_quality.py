@@ -11,8 +11,11 @@ from workbench.embedding.quality import QUALITY_FILE, read_quality, record_quali
 def test_records_are_kept_per_machine_model_and_runtime(tmp_path):
     assert read_quality(tmp_path) == {}
     fp32 = {"dataset": "scifact", "ndcg@10": {"dense": 0.673, "hybrid": 0.7188}}
-    bf16 = {"dataset": "scifact", "ndcg@10": {"dense": 0.6725, "hybrid": 0.719},
-            "vs_torch_fp32": {"dense": -0.0005, "hybrid": 0.0002}}
+    bf16 = {
+        "dataset": "scifact",
+        "ndcg@10": {"dense": 0.6725, "hybrid": 0.719},
+        "vs_torch_fp32": {"dense": -0.0005, "hybrid": 0.0002},
+    }
     record_quality(tmp_path, "all-MiniLM-L6-v2", "torch-fp32", fp32)
     record_quality(tmp_path, "all-MiniLM-L6-v2", "openvino-bf16", {"stale": True})
     record_quality(tmp_path, "all-MiniLM-L6-v2", "openvino-bf16", bf16)

@@ -24,7 +24,8 @@ def test_assemble_cuts_at_the_limit_keeping_the_closing_token_and_pads():
     assert types.tolist() == [[0, 0, 0, 0], [0, 0, 0, 0]]
     assert input_ids.dtype == np.int64
     assert [a.tolist() for a in assemble(ids, ("input_ids",), limit=None, pad_id=9)] == [
-        [[101, 5, 6, 7, 102], [101, 8, 102, 9, 9]]]
+        [[101, 5, 6, 7, 102], [101, 8, 102, 9, 9]]
+    ]
 
 
 def _fake_tokenizer(text: str) -> list[int]:
@@ -64,11 +65,14 @@ def test_only_the_most_recent_counts_are_kept():
 @pytest.fixture(scope="module")
 def exported_embedder(tiny_chinese_model_dir, tmp_path_factory):
     """The suite's tiny BERT (MiniLM's vocabulary, max 64 tokens here) on an installed exported runtime."""
-    for runtime, package in (("onnx", "onnxruntime"), ("openvino", "openvino")):
-        if importlib.util.find_spec(package):
-            break
-    else:
+    installed = [
+        runtime
+        for runtime, package in (("onnx", "onnxruntime"), ("openvino", "openvino"))
+        if importlib.util.find_spec(package)
+    ]
+    if not installed:
         pytest.skip("neither onnxruntime nor openvino is installed")
+    runtime = installed[0]
     previous = os.environ.get("WORKBENCH_EXPORT_CACHE")
     os.environ["WORKBENCH_EXPORT_CACHE"] = str(tmp_path_factory.mktemp("exports"))
     embedder = get_embedder(f"{tiny_chinese_model_dir}@{runtime}-fp32")
@@ -103,7 +107,7 @@ def test_counted_ids_are_exactly_the_models_own_batch_features(exported_embedder
     prefixed = [exported_embedder.passage_prefix + text for text in PASSAGES]
     reused = counted.features(prefixed)
     assert reused is not None
-    for mine, theirs in zip(reused, exported_embedder._tokenized(prefixed)):
+    for mine, theirs in zip(reused, exported_embedder._tokenized(prefixed), strict=True):
         assert mine.shape == theirs.shape and np.array_equal(mine, theirs)
 
 
@@ -112,5 +116,6 @@ def test_an_encode_after_counting_gives_the_same_vectors_as_one_without(exported
     exported_embedder.token_counts(PASSAGES)
     reused = exported_embedder.embed(PASSAGES)
     assert np.array_equal(fresh, reused)
-    assert exported_embedder._counted_ids().features(
-        [exported_embedder.passage_prefix + PASSAGES[0]]) is None  # the encode took them
+    assert (
+        exported_embedder._counted_ids().features([exported_embedder.passage_prefix + PASSAGES[0]]) is None
+    )  # the encode took them

@@ -37,8 +37,10 @@ def test_an_empty_relevant_list_is_a_no_answer_query():
 def _with_no_answer_queries(home):
     path = home.golden_path
     lines = path.read_text(encoding="utf-8")
-    extra = [{"id": "n1", "query": "volcanic eruptions on jupiter moons", "relevant": []},
-             {"id": "n2", "query": "国际象棋开局", "relevant": []}]
+    extra = [
+        {"id": "n1", "query": "volcanic eruptions on jupiter moons", "relevant": []},
+        {"id": "n2", "query": "国际象棋开局", "relevant": []},
+    ]
     path.write_text(lines + "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in extra), encoding="utf-8")
     return home.golden()
 

@@ -48,8 +48,13 @@ def _sample(query_id, answerable, terms, dense):
 
 
 def test_calibration_reports_before_and_after_on_the_same_evidence():
-    samples = [_sample("a1", True, 0.5, -1.0), _sample("a2", True, 0.6, -0.5), _sample("a3", True, 0.9, 0.5),
-               _sample("n1", False, 0.45, -1.5), _sample("n2", False, 0.4, -1.8)]
+    samples = [
+        _sample("a1", True, 0.5, -1.0),
+        _sample("a2", True, 0.6, -0.5),
+        _sample("a3", True, 0.9, 0.5),
+        _sample("n1", False, 0.45, -1.5),
+        _sample("n2", False, 0.4, -1.8),
+    ]
     calibration = calibrate(samples, ConfidenceConfig())
     # defaults: the no-answer queries sit above terms_low 0.3 and dense_low -2.0, so none abstains
     assert calibration.before.abstained_on_no_answer == 0

@@ -15,15 +15,16 @@ from workbench.evaluation.runner import EvaluationResult, QueryResult
 def run(run_id: int, scores: dict[str, float], config: WorkbenchConfig | None = None, level: str = "doc"):
     per_query = [QueryResult(qid, f"query {qid}", {"ndcg@10": s, "mrr@10": s / 2}, []) for qid, s in scores.items()]
     metrics = {"ndcg@10": float(np.mean(list(scores.values()))), "mrr@10": float(np.mean(list(scores.values()))) / 2}
-    return EvaluationResult("c", "g", level, (config or WorkbenchConfig()).to_dict(), metrics, per_query,
-                            run_id=run_id)
+    return EvaluationResult("c", "g", level, (config or WorkbenchConfig()).to_dict(), metrics, per_query, run_id=run_id)
 
 
 def exact_p(differences: list[float]) -> float:
     """The exact two-sided sign-flip p-value, by enumerating every sign assignment."""
     observed = abs(np.mean(differences))
-    extreme = sum(abs(np.mean([s * d for s, d in zip(signs, differences)])) >= observed - 1e-12
-                  for signs in itertools.product((1, -1), repeat=len(differences)))
+    extreme = sum(
+        abs(np.mean([s * d for s, d in zip(signs, differences, strict=True)])) >= observed - 1e-12
+        for signs in itertools.product((1, -1), repeat=len(differences))
+    )
     return extreme / 2 ** len(differences)
 
 
@@ -54,8 +55,11 @@ def test_identical_runs_have_p_one():
 
 def test_wins_losses_ties_and_most_changed():
     a = run(1, {"q1": 0.5, "q2": 0.5, "q3": 0.9, "q4": 0.1, "q5": 0.3})
-    b = run(2, {"q1": 0.7, "q2": 0.5, "q3": 0.2, "q4": 0.2, "q5": 0.3, "q9": 1.0},
-            WorkbenchConfig().with_value("fusion.k", 30))
+    b = run(
+        2,
+        {"q1": 0.7, "q2": 0.5, "q3": 0.2, "q4": 0.2, "q5": 0.3, "q9": 1.0},
+        WorkbenchConfig().with_value("fusion.k", 30),
+    )
     comparison = compare_runs(a, b, "ndcg@10", permutations=2000)
     assert (comparison.wins, comparison.losses, comparison.ties) == (2, 1, 2)
     assert [c.query_id for c in comparison.most_changed(10)] == ["q3", "q1", "q4"]

@@ -14,13 +14,24 @@ from workbench.evaluation.runner import EvaluationResult, QueryResult
 
 
 def result(run_id: int, scores: list[float], mode: str = "hybrid") -> EvaluationResult:
-    per_query = [QueryResult(f"q{i}", f"what | is {i}?", {"ndcg@10": s}, [f"doc{i}", "other"], relevant=1)
-                 for i, s in enumerate(scores, start=1)]
+    per_query = [
+        QueryResult(f"q{i}", f"what | is {i}?", {"ndcg@10": s}, [f"doc{i}", "other"], relevant=1)
+        for i, s in enumerate(scores, start=1)
+    ]
     return EvaluationResult(
-        "notes", "gold", "doc", WorkbenchConfig().with_value("retrieval.mode", mode).to_dict(),
-        {"ndcg@10": sum(scores) / len(scores)}, per_query, elapsed_s=1.5,
-        stage_metrics={"bm25": {"ndcg@10": 0.4, "recall@pool": 0.9, "pool": 12.0}}, notes=["a <note>"],
-        evaluated_top_k=30, run_id=run_id, label="base")
+        "notes",
+        "gold",
+        "doc",
+        WorkbenchConfig().with_value("retrieval.mode", mode).to_dict(),
+        {"ndcg@10": sum(scores) / len(scores)},
+        per_query,
+        elapsed_s=1.5,
+        stage_metrics={"bm25": {"ndcg@10": 0.4, "recall@pool": 0.9, "pool": 12.0}},
+        notes=["a <note>"],
+        evaluated_top_k=30,
+        run_id=run_id,
+        label="base",
+    )
 
 
 def test_run_markdown_has_metrics_stages_config_and_queries():
@@ -43,7 +54,9 @@ def test_run_html_escapes_user_text():
 def test_run_csv_has_one_row_per_query():
     rows = list(csv.DictReader(io.StringIO(export.render(result(4, [1.0, 0.5]), "csv"))))
     assert [(r["query_id"], float(r["ndcg@10"]), r["ranked_doc_ids"]) for r in rows] == [
-        ("q1", 1.0, "doc1 other"), ("q2", 0.5, "doc2 other")]
+        ("q1", 1.0, "doc1 other"),
+        ("q2", 0.5, "doc2 other"),
+    ]
 
 
 def test_comparison_exports():

@@ -16,8 +16,14 @@ def write(tmp_path, *lines: str, name: str = "set.jsonl"):
     return path
 
 
-GOOD = json.dumps({"id": "q1", "query": "what is bm25", "answer": "a ranking function",
-                   "relevant": ["guide.md", {"doc": "guide.md", "start": 10, "end": 20, "quote": "x", "grade": 2}]})
+GOOD = json.dumps(
+    {
+        "id": "q1",
+        "query": "what is bm25",
+        "answer": "a ranking function",
+        "relevant": ["guide.md", {"doc": "guide.md", "start": 10, "end": 20, "quote": "x", "grade": 2}],
+    }
+)
 
 
 def test_a_good_file_parses_into_typed_items(tmp_path):
@@ -31,28 +37,43 @@ def test_a_good_file_parses_into_typed_items(tmp_path):
     assert first.doc_grades() == {"guide.md": 2}
 
 
-@pytest.mark.parametrize("line, message", [
-    ('{"id": "q1", "query": "x", "relevant": [}', r"set.jsonl:2: not valid JSON"),
-    ('["q1"]', r"set.jsonl:2: expected a JSON object"),
-    ('{"id": "q2", "relevant": []}', r"set.jsonl:2: missing 'query'"),
-    ('{"id": "q2", "query": " ", "relevant": []}', r"set.jsonl:2: 'query' must be a non-empty string"),
-    ('{"id": "q2", "query": "x", "relevant": "a.md"}', r"set.jsonl:2: 'relevant' must be a list"),
-    ('{"id": "q2", "query": "x", "relevant": [], "relevent": []}', r"set.jsonl:2: unknown key 'relevent'"),
-    ('{"id": "q1", "query": "x", "relevant": []}', r"set.jsonl:2: query id 'q1' already used on line 1"),
-    ('{"id": true, "query": "x", "relevant": []}', r"set.jsonl:2: 'id' must be"),
-    ('{"id": "q2", "query": "x", "relevant": [{"doc": "a", "grade": -1}]}',
-     r"set.jsonl:2, relevant item 1: 'grade' must be a non-negative integer"),
-    ('{"id": "q2", "query": "x", "relevant": [{"doc": "a"}, {"doc": "a", "start": 5}]}',
-     r"set.jsonl:2, relevant item 2: give both 'start' and 'end'"),
-    ('{"id": "q2", "query": "x", "relevant": [{"doc": "a", "start": 9, "end": 9}]}',
-     r"set.jsonl:2, relevant item 1: need integers 0 <= start < end"),
-    ('{"id": "q2", "query": "x", "relevant": [{"doc": "a", "quote": ""}]}',
-     r"set.jsonl:2, relevant item 1: 'quote' must be a non-empty string"),
-    ('{"id": "q2", "query": "x", "relevant": [{"document": "a"}]}',
-     r"set.jsonl:2, relevant item 1: expected an object with a 'doc' key"),
-    ('{"id": "q2", "query": "x", "relevant": [{"doc": "a", "span": [1, 2]}]}',
-     r"set.jsonl:2, relevant item 1: unknown key 'span'"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ('{"id": "q1", "query": "x", "relevant": [}', r"set.jsonl:2: not valid JSON"),
+        ('["q1"]', r"set.jsonl:2: expected a JSON object"),
+        ('{"id": "q2", "relevant": []}', r"set.jsonl:2: missing 'query'"),
+        ('{"id": "q2", "query": " ", "relevant": []}', r"set.jsonl:2: 'query' must be a non-empty string"),
+        ('{"id": "q2", "query": "x", "relevant": "a.md"}', r"set.jsonl:2: 'relevant' must be a list"),
+        ('{"id": "q2", "query": "x", "relevant": [], "relevent": []}', r"set.jsonl:2: unknown key 'relevent'"),
+        ('{"id": "q1", "query": "x", "relevant": []}', r"set.jsonl:2: query id 'q1' already used on line 1"),
+        ('{"id": true, "query": "x", "relevant": []}', r"set.jsonl:2: 'id' must be"),
+        (
+            '{"id": "q2", "query": "x", "relevant": [{"doc": "a", "grade": -1}]}',
+            r"set.jsonl:2, relevant item 1: 'grade' must be a non-negative integer",
+        ),
+        (
+            '{"id": "q2", "query": "x", "relevant": [{"doc": "a"}, {"doc": "a", "start": 5}]}',
+            r"set.jsonl:2, relevant item 2: give both 'start' and 'end'",
+        ),
+        (
+            '{"id": "q2", "query": "x", "relevant": [{"doc": "a", "start": 9, "end": 9}]}',
+            r"set.jsonl:2, relevant item 1: need integers 0 <= start < end",
+        ),
+        (
+            '{"id": "q2", "query": "x", "relevant": [{"doc": "a", "quote": ""}]}',
+            r"set.jsonl:2, relevant item 1: 'quote' must be a non-empty string",
+        ),
+        (
+            '{"id": "q2", "query": "x", "relevant": [{"document": "a"}]}',
+            r"set.jsonl:2, relevant item 1: expected an object with a 'doc' key",
+        ),
+        (
+            '{"id": "q2", "query": "x", "relevant": [{"doc": "a", "span": [1, 2]}]}',
+            r"set.jsonl:2, relevant item 1: unknown key 'span'",
+        ),
+    ],
+)
 def test_errors_name_the_file_line_and_item(tmp_path, line, message):
     path = write(tmp_path, json.dumps({"id": "q1", "query": "fine", "relevant": ["a.md"]}), line)
     with pytest.raises(GoldenSetError, match=message):

@@ -70,7 +70,10 @@ def test_grade_zero_counts_as_not_relevant():
 
 def test_empty_ranking():
     assert m.compute_all(["ndcg@10", "recall@10", "map@10"], [], RELEVANT) == {
-        "ndcg@10": 0.0, "recall@10": 0.0, "map@10": 0.0}
+        "ndcg@10": 0.0,
+        "recall@10": 0.0,
+        "map@10": 0.0,
+    }
 
 
 def test_compute_parses_names_and_rejects_bad_ones():

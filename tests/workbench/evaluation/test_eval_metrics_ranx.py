@@ -18,8 +18,14 @@ from workbench.evaluation.runner import document_judgements, evaluate_collection
 ranx = pytest.importorskip("ranx")
 
 OUR_TO_RANX = {
-    "ndcg@10": "ndcg@10", "ndcg@3": "ndcg@3", "map@100": "map@100", "mrr@10": "mrr@10",
-    "recall@10": "recall@10", "recall@100": "recall@100", "precision@5": "precision@5", "hit@10": "hit_rate@10",
+    "ndcg@10": "ndcg@10",
+    "ndcg@3": "ndcg@3",
+    "map@100": "map@100",
+    "mrr@10": "mrr@10",
+    "recall@10": "recall@10",
+    "recall@100": "recall@100",
+    "precision@5": "precision@5",
+    "hit@10": "hit_rate@10",
 }
 
 
@@ -27,8 +33,9 @@ def graded(golden):
     """The same queries with each item's grade set to 1, 2 or 3 (stable per query and document)."""
     queries = []
     for query in golden.queries:
-        items = tuple(replace(item, grade=1 + zlib.crc32(f"{query.id}/{item.doc}".encode()) % 3)
-                      for item in query.relevant)
+        items = tuple(
+            replace(item, grade=1 + zlib.crc32(f"{query.id}/{item.doc}".encode()) % 3) for item in query.relevant
+        )
         queries.append(replace(query, relevant=items))
     return replace(golden, queries=tuple(queries), name="graded")
 
@@ -44,12 +51,13 @@ def ranx_scores(result, judgements: dict[str, dict]) -> dict[str, dict[str, floa
         ranking = q.ranked_doc_ids if level == "doc" else [str(c) for c in q.ranked_chunk_ids]
         # a dummy last entry keeps every query's run non-empty (ranx rejects empty ones); it
         # never matches a judgement, so no metric changes
-        run[q.query_id] = {**{unit: 1.0 / rank for rank, unit in enumerate(ranking, start=1)},
-                           "__none__": 1.0 / (len(ranking) + 2)}
+        run[q.query_id] = {
+            **{unit: 1.0 / rank for rank, unit in enumerate(ranking, start=1)},
+            "__none__": 1.0 / (len(ranking) + 2),
+        }
     ranx_run = ranx.Run(run)
     ranx.evaluate(ranx.Qrels(qrels), ranx_run, list(OUR_TO_RANX.values()), make_comparable=True)
-    return {qid: {ours: float(ranx_run.scores[theirs][qid]) for ours, theirs in OUR_TO_RANX.items()}
-            for qid in qrels}
+    return {qid: {ours: float(ranx_run.scores[theirs][qid]) for ours, theirs in OUR_TO_RANX.items()} for qid in qrels}
 
 
 def check_against_ranx(result, judgements):

@@ -17,8 +17,15 @@ from workbench.retrieval.trace import ChunkView
 MARKDOWN = "# Guide\n\nFirst sentence here. Second sentence follows.\nThird line ends it.\n"
 
 
-def view(chunk_id: int, start: int, end: int, doc_id: int = 1, source: str = "guide.md",
-         external_id: str | None = None, markdown: str = MARKDOWN) -> ChunkView:
+def view(
+    chunk_id: int,
+    start: int,
+    end: int,
+    doc_id: int = 1,
+    source: str = "guide.md",
+    external_id: str | None = None,
+    markdown: str = MARKDOWN,
+) -> ChunkView:
     return ChunkView(chunk_id, doc_id, source, external_id, "md", "Guide", (), None, start, end, markdown[start:end])
 
 
@@ -73,18 +80,24 @@ def test_document_item_marks_the_whole_document_unless_the_query_has_spans_for_i
     other_md = "# Other\n\nUnrelated text about tea.\n"
     other = chunks_of(other_md, 30, doc_id=2, source="other.md", first_id=10)
     span = (MARKDOWN.index("Third"), MARKDOWN.index("Third") + 5)
-    q = query(RelevantItem("guide.md"), RelevantItem("guide", start=span[0], end=span[1], grade=2),
-              RelevantItem("other.md"))
+    q = query(
+        RelevantItem("guide.md"), RelevantItem("guide", start=span[0], end=span[1], grade=2), RelevantItem("other.md")
+    )
     grades = relevant_chunks(q, guide + other)
     # guide: only the chunk holding the span (its document item is superseded); other: all chunks
-    assert grades == {**{c.chunk_id: 2 for c in guide if overlaps(c.start, c.end, *span)},
-                      **{c.chunk_id: 1 for c in other}}
+    assert grades == {
+        **{c.chunk_id: 2 for c in guide if overlaps(c.start, c.end, *span)},
+        **{c.chunk_id: 1 for c in other},
+    }
 
 
 def test_the_highest_grade_wins_and_grade_zero_marks_nothing():
     chunks = [view(1, 0, 20), view(2, 20, 40)]
-    q = query(RelevantItem("guide.md", grade=1, start=0, end=25), RelevantItem("guide.md", grade=3, start=15, end=18),
-              RelevantItem("guide.md", grade=0, start=30, end=35))
+    q = query(
+        RelevantItem("guide.md", grade=1, start=0, end=25),
+        RelevantItem("guide.md", grade=3, start=15, end=18),
+        RelevantItem("guide.md", grade=0, start=30, end=35),
+    )
     assert relevant_chunks(q, chunks) == {1: 3, 2: 1}
 
 
@@ -127,10 +140,12 @@ def test_chunk_judge_reports_unknown_documents_and_counts_chunks():
     q = query(RelevantItem("guide", quote="Third line"), RelevantItem("missing.md"))
     assert judge.unknown_documents(q) == ["missing.md"]
     assert judge.chunk_count == len(chunks_of(MARKDOWN, 30))
-    assert list(judge.judge(q)) == [c.chunk_id for c in chunks_of(MARKDOWN, 30)
-                                    if "Third line" in MARKDOWN[c.start:c.end] or
-                                    overlaps(c.start, c.end, MARKDOWN.index("Third line"),
-                                             MARKDOWN.index("Third line") + 10)]
+    assert list(judge.judge(q)) == [
+        c.chunk_id
+        for c in chunks_of(MARKDOWN, 30)
+        if "Third line" in MARKDOWN[c.start : c.end]
+        or overlaps(c.start, c.end, MARKDOWN.index("Third line"), MARKDOWN.index("Third line") + 10)
+    ]
 
 
 def test_a_chunk_marked_relevant_becomes_a_span_of_its_document():
@@ -138,5 +153,7 @@ def test_a_chunk_marked_relevant_becomes_a_span_of_its_document():
     item = judgement_for_chunk(marked, grade=2)
     assert item == RelevantItem("G1", grade=2, start=9, end=30)
     # on another chunking, the chunks covering those characters are the relevant ones
-    assert relevant_chunks(query(item), [view(1, 0, 10, external_id="G1"), view(2, 10, 20, external_id="G1"),
-                                         view(3, 30, 40, external_id="G1")]) == {1: 2, 2: 2}
+    assert relevant_chunks(
+        query(item),
+        [view(1, 0, 10, external_id="G1"), view(2, 10, 20, external_id="G1"), view(3, 30, 40, external_id="G1")],
+    ) == {1: 2, 2: 2}

@@ -28,8 +28,9 @@ def bm25(home):
 
 
 def test_document_level_scores_by_hand(eval_home):
-    result = evaluate_collection(eval_home.bench, "notes", eval_home.golden(), bm25(eval_home), level="doc",
-                                 metric_names=METRICS)
+    result = evaluate_collection(
+        eval_home.bench, "notes", eval_home.golden(), bm25(eval_home), level="doc", metric_names=METRICS
+    )
     per = {q.query_id: q for q in result.per_query}
     assert [q.ranked_doc_ids for q in result.per_query] == [["beta.md"], ["alpha.md"], ["gamma.md"], ["alpha.md"]]
     assert per["d1"].metrics == {"ndcg@10": 1.0, "recall@10": 1.0, "mrr@10": 1.0, "precision@5": 0.2}
@@ -45,8 +46,9 @@ def test_document_level_scores_by_hand(eval_home):
 
 def test_span_level_counts_relevant_chunks_of_the_layout(eval_home):
     config = bm25(eval_home)
-    result = evaluate_collection(eval_home.bench, "notes", eval_home.golden(), config, level="span",
-                                 metric_names=METRICS)
+    result = evaluate_collection(
+        eval_home.bench, "notes", eval_home.golden(), config, level="span", metric_names=METRICS
+    )
     assert [s.query_id for s in result.skipped] == ["d1"]
     per = {q.query_id: q for q in result.per_query}
     judge = judge_for(eval_home.bench, "notes", config)
@@ -69,8 +71,9 @@ def test_span_level_counts_relevant_chunks_of_the_layout(eval_home):
 def test_rechunking_changes_units_not_judgements(eval_home):
     """The same golden set at span level on a coarser chunking: one chunk now holds alpha's span."""
     coarse = bm25(eval_home).with_value("chunking.size", 400)
-    result = evaluate_collection(eval_home.bench, "notes", eval_home.golden(), coarse, level="span",
-                                 metric_names=METRICS)
+    result = evaluate_collection(
+        eval_home.bench, "notes", eval_home.golden(), coarse, level="span", metric_names=METRICS
+    )
     per = {q.query_id: q for q in result.per_query}
     assert per["s1"].relevant == 1 and per["s1"].metrics["ndcg@10"] == 1.0
     assert per["s2"].relevant == 2  # gamma's one chunk and delta's one chunk
@@ -78,8 +81,9 @@ def test_rechunking_changes_units_not_judgements(eval_home):
 
 def test_every_stage_is_scored_and_the_pool_ceiling_reported(eval_home):
     config = eval_home.bench.config_for("notes")  # hybrid: dense, bm25, fusion, final
-    result = evaluate_collection(eval_home.bench, "notes", eval_home.golden(), config, level="doc",
-                                 metric_names=METRICS)
+    result = evaluate_collection(
+        eval_home.bench, "notes", eval_home.golden(), config, level="doc", metric_names=METRICS
+    )
     assert list(result.stage_metrics) == ["dense", "bm25", "fusion", "final"]
     for row in result.stage_metrics.values():
         assert set(row) == {*METRICS, POOL_RECALL, POOL_SIZE}
@@ -87,8 +91,7 @@ def test_every_stage_is_scored_and_the_pool_ceiling_reported(eval_home):
     assert result.stage_metrics["dense"][POOL_SIZE] == 4.0
     assert result.stage_metrics["dense"][POOL_RECALL] == pytest.approx((1 + 1 + 1 + 0.5) / 4)
     assert result.stage_metrics["bm25"][POOL_SIZE] == 1.0
-    assert result.stage_metrics["final"] == {**result.stage_metrics["final"], **{
-        m: result.metrics[m] for m in METRICS}}
+    assert result.stage_metrics["final"] == {**result.stage_metrics["final"], **{m: result.metrics[m] for m in METRICS}}
 
 
 def test_only_top_k_is_raised_for_the_evaluation(eval_home):
@@ -105,9 +108,12 @@ def test_metrics_deeper_than_top_k_allows_name_the_limit(eval_home):
     config = bm25(eval_home)
     assert evaluation_config(config, ["recall@333"], "doc").retrieval.top_k == 999
     assert evaluation_config(config, ["recall@1000"], "span").retrieval.top_k == 1000
-    with pytest.raises(ConfigError, match=r"metrics ndcg@10, recall@1000 at doc level read the first 3000 results "
-                                          r"\(3 chunks per document\), more than retrieval.top_k allows \(1000\); "
-                                          r"use smaller cutoffs \(at most 333 at doc level\) or the span level"):
+    with pytest.raises(
+        ConfigError,
+        match=r"metrics ndcg@10, recall@1000 at doc level read the first 3000 results "
+        r"\(3 chunks per document\), more than retrieval.top_k allows \(1000\); "
+        r"use smaller cutoffs \(at most 333 at doc level\) or the span level",
+    ):
         evaluation_config(config, ["ndcg@10", "recall@1000"], "doc")
 
 
@@ -126,9 +132,11 @@ def test_unknown_level_is_refused(eval_home):
 
 def test_mmr_and_rerank_stages_are_scored_too(eval_home, tiny_cross_encoder_dir):
     config = eval_home.bench.config_for("notes").with_overrides(
-        ["mmr.enabled=true", f"rerank.model={tiny_cross_encoder_dir}", "rerank.top_m=5"])
-    result = evaluate_collection(eval_home.bench, "notes", eval_home.golden(), config, level="span",
-                                 metric_names=METRICS)
+        ["mmr.enabled=true", f"rerank.model={tiny_cross_encoder_dir}", "rerank.top_m=5"]
+    )
+    result = evaluate_collection(
+        eval_home.bench, "notes", eval_home.golden(), config, level="span", metric_names=METRICS
+    )
     assert list(result.stage_metrics) == ["dense", "bm25", "fusion", "mmr", "rerank", "final"]
     # MMR and rerank only reorder: their pools hold what fusion handed them (MMR keeps its pool of 50)
     assert result.stage_metrics["rerank"][POOL_RECALL] == result.stage_metrics["fusion"][POOL_RECALL]

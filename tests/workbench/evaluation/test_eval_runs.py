@@ -12,8 +12,9 @@ from workbench.evaluation.runs import delete_run, describe, label_run, list_runs
 def test_a_stored_run_loads_back_whole(eval_home):
     bench = eval_home.bench
     config = bench.config_for("notes").with_value("retrieval.mode", "bm25")
-    result = evaluate_collection(bench, "notes", eval_home.golden(), config, level="span",
-                                 metric_names=["ndcg@10", "recall@10"])
+    result = evaluate_collection(
+        bench, "notes", eval_home.golden(), config, level="span", metric_names=["ndcg@10", "recall@10"]
+    )
     run_id = save_run(bench.catalog, result, label="bm25 span", overrides={"retrieval.mode": "bm25"})
     assert result.run_id == run_id and result.created_at
 

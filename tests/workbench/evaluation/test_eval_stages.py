@@ -46,7 +46,11 @@ def test_documents_rank_where_their_best_chunk_ranks_named_by_external_id():
 
 def test_rankings_at_each_level():
     assert stage_rankings(trace(), "doc") == {
-        "dense": ["c.md", "a.md", "B"], "bm25": ["a.md"], "fusion": ["a.md", "c.md", "B"], "final": ["a.md", "c.md"]}
+        "dense": ["c.md", "a.md", "B"],
+        "bm25": ["a.md"],
+        "fusion": ["a.md", "c.md", "B"],
+        "final": ["a.md", "c.md"],
+    }
     assert stage_rankings(trace(), "span")["fusion"] == [1, 4, 2, 3]
     with pytest.raises(ValueError, match="unknown evaluation level"):
         stage_rankings(trace(), "page")

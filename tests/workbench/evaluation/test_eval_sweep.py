@@ -42,17 +42,27 @@ def test_expand_is_the_cartesian_product_with_checked_values():
 
 
 def test_identical_configurations_are_evaluated_once():
-    points = expand(WorkbenchConfig(), {"mmr.enabled": ["true", "yes", "false"], "fusion.weights": ["0.5,0.5", "0.50,.5"]})
-    assert [p.overrides for p in points] == [{"mmr.enabled": True, "fusion.weights": (0.5, 0.5)},
-                                             {"mmr.enabled": False, "fusion.weights": (0.5, 0.5)}]
+    points = expand(
+        WorkbenchConfig(), {"mmr.enabled": ["true", "yes", "false"], "fusion.weights": ["0.5,0.5", "0.50,.5"]}
+    )
+    assert [p.overrides for p in points] == [
+        {"mmr.enabled": True, "fusion.weights": (0.5, 0.5)},
+        {"mmr.enabled": False, "fusion.weights": (0.5, 0.5)},
+    ]
 
 
 def test_points_that_differ_only_in_ignored_keys_are_the_same():
     """Regression: under weighted fusion, fusion.k=10,30,60 ran three identical configurations and
     "fusion.k=10" was named best."""
     points = expand(WorkbenchConfig(), {"fusion.method": ["rrf", "weighted"], "fusion.k": ["10", "30", "60"]})
-    assert [p.same_as for p in points] == [None, None, None, None, "fusion.method=weighted (fusion.k ignored)",
-                                           "fusion.method=weighted (fusion.k ignored)"]
+    assert [p.same_as for p in points] == [
+        None,
+        None,
+        None,
+        None,
+        "fusion.method=weighted (fusion.k ignored)",
+        "fusion.method=weighted (fusion.k ignored)",
+    ]
     assert points[3].label == "fusion.method=weighted (fusion.k ignored)" and points[3].ignored == ("fusion.k",)
     assert points[0].label == "fusion.method=rrf fusion.k=10" and points[0].ignored == ()
     off = expand(WorkbenchConfig(), {"mmr.lambda": ["0.5", "0.9"]})
@@ -60,12 +70,18 @@ def test_points_that_differ_only_in_ignored_keys_are_the_same():
 
 
 def test_the_default_sweep_varies_only_keys_the_configuration_reads():
-    for base in (WorkbenchConfig(), WorkbenchConfig().with_value("fusion.method", "weighted"),
-                 WorkbenchConfig().with_value("retrieval.mode", "bm25")):
+    for base in (
+        WorkbenchConfig(),
+        WorkbenchConfig().with_value("fusion.method", "weighted"),
+        WorkbenchConfig().with_value("retrieval.mode", "bm25"),
+    ):
         keys = default_sweep_keys(base)
         assert len(keys) == 2
-        points = expand(base, {key: ["1", "2"] if key != "mmr.enabled" else ["false", "true"] for key in keys}
-                        | ({"fusion.weights": ["0.3,0.7", "0.7,0.3"]} if "fusion.weights" in keys else {}))
+        points = expand(
+            base,
+            {key: ["1", "2"] if key != "mmr.enabled" else ["false", "true"] for key in keys}
+            | ({"fusion.weights": ["0.3,0.7", "0.7,0.3"]} if "fusion.weights" in keys else {}),
+        )
         assert all(p.same_as is None and not p.ignored for p in points), (base.fusion, keys)
     assert default_sweep_keys(WorkbenchConfig().with_value("fusion.method", "weighted"))[0] == "fusion.weights"
 
@@ -80,13 +96,20 @@ def test_plan_groups_points_by_layout():
 def test_a_query_time_sweep_embeds_no_corpus_text(eval_home):
     bench, embedder = eval_home.bench, eval_home.embedder
     golden = eval_home.golden()
-    corpus_hashes = {content_hash(c.indexed_text) for c in bench.snapshot("notes", bench.config_for("notes"))
-                     .chunks.values()}
+    corpus_hashes = {
+        content_hash(c.indexed_text) for c in bench.snapshot("notes", bench.config_for("notes")).chunks.values()
+    }
     calls_before = len(embedder.calls)
     events = []
-    result = run_sweep(bench, "notes", golden, bench.config_for("notes"),
-                       {"fusion.method": ["rrf", "weighted"], "fusion.k": ["10", "60"], "mmr.enabled": ["false", "true"]},
-                       metric_names=METRICS, progress=events.append)
+    result = run_sweep(
+        bench,
+        "notes",
+        golden,
+        bench.config_for("notes"),
+        {"fusion.method": ["rrf", "weighted"], "fusion.k": ["10", "60"], "mmr.enabled": ["false", "true"]},
+        metric_names=METRICS,
+        progress=events.append,
+    )
     # weighted fusion ignores fusion.k: its k=10 and k=60 points are one configuration, run once
     assert len(result.entries) == 8 and len(result.distinct) == 6 and result.layouts == 1
     assert result.embedded_texts == 0
@@ -111,14 +134,21 @@ def test_a_new_chunking_embeds_only_texts_missing_from_the_cache(eval_home):
     golden = eval_home.golden()
     base = bench.config_for("notes").with_value("retrieval.mode", "bm25")
     before = len(embedder.embedded_texts)
-    first = run_sweep(bench, "notes", golden, base, {"chunking.size": ["80", "300"], "bm25.k1": ["0.9", "1.2"]},
-                      metric_names=METRICS)
+    first = run_sweep(
+        bench, "notes", golden, base, {"chunking.size": ["80", "300"], "bm25.k1": ["0.9", "1.2"]}, metric_names=METRICS
+    )
     assert first.layouts == 4  # bm25.k1 is an index parameter: its own layout each
     new_texts = embedder.embedded_texts[before:]
     size_300 = bench.snapshot("notes", base.with_value("chunking.size", 300)).chunks.values()
     # exactly the size-300 chunk texts the cache lacked, each once (k1 variants share them)
-    assert first.embedded_texts == len(new_texts) == len({c.indexed_text for c in size_300} - set(
-        c.indexed_text for c in bench.snapshot("notes", base).chunks.values()))
+    assert (
+        first.embedded_texts
+        == len(new_texts)
+        == len(
+            {c.indexed_text for c in size_300}
+            - set(c.indexed_text for c in bench.snapshot("notes", base).chunks.values())
+        )
+    )
     assert first.embedded_texts > 0 and "not in the cache" in first.reuse_summary()
     again = run_sweep(bench, "notes", golden, base, {"chunking.size": ["80", "300"]}, metric_names=METRICS)
     assert again.embedded_texts == 0 and len(embedder.embedded_texts) == before + len(new_texts)
@@ -127,13 +157,21 @@ def test_a_new_chunking_embeds_only_texts_missing_from_the_cache(eval_home):
 def test_best_point_is_saved_as_a_preset(eval_home):
     bench = eval_home.bench
     base = bench.config_for("notes")
-    result = run_sweep(bench, "notes", eval_home.golden(), base, {"retrieval.mode": ["bm25", "dense", "hybrid"]},
-                       metric_names=METRICS, store=False)
+    result = run_sweep(
+        bench,
+        "notes",
+        eval_home.golden(),
+        base,
+        {"retrieval.mode": ["bm25", "dense", "hybrid"]},
+        metric_names=METRICS,
+        store=False,
+    )
     assert result.sweep_id is None and list_runs(bench.catalog) == []
     best = result.best("ndcg@10")
     assert best.result.metrics["ndcg@10"] == max(e.result.metrics["ndcg@10"] for e in result.entries)
     assert [e.result.metrics["ndcg@10"] for e in result.ranked("ndcg@10")] == sorted(
-        (e.result.metrics["ndcg@10"] for e in result.entries), reverse=True)
+        (e.result.metrics["ndcg@10"] for e in result.entries), reverse=True
+    )
     saved = save_best_as_preset(bench, result, "notes-best")
     assert bench.preset_overrides("notes-best") == saved
     assert WorkbenchConfig.from_dict({**WorkbenchConfig().flat(), **saved}) == best.point.config

@@ -10,14 +10,14 @@ A_GRADES, B_GRADES = [0, 1, 2, 3, 3], [0, 2, 2, 3, 1]
 
 
 def test_confusion_table_counts_grade_pairs():
-    table = confusion_table(list(zip(A_GRADES, B_GRADES)), 4)
+    table = confusion_table(list(zip(A_GRADES, B_GRADES, strict=True)), 4)
     assert table == [[1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 1, 0], [0, 1, 0, 1]]
     with pytest.raises(ValueError, match="outside 0..3"):
         confusion_table([(0, 4)], 4)
 
 
 def test_weighted_kappa_by_hand():
-    table = confusion_table(list(zip(A_GRADES, B_GRADES)), 4)
+    table = confusion_table(list(zip(A_GRADES, B_GRADES, strict=True)), 4)
     # rows (A) 1,1,1,2; columns (B) 1,1,2,1; n = 5.
     # linear: observed disagreement 1/3 + 2/3 = 1; expected sum r_i c_j |i-j| / 3 / 5 = 31/15
     assert weighted_kappa(table) == pytest.approx(16 / 31)
@@ -46,7 +46,14 @@ def test_kendall_tau_b_by_hand():
 def test_describe_kappa():
     # Landis and Koch: <= 0 poor, to 0.2 slight, 0.4 fair, 0.6 moderate, 0.8 substantial, above almost perfect
     assert [describe_kappa(k) for k in (None, -0.1, 0.1, 0.3, 0.5, 0.7, 0.9)] == [
-        "undefined", "poor", "slight", "fair", "moderate", "substantial", "almost perfect"]
+        "undefined",
+        "poor",
+        "slight",
+        "fair",
+        "moderate",
+        "substantial",
+        "almost perfect",
+    ]
 
 
 def _set(name: str, grades: dict[tuple, int]) -> GoldenSet:
@@ -54,7 +61,9 @@ def _set(name: str, grades: dict[tuple, int]) -> GoldenSet:
     for (query, doc, start), grade in grades.items():
         end = None if start is None else start + 10
         by_query.setdefault(query, []).append(RelevantItem(doc, grade, start, end))
-    return GoldenSet(name, tuple(GoldenQuery(f"q{i}", q, tuple(items)) for i, (q, items) in enumerate(by_query.items())))
+    return GoldenSet(
+        name, tuple(GoldenQuery(f"q{i}", q, tuple(items)) for i, (q, items) in enumerate(by_query.items()))
+    )
 
 
 def test_pairs_are_matched_by_query_text_and_unit_and_kappa_says_when_it_is_undefined():

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from workbench.cli import main
-
 from tests.workbench.golden_fixtures import QUESTIONS
+from workbench.cli import main
 
 
 def _run(capsys, *argv) -> tuple[int, str, str]:
@@ -67,8 +66,21 @@ def test_pool_is_the_deduplicated_shuffled_union_and_exports_as_a_span_golden_se
     code, out, err = _run(capsys, "golden", "queries", questions, "--out", "mine", "--home", golden_home)
     assert code == 0 and "5 questions" in out, err
     configs = ["retrieval.mode=bm25", "retrieval.mode=dense"]
-    code, out, err = _run(capsys, "golden", "pool", "--queries", "mine", "--configs", *configs, "--depth", 2,
-                          "--seed", 1, "--home", golden_home)
+    code, out, err = _run(
+        capsys,
+        "golden",
+        "pool",
+        "--queries",
+        "mine",
+        "--configs",
+        *configs,
+        "--depth",
+        2,
+        "--seed",
+        1,
+        "--home",
+        golden_home,
+    )
     assert code == 0, err
     bench = Workbench(golden_home)
     row, items = judging.load_pool(bench.catalog, "mine")
@@ -83,11 +95,26 @@ def test_pool_is_the_deduplicated_shuffled_union_and_exports_as_a_span_golden_se
     assert f"pool 'mine': {len(items)} chunks to judge over 5 queries" in out
 
     # the same seed gives the same order; the pool refuses to be overwritten without --replace
-    code, _, err = _run(capsys, "golden", "pool", "--queries", "mine", "--configs", *configs, "--depth", 2,
-                        "--home", golden_home)
+    code, _, err = _run(
+        capsys, "golden", "pool", "--queries", "mine", "--configs", *configs, "--depth", 2, "--home", golden_home
+    )
     assert code == 2 and "exists already" in err
-    code, _, err = _run(capsys, "golden", "pool", "--queries", "mine", "--configs", *configs, "--depth", 2,
-                        "--seed", 1, "--replace", "--home", golden_home)
+    code, _, err = _run(
+        capsys,
+        "golden",
+        "pool",
+        "--queries",
+        "mine",
+        "--configs",
+        *configs,
+        "--depth",
+        2,
+        "--seed",
+        1,
+        "--replace",
+        "--home",
+        golden_home,
+    )
     assert code == 0 and judging.load_pool(bench.catalog, "mine")[1] == items
 
     graded = [(item, index % 4, None) for index, item in enumerate(items)]
@@ -103,8 +130,9 @@ def test_pool_is_the_deduplicated_shuffled_union_and_exports_as_a_span_golden_se
             assert item.get("grade", 1) in (0, 1, 2, 3)
     code, _, err = _run(capsys, "golden", "export", "mine", "--out", "mine-ada", "--home", golden_home)
     assert code == 2 and "exists already" in err and "--replace" in err
-    code, out, err = _run(capsys, "eval", "-c", "notes", "--golden", "mine-ada", "--level", "span", "--home",
-                          golden_home, "--no-store")
+    code, out, err = _run(
+        capsys, "eval", "-c", "notes", "--golden", "mine-ada", "--level", "span", "--home", golden_home, "--no-store"
+    )
     assert code == 0, err
     assert "ndcg@10" in out
 
@@ -114,7 +142,9 @@ def test_agree_prints_the_hand_computed_kappa_and_confusion(golden_home, capsys)
 
     def write(name: str, grades: list[int]) -> Path:
         path = golden_home / f"{name}.jsonl"
-        relevant = [{"doc": f"{doc}.md", "start": s, "end": e, "grade": g} for (doc, s, e), g in zip(spans, grades)]
+        relevant = [
+            {"doc": f"{doc}.md", "start": s, "end": e, "grade": g} for (doc, s, e), g in zip(spans, grades, strict=True)
+        ]
         path.write_text(json.dumps({"id": "q1", "query": "x", "relevant": relevant}) + "\n", encoding="utf-8")
         return path
 
@@ -128,20 +158,37 @@ def test_agree_prints_the_hand_computed_kappa_and_confusion(golden_home, capsys)
 
 
 def test_agree_ranks_configurations_under_a_set_and_its_sample(golden_home, capsys):
-    lines = [{"id": f"q{i}", "query": q, "relevant": [{"doc": doc, "grade": 1 + i % 2}]}
-             for i, (q, doc) in enumerate(zip(QUESTIONS, ["kettle.md", "bicycle.md", "sourdough.md", "茶.md",
-                                                          "自行车.md"]))]
+    lines = [
+        {"id": f"q{i}", "query": q, "relevant": [{"doc": doc, "grade": 1 + i % 2}]}
+        for i, (q, doc) in enumerate(
+            zip(QUESTIONS, ["kettle.md", "bicycle.md", "sourdough.md", "茶.md", "自行车.md"], strict=True)
+        )
+    ]
     (golden_home / "golden_sets").mkdir(exist_ok=True)
-    (golden_home / "golden_sets" / "full.jsonl").write_text("".join(json.dumps(x, ensure_ascii=False) + "\n"
-                                                                    for x in lines), encoding="utf-8")
-    code, out, err = _run(capsys, "golden", "drop", "full", "--fraction", 0.3, "--seed", 3, "--out", "sample",
-                          "--home", golden_home)
+    (golden_home / "golden_sets" / "full.jsonl").write_text(
+        "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8"
+    )
+    code, out, err = _run(
+        capsys, "golden", "drop", "full", "--fraction", 0.3, "--seed", 3, "--out", "sample", "--home", golden_home
+    )
     assert code == 0 and "3 of 5 judgements kept (3 of 5 queries)" in out, err  # round(1.5) = 2 dropped
     code, out, err = _run(capsys, "golden", "agree", "full", "sample", "-c", "notes", "--home", golden_home)
     assert code == 0, err
     assert "Kendall tau (tau-b) over 7 configurations" in out
     assert "judged by both: 3 (query, unit) pairs; only A: 2; only B: 0" in out
-    scores = [line.split() for line in out.splitlines() if line.startswith("  ") and line.split()[0] in
-              ("bm25", "dense", "hybrid-rrf", "hybrid-weighted", "hybrid-weighted-bm25-heavy", "hybrid-rrf-mmr",
-               "dense-mmr")]
+    scores = [
+        line.split()
+        for line in out.splitlines()
+        if line.startswith("  ")
+        and line.split()[0]
+        in (
+            "bm25",
+            "dense",
+            "hybrid-rrf",
+            "hybrid-weighted",
+            "hybrid-weighted-bm25-heavy",
+            "hybrid-rrf-mmr",
+            "dense-mmr",
+        )
+    ]
     assert len(scores) == 7 and all(0.0 <= float(value) <= 1.0 for row in scores for value in row[1:])

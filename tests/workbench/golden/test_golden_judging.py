@@ -8,8 +8,11 @@ from workbench.evaluation.golden import dumps, parse_text
 from workbench.golden import judging
 from workbench.golden.judging import JudgingError
 
-ITEMS = [PoolItem(0, "q1", "what is x", 0, 11, "a.md", 0, 40), PoolItem(0, "q1", "what is x", 1, 12, "b.md", 5, 90),
-         PoolItem(1, "q2", "什么是向量", 0, 13, "中文.md", 0, 30)]
+ITEMS = [
+    PoolItem(0, "q1", "what is x", 0, 11, "a.md", 0, 40),
+    PoolItem(0, "q1", "what is x", 1, 12, "b.md", 5, 90),
+    PoolItem(1, "q2", "什么是向量", 0, 13, "中文.md", 0, 30),
+]
 
 
 @pytest.fixture()
@@ -26,7 +29,10 @@ def test_judge_names():
     with pytest.raises(JudgingError, match="contains '@'"):
         judging.person_judge("ada@home")
     # sha256("prompt v1")[:12], computed once by hand with sha256sum
-    assert judging.model_judge("gpt-x", "prompt v1") == "gpt-x@" + __import__("hashlib").sha256(b"prompt v1").hexdigest()[:12]
+    assert (
+        judging.model_judge("gpt-x", "prompt v1")
+        == "gpt-x@" + __import__("hashlib").sha256(b"prompt v1").hexdigest()[:12]
+    )
     assert judging.model_judge("m", "a") != judging.model_judge("m", "b")
 
 

@@ -13,18 +13,21 @@ def test_a_good_reply():
     assert parse_judge_reply('```json\n{"grade": 0, "reason": "off topic"}\n```') == (0, "off topic")
 
 
-@pytest.mark.parametrize("reply, why", [
-    ("2", "not an object"),
-    ("Grade: 2", "not a JSON object"),
-    ('{"grade": 4, "reason": "x"}', "outside 0-3"),
-    ('{"grade": -1, "reason": "x"}', "outside 0-3"),
-    ('{"grade": 2.5, "reason": "x"}', "whole number"),
-    ('{"grade": "2", "reason": "x"}', "whole number"),
-    ('{"grade": true, "reason": "x"}', "whole number"),
-    ('{"grade": 2}', "missing reason"),
-    ('{"grade": 2, "reason": " "}', "non-empty"),
-    ('{"grade": 2, "reason": "x", "confidence": 0.9}', "unexpected confidence"),
-])
+@pytest.mark.parametrize(
+    "reply, why",
+    [
+        ("2", "not an object"),
+        ("Grade: 2", "not a JSON object"),
+        ('{"grade": 4, "reason": "x"}', "outside 0-3"),
+        ('{"grade": -1, "reason": "x"}', "outside 0-3"),
+        ('{"grade": 2.5, "reason": "x"}', "whole number"),
+        ('{"grade": "2", "reason": "x"}', "whole number"),
+        ('{"grade": true, "reason": "x"}', "whole number"),
+        ('{"grade": 2}', "missing reason"),
+        ('{"grade": 2, "reason": " "}', "non-empty"),
+        ('{"grade": 2, "reason": "x", "confidence": 0.9}', "unexpected confidence"),
+    ],
+)
 def test_anything_else_is_rejected_with_its_reason(reply, why):
     with pytest.raises(ValueError, match=why):
         parse_judge_reply(reply)

@@ -48,17 +48,20 @@ def test_a_good_reply_is_read():
     assert parse_item_reply('{"question": "Q", "quote": ""}', UNANSWERABLE).quotes == ()
 
 
-@pytest.mark.parametrize("reply, kind, why", [
-    ("Sure! Question: what is X?", SPECIFIC, "not a JSON object"),
-    ('{"question": "Q"}', SPECIFIC, "keys are wrong \\(missing quote\\)"),
-    ('{"question": "Q", "quote": "A", "answer": "B"}', SPECIFIC, "keys are wrong \\(unexpected answer\\)"),
-    ('["Q", "A"]', SPECIFIC, "not an object"),
-    ('Here it is: {"question": "Q", "quote": "A"}', SPECIFIC, "not a JSON object"),
-    ('{"question": 3, "quote": "A"}', SPECIFIC, "not a string"),
-    ('{"question": "Q", "quote": "A"}', MULTI_HOP, "list of two strings"),
-    ('{"question": "Q", "quote": ["a"]}', MULTI_HOP, "list of two strings"),
-    ('{"question": "Q", "quote": "It is in the text."}', UNANSWERABLE, "empty"),
-])
+@pytest.mark.parametrize(
+    "reply, kind, why",
+    [
+        ("Sure! Question: what is X?", SPECIFIC, "not a JSON object"),
+        ('{"question": "Q"}', SPECIFIC, "keys are wrong \\(missing quote\\)"),
+        ('{"question": "Q", "quote": "A", "answer": "B"}', SPECIFIC, "keys are wrong \\(unexpected answer\\)"),
+        ('["Q", "A"]', SPECIFIC, "not an object"),
+        ('Here it is: {"question": "Q", "quote": "A"}', SPECIFIC, "not a JSON object"),
+        ('{"question": 3, "quote": "A"}', SPECIFIC, "not a string"),
+        ('{"question": "Q", "quote": "A"}', MULTI_HOP, "list of two strings"),
+        ('{"question": "Q", "quote": ["a"]}', MULTI_HOP, "list of two strings"),
+        ('{"question": "Q", "quote": "It is in the text."}', UNANSWERABLE, "empty"),
+    ],
+)
 def test_anything_else_is_malformed_and_says_why(reply, kind, why):
     with pytest.raises(ValueError, match=why):
         parse_item_reply(reply, kind)

@@ -9,8 +9,9 @@ from workbench.golden.query_sets import QuerySetError
 def test_text_csv_and_jsonl_give_the_same_questions(tmp_path):
     (tmp_path / "a.txt").write_text("what is x\n\n  绿茶用多少度的水  \nwhat is   x\n", encoding="utf-8")
     (tmp_path / "b.csv").write_text("id,question\nk1,what is x\nk2,绿茶用多少度的水\n", encoding="utf-8-sig")
-    (tmp_path / "c.jsonl").write_text('{"id": "k1", "query": "what is x", "relevant": []}\n'
-                                      '{"query": "绿茶用多少度的水"}\n', encoding="utf-8")
+    (tmp_path / "c.jsonl").write_text(
+        '{"id": "k1", "query": "what is x", "relevant": []}\n{"query": "绿茶用多少度的水"}\n', encoding="utf-8"
+    )
     (tmp_path / "d.csv").write_text("what is x\n绿茶用多少度的水\n", encoding="utf-8")
     texts = ["what is x", "绿茶用多少度的水"]
     for name in ("a.txt", "b.csv", "c.jsonl", "d.csv"):

@@ -16,9 +16,9 @@ import struct
 import sys
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 MB = 1024 * 1024
 
@@ -36,7 +36,7 @@ class HostileKind:
 
 CONTROLS = {
     "control-lighthouse.md": "# Lighthouse keeping\n\nThe keeper trims the lamp wick at dusk and logs passing "
-                             "freighters in the harbour ledger.\n",
+    "freighters in the harbour ledger.\n",
     "control-tea.txt": "西湖龙井是一种绿茶，产于杭州。采茶的季节在清明节前后，茶叶用铁锅手工炒制。\n",
 }
 
@@ -45,8 +45,9 @@ def _write(data: bytes) -> Callable[[Path], None]:
     return lambda path: path.write_bytes(data)
 
 
-def _zip_package(path: Path, members: dict[str, bytes], inflated: tuple[str, int] | None = None,
-                 extra_members: int = 0) -> None:
+def _zip_package(
+    path: Path, members: dict[str, bytes], inflated: tuple[str, int] | None = None, extra_members: int = 0
+) -> None:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as package:
         for name, data in members.items():
             package.writestr(name, data)
@@ -60,8 +61,10 @@ def _zip_package(path: Path, members: dict[str, bytes], inflated: tuple[str, int
             package.writestr(f"customXml/item{number}.xml", b"<a/>")
 
 
-_DOCX_TYPES = (b'<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-               b'<Default Extension="xml" ContentType="application/xml"/></Types>')
+_DOCX_TYPES = (
+    b'<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+    b'<Default Extension="xml" ContentType="application/xml"/></Types>'
+)
 
 
 def _zip_bomb_docx(path: Path) -> None:
@@ -75,8 +78,7 @@ def _ratio_bomb_pptx(path: Path) -> None:
 
 
 def _many_members_xlsx(path: Path) -> None:
-    _zip_package(path, {"[Content_Types].xml": _DOCX_TYPES, "xl/workbook.xml": b"<workbook/>"},
-                 extra_members=12_000)
+    _zip_package(path, {"[Content_Types].xml": _DOCX_TYPES, "xl/workbook.xml": b"<workbook/>"}, extra_members=12_000)
 
 
 def _xlsx_renamed_docx(path: Path) -> None:
@@ -118,8 +120,10 @@ def _truncated_pdf(path: Path) -> None:
 
 def _png_header_bomb(path: Path) -> None:
     """A PNG whose header claims 100,000 x 100,000 pixels (10 gigapixels) in a few hundred bytes."""
+
     def chunk(kind: bytes, body: bytes) -> bytes:
         return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
     header = struct.pack(">IIBBBBB", 100_000, 100_000, 1, 0, 0, 0, 0)
     idat = zlib.compress(b"\x00" * 1024)
     path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
@@ -166,74 +170,197 @@ def hostile_kinds() -> list[HostileKind]:
     rng = random.Random(9)
     elf = b"\x7fELF\x02\x01\x01" + bytes(rng.randrange(256) for _ in range(4096))
     return [
-        HostileKind("zip bomb (300 MB inflated)", "zip-bomb.docx", _zip_bomb_docx, "failed",
-                    r"inflates to 300 MB.*ingest\.max_unzipped_mb", "ingest.max_unzipped_mb"),
-        HostileKind("compression-ratio bomb", "ratio-bomb.pptx", _ratio_bomb_pptx, "failed",
-                    r"compressed [\d,]+:1.*ingest\.max_compression_ratio", "ingest.max_compression_ratio"),
-        HostileKind("ZIP with 12,000 members", "many-members.xlsx", _many_members_xlsx, "failed",
-                    r"12,00\d members.*ingest\.max_zip_members", "ingest.max_zip_members"),
-        HostileKind("50 MB text file", "huge.txt", _big_text, "failed",
-                    r"over the 20 MB limit \(ingest\.max_file_mb\)\. Raising it would cost about [\d,]+ chunks, roughly",
-                    "ingest.max_file_mb"),
-        HostileKind("100,000-row CSV", "rows.csv", _csv_rows, "failed",
-                    r"would make about [\d,]+ chunks.*ingest\.max_chunks", "ingest.max_chunks"),
-        HostileKind("deeply nested JSON (100,000 levels)", "nested.json", _nested_json, "failed",
-                    r"nested too deeply", "JSON depth check"),
-        HostileKind("deeply nested HTML (50,000 divs)", "nested.html", _nested_html, "ingested",
-                    check=lambda md: "deep" in md),
-        HostileKind("ELF binary renamed .pdf", "program.pdf", _write(elf), "failed",
-                    r"not a PDF file", "PDF signature check"),
-        HostileKind("ELF binary renamed .docx", "program.docx", _write(elf), "failed",
-                    r"not a valid DOCX", "ZIP signature check"),
-        HostileKind("ELF binary renamed .txt", "program.txt", _write(elf), "failed",
-                    r"binary data, not text", "text decoding"),
-        HostileKind("legacy/encrypted Office container renamed .docx", "legacy.docx",
-                    _write(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 2048), "failed",
-                    r"password-protected, or a legacy Office file", "CFB signature check"),
-        HostileKind("Excel workbook renamed .docx", "workbook.docx", _xlsx_renamed_docx, "failed",
-                    r"an Excel workbook, not a Word document", "package part check"),
-        HostileKind("truncated PDF", "truncated.pdf", _truncated_pdf, "failed",
-                    r"not a valid PDF \(file is corrupt or truncated\)", "PDF parser"),
-        HostileKind("password-protected PDF", "encrypted.pdf",
-                    _write(_pdf(["Secret minutes of the board."], encrypt="hunter2")), "failed",
-                    r"password-protected PDF", "PDF parser"),
-        HostileKind("image whose header claims 10 gigapixels", "pixel-bomb.png", _png_header_bomb, "failed",
-                    r"ingest\.max_image_megapixels", "ingest.max_image_megapixels"),
-        HostileKind("PNG signature followed by garbage", "corrupt.png",
-                    _write(b"\x89PNG\r\n\x1a\n" + bytes(rng.randrange(256) for _ in range(512))), "failed",
-                    r"not a readable image|corrupt or truncated", "image decoder"),
-        HostileKind("invalid UTF-8 (GBK bytes)", "gbk.txt",
-                    _write("错误的编码会产生乱码，必须拒绝。".encode("gbk") * 20), "failed",
-                    r"not UTF-8 text.*re-save it as UTF-8", "text decoding"),
+        HostileKind(
+            "zip bomb (300 MB inflated)",
+            "zip-bomb.docx",
+            _zip_bomb_docx,
+            "failed",
+            r"inflates to 300 MB.*ingest\.max_unzipped_mb",
+            "ingest.max_unzipped_mb",
+        ),
+        HostileKind(
+            "compression-ratio bomb",
+            "ratio-bomb.pptx",
+            _ratio_bomb_pptx,
+            "failed",
+            r"compressed [\d,]+:1.*ingest\.max_compression_ratio",
+            "ingest.max_compression_ratio",
+        ),
+        HostileKind(
+            "ZIP with 12,000 members",
+            "many-members.xlsx",
+            _many_members_xlsx,
+            "failed",
+            r"12,00\d members.*ingest\.max_zip_members",
+            "ingest.max_zip_members",
+        ),
+        HostileKind(
+            "50 MB text file",
+            "huge.txt",
+            _big_text,
+            "failed",
+            r"over the 20 MB limit \(ingest\.max_file_mb\)\. Raising it would cost about [\d,]+ chunks, roughly",
+            "ingest.max_file_mb",
+        ),
+        HostileKind(
+            "100,000-row CSV",
+            "rows.csv",
+            _csv_rows,
+            "failed",
+            r"would make about [\d,]+ chunks.*ingest\.max_chunks",
+            "ingest.max_chunks",
+        ),
+        HostileKind(
+            "deeply nested JSON (100,000 levels)",
+            "nested.json",
+            _nested_json,
+            "failed",
+            r"nested too deeply",
+            "JSON depth check",
+        ),
+        HostileKind(
+            "deeply nested HTML (50,000 divs)", "nested.html", _nested_html, "ingested", check=lambda md: "deep" in md
+        ),
+        HostileKind(
+            "ELF binary renamed .pdf", "program.pdf", _write(elf), "failed", r"not a PDF file", "PDF signature check"
+        ),
+        HostileKind(
+            "ELF binary renamed .docx",
+            "program.docx",
+            _write(elf),
+            "failed",
+            r"not a valid DOCX",
+            "ZIP signature check",
+        ),
+        HostileKind(
+            "ELF binary renamed .txt", "program.txt", _write(elf), "failed", r"binary data, not text", "text decoding"
+        ),
+        HostileKind(
+            "legacy/encrypted Office container renamed .docx",
+            "legacy.docx",
+            _write(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 2048),
+            "failed",
+            r"password-protected, or a legacy Office file",
+            "CFB signature check",
+        ),
+        HostileKind(
+            "Excel workbook renamed .docx",
+            "workbook.docx",
+            _xlsx_renamed_docx,
+            "failed",
+            r"an Excel workbook, not a Word document",
+            "package part check",
+        ),
+        HostileKind(
+            "truncated PDF",
+            "truncated.pdf",
+            _truncated_pdf,
+            "failed",
+            r"not a valid PDF \(file is corrupt or truncated\)",
+            "PDF parser",
+        ),
+        HostileKind(
+            "password-protected PDF",
+            "encrypted.pdf",
+            _write(_pdf(["Secret minutes of the board."], encrypt="hunter2")),
+            "failed",
+            r"password-protected PDF",
+            "PDF parser",
+        ),
+        HostileKind(
+            "image whose header claims 10 gigapixels",
+            "pixel-bomb.png",
+            _png_header_bomb,
+            "failed",
+            r"ingest\.max_image_megapixels",
+            "ingest.max_image_megapixels",
+        ),
+        HostileKind(
+            "PNG signature followed by garbage",
+            "corrupt.png",
+            _write(b"\x89PNG\r\n\x1a\n" + bytes(rng.randrange(256) for _ in range(512))),
+            "failed",
+            r"not a readable image|corrupt or truncated",
+            "image decoder",
+        ),
+        HostileKind(
+            "invalid UTF-8 (GBK bytes)",
+            "gbk.txt",
+            _write("错误的编码会产生乱码，必须拒绝。".encode("gbk") * 20),
+            "failed",
+            r"not UTF-8 text.*re-save it as UTF-8",
+            "text decoding",
+        ),
         HostileKind("empty file", "empty.md", _write(b""), "failed", r"empty file \(0 bytes\)", "empty check"),
         HostileKind("only whitespace", "blank.md", _write(b" \n\t\n   \n"), "failed", r"no text", "empty check"),
-        HostileKind("executable extension", "setup.exe", _write(b"MZ\x90\x00" + elf), "failed",
-                    r"unsupported file type '\.exe'", "type check"),
-        HostileKind("no extension", "README", _write(b"plain words"), "failed", r"no file extension",
-                    "type check"),
-        HostileKind("broken notebook", "analysis.ipynb", _write(b'{"cells": [ {"cell_type": '), "failed",
-                    r"not a valid Jupyter notebook", "notebook check"),
-        HostileKind("UTF-16 text with a byte-order mark", "utf16.txt",
-                    _write("Tidal charts for the northern harbour.\n".encode("utf-16")), "ingested",
-                    check=lambda md: "Tidal charts for the northern harbour." in md),
-        HostileKind("NUL bytes inside UTF-8 text", "nul-bytes.md",
-                    _write(b"# Granite\x00 quarry\n\nBlocks\x00 are cut\x00 by wire saws.\n"), "ingested",
-                    check=lambda md: "\x00" not in md and "Blocks are cut by wire saws." in md),
-        HostileKind("right-to-left override in the file name", "invoice\u202etxt.exe.md",
-                    _write(b"# Invoice\n\nMeadow supplies, forty crates.\n"), "ingested",
-                    check=lambda md: "forty crates" in md),
-        HostileKind("SQL-looking file name", "x'); DROP TABLE documents; --.md",
-                    _write(b"# Orchard\n\nApple trees are pruned in late winter.\n"), "ingested",
-                    check=lambda md: "pruned in late winter" in md),
-        HostileKind("script-laden HTML", "scripts.html", _write(_SCRIPT_HTML.encode()), "ingested",
-                    check=lambda md: "ferry leaves at nine" in md and "attacker" not in md and "<script" not in md
-                    and "onerror" not in md),
-        HostileKind("script-laden Markdown (kept as text, never run)", "scripts.md",
-                    _write(_SCRIPT_MARKDOWN.encode()), "ingested",
-                    check=lambda md: "runs hourly" in md),
-        HostileKind("Python 2 source (does not parse as Python 3)", "legacy.py",
-                    _write(b"print 'hello'\n\ndef add(a, b):\n    return a + b\n"), "ingested",
-                    check=lambda md: "def add" in md),
+        HostileKind(
+            "executable extension",
+            "setup.exe",
+            _write(b"MZ\x90\x00" + elf),
+            "failed",
+            r"unsupported file type '\.exe'",
+            "type check",
+        ),
+        HostileKind("no extension", "README", _write(b"plain words"), "failed", r"no file extension", "type check"),
+        HostileKind(
+            "broken notebook",
+            "analysis.ipynb",
+            _write(b'{"cells": [ {"cell_type": '),
+            "failed",
+            r"not a valid Jupyter notebook",
+            "notebook check",
+        ),
+        HostileKind(
+            "UTF-16 text with a byte-order mark",
+            "utf16.txt",
+            _write("Tidal charts for the northern harbour.\n".encode("utf-16")),
+            "ingested",
+            check=lambda md: "Tidal charts for the northern harbour." in md,
+        ),
+        HostileKind(
+            "NUL bytes inside UTF-8 text",
+            "nul-bytes.md",
+            _write(b"# Granite\x00 quarry\n\nBlocks\x00 are cut\x00 by wire saws.\n"),
+            "ingested",
+            check=lambda md: "\x00" not in md and "Blocks are cut by wire saws." in md,
+        ),
+        HostileKind(
+            "right-to-left override in the file name",
+            "invoice\u202etxt.exe.md",
+            _write(b"# Invoice\n\nMeadow supplies, forty crates.\n"),
+            "ingested",
+            check=lambda md: "forty crates" in md,
+        ),
+        HostileKind(
+            "SQL-looking file name",
+            "x'); DROP TABLE documents; --.md",
+            _write(b"# Orchard\n\nApple trees are pruned in late winter.\n"),
+            "ingested",
+            check=lambda md: "pruned in late winter" in md,
+        ),
+        HostileKind(
+            "script-laden HTML",
+            "scripts.html",
+            _write(_SCRIPT_HTML.encode()),
+            "ingested",
+            check=lambda md: (
+                "ferry leaves at nine" in md and "attacker" not in md and "<script" not in md and "onerror" not in md
+            ),
+        ),
+        HostileKind(
+            "script-laden Markdown (kept as text, never run)",
+            "scripts.md",
+            _write(_SCRIPT_MARKDOWN.encode()),
+            "ingested",
+            check=lambda md: "runs hourly" in md,
+        ),
+        HostileKind(
+            "Python 2 source (does not parse as Python 3)",
+            "legacy.py",
+            _write(b"print 'hello'\n\ndef add(a, b):\n    return a + b\n"),
+            "ingested",
+            check=lambda md: "def add" in md,
+        ),
     ]
 
 

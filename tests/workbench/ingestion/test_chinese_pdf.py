@@ -47,8 +47,11 @@ def test_the_pdf_has_sixteen_pages_of_chinese_with_every_quote_on_a_line(handboo
 def test_default_configuration_scores_at_least_bm25(handbook):
     bench, golden = handbook
     scores = {}
-    for label, overrides in (("default", []), ("bm25", ["retrieval.mode=bm25"]),
-                             ("hybrid, guard off", ["retrieval.language_guard=off"])):
+    for label, overrides in (
+        ("default", []),
+        ("bm25", ["retrieval.mode=bm25"]),
+        ("hybrid, guard off", ["retrieval.language_guard=off"]),
+    ):
         config = bench.config_for("handbook", None, overrides)
         result = evaluate_collection(bench, "handbook", golden, config, level="span", metric_names=["ndcg@10"])
         assert len(result.per_query) == len(QUESTIONS) and not result.skipped

@@ -18,11 +18,19 @@ def code_bench(tmp_path_factory):
 
     bench = Workbench(tmp_path_factory.mktemp("code-home"))
     config = WorkbenchConfig().with_overrides(["chunking.strategy=code"])  # the bundled MiniLM model
-    notebook = ('{"cells": [{"cell_type": "markdown", "source": "# Tides"},'
-                ' {"cell_type": "code", "source": "def high_tide(hour):\\n    return hour % 12 == 6"}]}')
-    report = bench.ingest("code", [Source.from_path(MODULE), Source("tides.ipynb", data=notebook.encode()),
-                                   Source("notes.md", data=b"# Garden\n\nWater the tomatoes every morning.\n")],
-                          config)
+    notebook = (
+        '{"cells": [{"cell_type": "markdown", "source": "# Tides"},'
+        ' {"cell_type": "code", "source": "def high_tide(hour):\\n    return hour % 12 == 6"}]}'
+    )
+    report = bench.ingest(
+        "code",
+        [
+            Source.from_path(MODULE),
+            Source("tides.ipynb", data=notebook.encode()),
+            Source("notes.md", data=b"# Garden\n\nWater the tomatoes every morning.\n"),
+        ],
+        config,
+    )
     assert not report.failures, report.failures
     return bench, config
 
@@ -36,11 +44,14 @@ def test_the_module_is_chunked_per_function_class_and_method(code_bench):
     assert ("dew_point",) in paths and ("celsius_to_fahrenheit",) in paths
 
 
-@pytest.mark.parametrize(("query", "qualified_name"), [
-    ("convert a temperature from Celsius to Fahrenheit", "celsius_to_fahrenheit"),
-    ("count the nights when it was freezing", "Station.frost_nights"),
-    ("estimate the dew point from temperature and relative humidity", "dew_point"),
-])
+@pytest.mark.parametrize(
+    ("query", "qualified_name"),
+    [
+        ("convert a temperature from Celsius to Fahrenheit", "celsius_to_fahrenheit"),
+        ("count the nights when it was freezing", "Station.frost_nights"),
+        ("estimate the dew point from temperature and relative humidity", "dew_point"),
+    ],
+)
 @pytest.mark.parametrize("mode", ["dense", "hybrid"])
 def test_a_query_for_a_functions_behaviour_finds_it(code_bench, query, qualified_name, mode):
     bench, config = code_bench

@@ -28,17 +28,16 @@ import duckdb
 import pytest
 
 from store.index_set import Snapshot, read_current
-from workbench.ingestion.indexing import layout_dir
 from workbench.backends import open_snapshot_indexes
+from workbench.ingestion.indexing import layout_dir
 from workbench.layout import Layout
-from workbench.service import Workbench
 
 REPO = Path(__file__).resolve().parents[3]
 TOPICS = ["glacier", "volcano", "harbour", "orchard", "comet", "canyon", "lagoon", "prairie", "tundra", "reef"]
 MODEL = "ledger-hashing-embedder"
 ROUNDS = 20
 
-DRIVER = textwrap.dedent('''
+DRIVER = textwrap.dedent("""
     import json, os, sys, time
     sys.path.insert(0, {repo!r})
     from tests.conftest import registered_hashing_embedder
@@ -71,15 +70,16 @@ DRIVER = textwrap.dedent('''
         else:  # apply a new chunking to the collection, as the Chunking lab does
             bench.snapshot("kb", config.with_overrides([f"chunking.size={{size}}", "chunking.overlap=10"]))
             print(json.dumps({{"applied": size}}))
-''').format(repo=str(REPO), model=MODEL)
+""").format(repo=str(REPO), model=MODEL)
 
 
 def _write_files(folder: Path, first: int, count: int) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for number in range(first, first + count):
         topic = TOPICS[number % len(TOPICS)]
-        sentences = " ".join(f"Sentence {k} of note {number} is about the {topic} and marker{number}x{k}."
-                             for k in range(12))
+        sentences = " ".join(
+            f"Sentence {k} of note {number} is about the {topic} and marker{number}x{k}." for k in range(12)
+        )
         (folder / f"note-{number:05d}.md").write_text(f"# Note {number}\n\n{sentences}\n", encoding="utf-8")
 
 
@@ -98,8 +98,14 @@ def _run(arguments: list[str], kill_after: float | None) -> tuple[subprocess.Com
     """Run the driver to completion, or SIGKILL it after ``kill_after`` seconds if it is still going."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
     started = time.monotonic()
-    process = subprocess.Popen([sys.executable, "-c", DRIVER, *arguments], cwd=REPO, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-c", DRIVER, *arguments],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         process.wait(timeout=300 if kill_after is None else kill_after)
     except subprocess.TimeoutExpired:
@@ -124,9 +130,15 @@ def _check_invariants(home: Path, expected_files: set[str], committed_before: se
             continue
         chunkset = target.name.rsplit("-", 1)[0]  # a layout folder is its chunk set key + a build digest
         snapshot = Snapshot(target / pointer["version"], open_snapshot_indexes)
-        catalog_ids = [row[0] for row in _catalog(
-            home, "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id"
-            " WHERE d.status = 'success' AND c.chunkset = ? ORDER BY c.id", [chunkset])]
+        catalog_ids = [
+            row[0]
+            for row in _catalog(
+                home,
+                "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id"
+                " WHERE d.status = 'success' AND c.chunkset = ? ORDER BY c.id",
+                [chunkset],
+            )
+        ]
         assert catalog_ids, chunkset
         assert catalog_ids == sorted(snapshot.sparse.chunk_ids.tolist()) == sorted(snapshot.dense.ids().tolist())
         compared += 1
@@ -158,8 +170,11 @@ def test_kill_9_at_20_random_points_during_ingest_and_rechunking(tmp_path):
         killed_hashes = ledger.read_text().splitlines()[ledger_mark:]
         assert not set(killed_hashes) & cache_before_kill, "the killed run encoded texts the cache already had"
 
-        committed = {row[0] for row in _catalog(home, "SELECT source FROM documents WHERE status = 'success'")} \
-            if (home / "catalog.duckdb").exists() else set()
+        committed = (
+            {row[0] for row in _catalog(home, "SELECT source FROM documents WHERE status = 'success'")}
+            if (home / "catalog.duckdb").exists()
+            else set()
+        )
         cache_before_rerun = _cached_hashes(home)
         ledger_mark = len(ledger.read_text().splitlines())
         rerun, took = _run(arguments, None)
@@ -175,8 +190,10 @@ def test_kill_9_at_20_random_points_during_ingest_and_rechunking(tmp_path):
         log.append((round_number, mode, round(kill_after, 2), len(committed), len(killed_hashes), len(rerun_hashes)))
         compared = _check_invariants(home, {f"note-{n:05d}.md" for n in range(files_so_far)}, committed)
         assert compared == 1 + (round_number + 1) // 2  # the default chunking, plus one per chunking applied
-    print(f"seed {seed}; (round, mode, kill at s, docs committed at kill, texts encoded before kill, "
-          f"texts encoded by rerun): {log}")
+    print(
+        f"seed {seed}; (round, mode, kill at s, docs committed at kill, texts encoded before kill, "
+        f"texts encoded by rerun): {log}"
+    )
     assert kills_that_landed >= ROUNDS // 2, f"most kills should land mid-run: {log}"
 
 

@@ -31,8 +31,14 @@ def hostile_home(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess, f
     for name in [n for n in env if n.startswith(("WORKBENCH_LLM_", "OPENAI_"))]:
         del env[name]  # the default setup: no vision endpoint
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "workbench", "ingest", str(folder), "-c", "hostile",
-                           "--home", str(home)], cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", "ingest", str(folder), "-c", "hostile", "--home", str(home)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     elapsed = time.monotonic() - started
     print(f"hostile corpus: {len(hostile_kinds())} kinds + {len(CONTROLS)} controls in {elapsed:.1f} s")
     return home, done, elapsed
@@ -76,7 +82,9 @@ def test_size_cap_refusal_states_what_raising_it_would_cost(hostile_home):
     assert re.fullmatch(
         r"50\.0 MB, over the 20 MB limit \(ingest\.max_file_mb\)\. Raising it would cost about [\d,]+ chunks, "
         r"roughly \d+ (min|h|s) to embed (here|at a first guess of 25 chunks/s .*); to ingest it anyway: "
-        r"--set ingest\.max_file_mb=51 --set ingest\.max_chunks=\d+", error), error
+        r"--set ingest\.max_file_mb=51 --set ingest\.max_chunks=\d+",
+        error,
+    ), error
 
 
 @pytest.mark.slow

@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import io
-from pathlib import Path
 
 import pytest
 
 from tests.fake_openai import FakeOpenAI
-from workbench.ingestion.parsers.images import ocr_languages
 from workbench.ingestion.ingest import Source
+from workbench.ingestion.parsers.images import ocr_languages
 
 LATIN_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 CHINESE_FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
-needs_ocr = pytest.mark.skipif(ocr_languages("eng+chi_sim") != "eng+chi_sim",
-                               reason="tesseract-ocr with eng and chi_sim data is not installed (.ci/run installs it)")
+needs_ocr = pytest.mark.skipif(
+    ocr_languages("eng+chi_sim") != "eng+chi_sim",
+    reason="tesseract-ocr with eng and chi_sim data is not installed (.ci/run installs it)",
+)
 
 
 def draw_text(lines: list[str], font_path: str, fmt: str = "PNG") -> bytes:
@@ -54,8 +55,10 @@ def test_english_and_chinese_text_in_images_is_found_by_a_query(bench, fake_embe
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     sources = [
-        Source("lighthouse.png", data=draw_text(["Lighthouse keepers trim the wick", "before the evening storm."],
-                                                LATIN_FONT)),
+        Source(
+            "lighthouse.png",
+            data=draw_text(["Lighthouse keepers trim the wick", "before the evening storm."], LATIN_FONT),
+        ),
         Source("tea.jpg", data=draw_text(["灯塔看守人在暴风雨前", "修剪灯芯。"], CHINESE_FONT, "JPEG")),
         Source("notes.md", data=b"# Notes\n\nThe orchard needs pruning in winter.\n"),
     ]
@@ -79,6 +82,7 @@ def _captioner(captions: dict[str, str]):
     def respond(request: dict) -> str | None:
         images = request["images"]
         return captions.get(hashlib.sha256(images[0]).hexdigest()) if images else None
+
     return respond
 
 
@@ -94,8 +98,9 @@ def test_a_vision_endpoint_captions_images_in_their_language(bench, fake_embedde
         monkeypatch.setenv("WORKBENCH_LLM_MODEL", "text-model")
         monkeypatch.setenv("WORKBENCH_LLM_VISION_MODEL", "vision-model")
         monkeypatch.setenv("WORKBENCH_LLM_API_KEY", "secret-key")
-        report = bench.ingest("pictures", [Source("signal.png", data=picture), Source("rules.png", data=chinese)],
-                              fake_config)
+        report = bench.ingest(
+            "pictures", [Source("signal.png", data=picture), Source("rules.png", data=chinese)], fake_config
+        )
     assert not report.failures, report.failures
     assert len(server.calls) == 2
     prompts = {}
@@ -121,8 +126,9 @@ def test_without_ocr_or_captions_an_image_fails_saying_what_to_install(bench, fa
     for name in ("WORKBENCH_LLM_BASE_URL", "OPENAI_BASE_URL", "OPENAI_API_KEY", "WORKBENCH_LLM_MODEL"):
         monkeypatch.delenv(name, raising=False)
     config = fake_config.with_overrides(["ingest.ocr_languages=tlh"])  # a language pack nobody has installed
-    report = bench.ingest("pictures", [Source("signal.png", data=red_square()),
-                                       Source("ok.md", data=b"# Fine\n\ntext")], config)
+    report = bench.ingest(
+        "pictures", [Source("signal.png", data=red_square()), Source("ok.md", data=b"# Fine\n\ntext")], config
+    )
     (failure,) = report.failures
     assert failure.source == "signal.png"
     assert "apt-get install tesseract-ocr" in failure.reason and "WORKBENCH_LLM_BASE_URL" in failure.reason
@@ -133,8 +139,11 @@ def test_an_endpoint_error_is_the_reason_when_it_is_the_only_way(bench, fake_emb
     with FakeOpenAI(lambda request: None) as server:  # answers HTTP 500
         monkeypatch.setenv("WORKBENCH_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("WORKBENCH_LLM_MODEL", "vision-model")
-        report = bench.ingest("pictures", [Source("signal.png", data=red_square())],
-                              fake_config.with_overrides(["ingest.ocr_languages=tlh"]))
+        report = bench.ingest(
+            "pictures",
+            [Source("signal.png", data=red_square())],
+            fake_config.with_overrides(["ingest.ocr_languages=tlh"]),
+        )
     (failure,) = report.failures
     assert "HTTP 500" in failure.reason and "no caption" in failure.reason
 

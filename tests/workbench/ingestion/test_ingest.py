@@ -132,8 +132,17 @@ def test_every_supported_format_ingests(bench, fake_embedder, fake_config, tmp_p
     report = bench.ingest("formats", sources, fake_config)
     assert not report.failures, report.failures
     types = {d.source: d.doc_type for d in bench.documents("formats")}
-    assert types == {"a.pdf": "pdf", "b.docx": "docx", "c.pptx": "pptx", "d.xlsx": "xlsx", "e.html": "html",
-                     "f.md": "md", "g.txt": "txt", "h.csv": "csv", "i.json": "json"}
+    assert types == {
+        "a.pdf": "pdf",
+        "b.docx": "docx",
+        "c.pptx": "pptx",
+        "d.xlsx": "xlsx",
+        "e.html": "html",
+        "f.md": "md",
+        "g.txt": "txt",
+        "h.csv": "csv",
+        "i.json": "json",
+    }
     pdf_chunks = bench.chunks_of(bench.document("a.pdf", "formats").id)
     assert {row[8] for row in pdf_chunks} <= {1, 2} and pdf_chunks[0][8] == 1
 
@@ -171,8 +180,9 @@ def test_cancel_keeps_what_was_committed_and_a_rerun_finishes(bench, fake_embedd
     assert next(i for i in bench.collections() if i.name == "kb").interrupted == ""
 
 
-def test_the_first_encode_starts_with_the_first_few_texts_not_a_full_group(bench, fake_embedder, fake_config,
-                                                                           monkeypatch):
+def test_the_first_encode_starts_with_the_first_few_texts_not_a_full_group(
+    bench, fake_embedder, fake_config, monkeypatch
+):
     import workbench.ingestion.ingest as ingest_module
 
     monkeypatch.setattr(ingest_module, "FIRST_EMBED_GROUP", 2)  # EMBED_GROUP stays 1,024
@@ -180,12 +190,12 @@ def test_the_first_encode_starts_with_the_first_few_texts_not_a_full_group(bench
     report = bench.ingest("kb", _sources(notes), fake_config)
     assert report.embedded == 12
     assert len(fake_embedder.calls[0]) == 2, "the encoder starts as soon as two texts are ready"
-    assert sorted(fake_embedder.embedded_texts) == sorted(row[6] for d in bench.documents("kb")
-                                                          for row in bench.chunks_of(d.id, fake_config))
+    assert sorted(fake_embedder.embedded_texts) == sorted(
+        row[6] for d in bench.documents("kb") for row in bench.chunks_of(d.id, fake_config)
+    )
 
 
-def test_other_processes_get_the_catalog_while_the_ingest_waits_for_a_slow_parse(bench, fake_embedder,
-                                                                                  fake_config):
+def test_other_processes_get_the_catalog_while_the_ingest_waits_for_a_slow_parse(bench, fake_embedder, fake_config):
     import subprocess
     import sys
     import threading
@@ -198,8 +208,11 @@ def test_other_processes_get_the_catalog_while_the_ingest_waits_for_a_slow_parse
         if event.stage == "estimate":
             started.set()
 
-    ingest = threading.Thread(target=bench.ingest, args=("kb", [Source(name="rows.csv", data=rows.encode())], config),
-                              kwargs={"progress": progress})
+    ingest = threading.Thread(
+        target=bench.ingest,
+        args=("kb", [Source(name="rows.csv", data=rows.encode())], config),
+        kwargs={"progress": progress},
+    )
     ingest.start()
     assert started.wait(60)
     probe = "import duckdb, sys; duckdb.connect(sys.argv[1]).close()"

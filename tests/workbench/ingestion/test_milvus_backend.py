@@ -14,16 +14,20 @@ from store import documents as stored_documents
 from store.index_set import Snapshot, read_current
 from store.milvus import CONNECTIONS, MilvusCollection, MilvusUnavailable
 from tests.workbench.corpus import DOCS
+from workbench.backends import open_snapshot_indexes
+from workbench.backends.milvus.place import milvus_target
 from workbench.config import ConfigError
 from workbench.ingestion.indexing import layout_dir
 from workbench.ingestion.ingest import Source
-from workbench.backends import open_snapshot_indexes
 from workbench.layout import Layout
-from workbench.backends.milvus.place import milvus_target
 
 MILVUS = ["index.backend=milvus"]
-QUERIES = ["solar panels and batteries", "bake bread dough in an oven", "river floods after rain",
-           "chess opening with the king's pawn"]
+QUERIES = [
+    "solar panels and batteries",
+    "bake bread dough in an oven",
+    "river floods after rain",
+    "chess opening with the king's pawn",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -38,9 +42,14 @@ def _sources(names=None):
 
 def catalog_chunk_ids(home, chunkset: str) -> list[int]:
     with duckdb.connect(str(home / "catalog.duckdb"), read_only=True) as con:
-        return [row[0] for row in con.execute(
-            "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id"
-            " WHERE d.status = 'success' AND c.chunkset = ? ORDER BY c.id", [chunkset]).fetchall()]
+        return [
+            row[0]
+            for row in con.execute(
+                "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id"
+                " WHERE d.status = 'success' AND c.chunkset = ? ORDER BY c.id",
+                [chunkset],
+            ).fetchall()
+        ]
 
 
 def milvus_ids(bench, collection: str, config) -> list[int]:
@@ -57,8 +66,16 @@ def both(bench, fake_embedder, fake_config):
     return bench, fake_config, milvus_config
 
 
-@pytest.mark.parametrize("overrides", [["retrieval.mode=bm25"], ["retrieval.mode=dense"], ["retrieval.mode=hybrid"],
-                                       ["retrieval.mode=hybrid", "mmr.enabled=true"]], ids=" ".join)
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        ["retrieval.mode=bm25"],
+        ["retrieval.mode=dense"],
+        ["retrieval.mode=hybrid"],
+        ["retrieval.mode=hybrid", "mmr.enabled=true"],
+    ],
+    ids=" ".join,
+)
 def test_every_mode_ranks_as_the_local_backend_does(both, overrides):
     bench, local_config, milvus_config = both
     for query in QUERIES:
@@ -80,7 +97,9 @@ def test_every_mode_ranks_as_the_local_backend_does(both, overrides):
 def test_exact_search_on_milvus_says_what_it_did(both):
     bench, _, milvus_config = both
     trace = bench.query("solar", "lite", milvus_config.with_overrides(["retrieval.mode=dense", "dense.exact=true"]))
-    assert "Milvus has no brute-force search: HNSW searched with ef = the number of chunks" in trace.stage("dense").notes
+    assert (
+        "Milvus has no brute-force search: HNSW searched with ef = the number of chunks" in trace.stage("dense").notes
+    )
 
 
 def test_document_and_type_filters_become_milvus_expressions(both):
@@ -165,8 +184,9 @@ def test_migrate_to_milvus_and_back_re_embeds_nothing(bench, fake_embedder, fake
     assert config.index.backend == "milvus" and bench.collections()[0].backend.startswith("milvus")
     after = bench.query("solar batteries", "kb", config.with_overrides(["chunking.size=300", "chunking.overlap=30"]))
     assert after.stage("final").ranked.ids == before.stage("final").ranked.ids
-    assert milvus_ids(bench, "kb", after_config := config.with_overrides(["chunking.size=300", "chunking.overlap=30"])) \
-        == catalog_chunk_ids(bench.home, Layout.of(after_config).chunkset_key)
+    assert milvus_ids(
+        bench, "kb", after_config := config.with_overrides(["chunking.size=300", "chunking.overlap=30"])
+    ) == catalog_chunk_ids(bench.home, Layout.of(after_config).chunkset_key)
 
     with pytest.raises(ConfigError, match="already lives there"):
         bench.migrate_backend("kb", "milvus")
@@ -194,8 +214,18 @@ def test_an_unreachable_milvus_is_named_and_other_collections_keep_serving(bench
     trace = bench.query("solar", "kb", fake_config)
     assert trace.chunks.get(trace.stage("final").ranked.ids[0]).source == "solar.md"
     with pytest.raises(MilvusUnavailable, match=down.replace(".", r"\.")):
-        bench.query("bread", "remote", bench.config_for("remote", overrides=[
-            f"embedding.model={fake_config.embedding.model}", "chunking.size=300", "chunking.overlap=30"]))
+        bench.query(
+            "bread",
+            "remote",
+            bench.config_for(
+                "remote",
+                overrides=[
+                    f"embedding.model={fake_config.embedding.model}",
+                    "chunking.size=300",
+                    "chunking.overlap=30",
+                ],
+            ),
+        )
 
 
 def test_bad_milvus_settings_are_config_errors(bench, fake_embedder, fake_config):
@@ -214,9 +244,13 @@ def test_explain_says_milvus_cannot_break_bm25_down_and_shows_what_it_can(both):
     for collection, config in (("local", local_config), ("lite", milvus_config)):
         trace = bench.query(query, collection, config)
         top = trace.stage("bm25").ranked.ids[0]
-        explained[collection] = (trace, explain_hit(trace, bench.snapshot(collection, config), top,
-                                                    bench.embed_query(config.embedding.model, query)))
-    (local_trace, local), (lite_trace, lite) = explained["local"], explained["lite"]
+        explained[collection] = (
+            trace,
+            explain_hit(
+                trace, bench.snapshot(collection, config), top, bench.embed_query(config.embedding.model, query)
+            ),
+        )
+    (_, local), (lite_trace, lite) = explained["local"], explained["lite"]
     assert local.bm25 is not None and lite.bm25 is None
     server = lite.bm25_server
     assert server.backend == "milvus" and "milvus cannot explain its scores" in server.reason
@@ -237,8 +271,12 @@ def milvus_server(tmp_path):
     import sys
 
     port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "milvus_lite", "server", "--data-dir", str(tmp_path / "served.db"),
-                               "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "milvus_lite", "server", "--data-dir", str(tmp_path / "served.db"), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert "listening" in server.stdout.readline()
     yield server, f"http://127.0.0.1:{port}"
     server.kill()
@@ -246,18 +284,23 @@ def milvus_server(tmp_path):
 
 
 def test_a_milvus_server_gets_only_the_difference_and_a_server_that_dies_is_named(
-        bench, fake_embedder, fake_config, milvus_server):
+    bench, fake_embedder, fake_config, milvus_server
+):
     server, uri = milvus_server
     config = fake_config.with_overrides([*MILVUS, f"milvus.uri={uri}", "milvus.timeout_s=5"])
     bench.ingest("kb", _sources(["solar.md", "bread.md"]), config)
     chunkset = Layout.of(config).chunkset_key
     assert milvus_ids(bench, "kb", config) == catalog_chunk_ids(bench.home, chunkset)
     first = read_current(layout_dir(bench.home, "kb", Layout.of(config)))
-    manifest = Snapshot(layout_dir(bench.home, "kb", Layout.of(config)) / first["version"], open_snapshot_indexes).manifest
+    manifest = Snapshot(
+        layout_dir(bench.home, "kb", Layout.of(config)) / first["version"], open_snapshot_indexes
+    ).manifest
     pushed_first = manifest["pushed"]
     bench.ingest("kb", _sources(["rivers.md"]), config)
     latest = read_current(layout_dir(bench.home, "kb", Layout.of(config)))
-    manifest = Snapshot(layout_dir(bench.home, "kb", Layout.of(config)) / latest["version"], open_snapshot_indexes).manifest
+    manifest = Snapshot(
+        layout_dir(bench.home, "kb", Layout.of(config)) / latest["version"], open_snapshot_indexes
+    ).manifest
     rivers = len(bench.chunks_of(bench.document("rivers.md", "kb").id, config))
     assert manifest["pushed"] == rivers and pushed_first == manifest["chunks"] - rivers  # only the new rows
     assert milvus_ids(bench, "kb", config) == catalog_chunk_ids(bench.home, chunkset)

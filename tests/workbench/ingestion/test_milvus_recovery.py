@@ -15,8 +15,8 @@ import duckdb
 from store import documents as stored_documents
 from store.catalog import Catalog
 from store.milvus import CONNECTIONS, MilvusCollection
-from workbench.layout import Layout
 from workbench.backends.milvus.place import milvus_target
+from workbench.layout import Layout
 from workbench.service import Workbench
 
 REPO = Path(__file__).resolve().parents[3]
@@ -34,9 +34,13 @@ def _notes(folder: Path, numbers: range) -> Path:
 
 def _catalog_chunk_ids(home: Path) -> list[int]:
     with duckdb.connect(str(home / "catalog.duckdb"), read_only=True) as con:
-        return [row[0] for row in con.execute(
-            "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.status = 'success'"
-            " ORDER BY c.id").fetchall()]
+        return [
+            row[0]
+            for row in con.execute(
+                "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.document_id WHERE d.status = 'success'"
+                " ORDER BY c.id"
+            ).fetchall()
+        ]
 
 
 def _milvus_ids(home: Path) -> list[int]:
@@ -52,16 +56,28 @@ def test_kill_9_between_catalog_commit_and_milvus_push_then_sync_repairs(tmp_pat
     home = tmp_path / "home"
     cli = [sys.executable, "-m", "workbench"]
     options = ["-c", "kb", "--home", str(home), "--set", "index.backend=milvus", "--set", "milvus.batch_size=4"]
-    first = subprocess.run([*cli, "ingest", str(_notes(tmp_path / "first", range(0, 24))), *options],
-                           cwd=REPO, env=ENV, capture_output=True, text=True, timeout=300)
+    first = subprocess.run(
+        [*cli, "ingest", str(_notes(tmp_path / "first", range(0, 24))), *options],
+        cwd=REPO,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert first.returncode == 0, first.stderr
     assert _milvus_ids(home) == _catalog_chunk_ids(home)
 
     # a deletion the catalog committed and Milvus never heard of: the process died right after it
     stored_documents.delete_document(Catalog.in_home(home), "kb", "note-0003.md")
     # an ingest killed once its documents are committed: the CLI says "indexing" as the push starts
-    process = subprocess.Popen([*cli, "ingest", str(_notes(tmp_path / "second", range(24, 48))), *options],
-                               cwd=REPO, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [*cli, "ingest", str(_notes(tmp_path / "second", range(24, 48))), *options],
+        cwd=REPO,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 300
     for line in process.stderr:
         if line.strip().startswith("indexing") or time.monotonic() > deadline:
@@ -77,12 +93,14 @@ def test_kill_9_between_catalog_commit_and_milvus_push_then_sync_repairs(tmp_pat
     assert set(catalog) - set(held), "the second batch's chunks should be missing from Milvus"
     assert set(held) - set(catalog), "the deleted note's chunk should still be in Milvus"
 
-    repaired = subprocess.run([*cli, "sync", "-c", "kb", "--home", str(home)], cwd=REPO, env=ENV,
-                              capture_output=True, text=True, timeout=300)
+    repaired = subprocess.run(
+        [*cli, "sync", "-c", "kb", "--home", str(home)], cwd=REPO, env=ENV, capture_output=True, text=True, timeout=300
+    )
     assert repaired.returncode == 0, repaired.stderr
     assert "47 chunks" in repaired.stdout
     assert _milvus_ids(home) == catalog
     # and a second sync finds nothing to do
-    again = subprocess.run([*cli, "sync", "-c", "kb", "--home", str(home)], cwd=REPO, env=ENV,
-                           capture_output=True, text=True, timeout=300)
+    again = subprocess.run(
+        [*cli, "sync", "-c", "kb", "--home", str(home)], cwd=REPO, env=ENV, capture_output=True, text=True, timeout=300
+    )
     assert again.returncode == 0 and "0 written, 0 removed" in again.stdout, again.stdout + again.stderr

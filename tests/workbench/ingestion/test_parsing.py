@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from workbench.ingestion.parsers import converter
 from workbench.ingestion.parsers import (
     SUPPORTED_TYPES,
     ParsedDocument,
     ParseError,
     canonicalize,
+    converter,
     decode_text,
     first_heading,
     parse_bytes,
@@ -71,7 +71,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     form_path = folder / "form.pdf"
     form = canvas.Canvas(str(form_path), pagesize=A4)
     for row, cells in enumerate([("Name", "Qty", "Price"), ("Apple", "3", "1.20"), ("Pear", "10", "0.80")]):
-        for x, cell in zip((72, 250, 400), cells):
+        for x, cell in zip((72, 250, 400), cells, strict=True):
             form.drawString(x, 750 - 20 * row, cell)
     form.showPage()
     form.drawString(72, 750, "Prose on the second page, long enough to read as a sentence.")
@@ -182,12 +182,37 @@ def test_parsed_document_rejects_impossible_page_starts(starts: tuple[int, ...])
 
 def test_supported_types_cover_every_format() -> None:
     assert dict(SUPPORTED_TYPES) == {
-        ".pdf": "pdf", ".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx", ".html": "html", ".htm": "html",
-        ".md": "md", ".markdown": "md", ".txt": "txt", ".csv": "csv", ".json": "json",
-        ".png": "png", ".jpg": "jpg", ".jpeg": "jpg", ".webp": "webp", ".gif": "gif", ".bmp": "bmp",
-        ".tiff": "tiff", ".tif": "tiff",
-        ".py": "py", ".js": "js", ".ts": "ts", ".java": "java", ".go": "go", ".rs": "rs", ".c": "c",
-        ".cpp": "cpp", ".h": "h", ".sh": "sh", ".sql": "sql", ".ipynb": "ipynb",
+        ".pdf": "pdf",
+        ".docx": "docx",
+        ".pptx": "pptx",
+        ".xlsx": "xlsx",
+        ".html": "html",
+        ".htm": "html",
+        ".md": "md",
+        ".markdown": "md",
+        ".txt": "txt",
+        ".csv": "csv",
+        ".json": "json",
+        ".png": "png",
+        ".jpg": "jpg",
+        ".jpeg": "jpg",
+        ".webp": "webp",
+        ".gif": "gif",
+        ".bmp": "bmp",
+        ".tiff": "tiff",
+        ".tif": "tiff",
+        ".py": "py",
+        ".js": "js",
+        ".ts": "ts",
+        ".java": "java",
+        ".go": "go",
+        ".rs": "rs",
+        ".c": "c",
+        ".cpp": "cpp",
+        ".h": "h",
+        ".sh": "sh",
+        ".sql": "sql",
+        ".ipynb": "ipynb",
     }
 
 
@@ -200,7 +225,7 @@ def test_first_heading_skips_fenced_code_and_strips_inline_markup() -> None:
 def test_decode_text_prefers_bom_then_utf8_then_windows_1252() -> None:
     assert decode_text("\ufeffhé".encode("utf-8"), "a.txt") == "hé"
     assert decode_text("hé".encode("utf-16"), "a.txt") == "hé"
-    assert decode_text("检索".encode("utf-8"), "a.txt") == "检索"
+    assert decode_text("检索".encode(), "a.txt") == "检索"
     assert decode_text("Le café coûte 3 €".encode("cp1252"), "a.txt") == "Le café coûte 3 €"
 
 
@@ -300,7 +325,7 @@ def test_markdown_is_used_as_written_apart_from_canonicalisation() -> None:
 
 def test_utf8_text_with_chinese_is_kept_verbatim(tmp_path: Path) -> None:
     path = tmp_path / "tmp_upload_123"
-    path.write_bytes("检索增强生成（RAG）结合了检索与生成。\n第二行。\n".encode("utf-8"))
+    path.write_bytes("检索增强生成（RAG）结合了检索与生成。\n第二行。\n".encode())
     document = parse_file(path, source_name="笔记.txt")
     assert document.markdown == "检索增强生成（RAG）结合了检索与生成。\n第二行。\n"
     assert (document.doc_type, document.title, document.page_starts) == ("txt", "笔记", ())
@@ -312,7 +337,7 @@ def test_windows_1252_text_is_decoded() -> None:
 
 
 def test_csv_becomes_markdown_table() -> None:
-    document = parse_bytes("name,city\n李雷,北京\nAnna,Köln\n".encode("utf-8"), "people.csv")
+    document = parse_bytes("name,city\n李雷,北京\nAnna,Köln\n".encode(), "people.csv")
     assert document.markdown == "| name | city |\n| --- | --- |\n| 李雷 | 北京 |\n| Anna | Köln |\n"
     assert (document.doc_type, document.title) == ("csv", "people")
 

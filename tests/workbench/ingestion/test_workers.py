@@ -40,14 +40,18 @@ def test_the_pool_is_sized_to_the_machine():
 
 def test_time_limit_stops_one_file_and_names_its_setting():
     limits = IngestConfig(parse_timeout_s=1.0)
-    tasks = [ParseTask(1, "rows.csv", limits, data=_csv(150_000)),
-             ParseTask(2, "note.md", limits, data=b"# Note\n\nstill parsed", plans=(ChunkPlan("k", ChunkingConfig()),))]
+    tasks = [
+        ParseTask(1, "rows.csv", limits, data=_csv(150_000)),
+        ParseTask(2, "note.md", limits, data=b"# Note\n\nstill parsed", plans=(ChunkPlan("k", ChunkingConfig()),)),
+    ]
     with ParsePool(limits, size=1) as pool:  # one worker: the note waits for the slow file, then gets a fresh one
         outcomes = {outcome.name: outcome for outcome in pool.outcomes(tasks)}
     slow = outcomes["rows.csv"]
     assert not slow.ok and 1.0 <= slow.elapsed_s < 10
-    assert slow.reason == ("parsing took longer than 1 s (ingest.parse_timeout_s) and was stopped; if the file is "
-                           "genuine, raise it with --set ingest.parse_timeout_s=4")
+    assert slow.reason == (
+        "parsing took longer than 1 s (ingest.parse_timeout_s) and was stopped; if the file is "
+        "genuine, raise it with --set ingest.parse_timeout_s=4"
+    )
     assert outcomes["note.md"].ok and [c.text for c in outcomes["note.md"].chunks["k"]] == ["# Note\n\nstill parsed"]
 
 
@@ -76,16 +80,19 @@ def test_too_many_chunks_is_refused_with_the_cost():
     limits = IngestConfig(max_chunks=10)
     text = ("lantern harbour granite " * 2000).encode()
     with ParsePool(limits, size=1) as pool:
-        (outcome,) = pool.outcomes([ParseTask(1, "long.txt", limits, data=text, chunk_rate=40.0,
-                                              plans=(ChunkPlan("k", ChunkingConfig()),))])
+        (outcome,) = pool.outcomes(
+            [ParseTask(1, "long.txt", limits, data=text, chunk_rate=40.0, plans=(ChunkPlan("k", ChunkingConfig()),))]
+        )
     characters = len(text)  # canonical text: the trailing space becomes the final newline
     expected = estimate_chunks(characters, ChunkingConfig())
-    assert outcome.reason == (f"{characters:,} characters of text would make about {expected:,} chunks, roughly "
-                              f"{max(expected / 40, 1):.0f} s to embed here, over the limit of 10 chunks per file "
-                              f"(ingest.max_chunks); to ingest it anyway: --set ingest.max_chunks={expected + expected // 10}")
+    assert outcome.reason == (
+        f"{characters:,} characters of text would make about {expected:,} chunks, roughly "
+        f"{max(expected / 40, 1):.0f} s to embed here, over the limit of 10 chunks per file "
+        f"(ingest.max_chunks); to ingest it anyway: --set ingest.max_chunks={expected + expected // 10}"
+    )
 
 
-STREAM_DRIVER = textwrap.dedent('''
+STREAM_DRIVER = textwrap.dedent("""
     import json, sys
     sys.path.insert(0, {repo!r})
     from pathlib import Path
@@ -113,7 +120,7 @@ STREAM_DRIVER = textwrap.dedent('''
         peak = status_mb("VmHWM")
         print(json.dumps({{"before_mb": before, "peak_mb": peak, "failures": [f.reason for f in report.failures],
                           "embedded": report.embedded, "worker_peak_mb": report.peak_parse_rss_mb}}))
-''').format(repo=str(REPO))
+""").format(repo=str(REPO))
 
 
 @pytest.mark.slow
@@ -122,16 +129,27 @@ def test_a_raised_cap_streams_a_large_text_in_bounded_memory(tmp_path):
     words = ["harbour", "lantern", "granite", "meadow", "compass", "orchard", "beacon", "tidal", "ember", "quarry"]
     with path.open("w", encoding="utf-8") as out:
         for paragraph in range(5000):  # about 4 MB: over the default 3,000 chunks, under the raised cap
-            out.write(f"Paragraph {paragraph}: " + " ".join(words[(paragraph + k) % 10] + str(k % 7)
-                                                          for k in range(110)) + ".\n\n")
+            out.write(
+                f"Paragraph {paragraph}: "
+                + " ".join(words[(paragraph + k) % 10] + str(k % 7) for k in range(110))
+                + ".\n\n"
+            )
     size_mb = path.stat().st_size / 2**20
-    done = subprocess.run([sys.executable, "-c", STREAM_DRIVER, str(tmp_path / "home"), str(path)], cwd=REPO,
-                          capture_output=True, text=True, timeout=900, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    done = subprocess.run(
+        [sys.executable, "-c", STREAM_DRIVER, str(tmp_path / "home"), str(path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    print(f"{size_mb:.1f} MB text, {result['embedded']} chunks: ingesting process {result['before_mb']:.0f} MB "
-          f"after a warm-up ingest, peak RSS {result['peak_mb']:.0f} MB; parse worker peak "
-          f"{result['worker_peak_mb']:.0f} MB")
+    print(
+        f"{size_mb:.1f} MB text, {result['embedded']} chunks: ingesting process {result['before_mb']:.0f} MB "
+        f"after a warm-up ingest, peak RSS {result['peak_mb']:.0f} MB; parse worker peak "
+        f"{result['worker_peak_mb']:.0f} MB"
+    )
     assert result["failures"] == [] and result["embedded"] > 3000
     assert result["peak_mb"] - result["before_mb"] < 60 * size_mb, result  # tens of bytes per byte of text, not more
     assert result["worker_peak_mb"] < IngestConfig().parse_memory_mb
@@ -163,8 +181,9 @@ def test_the_estimate_counts_loading_the_embedding_model(tmp_path):
     remember_load(tmp_path, "all-MiniLM-L6-v2", 17.4)
     assert pending_load_s(tmp_path, cold) == 17.4
     assert pending_load_s(tmp_path, SimpleNamespace(name="all-MiniLM-L6-v2", loaded=True)) is None
-    assert describe_estimate(83, 30.0, 17.4) == ("about 83 chunks, roughly 3 s to embed here, after about 17 s to "
-                                                 "load the embedding model")
+    assert describe_estimate(83, 30.0, 17.4) == (
+        "about 83 chunks, roughly 3 s to embed here, after about 17 s to load the embedding model"
+    )
     assert describe_estimate(83, 30.0) == "about 83 chunks, roughly 3 s to embed here"
 
 

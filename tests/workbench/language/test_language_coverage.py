@@ -44,8 +44,12 @@ def test_unknown_languages_or_no_letters_cannot_tell():
 
 def test_models_covering_chinese_are_the_multilingual_and_chinese_ones():
     names = [card.name for card in models_covering(LanguageMix.of("检索增强生成"), EMBEDDING)]
-    assert names == ["paraphrase-multilingual-MiniLM-L12-v2", "BAAI/bge-small-zh-v1.5", "BAAI/bge-m3",
-                     "intfloat/multilingual-e5-small"]
+    assert names == [
+        "paraphrase-multilingual-MiniLM-L12-v2",
+        "BAAI/bge-small-zh-v1.5",
+        "BAAI/bge-m3",
+        "intfloat/multilingual-e5-small",
+    ]
 
 
 def test_collection_warning_names_the_models_that_cover_it():
@@ -53,7 +57,9 @@ def test_collection_warning_names_the_models_that_cover_it():
     warning = collection_warning(MINILM, mix)
     assert warning is not None
     assert "all-MiniLM-L6-v2 does not cover" in warning and "(it covers en)" in warning
-    assert ("Models that cover zh: paraphrase-multilingual-MiniLM-L12-v2 (50+ languages, 471 MB download), "
-            "BAAI/bge-small-zh-v1.5 (Chinese, 96 MB download)") in warning
+    assert (
+        "Models that cover zh: paraphrase-multilingual-MiniLM-L12-v2 (50+ languages, 471 MB download), "
+        "BAAI/bge-small-zh-v1.5 (Chinese, 96 MB download)"
+    ) in warning
     assert collection_warning(BGE_ZH, mix) is None
     assert collection_warning(UNKNOWN, mix) is None

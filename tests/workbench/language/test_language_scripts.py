@@ -56,7 +56,7 @@ def test_kana_with_han_is_japanese():
 def test_hangul_is_korean_and_other_scripts_are_other():
     assert LanguageMix.of("검색 증강 생성").counts == {HANGUL: 6}
     assert LanguageMix.of("검색 증강 생성").language == "ko"
-    assert script_counts("ধন্যবাদ") .get(OTHER, 0) > 0  # Bengali: a script the detector does not name
+    assert script_counts("ধন্যবাদ").get(OTHER, 0) > 0  # Bengali: a script the detector does not name
 
 
 def test_accented_latin_counts_as_latin():

@@ -96,8 +96,19 @@ def test_without_an_endpoint_the_client_says_how_to_configure_one(no_llm):
 
 
 def test_calls_round_trip_through_json_and_describe_themselves():
-    call = LlmCall("rerank", "rerank.pointwise@2", "m", True, "7", prompt_tokens=40, completion_tokens=1,
-                   elapsed_ms=0.4, generated_ms=812.0, cached=True, label="chunk 12")
+    call = LlmCall(
+        "rerank",
+        "rerank.pointwise@2",
+        "m",
+        True,
+        "7",
+        prompt_tokens=40,
+        completion_tokens=1,
+        elapsed_ms=0.4,
+        generated_ms=812.0,
+        cached=True,
+        label="chunk 12",
+    )
     assert LlmCall.from_dict(call.to_dict()) == call
     assert call.describe() == "rerank (chunk 12): 40+1 tokens, cached (generated in 812 ms)"
 

@@ -36,13 +36,15 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
 
-    def do_POST(self):  # noqa: N802 (the http.server naming)
+    def do_POST(self):
         length = int(self.headers.get("Content-Length", 0))
-        self.server.requests.append({
-            "path": self.path,
-            "headers": dict(self.headers),
-            "body": json.loads(self.rfile.read(length)),
-        })
+        self.server.requests.append(
+            {
+                "path": self.path,
+                "headers": dict(self.headers),
+                "body": json.loads(self.rfile.read(length)),
+            }
+        )
         time.sleep(self.server.delay_s)
         status, body = self.server.reply
         try:
@@ -73,11 +75,15 @@ def _settings(server, **kwargs) -> LlmSettings:
 
 
 def _completion(text: str) -> bytes:
-    return json.dumps({
-        "id": "x", "object": "chat.completion", "model": "tiny-model-2024",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15},
-    }).encode()
+    return json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "model": "tiny-model-2024",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15},
+        }
+    ).encode()
 
 
 def test_a_completion_is_sent_and_read(server):
@@ -135,8 +141,14 @@ def test_an_unreachable_endpoint_is_reported():
 
 
 def test_settings_from_the_environment():
-    lookup = settings_from_env({"WORKBENCH_LLM_BASE_URL": "http://localhost:11434/v1/", "WORKBENCH_LLM_MODEL": "llama",
-                                "WORKBENCH_LLM_API_KEY": "k", "WORKBENCH_LLM_TIMEOUT": "5"})
+    lookup = settings_from_env(
+        {
+            "WORKBENCH_LLM_BASE_URL": "http://localhost:11434/v1/",
+            "WORKBENCH_LLM_MODEL": "llama",
+            "WORKBENCH_LLM_API_KEY": "k",
+            "WORKBENCH_LLM_TIMEOUT": "5",
+        }
+    )
     assert lookup.configured
     assert lookup.settings == LlmSettings("http://localhost:11434/v1/", "llama", "k", 5.0)
     assert lookup.settings.endpoint == "http://localhost:11434/v1/chat/completions"
@@ -157,8 +169,10 @@ def test_openai_variables_are_accepted_and_a_key_alone_means_openai():
         ({}, "not configured: WORKBENCH_LLM_BASE_URL and WORKBENCH_LLM_MODEL missing; set WORKBENCH_LLM_BASE_URL"),
         ({"WORKBENCH_LLM_BASE_URL": "http://h/v1"}, "not configured: WORKBENCH_LLM_MODEL missing"),
         ({"WORKBENCH_LLM_BASE_URL": "ftp://h", "WORKBENCH_LLM_MODEL": "m"}, "is not an http(s) URL"),
-        ({"WORKBENCH_LLM_BASE_URL": "http://h", "WORKBENCH_LLM_MODEL": "m", "WORKBENCH_LLM_TIMEOUT": "-1"},
-         "WORKBENCH_LLM_TIMEOUT='-1' is not a positive number"),
+        (
+            {"WORKBENCH_LLM_BASE_URL": "http://h", "WORKBENCH_LLM_MODEL": "m", "WORKBENCH_LLM_TIMEOUT": "-1"},
+            "WORKBENCH_LLM_TIMEOUT='-1' is not a positive number",
+        ),
     ],
 )
 def test_missing_or_bad_settings_say_what_to_set(env, expected):

@@ -9,8 +9,19 @@ from workbench.retrieval.trace import ChunkView
 
 
 def view(chunk_id: int, doc_id: int, source: str, heading_path=(), page=None, text="text") -> ChunkView:
-    return ChunkView(chunk_id=chunk_id, doc_id=doc_id, source=source, external_id=None, doc_type="md",
-                     title=source, heading_path=tuple(heading_path), page=page, start=0, end=len(text), text=text)
+    return ChunkView(
+        chunk_id=chunk_id,
+        doc_id=doc_id,
+        source=source,
+        external_id=None,
+        doc_type="md",
+        title=source,
+        heading_path=tuple(heading_path),
+        page=page,
+        start=0,
+        end=len(text),
+        text=text,
+    )
 
 
 def test_citations_are_numbered_in_rank_order_and_skip_hits_without_a_view():
@@ -23,14 +34,18 @@ def test_citations_are_numbered_in_rank_order_and_skip_hits_without_a_view():
     citations = citations_from_hits(hits, views)
 
     assert [c.id for c in citations] == [1, 2]
-    assert [(c.chunk_id, c.doc_id, c.source, c.score) for c in citations] == [(22, 2, "b.pdf", 0.9), (11, 1, "a.md", 0.5)]
+    assert [(c.chunk_id, c.doc_id, c.source, c.score) for c in citations] == [
+        (22, 2, "b.pdf", 0.9),
+        (11, 1, "a.md", 0.5),
+    ]
     assert citations[0].page == 3 and citations[0].heading_path == []
     assert citations[1].heading_path == ["Intro", "Setup"] and citations[1].text == "first passage"
 
 
 def test_location_joins_source_headings_and_page():
-    cited = Citation(id=1, source="guide.pdf", doc_id=4, chunk_id=7, heading_path=["Install", "Linux"], page=12,
-                     score=1.0, text="x")
+    cited = Citation(
+        id=1, source="guide.pdf", doc_id=4, chunk_id=7, heading_path=["Install", "Linux"], page=12, score=1.0, text="x"
+    )
     assert location(cited) == "guide.pdf › Install › Linux, p. 12"
     assert location(cited.model_copy(update={"heading_path": [], "page": None})) == "guide.pdf"
 
@@ -42,8 +57,16 @@ def test_quote_prefixes_every_line_and_keeps_blank_lines_inside_the_quote():
 
 def test_render_search_marks_passages_and_lists_sources():
     citations = [
-        Citation(id=1, source="a.md", doc_id=1, chunk_id=11, heading_path=["Intro"], page=None, score=0.03125,
-                 text="Alpha line"),
+        Citation(
+            id=1,
+            source="a.md",
+            doc_id=1,
+            chunk_id=11,
+            heading_path=["Intro"],
+            page=None,
+            score=0.03125,
+            text="Alpha line",
+        ),
         Citation(id=2, source="b.md", doc_id=2, chunk_id=22, heading_path=[], page=2, score=0.5, text="Beta"),
     ]
     result = SearchResult(query="alpha", collection="docs", preset="default", mode="hybrid", citations=citations)

@@ -9,16 +9,21 @@ from pathlib import Path
 
 from workbench.mcp_server.client_config import McpLaunch, claude_desktop_config, to_json, venv_python, vscode_config
 
-LAUNCH = McpLaunch(home=Path("/data/my home"), preset="hybrid-mmr", python="/opt/rag/.venv/bin/python",
-                   project_dir=Path("/opt/rag"))
+LAUNCH = McpLaunch(
+    home=Path("/data/my home"), preset="hybrid-mmr", python="/opt/rag/.venv/bin/python", project_dir=Path("/opt/rag")
+)
 
 
 def test_claude_desktop_config():
-    assert claude_desktop_config(LAUNCH) == {"mcpServers": {"rag-workbench": {
-        "command": "/opt/rag/.venv/bin/python",
-        "args": ["-m", "workbench", "mcp", "--home", "/data/my home", "--preset", "hybrid-mmr"],
-        "env": {"PYTHONPATH": "/opt/rag"},
-    }}}
+    assert claude_desktop_config(LAUNCH) == {
+        "mcpServers": {
+            "rag-workbench": {
+                "command": "/opt/rag/.venv/bin/python",
+                "args": ["-m", "workbench", "mcp", "--home", "/data/my home", "--preset", "hybrid-mmr"],
+                "env": {"PYTHONPATH": "/opt/rag"},
+            }
+        }
+    }
 
 
 def test_vscode_config_names_the_section_servers_and_the_type_stdio():
@@ -34,7 +39,8 @@ def test_a_pinned_collection_and_server_name():
 
 def test_the_shell_line_quotes_paths_with_spaces():
     assert LAUNCH.command_line() == (
-        "PYTHONPATH=/opt/rag /opt/rag/.venv/bin/python -m workbench mcp --home '/data/my home' --preset hybrid-mmr")
+        "PYTHONPATH=/opt/rag /opt/rag/.venv/bin/python -m workbench mcp --home '/data/my home' --preset hybrid-mmr"
+    )
 
 
 def test_the_default_command_is_the_running_interpreter_unresolved():
@@ -52,11 +58,17 @@ def test_llm_env_copies_endpoint_and_model_but_only_a_placeholder_for_the_key():
     from workbench.mcp_server.client_config import llm_env
 
     assert llm_env(LlmSettings("http://gpu-box:8000/v1", "qwen2.5", api_key="sk-secret")) == {
-        "WORKBENCH_LLM_BASE_URL": "http://gpu-box:8000/v1", "WORKBENCH_LLM_MODEL": "qwen2.5",
-        "WORKBENCH_LLM_API_KEY": "<your API key>"}
+        "WORKBENCH_LLM_BASE_URL": "http://gpu-box:8000/v1",
+        "WORKBENCH_LLM_MODEL": "qwen2.5",
+        "WORKBENCH_LLM_API_KEY": "<your API key>",
+    }
     assert llm_env(LlmSettings("http://localhost:11434/v1", "llama3")) == {
-        "WORKBENCH_LLM_BASE_URL": "http://localhost:11434/v1", "WORKBENCH_LLM_MODEL": "llama3"}
-    assert llm_env(None) == {"WORKBENCH_LLM_BASE_URL": "http://localhost:11434/v1",
-                             "WORKBENCH_LLM_MODEL": "<model name>"}
+        "WORKBENCH_LLM_BASE_URL": "http://localhost:11434/v1",
+        "WORKBENCH_LLM_MODEL": "llama3",
+    }
+    assert llm_env(None) == {
+        "WORKBENCH_LLM_BASE_URL": "http://localhost:11434/v1",
+        "WORKBENCH_LLM_MODEL": "<model name>",
+    }
     launch = McpLaunch(home=Path("/h"), preset="llm", python="/p", extra_env=(("WORKBENCH_LLM_MODEL", "llama3"),))
     assert claude_desktop_config(launch)["mcpServers"]["rag-workbench"]["env"]["WORKBENCH_LLM_MODEL"] == "llama3"

@@ -17,12 +17,15 @@ from workbench.mcp_server.arguments import (
 from workbench.mcp_server.jsonrpc_errors import unreadable_line_error
 
 
-@pytest.mark.parametrize("value, message", [
-    (0, "top_k: 0 is below the minimum 1 (default 5); allowed: 1 to 1000"),
-    (5000, "top_k: 5000 is above the maximum 1000 (default 5); allowed: 1 to 1000"),
-    (True, "top_k: True is not a whole number (default 5); allowed: 1 to 1000"),
-    (2.5, "top_k: 2.5 is not a whole number (default 5); allowed: 1 to 1000"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        (0, "top_k: 0 is below the minimum 1 (default 5); allowed: 1 to 1000"),
+        (5000, "top_k: 5000 is above the maximum 1000 (default 5); allowed: 1 to 1000"),
+        (True, "top_k: True is not a whole number (default 5); allowed: 1 to 1000"),
+        (2.5, "top_k: 2.5 is not a whole number (default 5); allowed: 1 to 1000"),
+    ],
+)
 def test_top_k_out_of_range_names_the_bounds_and_the_default(value, message):
     with pytest.raises(ToolInputError) as raised:
         check_top_k(value)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from pathlib import Path
 
 import jsonschema
@@ -14,15 +13,15 @@ from anyio.from_thread import start_blocking_portal
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from mcp.client.session import ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.fake_openai import FakeOpenAI  # noqa: E402
+from tests.fake_openai import FakeOpenAI
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 DOCUMENTS = {
     "kettle.md": "# Kettle descaling\n\nLimescale builds up inside a kettle in hard-water areas.\n\n## Vinegar\n\n"
-                 "Boil equal parts white vinegar and water in the kettle, soak for an hour, rinse twice.\n",
+    "Boil equal parts white vinegar and water in the kettle, soak for an hour, rinse twice.\n",
     "bicycle.md": "# Bicycle chain care\n\nScrub the chain with degreaser, then apply one drop of oil per link.\n",
     "茶.md": "# 泡茶\n\n绿茶用八十度的水冲泡，红茶用沸水冲泡。茶叶放入茶壶，浸泡三分钟后倒出。\n",
 }
@@ -57,8 +56,9 @@ def home(tmp_path_factory, fake) -> Path:
 @pytest.fixture(scope="module")
 def client(home: Path, fake: FakeOpenAI, tmp_path_factory):
     env = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(REPO_ROOT), **fake.env()}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "workbench", "mcp", "--home", str(home)],
-                                   cwd=str(REPO_ROOT), env=env)
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "workbench", "mcp", "--home", str(home)], cwd=str(REPO_ROOT), env=env
+    )
     log_path = tmp_path_factory.mktemp("mcp-llm-log") / "server.log"
     with log_path.open("w") as errlog, start_blocking_portal() as portal:
         with portal.wrap_async_context_manager(stdio_client(params, errlog=errlog)) as (read, write):
@@ -77,15 +77,19 @@ def client(home: Path, fake: FakeOpenAI, tmp_path_factory):
 
 
 def test_the_preset_runs_query_enhancement_and_llm_rerank_with_texts_tokens_and_ms(client, fake):
-    fake.script("Query: descale a kettle", "remove limescale from a kettle\nkettle cleaning with vinegar",
-                purpose="query.multi")
+    fake.script(
+        "Query: descale a kettle", "remove limescale from a kettle\nkettle cleaning with vinegar", purpose="query.multi"
+    )
     result = client("query_knowledge_hub", query="descale a kettle", top_k=2, preset="llm")
     data, markdown = result.structured_content, result.content[0].text
     assert data["preset"] == "llm" and data["citations"][0]["source"] == "kettle.md"
     llm = data["llm"]
     assert llm["query_enhancement"] == "multi"
     assert [v["text"] for v in llm["query_variants"]] == [
-        "descale a kettle", "remove limescale from a kettle", "kettle cleaning with vinegar"]
+        "descale a kettle",
+        "remove limescale from a kettle",
+        "kettle cleaning with vinegar",
+    ]
     stages = [c["stage"] for c in llm["calls"]]
     assert stages == ["query"] + ["rerank"] * 3  # three documents of one chunk each (rerank.top_m is 4)
     assert all(c["prompt_tokens"] > 0 and c["completion_tokens"] > 0 and c["ms"] > 0 for c in llm["calls"])

@@ -21,15 +21,20 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from mcp.client.session import ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from mcp_types import CallToolResult  # noqa: E402
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_types import CallToolResult
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SERVER_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(REPO_ROOT)}
 TOOLS = {
-    "query_knowledge_hub", "search_by_keyword", "search_by_semantic", "list_collections",
-    "get_document_summary", "list_document_sections", "get_chunk",
+    "query_knowledge_hub",
+    "search_by_keyword",
+    "search_by_semantic",
+    "list_collections",
+    "get_document_summary",
+    "list_document_sections",
+    "get_chunk",
 }
 
 KETTLE = """# Kettle descaling
@@ -48,20 +53,21 @@ Dissolve two tablespoons of citric acid powder in water, boil the solution, and 
 HANDBOOK = {
     "kettle.md": KETTLE,
     "bicycle.md": "# Bicycle chain care\n\n## Cleaning\n\nScrub the chain and cassette with degreaser and "
-                  "a stiff brush.\n\n## Lubrication\n\nApply one drop of chain oil per link, then wipe off "
-                  "the excess so the drivetrain does not attract grit.\n",
+    "a stiff brush.\n\n## Lubrication\n\nApply one drop of chain oil per link, then wipe off "
+    "the excess so the drivetrain does not attract grit.\n",
     "sourdough.md": "# Sourdough starter\n\nFeed the starter daily with equal weights of rye flour and water "
-                    "and keep it at room temperature until it doubles.\n",
+    "and keep it at room temperature until it doubles.\n",
     "tomatoes.md": "# Growing tomatoes\n\nPlant tomato seedlings deep, water at the base, and pinch out side "
-                   "shoots so the plant puts its energy into fruit.\n",
+    "shoots so the plant puts its energy into fruit.\n",
     "backups.md": "# Laptop backups\n\n## The 3-2-1 rule\n\nKeep three copies of your files on two kinds of "
-                  "storage, with one copy off site.\n",
-    "manual.md": "# Field manual\n\n" + "\n\n".join(
-        f"## Part {part}\n\n" + " ".join(
-            f"Step {part}.{step}: inspect the {noun} and note its condition in the log." for step in range(16)
-        )
+    "storage, with one copy off site.\n",
+    "manual.md": "# Field manual\n\n"
+    + "\n\n".join(
+        f"## Part {part}\n\n"
+        + " ".join(f"Step {part}.{step}: inspect the {noun} and note its condition in the log." for step in range(16))
         for part, noun in enumerate(["valve", "gasket", "pump", "filter"], start=1)
-    ) + "\n",
+    )
+    + "\n",
 }
 NOTES = {"glossary.md": "# Glossary\n\nZanzibarite is a fictional blue mineral used in these notes as an example.\n"}
 NEW_DOCUMENT = "# Airship notes\n\nThe quokkaflux regulator keeps the airship envelope at constant pressure.\n"
@@ -177,8 +183,11 @@ def test_query_knowledge_hub_returns_marked_passages_and_matching_citations(clie
     result = client.ok("query_knowledge_hub", query="how do I descale a kettle with vinegar", top_k=3)
     data, markdown = result.structured_content, result.content[0].text
 
-    assert (data["query"], data["collection"], data["preset"]) == ("how do I descale a kettle with vinegar",
-                                                                  "handbook", "default")
+    assert (data["query"], data["collection"], data["preset"]) == (
+        "how do I descale a kettle with vinegar",
+        "handbook",
+        "default",
+    )
     citations = data["citations"]
     assert 1 <= len(citations) <= 3
     assert [c["id"] for c in citations] == list(range(1, len(citations) + 1))
@@ -194,8 +203,9 @@ def test_query_knowledge_hub_returns_marked_passages_and_matching_citations(clie
 
 def test_keyword_and_semantic_search_use_one_route_each(client: Client):
     keyword = client.ok("search_by_keyword", query="citric acid", top_k=2).structured_content
-    semantic = client.ok("search_by_semantic", query="keeping a bike drivetrain running smoothly",
-                         top_k=2).structured_content
+    semantic = client.ok(
+        "search_by_semantic", query="keeping a bike drivetrain running smoothly", top_k=2
+    ).structured_content
 
     assert keyword["mode"] == "bm25" and keyword["citations"][0]["source"] == "kettle.md"
     assert keyword["citations"][0]["score"] > 0
@@ -204,9 +214,11 @@ def test_keyword_and_semantic_search_use_one_route_each(client: Client):
 
 
 def test_search_results_carry_the_confidence_verdict_and_its_evidence(client: Client):
-    for tool, arguments in (("query_knowledge_hub", {"query": "how do I descale a kettle with vinegar"}),
-                            ("search_by_keyword", {"query": "citric acid kettle"}),
-                            ("search_by_semantic", {"query": "removing limescale from a kettle"})):
+    for tool, arguments in (
+        ("query_knowledge_hub", {"query": "how do I descale a kettle with vinegar"}),
+        ("search_by_keyword", {"query": "citric acid kettle"}),
+        ("search_by_semantic", {"query": "removing limescale from a kettle"}),
+    ):
         data = client.ok(tool, top_k=3, **arguments).structured_content
         confidence = data["confidence"]
         assert confidence["verdict"] in ("relevant", "ambiguous"), (tool, confidence)
@@ -214,7 +226,10 @@ def test_search_results_carry_the_confidence_verdict_and_its_evidence(client: Cl
         assert not any(c["low_confidence"] for c in data["citations"])
     keyword = client.ok("search_by_keyword", query="citric acid kettle", top_k=3).structured_content
     assert {e["signal"]: e["used"] for e in keyword["confidence"]["evidence"]} == {
-        "terms": True, "dense": False, "rerank": False}
+        "terms": True,
+        "dense": False,
+        "rerank": False,
+    }
 
 
 def test_a_chinese_question_on_an_english_collection_is_not_presented_as_answered(client: Client):
@@ -242,22 +257,36 @@ def test_off_topic_candidates_follow_marked_low_confidence(client: Client):
     kept = client.ok("query_knowledge_hub", query="descale a kettle with vinegar", min_confidence="ambiguous")
     assert kept.structured_content["citations"] and kept.structured_content["withheld"] == 0
     assert client.error("search_by_keyword", query="kettle", min_confidence="sure") == (
-        "min_confidence must be one of no_answer, ambiguous, relevant (or omitted); got 'sure'")
+        "min_confidence must be one of no_answer, ambiguous, relevant (or omitted); got 'sure'"
+    )
 
 
 def test_the_server_refuses_to_start_with_a_model_that_is_not_here(tmp_path: Path):
     started = time.perf_counter()
     finished = subprocess.run(
-        [sys.executable, "-m", "workbench", "mcp", "--home", str(tmp_path / "home"),
-         "--set", "embedding.model=BAAI/bge-small-zh-v1.5"],
-        cwd=REPO_ROOT, env={**os.environ, **SERVER_ENV, "HF_HUB_CACHE": str(tmp_path / "hub")},
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "mcp",
+            "--home",
+            str(tmp_path / "home"),
+            "--set",
+            "embedding.model=BAAI/bge-small-zh-v1.5",
+        ],
+        cwd=REPO_ROOT,
+        env={**os.environ, **SERVER_ENV, "HF_HUB_CACHE": str(tmp_path / "hub")},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert finished.returncode == 2 and finished.stdout == ""
     assert finished.stderr.strip().splitlines()[-1] == (
         "error: embedding model 'BAAI/bge-small-zh-v1.5' is not available offline: it must be downloaded once "
         f"while online (about 96 MB). It will be cached in {tmp_path / 'hub'}. Download it with: "
-        "python -m workbench models download BAAI/bge-small-zh-v1.5")
+        "python -m workbench models download BAAI/bge-small-zh-v1.5"
+    )
     print(f"refused in {time.perf_counter() - started:.2f} s")
 
 
@@ -286,7 +315,9 @@ def test_document_summary_by_file_name_and_by_id(client: Client):
     assert by_id == by_name
     assert by_name["title"] == "Kettle descaling" and by_name["collection"] == "handbook"
     assert [(h["level"], h["title"]) for h in by_name["outline"]] == [
-        (1, "Kettle descaling"), (2, "Vinegar method"), (2, "Citric acid method"),
+        (1, "Kettle descaling"),
+        (2, "Vinegar method"),
+        (2, "Citric acid method"),
     ]
     assert by_name["excerpt"].startswith("# Kettle descaling") and len(by_name["excerpt"]) <= 501
     assert by_name["size_bytes"] == len(KETTLE.encode()) and by_name["chunk_count"] >= 1
@@ -313,17 +344,24 @@ def test_sections_and_chunk_navigation(client: Client):
 
 def test_bad_inputs_come_back_as_tool_errors_and_the_server_keeps_answering(client: Client):
     assert "collection 'nowhere' not found; known: handbook, notes" in client.error(
-        "query_knowledge_hub", query="kettle", collection="nowhere")
+        "query_knowledge_hub", query="kettle", collection="nowhere"
+    )
     assert "document 'missing.pdf' not found" in client.error("get_document_summary", doc_id="missing.pdf")
     assert "document '424242' not found" in client.error("list_document_sections", doc_id=424242)
     assert "chunk 987654 not found" in client.error("get_chunk", chunk_id=987654)
     assert "query is empty" in client.error("query_knowledge_hub", query="   ")
-    assert client.error("query_knowledge_hub", query="kettle", top_k=0) == \
-        "top_k: 0 is below the minimum 1 (default 5); allowed: 1 to 1000"
-    assert client.error("search_by_keyword", query="kettle", top_k=5000) == \
-        "top_k: 5000 is above the maximum 1000 (default 5); allowed: 1 to 1000"
-    assert client.error("get_chunk", chunk_id=1, neighbors=6) == \
-        "neighbors: 6 is above the maximum 5 (default 0); allowed: 0 to 5"
+    assert (
+        client.error("query_knowledge_hub", query="kettle", top_k=0)
+        == "top_k: 0 is below the minimum 1 (default 5); allowed: 1 to 1000"
+    )
+    assert (
+        client.error("search_by_keyword", query="kettle", top_k=5000)
+        == "top_k: 5000 is above the maximum 1000 (default 5); allowed: 1 to 1000"
+    )
+    assert (
+        client.error("get_chunk", chunk_id=1, neighbors=6)
+        == "neighbors: 6 is above the maximum 5 (default 0); allowed: 0 to 5"
+    )
     assert "preset 'turbo' not found" in client.error("query_knowledge_hub", query="kettle", preset="turbo")
 
     assert client.ok("list_collections").structured_content["default_collection"] == "handbook"
@@ -332,8 +370,12 @@ def test_bad_inputs_come_back_as_tool_errors_and_the_server_keeps_answering(clie
 def test_unreadable_and_malformed_requests_get_json_rpc_errors(home: Path):
     process = subprocess.Popen(
         [sys.executable, "-m", "workbench", "mcp", "--home", str(home), "--collection", "handbook"],
-        cwd=REPO_ROOT, env={**os.environ, **SERVER_ENV}, text=True,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        cwd=REPO_ROOT,
+        env={**os.environ, **SERVER_ENV},
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
     )
 
     def send(line) -> None:
@@ -349,8 +391,18 @@ def test_unreadable_and_malformed_requests_get_json_rpc_errors(home: Path):
 
     try:
         started = time.perf_counter()
-        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "0"},
+                },
+            }
+        )
         assert answer()["result"]["serverInfo"]["name"] == "rag-workbench"
         print(f"initialize round trip (spawn included): {time.perf_counter() - started:.2f} s")
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -366,7 +418,9 @@ def test_unreadable_and_malformed_requests_get_json_rpc_errors(home: Path):
         send({"jsonrpc": "2.0", "id": 5, "method": "resources/read", "params": {"uri": "workbench://handbook/999999"}})
         assert error_answer() == (5, -32602)
 
-        send({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "list_collections", "arguments": {}}})
+        send(
+            {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "list_collections", "arguments": {}}}
+        )
         still_answering = answer()
         assert still_answering["id"] == 6 and still_answering["result"]["isError"] is False
     finally:
@@ -380,7 +434,11 @@ def test_a_document_ingested_by_another_process_becomes_searchable(client: Clien
     new_file.write_text(NEW_DOCUMENT, encoding="utf-8")
     ingest = subprocess.Popen(
         [sys.executable, "-m", "workbench", "ingest", str(new_file), "--collection", "handbook", "--home", str(home)],
-        cwd=REPO_ROOT, env={**os.environ, **SERVER_ENV}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        cwd=REPO_ROOT,
+        env={**os.environ, **SERVER_ENV},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     queries_during_ingest = 0
     while ingest.poll() is None:

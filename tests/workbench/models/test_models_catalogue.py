@@ -7,11 +7,16 @@ from workbench.models.catalogue import EMBEDDING, EMBEDDING_MODELS, RERANK, RERA
 
 def test_the_catalogue_holds_the_named_models():
     assert [card.name for card in EMBEDDING_MODELS] == [
-        "all-MiniLM-L6-v2", "paraphrase-multilingual-MiniLM-L12-v2", "BAAI/bge-small-zh-v1.5", "BAAI/bge-m3",
+        "all-MiniLM-L6-v2",
+        "paraphrase-multilingual-MiniLM-L12-v2",
+        "BAAI/bge-small-zh-v1.5",
+        "BAAI/bge-m3",
         "intfloat/multilingual-e5-small",
     ]
     assert [card.name for card in RERANK_MODELS] == [
-        "cross-encoder/ms-marco-MiniLM-L-6-v2", "BAAI/bge-reranker-base", "BAAI/bge-reranker-v2-m3",
+        "cross-encoder/ms-marco-MiniLM-L-6-v2",
+        "BAAI/bge-reranker-base",
+        "BAAI/bge-reranker-v2-m3",
     ]
 
 

@@ -27,10 +27,13 @@ WEIGHTS = "model.safetensors"
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
-    folder = save_tiny_sentence_model(tmp_path_factory.mktemp("hub-models") / "tiny-embed", ("zh", "en"),
-                                      # weights just over huggingface_hub's 10 MiB read chunk, so a drop after
-                                      # the first chunk leaves bytes to resume from
-                                      hidden_size=96)
+    folder = save_tiny_sentence_model(
+        tmp_path_factory.mktemp("hub-models") / "tiny-embed",
+        ("zh", "en"),
+        # weights just over huggingface_hub's 10 MiB read chunk, so a drop after
+        # the first chunk leaves bytes to resume from
+        hidden_size=96,
+    )
     fake = FakeHub().start()
     fake.add_folder(REPO, folder)
     yield fake

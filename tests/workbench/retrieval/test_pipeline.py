@@ -119,7 +119,8 @@ def test_views_and_breakdowns_are_built_only_when_read(kb, fake_config):
         trace.chunks[-1]  # only chunks of the trace's lists have views
     for hit in fusion.ranked:
         assert sum(entry["contribution"] for entry in fusion.details[hit.chunk_id].values()) == pytest.approx(
-            hit.score, abs=1e-15)
+            hit.score, abs=1e-15
+        )
     assert fusion.details.built
 
 

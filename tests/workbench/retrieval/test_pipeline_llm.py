@@ -34,8 +34,17 @@ def test_multi_runs_every_phrasing_through_both_routes_and_fuses_them(kb, fake_c
     config = fake_config.with_overrides(["query.enhance=multi", "query.variants=2"])
     trace = kb.query("bake bread", "kb", config)
     assert trace.stage_names() == [
-        "dense (query)", "dense (multi 1)", "dense (multi 2)", "dense",
-        "bm25 (query)", "bm25 (multi 1)", "bm25 (multi 2)", "bm25", "fusion", "final"]
+        "dense (query)",
+        "dense (multi 1)",
+        "dense (multi 2)",
+        "dense",
+        "bm25 (query)",
+        "bm25 (multi 1)",
+        "bm25 (multi 2)",
+        "bm25",
+        "fusion",
+        "final",
+    ]
     dense_lists = [trace.stage(f"dense ({o})").ranked for o in ("query", "multi 1", "multi 2")]
     for hit in trace.stage("dense").ranked.hits:  # the route is the RRF of its variant lists
         expected = sum(1 / (60 + r.rank_of(hit.chunk_id)) for r in dense_lists if r.rank_of(hit.chunk_id))
@@ -51,8 +60,7 @@ def test_multi_runs_every_phrasing_through_both_routes_and_fuses_them(kb, fake_c
 
 
 def test_the_trace_round_trips_with_its_generated_texts_and_calls(kb, fake_config, fake_llm):
-    trace = kb.query("solar electricity", "kb", fake_config.with_overrides(["query.enhance=hyde",
-                                                                            "rerank.method=llm"]))
+    trace = kb.query("solar electricity", "kb", fake_config.with_overrides(["query.enhance=hyde", "rerank.method=llm"]))
     again = Trace.from_dict(json.loads(trace.to_json()))
     assert again.enhancement == trace.enhancement
     assert again.stage("rerank").llm_calls == trace.stage("rerank").llm_calls
@@ -60,12 +68,15 @@ def test_the_trace_round_trips_with_its_generated_texts_and_calls(kb, fake_confi
 
 
 def test_hyde_searches_the_dense_route_with_the_passage_and_bm25_with_the_query(kb, fake_config, fake_llm):
-    fake_llm.script("Question: rising water", "A flood happens when heavy rain raises a river above its banks.",
-                    purpose="query.hyde")
+    fake_llm.script(
+        "Question: rising water",
+        "A flood happens when heavy rain raises a river above its banks.",
+        purpose="query.hyde",
+    )
     trace = kb.query("rising water", "kb", fake_config.with_overrides(["query.enhance=hyde"]))
     assert trace.stage_names() == ["dense", "bm25", "fusion", "final"]
     assert trace.stage("dense").notes[0] == "dense searched with the hyde text, not the query as typed"
-    hyde, = trace.enhancement.for_route("dense")
+    (hyde,) = trace.enhancement.for_route("dense")
     assert hyde.text == "A flood happens when heavy rain raises a river above its banks."
     bm25_only = kb.query("rising water", "kb", fake_config.with_overrides(["retrieval.mode=bm25"]))
     assert trace.stage("bm25").ranked.ids == bm25_only.stage("bm25").ranked.ids
@@ -76,15 +87,19 @@ def test_hyde_searches_the_dense_route_with_the_passage_and_bm25_with_the_query(
 def test_rewrite_replaces_the_text_of_both_routes(kb, fake_config, fake_llm):
     fake_llm.script("Query: sicilian", "Sicilian defence chess opening", purpose="query.rewrite")
     trace = kb.query("sicilian", "kb", fake_config.with_overrides(["query.enhance=rewrite"]))
-    assert all(s.notes[0] == f"{s.stage} searched with the rewrite text, not the query as typed"
-               for s in trace.stages if s.stage in ("dense", "bm25"))
+    assert all(
+        s.notes[0] == f"{s.stage} searched with the rewrite text, not the query as typed"
+        for s in trace.stages
+        if s.stage in ("dense", "bm25")
+    )
     assert _sources(trace)[0] == "chess.md"
 
 
 def test_keywords_need_no_endpoint_and_cut_chinese_with_jieba(kb, fake_config, no_llm):
-    trace = kb.query("请问暴雨和洪水有什么关系", "kb", fake_config.with_overrides(["query.enhance=keywords",
-                                                                           "query.keywords=2"]))
-    keywords, = trace.enhancement.for_route("bm25")
+    trace = kb.query(
+        "请问暴雨和洪水有什么关系", "kb", fake_config.with_overrides(["query.enhance=keywords", "query.keywords=2"])
+    )
+    (keywords,) = trace.enhancement.for_route("bm25")
     assert keywords.origin == "keywords" and keywords.text == "暴雨 洪水"
     assert not trace.enhancement.calls
     assert _sources(trace)[0] == "河流.md"
@@ -105,7 +120,12 @@ def test_llm_rerank_records_every_call_and_its_score(kb, fake_config, fake_llm):
 def test_chinese_queries_go_through_every_llm_stage(kb, fake_config, fake_llm):
     config = fake_config.with_overrides(["query.enhance=multi", "rerank.method=llm"])
     trace = kb.query("混合检索", "kb", config)
-    assert [v.text for v in trace.enhancement.variants] == ["混合检索", "混合检索 定义", "混合检索 原理", "混合检索 例子"]
+    assert [v.text for v in trace.enhancement.variants] == [
+        "混合检索",
+        "混合检索 定义",
+        "混合检索 原理",
+        "混合检索 例子",
+    ]
     assert _sources(trace)[0] == "混合检索.md"
     assert trace.stage("rerank").llm_calls
 
@@ -116,21 +136,25 @@ def test_a_bad_endpoint_leaves_the_previous_order_with_visible_notes(kb, fake_co
     fake_llm.behaviour = behaviour
     if behaviour == "slow":
         fake_llm.delay_s = 2.0
-    config = fake_config.with_overrides(["query.enhance=multi", "rerank.method=llm", "rerank.timeout_s=0.5",
-                                         "query.timeout_s=0.5"])
+    config = fake_config.with_overrides(
+        ["query.enhance=multi", "rerank.method=llm", "rerank.timeout_s=0.5", "query.timeout_s=0.5"]
+    )
     trace = kb.query("bake bread", "kb", config)
     assert trace.final.ids == plain.final.ids
     assert trace.enhancement.fell_back
     assert any(n.startswith("query enhancement (multi) fell back to the query as typed") for n in trace.notes)
-    assert any(n.startswith("rerank fell back to the previous order ('fusion'): model 'llm:fake-llm'")
-               for n in trace.notes)
+    assert any(
+        n.startswith("rerank fell back to the previous order ('fusion'): model 'llm:fake-llm'") for n in trace.notes
+    )
 
 
 def test_without_an_endpoint_the_llm_options_say_why(kb, fake_config, no_llm):
     plain = kb.query("bake bread", "kb", fake_config)
     trace = kb.query("bake bread", "kb", fake_config.with_overrides(["query.enhance=decompose", "rerank.method=llm"]))
     assert trace.final.ids == plain.final.ids
-    assert any(n.startswith("query.enhance=decompose needs an LLM endpoint, which is not configured") for n in trace.notes)
+    assert any(
+        n.startswith("query.enhance=decompose needs an LLM endpoint, which is not configured") for n in trace.notes
+    )
     assert any(n.startswith("rerank.method=llm needs an LLM endpoint, which is not configured") for n in trace.notes)
     assert all("WORKBENCH_LLM_BASE_URL" in n for n in trace.notes if "needs an LLM endpoint" in n)
 

@@ -13,18 +13,29 @@ import pytest
 from workbench.config import ConfigError, WorkbenchConfig
 from workbench.embedding import calibration
 from workbench.embedding.runtimes import RUNTIMES, Runtime, cpu_has_bf16
-from workbench.retrieval import rerank as rerank_module, rerank_calibration
+from workbench.retrieval import rerank as rerank_module
+from workbench.retrieval import rerank_calibration
 from workbench.retrieval.cross_encoder import open_cross_encoder
 from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.rerank import CrossEncoderReranker, rerank
 
 QUERY = "where do cats sleep"
-PASSAGES = ["cats sleep in warm sunny places", "BM25 keyword search", "猫喜欢睡在温暖的地方",
-            "a recipe for lemon cake " * 6, "dense retrieval with vectors"]
+PASSAGES = [
+    "cats sleep in warm sunny places",
+    "BM25 keyword search",
+    "猫喜欢睡在温暖的地方",
+    "a recipe for lemon cake " * 6,
+    "dense retrieval with vectors",
+]
 #: how far each runtime's scores (sigmoid probabilities) may stray from torch fp32's on the tiny model, whose
 #: large random weights (initializer_range 0.5) magnify rounding far beyond a trained model's
-ATOL = {("torch", "bf16"): 0.1, ("openvino", "fp32"): 1e-4, ("openvino", "bf16"): 0.1,
-        ("onnx", "fp32"): 1e-4, ("onnx", "int8"): 0.3}
+ATOL = {
+    ("torch", "bf16"): 0.1,
+    ("openvino", "fp32"): 1e-4,
+    ("openvino", "bf16"): 0.1,
+    ("onnx", "fp32"): 1e-4,
+    ("onnx", "int8"): 0.3,
+}
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +57,7 @@ def _pairs() -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("runtime,precision", list(ATOL))
-def test_each_installed_runtime_scores_close_to_torch_fp32_and_the_trace_names_it(cross_encoder, runtime,
-                                                                                  precision):
+def test_each_installed_runtime_scores_close_to_torch_fp32_and_the_trace_names_it(cross_encoder, runtime, precision):
     if not _installed(runtime, precision):
         pytest.skip(f"{runtime} {precision} cannot run here")
     reference = open_cross_encoder(cross_encoder, "torch", "fp32").score_pairs(_pairs())
@@ -59,8 +69,14 @@ def test_each_installed_runtime_scores_close_to_torch_fp32_and_the_trace_names_i
     if precision == "fp32":  # same arithmetic: the same order, and rows aligned although batches sort by length
         assert list(np.argsort(-scores)) == list(np.argsort(-reference))
     run = RankedList.from_ordered("rrf", [(i, i, 1.0 - i / 10) for i in range(len(PASSAGES))])
-    outcome = rerank(QUERY, run, dict(enumerate(PASSAGES)), CrossEncoderReranker(cross_encoder, runtime, precision),
-                     top_m=5, timeout_s=60.0)
+    outcome = rerank(
+        QUERY,
+        run,
+        dict(enumerate(PASSAGES)),
+        CrossEncoderReranker(cross_encoder, runtime, precision),
+        top_m=5,
+        timeout_s=60.0,
+    )
     assert outcome.notes == (f"reranked the top 5 of 5 hits with {cross_encoder!r} on {runtime}-{precision}",)
 
 
@@ -69,9 +85,11 @@ def test_a_runtime_that_cannot_run_falls_back_to_torch_fp32_and_the_trace_says_w
     monkeypatch.setattr(rerank_module, "_loaded_models", {})  # not the working openvino another test loaded
     opened = open_cross_encoder(cross_encoder, "openvino", "fp32")
     assert (opened.runtime, opened.precision) == ("torch", "fp32")
-    assert opened.note == (f"rerank.runtime=openvino, rerank.precision=fp32 could not run {cross_encoder!r} "
-                           "(rerank.runtime=openvino needs the 'workbench_no_such_package' package, which is not "
-                           "installed; pip install workbench_no_such_package); using torch fp32 instead")
+    assert opened.note == (
+        f"rerank.runtime=openvino, rerank.precision=fp32 could not run {cross_encoder!r} "
+        "(rerank.runtime=openvino needs the 'workbench_no_such_package' package, which is not "
+        "installed; pip install workbench_no_such_package); using torch fp32 instead"
+    )
     run = RankedList.from_ordered("rrf", [(1, 1, 0.5), (2, 2, 0.4)])
     reranker = CrossEncoderReranker(cross_encoder, "openvino", "fp32")
     outcome = rerank(QUERY, run, {1: PASSAGES[0], 2: PASSAGES[1]}, reranker, top_m=2, timeout_s=60.0)
@@ -80,7 +98,8 @@ def test_a_runtime_that_cannot_run_falls_back_to_torch_fp32_and_the_trace_says_w
 
 
 def test_auto_calibrates_once_per_machine_in_the_background_and_picks_the_fastest_that_ranks_like_fp32(
-        cross_encoder, tmp_path, monkeypatch):
+    cross_encoder, tmp_path, monkeypatch
+):
     monkeypatch.delenv(rerank_calibration.RERANK_PIN_ENV, raising=False)
     monkeypatch.setenv(calibration.CALIBRATION_DIR_ENV, str(tmp_path))
     monkeypatch.setattr(rerank_module, "_loaded_models", {})
@@ -88,9 +107,11 @@ def test_auto_calibrates_once_per_machine_in_the_background_and_picks_the_fastes
     reranker = CrossEncoderReranker(cross_encoder, "auto", "bf16")
     meanwhile = reranker.load()
     assert (meanwhile.key, meanwhile.provisional) == ("torch-fp32", True)
-    assert reranker.runtime_notes == (f"rerank.runtime=auto: measuring the cross-encoder runtimes for "
-                                      f"{cross_encoder!r} on this machine (once, in the background); torch fp32 "
-                                      "scores until then",)
+    assert reranker.runtime_notes == (
+        f"rerank.runtime=auto: measuring the cross-encoder runtimes for "
+        f"{cross_encoder!r} on this machine (once, in the background); torch fp32 "
+        "scores until then",
+    )
     rerank_calibration._calibrating[cross_encoder].join(120)
 
     record = rerank_calibration.read_rerank_calibrations()[cross_encoder]
@@ -100,8 +121,11 @@ def test_auto_calibrates_once_per_machine_in_the_background_and_picks_the_fastes
     assert record["chosen"] == max(agreeing, key=lambda k: agreeing[k]["pairs_per_s"])
     assert reranker.load().key == record["chosen"] and not reranker.load().provisional  # the next query's
     assert reranker.runtime_notes == ()
-    assert record["runtimes"]["torch-fp32"] == {"pairs_per_s": record["runtimes"]["torch-fp32"]["pairs_per_s"],
-                                                "max_abs_diff": 0.0, "min_tau": 1.0}
+    assert record["runtimes"]["torch-fp32"] == {
+        "pairs_per_s": record["runtimes"]["torch-fp32"]["pairs_per_s"],
+        "max_abs_diff": 0.0,
+        "min_tau": 1.0,
+    }
     assert record["sample_pairs"] == len(calibration.QUERIES) * rerank_calibration.PASSAGES_PER_QUERY
     # loading and exporting is timed apart from measuring, per runtime and in all
     exported = [v["export_s"] for k, v in measured.items() if k != "torch-fp32"]

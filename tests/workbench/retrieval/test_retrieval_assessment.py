@@ -64,8 +64,7 @@ def test_nothing_retrieved_is_no_answer(kb, fake_config):
 
 
 def test_thresholds_come_from_the_configuration(kb, fake_config):
-    strict = fake_config.with_overrides(["confidence.terms_low=0.95", "confidence.terms_high=1",
-                                         "retrieval.mode=bm25"])
+    strict = fake_config.with_overrides(["confidence.terms_low=0.95", "confidence.terms_high=1", "retrieval.mode=bm25"])
     trace = kb.query("knead volcano", "kb", strict)
     terms = trace.confidence.signal("terms")
     assert (terms.low, terms.high) == (0.95, 1.0)

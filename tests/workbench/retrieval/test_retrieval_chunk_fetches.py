@@ -16,7 +16,7 @@ from workbench.layout import Layout
 
 CHINESE = {
     "rag.md": "# 检索增强生成\n\n检索增强生成先从知识库检索相关片段，再交给大模型生成答案。\n\n"
-              "## 分块\n\n文档被切分成块，每块单独编入索引，查询时只取回命中的块。",
+    "## 分块\n\n文档被切分成块，每块单独编入索引，查询时只取回命中的块。",
 }
 
 
@@ -36,7 +36,10 @@ def test_the_chunk_table_holds_what_the_catalog_holds(kb, fake_config):
         assert record.text.encode("utf-8") == str(rows["text"][position]).encode("utf-8")
         assert record.indexed_text == str(rows["indexed_text"][position])
         assert (record.doc_id, record.start, record.end) == (
-            int(rows["document_id"][position]), int(rows["start_offset"][position]), int(rows["end_offset"][position]))
+            int(rows["document_id"][position]),
+            int(rows["start_offset"][position]),
+            int(rows["end_offset"][position]),
+        )
         assert record.heading_path == tuple(rows["heading_path"][position])
         assert snapshot.doc_id_of[chunk_id] == record.doc_id
     chinese = [record for record in snapshot.chunks.values() if "检索" in record.text]
@@ -44,8 +47,15 @@ def test_the_chunk_table_holds_what_the_catalog_holds(kb, fake_config):
 
 
 def test_a_query_reads_the_texts_of_its_hits_only(kb, fake_config, tiny_cross_encoder_dir):
-    config = fake_config.with_overrides(["retrieval.mode=hybrid", "mmr.enabled=true", "retrieval.top_k=2",
-                                         f"rerank.model={tiny_cross_encoder_dir}", "rerank.top_m=3"])
+    config = fake_config.with_overrides(
+        [
+            "retrieval.mode=hybrid",
+            "mmr.enabled=true",
+            "retrieval.top_k=2",
+            f"rerank.model={tiny_cross_encoder_dir}",
+            "rerank.top_m=3",
+        ]
+    )
     snapshot = kb.snapshot("kb", config)
     fetched = snapshot.chunks.record_fetches()
     trace = kb.query("检索 solar electricity", "kb", config)
@@ -62,8 +72,11 @@ def test_a_snapshot_from_before_the_chunk_store_is_rebuilt(kb, fake_config):
     texts = {chunk_id: record.text for chunk_id, record in snapshot.chunks.items()}
     # what a version folder held before: the chunk table as one parquet file
     old = snapshot.folder
-    write_table(old / "chunks.parquet", [tuple(getattr(r, c) for c in CHUNK_COLUMNS) for r in snapshot.chunks.values()],
-                CHUNK_COLUMNS)
+    write_table(
+        old / "chunks.parquet",
+        [tuple(getattr(r, c) for c in CHUNK_COLUMNS) for r in snapshot.chunks.values()],
+        CHUNK_COLUMNS,
+    )
     shutil.rmtree(old / "chunks")
     kb.release_backends()  # a fresh process: nothing loaded
     rebuilt = kb.snapshot("kb", fake_config)

@@ -35,12 +35,21 @@ def test_level_reads_a_value_against_two_thresholds():
     assert level(0.7, 0.3, 0.7) == 2
 
 
-@pytest.mark.parametrize("levels, verdict", [
-    ([2, 2], RELEVANT), ([2, 1], RELEVANT),  # mean 1.5
-    ([2, 0], AMBIGUOUS), ([1, 1], AMBIGUOUS), ([1, 0], AMBIGUOUS),  # mean 0.5 is still ambiguous
-    ([0, 0], NO_ANSWER), ([1, 0, 0], NO_ANSWER),  # mean 1/3
-    ([2], RELEVANT), ([0], NO_ANSWER), ([], AMBIGUOUS),
-])
+@pytest.mark.parametrize(
+    "levels, verdict",
+    [
+        ([2, 2], RELEVANT),
+        ([2, 1], RELEVANT),  # mean 1.5
+        ([2, 0], AMBIGUOUS),
+        ([1, 1], AMBIGUOUS),
+        ([1, 0], AMBIGUOUS),  # mean 0.5 is still ambiguous
+        ([0, 0], NO_ANSWER),
+        ([1, 0, 0], NO_ANSWER),  # mean 1/3
+        ([2], RELEVANT),
+        ([0], NO_ANSWER),
+        ([], AMBIGUOUS),
+    ],
+)
 def test_combine_averages_the_levels(levels, verdict):
     assert combine(levels) == verdict
 

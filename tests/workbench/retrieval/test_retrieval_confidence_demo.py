@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbench.demo import DEMO_DIR
 from workbench.evaluation import golden as golden_sets
 from workbench.evaluation.golden import GoldenSet
 from workbench.evaluation.runner import evaluate_collection
-from workbench.demo import DEMO_DIR
 
 OFF_TOPIC = Path(__file__).with_name("off_topic_queries.jsonl")
 
@@ -34,8 +34,10 @@ def test_demo_answers_and_abstains(demo_home):
     report = result.abstention
     assert (report.answerable, report.no_answer) == (len(demo), 30)
     answered = report.answered_rate
-    print(f"\ndemo golden queries answered (relevant or ambiguous): {report.answerable - report.abstained_on_answerable}"
-          f"/{report.answerable} = {answered:.1%}; off-topic queries with no_answer: {report.abstained_on_no_answer}"
-          f"/{report.no_answer} = {report.recall:.1%}; abstention precision {report.precision:.1%}")
+    print(
+        f"\ndemo golden queries answered (relevant or ambiguous): {report.answerable - report.abstained_on_answerable}"
+        f"/{report.answerable} = {answered:.1%}; off-topic queries with no_answer: {report.abstained_on_no_answer}"
+        f"/{report.no_answer} = {report.recall:.1%}; abstention precision {report.precision:.1%}"
+    )
     assert answered >= 0.9
     assert report.recall >= 0.9

@@ -1,5 +1,5 @@
-from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.filters import filter_hits
+from workbench.retrieval.ranking import RankedList
 
 RUN = RankedList.from_ordered("rrf", [(1, 10, 0.9), (2, 20, 0.8), (3, 10, 0.7), (4, 30, 0.6)])
 

@@ -27,23 +27,29 @@ CHINESE_DOCS = {
 def test_an_english_model_gets_no_vote_on_a_chinese_query():
     check = check_language("光伏电池板怎样发电", "auto", "hybrid", "all-MiniLM-L6-v2")
     assert check.dense_votes is False
-    assert check.note == ("dense route left out of fusion: all-MiniLM-L6-v2 covers en; the query is zh. To use it, "
-                          "pick a model that reads zh: paraphrase-multilingual-MiniLM-L12-v2 (471 MB) or "
-                          "BAAI/bge-small-zh-v1.5 (96 MB), on the Models page.")
+    assert check.note == (
+        "dense route left out of fusion: all-MiniLM-L6-v2 covers en; the query is zh. To use it, "
+        "pick a model that reads zh: paraphrase-multilingual-MiniLM-L12-v2 (471 MB) or "
+        "BAAI/bge-small-zh-v1.5 (96 MB), on the Models page."
+    )
     assert check.query.language == "zh" and check.embedding.covered is False
 
 
 def test_off_keeps_the_vote_and_says_so():
     check = check_language("光伏电池板怎样发电", "off", "hybrid", "all-MiniLM-L6-v2")
     assert check.dense_votes is True
-    assert check.note == ("all-MiniLM-L6-v2 covers en; the query is zh; the dense route still votes in fusion "
-                          "because retrieval.language_guard = off.")
+    assert check.note == (
+        "all-MiniLM-L6-v2 covers en; the query is zh; the dense route still votes in fusion "
+        "because retrieval.language_guard = off."
+    )
 
 
 def test_a_covered_query_or_a_multilingual_model_changes_nothing():
-    for query, model in (("how do solar panels work", "all-MiniLM-L6-v2"),
-                         ("光伏电池板怎样发电", "BAAI/bge-m3"),
-                         ("光伏电池板怎样发电", "intfloat/multilingual-e5-small")):
+    for query, model in (
+        ("how do solar panels work", "all-MiniLM-L6-v2"),
+        ("光伏电池板怎样发电", "BAAI/bge-m3"),
+        ("光伏电池板怎样发电", "intfloat/multilingual-e5-small"),
+    ):
         check = check_language(query, "auto", "hybrid", model)
         assert (check.dense_votes, check.note) == (True, "")
 
@@ -51,8 +57,9 @@ def test_a_covered_query_or_a_multilingual_model_changes_nothing():
 def test_dense_mode_warns_instead_of_leaving_its_only_route_out():
     check = check_language("光伏电池板怎样发电", "auto", "dense", "all-MiniLM-L6-v2")
     assert check.dense_votes is True
-    assert check.note.startswith("dense route ranks a query its model cannot read: all-MiniLM-L6-v2 covers en; "
-                                 "the query is zh.")
+    assert check.note.startswith(
+        "dense route ranks a query its model cannot read: all-MiniLM-L6-v2 covers en; the query is zh."
+    )
 
 
 def test_bm25_mode_and_unknown_models_are_left_alone():
@@ -76,10 +83,12 @@ def test_an_unknown_setting_is_refused():
 
 # -- end to end, with a tiny local model that declares Chinese ------------------------------------
 
+
 @pytest.fixture
 def bilingual(bench, tiny_chinese_model_dir):
-    config = WorkbenchConfig().with_overrides([f"embedding.model={tiny_chinese_model_dir}", "chunking.size=300",
-                                              "chunking.overlap=30"])
+    config = WorkbenchConfig().with_overrides(
+        [f"embedding.model={tiny_chinese_model_dir}", "chunking.size=300", "chunking.overlap=30"]
+    )
     sources = [Source(name=n, data=t.encode()) for n, t in {**DOCS, **CHINESE_DOCS}.items()]
     report = bench.ingest("mixed", sources, config)
     assert not report.failures
@@ -90,9 +99,11 @@ def test_the_guard_leaves_a_chinese_model_out_of_english_queries(bilingual, tiny
     bench, config = bilingual
     trace = bench.query("solar panels turn sunlight into electricity", "mixed", config)
     assert trace.language.dense_votes is False
-    note = (f"dense route left out of fusion: {tiny_chinese_model_dir} covers zh; the query is en. To use it, "
-            "pick a model that reads en: all-MiniLM-L6-v2 (bundled) or paraphrase-multilingual-MiniLM-L12-v2 "
-            "(471 MB), on the Models page.")
+    note = (
+        f"dense route left out of fusion: {tiny_chinese_model_dir} covers zh; the query is en. To use it, "
+        "pick a model that reads en: all-MiniLM-L6-v2 (bundled) or paraphrase-multilingual-MiniLM-L12-v2 "
+        "(471 MB), on the Models page."
+    )
     assert note in trace.notes and note in trace.stage("fusion").notes
     # the dense list is still there to look at, but fusion is BM25's order alone
     assert len(trace.stage("dense").ranked) > 0
@@ -113,8 +124,9 @@ def test_the_same_model_votes_on_chinese_queries(bilingual):
 
 def test_guard_off_restores_the_dense_vote(bilingual):
     bench, config = bilingual
-    trace = bench.query("solar panels turn sunlight into electricity", "mixed",
-                        config.with_overrides(["retrieval.language_guard=off"]))
+    trace = bench.query(
+        "solar panels turn sunlight into electricity", "mixed", config.with_overrides(["retrieval.language_guard=off"])
+    )
     dense, bm25 = trace.stage("dense").ranked, trace.stage("bm25").ranked
     assert trace.language.dense_votes is True
     assert trace.stage("fusion").ranked.chunk_ids() == rrf([dense, bm25], k=60).chunk_ids()
@@ -145,11 +157,17 @@ def test_the_command_line_shows_the_guard(bilingual, capsys, tiny_chinese_model_
     from workbench.cli import main
 
     bench, _config = bilingual
-    code = main(["query", "solar panels turn sunlight into electricity", "-c", "mixed", "--home", str(bench.home),
-                 "--json"])
+    code = main(
+        ["query", "solar panels turn sunlight into electricity", "-c", "mixed", "--home", str(bench.home), "--json"]
+    )
     assert code == 0
     trace = json.loads(capsys.readouterr().out)
     assert trace["language"]["dense_votes"] is False
-    assert trace["language"]["embedding"] == {"model": str(tiny_chinese_model_dir), "model_languages": "zh",
-                                              "text_language": "en", "uncovered_share": 1.0, "covered": False}
+    assert trace["language"]["embedding"] == {
+        "model": str(tiny_chinese_model_dir),
+        "model_languages": "zh",
+        "text_language": "en",
+        "uncovered_share": 1.0,
+        "covered": False,
+    }
     assert trace["confidence"]["verdict"] in ("relevant", "ambiguous", "no_answer")

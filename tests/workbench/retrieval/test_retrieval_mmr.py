@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.mmr import mmr
+from workbench.retrieval.ranking import RankedList
 
 QUERY = np.array([1.0, 0.0, 0.0])
 # Unit vectors (3-4-5 style components). Relevance = x component.

@@ -8,13 +8,16 @@ from workbench.ui.chunk_bands import PALETTE, Segment, band_segments, bands_html
 
 
 def test_segments_split_at_every_boundary_and_record_overlaps():
-    assert band_segments(10, [(0, 6), (4, 10)]) == [
-        Segment(0, 4, (0,)), Segment(4, 6, (0, 1)), Segment(6, 10, (1,))]
+    assert band_segments(10, [(0, 6), (4, 10)]) == [Segment(0, 4, (0,)), Segment(4, 6, (0, 1)), Segment(6, 10, (1,))]
 
 
 def test_gaps_and_touching_chunks():
     assert band_segments(12, [(2, 5), (5, 9)]) == [
-        Segment(0, 2, ()), Segment(2, 5, (0,)), Segment(5, 9, (1,)), Segment(9, 12, ())]
+        Segment(0, 2, ()),
+        Segment(2, 5, (0,)),
+        Segment(5, 9, (1,)),
+        Segment(9, 12, ()),
+    ]
 
 
 def test_spans_are_clipped_and_empty_ones_cover_nothing():

@@ -41,8 +41,11 @@ def test_embedding_figure_folds_documents_past_the_trace_limit_into_one_grey_tra
 
     documents = MAP_DOCUMENT_TRACES + 5
     # document 0 has the most points, so it keeps its colour; the smallest share the grey trace
-    points = tuple(MapPoint(doc * 10 + n, doc, f"d{doc}", f"d{doc}.md", "t", float(doc), float(n))
-                   for doc in range(documents) for n in range(documents - doc))
+    points = tuple(
+        MapPoint(doc * 10 + n, doc, f"d{doc}", f"d{doc}.md", "t", float(doc), float(n))
+        for doc in range(documents)
+        for n in range(documents - doc)
+    )
     figure = embedding_figure(EmbeddingMap("pca", points, None, (0.5, 0.5)))
     assert len(figure.data) == MAP_DOCUMENT_TRACES
     assert figure.data[0].name == "d0" and figure.data[-1].name == "6 other documents"

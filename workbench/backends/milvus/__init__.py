@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping, Set
 from pathlib import Path
-from typing import AbstractSet, Mapping
 
+from store.catalog import Catalog
 from store.index_set import SnapshotIndexes
 from store.milvus import (
     CONNECTIONS,
@@ -21,7 +22,6 @@ from store.milvus import (
     check_collection_prefix,
     resolve_uri,
 )
-from store.catalog import Catalog
 from workbench.backends.base import IndexBackend
 from workbench.backends.milvus.place import MILVUS_DIR, milvus_target
 from workbench.backends.milvus.sync import drop_milvus_layout, sync_milvus_layout
@@ -39,15 +39,16 @@ class MilvusBackend(IndexBackend):
     name = "milvus"
     uri_key = "milvus.uri"
 
-    def open_indexes(self, folder: Path, chunk_ids: AbstractSet[int]) -> SnapshotIndexes:
+    def open_indexes(self, folder: Path, chunk_ids: Set[int]) -> SnapshotIndexes:
         """Both routes over the layout's Milvus collection, answering with this snapshot's chunks
         only (a later push may already have written newer ones)."""
         dense = MilvusDenseIndex.load(folder / MILVUS_DIR, known_ids=chunk_ids)
         # every pushed row carries its vector
         return SnapshotIndexes(self.name, MilvusBm25Index(dense.collection, chunk_ids), dense, chunk_ids)
 
-    def sync(self, catalog: Catalog, home: Path, collection: str, layout: Layout, rebuild: bool = False,
-             verify: bool = False) -> SyncResult:
+    def sync(
+        self, catalog: Catalog, home: Path, collection: str, layout: Layout, rebuild: bool = False, verify: bool = False
+    ) -> SyncResult:
         # the rows live outside the home: a rebuild is a check of every row against the catalog
         return sync_milvus_layout(catalog, home, collection, layout, verify=rebuild or verify)
 
@@ -56,8 +57,11 @@ class MilvusBackend(IndexBackend):
         batch size)."""
         check_collection_prefix(config.milvus.collection_prefix)
         uri = resolve_uri(config.milvus.uri, home)
-        access = MilvusAccess(token=config.milvus.token or os.environ.get(MILVUS_TOKEN_ENV, ""),
-                              timeout_s=config.milvus.timeout_s, batch_size=config.milvus.batch_size)
+        access = MilvusAccess(
+            token=config.milvus.token or os.environ.get(MILVUS_TOKEN_ENV, ""),
+            timeout_s=config.milvus.timeout_s,
+            batch_size=config.milvus.batch_size,
+        )
         CONNECTIONS.configure(uri, access)
 
     def drop(self, home: Path, collection: str, layout: Layout) -> list[str]:

@@ -46,8 +46,9 @@ from workbench.layout import Layout
 log = logging.getLogger(__name__)
 
 
-def sync_milvus_layout(catalog: Catalog, home: Path, collection_name: str, layout: Layout,
-                       verify: bool = False) -> SyncResult:
+def sync_milvus_layout(
+    catalog: Catalog, home: Path, collection_name: str, layout: Layout, verify: bool = False
+) -> SyncResult:
     """Bring the layout's Milvus collection and snapshot in line with the catalog.
 
     Without ``verify`` a snapshot that reflects the catalog's generation is trusted; with it the
@@ -56,8 +57,9 @@ def sync_milvus_layout(catalog: Catalog, home: Path, collection_name: str, layou
     started = time.perf_counter()
     target = layout_dir(home, collection_name, layout)
     pointer = read_current(target)
-    source = index_source(catalog, collection_name, layout.chunkset_key,
-                          None if pointer is None or verify else pointer["generation"])
+    source = index_source(
+        catalog, collection_name, layout.chunkset_key, None if pointer is None or verify else pointer["generation"]
+    )
     if source.up_to_date:
         return SyncResult(layout.key, source.generation, False, -1, 0, 0, time.perf_counter() - started)
     generation, rows, documents = source.generation, source.chunk_rows, source.documents
@@ -82,10 +84,20 @@ def sync_milvus_layout(catalog: Catalog, home: Path, collection_name: str, layou
         vectors, stats = embed_cached(catalog, embedder, [texts[i] for i in positions])
         if stats.embedded:
             log.info("embedded %d chunk texts the cache lacked", stats.embedded)
-        batch = ChunkRows(chunk_ids[positions], doc_ids[positions], [doc_types[i] for i in positions],
-                          [texts[i] for i in positions], vectors)
-        pushed = collection.upsert(batch, generation, on_batch=lambda done, total: log.info(
-            "milvus push %s: %d/%d rows (generation %d)", name, done, total, generation))
+        batch = ChunkRows(
+            chunk_ids[positions],
+            doc_ids[positions],
+            [doc_types[i] for i in positions],
+            [texts[i] for i in positions],
+            vectors,
+        )
+        pushed = collection.upsert(
+            batch,
+            generation,
+            on_batch=lambda done, total: log.info(
+                "milvus push %s: %d/%d rows (generation %d)", name, done, total, generation
+            ),
+        )
     if len(orphans):
         collection.delete(orphans.tolist())
         log.info("milvus push %s: deleted %d rows the catalog no longer has", name, len(orphans))
@@ -93,22 +105,42 @@ def sync_milvus_layout(catalog: Catalog, home: Path, collection_name: str, layou
         collection.flush()
     held = collection.count()
     if held != len(chunk_ids):
-        raise MilvusError(f"after the push, Milvus collection {name!r} at {uri} holds {held} rows but the catalog "
-                          f"has {len(chunk_ids)} chunks; run python -m workbench sync -c {collection_name} again")
+        raise MilvusError(
+            f"after the push, Milvus collection {name!r} at {uri} holds {held} rows but the catalog "
+            f"has {len(chunk_ids)} chunks; run python -m workbench sync -c {collection_name} again"
+        )
     collection.record_generation(generation)
 
     building = new_version_dir(target, generation)
     chunk_count = write_snapshot_tables(building, rows, documents)
     MilvusDenseIndex(collection).save(building / MILVUS_DIR)
-    publish(target, building, {
-        "generation": generation, "collection": collection_name, "layout_key": layout.key,
-        "layout": layout.to_dict(), "chunks": chunk_count, "documents": len(documents),
-        "milvus_collection": name, "pushed": pushed, "deleted": int(len(orphans)),
-        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    })
+    publish(
+        target,
+        building,
+        {
+            "generation": generation,
+            "collection": collection_name,
+            "layout_key": layout.key,
+            "layout": layout.to_dict(),
+            "chunks": chunk_count,
+            "documents": len(documents),
+            "milvus_collection": name,
+            "pushed": pushed,
+            "deleted": int(len(orphans)),
+            "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        },
+    )
     elapsed = time.perf_counter() - started
-    log.info("milvus %s/%s: %d chunks in %s (+%d upserted, -%d deleted) in %.1f s", collection_name, layout.key,
-             chunk_count, name, pushed, len(orphans), elapsed)
+    log.info(
+        "milvus %s/%s: %d chunks in %s (+%d upserted, -%d deleted) in %.1f s",
+        collection_name,
+        layout.key,
+        chunk_count,
+        name,
+        pushed,
+        len(orphans),
+        elapsed,
+    )
     return SyncResult(layout.key, generation, True, chunk_count, pushed, int(len(orphans)), elapsed)
 
 
@@ -118,20 +150,33 @@ def _open_or_create(uri: str, name: str, layout: Layout, embedder, texts: list[s
         collection = MilvusCollection.open(uri, name, CONNECTIONS)
     except MilvusCollectionMissing:
         spec = CollectionSpec(
-            dim=embedder.dimension, analysis=place.analysis,
+            dim=embedder.dimension,
+            analysis=place.analysis,
             analyzer=resolve_analyzer(place.analysis, place.analyzer, uri, texts),
-            m=layout.dense_m, ef_construction=layout.dense_ef_construction, k1=layout.bm25.k1, b=layout.bm25.b,
+            m=layout.dense_m,
+            ef_construction=layout.dense_ef_construction,
+            k1=layout.bm25.k1,
+            b=layout.bm25.b,
         )
-        log.info("creating Milvus collection %s at %s (%s analysis, %s tokenizer)", name, uri, spec.analysis,
-                 spec.analyzer)
+        log.info(
+            "creating Milvus collection %s at %s (%s analysis, %s tokenizer)", name, uri, spec.analysis, spec.analyzer
+        )
         return MilvusCollection.create(uri, name, spec, CONNECTIONS)
-    wanted = {"dim": embedder.dimension, "analysis": place.analysis, "m": layout.dense_m,
-              "ef_construction": layout.dense_ef_construction, "k1": layout.bm25.k1, "b": layout.bm25.b}
+    wanted = {
+        "dim": embedder.dimension,
+        "analysis": place.analysis,
+        "m": layout.dense_m,
+        "ef_construction": layout.dense_ef_construction,
+        "k1": layout.bm25.k1,
+        "b": layout.bm25.b,
+    }
     found = {key: getattr(collection.spec, key) for key in wanted}
     if found != wanted:
-        raise MilvusError(f"Milvus collection {name!r} at {uri} was built with {found}, this layout needs {wanted}; "
-                          "drop that collection (python -m workbench migrate-backend moves a collection) or use "
-                          "another milvus.collection_prefix")
+        raise MilvusError(
+            f"Milvus collection {name!r} at {uri} was built with {found}, this layout needs {wanted}; "
+            "drop that collection (python -m workbench migrate-backend moves a collection) or use "
+            "another milvus.collection_prefix"
+        )
     return collection
 
 

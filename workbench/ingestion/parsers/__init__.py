@@ -31,6 +31,12 @@ from workbench.ingestion.parsers.registry import SUPPORTED_TYPES, parse_bytes, p
 from workbench.ingestion.parsers.text import decode_text
 
 __all__ = [
-    "SUPPORTED_TYPES", "ParsedDocument", "ParseError", "canonicalize", "decode_text", "first_heading",
-    "parse_bytes", "parse_file",
+    "SUPPORTED_TYPES",
+    "ParsedDocument",
+    "ParseError",
+    "canonicalize",
+    "decode_text",
+    "first_heading",
+    "parse_bytes",
+    "parse_file",
 ]

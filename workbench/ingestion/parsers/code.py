@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from pathlib import PurePath
-from typing import Mapping
 
 from workbench.config import IngestConfig
 from workbench.ingestion.parsers.document import Extraction, ParseError
@@ -50,15 +50,20 @@ def notebook_document(text: str) -> str:
     try:
         notebook = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as error:
-        raise ValueError("not a valid Jupyter notebook (the file is not JSON); re-save it from Jupyter and "
-                         "upload it again") from error
+        raise ValueError(
+            "not a valid Jupyter notebook (the file is not JSON); re-save it from Jupyter and upload it again"
+        ) from error
     cells = notebook.get("cells") if isinstance(notebook, dict) else None
     if not isinstance(cells, list):
-        raise ValueError("not a Jupyter notebook (no list of cells); re-save it from Jupyter (nbformat 4) "
-                         "and upload it again")
+        raise ValueError(
+            "not a Jupyter notebook (no list of cells); re-save it from Jupyter (nbformat 4) and upload it again"
+        )
     metadata = notebook.get("metadata") if isinstance(notebook.get("metadata"), dict) else {}
-    language = str((metadata.get("kernelspec") or {}).get("language")
-                   or (metadata.get("language_info") or {}).get("name") or "python")
+    language = str(
+        (metadata.get("kernelspec") or {}).get("language")
+        or (metadata.get("language_info") or {}).get("name")
+        or "python"
+    )
     parts = []
     for cell in cells:
         if not isinstance(cell, dict):

@@ -44,17 +44,23 @@ def zip_figures(data: bytes) -> ZipFigures:
 def container_violation(figures: ZipFigures, limits: IngestConfig) -> str | None:
     """Why this package may not be opened, naming the limit and the setting that raises it."""
     if figures.members > limits.max_zip_members:
-        return (f"ZIP container with {figures.members:,} members, over the limit of {limits.max_zip_members:,} "
-                f"(ingest.max_zip_members); if you trust the file, raise it with "
-                f"--set ingest.max_zip_members={figures.members}")
+        return (
+            f"ZIP container with {figures.members:,} members, over the limit of {limits.max_zip_members:,} "
+            f"(ingest.max_zip_members); if you trust the file, raise it with "
+            f"--set ingest.max_zip_members={figures.members}"
+        )
     inflated_mb = figures.uncompressed_bytes / MB
     if inflated_mb > limits.max_unzipped_mb:
-        return (f"ZIP container that inflates to {inflated_mb:,.0f} MB, over the {limits.max_unzipped_mb:g} MB "
-                f"limit (ingest.max_unzipped_mb) -- a zip bomb, or a very large document; if you trust it, "
-                f"raise it with --set ingest.max_unzipped_mb={int(inflated_mb) + 1}")
+        return (
+            f"ZIP container that inflates to {inflated_mb:,.0f} MB, over the {limits.max_unzipped_mb:g} MB "
+            f"limit (ingest.max_unzipped_mb) -- a zip bomb, or a very large document; if you trust it, "
+            f"raise it with --set ingest.max_unzipped_mb={int(inflated_mb) + 1}"
+        )
     if figures.uncompressed_bytes > MB and figures.ratio > limits.max_compression_ratio:
         # below 1 MB inflated nothing can hurt, and tiny repetitive parts compress extremely well
-        return (f"ZIP container compressed {figures.ratio:,.0f}:1, over the ratio limit of "
-                f"{limits.max_compression_ratio:g}:1 (ingest.max_compression_ratio) -- typical of a zip bomb; "
-                f"if you trust the file, raise it with --set ingest.max_compression_ratio={int(figures.ratio) + 1}")
+        return (
+            f"ZIP container compressed {figures.ratio:,.0f}:1, over the ratio limit of "
+            f"{limits.max_compression_ratio:g}:1 (ingest.max_compression_ratio) -- typical of a zip bomb; "
+            f"if you trust the file, raise it with --set ingest.max_compression_ratio={int(figures.ratio) + 1}"
+        )
     return None

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import io
 import threading
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from workbench.ingestion.parsers.document import ParseError
 
@@ -48,8 +49,9 @@ def markitdown() -> MarkItDown:
         return _markitdown_instance
 
 
-def convert(data: bytes, source: str, doc_type: str, *, charset: str | None = None,
-            failure_reason: FailureReason | None = None) -> DocumentConverterResult:
+def convert(
+    data: bytes, source: str, doc_type: str, *, charset: str | None = None, failure_reason: FailureReason | None = None
+) -> DocumentConverterResult:
     """Run markitdown on ``data`` as ``doc_type``; library failures become ParseErrors.
 
     ``failure_reason`` words the error for the format (a PDF's password, an Office file's

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Callable, Mapping
 
 from workbench.config import IngestConfig
 
@@ -29,7 +29,7 @@ class ParsedDocument:
         starts = self.page_starts
         if starts and (
             starts[0] != 0
-            or any(a > b for a, b in zip(starts, starts[1:]))
+            or any(a > b for a, b in zip(starts, starts[1:], strict=True))
             or starts[-1] > len(self.markdown)
         ):
             raise ValueError(

@@ -21,9 +21,9 @@ import io
 import re
 import shutil
 import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import Mapping
 
 from workbench.config import IngestConfig
 from workbench.ingestion.parsers.document import Extraction, ParseError
@@ -41,14 +41,17 @@ IMAGE_TYPES: Mapping[str, tuple[str, str]] = {
 }
 IMAGE_DOC_TYPES = frozenset(doc_type for doc_type, _ in IMAGE_TYPES.values())
 
-INSTALL_TESSERACT = ("install Debian's tesseract-ocr (apt-get install tesseract-ocr tesseract-ocr-eng "
-                     "tesseract-ocr-chi-sim)")
+INSTALL_TESSERACT = (
+    "install Debian's tesseract-ocr (apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim)"
+)
 #: tesseract's own time limit per page, well inside the worker's ingest.parse_timeout_s
 OCR_PAGE_TIMEOUT_S = 45.0
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # tesseract separates every Chinese character by a space; Chinese text has none
-_SPACE_BETWEEN_CJK = re.compile(r"(?<=[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef])[ \t]+"
-                                r"(?=[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef])")
+_SPACE_BETWEEN_CJK = re.compile(
+    r"(?<=[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef])[ \t]+"
+    r"(?=[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef])"
+)
 
 
 class ImageError(Exception):
@@ -68,6 +71,7 @@ class ImageText:
 
 
 # -- OCR ----------------------------------------------------------------------------------------
+
 
 @functools.lru_cache(maxsize=1)
 def tesseract_path() -> str | None:
@@ -97,18 +101,25 @@ def ocr_languages(requested: str) -> str | None:
 def ocr_unavailable_reason(requested: str) -> str:
     if tesseract_path() is None:
         return f"OCR is not installed: {INSTALL_TESSERACT}"
-    return (f"none of the OCR languages {requested!r} (ingest.ocr_languages) is installed; installed: "
-            f"{', '.join(sorted(installed_ocr_languages())) or 'none'}; {INSTALL_TESSERACT}")
+    return (
+        f"none of the OCR languages {requested!r} (ingest.ocr_languages) is installed; installed: "
+        f"{', '.join(sorted(installed_ocr_languages())) or 'none'}; {INSTALL_TESSERACT}"
+    )
 
 
 def ocr_png(png: bytes, languages: str) -> str:
     """Text tesseract reads in a PNG image (page segmentation: automatic)."""
     try:
-        done = subprocess.run([tesseract_path() or "tesseract", "stdin", "stdout", "-l", languages, "--psm", "3"],
-                              input=png, capture_output=True, timeout=OCR_PAGE_TIMEOUT_S)
+        done = subprocess.run(
+            [tesseract_path() or "tesseract", "stdin", "stdout", "-l", languages, "--psm", "3"],
+            input=png,
+            capture_output=True,
+            timeout=OCR_PAGE_TIMEOUT_S,
+        )
     except subprocess.TimeoutExpired as error:
-        raise ImageError(f"OCR took longer than {OCR_PAGE_TIMEOUT_S:g} s on one image; "
-                         "crop or downscale it and upload it again") from error
+        raise ImageError(
+            f"OCR took longer than {OCR_PAGE_TIMEOUT_S:g} s on one image; crop or downscale it and upload it again"
+        ) from error
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise ImageError(f"tesseract failed ({message[-1] if message else f'exit {done.returncode}'})")
@@ -122,7 +133,7 @@ def tidy_ocr_text(text: str) -> str:
 
 
 def text_language(text: str) -> str:
-    """"zh" when at least a third of the letters are Chinese characters, else "en"."""
+    """ "zh" when at least a third of the letters are Chinese characters, else "en"."""
     letters = [ch for ch in text if ch.isalpha()]
     if not letters:
         return "en"
@@ -130,6 +141,7 @@ def text_language(text: str) -> str:
 
 
 # -- decoding -----------------------------------------------------------------------------------
+
 
 def decoded_png(data: bytes, limits: IngestConfig) -> bytes:
     """The image re-encoded as PNG (first frame), after the size check; ImageError otherwise."""
@@ -139,14 +151,18 @@ def decoded_png(data: bytes, limits: IngestConfig) -> bytes:
     try:
         image = Image.open(io.BytesIO(data))  # reads the header only
     except (UnidentifiedImageError, OSError, ValueError) as error:
-        raise ImageError("not a readable image (corrupt, truncated, or another format renamed); "
-                         "re-export it as PNG or JPEG and upload it again") from error
+        raise ImageError(
+            "not a readable image (corrupt, truncated, or another format renamed); "
+            "re-export it as PNG or JPEG and upload it again"
+        ) from error
     width, height = image.size
     megapixels = width * height / 1e6
     if megapixels > limits.max_image_megapixels:
-        raise ImageError(f"image of {width:,} x {height:,} pixels ({megapixels:,.0f} megapixels), over the "
-                         f"{limits.max_image_megapixels:g} megapixel limit (ingest.max_image_megapixels); "
-                         f"downscale it, or raise it with --set ingest.max_image_megapixels={int(megapixels) + 1}")
+        raise ImageError(
+            f"image of {width:,} x {height:,} pixels ({megapixels:,.0f} megapixels), over the "
+            f"{limits.max_image_megapixels:g} megapixel limit (ingest.max_image_megapixels); "
+            f"downscale it, or raise it with --set ingest.max_image_megapixels={int(megapixels) + 1}"
+        )
     try:
         image.seek(0)
         frame = image.convert("RGB") if image.mode not in ("RGB", "L") else image.copy()
@@ -158,6 +174,7 @@ def decoded_png(data: bytes, limits: IngestConfig) -> bytes:
 
 
 # -- the whole image ----------------------------------------------------------------------------
+
 
 def describe_image(data: bytes, mime: str, limits: IngestConfig) -> ImageText:
     """OCR text and a caption for one image file, as far as the machine and settings allow."""
@@ -177,8 +194,9 @@ def describe_image(data: bytes, mime: str, limits: IngestConfig) -> ImageText:
     settings, problem = vision_settings_from_env() if limits.captions else (None, "captions are off (ingest.captions)")
     if settings is not None:
         # the original bytes when the endpoint can read them; PNG for formats it may not (TIFF, BMP)
-        sent, sent_mime = (data, mime) if mime in ("image/png", "image/jpeg", "image/webp", "image/gif") \
-            else (png, "image/png")
+        sent, sent_mime = (
+            (data, mime) if mime in ("image/png", "image/jpeg", "image/webp", "image/gif") else (png, "image/png")
+        )
         result = caption_image(sent, sent_mime, language, settings)
         if result.ok:
             caption, caption_model = result.text.strip(), result.model
@@ -189,9 +207,11 @@ def describe_image(data: bytes, mime: str, limits: IngestConfig) -> ImageText:
 
     if not ocr_text and not caption:
         if languages is None and settings is None:
-            raise ImageError("images need OCR or a caption model, and neither is available here: "
-                             f"{INSTALL_TESSERACT}, or configure a vision endpoint (WORKBENCH_LLM_BASE_URL and "
-                             "WORKBENCH_LLM_MODEL, optionally WORKBENCH_LLM_VISION_MODEL)")
+            raise ImageError(
+                "images need OCR or a caption model, and neither is available here: "
+                f"{INSTALL_TESSERACT}, or configure a vision endpoint (WORKBENCH_LLM_BASE_URL and "
+                "WORKBENCH_LLM_MODEL, optionally WORKBENCH_LLM_VISION_MODEL)"
+            )
         found = ["OCR read no text"] if languages is not None else []
         raise ImageError("nothing searchable in the image: " + "; ".join(found + notes))
     metadata = {"image": True}
@@ -206,8 +226,9 @@ def image_markdown(name: str, described: ImageText) -> str:
     if described.caption:
         parts.append(("图片说明：" if described.language == "zh" else "Caption: ") + described.caption)
     if described.ocr_text:
-        parts.append(("图中文字：" if described.language == "zh" else "Text in the image:") + "\n\n"
-                     + described.ocr_text)
+        parts.append(
+            ("图中文字：" if described.language == "zh" else "Text in the image:") + "\n\n" + described.ocr_text
+        )
     return "\n\n".join(parts)
 
 
@@ -263,8 +284,11 @@ def extract_image(data: bytes, source: str, limits: IngestConfig) -> Extraction:
         described = describe_image(data, mime, limits)
     except ImageError as error:
         raise ParseError(source, str(error)) from error
-    return Extraction((image_markdown(PurePath(source).name, described),), title_hint=PurePath(source).stem,
-                      chunk_metadata=described.metadata)
+    return Extraction(
+        (image_markdown(PurePath(source).name, described),),
+        title_hint=PurePath(source).stem,
+        chunk_metadata=described.metadata,
+    )
 
 
 TYPES = {extension: doc_type for extension, (doc_type, _) in IMAGE_TYPES.items()}

@@ -32,8 +32,11 @@ _SLIDE_MARKER = re.compile(r"^<!-- Slide number: \d+ -->$", re.MULTILINE)
 def _check_office_package(data: bytes, source: str, doc_type: str, limits: IngestConfig) -> None:
     extension = f".{doc_type}"
     if data.startswith(_CFB_MAGIC):
-        raise ParseError(source, f"password-protected, or a legacy Office file (.doc/.ppt/.xls) renamed to "
-                         f"{extension}; remove the password or re-save it as {extension} and upload it again")
+        raise ParseError(
+            source,
+            f"password-protected, or a legacy Office file (.doc/.ppt/.xls) renamed to "
+            f"{extension}; remove the password or re-save it as {extension} and upload it again",
+        )
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as package:
             names = set(package.namelist())
@@ -47,15 +50,18 @@ def _check_office_package(data: bytes, source: str, doc_type: str, limits: Inges
         return
     for other_type, (other_part, other_name) in OFFICE_KINDS.items():
         if other_part in names:
-            raise ParseError(source, f"{other_name}, not {name}; rename it to .{other_type} "
-                             "and upload it again")
-    raise ParseError(source, f"a ZIP archive but not {name} (no {required_part}); "
-                     f"open it in Office, save it as {extension} and upload it again")
+            raise ParseError(source, f"{other_name}, not {name}; rename it to .{other_type} and upload it again")
+    raise ParseError(
+        source,
+        f"a ZIP archive but not {name} (no {required_part}); "
+        f"open it in Office, save it as {extension} and upload it again",
+    )
 
 
 def _office_corrupt_reason(doc_type: str) -> str:
-    return (f"not a valid {doc_type.upper()} (file is corrupt or truncated); "
-            f"re-save it as .{doc_type} and upload it again")
+    return (
+        f"not a valid {doc_type.upper()} (file is corrupt or truncated); re-save it as .{doc_type} and upload it again"
+    )
 
 
 def _convert_office(data: bytes, source: str, doc_type: str) -> str:

@@ -18,8 +18,11 @@ from workbench.ingestion.parsers.document import Extraction, ParseError
 def extract_pdf(data: bytes, source: str, limits: IngestConfig) -> Extraction:
     # The PDF specification allows junk before the header, within the first 1024 bytes.
     if b"%PDF-" not in data[:1024]:
-        raise ParseError(source, "not a PDF file (no PDF header; it may be another format renamed to .pdf); "
-                         "export it as PDF and upload it again")
+        raise ParseError(
+            source,
+            "not a PDF file (no PDF header; it may be another format renamed to .pdf); "
+            "export it as PDF and upload it again",
+        )
     markdown = convert(data, source, "pdf", failure_reason=pdf_failure_reason).markdown
     scanned = _ocr_scanned_pages(data, source, markdown, limits)
     if scanned is not None:

@@ -7,9 +7,9 @@ module, listed in that module's ``TYPES`` (extension -> document type) and ``EXT
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path, PurePath
 from types import MappingProxyType
-from typing import Mapping
 
 from workbench.config import IngestConfig
 from workbench.ingestion.parsers import code, images, office, pdf, text, web
@@ -67,8 +67,13 @@ def parse_bytes(data: bytes, filename: str, *, limits: IngestConfig | None = Non
     # Worksheet headings are sheet names ("Sheet1"), not titles.
     heading = first_heading(markdown) if doc_type != "xlsx" else None
     title = heading or (extraction.title_hint or "").strip() or PurePath(filename).stem or filename
-    return ParsedDocument(markdown=markdown, doc_type=doc_type, title=title, page_starts=page_starts,
-                          chunk_metadata=dict(extraction.chunk_metadata))
+    return ParsedDocument(
+        markdown=markdown,
+        doc_type=doc_type,
+        title=title,
+        page_starts=page_starts,
+        chunk_metadata=dict(extraction.chunk_metadata),
+    )
 
 
 _NO_TEXT_REASON = "no text (the document is empty); add content and upload it again"

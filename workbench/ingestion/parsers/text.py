@@ -47,8 +47,9 @@ def decode_text(data: bytes, source: str) -> str:
             try:
                 return data.decode(encoding)
             except UnicodeDecodeError as exc:
-                raise ParseError(source, f"not valid {encoding.upper()} text despite its byte-order mark; "
-                                 f"{_RESAVE_AS_UTF8}") from exc
+                raise ParseError(
+                    source, f"not valid {encoding.upper()} text despite its byte-order mark; {_RESAVE_AS_UTF8}"
+                ) from exc
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -73,8 +74,11 @@ def extract_json(data: bytes, source: str, limits: IngestConfig) -> Extraction:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ParseError(source, f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-                         "fix it, or rename it to .txt to index it as plain text") from exc
+        raise ParseError(
+            source,
+            f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            "fix it, or rename it to .txt to index it as plain text",
+        ) from exc
     except RecursionError as exc:
         raise ParseError(source, "JSON nested too deeply to read; flatten it or rename it to .txt") from exc
     pretty = json.dumps(value, indent=2, ensure_ascii=False)
