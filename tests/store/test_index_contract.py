@@ -15,6 +15,7 @@ import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -189,7 +190,7 @@ def expected_ranking(
     scores = {c: s for c, s in backend.reference(query, batch).items() if allowed is None or c in allowed}
     ranking = sorted(scores.items(), key=lambda item: -item[1])
     # The corpus is chosen so that no two chunks tie: then the order is fully determined.
-    gaps = [a[1] - b[1] for a, b in zip(ranking, ranking[1:], strict=True)]
+    gaps = [a[1] - b[1] for a, b in pairwise(ranking)]
     assert all(gap > 10 * backend.tolerance for gap in gaps), "the test corpus has tied scores; change a text"
     return ranking
 

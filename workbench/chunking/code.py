@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from workbench.chunking.chunk import Chunk
 from workbench.chunking.headings import HeadingIndex
@@ -204,7 +205,7 @@ def block_units(code: str, line_starts: list[int]) -> list[Unit]:
             cuts.append(first)
     cuts.append(len(lines))
     units = []
-    for first, last in zip(cuts, cuts[1:], strict=True):
+    for first, last in pairwise(cuts):
         start = line_starts[first]
         end = line_starts[last] if last < len(line_starts) else len(code)
         units.append(Unit(start, end, _block_name(lines[first:last])))

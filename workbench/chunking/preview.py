@@ -8,6 +8,7 @@ it is embedded, so its tail is invisible to vector search.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -36,10 +37,7 @@ class ChunkPreview:
     @property
     def overlap_chars(self) -> int:
         """Characters shared by consecutive chunks (each shared stretch counted once per pair)."""
-        return sum(
-            max(0, previous_end - start)
-            for (_, previous_end), (start, _) in zip(self.spans, self.spans[1:], strict=True)
-        )
+        return sum(max(0, previous_end - start) for (_, previous_end), (start, _) in pairwise(self.spans))
 
     @property
     def covered_chars(self) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 #: light backgrounds that keep dark text readable; neighbouring chunks never share a colour
 PALETTE = ("#cfe8ff", "#ffe3b3", "#d4f5d0", "#f8d0e6", "#e4dcff", "#fff4a8", "#c9f1f0", "#ffd6cc")
@@ -43,7 +44,7 @@ def band_segments(length: int, spans: Sequence[tuple[int, int]]) -> list[Segment
             ends_at.setdefault(end, []).append(index)
     active: set[int] = set()
     segments = []
-    for left, right in zip(cuts, cuts[1:], strict=True):
+    for left, right in pairwise(cuts):
         active.difference_update(ends_at.get(left, ()))
         active.update(starts_at.get(left, ()))
         segments.append(Segment(left, right, tuple(sorted(active))))

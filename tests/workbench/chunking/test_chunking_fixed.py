@@ -1,4 +1,5 @@
 import os
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,7 @@ def test_fixture_windows_share_text_with_their_neighbours():
     markdown = FIXTURE.read_text(encoding="utf-8")
     chunks = split(markdown, FixedSizeConfig(size=300, overlap=60))
     assert len(chunks) == len(window_bounds(len(markdown), 300, 60))
-    for previous, following in zip(chunks, chunks[1:], strict=True):
+    for previous, following in pairwise(chunks):
         shared = markdown[following.start : previous.end]
         assert previous.end - following.start >= 50, "overlap lost more than edge whitespace"
         assert shared and previous.text.endswith(shared) and following.text.startswith(shared)
@@ -52,7 +53,7 @@ def test_token_windows_hold_size_tokens_and_share_overlap_tokens(minilm):
     measure = TokenMeasure(minilm.spans(markdown))
     assert [measure.length(c.start, c.end) for c in chunks[:-1]] == [50] * (len(chunks) - 1)
     assert 0 < measure.length(chunks[-1].start, chunks[-1].end) <= 50
-    for previous, following in zip(chunks, chunks[1:], strict=True):
+    for previous, following in pairwise(chunks):
         assert measure.length(following.start, previous.end) == 10
     assert chunks[-1].end == minilm.spans(markdown)[-1][1]
 

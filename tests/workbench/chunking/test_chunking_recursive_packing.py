@@ -3,6 +3,8 @@
 Offsets are counted by hand in the comments.
 """
 
+from itertools import pairwise
+
 from workbench.chunking.recursive import RecursiveConfig, split
 
 
@@ -49,7 +51,7 @@ def test_neighbours_in_a_paragraph_of_long_sentences_really_overlap():
     sentence = "Finding {:02d} says the measured effect held in every cohort that was followed up for a year."
     markdown = " ".join(sentence.format(i) for i in range(20))
     chunks = split(markdown, RecursiveConfig(size=300, overlap=50))
-    shared = [before.end - after.start for before, after in zip(chunks, chunks[1:], strict=True)]
+    shared = [before.end - after.start for before, after in pairwise(chunks)]
     assert len(chunks) > 3
     assert all(0 < amount <= 50 for amount in shared)
     assert all(markdown[after.start - 1] == " " for after in chunks[1:])  # each starts on a word

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from workbench.config import IngestConfig
 
@@ -27,11 +28,7 @@ class ParsedDocument:
 
     def __post_init__(self) -> None:
         starts = self.page_starts
-        if starts and (
-            starts[0] != 0
-            or any(a > b for a, b in zip(starts, starts[1:], strict=True))
-            or starts[-1] > len(self.markdown)
-        ):
+        if starts and (starts[0] != 0 or any(a > b for a, b in pairwise(starts)) or starts[-1] > len(self.markdown)):
             raise ValueError(
                 f"page_starts {starts} must start at 0, never decrease and stay within the "
                 f"{len(self.markdown)}-character markdown"
