@@ -29,6 +29,7 @@ def save_run(
     results: list[QueryResultRow],
     abstention: dict | None = None,
     golden_hash: str | None = None,
+    inputs: dict | None = None,
 ) -> RunRow:
     """Store a run with its per-query results and return the stored row (id, label, time)."""
     with catalog.connect() as con:
@@ -50,6 +51,7 @@ def save_run(
             sweep_id=sweep_id,
             abstention=abstention,
             golden_hash=golden_hash,
+            inputs=inputs,
         )
         runs_repo.insert_query_results(con, run_id, results)
         return runs_repo.get_run(con, run_id)

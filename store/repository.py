@@ -255,6 +255,32 @@ def documents_without_chunks(con, collection_id: int, chunkset: str) -> list[tup
     ).fetchall()
 
 
+def unchunked_sample(
+    con, collection_id: int, chunkset: str, limit: int
+) -> tuple[int, list[tuple[int, str, list[int]]]]:
+    """How many successful documents lack chunks in ``chunkset``, and up to ``limit`` of them (a
+    fixed pseudo-random pick: the same catalog gives the same sample)."""
+    lacking = (
+        "FROM documents d WHERE d.collection_id = ? AND d.status = 'success'"
+        " AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id AND c.chunkset = ?)"
+    )
+    total = con.execute(f"SELECT count(*) {lacking}", [collection_id, chunkset]).fetchone()[0]
+    rows = con.execute(
+        f"SELECT d.id, d.markdown, d.page_starts {lacking} ORDER BY hash(d.sha256), d.id LIMIT ?",
+        [collection_id, chunkset, limit],
+    ).fetchall()
+    return int(total), rows
+
+
+def document_contents(con, collection_id: int) -> list[tuple[str, str]]:
+    """(name, content sha256) of each successful document, by name: what a corpus hash covers."""
+    return con.execute(
+        "SELECT coalesce(external_id, source) AS name, sha256 FROM documents"
+        " WHERE collection_id = ? AND status = 'success' ORDER BY name, sha256",
+        [collection_id],
+    ).fetchall()
+
+
 # -- chunks -----------------------------------------------------------------------------------
 
 
@@ -424,9 +450,13 @@ def recent_runs(con, collection_id: int, limit: int = 20) -> list[tuple]:
 # -- presets ----------------------------------------------------------------------------------
 
 
-def list_presets(con) -> list[tuple[str, dict, str, datetime]]:
-    rows = con.execute("SELECT name, config, description, updated_at FROM presets ORDER BY name").fetchall()
-    return [(name, json.loads(config), description, updated) for name, config, description, updated in rows]
+def list_presets(con) -> list[tuple[str, dict, str, datetime, dict | None]]:
+    """(name, overrides, description, updated at, provenance or None) per preset, by name."""
+    rows = con.execute("SELECT name, config, description, updated_at, provenance FROM presets ORDER BY name").fetchall()
+    return [
+        (name, json.loads(config), description, updated, json.loads(provenance) if provenance else None)
+        for name, config, description, updated, provenance in rows
+    ]
 
 
 def find_preset(con, name: str) -> dict | None:
@@ -434,10 +464,16 @@ def find_preset(con, name: str) -> dict | None:
     return json.loads(row[0]) if row else None
 
 
-def save_preset(con, name: str, overrides: dict, description: str = "") -> None:
+def save_preset(con, name: str, overrides: dict, description: str = "", provenance: dict | None = None) -> None:
     con.execute(
-        "INSERT OR REPLACE INTO presets (name, config, description, updated_at) VALUES (?, ?, ?, current_timestamp)",
-        [name, json.dumps(overrides, sort_keys=True), description],
+        "INSERT OR REPLACE INTO presets (name, config, description, updated_at, provenance)"
+        " VALUES (?, ?, ?, current_timestamp, ?)",
+        [
+            name,
+            json.dumps(overrides, sort_keys=True),
+            description,
+            json.dumps(provenance, sort_keys=True) if provenance is not None else None,
+        ],
     )
 
 

@@ -33,6 +33,8 @@ class RunRow:
     created_at: datetime
     abstention: dict | None = None  # counts of the confidence verdict against no-answer queries
     golden_hash: str | None = None  # content hash of the golden set (None for runs stored before it was kept)
+    #: what else the numbers depend on: {"corpus": {"documents", "hash"}, "config_hash"} (None before it was kept)
+    inputs: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -65,10 +67,11 @@ class SweepRow:
 
 _RUN_COLUMNS = (
     "id, collection, golden, level, label, config, overrides, metrics, stage_metrics, evaluated_top_k,"
-    " queries, skipped, notes, elapsed_s, sweep_id, created_at, abstention, golden_hash"
+    " queries, skipped, notes, elapsed_s, sweep_id, created_at, abstention, golden_hash, inputs"
 )
 _JSON_RUN_FIELDS = (5, 6, 7, 8, 11, 12)
 _ABSTENTION_FIELD = 16
+_INPUTS_FIELD = 18
 
 
 def _run(row) -> RunRow:
@@ -76,6 +79,7 @@ def _run(row) -> RunRow:
     for index in _JSON_RUN_FIELDS:
         values[index] = json.loads(values[index])
     values[_ABSTENTION_FIELD] = json.loads(values[_ABSTENTION_FIELD]) if values[_ABSTENTION_FIELD] else None
+    values[_INPUTS_FIELD] = json.loads(values[_INPUTS_FIELD]) if values[_INPUTS_FIELD] else None
     return RunRow(*values)
 
 
@@ -98,11 +102,12 @@ def insert_run(
     sweep_id: int | None = None,
     abstention: dict | None = None,
     golden_hash: str | None = None,
+    inputs: dict | None = None,
 ) -> int:
     return con.execute(
         "INSERT INTO evaluation_runs (collection, golden, level, label, config, overrides, metrics, stage_metrics,"
-        " evaluated_top_k, queries, skipped, notes, elapsed_s, sweep_id, abstention, golden_hash)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        " evaluated_top_k, queries, skipped, notes, elapsed_s, sweep_id, abstention, golden_hash, inputs)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         [
             collection,
             golden,
@@ -120,6 +125,7 @@ def insert_run(
             sweep_id,
             json.dumps(abstention) if abstention is not None else None,
             golden_hash,
+            json.dumps(inputs, sort_keys=True) if inputs else None,
         ],
     ).fetchone()[0]
 

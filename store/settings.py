@@ -24,6 +24,9 @@ class StoredPreset:
     name: str
     overrides: dict
     description: str
+    #: where the preset came from when a tool chose it (``tune``: study, golden set hash, split,
+    #: held-out estimate and interval, forced or not); None for presets saved by hand
+    provenance: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -49,7 +52,8 @@ class StoredSettings:
 
 def _presets(con) -> dict[str, StoredPreset]:
     presets = {
-        name: StoredPreset(name, overrides, description) for name, overrides, description, _ in repo.list_presets(con)
+        name: StoredPreset(name, overrides, description, provenance)
+        for name, overrides, description, _, provenance in repo.list_presets(con)
     }
     presets.setdefault(DEFAULT_PRESET, StoredPreset(DEFAULT_PRESET, {}, DEFAULT_PRESET_DESCRIPTION))
     return presets
@@ -68,10 +72,12 @@ def list_presets(catalog: Catalog) -> list[StoredPreset]:
     return [presets[name] for name in sorted(presets)]
 
 
-def save_preset(catalog: Catalog, name: str, overrides: dict, description: str = "") -> None:
+def save_preset(
+    catalog: Catalog, name: str, overrides: dict, description: str = "", provenance: dict | None = None
+) -> None:
     """Store (or replace) preset ``name``; the caller has validated the flat ``overrides``."""
     with catalog.connect() as con:
-        repo.save_preset(con, name, overrides, description)
+        repo.save_preset(con, name, overrides, description, provenance)
 
 
 def set_default_preset(catalog: Catalog, collection: str, preset: str) -> None:

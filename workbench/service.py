@@ -232,12 +232,16 @@ class Workbench:
         return self.settings().preset(name)
 
     @refused_when_read_only("Saving a preset")
-    def save_preset(self, name: str, overrides: dict, description: str = "") -> dict[str, object]:
-        """Store ``overrides`` (validated, flattened) as preset ``name`` and return them."""
+    def save_preset(
+        self, name: str, overrides: dict, description: str = "", provenance: dict | None = None
+    ) -> dict[str, object]:
+        """Store ``overrides`` (validated, flattened) as preset ``name`` and return them.
+
+        ``provenance`` records what chose them (``tune`` records its study and held-out estimate)."""
         if not name or not name.strip():
             raise ConfigError("a preset needs a name")
         flat = validate_overrides(overrides)
-        stored_settings.save_preset(self.catalog, name.strip(), flat, description)
+        stored_settings.save_preset(self.catalog, name.strip(), flat, description, provenance)
         return flat
 
     @refused_when_read_only("Changing the default preset")

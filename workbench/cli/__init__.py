@@ -18,10 +18,23 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from workbench.cli import backend, calibrate, documents, evaluation, golden, log, mcp, models, presets, query
+from workbench.cli import (
+    backend,
+    calibrate,
+    check,
+    documents,
+    evaluation,
+    golden,
+    log,
+    mcp,
+    models,
+    presets,
+    query,
+    tune,
+)
 from workbench.cli.common import EXIT_USAGE, add_common_options
 
-COMMAND_GROUPS = (documents, backend, query, evaluation, golden, log, calibrate, models, mcp, presets)
+COMMAND_GROUPS = (documents, backend, query, evaluation, tune, check, golden, log, calibrate, models, mcp, presets)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     from workbench.llm.client import LlmUnavailable
     from workbench.models.availability import ModelNotAvailableError
     from workbench.retrieval.pipeline import QueryError
+    from workbench.tuning.study import StudyError
 
     try:
         return args.handler(args)
@@ -62,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         IndexBackendError,
         WorkerStartError,
         LlmUnavailable,
+        StudyError,
         ValueError,
     ) as error:
         message = error.args[0] if isinstance(error, LookupError) and error.args else str(error)

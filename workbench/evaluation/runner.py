@@ -26,6 +26,7 @@ from workbench.evaluation.abstention import AbstentionReport, abstention
 from workbench.evaluation.answer_metrics import ANSWER_METRICS
 from workbench.evaluation.answers import judge_answer
 from workbench.evaluation.golden import GoldenQuery, GoldenSet, content_hash
+from workbench.evaluation.inputs import CONFIG_HASH, config_hash, run_inputs
 from workbench.evaluation.relevance import ChunkJudge
 from workbench.evaluation.stages import LEVELS, average_stage_metrics, ranked_documents, stage_metrics, stage_rankings
 from workbench.retrieval.stages import FINAL
@@ -95,6 +96,8 @@ class EvaluationResult:
     abstention: AbstentionReport | None = None
     #: ``golden.content_hash`` of the set scored ("" for runs stored before it was recorded)
     golden_hash: str = ""
+    #: the corpus fingerprint and configuration hash (``workbench.evaluation.inputs``; {} before they were recorded)
+    inputs: dict[str, object] = field(default_factory=dict)
 
     @property
     def metric_names(self) -> list[str]:
@@ -110,6 +113,7 @@ class EvaluationResult:
             "collection": self.collection,
             "golden": self.golden,
             "golden_hash": self.golden_hash,
+            "inputs": self.inputs,
             "level": self.level,
             "metrics": self.metrics,
             "config": self.config,
@@ -130,6 +134,7 @@ class EvaluationResult:
             collection=data["collection"],
             golden=data["golden"],
             golden_hash=data.get("golden_hash") or "",
+            inputs=dict(data.get("inputs") or {}),
             level=data["level"],
             config=data["config"],
             metrics=dict(data["metrics"]),
@@ -275,6 +280,7 @@ def evaluate(
         collection=collection,
         golden=golden.name,
         golden_hash=content_hash(golden),
+        inputs={CONFIG_HASH: config_hash(config)},
         level=level,
         config=config.to_dict(),
         metrics=averaged,
@@ -408,6 +414,7 @@ def evaluate_collection(
         progress=progress,
         answer_judge=answer_judge,
     )
+    result.inputs = run_inputs(bench.catalog, collection, config)
     # the run took what the user waited for: loading the indexes and embedding the queries too
     result.elapsed_s = time.perf_counter() - started
     return result

@@ -57,6 +57,7 @@ def save_run(
         results=rows,
         abstention=result.abstention.to_dict() if result.abstention else None,
         golden_hash=result.golden_hash or None,
+        inputs=result.inputs or None,
     )
     result.run_id = stored.id
     result.label = stored.label
@@ -99,6 +100,7 @@ def _result(row: RunRow, results: list[QueryResultRow]) -> EvaluationResult:
         created_at=row.created_at.isoformat(timespec="seconds"),
         abstention=AbstentionReport.from_dict(row.abstention) if row.abstention else None,
         golden_hash=row.golden_hash or "",
+        inputs=row.inputs or {},
     )
 
 

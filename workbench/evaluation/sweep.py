@@ -21,6 +21,7 @@ from store.embedding_cache import embedding_counts
 from workbench.config import ConfigError, WorkbenchConfig, flatten, overrides_between
 from workbench.evaluation import metrics as m
 from workbench.evaluation.golden import GoldenSet
+from workbench.evaluation.inputs import run_inputs
 from workbench.evaluation.runner import EvaluationResult, check_level, evaluate, judge_for, needs_query_vectors
 from workbench.evaluation.runs import save_run
 from workbench.layout import Layout
@@ -318,6 +319,7 @@ def run_sweep(
                 )
                 by_label[point.label] = evaluation
                 evaluation.label = point.label
+                evaluation.inputs = run_inputs(bench.catalog, collection, point.config)
                 if store:
                     save_run(
                         bench.catalog,

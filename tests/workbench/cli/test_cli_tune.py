@@ -1,0 +1,76 @@
+"""The ``tune`` command on the lexicon home: the plan, progress, the held-out verdict and the saving rule."""
+
+from __future__ import annotations
+
+import json
+
+from workbench.cli import main
+
+
+def run_cli(capsys, home, *argv) -> tuple[int, str, str]:
+    code = main([*argv, "--home", str(home)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+DENSE_START = ("--set", "retrieval.mode=dense", "--seed", "1")
+
+
+def test_tune_prints_the_plan_the_verdict_and_saves_a_truly_better_winner(lexicon_home, capsys):
+    code, out, err = run_cli(
+        capsys,
+        lexicon_home.home,
+        *("tune", "-c", "lex", "--golden", "codes", "--keys", "retrieval.mode,mmr.enabled", *DENSE_START),
+        *("--save-preset", "best"),
+    )
+    assert code == 0, err
+    assert "tune lex / codes: 60 scorable queries, ndcg@10 at doc level" in out
+    assert "split: tuned on 70%, held out 30%, seed 1" in out
+    assert "space: 2 keys, 6 configurations; search: every point (exhaustive)" in out
+    assert "cost: layout recursive-100c-0" in out and "nothing to embed" in out
+    assert "[holdout, study 1/1] trial 6/6: best ndcg@10" in err
+    assert "winner (the study on the tuning queries" in out and "retrieval.mode=bm25" in out
+    assert "95% interval [+" in out and "over 18 queries" in out and ": better than your current configuration" in out
+    assert "saved preset 'best': retrieval.mode=bm25" in out
+    code, out, _ = run_cli(capsys, lexicon_home.home, "presets")
+    assert "best" in out and "held-out ndcg@10" in out
+
+
+def test_tune_saves_nothing_without_a_real_gain_and_force_saves_it_marked(lexicon_home, capsys):
+    args = ("tune", "-c", "lex", "--golden", "noise", "--keys", "retrieval.mode,mmr.enabled", *DENSE_START)
+    code, out, _ = run_cli(capsys, lexicon_home.home, *args, "--save-preset", "x")
+    assert code == 0
+    assert "not distinguishable from your current configuration" in out
+    assert "nothing saved as 'x'" in out
+    code, out, _ = run_cli(capsys, lexicon_home.home, "presets")
+    assert "\nx " not in out and not out.startswith("x ")
+    code, out, _ = run_cli(capsys, lexicon_home.home, *args, "--resume", "--save-preset", "x", "--force")
+    assert code == 0 and "kept from before" in out and "saved preset 'x' (forced)" in out
+
+
+def test_tune_json_report(lexicon_home, capsys):
+    code, out, _ = run_cli(
+        capsys,
+        lexicon_home.home,
+        *("tune", "-c", "lex", "--golden", "codes", "--keys", "retrieval.mode", "--folds", "3", "--trials", "3"),
+        *(*DENSE_START, "--json"),
+    )
+    assert code == 0
+    report = json.loads(out)
+    assert report["split"] == "3-fold nested cross-validation, seed 1"
+    assert [s["part"] for s in report["studies"]] == ["fold 1 of 3", "fold 2 of 3", "fold 3 of 3", "all queries"]
+    assert report["held_out"]["queries"] == 60 and report["winner"] == {"retrieval.mode": "bm25"}
+    assert report["pareto"] and all({"metric", "p95_ms"} <= set(point) for point in report["pareto"])
+
+
+def test_tune_usage_errors_exit_2_and_name_the_fix(lexicon_home, capsys):
+    home = lexicon_home.home
+    base = ("tune", "-c", "lex", "--golden", "codes")
+    code, _, err = run_cli(capsys, home, *base, "--force")
+    assert code == 2 and "--force only applies with --save-preset" in err
+    code, _, err = run_cli(capsys, home, *base, "--keys", "bm25.k1")
+    assert code == 2 and "--keys: bm25.k1 cannot be tuned by name" in err
+    code, _, err = run_cli(capsys, home, *base, "--resume")
+    assert code == 2 and "no study 'lex-codes-" in err and "to resume" in err
+    code, _, err = run_cli(capsys, home, *base, "--holdout", "1.5")
+    assert code == 2 and "--holdout must be between 0 and 1" in err

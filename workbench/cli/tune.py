@@ -1,0 +1,315 @@
+"""The ``tune`` command: search the configuration space, report the winner's gain on held-out queries.
+
+Progress goes to stderr (trials done, best so far, time left); the report to stdout. Ctrl-C stops
+after the trial in flight is marked interrupted: every completed trial stays in the study, and the
+same command with ``--resume`` continues it (exit status 130 meanwhile).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+
+from workbench.cli.common import COLLECTION_HELP, EXIT_CANCELLED, EXIT_OK, checked_config, collection_of, workbench_from
+
+
+def add_commands(commands, common) -> None:
+    p = commands.add_parser(
+        "tune", help="search configurations on some golden queries, report the winner's gain on held-out ones"
+    )
+    p.add_argument("--collection", "-c", help=COLLECTION_HELP)
+    p.add_argument("--golden", "-g", help="golden set name or .jsonl path (default: the collection's name)")
+    p.add_argument(
+        "--keys", help="tune only these keys, comma separated (default: every query-time key and chunking.size)"
+    )
+    p.add_argument("--space", metavar="FILE.toml", help="explicit values or ranges per key (see docs/tuning.md)")
+    p.add_argument("--metric", default="ndcg@10", help="what the study maximises (default ndcg@10)")
+    p.add_argument("--level", choices=("doc", "span"), default="doc")
+    split = p.add_mutually_exclusive_group()
+    split.add_argument("--holdout", type=float, default=0.3, help="share of the queries held out (default 0.3)")
+    split.add_argument("--folds", type=int, help="nested cross-validation with K folds instead of one holdout")
+    p.add_argument("--seed", type=int, default=0, help="seeds the split, the sampler and the interval (default 0)")
+    p.add_argument("--trials", type=int, help="completed trials per study (default 50 unless --minutes is given)")
+    p.add_argument("--minutes", type=float, help="stop starting trials after this many minutes (all studies)")
+    p.add_argument("--max-p95-ms", type=float, help="the winner's p95 query latency must stay within this")
+    p.add_argument("--pareto", action="store_true", help="two objectives: the metric and p95 latency (a Pareto front)")
+    p.add_argument("--study", help="the study's name (default: from the collection, golden set and options)")
+    p.add_argument("--resume", action="store_true", help="continue the study these options started")
+    p.add_argument("--save-preset", metavar="NAME", help="save the winner as a preset if its interval lies above zero")
+    p.add_argument("--force", action="store_true", help="with --save-preset: save even when the interval covers zero")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    common(p)
+    p.set_defaults(handler=cmd_tune)
+
+
+def build_request(bench, args):
+    """The request the options describe (validated before anything runs)."""
+    from pathlib import Path
+
+    from workbench.config import DEFAULT_PRESET, ConfigError, WorkbenchConfig
+    from workbench.evaluation import golden as golden_sets
+    from workbench.evaluation.metrics import validate
+    from workbench.tuning.space import default_space, models_on_this_machine, space_from_file
+    from workbench.tuning.tune import DEFAULT_TRIALS, TuneRequest
+
+    if args.trials is not None and args.trials < 1:
+        raise ConfigError(f"--trials must be at least 1, got {args.trials}")
+    if args.minutes is not None and args.minutes <= 0:
+        raise ConfigError(f"--minutes must be above 0, got {args.minutes:g}")
+    if args.force and not args.save_preset:
+        raise ConfigError("--force only applies with --save-preset NAME")
+    if args.keys and args.space:
+        raise ConfigError("give --keys or --space, not both (a space file names its own keys)")
+    metric = validate([args.metric])[0]
+    collection = collection_of(bench, args.collection)
+    golden = golden_sets.find(args.golden or collection, bench.home)
+    base = checked_config(bench, collection, args)
+    preset = args.preset or bench.settings().collection(collection).default_preset or DEFAULT_PRESET
+    given = WorkbenchConfig().with_overrides(args.overrides).flat()
+    base_overrides = {**bench.preset_overrides(preset), **{key: given[key] for key in _set_keys(args)}}
+    if args.space:
+        space = space_from_file(Path(args.space), base)
+    else:
+        space = default_space(base, models_on_this_machine(base), args.keys.split(",") if args.keys else None)
+    return TuneRequest(
+        collection=collection,
+        golden=golden,
+        base=base,
+        base_name=f"preset {preset}" + (f" with {' '.join(args.overrides)}" if args.overrides else ""),
+        base_overrides=base_overrides,
+        space=space,
+        metric=metric,
+        level=args.level,
+        holdout=args.holdout,
+        folds=args.folds,
+        seed=args.seed,
+        trials=args.trials if args.trials is not None else (None if args.minutes else DEFAULT_TRIALS),
+        minutes=args.minutes,
+        max_p95_ms=args.max_p95_ms,
+        pareto=args.pareto,
+        study=args.study,
+        resume=args.resume,
+    )
+
+
+def _set_keys(args) -> set[str]:
+    return {assignment.partition("=")[0].strip() for assignment in args.overrides}
+
+
+def cmd_tune(args) -> int:
+    from workbench.tuning.tune import run_tune, save_winner
+
+    bench = workbench_from(args)
+    request = build_request(bench, args)
+    quiet = args.json
+    if not quiet:
+        _print_plan(request)
+    printer = _ProgressPrinter(request.metric, enabled=not quiet)
+    cancel = threading.Event()
+    try:
+        report = run_tune(
+            bench,
+            request,
+            progress=printer,
+            on_build=printer.build,
+            cancel=cancel,
+            on_estimate=None if quiet else _print_estimate,
+        )
+    except KeyboardInterrupt:
+        print(
+            "\nstopped: completed trials are kept; run the same command with --resume to continue",
+            file=sys.stderr,
+        )
+        return EXIT_CANCELLED
+    decision = save_winner(bench, report, args.save_preset, args.force) if args.save_preset else None
+    if args.json:
+        print(json.dumps(report_dict(report, decision), ensure_ascii=False, default=str))
+    else:
+        _print_report(report, decision)
+    return EXIT_CANCELLED if report.stopped else EXIT_OK
+
+
+def _print_plan(request) -> None:
+    from workbench.tuning.split import scorable
+
+    space = request.space
+    size = space.size(request.base)
+    queries = len(scorable(request.golden))
+    print(
+        f"tune {request.collection} / {request.golden.name}: {queries} scorable queries, "
+        f"{request.metric} at {request.level} level; starting configuration: {request.base_name}"
+    )
+    print(f"split: {request.split_description()}")
+    budget = [
+        f"{request.trials} trials per study" if request.trials else "",
+        f"{request.minutes:g} min" if request.minutes else "",
+    ]
+    points = f"{size:,} configurations" if size is not None else "more configurations than can be listed"
+    search = (
+        "every point (exhaustive)" if size is not None and request.trials and size <= request.trials else "TPE, seeded"
+    )
+    print(
+        f"space: {len(space.dimensions)} keys, {points}; search: {search}; budget: {', '.join(b for b in budget if b)}"
+    )
+    for line in space.describe():
+        print(f"  {line}")
+    for note in space.notes:
+        print(f"  note: {note}")
+    if request.max_p95_ms is not None:
+        print(f"constraint: p95 latency within {request.max_p95_ms:g} ms")
+    if request.pareto:
+        print(f"objectives: {request.metric} (higher) and p95 latency (lower): a Pareto front")
+
+
+def _print_estimate(cost) -> None:
+    for line in cost.describe():
+        print(f"cost: {line}")
+    sys.stdout.flush()
+
+
+class _ProgressPrinter:
+    """One line per new best, every tenth trial and each study's end; redrawn in place on a terminal."""
+
+    def __init__(self, metric: str, enabled: bool = True):
+        self.metric = metric
+        self.enabled = enabled
+        self.tty = sys.stderr.isatty()
+        self.best_seen: dict[str, float] = {}
+
+    def build(self, message: str) -> None:
+        if self.enabled:
+            print(f"  {message}", file=sys.stderr, flush=True)
+
+    def __call__(self, event) -> None:
+        from workbench.evaluation.sweep import _duration
+
+        if not self.enabled or event.study is None:
+            if self.enabled and event.message == "scoring":
+                print("scoring each winner and the starting configuration on held-out queries", file=sys.stderr)
+            return
+        study = event.study
+        best = study.best
+        target = f"/{study.target}" if study.target else ""
+        shown = f"best {self.metric} {best.metric:.4f} (p95 {best.p95_ms:.1f} ms)" if best else "no trial yet"
+        left = f", about {_duration(event.eta_s)} left" if event.eta_s is not None else ""
+        line = f"[{event.part}, study {event.index}/{event.studies}] trial {study.done}{target}: {shown}{left}"
+        improved = best is not None and best.metric > self.best_seen.get(event.part, float("-inf"))
+        if best is not None:
+            self.best_seen[event.part] = max(best.metric, self.best_seen.get(event.part, float("-inf")))
+        if self.tty:
+            end = "\n" if study.message in ("finished", "stopped") else ""
+            print("\r" + line[:150].ljust(150), end=end, file=sys.stderr, flush=True)
+        elif improved or study.done % 10 == 0 or study.message in ("starting", "finished", "stopped"):
+            print(line, file=sys.stderr, flush=True)
+
+
+def _print_report(report, decision) -> None:
+    request = report.request
+    print(f"study {report.name} ({report.storage})")
+    for label, outcome in report.outcomes:
+        extra = []
+        if outcome.resumed:
+            extra.append(f"{outcome.resumed} kept from before")
+        if outcome.rerun:
+            extra.append(f"{outcome.rerun} interrupted re-run")
+        if outcome.duplicates:
+            extra.append(f"{outcome.duplicates} repeated suggestions skipped")
+        mode = "exhaustive" if outcome.exhaustive else "TPE"
+        print(f"  {label}: {len(outcome.trials)} trials ({mode}{'; ' + ', '.join(extra) if extra else ''})")
+    if report.stopped:
+        print(
+            f"stopped after {report.trials} completed trials; run the same command with --resume to continue "
+            "(completed trials are kept, none is repeated)"
+        )
+        return
+    for note in report.notes:
+        print(f"note: {note}")
+    for part in report.parts:
+        print(
+            f"  {part.label}: winner trial {part.winner.number} ({request.metric} {part.winner.metric:.4f} on its "
+            f"tuning queries); on {part.base.queries} held-out queries "
+            f"{part.base.metric:.4f} -> {part.tuned.metric:.4f}"
+        )
+    if report.winner is None or report.gain is None:
+        print("no verdict: see the notes above")
+        return
+    where = "the study on all queries" if request.folds else "the study on the tuning queries"
+    print(f"winner ({where}, trial {report.winner.number}): {report.winner.label()}")
+    changed = report.changed_keys()
+    print(
+        "  changes from the starting configuration: "
+        + (
+            " ".join(f"{k}={_show(v)}" for k, v in changed.items())
+            if changed
+            else "none (the starting configuration won)"
+        )
+    )
+    print(report.gain.describe())
+    if request.folds:
+        print("  (nested cross-validation: this estimates what tuning this way gains on queries it has not seen)")
+    base_p95 = max(part.base.p95_ms for part in report.parts)
+    tuned_p95 = max(part.tuned.p95_ms for part in report.parts)
+    print(f"p95 latency on held-out queries (worst part): {base_p95:.1f} ms -> {tuned_p95:.1f} ms")
+    print(f"embedded {report.embedded_texts:,} corpus texts; {report.trials} trials in {report.elapsed_s:.0f} s")
+    if decision is not None:
+        print(decision.message)
+
+
+def report_dict(report, decision) -> dict:
+    from workbench.tuning.study import pareto_front
+
+    request = report.request
+    final = report.final
+    return {
+        "study": report.name,
+        "storage": report.storage,
+        "collection": request.collection,
+        "golden": request.golden.name,
+        "metric": request.metric,
+        "split": request.split_description(),
+        "space": request.space.describe(),
+        "cost": report.cost.to_dict() if report.cost else None,
+        "stopped": report.stopped,
+        "studies": [
+            {
+                "part": label,
+                "trials": len(outcome.trials),
+                "exhaustive": outcome.exhaustive,
+                "resumed": outcome.resumed,
+                "rerun": outcome.rerun,
+                "duplicates": outcome.duplicates,
+            }
+            for label, outcome in report.outcomes
+        ],
+        "parts": [
+            {
+                "part": part.label,
+                "winner": part.winner.params,
+                "tuning_metric": part.winner.metric,
+                "held_out_queries": part.base.queries,
+                "held_out_base": part.base.metric,
+                "held_out_winner": part.tuned.metric,
+                "base_p95_ms": part.base.p95_ms,
+                "winner_p95_ms": part.tuned.p95_ms,
+            }
+            for part in report.parts
+        ],
+        "winner": report.winner.params if report.winner else None,
+        "changes": report.changed_keys(),
+        "held_out": report.gain.to_dict() if report.gain else None,
+        "pareto": [
+            {"trial": t.number, "metric": t.metric, "p95_ms": t.p95_ms, "params": t.params}
+            for t in (pareto_front(final.trials) if final else [])
+        ],
+        "embedded_texts": report.embedded_texts,
+        "elapsed_s": report.elapsed_s,
+        "notes": report.notes,
+        "preset": {"name": decision.name, "saved": decision.saved, "message": decision.message} if decision else None,
+    }
+
+
+def _show(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value).lower() if isinstance(value, bool) else str(value)

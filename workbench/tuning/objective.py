@@ -1,0 +1,141 @@
+"""One trial: a configuration evaluated on the queries it may see, giving the metric and p95 latency.
+
+``Evaluator`` scores a configuration on a golden set with ``workbench.evaluation.runner.evaluate``
+(the same metrics, judgements and depth as ``eval``) and times each query from its trace
+(``Trace.total_ms``: the pipeline, without loading indexes). It keeps, per layout, the relevance
+judge, and per embedding model, the query vectors: a new layout is built on first use
+(``Workbench.snapshot``: chunks, the texts the embedding cache lacks, indexes), and every later
+trial on it only queries.
+
+``tuning_objective`` closes over the tuning queries alone: the study calls it with a
+configuration and never holds the held-out part of the split.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from store.catalog import Catalog
+from workbench.config import WorkbenchConfig
+from workbench.evaluation.golden import GoldenSet
+from workbench.evaluation.relevance import ChunkJudge
+from workbench.evaluation.runner import evaluate, judge_for, needs_query_vectors
+from workbench.ingestion.sources import Progress
+from workbench.layout import Layout
+from workbench.retrieval.trace import Trace
+
+P95 = 95.0
+
+
+class TuningBench(Protocol):
+    """What tuning needs of the workbench (``workbench.service.Workbench`` provides it)."""
+
+    home: Path
+    catalog: Catalog
+    read_only: bool
+
+    def snapshot(
+        self, collection: str, config: WorkbenchConfig, progress: Callable[[Progress], None] | None = ...
+    ) -> Any: ...
+
+    def query(self, text: str, collection: str, config: WorkbenchConfig, source: str | None = ...) -> Trace: ...
+
+    def embed_queries(self, model: str, texts: list[str]) -> None: ...
+
+    def markdown(self, doc_id: int) -> tuple[str, list[int]]: ...
+
+    def save_preset(
+        self, name: str, overrides: dict[str, Any], description: str = ..., provenance: dict[str, Any] | None = ...
+    ) -> dict[str, object]: ...
+
+
+class Stopped(Exception):
+    """The user asked the study to stop (Ctrl-C, or Stop in the app)."""
+
+
+@dataclass(frozen=True)
+class Score:
+    """A configuration on a set of queries: the metric's mean, its per-query values and p95 latency."""
+
+    metric: float
+    p95_ms: float
+    per_query: Mapping[str, float]
+    queries: int
+
+
+def p95(values: Sequence[float]) -> float:
+    """The 95th percentile (linear interpolation between order statistics; 0 for no values)."""
+    return float(np.percentile(np.asarray(values, dtype=np.float64), P95)) if len(values) else 0.0
+
+
+@dataclass
+class Evaluator:
+    bench: TuningBench
+    collection: str
+    metric: str
+    level: str = "doc"
+    #: told "building layout ..." before a new layout is built, and its build's progress events
+    on_build: Callable[[str], None] | None = None
+    cancel: threading.Event | None = None
+    _judges: dict[Layout, ChunkJudge] = field(default_factory=dict)
+    _warmed: set[tuple[str, str]] = field(default_factory=set)
+
+    def _check_cancel(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            raise Stopped("stopped")
+
+    def judge(self, config: WorkbenchConfig) -> ChunkJudge:
+        layout = Layout.of(config)
+        found = self._judges.get(layout)
+        if found is None:
+            if self.on_build is not None:
+                self.on_build(f"opening layout {layout.chunkset_key} (built first if it does not exist)")
+
+            def building(event: Progress) -> None:
+                self._check_cancel()  # a stop lands between batches; what was committed stays
+                if self.on_build is not None and event.stage == "embed":
+                    self.on_build(f"building layout {layout.chunkset_key}: {event.source}")
+
+            self.bench.snapshot(self.collection, config, building)
+            found = self._judges[layout] = judge_for(self.bench, self.collection, config)
+        return found
+
+    def score(self, golden: GoldenSet, config: WorkbenchConfig) -> Score:
+        """Evaluate ``config`` on ``golden``'s queries."""
+        self._check_cancel()
+        judge = self.judge(config)
+        model = config.embedding.key
+        if needs_query_vectors(config) and (model, golden.name) not in self._warmed:
+            self.bench.embed_queries(model, [q.query for q in golden.queries])
+            self._warmed.add((model, golden.name))
+        timings: list[float] = []
+
+        def run_query(text: str, run_config: WorkbenchConfig) -> Trace:
+            self._check_cancel()
+            trace = self.bench.query(text, self.collection, run_config)
+            timings.append(trace.total_ms)
+            return trace
+
+        result = evaluate(
+            run_query, golden, config, self.collection, judge, level=self.level, metric_names=(self.metric,)
+        )
+        per_query = result.per_query_values(self.metric)
+        return Score(result.metrics[self.metric], p95(timings), per_query, len(per_query))
+
+
+Objective = Callable[[WorkbenchConfig], Score]
+
+
+def tuning_objective(evaluator: Evaluator, tuning: GoldenSet) -> Objective:
+    """The study's objective: ``config`` scored on the tuning queries, and on nothing else."""
+
+    def objective(config: WorkbenchConfig) -> Score:
+        return evaluator.score(tuning, config)
+
+    return objective
