@@ -1,5 +1,6 @@
 """Evaluation: score a golden set (per query, per stage), keep every run, compare two runs with a
-significance test, sweep a grid of settings and save the best as a preset, export any of it.
+significance test, sweep a grid of settings and save the best as a preset, tune with a held-out
+verdict (``workbench.ui.tune_tab``), export any of it.
 
 The page only arranges widgets; the work is done by ``workbench.evaluation``."""
 
@@ -30,7 +31,7 @@ from workbench.evaluation.sweep import (
 from workbench.names import shown_name
 from workbench.retrieval.llm_cost import llm_calls_for_run
 from workbench.sharing import require_writable
-from workbench.ui import golden_builder, session
+from workbench.ui import golden_builder, session, tune_tab
 from workbench.ui.access import hidden_in_read_only, read_only
 from workbench.ui.llm_panels import answers_frame, llm_option
 from workbench.ui.text import md_escape
@@ -594,8 +595,8 @@ def beir_import(bench, name: str) -> None:
 
 st.title("Evaluation")
 current = require_collection("evaluate")
-evaluate, runs, sweep, golden_edit, from_documents = st.tabs(
-    ["Evaluate", "Runs & compare", "Sweep", "Golden sets", "From your documents"]
+evaluate, runs, sweep, tune, golden_edit, from_documents = st.tabs(
+    ["Evaluate", "Runs & compare", "Sweep", "Tune", "Golden sets", "From your documents"]
 )
 with evaluate:
     evaluate_tab(current)
@@ -603,6 +604,8 @@ with runs:
     runs_tab(current)
 with sweep:
     sweep_tab(current)
+with tune:
+    tune_tab.render(current)
 with golden_edit:
     golden_tab(current)
 with from_documents:

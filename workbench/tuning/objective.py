@@ -99,7 +99,7 @@ class Evaluator:
 
             def building(event: Progress) -> None:
                 self._check_cancel()  # a stop lands between batches; what was committed stays
-                if self.on_build is not None and event.stage == "embed":
+                if self.on_build is not None and event.stage == "embed" and event.done == event.total:
                     self.on_build(f"building layout {layout.chunkset_key}: {event.source}")
 
             self.bench.snapshot(self.collection, config, building)

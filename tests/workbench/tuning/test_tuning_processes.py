@@ -8,11 +8,8 @@ to a ledger (fsynced), so the test can see what was evaluated and how often.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -20,6 +17,9 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+
+from optuna.storages import JournalStorage
+from optuna.storages.journal import JournalFileBackend
 
 from tests.workbench.tuning_fixtures import TUNE_MODEL
 from workbench.tuning.study import INTERRUPTED, POINT, storage_path
@@ -95,24 +95,23 @@ class Trial:
 
 
 def trials(home: Path) -> list[Trial]:
-    """The study's trials, read from its SQLite file read-only (never touching the running study)."""
+    """The study's trials, read from its journal (reading takes no lock and writes nothing)."""
     path = storage_path(home, STUDY)
     if not path.exists():
         return []
-    try:
-        with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)) as con:
-            rows = con.execute(
-                "SELECT t.number, t.state, p.value_json, v.value, i.value_json FROM trials t"
-                " LEFT JOIN trial_user_attributes p ON p.trial_id = t.trial_id AND p.key = ?"
-                " LEFT JOIN trial_user_attributes i ON i.trial_id = t.trial_id AND i.key = ?"
-                " LEFT JOIN trial_values v ON v.trial_id = t.trial_id AND v.objective = 0 ORDER BY t.number",
-                [POINT, INTERRUPTED],
-            ).fetchall()
-    except sqlite3.OperationalError:  # its tables are not there yet
+    storage = JournalStorage(JournalFileBackend(str(path)))
+    names = [summary.study_name for summary in storage.get_all_studies()]
+    if not names:
         return []
     return [
-        Trial(number, state, json.loads(point)["fingerprint"] if point else None, value, bool(interrupted))
-        for number, state, point, value, interrupted in rows
+        Trial(
+            t.number,
+            t.state.name,
+            t.user_attrs[POINT]["fingerprint"] if POINT in t.user_attrs else None,
+            t.values[0] if t.values else None,
+            bool(t.user_attrs.get(INTERRUPTED)),
+        )
+        for t in storage.get_all_trials(storage.get_study_id_from_name(names[0]), deepcopy=False)
     ]
 
 
@@ -131,19 +130,19 @@ def test_sigkill_in_the_middle_of_a_trial_then_resume_keeps_every_completed_tria
     home, ledger = lexicon_home.home, tmp_path / "ledger.txt"
     process = start(ledger, tune_arguments(home))
 
-    def mid_trial():
-        found = trials(home)
-        complete = [t for t in found if t.state == "COMPLETE"]
-        running = [t for t in found if t.state == "RUNNING" and t.fingerprint]
-        return (complete, running[0]) if len(complete) >= 3 and running else None
+    def mid_trial():  # the fourth configuration has started: the ledger says so before it is evaluated
+        started = ledger.read_text().split() if ledger.exists() else []
+        return started if len(started) >= 4 else None
 
-    complete, running = wait_for(mid_trial, process)
-    process.send_signal(signal.SIGKILL)
+    started = wait_for(mid_trial, process)
+    process.send_signal(signal.SIGKILL)  # a trial lasts most of a second; this lands well inside it
     process.communicate(timeout=60)
     assert process.returncode == -signal.SIGKILL
-    killed = running.fingerprint
+    killed = ledger.read_text().split()[-1]
+    running = [t for t in trials(home) if t.state == "RUNNING"]
+    assert [t.fingerprint for t in running] == [killed]  # killed in the middle of that trial
     before = {t.number: (t.fingerprint, t.value) for t in trials(home) if t.state == "COMPLETE"}
-    assert len(before) >= 3
+    assert len(before) == len(started) - 1 >= 3
 
     resumed = start(ledger, tune_arguments(home, "--resume"))
     out, err = resumed.communicate(timeout=600)

@@ -53,7 +53,7 @@ SPACE = default_space(BASE, Models(), ["retrieval.mode", "mmr.enabled", "mmr.lam
 
 
 def new_study(tmp_path, name="s", seed=0):
-    return open_study(open_storage(tmp_path / "study.sqlite3"), name, seed=seed, pareto=False, max_p95_ms=None)
+    return open_study(open_storage(tmp_path / "study.journal"), name, seed=seed, pareto=False, max_p95_ms=None)
 
 
 def test_a_space_no_bigger_than_the_budget_is_searched_exhaustively(tmp_path):

@@ -1,0 +1,167 @@
+"""How fast ``tune`` runs trials, and what its index-time trials embed.
+
+1. Query-time trials: a study over every query-time key of the default space (TPE, seeded) scored
+   on all of a golden set's queries (SciFact: 300), timed per trial. Trials per minute count
+   every completed trial, the first (which loads the indexes and embeds the queries) included;
+   the study's own overhead (Optuna asking, recording and telling) is shown apart.
+2. Index-time trials: a study over ``retrieval.mode`` and ``chunking.size`` in {500, 1000} (and
+   the collection's own size), searched exhaustively. The embedder is watched: every text it is
+   given is counted, so the table shows the texts embedded, how many were distinct, and the
+   estimate ``tune`` printed beforehand. Run it twice on one home and the second run embeds 0.
+
+Writes studies and, for part 2, new layouts into the home: use a copy, never a home others use.
+
+    .venv/bin/python bench/bench_tune.py --home /path/to/a/copy/of/a/scifact/home [--trials 60] [--skip-index]
+
+Prints tables and the load average (before and after); asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PROJECT_DIR = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(PROJECT_DIR))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from bench.printing import table  # noqa: E402
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f} (1, 5, 15 min; {os.cpu_count()} cores)"
+
+
+def query_time_trials(bench, collection: str, golden, trials: int, seed: int) -> list[list]:
+    from workbench.tuning.objective import Evaluator, tuning_objective
+    from workbench.tuning.space import QUERY_TIME_KEYS, default_space, models_on_this_machine
+    from workbench.tuning.split import all_queries
+    from workbench.tuning.study import Budget, open_storage, open_study, run_study
+
+    base = bench.config_for(collection)
+    keys = [key for key in QUERY_TIME_KEYS if not key.startswith("rerank.")]
+    space = default_space(base, models_on_this_machine(base), keys)
+    queries = all_queries(golden)
+    evaluator = Evaluator(bench, collection, "ndcg@10")
+    storage = open_storage(Path(tempfile.mkdtemp(prefix="bench-tune-")) / "study.journal")
+    study = open_study(storage, "query-time", seed=seed, pareto=False, max_p95_ms=None)
+    started = time.monotonic()
+    outcome = run_study(study, space, base, tuning_objective(evaluator, queries), Budget(trials), seed=seed)
+    elapsed = time.monotonic() - started
+    evaluating = sum(t.seconds for t in outcome.trials)
+    later = outcome.trials[1:]
+    later_elapsed = elapsed - outcome.trials[0].seconds if outcome.trials else 0.0
+    best = outcome.best()
+    return [
+        [
+            len(queries.queries),
+            f"{space.size(base):,}",
+            len(outcome.trials),
+            outcome.duplicates,
+            f"{elapsed:.1f}",
+            f"{len(outcome.trials) / elapsed * 60:.1f}",
+            f"{len(later) / later_elapsed * 60:.1f}" if later and later_elapsed > 0 else "-",
+            f"{(elapsed - evaluating) / max(len(outcome.trials), 1) * 1000:.0f}",
+            f"{best.metric:.4f}" if best else "-",
+        ]
+    ]
+
+
+def index_time_trials(bench, collection: str, golden, seed: int) -> list[list]:
+    from store.embedding_cache import embedding_counts
+    from workbench.embedding.registry import get_embedder
+    from workbench.tuning.cost import estimate
+    from workbench.tuning.objective import Evaluator, tuning_objective
+    from workbench.tuning.space import default_space, models_on_this_machine
+    from workbench.tuning.split import all_queries
+    from workbench.tuning.study import Budget, open_storage, open_study, run_study
+
+    base = bench.config_for(collection)
+    space = default_space(base, models_on_this_machine(base), ["retrieval.mode", "chunking.size"])
+    layouts = space.layouts(base)
+    predicted = estimate(bench.catalog, bench.home, collection, layouts)
+    model = base.embedding.key
+    embedder = get_embedder(model)
+    seen: list[str] = []
+    original = embedder.embed
+
+    def counting(texts):
+        seen.extend(texts)
+        return original(texts)
+
+    embedder.embed = counting
+    queries = {q.query for q in golden.queries}
+    before = embedding_counts(bench.catalog, [model])[model]
+    storage = open_storage(Path(tempfile.mkdtemp(prefix="bench-tune-")) / "study.journal")
+    study = open_study(storage, "index-time", seed=seed, pareto=False, max_p95_ms=None)
+    evaluator = Evaluator(bench, collection, "ndcg@10")
+    started = time.monotonic()
+    outcome = run_study(study, space, base, tuning_objective(evaluator, all_queries(golden)), Budget(10), seed=seed)
+    elapsed = time.monotonic() - started
+    embedder.embed = original
+    corpus = [text for text in seen if text not in queries]
+    cached = embedding_counts(bench.catalog, [model])[model] - before
+    return [
+        [
+            len(layouts),
+            len(outcome.trials),
+            f"{predicted.texts:,}",
+            f"{len(corpus):,}",
+            f"{len(set(corpus)):,}",
+            f"{len(corpus) - len(set(corpus)):,}",
+            f"{cached:,}",
+            f"{elapsed:.1f}",
+        ]
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--home", required=True, help="a copy of a home holding the collection and golden set")
+    parser.add_argument("--collection", default="scifact")
+    parser.add_argument("--golden", default="scifact")
+    parser.add_argument("--trials", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--skip-index", action="store_true", help="only the query-time trials")
+    args = parser.parse_args()
+
+    from workbench.evaluation import golden as golden_sets
+    from workbench.service import Workbench
+
+    bench = Workbench(args.home)
+    golden = golden_sets.find(args.golden, bench.home)
+    print(f"load average before: {load()}")
+    table(
+        f"query-time trials on {args.collection}/{args.golden} (every query-time key, TPE seed {args.seed})",
+        [
+            "queries",
+            "space",
+            "trials",
+            "repeats skipped",
+            "seconds",
+            "trials/min",
+            "trials/min after the first",
+            "study overhead ms/trial",
+            "best ndcg@10",
+        ],
+        query_time_trials(bench, args.collection, golden, args.trials, args.seed),
+    )
+    print(f"load average: {load()}")
+    if not args.skip_index:
+        table(
+            "index-time trials: retrieval.mode x chunking.size (exhaustive); corpus texts given to the embedder",
+            ["layouts", "trials", "estimated", "embedded", "distinct", "embedded twice", "new in cache", "seconds"],
+            index_time_trials(bench, args.collection, golden, args.seed),
+        )
+    print(f"load average after: {load()}")
+
+
+if __name__ == "__main__":
+    main()

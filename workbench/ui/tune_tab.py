@@ -1,0 +1,259 @@
+"""The Evaluation page's Tune tab: choose a golden set, keys and a budget; run a study in the background
+with progress and Stop; draw the Pareto chart; give the held-out verdict; save the winner by the CLI's rule.
+
+The study runs in a ``workbench.tuning.job.TuneJob`` thread, one per home and collection for the
+server process (so a reload finds it); a fragment redraws its progress every second while it
+runs. Everything the tab decides comes from ``workbench.tuning``.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pandas as pd
+import streamlit as st
+
+from workbench.config import ConfigError
+from workbench.evaluation import golden as golden_sets
+from workbench.evaluation.sweep import _duration
+from workbench.tuning.charts import pareto_chart
+from workbench.tuning.job import JobView, TuneJob
+from workbench.tuning.space import DEFAULT_KEYS, TUNABLE, default_space, models_on_this_machine
+from workbench.tuning.study import StudyError
+from workbench.tuning.tune import TuneReport, TuneRequest, save_winner
+from workbench.ui import session
+from workbench.ui.access import hidden_in_read_only
+from workbench.ui.text import md_escape
+
+METRICS = ("ndcg@10", "ndcg@5", "mrr@10", "map@100", "recall@10", "recall@100", "hit@10")
+POLL_S = 1.0
+
+
+@st.cache_resource(show_spinner=False)
+def _jobs() -> tuple[dict[tuple[str, str], TuneJob], threading.Lock]:
+    return {}, threading.Lock()
+
+
+def current_job(collection: str) -> TuneJob | None:
+    jobs, lock = _jobs()
+    with lock:
+        return jobs.get((str(session.home_path()), collection))
+
+
+def _start(collection: str, request: TuneRequest) -> None:
+    jobs, lock = _jobs()
+    with lock:
+        running = jobs.get((str(session.home_path()), collection))
+        if running is not None and running.view().running:
+            raise StudyError("a study is already running on this collection; stop it first")
+        job = TuneJob(session.workbench(), request)
+        job.start()
+        jobs[(str(session.home_path()), collection)] = job
+
+
+def render(collection: str) -> None:
+    if hidden_in_read_only("Tuning"):
+        return
+    st.markdown(
+        "Search the configuration space on part of a golden set, then judge the winner on the queries it "
+        "never saw: the gain over your current configuration comes with a 95% interval, and a preset is "
+        "saved only when that interval lies above zero."
+    )
+    job = current_job(collection)
+    # the form stays drawn while a study runs (a widget left undrawn for a run loses its value)
+    _form(collection, running=job is not None and job.view().running)
+    if job is not None:
+        _job_panel(job, collection)
+
+
+def _form(collection: str, running: bool) -> None:
+    bench = session.workbench()
+    names = golden_sets.available(bench.home)
+    if not names:
+        st.info("No golden set yet: make one in the **Golden sets** tab first.", icon=":material/info:")
+        return
+    left, middle, right = st.columns(3)
+    golden_name = left.selectbox(
+        "Golden set", names, index=names.index(collection) if collection in names else 0, key="tune_golden"
+    )
+    metric = middle.selectbox("Metric to maximise", METRICS, key="tune_metric")
+    objectives = right.radio(
+        "Objectives",
+        ("metric", "metric and p95 latency"),
+        horizontal=True,
+        key="tune_objectives",
+        help="Two objectives search the trade-off (the Pareto front); the winner is still the best metric.",
+    )
+    keys = st.multiselect(
+        "Keys to tune",
+        TUNABLE,
+        default=list(DEFAULT_KEYS),
+        key="tune_keys",
+        help="Index-time keys (chunking.*, embedding.model) build each new layout once and embed only "
+        "texts the cache lacks. Rerank is offered only with a downloaded cross-encoder.",
+    )
+    budget, minutes, split, seed = st.columns(4)
+    trials = int(budget.number_input("Trials per study", 2, 2000, 30, key="tune_trials"))
+    limit = float(minutes.number_input("Minutes (0: no limit)", 0.0, 1440.0, 0.0, key="tune_minutes"))
+    folds = int(
+        split.number_input("Folds (0: hold out 30%)", 0, 20, 0, key="tune_folds", help="Nested cross-validation")
+    )
+    seed_value = int(seed.number_input("Seed", 0, 1_000_000, 0, key="tune_seed"))
+    max_p95 = float(st.number_input("Max p95 latency ms (0: none)", 0.0, 100_000.0, 0.0, key="tune_max_p95", width=250))
+    try:
+        base = session.current_config()
+        space = default_space(base, models_on_this_machine(base), keys)
+        golden = golden_sets.find(golden_name, bench.home)
+    except (ConfigError, golden_sets.GoldenSetError) as error:
+        st.error(md_escape(error))
+        return
+    size = space.size(base)
+    st.caption(
+        f"{len(space.dimensions)} keys, "
+        + (f"{size:,} configurations" if size is not None else "more configurations than can be listed")
+        + f"; starting from preset “{md_escape(session.current_preset())}”. "
+        + " ".join(md_escape(note) for note in space.notes)
+    )
+    if folds == 1:
+        st.error("Folds: 0 for one holdout, or 2 to 20 for nested cross-validation.")
+        return
+    if running:
+        st.caption("A study is running on this collection: stop it below to start another.")
+    if st.button(
+        "Start the study", key="tune_start", type="primary", icon=":material/play_arrow:", disabled=running or not keys
+    ):
+        preset = session.current_preset() or "default"
+        request = TuneRequest(
+            collection=collection,
+            golden=golden,
+            base=base,
+            base_name=f"preset {preset}",
+            base_overrides=bench.preset_overrides(preset),
+            space=space,
+            metric=metric,
+            folds=folds or None,
+            seed=seed_value,
+            trials=trials,
+            minutes=limit or None,
+            max_p95_ms=max_p95 or None,
+            pareto=objectives != "metric",
+        )
+        try:
+            _start(collection, request)
+        except (StudyError, ValueError) as error:
+            st.error(md_escape(error))
+            return
+        st.rerun()
+
+
+def _job_panel(job: TuneJob, collection: str) -> None:
+    running = job.view().running
+
+    @st.fragment(run_every=POLL_S if running else None)
+    def panel() -> None:
+        view = job.view()
+        if running and not view.running:
+            st.rerun()  # over: draw the verdict and the form again, without polling
+        if view.running:
+            _progress(job, view)
+        elif view.error:
+            st.error(f"The study failed: {md_escape(view.error)}")
+        elif view.report is not None:
+            _results(view.report, view, collection)
+
+    panel()
+
+
+def _progress(job: TuneJob, view: JobView) -> None:
+    best = view.best
+    shown = f"best {job.request.metric} {best.metric:.4f} (p95 {best.p95_ms:.1f} ms)" if best else "no trial yet"
+    target = f"/{view.target}" if view.target else ""
+    left = f", about {_duration(view.eta_s)} left" if view.eta_s is not None else ""
+    part = f"{view.part}, study {view.index} of {view.studies}: " if view.part else "Starting: "
+    st.progress(view.fraction, text=md_escape(f"{part}trial {view.done}{target}, {shown}{left}"))
+    for line in view.estimate:
+        st.caption(md_escape(line))
+    if view.messages:
+        st.caption(md_escape(view.messages[-1]))
+    if view.resumed:
+        st.caption("Resuming the study these settings started: its completed trials are kept.")
+    if view.stop_requested:
+        st.caption("Stopping after the query in flight…")
+    elif st.button("Stop", key="tune_stop", icon=":material/stop:"):
+        job.stop()
+    if view.trials:
+        st.plotly_chart(pareto_chart(view.trials, job.request.metric, best), key="tune_pareto_live")
+
+
+def _results(report: TuneReport, view: JobView, collection: str) -> None:
+    request = report.request
+    if report.stopped:
+        st.warning(
+            f"Stopped after {report.trials} completed trials. Start the study again with the same settings "
+            "to continue it: completed trials are kept, none is repeated."
+        )
+        return
+    gain = report.gain
+    if gain is None or report.winner is None:
+        st.warning("No verdict: " + md_escape("; ".join(report.notes) or "the study found no winner"))
+        return
+    text = (
+        f"Held-out {md_escape(gain.metric)}: {gain.base:.4f} → {gain.winner:.4f}, gain **{gain.mean:+.4f}**, "
+        f"95% interval [{gain.interval.low:+.4f}, {gain.interval.high:+.4f}] over {gain.queries} queries "
+        f"({md_escape(request.split_description())}): **{md_escape(gain.verdict())}**."
+    )
+    (st.success if gain.better else st.warning if gain.worse else st.info)(text)
+    changed = report.changed_keys()
+    st.markdown(
+        f"Winner (trial {report.winner.number}): "
+        + (md_escape(", ".join(f"{k} = {_show(v)}" for k, v in changed.items())) or "the starting configuration")
+    )
+    st.dataframe(
+        pd.DataFrame(
+            [
+                {
+                    "part": part.label,
+                    "winner trial": part.winner.number,
+                    "tuning queries": part.winner.metric,
+                    "held-out queries": part.base.queries,
+                    "held-out, current": part.base.metric,
+                    "held-out, winner": part.tuned.metric,
+                    "p95 ms, current": part.base.p95_ms,
+                    "p95 ms, winner": part.tuned.p95_ms,
+                }
+                for part in report.parts
+            ]
+        ),
+        hide_index=True,
+        width="stretch",
+    )
+    final = report.final
+    if final is not None:
+        st.plotly_chart(pareto_chart(final.trials, request.metric, report.winner), key="tune_pareto_final")
+    _save(report, gain.better, collection)
+
+
+def _save(report: TuneReport, better: bool, collection: str) -> None:
+    name_column, force_column, button_column = st.columns([3, 2, 1])
+    name = name_column.text_input("Preset name", value=f"{collection}-tuned", key="tune_preset_name")
+    force = force_column.checkbox(
+        "Save anyway, marked as forced",
+        key="tune_force",
+        disabled=better,
+        help="The interval does not lie above zero; a forced preset records that in its provenance.",
+    )
+    if button_column.button("Save as preset", key="tune_save", disabled=not (better or force) or not name.strip()):
+        decision = save_winner(session.workbench(), report, name, force=force)
+        session.flash("success" if decision.saved else "warning", md_escape(decision.message))
+        st.rerun()
+    if not better:
+        st.caption(
+            "Not saved by default: the winner is not distinguishable from your current configuration on the "
+            "held-out queries (the same rule as `tune --save-preset`)."
+        )
+
+
+def _show(value: object) -> str:
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value).lower() if isinstance(value, bool) else str(value)
