@@ -19,10 +19,10 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from workbench.cli import backend, calibrate, documents, evaluation, golden, log, mcp, models, presets, query
+from workbench.cli import backend, calibrate, documents, evaluation, golden, log, mcp, models, presets, query, sweep
 from workbench.cli.common import EXIT_USAGE, add_common_options
 
-COMMAND_GROUPS = (documents, backend, query, evaluation, golden, log, calibrate, models, mcp, presets)
+COMMAND_GROUPS = (documents, backend, query, evaluation, sweep, golden, log, calibrate, models, mcp, presets)
 
 
 def build_parser() -> argparse.ArgumentParser:

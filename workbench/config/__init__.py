@@ -7,7 +7,8 @@ line, the app's widgets, the MCP tool schemas, the key table in the docs, the la
 collections all read one source.
 
 - ``fields``: ``setting``, ``Limits``, ``Lifetime``, ``ConfigError``;
-- ``sections``: one dataclass per stage;
+- ``sections``: one dataclass per stage of retrieval; ``operations``: ingest limits, golden-set
+  writing, the query log;
 - ``tree``: ``WorkbenchConfig`` and its flat keys, coercion, ``lifetime_of``, ``keys_with_lifetime``;
 - ``keys``: docs, choices, the key table, a backend's place;
 - ``presets``: named sets of overrides.
@@ -15,6 +16,7 @@ collections all read one source.
 
 from workbench.config.fields import ConfigError, Lifetime, Limits, setting
 from workbench.config.keys import KEY_DOCS, key_choices, key_table_markdown, place_keys, plugin_keys
+from workbench.config.operations import IngestConfig, LogConfig, SynthConfig
 from workbench.config.presets import DEFAULT_PRESET, overrides_between, validate_overrides
 from workbench.config.sections import (
     AUTO_RUNTIME,
@@ -27,14 +29,11 @@ from workbench.config.sections import (
     FilterConfig,
     FusionConfig,
     IndexConfig,
-    IngestConfig,
-    LogConfig,
     MilvusConfig,
     MmrConfig,
     QueryConfig,
     RerankConfig,
     RetrievalConfig,
-    SynthConfig,
     embedding_settings,
 )
 from workbench.config.tree import (

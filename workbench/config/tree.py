@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from workbench.config.fields import ConfigError, Lifetime, Limits, declared_lifetime, limits_of
+from workbench.config.operations import IngestConfig, LogConfig, SynthConfig
 from workbench.config.sections import (
     Bm25Config,
     ChunkingConfig,
@@ -27,14 +28,11 @@ from workbench.config.sections import (
     FilterConfig,
     FusionConfig,
     IndexConfig,
-    IngestConfig,
-    LogConfig,
     MilvusConfig,
     MmrConfig,
     QueryConfig,
     RerankConfig,
     RetrievalConfig,
-    SynthConfig,
 )
 
 
