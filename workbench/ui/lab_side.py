@@ -49,7 +49,8 @@ def write_widget_state(side: str, values: dict[str, object]) -> None:
     """Put ``values`` into the side's widgets, each inside its key's range."""
     for name, value in values.items():
         if name == "fusion.weights":
-            weights = list(value) + [0.0, 0.0]
+            # padded, then cut to the two sliders: a stored value may hold fewer weights
+            weights = (list(value) + [0.0, 0.0])[: len(WEIGHT_KEYS)]
             for weight_key, weight in zip(WEIGHT_KEYS, weights, strict=True):
                 st.session_state[side_key(side, weight_key)] = config_inputs.clamped("fusion.weights", weight)
         elif name == "rerank.model":
