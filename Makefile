@@ -16,7 +16,7 @@ $(VENV)/.installed: requirements.txt
 # `make app` serves this machine only (127.0.0.1); `make app SHARE=1` (or SHARE=readonly) binds every
 # interface behind a token (see docs/SECURITY.md)
 app: setup
-	$(if $(SHARE),WORKBENCH_SHARE=$(SHARE) ,)$(BIN)/python -m workbench.serve
+	$(if $(SHARE),WORKBENCH_SHARE=$(SHARE) ,)$(BIN)/python -m workbench.ui.serve
 
 lint: setup
 	$(BIN)/lint-imports
