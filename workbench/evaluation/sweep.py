@@ -21,14 +21,7 @@ from store.embedding_cache import embedding_counts
 from workbench.config import ConfigError, WorkbenchConfig, flatten, overrides_between
 from workbench.evaluation import metrics as m
 from workbench.evaluation.golden import GoldenSet
-from workbench.evaluation.runner import (
-    EvaluationResult,
-    ProgressCallback,
-    check_level,
-    evaluate,
-    judge_for,
-    needs_query_vectors,
-)
+from workbench.evaluation.runner import EvaluationResult, check_level, evaluate, judge_for, needs_query_vectors
 from workbench.evaluation.runs import save_run
 from workbench.facade import WorkbenchFacade
 from workbench.layout import Layout
@@ -355,7 +348,7 @@ def _forward(
     total: int,
     label: str,
     started: float,
-) -> ProgressCallback | None:
+) -> Callable[[int, int], None] | None:
     if progress is None:
         return None
 
