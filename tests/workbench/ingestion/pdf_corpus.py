@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (the documents are prose, a paragraph a line, as Markdown writes them)
 """A PDF test set, written with reportlab from Markdown it keeps as the truth.
 
 Each ``CorpusDocument`` is Markdown with a few layout directives in HTML comments, which the truth
@@ -286,8 +287,12 @@ def _story(document: CorpusDocument) -> list:
             level = len(line) - len(line.lstrip("#"))
             story.append(Paragraph(_markup(line[level:].strip()), styles[level]))
         elif line.startswith("|"):
-            rows = [[cell.strip() for cell in row.strip("|").split("|")] for row in block if not row.startswith("| ---")]
-            cells = [[Paragraph(_markup(c), styles["head" if r == 0 else "cell"]) for c in row] for r, row in enumerate(rows)]
+            rows = [
+                [cell.strip() for cell in row.strip("|").split("|")] for row in block if not row.startswith("| ---")
+            ]
+            cells = [
+                [Paragraph(_markup(c), styles["head" if r == 0 else "cell"]) for c in row] for r, row in enumerate(rows)
+            ]
             table = Table(cells, hAlign="LEFT")
             if not unruled:
                 table.setStyle([("GRID", (0, 0), (-1, -1), 0.6, colors.black)])
