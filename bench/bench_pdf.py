@@ -237,7 +237,7 @@ def main() -> None:
                     label,
                     language,
                     f"{score['similarity']:.3f}",
-                    f"{score["heading_recall"]:.2f}/{score["heading_precision"]:.2f}",
+                    f"{score['heading_recall']:.2f}/{score['heading_precision']:.2f}",
                     f"{score['ruled_f1']:.2f}",
                     f"{score['unruled_f1']:.2f}",
                     score["fake_rows"],
