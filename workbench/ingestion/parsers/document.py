@@ -25,6 +25,8 @@ class ParsedDocument:
     page_starts: tuple[int, ...] = ()
     #: stored with every chunk of the document (an image's caption, say)
     chunk_metadata: Mapping = field(default_factory=dict)
+    #: the version of the parser that wrote ``markdown`` (``registry.parser_version``)
+    parser_version: int = 1
 
     def __post_init__(self) -> None:
         starts = self.page_starts

@@ -2,7 +2,9 @@
 
 A new format is one extractor (``(bytes, source, limits) -> Extraction``) in its family's
 module, listed in that module's ``TYPES`` (extension -> document type) and ``EXTRACTORS``
-(document type -> extractor); ``FAMILIES`` below registers the module.
+(document type -> extractor); ``FAMILIES`` below registers the module. A module whose extractor
+changes its output lists the new version in ``VERSIONS`` (document type -> version, 1 when
+absent): documents written by an older version are parsed again (see ``parser_version``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,21 @@ SUPPORTED_TYPES: Mapping[str, str] = MappingProxyType(
 EXTRACTORS: Mapping[str, Extractor] = MappingProxyType(
     {doc_type: extract for family in FAMILIES for doc_type, extract in family.EXTRACTORS.items()}
 )
+
+#: document type -> the version of the parser that writes its Markdown now (types not listed: 1)
+PARSER_VERSIONS: Mapping[str, int] = MappingProxyType(
+    {doc_type: version for family in FAMILIES for doc_type, version in getattr(family, "VERSIONS", {}).items()}
+)
+
+
+def parser_version(doc_type: str) -> int:
+    """The version of the parser that writes ``doc_type`` documents now.
+
+    A stored document records the version that wrote its Markdown; one written by an older
+    version is outdated: ``sync`` parses it again from its kept original, and ingesting the same
+    file again parses it instead of skipping it as unchanged.
+    """
+    return PARSER_VERSIONS.get(doc_type, 1)
 
 
 def parse_file(path: Path, *, source_name: str | None = None, limits: IngestConfig | None = None) -> ParsedDocument:
@@ -73,6 +90,7 @@ def parse_bytes(data: bytes, filename: str, *, limits: IngestConfig | None = Non
         title=title,
         page_starts=page_starts,
         chunk_metadata=dict(extraction.chunk_metadata),
+        parser_version=parser_version(doc_type),
     )
 
 
