@@ -53,6 +53,7 @@ from workbench.golden.query_log import record_query
 from workbench.home import resolve_home
 from workbench.ingestion.indexing import SyncResult, layout_dir, sync_layout
 from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
+from workbench.ingestion.reparse import Reparse, RewrittenMarkdown, outdated_before, reparse_plan, rewritten
 from workbench.language.coverage import CollectionLanguage, collection_language
 from workbench.layout import Layout
 from workbench.llm.client import LlmClient
@@ -285,6 +286,9 @@ class Workbench:
             config = config.with_overrides(["embedding.runtime=auto"])
         config = keep_collection_runtime(collection, row.config, config)
         self.reach(config)
+        sources = list(sources)
+        # documents an older parser wrote, with their Markdown: golden spans on them follow their text
+        before = outdated_before(self.catalog, collection, {source.name for source in sources}) if found else []
         report = ingest(
             self.catalog,
             collection,
@@ -295,7 +299,30 @@ class Workbench:
             cancel=cancel,
         )
         report.notes.extend([runtime_note] if runtime_note else [])
+        if before:
+            report.notes.extend(self._reanchor_golden_sets(rewritten(self.catalog, collection, before, report)))
         return report
+
+    def _reanchor_golden_sets(self, documents: list[RewrittenMarkdown]) -> list[str]:
+        """Move the home's golden spans on re-parsed documents to their text's new place (or mark them lost)."""
+        from workbench.golden.anchoring import Rewritten, reanchor_home_golden_sets
+
+        by_name = {
+            name: Rewritten(document.old_markdown, document.new_markdown)
+            for document in documents
+            for name in document.names
+        }
+        summary = reanchor_home_golden_sets(self.home, by_name).summary()
+        return [summary] if summary else []
+
+    @refused_when_read_only("Parsing documents again")
+    def reparse_outdated(
+        self, collection: str, config: WorkbenchConfig | None = None, progress: ProgressCallback | None = None
+    ) -> Reparse:
+        """Parse again, from their kept originals, the documents an older parser wrote (see ``ingestion.reparse``)."""
+        plan = reparse_plan(self.home, outdated_before(self.catalog, collection))
+        report = self.ingest(collection, plan.sources, config, progress) if plan.sources else None
+        return Reparse(report, plan.without_original, list(report.notes) if report else [])
 
     def ingest_paths(
         self,
@@ -310,16 +337,24 @@ class Workbench:
     @refused_when_read_only("Deleting a document")
     def delete_document(self, collection: str, ref: str) -> repo.DocumentRow:
         document = stored_documents.delete_document(self.catalog, collection, ref)
-        self.sync(collection)
+        self.sync(collection, reparse=False)
         return document
 
-    def sync(self, collection: str, config: WorkbenchConfig | None = None, verify: bool = False) -> list[SyncResult]:
+    def sync(
+        self, collection: str, config: WorkbenchConfig | None = None, verify: bool = False, reparse: bool = True
+    ) -> list[SyncResult]:
         """Bring every index of the collection in line with the catalog (after a crash, say).
 
-        ``verify`` checks a copy kept outside the home (a Milvus collection's rows) against the
-        catalog even when its snapshot says it is current, repairing whatever differs. (A local
-        snapshot is published atomically, so its generation tells whether it is current.)
+        ``reparse`` first parses again the documents an older parser wrote, from their kept
+        originals (``reparse_outdated``; skipped on a read-only workbench). ``verify`` checks a
+        copy kept outside the home (a Milvus collection's rows) against the catalog even when its
+        snapshot says it is current, repairing whatever differs. (A local snapshot is published
+        atomically, so its generation tells whether it is current.)
         """
+        if reparse and not self.read_only:
+            reparsed = self.reparse_outdated(collection, config)
+            if reparsed.summary():
+                log.info("%s: %s", collection, reparsed.summary())
         config = self.reach(config or self.config_for(collection))
         return [
             sync_layout(self.catalog, self.home, collection, layout, verify=verify)

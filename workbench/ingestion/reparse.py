@@ -1,0 +1,121 @@
+"""Documents an older parser wrote, parsed again: by ``sync`` from their kept originals, or by
+ingesting the same files again.
+
+A document records the version of the parser that wrote its Markdown (``parsers.registry.
+parser_version``). When a type's parser gets a new version, its documents are outdated. ``sync``
+re-ingests those whose original file is kept beside the catalog (``store.originals``: PDFs are
+kept from parser version 2 on) through the normal ingest, so only chunk texts that changed are
+embedded (the cache has the rest). Documents stored before originals were kept are listed: the
+user ingests the same files again, which parses them instead of skipping them as unchanged.
+
+The Markdown each re-parsed document had before is handed back (``RewrittenMarkdown``) so the
+caller can move golden judgements on it to their text's new place (``workbench.golden.anchoring``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+
+from store import documents as stored_documents
+from store.catalog import Catalog
+from store.originals import read_original
+from store.repository import OutdatedDocument
+from workbench.ingestion.parsers.registry import PARSER_VERSIONS
+from workbench.ingestion.sources import IngestReport, Source
+from workbench.plural import count
+
+
+@dataclass(frozen=True)
+class RewrittenMarkdown:
+    """A re-parsed document's names (external id, file name, stem) and its Markdown before and after."""
+
+    names: tuple[str, ...]
+    old_markdown: str
+    new_markdown: str
+
+
+@dataclass(frozen=True)
+class OutdatedBefore:
+    """An outdated document and the Markdown it had before it was parsed again."""
+
+    document: OutdatedDocument
+    markdown: str
+
+
+def outdated_before(catalog: Catalog, collection: str, names: Iterable[str] | None = None) -> list[OutdatedBefore]:
+    """The collection's outdated documents (of the source names in ``names``, when given), with their Markdown."""
+    wanted = None if names is None else set(names)
+    found = []
+    for document in stored_documents.outdated_documents(catalog, collection, dict(PARSER_VERSIONS)):
+        if wanted is None or document.source in wanted:
+            markdown, _ = stored_documents.document_markdown(catalog, document.id)
+            found.append(OutdatedBefore(document, markdown or ""))
+    return found
+
+
+def rewritten(
+    catalog: Catalog, collection: str, before: list[OutdatedBefore], report: IngestReport
+) -> list[RewrittenMarkdown]:
+    """The documents of ``before`` the ingest ``report`` parsed again, with their new Markdown."""
+    replaced = {outcome.source for outcome in report.outcomes if outcome.status == "replaced"}
+    changed = []
+    for old in before:
+        source = old.document.source
+        if source not in replaced or source not in report.reparsed:
+            continue
+        now = stored_documents.find_document(catalog, source, collection)
+        if now is None:
+            continue
+        markdown, _ = stored_documents.document_markdown(catalog, now.id)
+        names = [old.document.external_id] if old.document.external_id else []
+        names += [source, PurePath(source).stem]
+        changed.append(RewrittenMarkdown(tuple(dict.fromkeys(names)), old.markdown, markdown or ""))
+    return changed
+
+
+@dataclass(frozen=True)
+class ReparsePlan:
+    """What ``sync`` can parse again (sources from kept originals) and what it cannot."""
+
+    sources: list[Source]
+    without_original: list[str] = field(default_factory=list)
+
+
+def reparse_plan(home: Path, outdated: list[OutdatedBefore]) -> ReparsePlan:
+    sources, missing = [], []
+    for old in outdated:
+        document = old.document
+        data = read_original(home, document.sha256, PurePath(document.source).suffix)
+        if data is None:
+            missing.append(document.source)
+        else:
+            sources.append(Source(name=document.source, data=data, external_id=document.external_id))
+    return ReparsePlan(sources, missing)
+
+
+@dataclass
+class Reparse:
+    """What a ``sync`` re-parse did: the ingest of the kept originals, and what it could not re-parse."""
+
+    report: IngestReport | None = None
+    without_original: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        parts = []
+        if self.report is not None:
+            parts.append(
+                f"parsed again by a newer parser: {count(len(self.report.reparsed), 'document')} from their kept "
+                f"originals; {self.report.embedded} new chunk texts embedded ({self.report.cached} from cache)"
+            )
+            parts += [f"{outcome.source}: {outcome.reason}" for outcome in self.report.failures]
+        if self.without_original:
+            parts.append(
+                f"{count(len(self.without_original), 'document')} written by an older parser cannot be parsed "
+                "again here: their originals were not kept (ingested before originals were kept). Ingest the same "
+                "files again to parse them with the new parser (they are not skipped as unchanged): "
+                + ", ".join(self.without_original)
+            )
+        return "; ".join(parts + self.notes)
