@@ -173,6 +173,8 @@ ZH_REPORT = """# 检索质量报告
 | 论文 | 950 | 31000 |
 | 工单 | 4000 | 52000 |
 
+检索增强生成 RAG（Retrieval-Augmented Generation）把 BM25 检索、向量检索 Dense Retrieval 与大语言模型 LLM 结合在一起。系统先用 Hybrid Search 找出候选段落，再用 Cross-Encoder 重新排序，最后把 Top-K 段落放进 Prompt 里生成回答。评估时常用 nDCG、Recall 和 MRR 三个指标，并在 SciFact 与 CMRC 两个数据集上比较 BM25、Dense 和 Hybrid 三种模式。
+
 ### 已知的局限
 
 扫描页没有文字层，要经过光学字符识别，比直接读取电子文档的文字层更慢，也更不准确。嵌入模型没有训练过的语言，只能依靠词语匹配来排序。

@@ -1,5 +1,8 @@
 """What a PDF page holds for layout: its glyphs (text, box, font size, weight) and its rules.
 
+Space glyphs are not kept; the glyph after one is marked ``space_before`` (a break the PDF spells
+out, which matters between CJK characters, where a gap alone says little).
+
 pdfplumber (on pdfminer) reads the content stream without pdfminer's own layout analysis. A
 glyph whose font has no Unicode mapping comes out as ``(cid:N)``: those are kept as
 ``UNMAPPED`` so a list can still recognise a bullet drawn with one, and never reach the text.
@@ -39,6 +42,8 @@ class Glyph:
     bottom: float
     size: float
     bold: bool
+    #: a space glyph was drawn just before this one, on its line (a word break the PDF spells out)
+    space_before: bool = False
 
     @property
     def middle(self) -> float:
@@ -79,9 +84,11 @@ _LIGATURES = frozenset("\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06")
 def page_glyphs(page: Any) -> PageContent:
     """The glyphs of a pdfplumber page, in content order."""
     glyphs = []
+    space_at: float | None = None  # where the last space glyph's line is (its top), if it came last
     for char in page.chars:
         raw = char.get("text") or ""
         if not raw or raw.isspace():
+            space_at = float(char["top"]) if raw else None
             continue
         size = float(char.get("size") or 0.0) or float(char["bottom"] - char["top"])
         glyphs.append(
@@ -93,6 +100,8 @@ def page_glyphs(page: Any) -> PageContent:
                 bottom=float(char["bottom"]),
                 size=round(size, 1),
                 bold=bool(_BOLD.search(str(char.get("fontname") or ""))),
+                space_before=space_at is not None and abs(space_at - float(char["top"])) < 0.5 * size,
             )
         )
+        space_at = None
     return PageContent(page.page_number - 1, float(page.width), float(page.height), tuple(glyphs))

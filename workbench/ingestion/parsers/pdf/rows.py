@@ -4,7 +4,8 @@ A row may still span several columns of a page (``columns`` splits it); ``pieces
 of glyphs separated by gaps wider than ``PIECE_GAP_EM`` (column gutters, table cells, or a very
 wide justified space). Spaces come from gaps, not from space glyphs: a gap wider than
 ``SPACE_GAP_EM`` of the font size is a space, except between two CJK characters, where only a
-gap as wide as a character is (justified Chinese stretches every gap, and has no spaces).
+gap as wide as a character is (justified Chinese stretches every gap, and has no spaces); and a
+space glyph drawn between two glyphs is a space.
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ def split_at_gaps(glyphs: Sequence[Glyph], gap_em: float) -> list[tuple[Glyph, .
 def needs_space(left: Glyph, right: Glyph) -> bool:
     gap = right.x0 - left.x1
     size = min(left.size, right.size) or 1.0
+    if right.space_before and gap > -0.1 * size:
+        return True
     if is_cjk(left.text[-1]) and is_cjk(right.text[0]):
         return gap > CJK_SPACE_GAP_EM * size
     return gap > SPACE_GAP_EM * size
