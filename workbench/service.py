@@ -287,8 +287,9 @@ class Workbench:
         config = keep_collection_runtime(collection, row.config, config)
         self.reach(config)
         sources = list(sources)
-        # documents an older parser wrote, with their Markdown: golden spans on them follow their text
-        before = outdated_before(self.catalog, collection, {source.name for source in sources}) if found else []
+        # documents an older parser wrote that golden spans judge, with their Markdown: the spans follow their text
+        judged = self._span_judged_names() if found else set()
+        before = outdated_before(self.catalog, collection, [s.name for s in sources], judged) if judged else []
         report = ingest(
             self.catalog,
             collection,
@@ -302,6 +303,12 @@ class Workbench:
         if before:
             report.notes.extend(self._reanchor_golden_sets(rewritten(self.catalog, collection, before, report)))
         return report
+
+    def _span_judged_names(self) -> set[str]:
+        """The documents the span judgements of the home's golden sets name."""
+        from workbench.golden.anchoring import span_judged_documents
+
+        return span_judged_documents(self.home)
 
     def _reanchor_golden_sets(self, documents: list[RewrittenMarkdown]) -> list[str]:
         """Move the home's golden spans on re-parsed documents to their text's new place (or mark them lost)."""
@@ -320,7 +327,7 @@ class Workbench:
         self, collection: str, config: WorkbenchConfig | None = None, progress: ProgressCallback | None = None
     ) -> Reparse:
         """Parse again, from their kept originals, the documents an older parser wrote (see ``ingestion.reparse``)."""
-        plan = reparse_plan(self.home, outdated_before(self.catalog, collection))
+        plan = reparse_plan(self.catalog, self.home, collection)
         report = self.ingest(collection, plan.sources, config, progress) if plan.sources else None
         return Reparse(report, plan.without_original, list(report.notes) if report else [])
 

@@ -114,17 +114,32 @@ def reanchor_golden_set(
     return tuple(queries)
 
 
+def _home_golden_sets(home: Path) -> list[tuple[Path, GoldenSet]]:
+    folder = Path(home) / "golden_sets"
+    found = []
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
+        try:
+            found.append((path, golden_sets.load(path)))
+        except golden_sets.GoldenSetError:
+            continue  # a malformed set is reported where it is used; it is not ours to rewrite
+    return found
+
+
+def span_judged_documents(home: Path) -> set[str]:
+    """Every document name a span item of a golden set in ``<home>/golden_sets`` uses."""
+    return {
+        item.doc
+        for _path, golden in _home_golden_sets(home)
+        for query in golden.queries
+        for item in query.relevant
+        if item.is_span
+    }
+
+
 def reanchor_home_golden_sets(home: Path, documents: Mapping[str, Rewritten]) -> AnchorReport:
     """Re-anchor every golden set file in ``<home>/golden_sets``, rewriting those that change."""
     report = AnchorReport()
-    folder = Path(home) / "golden_sets"
-    if not documents or not folder.is_dir():
-        return report
-    for path in sorted(folder.glob("*.jsonl")):
-        try:
-            golden = golden_sets.load(path)
-        except golden_sets.GoldenSetError:
-            continue  # a malformed set is reported where it is used; it is not ours to rewrite
+    for path, golden in _home_golden_sets(home) if documents else []:
         queries = reanchor_golden_set(golden, documents, report)
         if queries != golden.queries:
             golden_sets.save(replace(golden, queries=queries), path)

@@ -44,15 +44,22 @@ class OutdatedBefore:
     markdown: str
 
 
-def outdated_before(catalog: Catalog, collection: str, names: Iterable[str] | None = None) -> list[OutdatedBefore]:
-    """The collection's outdated documents (of the source names in ``names``, when given), with their Markdown."""
-    wanted = None if names is None else set(names)
+def outdated_before(catalog: Catalog, collection: str, names: Iterable[str], judged: set[str]) -> list[OutdatedBefore]:
+    """The collection's outdated documents among the source names ``names`` that a golden judgement
+    names (``judged``: external ids, file names or stems), with their Markdown. Only those are
+    read: the Markdown of every outdated document of a large re-ingest need not sit in memory."""
+    wanted = set(names)
     found = []
     for document in stored_documents.outdated_documents(catalog, collection, dict(PARSER_VERSIONS)):
-        if wanted is None or document.source in wanted:
+        if document.source in wanted and judged & set(_names(document)):
             markdown, _ = stored_documents.document_markdown(catalog, document.id)
             found.append(OutdatedBefore(document, markdown or ""))
     return found
+
+
+def _names(document: OutdatedDocument) -> tuple[str, ...]:
+    names = [document.external_id] if document.external_id else []
+    return tuple(dict.fromkeys([*names, document.source, PurePath(document.source).stem]))
 
 
 def rewritten(
@@ -69,9 +76,7 @@ def rewritten(
         if now is None:
             continue
         markdown, _ = stored_documents.document_markdown(catalog, now.id)
-        names = [old.document.external_id] if old.document.external_id else []
-        names += [source, PurePath(source).stem]
-        changed.append(RewrittenMarkdown(tuple(dict.fromkeys(names)), old.markdown, markdown or ""))
+        changed.append(RewrittenMarkdown(_names(old.document), old.markdown, markdown or ""))
     return changed
 
 
@@ -83,10 +88,10 @@ class ReparsePlan:
     without_original: list[str] = field(default_factory=list)
 
 
-def reparse_plan(home: Path, outdated: list[OutdatedBefore]) -> ReparsePlan:
+def reparse_plan(catalog: Catalog, home: Path, collection: str) -> ReparsePlan:
+    """Sources for the collection's outdated documents whose originals are kept; the others by name."""
     sources, missing = [], []
-    for old in outdated:
-        document = old.document
+    for document in stored_documents.outdated_documents(catalog, collection, dict(PARSER_VERSIONS)):
         data = read_original(home, document.sha256, PurePath(document.source).suffix)
         if data is None:
             missing.append(document.source)
