@@ -179,51 +179,6 @@ def documents(con, collection_id: int, chunkset: str | None = None) -> list[Docu
     return [DocumentRow(*row) for row in rows]
 
 
-@dataclass(frozen=True)
-class Fingerprint:
-    """What the skip-before-parse check compares: the bytes, the outcome, and who parsed them."""
-
-    sha256: str
-    status: str
-    doc_type: str
-    parser_version: int  # 1 for documents stored before versions were recorded
-
-
-def document_fingerprints(con, collection_id: int) -> dict[str, Fingerprint]:
-    """source name -> its fingerprint, for the skip-before-parse check."""
-    rows = con.execute(
-        "SELECT source, sha256, status, doc_type, coalesce(parser_version, 1) FROM documents WHERE collection_id = ?",
-        [collection_id],
-    ).fetchall()
-    return {source: Fingerprint(sha, status, doc_type, version) for source, sha, status, doc_type, version in rows}
-
-
-@dataclass(frozen=True)
-class OutdatedDocument:
-    """A document whose Markdown an older version of its type's parser wrote."""
-
-    id: int
-    source: str
-    external_id: str | None
-    sha256: str
-    doc_type: str
-    parser_version: int
-
-
-def outdated_documents(con, collection_id: int, versions: dict[str, int]) -> list[OutdatedDocument]:
-    """Successful documents of the types in ``versions`` (type -> current version) made by an older one."""
-    found: list[OutdatedDocument] = []
-    for doc_type, version in sorted(versions.items()):
-        rows = con.execute(
-            "SELECT id, source, external_id, sha256, doc_type, coalesce(parser_version, 1) FROM documents"
-            " WHERE collection_id = ? AND status = 'success' AND doc_type = ? AND coalesce(parser_version, 1) < ?"
-            " ORDER BY source",
-            [collection_id, doc_type, version],
-        ).fetchall()
-        found.extend(OutdatedDocument(*row) for row in rows)
-    return found
-
-
 def find_document(con, collection_id: int | None, ref: str) -> DocumentRow | None:
     """By numeric id, external id, or source name (in that order of preference)."""
     scope = "" if collection_id is None else " AND d.collection_id = ?"
@@ -269,26 +224,11 @@ def insert_document(
     page_starts: list[int],
     status: str,
     error: str | None,
-    parser_version: int | None = None,
 ) -> int:
     return con.execute(
         "INSERT INTO documents (collection_id, source, external_id, sha256, size_bytes, doc_type, title,"
-        " markdown, page_starts, status, error, parser_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        " RETURNING id",
-        [
-            collection_id,
-            source,
-            external_id,
-            sha256,
-            size_bytes,
-            doc_type,
-            title,
-            markdown,
-            page_starts,
-            status,
-            error,
-            parser_version,
-        ],
+        " markdown, page_starts, status, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        [collection_id, source, external_id, sha256, size_bytes, doc_type, title, markdown, page_starts, status, error],
     ).fetchone()[0]
 
 

@@ -9,7 +9,8 @@ import pytest
 from store import collections as stored_collections
 from store import documents as stored
 from store.catalog import Catalog
-from store.repository import Fingerprint, NewChunk, NotFoundError
+from store.document_versions import Fingerprint
+from store.repository import NewChunk, NotFoundError
 
 
 def _chunk(ordinal: int, text: str) -> NewChunk:

@@ -319,7 +319,7 @@ def print_agreement(report) -> None:
 
 def cmd_drop(args) -> int:
     from workbench.evaluation import golden as golden_sets
-    from workbench.golden.agree import drop_judgements
+    from workbench.golden.set_agreement import drop_judgements
 
     bench = workbench_from(args)
     source = _find_golden(args.golden, bench.home)

@@ -87,7 +87,7 @@ def sentence_graph(model, names: tuple[str, ...], output: str = "sentence_embedd
             self.model = model
 
         def forward(self, *tensors):
-            return self.model(dict(zip(names, tensors, strict=True)))[output]
+            return self.model(dict(zip(names, tensors, strict=False)))[output]
 
     return SentenceGraph().eval()
 

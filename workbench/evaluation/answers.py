@@ -137,7 +137,7 @@ def judge_answer(
     calls += verdict_calls
     verdicts: dict[int, bool | None] = {number: None for number, _ in enumerate(claims, start=1)}
     failed = [call for call in verdict_calls if not call.ok]
-    for (number, _), call in zip(judged, verdict_calls, strict=True):
+    for (number, _), call in zip(judged, verdict_calls, strict=False):
         verdicts[number] = parse_yes_no(call.text) if call.ok else None
     claim_rows = [
         {
@@ -170,7 +170,7 @@ def judge_answer(
     calls += useful_calls
     context_rows = [
         {"label": source.label, "chunk_id": source.chunk_id, "useful": parse_yes_no(call.text) if call.ok else None}
-        for source, call in zip(context.sources, useful_calls, strict=True)
+        for source, call in zip(context.sources, useful_calls, strict=False)
     ]
     if any(not call.ok for call in useful_calls):
         bad = next(call for call in useful_calls if not call.ok)

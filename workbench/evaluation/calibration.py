@@ -26,6 +26,7 @@ import numpy as np
 
 from workbench.config import ConfidenceConfig
 from workbench.evaluation.abstention import AbstentionReport, abstention
+from workbench.facade import WorkbenchFacade
 from workbench.retrieval.confidence import SIGNALS, Confidence, rejudge
 
 MIN_VALUES = 3
@@ -81,7 +82,7 @@ def balanced_cut(answerable: Sequence[float], no_answer: Sequence[float]) -> flo
     candidates = np.concatenate([[values[0] - 1e-9], (values[:-1] + values[1:]) / 2.0, [values[-1] + 1e-9]])
     scores = [((negatives < cut).mean() + (positives >= cut).mean()) / 2.0 for cut in candidates]
     best = max(scores)
-    tied = [cut for cut, score in zip(candidates, scores, strict=True) if score >= best - 1e-12]
+    tied = [cut for cut, score in zip(candidates, scores, strict=False) if score >= best - 1e-12]
     return float(tied[len(tied) // 2])
 
 
@@ -115,7 +116,7 @@ def fit_signal(
     return SignalFit(signal, low, high, len(answerable), len(no_answer), method, True)
 
 
-def collect_samples(bench, collection: str, golden, config) -> list[CalibrationSample]:
+def collect_samples(bench: WorkbenchFacade, collection: str, golden, config) -> list[CalibrationSample]:
     """Run every golden query (answerable or not) through ``config`` and keep its confidence."""
     queries = [q for q in golden.queries if q.is_no_answer or q.doc_grades()]
     if config.retrieval.mode != "bm25":

@@ -28,6 +28,7 @@ from workbench.evaluation.answers import judge_answer
 from workbench.evaluation.golden import GoldenQuery, GoldenSet, content_hash
 from workbench.evaluation.relevance import ChunkJudge
 from workbench.evaluation.stages import LEVELS, average_stage_metrics, ranked_documents, stage_metrics, stage_rankings
+from workbench.facade import WorkbenchFacade
 from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import ChunkView, Trace, chunk_view, stored_chunks
 
@@ -365,7 +366,7 @@ def chunk_views(snapshot) -> list[ChunkView]:
     return [chunk_view(snapshot, chunk_id) for chunk_id in snapshot.chunks]
 
 
-def judge_for(bench, collection: str, config: WorkbenchConfig) -> ChunkJudge:
+def judge_for(bench: WorkbenchFacade, collection: str, config: WorkbenchConfig) -> ChunkJudge:
     """The relevance judge over the layout ``config`` selects (building that layout if needed).
 
     It holds every chunk's document and span; a chunk's text is read only when a quote is
@@ -375,7 +376,7 @@ def judge_for(bench, collection: str, config: WorkbenchConfig) -> ChunkJudge:
 
 
 def evaluate_collection(
-    bench,
+    bench: WorkbenchFacade,
     collection: str,
     golden: GoldenSet,
     config: WorkbenchConfig,
@@ -386,7 +387,7 @@ def evaluate_collection(
     judge: ChunkJudge | None = None,
     answers: bool = False,
 ) -> EvaluationResult:
-    """Evaluate on a ``workbench.service.Workbench``: loads the layout and embeds all queries in one batch.
+    """Evaluate on the workbench: loads the layout and embeds all queries in one batch.
 
     ``answers``: also generate and judge an answer per query (``eval --answers``; needs the LLM).
     """

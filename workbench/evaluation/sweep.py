@@ -23,9 +23,9 @@ from workbench.evaluation import metrics as m
 from workbench.evaluation.golden import GoldenSet
 from workbench.evaluation.runner import EvaluationResult, check_level, evaluate, judge_for, needs_query_vectors
 from workbench.evaluation.runs import save_run
+from workbench.facade import WorkbenchFacade
 from workbench.layout import Layout
 from workbench.retrieval.ignored_keys import effective, ignored_keys
-from workbench.sharing import require_writable
 
 
 @dataclass(frozen=True)
@@ -211,7 +211,7 @@ def expand(base: WorkbenchConfig, grid: Mapping[str, Sequence]) -> list[SweepPoi
     behaves_like: dict[str, SweepPoint] = {}
     for combination in itertools.product(*(grid[key] for key in keys)):
         config = base
-        for key, value in zip(keys, combination, strict=True):
+        for key, value in zip(keys, combination, strict=False):
             config = config.with_value(key, value)
         fingerprint = repr(sorted(config.flat().items()))
         if fingerprint in seen:
@@ -247,7 +247,7 @@ def plan(points: Sequence[SweepPoint]) -> list[LayoutGroup]:
 
 
 def run_sweep(
-    bench,
+    bench: WorkbenchFacade,
     collection: str,
     golden: GoldenSet,
     base_config: WorkbenchConfig,
@@ -258,8 +258,8 @@ def run_sweep(
     progress: Callable[[SweepProgress], None] | None = None,
     store: bool = True,
 ) -> SweepResult:
-    """Evaluate every grid point on ``collection`` (a ``Workbench``), storing each as a run."""
-    require_writable(bench, "Running a sweep")
+    """Evaluate every grid point on ``collection``, storing each as a run."""
+    bench.require_writable("Running a sweep")
     started = time.perf_counter()
     check_level(level)
     metric_names = m.validate(metric_names)
@@ -355,10 +355,10 @@ def _forward(progress, index: int, points: int, queries: int, total: int, label:
 
 
 def save_best_as_preset(
-    bench, sweep: SweepResult, name: str, metric: str = "ndcg@10", description: str | None = None
+    bench: WorkbenchFacade, sweep: SweepResult, name: str, metric: str = "ndcg@10", description: str | None = None
 ) -> dict[str, object]:
     """Save the best point's configuration as preset ``name`` (its differences from the defaults)."""
-    require_writable(bench, "Saving a preset")
+    bench.require_writable("Saving a preset")
     best = sweep.best(metric)
     overrides = overrides_between(WorkbenchConfig(), best.point.config)
     description = description or (

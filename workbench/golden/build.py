@@ -20,6 +20,7 @@ from store.atomic import atomic_write_text
 from store.text_tokenizer import Bm25Tokenizer
 from workbench.config import ConfigError, WorkbenchConfig
 from workbench.evaluation import golden as golden_sets
+from workbench.facade import WorkbenchFacade
 from workbench.golden.prompts import KINDS, PROMPT_VERSION
 from workbench.golden.sampling import SourceChunk, SynthTask, chunk_language, plan_tasks
 from workbench.golden.synth import (
@@ -65,7 +66,7 @@ class SynthPlan:
         return estimate(self.tasks, self.limits, set(read_journal(self.journal)))
 
 
-def source_chunks(bench, collection: str, config: WorkbenchConfig) -> list[SourceChunk]:
+def source_chunks(bench: WorkbenchFacade, collection: str, config: WorkbenchConfig) -> list[SourceChunk]:
     """The collection's chunks (for ``config``'s layout) long enough to ask about, with their language."""
     snapshot = bench.snapshot(collection, config)
     chunks = []
@@ -88,7 +89,14 @@ def source_chunks(bench, collection: str, config: WorkbenchConfig) -> list[Sourc
 
 
 def plan_synth(
-    bench, collection: str, config: WorkbenchConfig, *, n: int, seed: int, out: str, kinds: Sequence[str] = KINDS
+    bench: WorkbenchFacade,
+    collection: str,
+    config: WorkbenchConfig,
+    *,
+    n: int,
+    seed: int,
+    out: str,
+    kinds: Sequence[str] = KINDS,
 ) -> SynthPlan:
     """Check the endpoint and the limits, then sample: nothing is asked yet."""
     client = bench.llm()
@@ -132,7 +140,9 @@ def plan_synth(
     )
 
 
-def run_synth(bench, plan: SynthPlan, progress: Callable[[int, int], None] | None = None) -> SynthReport:
+def run_synth(
+    bench: WorkbenchFacade, plan: SynthPlan, progress: Callable[[int, int], None] | None = None
+) -> SynthReport:
     """Ask for every unfinished task, verify, and write the set and its summary (also when the
     endpoint failed midway: what was finished is kept)."""
     client = bench.llm()

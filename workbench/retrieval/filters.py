@@ -54,5 +54,5 @@ def filter_hits(run: RankedList, keep_doc_ids: set[int] | None, name: str = FILT
     """
     if keep_doc_ids is None:
         return run.renamed(name), 0
-    kept = [(c, d, s) for c, d, s in zip(run.ids, run.doc_ids, run.scores, strict=True) if d in keep_doc_ids]
+    kept = [(c, d, s) for c, d, s in zip(run.ids, run.doc_ids, run.scores, strict=False) if d in keep_doc_ids]
     return RankedList.from_ordered(name, kept), len(run) - len(kept)

@@ -267,7 +267,7 @@ def _mmr_stage(current: RankedList, snapshot: Snapshot, query_vector: np.ndarray
     if snapshot.dense is not None and pool_ids:
         known = [cid for cid in pool_ids if cid in snapshot.dense_ids]
         if known:
-            vectors = dict(zip(known, snapshot.dense.vectors_for(np.asarray(known, dtype=np.int64)), strict=True))
+            vectors = dict(zip(known, snapshot.dense.vectors_for(np.asarray(known, dtype=np.int64)), strict=False))
     # MMR picks top_k; the rest of the pool follows so later stages (rerank) still see it
     selected, details = mmr(
         current, query_vector, vectors, config.lambda_, top_k=len(pool_ids), pool=config.pool, name=MMR
@@ -360,7 +360,7 @@ def _ranked(name: str, hits: list[tuple[int, float]], snapshot: Snapshot) -> Ran
     """An index's (chunk id, score) pairs, best first, as a ranked list with each chunk's document."""
     if not hits:
         return RankedList(name)
-    ids, scores = zip(*hits, strict=True)
+    ids, scores = zip(*hits, strict=False)
     # Every indexed chunk has a row in the snapshot's tables (checked when it loads).
     return RankedList(name, ids, tuple(snapshot.chunks.doc_ids_of(ids).tolist()), scores)
 

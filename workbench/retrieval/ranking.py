@@ -52,7 +52,7 @@ class RankedList:
         triples = list(ordered)
         if not triples:
             return cls(name)
-        ids, doc_ids, scores = zip(*triples, strict=True)
+        ids, doc_ids, scores = zip(*triples, strict=False)
         return cls(name, ids, doc_ids, tuple(float(score) for score in scores))
 
     @classmethod
@@ -63,7 +63,7 @@ class RankedList:
     @cached_property
     def hits(self) -> tuple[Hit, ...]:
         return tuple(
-            Hit(c, d, s, i) for i, (c, d, s) in enumerate(zip(self.ids, self.doc_ids, self.scores, strict=True), 1)
+            Hit(c, d, s, i) for i, (c, d, s) in enumerate(zip(self.ids, self.doc_ids, self.scores, strict=False), 1)
         )
 
     def top(self, k: int) -> RankedList:
@@ -82,10 +82,10 @@ class RankedList:
             return None
 
     def score_map(self) -> dict[int, float]:
-        return dict(zip(self.ids, self.scores, strict=True))
+        return dict(zip(self.ids, self.scores, strict=False))
 
     def doc_of(self) -> dict[int, int]:
-        return dict(zip(self.ids, self.doc_ids, strict=True))
+        return dict(zip(self.ids, self.doc_ids, strict=False))
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -98,7 +98,7 @@ class RankedList:
             "name": self.name,
             "hits": [
                 {"chunk_id": c, "doc_id": d, "score": s, "rank": i}
-                for i, (c, d, s) in enumerate(zip(self.ids, self.doc_ids, self.scores, strict=True), 1)
+                for i, (c, d, s) in enumerate(zip(self.ids, self.doc_ids, self.scores, strict=False), 1)
             ],
         }
 

@@ -47,7 +47,7 @@ def calibration_pairs() -> list[Pairs]:
     return [[(query, passage) for passage in passages] for query in QUERIES]
 
 
-def kendall_tau(a: np.ndarray, reference: np.ndarray, tie: float = 0.0) -> float:
+def kendall_tau_a(a: np.ndarray, reference: np.ndarray, tie: float = 0.0) -> float:
     """Kendall's tau-a of scores ``a`` against ``reference`` over the same items (1 = the same
     order). Pairs the reference scores within ``tie`` of each other count as agreeing whichever
     way ``a`` orders them: a swap the reference itself barely separates is not a change of ranking."""
@@ -75,10 +75,10 @@ def measure_scorer(opened: OpenedCrossEncoder, groups: list[Pairs], reference: l
     numbers = {"pairs_per_s": round(pairs / seconds, 2), "max_abs_diff": 0.0, "min_tau": 1.0}
     if reference is not None:
         numbers["max_abs_diff"] = round(
-            max(float(np.max(np.abs(s - r))) for s, r in zip(scores, reference, strict=True)), 6
+            max(float(np.max(np.abs(s - r))) for s, r in zip(scores, reference, strict=False)), 6
         )
         numbers["min_tau"] = round(
-            min(kendall_tau(s, r, query_tie(r)) for s, r in zip(scores, reference, strict=True)), 4
+            min(kendall_tau_a(s, r, query_tie(r)) for s, r in zip(scores, reference, strict=False)), 4
         )
     return numbers, scores
 

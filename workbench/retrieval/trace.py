@@ -85,7 +85,7 @@ def stored_chunks(snapshot) -> list[StoredChunk]:
     return [
         StoredChunk(chunk_id, doc_id, *names.get(doc_id, ("", None)), start, end, snapshot.chunks)
         for chunk_id, doc_id, start, end in zip(
-            chunk_ids.tolist(), doc_ids.tolist(), starts.tolist(), ends.tolist(), strict=True
+            chunk_ids.tolist(), doc_ids.tolist(), starts.tolist(), ends.tolist(), strict=False
         )
     ]
 
@@ -111,7 +111,7 @@ class SnapshotChunkViews(Mapping[int, ChunkView]):
             known = self._snapshot.chunks
             # one vectorised look-up in a chunk store; a plain mapping answers id by id
             held = known.contains_many(listed) if hasattr(known, "contains_many") else [c in known for c in listed]
-            self._ids = {chunk_id: None for chunk_id, is_held in zip(listed, held, strict=True) if is_held}
+            self._ids = {chunk_id: None for chunk_id, is_held in zip(listed, held, strict=False) if is_held}
         return self._ids
 
     def __getitem__(self, chunk_id: int) -> ChunkView:

@@ -18,7 +18,8 @@ from store.originals import original_path
 from tests.workbench.ingestion.pdf_corpus import DOCUMENTS, build_pdf, chinese_font_available
 from workbench.evaluation import golden as golden_sets
 from workbench.evaluation.runner import evaluate_collection
-from workbench.ingestion.ingest import Source, ensure_chunkset
+from workbench.ingestion.chunksets import ensure_chunkset
+from workbench.ingestion.ingest import Source
 from workbench.ingestion.parsers.canonical import join_pages
 from workbench.ingestion.parsers.converter import convert
 

@@ -8,8 +8,8 @@ aligned over several rows make one, lines joined into paragraphs (CJK with no sp
 one, hyphenated line ends mended), running headers, footers and page numbers dropped. Each page
 is one part, so ``page_starts`` stay exact. See docs/pdf.md for what it does and its limits.
 
-Pages without any glyph are OCR'd like images (``parsers.images``). ``VERSIONS`` is part of what
-a document's Markdown depends on: documents parsed by an older version are parsed again by the
+Pages without any glyph are OCR'd like images (``parsers.images``). ``PARSER_VERSION`` is part of
+what a document's Markdown depends on: documents parsed by an older version are parsed again by the
 next ``sync`` (or re-ingest of the same file).
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 
 from workbench.config import IngestConfig
-from workbench.ingestion.parsers.document import Extraction, ParseError
+from workbench.ingestion.parsers.document import Extraction, ParseError, register_parsers
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +80,4 @@ def pdf_failure_reason(cause: BaseException | None) -> str:
     return "not a valid PDF (file is corrupt or truncated); re-export it and upload it again"
 
 
-TYPES = {".pdf": "pdf"}
-EXTRACTORS = {"pdf": extract_pdf}
-#: document type -> the version of the parser that writes its Markdown (1 where not listed)
-VERSIONS = {"pdf": PARSER_VERSION}
+register_parsers({".pdf": "pdf"}, {"pdf": extract_pdf}, versions={"pdf": PARSER_VERSION})

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 from workbench.config import dumps
 from workbench.evaluation.golden import GoldenQuery, GoldenSet, RelevantItem
 from workbench.evaluation.runner import evaluate, judge_for, needs_query_vectors
-from workbench.golden.agreement import confusion_table, describe_kappa, kendall_tau, weighted_kappa
+from workbench.facade import WorkbenchFacade
+from workbench.golden.agreement_measures import confusion_table, describe_kappa, kendall_tau_b, weighted_kappa
 from workbench.golden.pools import NamedConfig
 
 DEFAULT_METRIC = "ndcg@10"
@@ -108,7 +109,7 @@ def evaluation_level(a: GoldenSet, b: GoldenSet) -> str:
 
 
 def ranking_agreement(
-    bench,
+    bench: WorkbenchFacade,
     collection: str,
     a: GoldenSet,
     b: GoldenSet,
@@ -144,7 +145,7 @@ def ranking_agreement(
         report.scores.append(ConfigScore(named.name, results[0].metrics[metric], results[1].metrics[metric]))
         if progress:
             progress(position, len(configs))
-    report.tau = kendall_tau([s.under_a for s in report.scores], [s.under_b for s in report.scores])
+    report.tau = kendall_tau_b([s.under_a for s in report.scores], [s.under_b for s in report.scores])
     if report.tau is None:
         report.notes.append(
             f"Kendall tau is undefined: fewer than two configurations, or one set scores them all the same {metric}"

@@ -1,6 +1,6 @@
 """``make app``: start the Streamlit app on this machine only, or shared with a token.
 
-``python -m workbench.serve [streamlit options]`` runs ``streamlit run app.py``:
+``python -m workbench.ui.serve [streamlit options]`` runs ``streamlit run app.py``:
 
 - by default it binds 127.0.0.1 (``.streamlit/config.toml``) and Streamlit prints the one local URL;
 - with ``WORKBENCH_SHARE=1`` or ``readonly`` (``make app SHARE=1``) it binds every interface,
@@ -15,7 +15,7 @@ import socket
 import sys
 from pathlib import Path
 
-from workbench.sharing import (
+from workbench.service.sharing import (
     LOCAL,
     READ_ONLY,
     TOKEN_VAR,
@@ -26,7 +26,7 @@ from workbench.sharing import (
     share_url,
 )
 
-PROJECT_DIR = Path(__file__).resolve().parents[1]
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 DEFAULT_PORT = 8501
 
 
