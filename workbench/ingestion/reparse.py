@@ -24,7 +24,12 @@ from store.document_versions import OutdatedDocument
 from store.originals import read_original
 from workbench.ingestion.parsers.registry import PARSER_VERSIONS
 from workbench.ingestion.sources import IngestReport, Source
-from workbench.plural import count
+from workbench.text import count
+
+
+def _newer_parsers() -> dict[str, int]:
+    """Document types whose parser is past version 1: only they can have outdated documents."""
+    return {doc_type: version for doc_type, version in PARSER_VERSIONS.items() if version > 1}
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,7 @@ def outdated_before(catalog: Catalog, collection: str, names: Iterable[str], jud
     read: the Markdown of every outdated document of a large re-ingest need not sit in memory."""
     wanted = set(names)
     found = []
-    for document in stored_documents.outdated_documents(catalog, collection, dict(PARSER_VERSIONS)):
+    for document in stored_documents.outdated_documents(catalog, collection, _newer_parsers()):
         if document.source in wanted and judged & set(_names(document)):
             markdown, _ = stored_documents.document_markdown(catalog, document.id)
             found.append(OutdatedBefore(document, markdown or ""))
@@ -91,7 +96,7 @@ class ReparsePlan:
 def reparse_plan(catalog: Catalog, home: Path, collection: str) -> ReparsePlan:
     """Sources for the collection's outdated documents whose originals are kept; the others by name."""
     sources, missing = [], []
-    for document in stored_documents.outdated_documents(catalog, collection, dict(PARSER_VERSIONS)):
+    for document in stored_documents.outdated_documents(catalog, collection, _newer_parsers()):
         data = read_original(home, document.sha256, PurePath(document.source).suffix)
         if data is None:
             missing.append(document.source)
