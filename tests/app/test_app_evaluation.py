@@ -27,7 +27,7 @@ def test_an_empty_home_says_what_to_do(tmp_path: Path, open_app):
 
 
 def test_evaluate_compare_and_export(page):
-    assert [tab.label for tab in page.tabs][:4] == ["Evaluate", "Runs & compare", "Sweep", "Golden sets"]
+    assert [tab.label for tab in page.tabs][:5] == ["Evaluate", "Runs & compare", "Sweep", "Tune", "Golden sets"]
     assert page.selectbox(key="evaluate_golden").value == "demo"
     page.radio(key="evaluate_level").set_value("span")
     page.text_input(key="evaluate_label").set_value("span run")

@@ -81,8 +81,8 @@ def cmd_check(args) -> int:
 
 
 def _run(args, properties: dict):
+    from store.documents import corpus_fingerprint
     from workbench.evaluation import golden as golden_sets
-    from workbench.evaluation.inputs import run_inputs
     from workbench.evaluation.metrics import validate
     from workbench.evaluation.runner import evaluate_collection
     from workbench.evaluation.runs import load_run, save_run
@@ -99,7 +99,7 @@ def _run(args, properties: dict):
     found = _RUN_ID.match(args.baseline.strip())
     if found:
         baseline = load_run(bench.catalog, int(found.group(1)))
-        corpus = run_inputs(bench.catalog, collection, candidate_config)["corpus"]
+        corpus = corpus_fingerprint(bench.catalog, collection).to_dict()
         problems = baseline_problems(
             baseline,
             collection=collection,

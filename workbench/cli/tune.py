@@ -131,6 +131,7 @@ def cmd_tune(args) -> int:
 
 
 def _print_plan(request) -> None:
+    from workbench.text import count
     from workbench.tuning.split import scorable
 
     space = request.space
@@ -145,13 +146,12 @@ def _print_plan(request) -> None:
         f"{request.trials} trials per study" if request.trials else "",
         f"{request.minutes:g} min" if request.minutes else "",
     ]
-    points = f"{size:,} configurations" if size is not None else "more configurations than can be listed"
+    points = count(size, "configuration") if size is not None else "more configurations than can be listed"
     search = (
         "every point (exhaustive)" if size is not None and request.trials and size <= request.trials else "TPE, seeded"
     )
-    print(
-        f"space: {len(space.dimensions)} keys, {points}; search: {search}; budget: {', '.join(b for b in budget if b)}"
-    )
+    keys = count(len(space.dimensions), "key")
+    print(f"space: {keys}, {points}; search: {search}; budget: {', '.join(b for b in budget if b)}")
     for line in space.describe():
         print(f"  {line}")
     for note in space.notes:

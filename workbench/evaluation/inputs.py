@@ -7,10 +7,10 @@ content hash, so a later run can be paired with it only when they measured the s
 - The corpus hash covers each successful document's name and content hash
   (``store.documents.corpus_fingerprint``): ingesting the same files again keeps it, adding,
   removing or editing one changes it.
-- The configuration hash covers what decides the rankings: the configuration with every key it
-  ignores at its default (``workbench.retrieval.ignored_keys.effective``), without the sections
-  that never change a ranking (ingest limits, golden-set writing, usage logging) and the Milvus
-  credentials and batch sizes.
+- The configuration hash covers what decides the rankings: the keys whose lifetime is index or
+  query (``workbench.config.lifetime_of``; ingest limits and usage settings such as credentials,
+  timeouts of writing golden sets and the query log never change a ranking), with every key the
+  configuration ignores at its default (``workbench.retrieval.ignored_keys.effective``).
 """
 
 from __future__ import annotations
@@ -20,13 +20,11 @@ import json
 
 from store.catalog import Catalog
 from store.documents import corpus_fingerprint
-from workbench.config import WorkbenchConfig
+from workbench.config import Lifetime, WorkbenchConfig, lifetime_of
 from workbench.retrieval.ignored_keys import effective
 
-#: sections whose keys never change what a query returns
-UNRANKED_SECTIONS = ("ingest", "synth", "log")
-#: keys of ranking sections that only say how to reach a place or how fast to fill it
-UNRANKED_KEYS = frozenset({"milvus.token", "milvus.batch_size", "milvus.timeout_s"})
+#: the lifetimes of the keys that decide what a query returns
+RANKING_LIFETIMES = frozenset({Lifetime.INDEX, Lifetime.QUERY})
 
 CORPUS = "corpus"
 CONFIG_HASH = "config_hash"
@@ -34,11 +32,7 @@ CONFIG_HASH = "config_hash"
 
 def ranking_settings(config: WorkbenchConfig) -> dict[str, object]:
     """The flat keys that decide ``config``'s rankings, ignored ones at their defaults."""
-    return {
-        key: value
-        for key, value in effective(config).flat().items()
-        if key.split(".", 1)[0] not in UNRANKED_SECTIONS and key not in UNRANKED_KEYS
-    }
+    return {key: value for key, value in effective(config).flat().items() if lifetime_of(key) in RANKING_LIFETIMES}
 
 
 def config_hash(config: WorkbenchConfig) -> str:

@@ -13,9 +13,9 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 
+from workbench.facade import WorkbenchFacade
 from workbench.tuning import study as studies
 from workbench.tuning.cost import CostEstimate
-from workbench.tuning.objective import TuningBench
 from workbench.tuning.study import TrialRecord
 from workbench.tuning.tune import TuneProgress, TuneReport, TuneRequest, run_tune
 
@@ -53,7 +53,7 @@ class JobView:
 
 @dataclass
 class TuneJob:
-    bench: TuningBench
+    bench: WorkbenchFacade
     request: TuneRequest
     cancel: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -125,7 +125,7 @@ class TuneJob:
             self._view = replace(self._view, estimate=tuple(cost.describe()))
 
 
-def existing(bench: TuningBench, request: TuneRequest) -> bool:
+def existing(bench: WorkbenchFacade, request: TuneRequest) -> bool:
     """Whether a study with these options exists in the home (so starting it resumes it)."""
     path = studies.storage_path(bench.home, request.study_name())
     if not path.exists():

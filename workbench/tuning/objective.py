@@ -16,43 +16,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
 
 import numpy as np
 
-from store.catalog import Catalog
 from workbench.config import WorkbenchConfig
 from workbench.evaluation.golden import GoldenSet
 from workbench.evaluation.relevance import ChunkJudge
 from workbench.evaluation.runner import evaluate, judge_for, needs_query_vectors
+from workbench.facade import WorkbenchFacade
 from workbench.ingestion.sources import Progress
 from workbench.layout import Layout
 from workbench.retrieval.trace import Trace
 
 P95 = 95.0
-
-
-class TuningBench(Protocol):
-    """What tuning needs of the workbench (``workbench.service.Workbench`` provides it)."""
-
-    home: Path
-    catalog: Catalog
-    read_only: bool
-
-    def snapshot(
-        self, collection: str, config: WorkbenchConfig, progress: Callable[[Progress], None] | None = ...
-    ) -> Any: ...
-
-    def query(self, text: str, collection: str, config: WorkbenchConfig, source: str | None = ...) -> Trace: ...
-
-    def embed_queries(self, model: str, texts: list[str]) -> None: ...
-
-    def markdown(self, doc_id: int) -> tuple[str, list[int]]: ...
-
-    def save_preset(
-        self, name: str, overrides: dict[str, Any], description: str = ..., provenance: dict[str, Any] | None = ...
-    ) -> dict[str, object]: ...
 
 
 class Stopped(Exception):
@@ -76,7 +52,7 @@ def p95(values: Sequence[float]) -> float:
 
 @dataclass
 class Evaluator:
-    bench: TuningBench
+    bench: WorkbenchFacade
     collection: str
     metric: str
     level: str = "doc"

@@ -2,12 +2,12 @@
 
 The default space holds every query-time key worth tuning (route, fusion, candidates, MMR, and
 rerank when a cross-encoder is on this machine) and one index-time key, ``chunking.size``.
-Choices come from the configuration's own ``CHOICES``; numbers get a *tuning range*
-(``TUNING_RANGES``): a stepped range inside the key's validation range, small enough to search
-and wide enough to hold the values people use. ``--keys`` picks any of ``TUNABLE`` (index-time
-keys such as ``chunking.strategy``, ``chunking.overlap`` and ``embedding.model`` only when
-named, because each new layout embeds the corpus again); ``--space FILE.toml`` gives explicit
-values or ranges for any configuration key::
+Choices are the configuration's own (``key_choices``: fixed, or a plugin registry's names);
+numbers get a *tuning range* (``TUNING_RANGES``): a stepped range inside the key's validation
+range, small enough to search and wide enough to hold the values people use. ``--keys`` picks
+any of ``TUNABLE``: the index-time keys ``chunking.strategy``, ``chunking.overlap`` and
+``embedding.model`` only when named, because each new layout embeds the corpus again.
+``--space FILE.toml`` gives explicit values or ranges for any configuration key::
 
     "retrieval.mode" = ["bm25", "hybrid"]
     "fusion.k" = {low = 10, high = 100, step = 10}
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from workbench.config import CHOICES, ConfigError, WorkbenchConfig, key_limits
+from workbench.config import ConfigError, Lifetime, WorkbenchConfig, key_choices, key_limits, lifetime_of
 from workbench.layout import Layout
 from workbench.retrieval.ignored_keys import ignored_keys
 
@@ -213,9 +213,8 @@ def default_domain(key: str, base: WorkbenchConfig, models: Models) -> Domain | 
         return Choice(names) if len(names) > 1 else None
     if key in TUNING_RANGES:
         return TUNING_RANGES[key]
-    if key in CHOICES:
-        return Choice(CHOICES[key])
-    return None
+    choices = key_choices().get(key)
+    return Choice(choices) if choices else None
 
 
 # -- the space ---------------------------------------------------------------------------------------
@@ -279,24 +278,13 @@ class SearchSpace:
                 return None
         return count
 
-    def index_time_keys(self, base: WorkbenchConfig) -> tuple[str, ...]:
-        """The dimensions whose values change the layout (new chunks or indexes)."""
-        layout = Layout.of(base)
-        found = []
-        for dimension in self.dimensions:
-            for value in dimension.domain.samples():
-                try:
-                    changed = Layout.of(base.with_value(dimension.key, config_value(dimension.key, value)))
-                except ConfigError:
-                    continue
-                if changed != layout:
-                    found.append(dimension.key)
-                    break
-        return tuple(found)
+    def index_time_keys(self) -> tuple[str, ...]:
+        """The dimensions whose values change the layout (new chunks, vectors or indexes)."""
+        return tuple(key for key in self.keys if lifetime_of(key) is Lifetime.INDEX)
 
     def layouts(self, base: WorkbenchConfig) -> list[Layout]:
         """Every layout the space can ask for (the product of its index-time dimensions)."""
-        index_keys = self.index_time_keys(base)
+        index_keys = self.index_time_keys()
         sub = SearchSpace(tuple(d for d in self.dimensions if d.key in index_keys))
         if sub.size(base) is None:
             raise ValueError("an index-time key has a continuous range; give it a step or a list of values")

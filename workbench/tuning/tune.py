@@ -31,9 +31,10 @@ from store.embedding_cache import embedding_counts
 from workbench.config import WorkbenchConfig
 from workbench.evaluation.golden import GoldenSet, content_hash
 from workbench.evaluation.inputs import config_hash
+from workbench.facade import WorkbenchFacade
 from workbench.tuning import study as studies
 from workbench.tuning.cost import CostEstimate, estimate
-from workbench.tuning.objective import Evaluator, Score, TuningBench, tuning_objective
+from workbench.tuning.objective import Evaluator, Score, tuning_objective
 from workbench.tuning.space import SearchSpace, apply
 from workbench.tuning.split import DEFAULT_HOLDOUT, Split, all_queries, fold_splits, holdout_split
 from workbench.tuning.study import Budget, StudyError, StudyOutcome, StudyProgress, TrialRecord
@@ -181,7 +182,7 @@ def _check_definition(study: Any, definition: dict[str, object], name: str) -> N
 
 
 def run_tune(
-    bench: TuningBench,
+    bench: WorkbenchFacade,
     request: TuneRequest,
     *,
     progress: Callable[[TuneProgress], None] | None = None,
@@ -190,6 +191,7 @@ def run_tune(
     on_estimate: Callable[[CostEstimate], None] | None = None,
 ) -> TuneReport:
     """Run the studies, then score each winner on its held-out part; see the module doc."""
+    bench.require_writable("Tuning")  # the study and any new layout are written into the home
     started = time.monotonic()
     splits, everything = _parts(request)
     name = request.study_name()
@@ -347,7 +349,7 @@ def provenance(report: TuneReport, forced: bool) -> dict[str, object]:
     }
 
 
-def save_winner(bench: TuningBench, report: TuneReport, name: str, force: bool = False) -> PresetDecision:
+def save_winner(bench: WorkbenchFacade, report: TuneReport, name: str, force: bool = False) -> PresetDecision:
     """Save the winner as preset ``name`` when its held-out interval lies above zero, or when forced."""
     name = (name or "").strip()
     gain = report.gain

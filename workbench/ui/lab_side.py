@@ -20,9 +20,9 @@ from workbench.analysis.tables import chunk_label, diff_rows, stage_rows, timing
 from workbench.analysis.verdict import evidence_rows, verdict_view
 from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
 from workbench.models.catalogue import RERANK
-from workbench.plural import count
 from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import Trace
+from workbench.text import count
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.data_tables import show_table
 from workbench.ui.model_choice import model_picker, picker_state
@@ -50,7 +50,7 @@ def write_widget_state(side: str, values: dict[str, object]) -> None:
     for name, value in values.items():
         if name == "fusion.weights":
             weights = list(value) + [0.0, 0.0]
-            for weight_key, weight in zip(WEIGHT_KEYS, weights, strict=True):
+            for weight_key, weight in zip(WEIGHT_KEYS, weights, strict=False):
                 st.session_state[side_key(side, weight_key)] = config_inputs.clamped("fusion.weights", weight)
         elif name == "rerank.model":
             st.session_state.update(picker_state(side_key(side, name), str(value), RERANK))
@@ -201,7 +201,7 @@ def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict
     llm_panels.query_stage_view(trace, key=f"query_stage_{side}")
     st.caption("Every stage")
     tabs = st.tabs([f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages])
-    for tab, stage in zip(tabs, trace.stages, strict=True):
+    for tab, stage in zip(tabs, trace.stages, strict=False):
         with tab:
             show_table(
                 stage_rows(trace, stage.stage, relevant),

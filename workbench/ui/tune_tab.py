@@ -16,6 +16,7 @@ import streamlit as st
 from workbench.config import ConfigError
 from workbench.evaluation import golden as golden_sets
 from workbench.evaluation.sweep import _duration
+from workbench.text import count
 from workbench.tuning.charts import pareto_chart
 from workbench.tuning.job import JobView, TuneJob
 from workbench.tuning.space import DEFAULT_KEYS, TUNABLE, default_space, models_on_this_machine
@@ -109,8 +110,8 @@ def _form(collection: str, running: bool) -> None:
         return
     size = space.size(base)
     st.caption(
-        f"{len(space.dimensions)} keys, "
-        + (f"{size:,} configurations" if size is not None else "more configurations than can be listed")
+        f"{count(len(space.dimensions), 'key')}, "
+        + (count(size, "configuration") if size is not None else "more configurations than can be listed")
         + f"; starting from preset “{md_escape(session.current_preset())}”. "
         + " ".join(md_escape(note) for note in space.notes)
     )

@@ -71,7 +71,7 @@ def test_fusion_weights_are_the_dense_share():
 def test_keys_narrow_and_unknown_keys_are_named():
     space = default_space(BASE, Models(), ["retrieval.mode", "chunking.size"])
     assert space.keys == ("retrieval.mode", "chunking.size") and space.size(BASE) == 6
-    assert space.index_time_keys(BASE) == ("chunking.size",)
+    assert space.index_time_keys() == ("chunking.size",)
     assert len(space.layouts(BASE)) == 2
     with pytest.raises(ConfigError, match=r"--keys: bm25\.k1 cannot be tuned by name; tunable keys: retrieval\.mode"):
         default_space(BASE, Models(), ["bm25.k1"])

@@ -1,0 +1,87 @@
+"""``make app``: start the Streamlit app on this machine only, or shared with a token.
+
+``python -m workbench.ui.serve [streamlit options]`` runs ``streamlit run app.py``:
+
+- by default it binds 127.0.0.1 (``.streamlit/config.toml``) and Streamlit prints the one local URL;
+- with ``WORKBENCH_SHARE=1`` or ``readonly`` (``make app SHARE=1``) it binds every interface,
+  takes the token from ``WORKBENCH_TOKEN`` or generates one, and prints the sign-in URLs once.
+  The token reaches the app through the server's environment only: never a file, never a log.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from pathlib import Path
+
+from workbench.service.sharing import (
+    LOCAL,
+    READ_ONLY,
+    TOKEN_VAR,
+    SharingError,
+    configured_token,
+    new_token,
+    share_mode,
+    share_url,
+)
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+DEFAULT_PORT = 8501
+
+
+def lan_address() -> str | None:
+    """This machine's address on its default route (no packet is sent), or None without a network."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: routing only, nothing is sent
+            address = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") or address == "0.0.0.0" else address
+
+
+def _port(arguments: list[str]) -> int:
+    for index, argument in enumerate(arguments):
+        if argument.startswith("--server.port="):
+            return int(argument.split("=", 1)[1])
+        if argument == "--server.port" and index + 1 < len(arguments):
+            return int(arguments[index + 1])
+    return DEFAULT_PORT
+
+
+def command(arguments: list[str], mode: str) -> list[str]:
+    base = [sys.executable, "-m", "streamlit", "run", str(PROJECT_DIR / "app.py"), "--server.headless", "true"]
+    if mode != LOCAL:
+        # Streamlit's own banner would print the network URL without the token: ours replaces it
+        base += ["--server.address", "0.0.0.0", "--logger.hideWelcomeMessage", "true"]
+    return base + arguments
+
+
+def main(arguments: list[str] | None = None) -> None:
+    arguments = list(sys.argv[1:] if arguments is None else arguments)
+    try:
+        mode = share_mode()
+        token = configured_token() if mode != LOCAL else ""
+    except SharingError as error:
+        raise SystemExit(f"error: {error}") from None
+    env = dict(os.environ)
+    if mode != LOCAL:
+        token = token or new_token()
+        env[TOKEN_VAR] = token
+        port = _port(arguments)
+        what = "read-only (query and look only)" if mode == READ_ONLY else "with full access"
+        lines = [
+            f"\n  RAG Workbench is shared on every interface, {what}. Visitors need the token:",
+            f"  Local URL:   {share_url('localhost', port, token)}",
+        ]
+        address = lan_address()
+        if address:
+            lines.append(f"  Network URL: {share_url(address, port, token)}")
+        print("\n".join(lines) + "\n", flush=True)
+    os.chdir(PROJECT_DIR)
+    os.execve(sys.executable, command(arguments, mode), env)
+
+
+if __name__ == "__main__":
+    main()
