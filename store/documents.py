@@ -217,43 +217,6 @@ def add_chunks(
         repo.bump_generation(con, collection_id)
 
 
-@dataclass(frozen=True)
-class UnchunkedSample:
-    """A sample of the documents a chunk set lacks (for estimating what building it costs)."""
-
-    total: int  # documents lacking chunks in the chunk set
-    documents: list[tuple[int, str, list[int]]]  # up to the asked number of them: (id, Markdown, page starts)
-
-
-def unchunked_sample(catalog: Catalog, collection: str, chunkset_key: str, limit: int) -> UnchunkedSample:
-    """Read-only: how many documents ``chunkset_key`` lacks, and a fixed sample of them."""
-    with catalog.connect() as con:
-        row = repo.get_collection(con, collection)
-        return UnchunkedSample(*repo.unchunked_sample(con, row.id, chunkset_key, limit))
-
-
-@dataclass(frozen=True)
-class CorpusFingerprint:
-    """What a collection's documents are: how many, and a hash of their names and contents."""
-
-    documents: int
-    hash: str
-
-    def to_dict(self) -> dict:
-        return {"documents": self.documents, "hash": self.hash}
-
-
-def corpus_fingerprint(catalog: Catalog, collection: str) -> CorpusFingerprint:
-    """A hash over every successful document's name and content hash: it changes when a document
-    is added, removed or edited, and not when the same files are ingested again."""
-    import hashlib
-
-    with catalog.connect() as con:
-        rows = repo.document_contents(con, repo.get_collection(con, collection).id)
-    digest = hashlib.sha256("".join(f"{name}\t{sha}\n" for name, sha in rows).encode("utf-8")).hexdigest()
-    return CorpusFingerprint(len(rows), digest[:16])
-
-
 # -- what the indexes are built from ----------------------------------------------------------
 
 

@@ -247,32 +247,6 @@ def documents_without_chunks(con, collection_id: int, chunkset: str) -> list[tup
     ).fetchall()
 
 
-def unchunked_sample(
-    con, collection_id: int, chunkset: str, limit: int
-) -> tuple[int, list[tuple[int, str, list[int]]]]:
-    """How many successful documents lack chunks in ``chunkset``, and up to ``limit`` of them (a
-    fixed pseudo-random pick: the same catalog gives the same sample)."""
-    lacking = (
-        "FROM documents d WHERE d.collection_id = ? AND d.status = 'success'"
-        " AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id AND c.chunkset = ?)"
-    )
-    total = con.execute(f"SELECT count(*) {lacking}", [collection_id, chunkset]).fetchone()[0]
-    rows = con.execute(
-        f"SELECT d.id, d.markdown, d.page_starts {lacking} ORDER BY hash(d.sha256), d.id LIMIT ?",
-        [collection_id, chunkset, limit],
-    ).fetchall()
-    return int(total), rows
-
-
-def document_contents(con, collection_id: int) -> list[tuple[str, str]]:
-    """(name, content sha256) of each successful document, by name: what a corpus hash covers."""
-    return con.execute(
-        "SELECT coalesce(external_id, source) AS name, sha256 FROM documents"
-        " WHERE collection_id = ? AND status = 'success' ORDER BY name, sha256",
-        [collection_id],
-    ).fetchall()
-
-
 # -- chunks -----------------------------------------------------------------------------------
 
 

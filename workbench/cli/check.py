@@ -81,7 +81,7 @@ def cmd_check(args) -> int:
 
 
 def _run(args, properties: dict):
-    from store.documents import corpus_fingerprint
+    from store.corpus import corpus_fingerprint
     from workbench.evaluation import golden as golden_sets
     from workbench.evaluation.metrics import validate
     from workbench.evaluation.runner import evaluate_collection

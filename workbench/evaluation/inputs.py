@@ -19,7 +19,7 @@ import hashlib
 import json
 
 from store.catalog import Catalog
-from store.documents import corpus_fingerprint
+from store.corpus import corpus_fingerprint
 from workbench.config import Lifetime, WorkbenchConfig, lifetime_of
 from workbench.retrieval.ignored_keys import effective
 

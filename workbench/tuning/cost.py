@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from store.catalog import Catalog
-from store.documents import unchunked_sample
+from store.corpus import unchunked_sample
 from store.embedding_cache import cached_hashes
 from store.index_set import read_current
 from workbench.backends.snapshot_files import layout_dir
