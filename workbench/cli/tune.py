@@ -182,7 +182,7 @@ class _ProgressPrinter:
             print(f"  {message}", file=sys.stderr, flush=True)
 
     def __call__(self, event) -> None:
-        from workbench.evaluation.sweep import _duration
+        from workbench.ingestion.workers import describe_duration
 
         if not self.enabled or event.study is None:
             if self.enabled and event.message == "scoring":
@@ -192,7 +192,7 @@ class _ProgressPrinter:
         best = study.best
         target = f"/{study.target}" if study.target else ""
         shown = f"best {self.metric} {best.metric:.4f} (p95 {best.p95_ms:.1f} ms)" if best else "no trial yet"
-        left = f", about {_duration(event.eta_s)} left" if event.eta_s is not None else ""
+        left = f", about {describe_duration(event.eta_s)} left" if event.eta_s is not None else ""
         line = f"[{event.part}, study {event.index}/{event.studies}] trial {study.done}{target}: {shown}{left}"
         improved = best is not None and best.metric > self.best_seen.get(event.part, float("-inf"))
         if best is not None:

@@ -15,7 +15,7 @@ import streamlit as st
 
 from workbench.config import ConfigError
 from workbench.evaluation import golden as golden_sets
-from workbench.evaluation.sweep import _duration
+from workbench.ingestion.workers import describe_duration
 from workbench.text import count
 from workbench.tuning.charts import pareto_chart
 from workbench.tuning.job import JobView, TuneJob
@@ -169,7 +169,7 @@ def _progress(job: TuneJob, view: JobView) -> None:
     best = view.best
     shown = f"best {job.request.metric} {best.metric:.4f} (p95 {best.p95_ms:.1f} ms)" if best else "no trial yet"
     target = f"/{view.target}" if view.target else ""
-    left = f", about {_duration(view.eta_s)} left" if view.eta_s is not None else ""
+    left = f", about {describe_duration(view.eta_s)} left" if view.eta_s is not None else ""
     part = f"{view.part}, study {view.index} of {view.studies}: " if view.part else "Starting: "
     st.progress(view.fraction, text=md_escape(f"{part}trial {view.done}{target}, {shown}{left}"))
     for line in view.estimate:
