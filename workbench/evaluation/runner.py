@@ -30,7 +30,14 @@ from workbench.evaluation.answers import judge_answer
 from workbench.evaluation.golden import GoldenQuery, GoldenSet, content_hash
 from workbench.evaluation.inputs import CONFIG_HASH, config_hash, run_inputs
 from workbench.evaluation.relevance import ChunkJudge
-from workbench.evaluation.stages import LEVELS, average_stage_metrics, ranked_documents, stage_metrics, stage_rankings
+from workbench.evaluation.stages import (
+    LEVELS,
+    average_stage_metrics,
+    ranked_documents,
+    ranked_units,
+    stage_metrics,
+    stage_rankings,
+)
 from workbench.facade import WorkbenchFacade
 from workbench.llm.client import LlmClient
 from workbench.retrieval.stages import FINAL
@@ -216,11 +223,13 @@ def evaluate(
     metric_names: Sequence[str] = m.DEFAULT_METRICS,
     progress: ProgressCallback | None = None,
     answer_judge: AnswerJudge | None = None,
+    stages: bool = True,
 ) -> EvaluationResult:
     """Score every query of ``golden`` under ``config``; ``judge`` covers the config's layout.
 
     With ``answer_judge`` each query's answer metrics join its ranking metrics (and are averaged
-    over the queries that have them: a judgement that failed leaves its metric out).
+    over the queries that have them: a judgement that failed leaves its metric out). ``stages``
+    off scores the final ranking only (a study's trials need nothing else).
     """
     started = time.perf_counter()
     check_level(level)
@@ -251,7 +260,10 @@ def evaluate(
             else:
                 relevant = document_judgements(query, judge.names)
             trace = run_query(query.query, run_config)
-            rankings = stage_rankings(trace, level, judge.document_keys)
+            if stages:
+                rankings = stage_rankings(trace, level, judge.document_keys)
+            else:
+                rankings = {FINAL: ranked_units(trace.final, judge.document_keys, level)}
             final = rankings.get(FINAL, [])
             metrics = m.compute_all(metric_names, final, relevant)
             answer = None
@@ -266,7 +278,7 @@ def evaluate(
                     ranked_doc_ids=ranked_documents(trace.final, judge.document_keys)[:depth],
                     ranked_chunk_ids=trace.final.chunk_ids()[:depth] if level == "span" else [],
                     relevant=len(relevant),
-                    stage_metrics=stage_metrics(rankings, relevant, metric_names),
+                    stage_metrics=stage_metrics(rankings, relevant, metric_names) if stages else {},
                     verdict=_verdict(trace) if judge_confidence else None,
                     answer=answer,
                 )

@@ -99,7 +99,14 @@ class Evaluator:
             return trace
 
         result = evaluate(
-            run_query, golden, config, self.collection, judge, level=self.level, metric_names=(self.metric,)
+            run_query,
+            golden,
+            config,
+            self.collection,
+            judge,
+            level=self.level,
+            metric_names=(self.metric,),
+            stages=False,  # a trial is judged by its final ranking only
         )
         per_query = result.per_query_values(self.metric)
         return Score(result.metrics[self.metric], p95(timings), per_query, len(per_query))

@@ -25,6 +25,7 @@ import fcntl
 import math
 import os
 import random
+import statistics
 import threading
 import time
 import warnings
@@ -279,7 +280,8 @@ def run_study(
         best = StudyOutcome(study.study_name, list(done.values())).best(max_p95_ms)
         eta = None
         if session and target is not None:
-            eta = sum(t.seconds for t in session) / len(session) * max(0, target - len(done))
+            # the median trial: a trial that built a layout would make the mean promise hours
+            eta = statistics.median(t.seconds for t in session) * max(0, target - len(done))
             left = budget.time_left()
             eta = min(eta, left) if left is not None else eta
         progress(

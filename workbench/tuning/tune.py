@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import statistics
 import threading
 import time
 from collections.abc import Callable
@@ -272,7 +273,7 @@ def _eta(event: StudyProgress, later_trials: int, earlier: list[float], deadline
     if event.eta_s is not None and left_here:
         per_trial: float | None = event.eta_s / left_here
     else:
-        per_trial = sum(earlier) / len(earlier) if earlier else None
+        per_trial = statistics.median(earlier) if earlier else None
     eta = per_trial * (left_here + later_trials) if per_trial is not None else None
     if deadline is not None:
         remaining = max(0.0, deadline - time.monotonic())

@@ -1,0 +1,42 @@
+"""A trial scores exactly as ``eval`` does, on the queries it is given, with the p95 of their latencies."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.evaluation import golden as golden_sets
+from workbench.evaluation.golden import GoldenSet
+from workbench.evaluation.runner import evaluate_collection
+from workbench.tuning.objective import Evaluator, p95, tuning_objective
+
+
+def test_p95_interpolates_between_order_statistics():
+    assert p95([]) == 0.0
+    assert p95([10.0]) == 10.0
+    # 21 values 0..20: the 95th percentile is the 20th order statistic's position 19.0 -> 19.0
+    assert p95([float(v) for v in range(21)]) == pytest.approx(19.0)
+    assert p95([1.0, 2.0]) == pytest.approx(1.95)
+
+
+def test_a_trial_scores_like_eval_on_only_the_queries_it_is_given(lexicon_home):
+    bench = lexicon_home.bench()
+    golden = golden_sets.find("codes", bench.home)
+    part = GoldenSet("codes[part]", golden.queries[:20])
+    for mode in ("bm25", "dense", "hybrid"):
+        config = bench.config_for("lex", overrides=[f"retrieval.mode={mode}"])
+        asked: list[str] = []
+        evaluator = Evaluator(bench, "lex", "ndcg@10")
+        original = bench.query
+
+        def recording(text, collection, run_config, source=None, original=original, asked=asked):
+            asked.append(text)
+            return original(text, collection, run_config, source)
+
+        bench.query = recording
+        score = tuning_objective(evaluator, part)(config)
+        bench.query = original
+        reference = evaluate_collection(bench, "lex", part, config, metric_names=("ndcg@10",))
+        assert score.metric == pytest.approx(reference.metrics["ndcg@10"])
+        assert dict(score.per_query) == pytest.approx(reference.per_query_values("ndcg@10"))
+        assert score.queries == 20 and sorted(asked) == sorted(q.query for q in part.queries)
+        assert score.p95_ms > 0
