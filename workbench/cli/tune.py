@@ -1,8 +1,8 @@
 """The ``tune`` command: search the configuration space, report the winner's gain on held-out queries.
 
 Progress goes to stderr (trials done, best so far, time left); the report to stdout. Ctrl-C stops
-after the trial in flight is marked interrupted: every completed trial stays in the study, and the
-same command with ``--resume`` continues it (exit status 130 meanwhile).
+the trial in flight and marks it interrupted; every completed trial stays in the study, the command
+exits with status 130, and the same command with ``--resume`` continues it, the interrupted trial first.
 """
 
 from __future__ import annotations
@@ -169,13 +169,19 @@ def _print_estimate(cost) -> None:
 
 
 class _ProgressPrinter:
-    """One line per new best, every tenth trial and each study's end; redrawn in place on a terminal."""
+    """Progress on stderr, redrawn in place on a terminal.
+
+    Elsewhere (a log, CI) it prints a line per new best, every tenth trial and each study's start
+    and end, and never the same line twice in a row: a study's end reports the state its last
+    trial already printed.
+    """
 
     def __init__(self, metric: str, enabled: bool = True):
         self.metric = metric
         self.enabled = enabled
         self.tty = sys.stderr.isatty()
         self.best_seen: dict[str, float] = {}
+        self.last_line = ""
 
     def build(self, message: str) -> None:
         if self.enabled:
@@ -201,7 +207,9 @@ class _ProgressPrinter:
             end = "\n" if study.message in ("finished", "stopped") else ""
             print("\r" + line[:150].ljust(150), end=end, file=sys.stderr, flush=True)
         elif improved or study.done % 10 == 0 or study.message in ("starting", "finished", "stopped"):
-            print(line, file=sys.stderr, flush=True)
+            if line != self.last_line:  # a study's end repeats its last trial's line
+                print(line, file=sys.stderr, flush=True)
+            self.last_line = line
 
 
 def _print_report(report, decision) -> None:

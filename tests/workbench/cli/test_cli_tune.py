@@ -74,3 +74,29 @@ def test_tune_usage_errors_exit_2_and_name_the_fix(lexicon_home, capsys):
     assert code == 2 and "no study 'lex-codes-" in err and "to resume" in err
     code, _, err = run_cli(capsys, home, *base, "--holdout", "1.5")
     assert code == 2 and "--holdout must be between 0 and 1" in err
+
+
+def test_progress_lines_off_a_terminal_never_repeat_the_last_trials_line(capsys):
+    from workbench.cli.tune import _ProgressPrinter
+    from workbench.tuning.study import StudyProgress, TrialRecord
+    from workbench.tuning.tune import TuneProgress
+
+    printer = _ProgressPrinter("ndcg@10")
+    printer.tty = False
+    best = TrialRecord(9, {"retrieval.mode": "bm25"}, 0.5, 2.0, "f", 0.1)
+
+    def event(done: int, message: str = "", record: TrialRecord | None = best) -> TuneProgress:
+        return TuneProgress("holdout", 1, 1, StudyProgress("s", done, 10, record, 1.0, None, message), None, message)
+
+    printer(event(0, "starting", None))
+    for done in range(1, 10):  # trial 1 is the first best; 2-9 neither improve nor are a tenth
+        printer(event(done, record=TrialRecord(0, {}, 0.4, 2.0, "e", 0.1) if done < 5 else best))
+    printer(event(10))  # the tenth trial: printed
+    printer(event(10, "finished"))  # the study's end: the same line, not printed again
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        "[holdout, study 1/1] trial 0/10: no trial yet",
+        "[holdout, study 1/1] trial 1/10: best ndcg@10 0.4000 (p95 2.0 ms)",
+        "[holdout, study 1/1] trial 5/10: best ndcg@10 0.5000 (p95 2.0 ms)",
+        "[holdout, study 1/1] trial 10/10: best ndcg@10 0.5000 (p95 2.0 ms)",
+    ]
