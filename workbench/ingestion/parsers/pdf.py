@@ -57,8 +57,8 @@ def _ocr_scanned_pages(data: bytes, source: str, markdown: str, limits: IngestCo
         if len(blank) == len(texts):  # a pure scan: without OCR there is nothing to index
             raise ParseError(source, f"no text layer (a scanned document) and {error}") from error
         return None  # some pages are scans; the text pages are still worth having
-    pages = tuple(read.get(i, text) for i, text in enumerate(texts))
-    return Extraction(pages, paged=True, chunk_metadata={"ocr_pages": [n + 1 for n in blank]})
+    read_pages = tuple(read.get(i, text) for i, text in enumerate(texts))
+    return Extraction(read_pages, paged=True, chunk_metadata={"ocr_pages": [n + 1 for n in blank]})
 
 
 def _pdf_page_count(data: bytes) -> int | None:
