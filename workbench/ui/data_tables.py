@@ -8,6 +8,7 @@ Scores (floats) show four decimals.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import pandas as pd
 import streamlit as st
@@ -57,7 +58,9 @@ def column_config(frame: pd.DataFrame) -> dict:
     return config
 
 
-def show_table(rows: list[dict], empty: str, height: int | str = TABLE_HEIGHT, highlight: bool = False) -> None:
+def show_table(
+    rows: list[dict], empty: str, height: int | Literal["auto"] = TABLE_HEIGHT, highlight: bool = False
+) -> None:
     """A read-only table; relevant rows are marked ✓ and, with ``highlight``, get a green background.
 
     Row styling goes through a pandas Styler, which costs tens of milliseconds per table against

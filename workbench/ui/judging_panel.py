@@ -153,7 +153,7 @@ def pick_pool() -> str | None:
     if st.session_state.get(POOL_KEY) not in names:
         st.session_state[POOL_KEY] = names[0]
     labels = {row.name: f"{row.name} · {row.collection} · {judged}/{total} judged" for row, total, judged in found}
-    return st.selectbox("Pool", names, key=POOL_KEY, format_func=labels.get)
+    return st.selectbox("Pool", names, key=POOL_KEY, format_func=lambda name: labels[name])
 
 
 def _grade(pool: str, item: PoolItem, grade: int, judge: str) -> None:
