@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -180,7 +181,7 @@ def run_synth(
     return report
 
 
-def _keep_review(path: Path, generated: list) -> list:
+def _keep_review(path: Path, generated: list[golden_sets.GoldenQuery]) -> list[golden_sets.GoldenQuery]:
     """A rerun rewrites the set from its journal: items reviewed since keep their review (an
     edited question, accepted), and items rejected in review stay out."""
     if not path.exists():
@@ -197,6 +198,6 @@ def _keep_review(path: Path, generated: list) -> list:
     return [reviewed.get(q.id, q) for q in generated if q.id not in rejected]
 
 
-def read_summary(home: Path, name: str) -> dict | None:
+def read_summary(home: Path, name: str) -> dict[str, Any] | None:
     path = Path(home) / "golden_sets" / SYNTH_FOLDER / f"{name}.summary.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None

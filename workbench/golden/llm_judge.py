@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from store.catalog import Catalog
 from workbench.facade import WorkbenchFacade
 from workbench.golden import judging
 from workbench.golden.judging import GRADE_MEANINGS, PoolItem
@@ -74,8 +75,8 @@ class JudgeReport:
     endpoint_calls: int = 0
     cached_calls: int = 0
     tokens: int = 0
-    rejected: Counter = field(default_factory=Counter)  # reason -> count
-    grades: Counter = field(default_factory=Counter)
+    rejected: Counter[str] = field(default_factory=Counter)  # reason -> count
+    grades: Counter[int] = field(default_factory=Counter)
     stopped: str = ""  # why it stopped early (max calls reached, the endpoint failed)
 
     def describe(self) -> str:
@@ -89,7 +90,7 @@ class JudgeReport:
 
 
 def plan(
-    catalog, client: LlmClient, pool: str, max_calls: int | None
+    catalog: Catalog, client: LlmClient, pool: str, max_calls: int | None
 ) -> tuple[judging.PoolRow, list[PoolItem], JudgeReport]:
     """The pool, the pairs still to grade and the report with its call bound; nothing is asked."""
     if not client.available:
@@ -123,7 +124,7 @@ def passage_reader(bench: WorkbenchFacade, collection: str) -> Callable[[PoolIte
 
 
 def run(
-    catalog,
+    catalog: Catalog,
     client: LlmClient,
     row: judging.PoolRow,
     todo: list[PoolItem],

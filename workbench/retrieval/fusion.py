@@ -12,7 +12,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NotRequired, TypedDict, cast
 
 import numpy as np
 
@@ -24,6 +24,16 @@ from workbench.retrieval.stages import FUSION
 
 Normalization = Literal["minmax", "zscore"]
 NORMALIZATIONS: tuple[str, ...] = ("minmax", "zscore")
+
+
+class FusionEntry(TypedDict):
+    """One run's part in one chunk's fused score (see ``Fusion``)."""
+
+    rank: int | None
+    score: float | None
+    contribution: float
+    weight: NotRequired[float]  # weighted fusion only
+    normalized: NotRequired[float]  # weighted fusion only
 
 
 @dataclass(frozen=True)
@@ -38,7 +48,7 @@ class Fusion:
     """
 
     ranked: RankedList
-    breakdown: Mapping[int, dict[str, dict]]
+    breakdown: Mapping[int, dict[str, FusionEntry]]
 
 
 def rrf(runs: Sequence[RankedList], k: int = 60, name: str = "rrf") -> RankedList:
@@ -184,15 +194,15 @@ def _breakdown(
     fused: RankedList,
     contributions: dict[int, list[float]],
     weighting: list[tuple[float, dict[int, float], float]] | None = None,
-) -> dict[int, dict[str, dict]]:
+) -> dict[int, dict[str, FusionEntry]]:
     """The fusion's own numbers, per chunk and run, in the shape ``Fusion.breakdown`` documents."""
     ranks = [_first_ranks(run) for run in runs]
     scores = [_first_scores(run) for run in runs]
-    breakdown: dict[int, dict[str, dict]] = {}
+    breakdown: dict[int, dict[str, FusionEntry]] = {}
     for chunk_id in fused.ids:
-        per_run: dict[str, dict] = {}
+        per_run: dict[str, FusionEntry] = {}
         for i, run in enumerate(runs):
-            entry = {
+            entry: FusionEntry = {
                 "rank": ranks[i].get(chunk_id),
                 "score": scores[i].get(chunk_id),
                 "contribution": contributions[chunk_id][i],
@@ -251,5 +261,7 @@ FusionMethod = Callable[[Sequence[RankedList], FusionConfig, str], Fusion]
 FUSION_METHODS: Registry[FusionMethod] = Registry("fusion method")
 FUSION_METHODS.register("rrf", lambda runs, config, name: _rrf(runs, config.k, name))
 FUSION_METHODS.register(
-    "weighted", lambda runs, config, name: _weighted(runs, config.weights, config.normalization, name)
+    "weighted",
+    # a configuration holds only fusion.normalization's choices, which are the Normalization names
+    lambda runs, config, name: _weighted(runs, config.weights, cast(Normalization, config.normalization), name),
 )

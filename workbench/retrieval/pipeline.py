@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,7 @@ from workbench.retrieval.lazy import LazyMapping
 from workbench.retrieval.llm_rerank import LlmReranker
 from workbench.retrieval.mmr import mmr
 from workbench.retrieval.ranking import RankedList
-from workbench.retrieval.rerank import load_reranker, rerank
+from workbench.retrieval.rerank import Reranker, load_reranker, rerank
 from workbench.retrieval.stages import BM25, DENSE, FILTER, FINAL, FUSION, MMR, RERANK, variant_stage
 from workbench.retrieval.trace import SnapshotChunkViews, StageTrace, Trace
 
@@ -281,7 +282,7 @@ def _rerank_stage(
     started = time.perf_counter()
     head = current.ids[: config.top_m]
     texts = {cid: record.indexed_text for cid, record in snapshot.chunks.records(head).items()}
-    reranker = None
+    reranker: Reranker | None = None
     try:
         if config.method == "llm":
             if llm is None or not llm.available:
@@ -303,7 +304,9 @@ def _rerank_stage(
         details = {cid: {"rerank_score": s, "previous_rank": current.rank_of(cid)} for cid, s in outcome.scores.items()}
         # what the scores are (logits or probabilities), for the confidence verdict
         stage_config = section_dict(config) | (
-            {"score_kind": reranker.score_kind, "scored_by": reranker.scored_by} if outcome.scores else {}
+            {"score_kind": reranker.score_kind, "scored_by": reranker.scored_by}
+            if outcome.scores and reranker is not None  # scores come only from a reranker
+            else {}
         )
     except Exception as error:  # loading failures fall back exactly like scoring failures
         ranked = current.renamed(RERANK)
@@ -367,7 +370,7 @@ def _ranked(name: str, hits: list[tuple[int, float]], snapshot: Snapshot) -> Ran
 
 def _route_trace(
     name: str,
-    config: dict,
+    config: dict[str, Any],
     candidates: int,
     ranked: RankedList,
     started: float,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,10 +91,10 @@ class RankedList:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Hit]:
         return iter(self.hits)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "hits": [
@@ -103,7 +104,7 @@ class RankedList:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> RankedList:
+    def from_dict(cls, data: Mapping[str, Any]) -> RankedList:
         return cls.from_ordered(
             data["name"], ((int(h["chunk_id"]), int(h["doc_id"]), float(h["score"])) for h in data["hits"])
         )

@@ -15,6 +15,7 @@ import os
 import threading
 import time
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -65,7 +66,9 @@ def query_tie(reference: np.ndarray) -> float:
     return TIE_SHARE * float(np.ptp(reference)) if len(reference) else 0.0
 
 
-def measure_scorer(opened: OpenedCrossEncoder, groups: list[Pairs], reference: list[np.ndarray] | None):
+def measure_scorer(
+    opened: OpenedCrossEncoder, groups: list[Pairs], reference: list[np.ndarray] | None
+) -> tuple[dict[str, float], list[np.ndarray]]:
     """pairs/s over every group, max abs score difference and min tau to ``reference``, and the scores."""
     opened.score_pairs(groups[0][:2])  # warm-up: first calls allocate and, for exported graphs, compile
     started = time.perf_counter()
@@ -83,7 +86,7 @@ def measure_scorer(opened: OpenedCrossEncoder, groups: list[Pairs], reference: l
     return numbers, scores
 
 
-def calibrate_cross_encoder(model: str) -> dict:
+def calibrate_cross_encoder(model: str) -> dict[str, Any]:
     """Measure every runtime and precision this machine can run on cross-encoder ``model``; record
     it in the machine's calibration folder and return it."""
     groups = calibration_pairs()
@@ -120,7 +123,7 @@ def calibrate_cross_encoder(model: str) -> dict:
     return record
 
 
-def read_rerank_calibrations() -> dict:
+def read_rerank_calibrations() -> dict[str, dict[str, Any]]:
     """This machine's cross-encoder calibration records, by model ({} when none)."""
     return read_calibrations(machine_calibration_dir(), RERANK_CALIBRATION_FILE)
 
