@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from workbench.ingestion.parsers.pdf.columns import Item, Region
 from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, is_cjk
@@ -34,6 +34,14 @@ class TextBlock:
     bold: bool
     rows: int
     marker: str = ""  # "-" or "3." for items
+    #: the block's first and last rows (where it starts, and whether it ran on to the edge)
+    first: Row | None = field(default=None, compare=False)
+    last: Row | None = field(default=None, compare=False)
+
+    @property
+    def x0(self) -> float:
+        """Where the block starts: for an item, where its marker is."""
+        return self.first.x0 if self.first is not None else 0.0
 
 
 Block = TextBlock | TableBlock
@@ -48,7 +56,7 @@ class Style:
 
 
 def list_marker(row: Row) -> tuple[str, Row] | None:
-    """("-" or "N.", the rest of the row) when the row starts with a list marker.
+    """("-", "N." or "N)", the rest of the row) when the row starts with a list marker.
 
     A marker is a bullet glyph (or a glyph with no Unicode mapping, as word processors draw
     bullets), a dash or a number ("3." "3)" "(3)" "c.") set apart from the text by a gap.
@@ -64,7 +72,7 @@ def list_marker(row: Row) -> tuple[str, Row] | None:
     while end < len(glyphs) and end < 3 and glyphs[end].text.isdigit():
         end += 1
     if 0 < end < len(glyphs) - 1 and glyphs[end].text in ".)" and needs_space(glyphs[end], glyphs[end + 1]):
-        return f"{''.join(g.text for g in glyphs[:end])}.", Row(glyphs[end + 1 :])
+        return f"{''.join(g.text for g in glyphs[:end])}{glyphs[end].text}", Row(glyphs[end + 1 :])
     return None
 
 
@@ -74,7 +82,7 @@ _BULLETS = frozenset("\u2022\u25cf\u25aa\u25a0\u25e6\u2023\u2043\u2219" + UNMAPP
 def _marker_text(marker: str) -> str:
     number = _NUMBER.match(marker)
     if number:
-        return f"{number.group(1) or number.group(3)}."
+        return f"{number.group(1) or number.group(3)}{number.group(2) or ')'}"
     return "-"
 
 
@@ -134,7 +142,7 @@ def _text_blocks(rows: Sequence[Row], style: Style, right_edge: float) -> list[B
             text = join_lines(lines)
             if text:
                 kind = "item" if marker else "paragraph"
-                blocks.append(TextBlock(kind, text, current.size, current.bold, len(lines), marker))
+                blocks.append(TextBlock(kind, text, current.size, current.bold, len(lines), marker, current, previous))
 
     for row in rows:
         found = list_marker(row)
@@ -177,3 +185,44 @@ def first_word_width(row: Row) -> float:
     while end + 1 < len(glyphs) and not is_cjk(glyphs[end].text) and not needs_space(glyphs[end], glyphs[end + 1]):
         end += 1
     return glyphs[end].x1 - glyphs[0].x0
+
+
+def page_blocks(regions: Sequence[Region], style: Style) -> list[Block]:
+    """The blocks of a page's regions in reading order; a paragraph that runs on from the foot
+    of one column to the head of the next is one paragraph."""
+    blocks: list[Block] = []
+    previous: Region | None = None
+    for region in regions:
+        found = region_blocks(region, style)
+        if found and blocks and previous is not None and previous.column and region.column:
+            last, first = blocks[-1], found[0]
+            if isinstance(last, TextBlock) and isinstance(first, TextBlock) and _runs_on(last, first, previous, region):
+                blocks[-1] = TextBlock(
+                    "paragraph",
+                    join_lines([last.text, first.text]),
+                    last.size,
+                    last.bold,
+                    last.rows + first.rows,
+                    first=last.first,
+                    last=first.last,
+                )
+                found = found[1:]
+        blocks.extend(found)
+        previous = region
+    return blocks
+
+
+def _runs_on(last: TextBlock, first: TextBlock, column: Region, next_column: Region) -> bool:
+    """Whether ``first`` (at the head of ``next_column``) goes on with ``last`` (at the foot of
+    ``column``): both plain paragraphs in one type, the last line full (the next line's first word
+    would not have fit after it), and the next line not indented."""
+    if last.kind != "paragraph" or first.kind != "paragraph" or last.last is None or first.first is None:
+        return False
+    if abs(last.size - first.size) > 0.6 or last.bold != first.bold or last.bold:
+        return False
+    right_edge = max(row.x1 for row in column.items if isinstance(row, Row))
+    left_edge = min(row.x0 for row in next_column.items if isinstance(row, Row))
+    size = last.size
+    if last.last.x1 + first_word_width(first.first) + 0.3 * size < right_edge:
+        return False
+    return first.first.x0 <= left_edge + 0.5 * size
