@@ -204,12 +204,13 @@ def print_pdfs(jobs: Sequence[tuple[str, PrintSettings, Path]]) -> None:
         try:
             page = browser.new_page()
             for document_html, settings, path in jobs:
+                margin = settings.margin
                 page.set_content(document_html, wait_until="load")
                 page.evaluate("document.fonts.ready")
                 page.pdf(
                     path=str(path),
                     format=settings.paper,
-                    margin={side: settings.margin for side in ("top", "right", "bottom", "left")},
+                    margin={"top": margin, "right": margin, "bottom": margin, "left": margin},
                     display_header_footer=bool(settings.header or settings.footer),
                     header_template=_template(settings.header, settings.font, "left")
                     if settings.header

@@ -3,9 +3,10 @@
 A gutter is a vertical strip near the middle of the page that no glyph of a run of rows
 crosses, with text on both sides. Rows that cross it (a title over both columns, a paragraph set
 across the page above or below the columns, a centred footer) end one band of columns and start
-the next; the gutter is the strip that puts the most rows into two-column bands. Within a two-column band the left column
-is read before the right. Narrow "columns" (table cells) are not columns: each side must be at
-least ``MIN_COLUMN_SHARE`` of the page wide.
+the next; the gutter is the strip that puts the most rows into two-column bands. Within a
+two-column band the left column is read before the right. Narrow "columns" (table cells) are
+not columns: each side must be at least ``MIN_COLUMN_SHARE`` of the page wide. A band's first
+and last rows may belong to the text above or below it (``_peel_head``, ``_peel_tail``).
 """
 
 from __future__ import annotations
