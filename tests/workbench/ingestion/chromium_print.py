@@ -64,7 +64,7 @@ def _inline(text: str, language: str) -> str:
     return soft_hyphenated(escaped) if language == "en" else escaped
 
 
-def _blocks(lines: Sequence[str]) -> Iterator[tuple[str, list[str]]]:
+def markdown_blocks(lines: Sequence[str]) -> Iterator[tuple[str, list[str]]]:
     """(kind, lines): directive, heading, table, list or paragraph; one paragraph a line."""
     index = 0
     while index < len(lines):
@@ -148,7 +148,7 @@ def to_html(source: str, language: str, settings: PrintSettings, title: str) -> 
     bullets = "disc"
     unruled = False
     in_columns = False
-    for kind, block in _blocks(source.strip().split("\n")):
+    for kind, block in markdown_blocks(source.strip().split("\n")):
         if kind == "directive":
             command = DIRECTIVE.match(block[0])
             assert command is not None

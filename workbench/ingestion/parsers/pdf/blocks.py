@@ -14,13 +14,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from workbench.ingestion.parsers.pdf.columns import Item, Region
-from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, is_cjk
+from workbench.ingestion.parsers.pdf.glyphs import BLACK, UNMAPPED, Colour, is_cjk
 from workbench.ingestion.parsers.pdf.paragraphs import join_lines
 from workbench.ingestion.parsers.pdf.rows import Row, glyph_run_text, needs_space
 from workbench.ingestion.parsers.pdf.tables import TableBlock, is_marker, unruled_table, unruled_table_runs
 
 #: a paragraph ends when the next row is further than this many of its usual pitches below
 PARAGRAPH_GAP = 1.3
+_SENTENCE_ENDS = (".", "!", "?", "。", "！", "？", ".\u201d", "。\u201d", "\u3002\u300d")
 _NUMBER = re.compile(r"^(\d{1,3}|[a-zA-Z])([.)])$|^\((\d{1,3})\)$")
 
 
@@ -37,6 +38,7 @@ class TextBlock:
     #: the block's first and last rows (where it starts, and whether it ran on to the edge)
     first: Row | None = field(default=None, compare=False)
     last: Row | None = field(default=None, compare=False)
+    colour: Colour = BLACK
 
     @property
     def x0(self) -> float:
@@ -49,10 +51,11 @@ Block = TextBlock | TableBlock
 
 @dataclass(frozen=True)
 class Style:
-    """The document's body text: font size and line pitch (baseline to baseline)."""
+    """The document's body text: font size, line pitch (baseline to baseline) and colour."""
 
     body_size: float
     body_pitch: float
+    body_colour: Colour = BLACK
 
 
 def list_marker(row: Row) -> tuple[str, Row] | None:
@@ -142,7 +145,11 @@ def _text_blocks(rows: Sequence[Row], style: Style, right_edge: float) -> list[B
             text = join_lines(lines)
             if text:
                 kind = "item" if marker else "paragraph"
-                blocks.append(TextBlock(kind, text, current.size, current.bold, len(lines), marker, current, previous))
+                blocks.append(
+                    TextBlock(
+                        kind, text, current.size, current.bold, len(lines), marker, current, previous, current.colour
+                    )
+                )
 
     for row in rows:
         found = list_marker(row)
@@ -164,12 +171,12 @@ def _text_blocks(rows: Sequence[Row], style: Style, right_edge: float) -> list[B
 
 def _continues(previous: Row, row: Row, first: Row, style: Style, right_edge: float) -> bool:
     """Whether ``row`` goes on with the block that ``previous`` (and ``first``) are in."""
-    if abs(row.size - first.size) > 0.6 or row.bold != first.bold:
+    if abs(row.size - first.size) > 0.6 or row.bold != first.bold or row.colour != first.colour:
         return False
     pitch = row.top - previous.top
     if pitch <= 0 or pitch > PARAGRAPH_GAP * _pitch(style, row.size):
         return False
-    body_text = abs(row.size - style.body_size) <= 0.6 and not row.bold
+    body_text = abs(row.size - style.body_size) <= 0.6 and not row.bold and row.colour == style.body_colour
     if not body_text:
         return True  # a heading wrapped onto another line, centred or not
     hyphenated = previous.text[-1:] in "-\u2010\u00ad" and row.text[:1].islower()
@@ -205,6 +212,7 @@ def page_blocks(regions: Sequence[Region], style: Style) -> list[Block]:
                     last.rows + first.rows,
                     first=last.first,
                     last=first.last,
+                    colour=last.colour,
                 )
                 found = found[1:]
         blocks.extend(found)
@@ -215,10 +223,13 @@ def page_blocks(regions: Sequence[Region], style: Style) -> list[Block]:
 def _runs_on(last: TextBlock, first: TextBlock, column: Region, next_column: Region) -> bool:
     """Whether ``first`` (at the head of ``next_column``) goes on with ``last`` (at the foot of
     ``column``): both plain paragraphs in one type, the last line full (the next line's first word
-    would not have fit after it), and the next line not indented."""
+    would not have fit after it) and not ending a sentence (a paragraph's last line that happens
+    to fill the column is as likely), and the next line not indented."""
     if last.kind != "paragraph" or first.kind != "paragraph" or last.last is None or first.first is None:
         return False
-    if abs(last.size - first.size) > 0.6 or last.bold != first.bold or last.bold:
+    if last.text.endswith(_SENTENCE_ENDS):
+        return False
+    if abs(last.size - first.size) > 0.6 or last.bold != first.bold or last.bold or last.colour != first.colour:
         return False
     right_edge = max(row.x1 for row in column.items if isinstance(row, Row))
     left_edge = min(row.x0 for row in next_column.items if isinstance(row, Row))

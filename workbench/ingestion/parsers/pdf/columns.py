@@ -6,12 +6,14 @@ across the page above or below the columns, a centred footer) end one band of co
 the next; the gutter is the strip that puts the most rows into two-column bands. Within a
 two-column band the left column is read before the right. Narrow "columns" (table cells) are
 not columns: each side must be at least ``MIN_COLUMN_SHARE`` of the page wide. A band's first
-and last rows may belong to the text above or below it (``_peel_head``, ``_peel_tail``).
+and last rows may belong to the text above or below it (``_peel_head``, ``_peel_tail``), and
+so may rows of a table that leave the gutter free (``_foreign_ends``).
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -30,6 +32,10 @@ MIN_SPLIT_ROWS = 4
 MIN_GUTTER_PT = 6
 #: the strips of least cover tried as the gutter
 MAX_CANDIDATES = 6
+#: a row of a table under or over the columns: its left part ends this many ems short of the left
+#: column's edge, and its right part starts this many ems right of the right column's lines
+FOREIGN_SHORT_EM = 2.0
+FOREIGN_INDENT_EM = 4.0
 #: rows whose sizes differ by more than this (points) are set in another type
 SAME_TYPE_PT = 0.6
 #: a strip takes in neighbouring points covered by at most this many more rows
@@ -185,10 +191,40 @@ def _peel_tail(band: Sequence[Item], x: float, after: Item | None) -> int:
     return peeled
 
 
+def _foreign_ends(band: Sequence[Item], x: float) -> tuple[int, int]:
+    """How many rows at the top and at the bottom of ``band`` have text on both sides of ``x`` but
+    follow neither column: the left part ends well short of the left column's right edge, and
+    the right part starts well right of where the right column's lines start. They are rows of a
+    table above or below the columns whose cells happen to leave the gutter free."""
+    halves = [_split(item, x) for item in band]
+    left_ends = [left.x1 for left, _ in halves if left is not None]
+    right_starts = Counter(round(right.x0) for _, right in halves if right is not None)
+    if not left_ends or not right_starts:
+        return 0, 0
+    left_edge, right_edge = max(left_ends), right_starts.most_common(1)[0][0]
+
+    def foreign(index: int) -> bool:
+        item, (left, right) = band[index], halves[index]
+        if not isinstance(item, Row) or left is None or right is None:
+            return False
+        size = item.size
+        return left.x1 < left_edge - FOREIGN_SHORT_EM * size and right.x0 > right_edge + FOREIGN_INDENT_EM * size
+
+    head = 0
+    while head < len(band) and foreign(head):
+        head += 1
+    tail = 0
+    while tail < len(band) - head and foreign(len(band) - 1 - tail):
+        tail += 1
+    return head, tail
+
+
 def _other_type(item: Item, reference: Item) -> bool:
     if isinstance(item, TableBlock) or isinstance(reference, TableBlock):
         return False
-    return abs(item.size - reference.size) > SAME_TYPE_PT or item.bold != reference.bold
+    return (
+        abs(item.size - reference.size) > SAME_TYPE_PT or item.bold != reference.bold or item.colour != reference.colour
+    )
 
 
 def reading_order(items: Sequence[Item], width: float) -> list[Region]:
@@ -203,19 +239,25 @@ def reading_order(items: Sequence[Item], width: float) -> list[Region]:
         if not band:
             return
         before = regions[-1].items[-1] if regions and not regions[-1].column else None
-        head = _peel_head(band, gutter, before)
-        tail = _peel_tail(band[head:], gutter, after)
-        middle = band[head : len(band) - tail]
-        if head:
-            regions.append(Region(tuple(band[:head])))
+        foreign_head, foreign_tail = _foreign_ends(band, gutter)
+        core = band[foreign_head : len(band) - foreign_tail]
+        if foreign_head:
+            before = band[foreign_head - 1]
+        if foreign_tail:
+            after = band[len(band) - foreign_tail]
+        head = _peel_head(core, gutter, before)
+        tail = _peel_tail(core[head:], gutter, after)
+        middle = core[head : len(core) - tail]
+        if foreign_head + head:
+            regions.append(Region(tuple(band[: foreign_head + head])))
         if _is_two_columns(middle, gutter, width):
             halves = [_split(item, gutter) for item in middle]
             regions.append(Region(tuple(left for left, _ in halves if left is not None), column=True))
             regions.append(Region(tuple(right for _, right in halves if right is not None), column=True))
-        else:
+        elif middle:
             regions.append(Region(tuple(middle)))
-        if tail:
-            regions.append(Region(tuple(band[len(band) - tail :])))
+        if tail + foreign_tail:
+            regions.append(Region(tuple(band[len(band) - tail - foreign_tail :])))
         band.clear()
 
     for item in items:

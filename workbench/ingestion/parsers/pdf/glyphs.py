@@ -5,6 +5,9 @@ out, which matters between CJK characters, where a gap alone says little). A spa
 next glyph overlaps by half its width or more has no advance: it is not a word break (Chromium
 draws an unbroken soft hyphen that way).
 
+A glyph is bold when its font's name says so, or when it is painted filled and stroked
+(``render_modes``: how fonts without a bold face are made bold).
+
 Small filled or stroked shapes (``Mark``) are kept too: many producers draw list bullets as a
 disc, a circle or a square instead of a glyph.
 
@@ -20,8 +23,13 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.ingestion.parsers.pdf.render_modes import painted_bold
+
 #: the text of a glyph whose font gives no Unicode mapping
 UNMAPPED = "\ufffd"
+#: the colour most text is painted in, as (red, green, blue) from 0 to 1
+Colour = tuple[float, float, float]
+BLACK: Colour = (0.0, 0.0, 0.0)
 _CID = re.compile(r"^\(cid:\d+\)$")
 _BOLD = re.compile(r"bold|black|heavy|semibold|demibold|[-,]bd$|\bw[6-9]\b", re.IGNORECASE)
 _CJK_RANGES = (
@@ -49,6 +57,7 @@ class Glyph:
     bold: bool
     #: a space glyph was drawn just before this one, on its line (a word break the PDF spells out)
     space_before: bool = False
+    colour: Colour = BLACK
 
     @property
     def middle(self) -> float:
@@ -121,6 +130,24 @@ def page_marks(page: Any) -> tuple[Mark, ...]:
     return tuple(marks)
 
 
+def colour_of(value: Any) -> Colour:
+    """A fill colour as RGB, rounded to 2 places: grey and CMYK converted; patterns and unknown
+    spaces count as black."""
+    if not isinstance(value, tuple | list) or not all(isinstance(part, int | float) for part in value):
+        return BLACK
+    parts = [float(part) for part in value]
+    if len(parts) == 1:
+        red = green = blue = parts[0]
+    elif len(parts) == 3:
+        red, green, blue = parts
+    elif len(parts) == 4:
+        cyan, magenta, yellow, key = parts
+        red, green, blue = ((1 - ink) * (1 - key) for ink in (cyan, magenta, yellow))
+    else:
+        return BLACK
+    return (round(red, 2), round(green, 2), round(blue, 2))
+
+
 def page_glyphs(page: Any) -> PageContent:
     """The glyphs and marks of a pdfplumber page, glyphs in content order."""
     glyphs = []
@@ -143,8 +170,9 @@ def page_glyphs(page: Any) -> PageContent:
                 top=float(char["top"]),
                 bottom=float(char["bottom"]),
                 size=round(size, 1),
-                bold=bool(_BOLD.search(str(char.get("fontname") or ""))),
+                bold=bool(_BOLD.search(str(char.get("fontname") or ""))) or painted_bold(char),
                 space_before=space_at is not None and abs(space_at - float(char["top"])) < 0.5 * size,
+                colour=colour_of(char.get("non_stroking_color")),
             )
         )
         space_at = None

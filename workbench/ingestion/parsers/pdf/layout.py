@@ -21,6 +21,7 @@ from workbench.ingestion.parsers.pdf.glyphs import page_glyphs
 from workbench.ingestion.parsers.pdf.headings import body_style, heading_levels
 from workbench.ingestion.parsers.pdf.markdown import page_markdown
 from workbench.ingestion.parsers.pdf.marks import drawn_bullets
+from workbench.ingestion.parsers.pdf.render_modes import interpret_page
 from workbench.ingestion.parsers.pdf.rows import Row, rows_of
 from workbench.ingestion.parsers.pdf.tables import TableBlock, ruled_tables
 
@@ -52,6 +53,7 @@ def read_pages(data: bytes) -> PdfPages:
     try:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
             for page in pdf.pages:
+                interpret_page(page)
                 content = page_glyphs(page)
                 tables, outside = ruled_tables(page, drawn_bullets(content.glyphs, content.marks))
                 pages.append(_Page(content.width, content.height, rows_of(outside), tables, len(content.glyphs)))

@@ -50,5 +50,5 @@ def drawn_bullets(glyphs: Sequence[Glyph], marks: Sequence[Mark]) -> list[Glyph]
             continue
         if any(mark.x0 - CLEAR_BEFORE_EM * size < glyph.x1 <= mark.x0 for glyph in line):
             continue  # text just before it: a shape inside a line, not a bullet
-        bullets.append(Glyph(BULLET, mark.x0, mark.x1, first.top, first.bottom, size, first.bold))
+        bullets.append(Glyph(BULLET, mark.x0, mark.x1, first.top, first.bottom, size, first.bold, colour=first.colour))
     return [*glyphs, *bullets]
