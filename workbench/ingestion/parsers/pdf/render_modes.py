@@ -26,7 +26,7 @@ FILLED_MODES = frozenset({0, 2, 4, 6})
 def _device_class() -> type:
     from pdfplumber.page import PDFPageAggregatorWithMarkedContent
 
-    class RenderModeAggregator(PDFPageAggregatorWithMarkedContent):  # type: ignore[misc]
+    class RenderModeAggregator(PDFPageAggregatorWithMarkedContent):
         """pdfplumber's device, noting how each character is painted."""
 
         render_mode = 0
@@ -40,7 +40,7 @@ def _device_class() -> type:
         def render_char(self, *args: Any, **kwargs: Any) -> float:
             advance: float = super().render_char(*args, **kwargs)
             if self.cur_item._objs:
-                char = self.cur_item._objs[-1]
+                char: Any = self.cur_item._objs[-1]
                 char.fill = self.render_mode in FILLED_MODES
                 char.stroke = self.render_mode in STROKED_MODES
                 char.linewidth = self.line_width
