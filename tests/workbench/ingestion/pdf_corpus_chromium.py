@@ -300,12 +300,14 @@ def available() -> bool:
     return CHROMIUM.exists() and CHINESE_FONT_FILE.exists()
 
 
-def write_corpus(folder: Path) -> dict[str, tuple[Path, HeldOutDocument]]:
+def write_corpus(
+    folder: Path, documents: tuple[HeldOutDocument, ...] = DOCUMENTS
+) -> dict[str, tuple[Path, HeldOutDocument]]:
     """Every document's PDF in ``folder`` (one Chromium for all), with its truth beside it."""
     folder.mkdir(parents=True, exist_ok=True)
     jobs = []
     written = {}
-    for document in DOCUMENTS:
+    for document in documents:
         path = folder / document.name
         title = document.truth.split("\n", 1)[0].lstrip("# ")
         jobs.append((to_html(document.source, document.language, document.settings, title), document.settings, path))

@@ -58,11 +58,14 @@ class Style:
     body_colour: Colour = BLACK
 
 
-def list_marker(row: Row) -> tuple[str, Row] | None:
+def list_marker(row: Row, dashes: bool = False) -> tuple[str, Row] | None:
     """("-", "N." or "N)", the rest of the row) when the row starts with a list marker.
 
     A marker is a bullet glyph (or a glyph with no Unicode mapping, as word processors draw
-    bullets), a dash or a number ("3." "3)" "(3)" "c.") set apart from the text by a gap.
+    bullets), a dash or a number ("3." "3)" "(3)" "c.") set apart from the text by a wide gap,
+    or a bullet glyph or a number and "." or ")" before a space. A dash before a mere space
+    counts only with ``dashes`` (when other rows start with one too: a line of prose can begin
+    with a dash, "- or so -", a list has items).
     """
     pieces = row.pieces
     first = pieces[0]
@@ -70,6 +73,8 @@ def list_marker(row: Row) -> tuple[str, Row] | None:
         return _marker_text(first.text), Row(tuple(glyph for piece in pieces[1:] for glyph in piece.glyphs))
     glyphs = row.glyphs
     if len(glyphs) > 1 and glyphs[0].text in _BULLETS:
+        return "-", Row(glyphs[1:])
+    if dashes and _dash_first(row):
         return "-", Row(glyphs[1:])
     end = 0
     while end < len(glyphs) and end < 3 and glyphs[end].text.isdigit():
@@ -80,6 +85,19 @@ def list_marker(row: Row) -> tuple[str, Row] | None:
 
 
 _BULLETS = frozenset("\u2022\u25cf\u25aa\u25a0\u25e6\u2023\u2043\u2219" + UNMAPPED)
+_DASHES = frozenset("-\u2013\u2014")
+
+
+def _dash_first(row: Row) -> bool:
+    glyphs = row.glyphs
+    return len(glyphs) > 2 and glyphs[0].text in _DASHES and needs_space(glyphs[0], glyphs[1])
+
+
+def _dash_items(rows: Sequence[Row]) -> set[int]:
+    """Indexes of the rows that start with a dash and a space, where another such row starts at
+    the same place (within half an em)."""
+    starts = [(index, row.x0, row.size) for index, row in enumerate(rows) if _dash_first(row)]
+    return {index for index, x, size in starts if sum(1 for _, other, _ in starts if abs(other - x) <= 0.5 * size) >= 2}
 
 
 def _marker_text(marker: str) -> str:
@@ -151,8 +169,9 @@ def _text_blocks(rows: Sequence[Row], style: Style, right_edge: float) -> list[B
                     )
                 )
 
-    for row in rows:
-        found = list_marker(row)
+    dash_items = _dash_items(rows)
+    for index, row in enumerate(rows):
+        found = list_marker(row, index in dash_items)
         if found is not None:
             close()
             marker, rest = found

@@ -129,3 +129,17 @@ def test_a_paragraph_goes_on_from_the_foot_of_one_column_to_the_head_of_the_next
     regions = [Region(tuple(left), column=True), Region(tuple(right), column=True)]
     blocks = page_blocks(regions, Style(10.0, 14.0))
     assert len(blocks) == (1 if joined else 2)
+
+
+def test_dashes_start_items_when_several_rows_start_with_one():
+    def dash_item(text: str, top: float) -> Row:  # "– text": the dash, then a space's gap
+        return Row((Glyph("\u2013", 20, 25, top, top + 10, 10.0, False), *_word(text, 30, top)))
+
+    rows = [dash_item(f"item{n}", 100 + 14 * n) for n in range(2)]
+    blocks = page_blocks([Region(tuple(rows))], Style(10.0, 14.0))
+    assert [(block.kind, block.text) for block in blocks if isinstance(block, TextBlock)] == [
+        ("item", "item0"),
+        ("item", "item1"),
+    ]
+    alone = page_blocks([Region((rows[0],))], Style(10.0, 14.0))  # one line of prose starting with a dash
+    assert [block.kind for block in alone if isinstance(block, TextBlock)] == ["paragraph"]
