@@ -201,6 +201,8 @@ def _continues(previous: Row, row: Row, first: Row, style: Style, right_edge: fl
     hyphenated = previous.text[-1:] in "-\u2010\u00ad" and row.text[:1].islower()
     if not hyphenated and previous.x1 + first_word_width(row) + 0.3 * row.size < right_edge:
         return False  # the next line's first word would have fit: the paragraph ended on purpose
+    if previous is not first and row.x0 > previous.x0 + 0.5 * row.size:
+        return False  # indented under a line that was not: a new paragraph's first-line indent
     return row.x0 <= first.x0 + 1.5 * row.size or row.x0 <= previous.x0 + 0.5 * row.size
 
 

@@ -143,3 +143,17 @@ def test_dashes_start_items_when_several_rows_start_with_one():
     ]
     alone = page_blocks([Region((rows[0],))], Style(10.0, 14.0))  # one line of prose starting with a dash
     assert [block.kind for block in alone if isinstance(block, TextBlock)] == ["paragraph"]
+
+
+def test_a_first_line_indent_starts_a_paragraph_even_after_a_full_line():
+    """Chinese (and many books) mark a paragraph by indenting its first line, with no space above:
+    a paragraph whose last line happens to fill the measure still ends there."""
+    rows = [
+        _line(60, 300, 100, "a"),  # first line, indented 2 em
+        _line(40, 300, 114, "b"),
+        _line(40, 300, 128, "c"),  # full to the right edge
+        _line(60, 300, 142, "d"),  # indented again: a new paragraph
+        _line(40, 200, 156, "e"),
+    ]
+    blocks = page_blocks([Region(tuple(rows))], Style(10.0, 14.0))
+    assert [block.text[:1] + block.text[-1:] for block in blocks if isinstance(block, TextBlock)] == ["ac", "de"]
