@@ -51,11 +51,16 @@ Block = TextBlock | TableBlock
 
 @dataclass(frozen=True)
 class Style:
-    """The document's body text: font size, line pitch (baseline to baseline) and colour."""
+    """The document's body text: font size, line pitch (baseline to baseline), colour and weight."""
 
     body_size: float
     body_pitch: float
     body_colour: Colour = BLACK
+    body_bold: bool = False  # a document set in bold throughout (or painted with an outline)
+
+    def is_body(self, row: Row) -> bool:
+        """Whether ``row`` is set like the body text."""
+        return abs(row.size - self.body_size) <= 0.6 and row.bold == self.body_bold and row.colour == self.body_colour
 
 
 def list_marker(row: Row, dashes: bool = False) -> tuple[str, Row] | None:
@@ -195,8 +200,7 @@ def _continues(previous: Row, row: Row, first: Row, style: Style, right_edge: fl
     pitch = row.top - previous.top
     if pitch <= 0 or pitch > PARAGRAPH_GAP * _pitch(style, row.size):
         return False
-    body_text = abs(row.size - style.body_size) <= 0.6 and not row.bold and row.colour == style.body_colour
-    if not body_text:
+    if not style.is_body(row):
         return True  # a heading wrapped onto another line, centred or not
     hyphenated = previous.text[-1:] in "-\u2010\u00ad" and row.text[:1].islower()
     if not hyphenated and previous.x1 + first_word_width(row) + 0.3 * row.size < right_edge:

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.workbench.ingestion.pdf_corpus import chinese_font_available
 from workbench.ingestion.parsers.pdf.blocks import Style, TextBlock, page_blocks
 from workbench.ingestion.parsers.pdf.columns import Region, reading_order
 from workbench.ingestion.parsers.pdf.furniture import without_furniture
@@ -157,3 +158,52 @@ def test_a_first_line_indent_starts_a_paragraph_even_after_a_full_line():
     ]
     blocks = page_blocks([Region(tuple(rows))], Style(10.0, 14.0))
     assert [block.text[:1] + block.text[-1:] for block in blocks if isinstance(block, TextBlock)] == ["ac", "de"]
+
+
+def _chinese_page(heading_mode: int, heading_colour: tuple[float, float, float], scoped: bool = True) -> bytes:
+    """A page with a heading at the body's size (painted in ``heading_mode``, in ``heading_colour``)
+    over two paragraphs of body text, drawn with reportlab in WQY MicroHei (a font without bold).
+    Unless ``scoped``, the heading's render mode goes on to the body text too."""
+    import io
+
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+    from reportlab.pdfgen import canvas
+
+    from tests.workbench.ingestion.pdf_corpus import CHINESE_FONT_FILE
+
+    pdfmetrics.registerFont(TTFont("WQY", CHINESE_FONT_FILE, subfontIndex=0))
+    buffer = io.BytesIO()
+    page = canvas.Canvas(buffer, invariant=1)
+    if scoped:
+        page.saveState()  # the render mode and the colour are graphics state: scoped to the heading
+    heading = page.beginText(72, 720)
+    heading.setFont("WQY", 11)
+    heading.setTextRenderMode(heading_mode)
+    heading.setFillColorRGB(*heading_colour)
+    heading.textLine("选择块的大小")
+    page.setLineWidth(0.35)
+    page.drawText(heading)
+    if scoped:
+        page.restoreState()
+    body = page.beginText(72, 696)
+    body.setFont("WQY", 11)
+    for line in ("从嵌入模型训练时使用的长度开始测量召回率。", "把长度减半和加倍，再分别测量一次。", ""):
+        body.textLine(line)
+    body.textLine("不同的长度适合不同的集合。")
+    page.drawText(body)
+    page.save()
+    return buffer.getvalue()
+
+
+@pytest.mark.skipif(not chinese_font_available(), reason="needs fonts-wqy-microhei")
+def test_a_heading_bold_by_outline_or_in_colour_at_the_body_size_is_a_heading():
+    from workbench.ingestion.parsers import parse_bytes
+
+    outlined = parse_bytes(_chinese_page(2, (0, 0, 0)), "outlined.pdf").markdown  # fill and stroke
+    coloured = parse_bytes(_chinese_page(0, BLUE), "coloured.pdf").markdown
+    plain = parse_bytes(_chinese_page(0, (0, 0, 0)), "plain.pdf").markdown
+    assert outlined.startswith("# 选择块的大小\n") and coloured.startswith("# 选择块的大小\n")
+    assert plain.startswith("选择块的大小") and "#" not in plain
+    everything_outlined = parse_bytes(_chinese_page(2, (0, 0, 0), scoped=False), "bold.pdf").markdown
+    assert everything_outlined.split("\n\n") == plain.split("\n\n")  # bold body text: its paragraphs still end
