@@ -131,5 +131,7 @@ def write_book_corpus(folder: Path) -> dict[str, tuple[Path, HeldOutDocument]]:
 
 
 if __name__ == "__main__":
-    for name, (path, _document) in write_book_corpus(Path(sys.argv[1] if len(sys.argv) > 1 else "pdf-corpus-book")).items():
+    for name, (path, _document) in write_book_corpus(
+        Path(sys.argv[1] if len(sys.argv) > 1 else "pdf-corpus-book")
+    ).items():
         print(name, path)
