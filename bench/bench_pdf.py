@@ -16,9 +16,9 @@ says which were used to develop the extractor, and when):
   right, dashes as bullets).
 
 The Chromium-made sets need /usr/bin/chromium and playwright; a set that cannot be built here is
-left out with a note. All have English and Chinese, justified paragraphs, headings at three levels, bullet and
-numbered lists, ruled and unruled tables, two columns, running headers and footers and
-hyphenated line ends. Per extractor and language it prints:
+left out with a note. All have English and Chinese, justified paragraphs, headings, bullet and
+numbered lists, tables, two columns, running headers and footers and hyphenated line ends. Per
+extractor and language it prints:
 
 * **similarity**: 1 - edit distance / longer length, over the text without Markdown marks
   (heading hashes, list markers, table pipes and rules), whitespace runs as one space; summed
