@@ -264,11 +264,11 @@ def _share(value: float) -> str:
 
 
 def measure_set(title: str, build: Callable[[Path], dict], rounds: int) -> None:
-    folder = Path(tempfile.mkdtemp(prefix="pdf-corpus-"))
-    corpus = build(folder)
+    with tempfile.TemporaryDirectory(prefix="pdf-corpus-") as folder:
+        corpus = build(Path(folder))
+        data = {name: path.read_bytes() for name, (path, _document) in corpus.items()}
     if not corpus:
         return
-    data = {name: path.read_bytes() for name, (path, _document) in corpus.items()}
     documents = {name: document for name, (_path, document) in corpus.items()}
     page_count = sum(len(layout_pages(pdf)) for pdf in data.values())
     load_before = os.getloadavg()[0]
