@@ -22,14 +22,10 @@ QUESTIONS = [
 ]
 
 
-def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home: Path, tmp_path: Path, capsys):
-    from playwright.sync_api import expect, sync_playwright
-
+def _home_with_pool(demo_home: Path, tmp_path: Path) -> Path:
+    """A copy of the demo home with the pool "three" (the three questions, bm25 and dense, depth 1)."""
     from workbench.cli import main
-    from workbench.golden import judging
-    from workbench.service import Workbench
 
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     home = tmp_path / "home"
     shutil.copytree(demo_home, home)
     (tmp_path / "three.txt").write_text("\n".join(QUESTIONS) + "\n", encoding="utf-8")
@@ -54,6 +50,18 @@ def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home
         )
         == 0
     )
+    return home
+
+
+def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home: Path, tmp_path: Path, capsys):
+    from playwright.sync_api import expect, sync_playwright
+
+    from workbench.cli import main
+    from workbench.golden import judging
+    from workbench.service import Workbench
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    home = _home_with_pool(demo_home, tmp_path)
     _, items = judging.load_pool(Workbench(home).catalog, "three")
     assert {item.query for item in items} == set(QUESTIONS)
     keys = [str(position % 4) for position in range(len(items))]
@@ -134,3 +142,66 @@ def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home
     )
     result = json.loads(capsys.readouterr().out)
     assert result["golden"] == "three-ada" and "ndcg@10" in result["metrics"]
+
+
+def _script_runs(frames: list) -> list[tuple[str, ...]]:
+    """The script runs the server started, from its websocket messages: each run opens with a
+    ``new_session`` message naming the fragments it reruns (none: the whole page)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    runs = []
+    for payload in frames:
+        if isinstance(payload, bytes):
+            message = ForwardMsg.FromString(payload)
+            if message.WhichOneof("type") == "new_session":
+                runs.append(tuple(message.metadata.run.fragment_ids))
+    return runs
+
+
+def test_a_grade_key_reruns_only_the_judging_fragment_not_the_page(demo_home: Path, tmp_path: Path):
+    from playwright.sync_api import expect, sync_playwright
+
+    from workbench.golden import judging
+    from workbench.service import Workbench
+
+    home = _home_with_pool(demo_home, tmp_path)
+    total = len(judging.load_pool(Workbench(home).catalog, "three")[1])
+    frames: list = []
+    with serve(home, "streamlit-server-judging-fragment.log") as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        page.on("websocket", lambda socket: socket.on("framereceived", lambda payload: frames.append(payload)))
+        try:
+            page.goto(f"{url}/judging")
+            # the warm-up's status polls while it runs: wait it out, so every run below is ours
+            expect(page.locator(".st-key-warmup_status")).to_contain_text("ready", timeout=STEP_S * 1000)
+            name = page.locator(".st-key-judging_judge_input input")
+            name.fill("Ada")
+            name.press("Enter")
+            progress = page.get_by_test_id("stProgress")
+            expect(progress).to_contain_text(f"0 of {total} chunks judged", timeout=STEP_S * 1000)
+            page.locator(".st-key-judging_chunk").click()
+            settle(page)
+            for done, key in enumerate(["2", "0", "U"], start=1):
+                before = len(frames)
+                page.keyboard.press(key)
+                judged = done if key != "U" else done - 2
+                expect(progress).to_contain_text(f"{judged} of {total} chunks judged", timeout=STEP_S * 1000)
+                settle(page)
+                runs = _script_runs(frames[before:])
+                assert runs and all(runs), f"key {key}: runs {runs} (an empty tuple is a whole-page run)"
+            # the signal is real: a widget outside the fragment (the new pool's questions) reruns the page
+            page.get_by_text("New pool").click()
+            questions = page.locator(".st-key-judging_new_questions textarea")
+            expect(questions).to_be_visible(timeout=STEP_S * 1000)
+            before = len(frames)
+            questions.fill("What is a golden set?")
+            questions.press("Control+Enter")
+            settle(page)
+            assert () in _script_runs(frames[before:])
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "judging-fragment-failure.png"), full_page=True)
+            raise
+        finally:
+            browser.close()
+    assert [j.grade for j in judging.judgements(Workbench(home).catalog, "three", "Ada")] == [2]
