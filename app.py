@@ -22,9 +22,10 @@ import streamlit as st
 from store.catalog import CatalogBusyError
 from workbench.config import ConfigError
 from workbench.evaluation.golden import GoldenSetError
+from workbench.facade import ReadOnlyError
 from workbench.retrieval.pipeline import QueryError
 from workbench.service import NotFoundError
-from workbench.sharing import ReadOnlyError, SharingError
+from workbench.service.sharing import SharingError
 from workbench.ui import session, warmup
 from workbench.ui.access import gate, read_only
 from workbench.ui.demo_loader import load_demo_with_progress

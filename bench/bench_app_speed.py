@@ -202,7 +202,7 @@ def run(home: Path, args: argparse.Namespace) -> tuple[list[Goal], list[list[str
             try:
                 page.wait_for_function(WARMUP_READY, polling=200, timeout=args.ready_timeout * 1000)
                 facts.append(["warm-up says ready, after the server answered", f"{time.monotonic() - started:.2f} s"])
-            except Exception:  # noqa: BLE001 -- an app without the status: the first query is timed from the first page
+            except Exception:  # an app without the status: the first query is timed from the first page
                 facts.append(["warm-up status", "not shown"])
             first = [lab_query(page, *queries[0])]
             lab = [lab_query(page, *query) for query in queries[1 : args.queries + 1]]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from workbench.analysis.relevance import relevant_in_run
+from workbench.analysis.golden_matches import relevant_in_run
 from workbench.analysis.side_config import describe_differences, differences, side_config
 from workbench.config import ConfigError, dumps
 from workbench.service import BackendError
@@ -84,7 +84,7 @@ def _configure_sides(base, signature: str, ran: bool) -> tuple[dict, dict]:
 
     Once there is a query the settings fold away, so the verdicts and final lists come first."""
     containers, configs = {}, {}
-    for side, column in zip(SIDES, st.columns(2, gap="medium"), strict=True):
+    for side, column in zip(SIDES, st.columns(2, gap="medium"), strict=False):
         sync_with_preset(side, base, signature)
         with column:
             containers[side] = st.container(key=f"side_{side}")

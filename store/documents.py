@@ -126,7 +126,7 @@ def commit_documents(catalog: Catalog, collection_id: int, run_id: int, document
             outcomes.append("replaced" if existing is not None and existing.status == "success" else "ingested")
         _insert_versions(con, collection_id, pending)
         repo.record_events(
-            con, run_id, [(d.source, d.sha256, outcome) for d, outcome in zip(documents, outcomes, strict=True)]
+            con, run_id, [(d.source, d.sha256, outcome) for d, outcome in zip(documents, outcomes, strict=False)]
         )
         repo.bump_generation(con, collection_id)
     return outcomes
@@ -153,7 +153,7 @@ def _insert_versions(con, collection_id: int, documents: list[DocumentVersion]) 
     repo.insert_chunk_rows(
         con,
         collection_id,
-        [(key, doc_id, chunks) for d, doc_id in zip(documents, ids, strict=True) for key, chunks in d.chunks.items()],
+        [(key, doc_id, chunks) for d, doc_id in zip(documents, ids, strict=False) for key, chunks in d.chunks.items()],
     )
 
 

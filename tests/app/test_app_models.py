@@ -44,7 +44,7 @@ def test_the_catalogue_with_sizes_status_and_where_it_is_cached(tmp_path: Path, 
     app = open_app(tmp_path / "home", page=PAGE)
     assert not app.exception, app.exception
     embedding, rerank = [frame.value for frame in app.dataframe][:2]
-    by_name = dict(zip(embedding["model"], embedding["status"], strict=True))
+    by_name = dict(zip(embedding["model"], embedding["status"], strict=False))
     assert by_name["all-MiniLM-L6-v2"] == "bundled"
     assert by_name["BAAI/bge-small-zh-v1.5"] == "not downloaded"
     row = embedding[embedding["model"] == "BAAI/bge-small-zh-v1.5"].iloc[0]

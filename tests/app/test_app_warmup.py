@@ -17,7 +17,7 @@ def _status_text(app) -> str:
 
 def test_the_page_draws_while_the_models_load_and_the_sidebar_says_so(demo_home_copy: Path, open_app):
     from workbench.embedding import registry
-    from workbench.retrieval import first_use
+    from workbench.service import first_use
 
     # holding the embedding registry's lock stops the warm-up inside its model step, however
     # fast this machine loads the model: the page must still be drawn, and say it is warming

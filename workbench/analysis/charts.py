@@ -46,7 +46,7 @@ def rank_flow_figure(
                 if stage in flow.searched_with
                 else ""
             )
-            for stage, rank in zip(flow.stages, path.ranks, strict=True)
+            for stage, rank in zip(flow.stages, path.ranks, strict=False)
         ]
         name = f"#{path.final_rank} {label}" if in_final else f"out · {label}"
         # the chart sits in half a page: a legend of long labels would squash it, so finalists

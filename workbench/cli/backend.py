@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.backends import backend_names
+from workbench.backends import BACKENDS
 from workbench.cli.common import EXIT_OK, print_progress, workbench_from
 
 
@@ -18,7 +18,7 @@ def add_commands(commands, common) -> None:
         "migrate-backend", help="move a collection's indexes to another backend (local or milvus), re-embedding nothing"
     )
     p.add_argument("--collection", "-c", required=True)
-    p.add_argument("--to", required=True, choices=backend_names(), help="where the indexes go")
+    p.add_argument("--to", required=True, choices=BACKENDS.names(), help="where the indexes go")
     p.add_argument(
         "--uri",
         help="the Milvus to move to: a Milvus Lite file (relative to the home) or "

@@ -51,7 +51,7 @@ def open_onnx(folder: Path, precision: str):
     names = [i.name for i in session.get_inputs()]
 
     def run(arrays):
-        return session.run(None, dict(zip(names, arrays, strict=True)))[0]
+        return session.run(None, dict(zip(names, arrays, strict=False)))[0]
 
     return run
 

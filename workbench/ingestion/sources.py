@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.llm.client import LlmCall, summarize_calls
-from workbench.plural import count
+from workbench.text import count
 
 MB = 1024 * 1024
 

@@ -186,7 +186,7 @@ class CatalogWriter:
         statuses = stored_documents.commit_documents(self.catalog, self.collection_id, self.run_id, versions)
         self.report.outcomes.extend(
             FileOutcome(d.source.name, status, chunks=len(next(iter(d.chunks.values()), [])))
-            for d, status in zip(documents, statuses, strict=True)
+            for d, status in zip(documents, statuses, strict=False)
         )
 
     def _record_failure(self, source: Source, sha: str, reason: str, replaces: bool) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from workbench.evaluation import golden as golden_sets
-from workbench.golden import agree, judging, pools, query_sets
+from workbench.golden import judging, pools, query_sets, set_agreement
 from workbench.golden.judging import GRADE_MEANINGS, GRADES, Judgement, JudgingError, PoolItem, PoolRow
 from workbench.ui import session
 from workbench.ui.text import md_escape
@@ -278,7 +278,7 @@ def _render_judging(view: JudgingView, judge: str) -> None:
     text = view.text if view.text is not None else f"(document {item.document} is no longer in {view.row.collection})"
     with st.container(border=True, height=260, key="judging_chunk"):
         st.text(text)
-    for grade, column in zip(GRADES, st.columns(len(GRADES)), strict=True):
+    for grade, column in zip(GRADES, st.columns(len(GRADES)), strict=False):
         column.button(
             f"{grade} · {GRADE_MEANINGS[grade].split(':')[0]}",
             key=f"judging_grade_{grade}",
@@ -338,9 +338,9 @@ def render_agreement(collection: str) -> None:
             return bench.config_for(collection, preset, overrides)
 
         with st.spinner("Evaluating the configurations under both sets…"):
-            report = agree.ranking_agreement(bench, collection, set_a, set_b, pools.built_in_configs(resolve))
+            report = set_agreement.ranking_agreement(bench, collection, set_a, set_b, pools.built_in_configs(resolve))
     else:
-        report = agree.grade_agreement(set_a, set_b)
+        report = set_agreement.grade_agreement(set_a, set_b)
     kappa = "undefined" if report.kappa_linear is None else f"{report.kappa_linear:.3f}"
     st.metric("Weighted kappa (linear)", kappa, help="1 = the same grades, 0 = chance agreement", border=True)
     st.caption(f"{report.pairs} (query, chunk) pairs judged by both · {report.kappa_words}")

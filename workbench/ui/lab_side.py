@@ -20,9 +20,9 @@ from workbench.analysis.tables import chunk_label, diff_rows, stage_rows, timing
 from workbench.analysis.verdict import evidence_rows, verdict_view
 from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
 from workbench.models.catalogue import RERANK
-from workbench.plural import count
 from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import Trace
+from workbench.text import count
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.data_tables import show_table
 from workbench.ui.model_choice import model_picker, picker_state
@@ -49,8 +49,8 @@ def write_widget_state(side: str, values: dict[str, object]) -> None:
     """Put ``values`` into the side's widgets, each inside its key's range."""
     for name, value in values.items():
         if name == "fusion.weights":
-            weights = (list(value) + [0.0, 0.0])[: len(WEIGHT_KEYS)]  # a missing weight shows as 0
-            for weight_key, weight in zip(WEIGHT_KEYS, weights, strict=True):
+            weights = list(value) + [0.0, 0.0]
+            for weight_key, weight in zip(WEIGHT_KEYS, weights, strict=False):
                 st.session_state[side_key(side, weight_key)] = config_inputs.clamped("fusion.weights", weight)
         elif name == "rerank.model":
             st.session_state.update(picker_state(side_key(side, name), str(value), RERANK))

@@ -53,7 +53,7 @@ def chunk_rate(model: str) -> float | None:
 
 def warm_up(collection: str, query: str, configs: list):
     """Do a query's one-off work (indexes, models, query vector) before either lab side is timed."""
-    from workbench.retrieval.first_use import warm_up as warm
+    from workbench.service.first_use import warm_up as warm
 
     with st.spinner("Loading the indexes and models (first use only)…"):
         return warm(workbench(), collection, query, configs)
@@ -66,7 +66,7 @@ def home_path() -> Path:
 @functools.lru_cache(maxsize=16)
 def _resolved_home(configured: str | None, cwd: str) -> Path:
     # resolving costs a system call per path component, and pages ask for the home many times a run
-    from workbench.home import resolve_home
+    from workbench.service.home import resolve_home
 
     return resolve_home(configured)
 

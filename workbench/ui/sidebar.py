@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from workbench.names import shown_name
-from workbench.plural import count
+from workbench.text import count, shown_name
 from workbench.ui import session, warmup
 from workbench.ui.access import read_only
 from workbench.ui.text import md_escape

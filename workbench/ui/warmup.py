@@ -160,7 +160,7 @@ def plan(bench: Workbench) -> list[WarmUpStep]:
 
 
 def _all_loaded(bench: Workbench, collection: str, config: WorkbenchConfig) -> None:
-    from workbench.retrieval.first_use import warm_up
+    from workbench.service.first_use import warm_up
 
     warm_up(bench, collection, WARM_QUERY, [config])
 

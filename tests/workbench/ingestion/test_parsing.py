@@ -71,7 +71,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     form_path = folder / "form.pdf"
     form = canvas.Canvas(str(form_path), pagesize=A4)
     for row, cells in enumerate([("Name", "Qty", "Price"), ("Apple", "3", "1.20"), ("Pear", "10", "0.80")]):
-        for x, cell in zip((72, 250, 400), cells, strict=True):
+        for x, cell in zip((72, 250, 400), cells, strict=False):
             form.drawString(x, 750 - 20 * row, cell)
     form.showPage()
     form.drawString(72, 750, "Prose on the second page, long enough to read as a sentence.")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from workbench.config import IngestConfig
+from workbench.plugins import Registry
 
 
 @dataclass(frozen=True)
@@ -70,3 +71,23 @@ class Extraction:
 
 #: a format's extractor: (file bytes, source name, limits) -> its raw text, or a ParseError
 Extractor = Callable[[bytes, str, IngestConfig], Extraction]
+
+
+@dataclass(frozen=True)
+class Parser:
+    """How files of one extension are read: the document type recorded, and the extractor."""
+
+    doc_type: str
+    extract: Extractor
+
+
+#: every file extension the workbench reads (lower case, with the dot), by the format family that
+#: reads it; a new format is one extractor and one ``PARSERS.register`` in its family's module
+PARSERS: Registry[Parser] = Registry("file type")
+
+
+def register_parsers(types: Mapping[str, str], extractors: Mapping[str, Extractor]) -> None:
+    """Register a family's extensions: ``types`` maps an extension to its document type,
+    ``extractors`` a document type to the function that reads it."""
+    for extension, doc_type in types.items():
+        PARSERS.register(extension, Parser(doc_type, extractors[doc_type]))

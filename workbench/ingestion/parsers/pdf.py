@@ -12,7 +12,7 @@ import io
 
 from workbench.config import IngestConfig
 from workbench.ingestion.parsers.converter import convert
-from workbench.ingestion.parsers.document import Extraction, ParseError
+from workbench.ingestion.parsers.document import Extraction, ParseError, register_parsers
 
 
 def extract_pdf(data: bytes, source: str, limits: IngestConfig) -> Extraction:
@@ -78,5 +78,7 @@ def pdf_failure_reason(cause: BaseException | None) -> str:
     return "not a valid PDF (file is corrupt or truncated); re-export it and upload it again"
 
 
-TYPES = {".pdf": "pdf"}
-EXTRACTORS = {"pdf": extract_pdf}
+register_parsers(
+    {".pdf": "pdf"},
+    {"pdf": extract_pdf},
+)

@@ -3,7 +3,7 @@
 - ``confusion_table``: how often judge A gave grade i where judge B gave grade j.
 - ``weighted_kappa``: agreement on those grades beyond chance, where a near miss (2 against 3)
   costs less than a far one (0 against 3): 1 is perfect, 0 is chance.
-- ``kendall_tau``: whether two scorings order the same things alike (tau-b, which corrects for
+- ``kendall_tau_b``: whether two scorings order the same things alike (tau-b, which corrects for
   ties): 1 is the same order, -1 the reverse.
 
 Both return None when they are undefined (every pair the same grade; fewer than two items, or a
@@ -51,10 +51,10 @@ def weighted_kappa(table: Sequence[Sequence[int]], weights: str = "linear") -> f
     return 1.0 - observed / expected
 
 
-def kendall_tau(x: Sequence[float], y: Sequence[float]) -> float | None:
+def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Kendall's tau-b of two scorings of the same items (ties in either count as neither order)."""
     if len(x) != len(y):
-        raise ValueError(f"kendall_tau needs two scorings of the same items, got {len(x)} and {len(y)} values")
+        raise ValueError(f"kendall_tau_b needs two scorings of the same items, got {len(x)} and {len(y)} values")
     n = len(x)
     concordant = discordant = ties_x = ties_y = 0
     for i in range(n):

@@ -48,10 +48,6 @@ class SharingError(ValueError):
     """A sharing setting is unusable; the message names the variable and the values it takes."""
 
 
-class ReadOnlyError(PermissionError):
-    """A write or an LLM call in a read-only shared session; the message names the setting."""
-
-
 def share_mode(env: Mapping[str, str] | None = None) -> str:
     """``local``, ``shared`` or ``readonly`` from ``WORKBENCH_SHARE``."""
     env = os.environ if env is None else env
@@ -129,18 +125,12 @@ def refused_when_read_only(action: str) -> Callable[[Method], Method]:
     def decorate(method: Method) -> Method:
         @functools.wraps(method)
         def guarded(self, *args, **kwargs):
-            require_writable(self, action)
+            self.require_writable(action)
             return method(self, *args, **kwargs)
 
         return guarded  # type: ignore[return-value]
 
     return decorate
-
-
-def require_writable(bench, action: str) -> None:
-    """Raise ``ReadOnlyError`` naming ``action`` when ``bench`` (a ``Workbench``) is read-only."""
-    if getattr(bench, "read_only", False):
-        raise ReadOnlyError(read_only_message(action))
 
 
 def read_only_message(action: str) -> str:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.sharing import (
+from workbench.facade import ReadOnlyError
+from workbench.service.sharing import (
     LOCAL,
     READ_ONLY,
     SHARED,
-    ReadOnlyError,
     SharingError,
     access_for,
     configured_token,

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from workbench.config import WorkbenchConfig
+from workbench.facade import WorkbenchFacade
 
 
 @dataclass(frozen=True)
@@ -50,10 +51,10 @@ def _timed(steps: list[FirstUseStep], what: str, work: Callable[[], object]) -> 
     steps.append(FirstUseStep(what, (time.perf_counter() - started) * 1000))
 
 
-def warm_up(bench, collection: str, query: str, configs: Iterable[WorkbenchConfig]) -> FirstUseCost:
+def warm_up(bench: WorkbenchFacade, collection: str, query: str, configs: Iterable[WorkbenchConfig]) -> FirstUseCost:
     """Load what every config needs and embed the query once per embedding model.
 
-    ``bench`` is a ``workbench.service.Workbench``. Work already done (a loaded model, a cached
+    Work already done (a loaded model, a cached
     query vector) takes next to nothing the second time, so this is cheap after the first query.
     Failures are left to the real run, which reports them on its own side.
     """

@@ -26,21 +26,16 @@ from store.index_set import Snapshot, SnapshotCache
 from store.query_log import QUERY_LOG_DIR, QueryLogFile
 from store.retrieval_index import IndexBackendError, IndexFormatError, IndexMissing
 from store.settings import StoredPreset, StoredSettings
-from workbench.backends import backend_named, backend_names, backend_of, open_snapshot_indexes, registered
-from workbench.collection_info import (
-    INDEX_KEYS_PREFIXES,
-    CollectionInfo,
-    Migration,
-    index_overrides,
-    interrupted_reason,
-    known_only,
-)
+from workbench.backends import BACKENDS, backend_of, open_snapshot_indexes
 from workbench.config import (
     DEFAULT_PRESET,
     ConfigError,
+    Lifetime,
     WorkbenchConfig,
     embedding_settings,
     flatten,
+    index_settings,
+    lifetime_of,
     validate_overrides,
 )
 from workbench.embedding import get_embedder
@@ -49,10 +44,11 @@ from workbench.embedding.calibration import choose_runtime
 from workbench.embedding.query_cache import QueryVectorCache
 from workbench.embedding.registry import check_embedding_model
 from workbench.embedding.runtimes import check_collection_runtime, collection_runtime, keep_collection_runtime
+from workbench.facade import ReadOnlyError
 from workbench.golden.query_log import record_query
-from workbench.home import resolve_home
+from workbench.ingestion.chunksets import ensure_chunkset
 from workbench.ingestion.indexing import SyncResult, layout_dir, sync_layout
-from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ensure_chunkset, ingest
+from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ingest
 from workbench.language.coverage import CollectionLanguage, collection_language
 from workbench.layout import Layout
 from workbench.llm.client import LlmClient
@@ -62,7 +58,9 @@ from workbench.models.catalogue import EMBEDDING, RERANK
 from workbench.retrieval.llm_cost import llm_calls_per_query
 from workbench.retrieval.pipeline import run_pipeline
 from workbench.retrieval.trace import Trace
-from workbench.sharing import SHARE_VAR, refused_when_read_only
+from workbench.service.collection_info import CollectionInfo, Migration, interrupted_reason, known_only
+from workbench.service.home import resolve_home
+from workbench.service.sharing import SHARE_VAR, read_only_message, refused_when_read_only
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +87,11 @@ class Workbench:
         self._llm: tuple[SettingsLookup, LlmClient] | None = None
         self._llm_lock = threading.Lock()
         self.query_log = QueryLogFile(self.home / QUERY_LOG_DIR)
+
+    def require_writable(self, action: str) -> None:
+        """Raise ``ReadOnlyError`` naming ``action`` in a read-only shared session."""
+        if self.read_only:
+            raise ReadOnlyError(read_only_message(action))
 
     def llm(self) -> LlmClient:
         """The LLM endpoint the environment configures, behind the home's reply cache.
@@ -191,7 +194,7 @@ class Workbench:
         )
         layout = Layout.of(config)
         return stored_collections.create_collection(
-            self.catalog, name, index_overrides(config), layout.chunkset_key, layout.chunkset_config()
+            self.catalog, name, index_settings(config), layout.chunkset_key, layout.chunkset_config()
         ), choice.note
 
     def ensure_collection(self, name: str, config: WorkbenchConfig | None = None) -> repo.CollectionRow:
@@ -203,6 +206,7 @@ class Workbench:
         config = self.config_for(name)
         layouts = self.layouts_of(name, config)
         stored_collections.delete_collection(self.catalog, name)
+        self._forget_layouts(name)
         self._snapshots.forget()
         self._drop(name, config, layouts)
         shutil.rmtree(self.home / "indexes" / name, ignore_errors=True)
@@ -212,7 +216,7 @@ class Workbench:
         """Keep query-time ``settings`` (flat keys, e.g. calibrated ``confidence.*`` thresholds)
         with the collection: they apply before any preset. Index-time keys are refused, because
         the collection's chunks and indexes were built with its own."""
-        index_keys = sorted(k for k in settings if k.startswith(INDEX_KEYS_PREFIXES))
+        index_keys = sorted(k for k in settings if lifetime_of(k) is Lifetime.INDEX)
         if index_keys:
             raise ValueError(
                 f"{', '.join(index_keys)} cannot change on an existing collection; "
@@ -342,7 +346,7 @@ class Workbench:
         chosen = backend_of(target)
         if uri is not None:
             if chosen.uri_key is None:
-                at_uris = [name for name in backend_names() if backend_named(name).uri_key]
+                at_uris = [name for name in BACKENDS.names() if BACKENDS.get(name).uri_key]
                 raise ConfigError(
                     f"--uri says where a backend that lives at a URI ({', '.join(at_uris)}) keeps "
                     f"its indexes; {backend} keeps them in the home"
@@ -359,7 +363,8 @@ class Workbench:
         for layout in self.layouts_of(collection, target):
             ensure_chunkset(self.catalog, collection, layout, progress)
             results.append(sync_layout(self.catalog, self.home, collection, layout, rebuild=True))
-        stored_collections.update_collection_settings(self.catalog, collection, index_overrides(target))
+        stored_collections.update_collection_settings(self.catalog, collection, index_settings(target))
+        self._forget_layouts(collection)
         dropped = []
         for layout in self.layouts_of(collection, current):
             folder = layout_dir(self.home, collection, layout)
@@ -381,9 +386,14 @@ class Workbench:
 
     def release_backends(self) -> None:
         """Close this process's backend connections (a Milvus Lite file becomes free for another process)."""
-        for backend in registered():
+        for backend in BACKENDS:
             backend.release()
         self._snapshots.forget()
+
+    def _forget_layouts(self, collection: str) -> None:
+        """Forget where ``collection``'s layouts live: after it is deleted or moved, the next
+        snapshot checks its runtime and reaches its backend again."""
+        self._layout_dirs = {key: folder for key, folder in self._layout_dirs.items() if key[0] != collection}
 
     def _drop(self, collection: str, config: WorkbenchConfig, layouts: list[Layout]) -> list[str]:
         """Drop what each layout's backend keeps outside the home; a place that cannot be reached
@@ -392,7 +402,7 @@ class Workbench:
         return [
             dropped
             for layout in layouts
-            for dropped in backend_named(layout.backend).drop(self.home, collection, layout)
+            for dropped in BACKENDS.get(layout.backend).drop(self.home, collection, layout)
         ]
 
     # -- retrieval ----------------------------------------------------------------------------

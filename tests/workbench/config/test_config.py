@@ -6,14 +6,18 @@ from pathlib import Path
 import pytest
 
 from workbench.config import (
-    CHOICES,
     KEY_DOCS,
     ConfigError,
+    Lifetime,
     WorkbenchConfig,
+    key_choices,
     key_default,
     key_limits,
     key_table_markdown,
+    keys_with_lifetime,
     known_keys,
+    lifetime_of,
+    plugin_keys,
 )
 
 
@@ -69,7 +73,7 @@ def test_bad_overrides_name_the_fix(assignment, message):
 
 # -- limits: one range per key, enforced wherever a value comes in -------------------------------
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]
+PROJECT_DIR = Path(__file__).resolve().parents[3]
 
 
 def _hint(key: str):
@@ -89,7 +93,7 @@ def test_every_numeric_key_has_a_range_that_holds_its_default():
 
 
 def test_every_key_with_choices_defaults_to_one_of_them():
-    assert set(CHOICES) == {
+    assert set(key_choices()) == {
         "chunking.strategy",
         "chunking.unit",
         "chunking.enrich",
@@ -107,7 +111,7 @@ def test_every_key_with_choices_defaults_to_one_of_them():
         "embedding.runtime",
         "embedding.precision",
     }
-    for key, choices in CHOICES.items():
+    for key, choices in key_choices().items():
         assert key_default(key) in choices and key_limits(key).choices == choices
 
 
@@ -147,9 +151,78 @@ def test_the_limits_as_json_schema():
     assert key_limits("rerank.model").json_schema() == {}
 
 
-def test_the_readme_shows_the_generated_key_table():
-    readme = (PROJECT_DIR / "README.md").read_text(encoding="utf-8")
+def test_the_docs_show_the_generated_key_table():
+    page = (PROJECT_DIR / "docs" / "configuration.md").read_text(encoding="utf-8")
     table = key_table_markdown()
-    assert table in readme, "README's configuration-key table is stale; paste workbench.config.key_table_markdown()"
-    assert "| `retrieval.top_k` | `10` | 1 to 1000 | results returned |" in table
+    assert table in page, "docs/configuration.md's key table is stale; paste workbench.config.key_table_markdown()"
+    assert "| `retrieval.top_k` | `10` | 1 to 1000 | query | results returned |" in table
     assert len(table.splitlines()) == len(known_keys()) + 2
+
+
+def test_every_plugin_key_takes_its_choices_from_its_registry():
+    from workbench.backends import BACKENDS
+    from workbench.chunking import CHUNKERS
+    from workbench.embedding.runtimes import RUNTIMES
+    from workbench.retrieval.fusion import FUSION_METHODS
+
+    registries = {
+        "index.backend": BACKENDS,
+        "chunking.strategy": CHUNKERS,
+        "fusion.method": FUSION_METHODS,
+        "embedding.runtime": RUNTIMES,
+        "rerank.runtime": RUNTIMES,
+    }
+    assert set(plugin_keys()) == set(registries)
+    for key, registry in registries.items():
+        extra = ("auto",) if key.endswith(".runtime") else ()
+        assert key_choices()[key] == (*extra, *registry.names()), key
+        assert plugin_keys()[key] == registry.kind
+
+
+def test_a_plugin_registered_later_is_a_choice_at_once():
+    from workbench.chunking import CHUNKERS, Chunker
+
+    CHUNKERS.register("whole", Chunker("The whole document as one chunk.", lambda config, tokens, embed: None))
+    try:
+        assert "whole" in key_choices()["chunking.strategy"]
+        assert WorkbenchConfig().with_overrides(["chunking.strategy=whole"]).chunking.strategy == "whole"
+    finally:
+        CHUNKERS.unregister("whole")
+    with pytest.raises(ConfigError, match="'whole' is not one of fixed, recursive"):
+        WorkbenchConfig().with_overrides(["chunking.strategy=whole"])
+
+
+def test_every_key_has_a_lifetime_and_the_index_time_ones_are_what_indexes_are_built_with():
+    assert {lifetime_of(key) for key in known_keys()} <= set(Lifetime)
+    assert keys_with_lifetime(Lifetime.INDEX) == (
+        "chunking.strategy",
+        "chunking.size",
+        "chunking.overlap",
+        "chunking.unit",
+        "chunking.window",
+        "chunking.threshold",
+        "chunking.context_headers",
+        "chunking.enrich",
+        "chunking.enrich_index",
+        "embedding.model",
+        "embedding.runtime",
+        "embedding.precision",
+        "dense.m",
+        "dense.ef_construction",
+        "bm25.k1",
+        "bm25.b",
+        "index.backend",
+        "milvus.uri",
+        "milvus.collection_prefix",
+        "milvus.analysis",
+        "milvus.analyzer",
+    )
+    assert lifetime_of("dense.ef_search") is Lifetime.QUERY and lifetime_of("fusion.k") is Lifetime.QUERY
+    assert lifetime_of("milvus.token") is Lifetime.USAGE and lifetime_of("ingest.max_file_mb") is Lifetime.INGEST
+    assert set(keys_with_lifetime(Lifetime.USAGE)) >= {"log.queries", "synth.max_items", "milvus.timeout_s"}
+    assert sum(len(keys_with_lifetime(lifetime)) for lifetime in Lifetime) == len(known_keys())
+
+
+def test_an_unknown_key_has_no_lifetime_and_the_error_lists_the_known_ones():
+    with pytest.raises(ConfigError, match="unknown config key 'fusion.kk'"):
+        lifetime_of("fusion.kk")

@@ -7,7 +7,7 @@ import numpy as np
 from workbench.config import WorkbenchConfig
 from workbench.embedding.base import Embedder
 from workbench.embedding.registry import register_embedder, unregister_embedder
-from workbench.retrieval.first_use import FirstUseCost, FirstUseStep, warm_up
+from workbench.service.first_use import FirstUseCost, FirstUseStep, warm_up
 
 
 class CountingEmbedder(Embedder):

@@ -6,26 +6,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from workbench.backends import backend_named
-from workbench.config import INDEX_TIME_SECTIONS, WorkbenchConfig, known_keys, place_keys
+from workbench.backends import BACKENDS
+from workbench.config import known_keys
 from workbench.layout import LOCAL
-from workbench.plural import count
+from workbench.text import count
 
 log = logging.getLogger(__name__)
-
-#: keys a collection fixes when it is created: how its chunks and indexes are built
-INDEX_KEYS_PREFIXES = tuple(f"{s}." for s in INDEX_TIME_SECTIONS) + (
-    "bm25.",
-    "dense.m",
-    "dense.ef_construction",
-    "index.",
-    # where a backend's layout lives; never a token, and not per-process settings such as timeouts
-    *place_keys(),
-)
-
-
-def index_overrides(config: WorkbenchConfig) -> dict[str, object]:
-    return {k: v for k, v in config.flat().items() if k.startswith(INDEX_KEYS_PREFIXES)}
 
 
 def known_only(stored: dict, owner: str) -> dict:
@@ -51,7 +37,7 @@ class CollectionInfo:
     @property
     def backend(self) -> str:
         """Where the collection's indexes live: its backend, with its URI when it has one."""
-        return backend_named(str(self.config.get("index.backend", LOCAL))).describe(self.config)
+        return BACKENDS.get(str(self.config.get("index.backend", LOCAL))).describe(self.config)
 
 
 def interrupted_reason(last_ingest) -> str:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from workbench.analysis.relevance import (
+from workbench.analysis.golden_matches import (
     DOCUMENT_LEVEL,
     SPAN_LEVEL,
     GoldenLookup,

@@ -13,23 +13,31 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from workbench.config import dumps
+from workbench.config import WorkbenchConfig, dumps
 from workbench.evaluation.golden import GoldenQuery, GoldenSet, RelevantItem
+from workbench.evaluation.relevance import ChunkJudge
 from workbench.evaluation.runner import evaluate, judge_for, needs_query_vectors
-from workbench.golden.agreement import confusion_table, describe_kappa, kendall_tau, weighted_kappa
+from workbench.facade import WorkbenchFacade
+from workbench.golden.agreement_measures import confusion_table, describe_kappa, kendall_tau_b, weighted_kappa
 from workbench.golden.pools import NamedConfig
+from workbench.layout import Layout
+from workbench.retrieval.trace import Trace
 
 DEFAULT_METRIC = "ndcg@10"
 GRADE_CATEGORIES = 4  # 0-3
 
 
-def _unit(item: RelevantItem) -> tuple:
+#: what a judgement is about: a document, and its span (offsets, or a quote) when it has one
+JudgedUnit = tuple[str, int | None, int | None, str | None]
+
+
+def _unit(item: RelevantItem) -> JudgedUnit:
     return (item.doc, item.start, item.end, item.quote)
 
 
-def graded_units(golden: GoldenSet) -> dict[tuple, int]:
+def graded_units(golden: GoldenSet) -> dict[tuple[str, JudgedUnit], int]:
     """(query text, unit) -> grade; a unit judged twice keeps its highest grade."""
-    grades: dict[tuple, int] = {}
+    grades: dict[tuple[str, JudgedUnit], int] = {}
     for query in golden.queries:
         text = " ".join(query.query.split())
         for item in query.relevant:
@@ -108,7 +116,7 @@ def evaluation_level(a: GoldenSet, b: GoldenSet) -> str:
 
 
 def ranking_agreement(
-    bench,
+    bench: WorkbenchFacade,
     collection: str,
     a: GoldenSet,
     b: GoldenSet,
@@ -120,18 +128,18 @@ def ranking_agreement(
     """``grade_agreement`` plus each configuration's ``metric`` under A and under B and Kendall's tau."""
     report = grade_agreement(a, b)
     report.metric, report.level = metric, level or evaluation_level(a, b)
-    traces: dict = {}
+    traces: dict[tuple[str, str], Trace] = {}
 
-    def run_once(text: str, config):
+    def run_once(text: str, config: WorkbenchConfig) -> Trace:
         key = (text, dumps(config))
         if key not in traces:
             traces[key] = bench.query(text, collection, config)
         return traces[key]
 
-    judges: dict = {}
+    judges: dict[Layout, ChunkJudge] = {}
     for position, named in enumerate(configs, start=1):
         config = named.config
-        layout = str(config.index_key())
+        layout = Layout.of(config)
         if layout not in judges:
             judges[layout] = judge_for(bench, collection, config)
         if needs_query_vectors(config):
@@ -144,7 +152,7 @@ def ranking_agreement(
         report.scores.append(ConfigScore(named.name, results[0].metrics[metric], results[1].metrics[metric]))
         if progress:
             progress(position, len(configs))
-    report.tau = kendall_tau([s.under_a for s in report.scores], [s.under_b for s in report.scores])
+    report.tau = kendall_tau_b([s.under_a for s in report.scores], [s.under_b for s in report.scores])
     if report.tau is None:
         report.notes.append(
             f"Kendall tau is undefined: fewer than two configurations, or one set scores them all the same {metric}"

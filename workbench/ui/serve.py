@@ -1,6 +1,6 @@
 """``make app``: start the Streamlit app on this machine only, or shared with a token.
 
-``python -m workbench.serve [streamlit options]`` runs ``streamlit run app.py`` in this process,
+``python -m workbench.ui.serve [streamlit options]`` runs ``streamlit run app.py`` in this process,
 after starting the background warm-up (``workbench.ui.warmup``: the models and indexes a first
 query needs load while Streamlit starts and the first page is drawn):
 
@@ -18,7 +18,7 @@ import sys
 import threading
 from pathlib import Path
 
-from workbench.sharing import (
+from workbench.service.sharing import (
     LOCAL,
     READ_ONLY,
     TOKEN_VAR,
@@ -29,7 +29,7 @@ from workbench.sharing import (
     share_url,
 )
 
-PROJECT_DIR = Path(__file__).resolve().parents[1]
+PROJECT_DIR = Path(__file__).resolve().parents[2]
 DEFAULT_PORT = 8501
 #: nothing may download model weights: the warm-up loads models before app.py sets these
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
@@ -96,7 +96,7 @@ def main(arguments: list[str] | None = None) -> None:
 
 
 def _warm_up(read_only: bool) -> None:
-    from workbench.home import resolve_home
+    from workbench.service.home import resolve_home
     from workbench.ui import warmup
 
     warmup.start(resolve_home(os.environ.get("WORKBENCH_HOME")), read_only, announce=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.names import shown_name
+from workbench.text import count, first_line, shown_name
 
 
 @pytest.mark.parametrize(
@@ -30,3 +30,20 @@ def test_ordinary_names_including_chinese_and_spaces_are_unchanged(name):
 
 def test_none_is_empty():
     assert shown_name(None) == ""
+
+
+def test_first_line_keeps_the_cause_and_drops_the_advice():
+    error = ValueError("bad value\n\nHere is a paragraph of advice\nover several lines")
+    assert first_line(error) == "bad value"
+    assert first_line(error, with_type=True) == "ValueError: bad value"
+
+
+def test_first_line_of_an_error_without_a_message_is_its_type():
+    assert first_line(TimeoutError()) == "TimeoutError"
+    assert first_line(TimeoutError(), with_type=True) == "TimeoutError"
+
+
+def test_count_says_one_and_many():
+    assert count(1, "file") == "1 file"
+    assert count(2, "file") == "2 files"
+    assert count(1_234, "query", "queries") == "1,234 queries"
