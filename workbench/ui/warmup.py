@@ -2,7 +2,7 @@
 
 A fresh server process has loaded nothing: the first query would pay for reading the indexes,
 loading the embedding model (and a rerank model, when the preset reranks) and the pipeline's
-lazy loads, several seconds. ``make app`` (``workbench.serve``) starts this warm-up before
+lazy loads, several seconds. ``make app`` (``workbench.ui.serve``) starts this warm-up before
 Streamlit serves anything; ``app.py`` starts it on its first run when the server was started
 some other way (``streamlit run app.py``, AppTest). It runs in a daemon thread, so the first
 page is drawn meanwhile, and a query asked before it is done simply waits on the same locks.
