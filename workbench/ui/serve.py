@@ -86,10 +86,15 @@ def main(arguments: list[str] | None = None) -> None:
     os.chdir(PROJECT_DIR)
     for name, value in OFFLINE.items():
         os.environ.setdefault(name, value)
-    # a thread from the start: importing the workbench takes seconds Streamlit's start need not wait for
-    threading.Thread(target=_warm_up, args=(mode == READ_ONLY,), name="workbench-warm-up-start", daemon=True).start()
+    # Streamlit and the data libraries it peeks at through sys.modules first, in this thread: a
+    # library half imported by the warm-up thread would look present to those peeks
+    import pandas  # noqa: F401
+    import pyarrow  # noqa: F401
     from streamlit.web import cli
 
+    # then the warm-up, in a thread: importing the workbench and loading the models take seconds
+    # Streamlit's start need not wait for
+    threading.Thread(target=_warm_up, args=(mode == READ_ONLY,), name="workbench-warm-up-start", daemon=True).start()
     streamlit_arguments = command(arguments, mode)[3:]  # after "python -m streamlit"
     sys.argv = ["streamlit", *streamlit_arguments]
     cli.main(prog_name="streamlit")

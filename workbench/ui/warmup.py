@@ -17,6 +17,8 @@ Streamlit-free: the launcher imports it before Streamlit starts.
 
 from __future__ import annotations
 
+import functools
+import gc
 import logging
 import threading
 import time
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.config import WorkbenchConfig
+from workbench.models.long_lived import exempt_from_collection
 from workbench.service import Workbench
 
 log = logging.getLogger(__name__)
@@ -116,6 +119,11 @@ class WarmUp:
                 step.work()
                 with self._lock:
                     self._done.append(step.what)
+            # what is loaded now (libraries, indexes, models) lives as long as the server: out of
+            # the collector's sight, a full collection no longer walks it (a pause of a third of a
+            # second at an unpredictable moment, a key press's say)
+            gc.collect()
+            exempt_from_collection()
             with self._lock:
                 self._state = READY
         except Exception as error:  # a busy or broken home: the first query reports it where it belongs
@@ -176,9 +184,15 @@ _warm_ups: dict[tuple[Path, bool], WarmUp] = {}
 _registry_lock = threading.Lock()
 
 
+@functools.lru_cache(maxsize=64)
+def _resolved(home: Path) -> Path:
+    # the sidebar asks every run (and every second while warming): resolving costs system calls
+    return Path(home).resolve()
+
+
 def start(home: Path, read_only: bool, announce: bool = False) -> WarmUp:
     """Start warming ``home`` (once per home and server process); returns its warm-up."""
-    key = (Path(home).resolve(), read_only)
+    key = (_resolved(home), read_only)
     with _registry_lock:
         warm = _warm_ups.get(key)
         if warm is None:
@@ -189,7 +203,7 @@ def start(home: Path, read_only: bool, announce: bool = False) -> WarmUp:
 
 def current(home: Path, read_only: bool) -> WarmUp | None:
     with _registry_lock:
-        return _warm_ups.get((Path(home).resolve(), read_only))
+        return _warm_ups.get((_resolved(home), read_only))
 
 
 def adopt(home: Path, read_only: bool) -> Workbench | None:
