@@ -215,11 +215,11 @@ def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict
         st.caption("Nothing to chart: no stage returned a hit.")
 
 
-@st.fragment
 def _stage_tabs(side: str, trace: Trace, relevant: dict[int, int]) -> None:
     """One tab per stage. Only the open tab's table is built and sent: a table costs the server
-    and the browser several milliseconds each, and a query shows a tab of each side; picking
-    another tab reruns just this fragment."""
+    and the browser several milliseconds each, and a query shows one tab of each side. Picking
+    another tab reruns the page (its traces are cached); not a fragment, whose set-up on every
+    run (copying the page's layout state) cost more than the tab's table."""
     labels = [f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages]
     tabs = st.tabs(labels, key=f"lab_stages_{side}", on_change="rerun")
     for tab, stage in zip(tabs, trace.stages, strict=True):

@@ -12,7 +12,6 @@ A page whose file does not exist yet is left out, so the app runs while pages ar
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,14 +32,7 @@ class PageSpec:
 
     @property
     def exists(self) -> bool:
-        return _is_file(self.path)
-
-
-@functools.lru_cache(maxsize=64)
-def _is_file(path: str) -> bool:
-    # asked several times a run; a page file added later needs a restart, like any code change
-    # (the server does not watch files, see .streamlit/config.toml)
-    return (PROJECT_DIR / path).is_file()
+        return (PROJECT_DIR / self.path).is_file()
 
 
 WELCOME = PageSpec("pages/welcome.py", "Welcome", ":material/home:", "Start", "welcome")
