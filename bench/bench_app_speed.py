@@ -8,7 +8,8 @@ in headless Chromium (Debian's, never a downloaded one):
 - the first Retrieval lab query after "ready", then one golden query after another (round trip);
 - Judging: the keys 0-3, each until the next chunk is drawn;
 - every page of the sidebar, visited in turn, several rounds;
-- the server's CPU while idle with that one tab open (its whole process tree, from /proc).
+- the server's CPU while idle with that one tab open (its whole process tree, from /proc), and
+  again while files under the checkout change (as while tests run or an editor saves).
 
 Each interaction is timed in the page's own clock from the key (or click) until the app is idle
 (its script-state attribute back at ``notRunning``) with the new content present (the next
@@ -38,7 +39,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from bench.printing import table  # noqa: E402
-from tests.browser.app_server import CHROMIUM, CHROMIUM_ARGS, cpu_seconds, serve_like_make_app  # noqa: E402
+from tests.browser.app_server import CHROMIUM, CHROMIUM_ARGS, idle_cores, serve_like_make_app  # noqa: E402
 
 GOLDEN = PROJECT_DIR / "demo" / "golden.jsonl"
 POOL = "bench-speed"
@@ -176,12 +177,6 @@ def judge(page, keys: int, total: int) -> list[float]:
     return seconds
 
 
-def idle_cores(pid: int, seconds: float) -> float:
-    before, started = cpu_seconds(pid), time.monotonic()
-    time.sleep(seconds)
-    return (cpu_seconds(pid) - before) / (time.monotonic() - started)
-
-
 def run(home: Path, args: argparse.Namespace) -> tuple[list[Goal], list[list[str]]]:
     from playwright.sync_api import sync_playwright
 
@@ -217,6 +212,8 @@ def run(home: Path, args: argparse.Namespace) -> tuple[list[Goal], list[list[str
             visit(page, "retrieval_lab", "Retrieval lab")
             time.sleep(args.settle_s)  # let the last run's after-effects (plots drawing) finish
             idle = idle_cores(pid, args.idle_s)
+            churned = idle_cores(pid, args.idle_s, churn=PROJECT_DIR / "test-artifacts" / "bench-idle-churn")
+            facts.append(["server CPU idle, files changing under the checkout (400 writes/s)", f"{churned:.3f} cores"])
         finally:
             browser.close()
     goals = [

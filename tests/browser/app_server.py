@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -171,6 +172,27 @@ def cpu_seconds(root: int) -> float:
             fields = _stat_fields(pid)
             total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
     return total / os.sysconf("SC_CLK_TCK")
+
+
+def idle_cores(root: int, seconds: float, churn: Path | None = None) -> float:
+    """Cores ``root``'s process tree used over ``seconds``. With ``churn`` (a folder), 20 files in
+    it are rewritten every 50 ms meanwhile, as a test run or an editor changes files under the
+    checkout; the folder is removed afterwards."""
+    if churn is not None:
+        churn.mkdir(parents=True, exist_ok=True)
+    before, started = cpu_seconds(root), time.monotonic()
+    try:
+        while time.monotonic() - started < seconds:
+            if churn is None:
+                time.sleep(min(0.5, seconds))
+                continue
+            for index in range(20):
+                (churn / f"file-{index}.txt").write_text(str(time.monotonic()), encoding="utf-8")
+            time.sleep(0.05)
+        return (cpu_seconds(root) - before) / (time.monotonic() - started)
+    finally:
+        if churn is not None:
+            shutil.rmtree(churn, ignore_errors=True)
 
 
 def _stat_fields(pid: int) -> list[str]:

@@ -21,7 +21,7 @@ from tests.browser.app_server import (
     NEEDS_CHROMIUM,
     PROJECT_DIR,
     STEP_S,
-    cpu_seconds,
+    idle_cores,
     serve_like_make_app,
     settle,
 )
@@ -93,15 +93,5 @@ def test_an_idle_tab_costs_the_server_under_a_twentieth_of_a_core(started, page)
     expect(page.locator(".st-key-warmup_status")).to_contain_text("Models ready", timeout=STEP_S * 1000)
     settle(page)
     time.sleep(2)  # the tab's last run and its drawing are over
-    churn = PROJECT_DIR / "test-artifacts" / "browser" / "idle-churn"
-    churn.mkdir(parents=True, exist_ok=True)
-    before, started_at = cpu_seconds(pid), time.monotonic()
-    try:
-        while time.monotonic() - started_at < IDLE_S:
-            for index in range(20):
-                (churn / f"file-{index}.txt").write_text(str(time.monotonic()), encoding="utf-8")
-            time.sleep(0.05)
-        cores = (cpu_seconds(pid) - before) / (time.monotonic() - started_at)
-    finally:
-        shutil.rmtree(churn, ignore_errors=True)
+    cores = idle_cores(pid, IDLE_S, churn=PROJECT_DIR / "test-artifacts" / "browser" / "idle-churn")
     assert cores < MAX_IDLE_CORES, f"the idle server used {cores:.3f} cores over {IDLE_S:.0f} s"
