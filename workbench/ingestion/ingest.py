@@ -40,6 +40,7 @@ from workbench.chunking.preparation import check_enrichment
 from workbench.config import IngestConfig
 from workbench.embedding import get_embedder
 from workbench.ingestion.estimates import chunk_rate, estimated_text_characters, pending_load_s
+from workbench.ingestion.parsers.registry import parser_version
 from workbench.ingestion.sources import (
     MB,
     FileOutcome,
@@ -134,10 +135,12 @@ def _ingest(
             progress(Progress("hash", source.name, position, total))
             sha = source.sha256
             known = fingerprints.get(source.name)
-            if known and known == (sha, "success"):
-                report.outcomes.append(FileOutcome(source.name, "skipped", "unchanged since last ingest"))
-                progress(Progress("skip", source.name, position, total, "unchanged"))
-                continue
+            if known and (known.sha256, known.status) == (sha, "success"):
+                if known.parser_version >= parser_version(known.doc_type):
+                    report.outcomes.append(FileOutcome(source.name, "skipped", "unchanged since last ingest"))
+                    progress(Progress("skip", source.name, position, total, "unchanged"))
+                    continue
+                report.reparsed.append(source.name)  # same bytes, but an older parser wrote its Markdown
             too_big = _size_violation(source, limits, layouts[0], rate)
             if too_big:
                 writer.failure(source, sha, too_big, replaces=known is not None)

@@ -49,6 +49,7 @@ from workbench.golden.query_log import record_query
 from workbench.ingestion.chunksets import ensure_chunkset
 from workbench.ingestion.indexing import SyncResult, layout_dir, sync_layout
 from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ingest
+from workbench.ingestion.reparse import Reparse, reparse_plan
 from workbench.language.coverage import CollectionLanguage, collection_language
 from workbench.layout import Layout
 from workbench.llm.client import LlmClient
@@ -60,6 +61,7 @@ from workbench.retrieval.pipeline import run_pipeline
 from workbench.retrieval.trace import Trace
 from workbench.service.collection_info import CollectionInfo, Migration, interrupted_reason, known_only
 from workbench.service.home import resolve_home
+from workbench.service.reparsing import judged_outdated, reanchor_after
 from workbench.service.sharing import SHARE_VAR, read_only_message, refused_when_read_only
 
 log = logging.getLogger(__name__)
@@ -289,6 +291,8 @@ class Workbench:
             config = config.with_overrides(["embedding.runtime=auto"])
         config = keep_collection_runtime(collection, row.config, config)
         self.reach(config)
+        sources = list(sources)
+        before = judged_outdated(self.catalog, self.home, collection, sources) if found else []
         report = ingest(
             self.catalog,
             collection,
@@ -299,7 +303,17 @@ class Workbench:
             cancel=cancel,
         )
         report.notes.extend([runtime_note] if runtime_note else [])
+        reanchor_after(self.catalog, self.home, collection, before, report)  # golden spans follow re-parsed text
         return report
+
+    @refused_when_read_only("Parsing documents again")
+    def reparse_outdated(
+        self, collection: str, config: WorkbenchConfig | None = None, progress: ProgressCallback | None = None
+    ) -> Reparse:
+        """Parse again, from their kept originals, the documents an older parser wrote (see ``ingestion.reparse``)."""
+        plan = reparse_plan(self.catalog, self.home, collection)
+        report = self.ingest(collection, plan.sources, config, progress) if plan.sources else None
+        return Reparse(report, plan.without_original, list(report.notes) if report else [])
 
     def ingest_paths(
         self,
@@ -314,16 +328,24 @@ class Workbench:
     @refused_when_read_only("Deleting a document")
     def delete_document(self, collection: str, ref: str) -> repo.DocumentRow:
         document = stored_documents.delete_document(self.catalog, collection, ref)
-        self.sync(collection)
+        self.sync(collection, reparse=False)
         return document
 
-    def sync(self, collection: str, config: WorkbenchConfig | None = None, verify: bool = False) -> list[SyncResult]:
+    def sync(
+        self, collection: str, config: WorkbenchConfig | None = None, verify: bool = False, reparse: bool = True
+    ) -> list[SyncResult]:
         """Bring every index of the collection in line with the catalog (after a crash, say).
 
-        ``verify`` checks a copy kept outside the home (a Milvus collection's rows) against the
-        catalog even when its snapshot says it is current, repairing whatever differs. (A local
-        snapshot is published atomically, so its generation tells whether it is current.)
+        ``reparse`` first parses again the documents an older parser wrote, from their kept
+        originals (``reparse_outdated``; skipped on a read-only workbench). ``verify`` checks a
+        copy kept outside the home (a Milvus collection's rows) against the catalog even when its
+        snapshot says it is current, repairing whatever differs. (A local snapshot is published
+        atomically, so its generation tells whether it is current.)
         """
+        if reparse and not self.read_only:
+            reparsed = self.reparse_outdated(collection, config)
+            if reparsed.summary():
+                log.info("%s: %s", collection, reparsed.summary())
         config = self.reach(config or self.config_for(collection))
         return [
             sync_layout(self.catalog, self.home, collection, layout, verify=verify)

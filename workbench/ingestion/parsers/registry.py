@@ -2,7 +2,9 @@
 
 A new format is one extractor (``(bytes, source, limits) -> Extraction``) in its family's
 module and one ``register_parsers`` call there (extension -> document type -> extractor); a new
-family is a module imported below.
+family is a module imported below. An extractor that changes its output registers a new version
+(``register_parsers(..., versions={doc_type: 2})``): documents written by an older version are
+parsed again (see ``parser_version``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,19 @@ from workbench.ingestion.parsers.document import PARSERS, ParsedDocument, ParseE
 
 #: file extension (lower case, with the dot) -> document type recorded for the document
 SUPPORTED_TYPES: Mapping[str, str] = MappingProxyType({extension: p.doc_type for extension, p in PARSERS.items()})
+
+#: document type -> the version of the parser that writes its Markdown now (types not listed: 1)
+PARSER_VERSIONS: Mapping[str, int] = MappingProxyType({p.doc_type: p.version for _, p in PARSERS.items()})
+
+
+def parser_version(doc_type: str) -> int:
+    """The version of the parser that writes ``doc_type`` documents now.
+
+    A stored document records the version that wrote its Markdown; one written by an older
+    version is outdated: ``sync`` parses it again from its kept original, and ingesting the same
+    file again parses it instead of skipping it as unchanged.
+    """
+    return PARSER_VERSIONS.get(doc_type, 1)
 
 
 def parse_file(path: Path, *, source_name: str | None = None, limits: IngestConfig | None = None) -> ParsedDocument:
@@ -65,6 +80,7 @@ def parse_bytes(data: bytes, filename: str, *, limits: IngestConfig | None = Non
         title=title,
         page_starts=page_starts,
         chunk_metadata=dict(extraction.chunk_metadata),
+        parser_version=parser_version(doc_type),
     )
 
 
