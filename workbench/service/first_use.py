@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 
 from workbench.config import WorkbenchConfig
 from workbench.facade import WorkbenchFacade
@@ -65,7 +66,7 @@ def warm_up(bench: WorkbenchFacade, collection: str, query: str, configs: Iterab
     embedded: set[str] = set()
     for config in configs:
         try:
-            _timed(steps, f"load the indexes of {collection}", lambda config=config: bench.snapshot(collection, config))
+            _timed(steps, f"load the indexes of {collection}", partial(bench.snapshot, collection, config))
             model = config.embedding.model
             if (config.retrieval.mode != "bm25" or config.mmr.enabled) and model not in embedded:
                 embedded.add(model)
@@ -74,19 +75,16 @@ def warm_up(bench: WorkbenchFacade, collection: str, query: str, configs: Iterab
                     _timed(
                         steps,
                         f"load embedding model {model}",
-                        lambda embedder=embedder: embedder.embed_queries(["warm up"]),
+                        partial(embedder.embed_queries, ["warm up"]),
                     )
                     _WARMED.add(("embed", model))
-                _timed(steps, "embed the query", lambda model=model: bench.embed_query(model, query))
+                _timed(steps, "embed the query", partial(bench.embed_query, model, query))
             reranker_name = config.rerank.model.strip()
             if config.rerank.method != "llm" and reranker_name and ("rerank", reranker_name) not in _WARMED:
                 reranker = load_reranker(reranker_name, config.rerank.runtime, config.rerank.precision)
-                _timed(
-                    steps,
-                    f"load rerank model {reranker_name}",
-                    lambda reranker=reranker: reranker.score(query, ["warm up"]),
-                )
-                _WARMED.add(("rerank", reranker_name))
+                if reranker is not None:  # always, for a model name
+                    _timed(steps, f"load rerank model {reranker_name}", partial(reranker.score, query, ["warm up"]))
+                    _WARMED.add(("rerank", reranker_name))
         except Exception:  # the side's own run shows the error where it belongs
             continue
     return FirstUseCost(_merge(steps))

@@ -9,6 +9,7 @@ functions, each one transaction.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import threading
 import weakref
@@ -78,7 +79,7 @@ def uses_llm(config: WorkbenchConfig) -> bool:
 
 
 class Workbench:
-    def __init__(self, home: str | Path | None = None, read_only: bool = False):
+    def __init__(self, home: str | os.PathLike[str] | None = None, read_only: bool = False):
         self.home = resolve_home(home)
         self.read_only = read_only  # a read-only shared session: writes and LLM calls are refused
         self.home.mkdir(parents=True, exist_ok=True)
@@ -462,6 +463,10 @@ class Workbench:
             ensure_chunkset(self.catalog, collection, layout, progress)
             sync_layout(self.catalog, self.home, collection, layout)
             snapshot = self._snapshots.get(target)
+        if snapshot is None:  # sync_layout publishes what it builds: only a folder removed meanwhile gets here
+            raise IndexBackendError(
+                f"collection {collection!r}: no index snapshot in {target} after building it; retry"
+            )
         return snapshot
 
     def collection_language(self, collection: str, config: WorkbenchConfig | None = None) -> CollectionLanguage:

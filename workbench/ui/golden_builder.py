@@ -121,13 +121,13 @@ def review_section(collection: str) -> None:
     names = (
         sorted(p.name.removesuffix(".summary.json") for p in folder.glob("*.summary.json")) if folder.is_dir() else []
     )
-    names = [name for name in names if golden_sets.locate(name, bench.home)]
-    if not names:
+    located = {name: path for name in names if (path := golden_sets.locate(name, bench.home)) is not None}
+    if not located:
         st.caption("Generated sets appear here for review.")
         return
-    session.forget_stale_choice("synth_review_set", names)
-    name = st.selectbox("Review generated set", names, key="synth_review_set")
-    path = golden_sets.locate(name, bench.home)
+    session.forget_stale_choice("synth_review_set", list(located))
+    name = st.selectbox("Review generated set", list(located), key="synth_review_set")
+    path = located[name]
     golden = golden_sets.load(path)
     summary = read_summary(bench.home, name) or {}
     if summary.get("mean_overlap") is not None:

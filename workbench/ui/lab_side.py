@@ -49,7 +49,7 @@ def write_widget_state(side: str, values: dict[str, object]) -> None:
     """Put ``values`` into the side's widgets, each inside its key's range."""
     for name, value in values.items():
         if name == "fusion.weights":
-            weights = list(value) + [0.0, 0.0]
+            weights = list(value if isinstance(value, (list, tuple)) else ()) + [0.0, 0.0]
             for weight_key, weight in zip(WEIGHT_KEYS, weights, strict=False):
                 st.session_state[side_key(side, weight_key)] = config_inputs.clamped("fusion.weights", weight)
         elif name == "rerank.model":
@@ -104,12 +104,12 @@ def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
     values["fusion.normalization"] = config_inputs.selectbox(
         right, "Normalisation", "fusion.normalization", disabled=not hybrid or rrf, **state("fusion.normalization")
     )
-    weighted = {"step": 0.1, "disabled": not hybrid or rrf}
+    weights_off = not hybrid or rrf
     dense_weight = config_inputs.number_input(
-        left, "Dense weight", "fusion.weights", **weighted, **state(WEIGHT_KEYS[0])
+        left, "Dense weight", "fusion.weights", step=0.1, disabled=weights_off, **state(WEIGHT_KEYS[0])
     )
     bm25_weight = config_inputs.number_input(
-        right, "BM25 weight", "fusion.weights", **weighted, **state(WEIGHT_KEYS[1])
+        right, "BM25 weight", "fusion.weights", step=0.1, disabled=weights_off, **state(WEIGHT_KEYS[1])
     )
     values["fusion.weights"] = (float(dense_weight), float(bm25_weight))
     values["mmr.enabled"] = left.toggle("MMR", help=KEY_DOCS["mmr.enabled"], **state("mmr.enabled"))
@@ -200,15 +200,7 @@ def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict
         st.info("  \n".join(f"• {md_escape(note)}" for note in trace.notes), icon=":material/info:")
     llm_panels.query_stage_view(trace, key=f"query_stage_{side}")
     st.caption("Every stage")
-    tabs = st.tabs([f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages])
-    for tab, stage in zip(tabs, trace.stages, strict=False):
-        with tab:
-            show_table(
-                stage_rows(trace, stage.stage, relevant),
-                f"the {stage.stage} stage returned nothing",
-                highlight=stage.stage == FINAL,
-            )
-            llm_panels.calls_view(stage.llm_calls, key=f"llm_calls_{side}_{stage.stage}")
+    _stage_tabs(side, trace, relevant)
     st.caption("Timings")
     show_table(timing_rows(trace), "no stages ran", height="auto")
     flow = rank_flow(trace)
@@ -221,6 +213,25 @@ def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict
         )
     else:
         st.caption("Nothing to chart: no stage returned a hit.")
+
+
+def _stage_tabs(side: str, trace: Trace, relevant: dict[int, int]) -> None:
+    """One tab per stage. Only the open tab's table is built and sent: a table costs the server
+    and the browser several milliseconds each, and a query shows one tab of each side. Picking
+    another tab reruns the page (its traces are cached); not a fragment, whose set-up on every
+    run (copying the page's layout state) cost more than the tab's table."""
+    labels = [f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages]
+    tabs = st.tabs(labels, key=f"lab_stages_{side}", on_change="rerun")
+    for tab, stage in zip(tabs, trace.stages, strict=True):
+        if not tab.open:
+            continue
+        with tab:
+            show_table(
+                stage_rows(trace, stage.stage, relevant),
+                f"the {stage.stage} stage returned nothing",
+                highlight=stage.stage == FINAL,
+            )
+            llm_panels.calls_view(stage.llm_calls, key=f"llm_calls_{side}_{stage.stage}")
 
 
 def render_verdict(side: str, trace: Trace) -> None:

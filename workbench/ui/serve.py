@@ -1,6 +1,8 @@
 """``make app``: start the Streamlit app on this machine only, or shared with a token.
 
-``python -m workbench.ui.serve [streamlit options]`` runs ``streamlit run app.py``:
+``python -m workbench.ui.serve [streamlit options]`` runs ``streamlit run app.py`` in this process,
+after starting the background warm-up (``workbench.ui.warmup``: the models and indexes a first
+query needs load while Streamlit starts and the first page is drawn):
 
 - by default it binds 127.0.0.1 (``.streamlit/config.toml``) and Streamlit prints the one local URL;
 - with ``WORKBENCH_SHARE=1`` or ``readonly`` (``make app SHARE=1``) it binds every interface,
@@ -13,6 +15,7 @@ from __future__ import annotations
 import os
 import socket
 import sys
+import threading
 from pathlib import Path
 
 from workbench.service.sharing import (
@@ -28,6 +31,8 @@ from workbench.service.sharing import (
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 DEFAULT_PORT = 8501
+#: nothing may download model weights: the warm-up loads models before app.py sets these
+OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 
 def lan_address() -> str | None:
@@ -65,10 +70,9 @@ def main(arguments: list[str] | None = None) -> None:
         token = configured_token() if mode != LOCAL else ""
     except SharingError as error:
         raise SystemExit(f"error: {error}") from None
-    env = dict(os.environ)
     if mode != LOCAL:
         token = token or new_token()
-        env[TOKEN_VAR] = token
+        os.environ[TOKEN_VAR] = token  # the server's environment only
         port = _port(arguments)
         what = "read-only (query and look only)" if mode == READ_ONLY else "with full access"
         lines = [
@@ -80,7 +84,27 @@ def main(arguments: list[str] | None = None) -> None:
             lines.append(f"  Network URL: {share_url(address, port, token)}")
         print("\n".join(lines) + "\n", flush=True)
     os.chdir(PROJECT_DIR)
-    os.execve(sys.executable, command(arguments, mode), env)
+    for name, value in OFFLINE.items():
+        os.environ.setdefault(name, value)
+    # Streamlit and the data libraries it peeks at through sys.modules first, in this thread: a
+    # library half imported by the warm-up thread would look present to those peeks
+    import pandas  # noqa: F401
+    import pyarrow  # noqa: F401
+    from streamlit.web import cli
+
+    # then the warm-up, in a thread: importing the workbench and loading the models take seconds
+    # Streamlit's start need not wait for
+    threading.Thread(target=_warm_up, args=(mode == READ_ONLY,), name="workbench-warm-up-start", daemon=True).start()
+    streamlit_arguments = command(arguments, mode)[3:]  # after "python -m streamlit"
+    sys.argv = ["streamlit", *streamlit_arguments]
+    cli.main(prog_name="streamlit")
+
+
+def _warm_up(read_only: bool) -> None:
+    from workbench.service.home import resolve_home
+    from workbench.ui import warmup
+
+    warmup.start(resolve_home(os.environ.get("WORKBENCH_HOME")), read_only, announce=True)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ write rewrites the file, which changes its modification time and size).
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -30,10 +31,13 @@ _FLASH_KEY = "_flash_messages"
 @st.cache_resource(show_spinner=False)
 def _workbench_for(home: str) -> Workbench:
     # one Workbench per home and server process: it caches loaded index snapshots and query
-    # vectors, and holds no database connection (see store.catalog), so sharing it is safe
+    # vectors, and holds no database connection (see store.catalog), so sharing it is safe;
+    # the one the background warm-up loaded the indexes into, when there is one
+    from workbench.ui import warmup
     from workbench.ui.access import current_access
 
-    return Workbench(home, read_only=current_access().read_only)
+    read_only = current_access().read_only
+    return warmup.adopt(Path(home), read_only) or Workbench(home, read_only=read_only)
 
 
 def workbench() -> Workbench:
@@ -56,9 +60,15 @@ def warm_up(collection: str, query: str, configs: list):
 
 
 def home_path() -> Path:
+    return _resolved_home(os.environ.get("WORKBENCH_HOME"), os.getcwd())
+
+
+@functools.lru_cache(maxsize=16)
+def _resolved_home(configured: str | None, cwd: str) -> Path:
+    # resolving costs a system call per path component, and pages ask for the home many times a run
     from workbench.service.home import resolve_home
 
-    return resolve_home(os.environ.get("WORKBENCH_HOME"))
+    return resolve_home(configured)
 
 
 @st.cache_resource(show_spinner="Loading the embedding model (first time only)…")
@@ -77,7 +87,7 @@ def embedder(model: str):
 def catalog_version() -> tuple:
     """Changes whenever any process writes the catalog (file and write-ahead log stats)."""
     path = workbench().catalog.path
-    stats = []
+    stats: list[tuple[int, int] | None] = []
     for candidate in (path, path.with_name(path.name + ".wal")):
         try:
             stat = candidate.stat()

@@ -196,3 +196,11 @@ def test_a_sentence_transformer_embedder_says_whether_and_how_long_it_loaded():
     assert not embedder.loaded and embedder.load_seconds is None
     embedder.dimension  # noqa: B018 -- loads the weights
     assert embedder.loaded and embedder.load_seconds > 0
+
+
+def test_a_task_with_nothing_to_parse_fails_alone_naming_what_it_lacks():
+    from workbench.ingestion.workers import run_task
+
+    outcome = run_task(ParseTask(7, "lost.pdf", IngestConfig()))
+    assert not outcome.ok
+    assert outcome.reason.startswith("could not be read (ValueError: parse task 'lost.pdf' carries no markdown")
