@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from workbench.retrieval.ranking import RankedList
+from workbench.retrieval.ranking import Hit, RankedList
 from workbench.retrieval.stages import MMR
 
 
@@ -55,34 +55,47 @@ def mmr(
     details: dict[int, dict[str, object]] = {}
     selected_order: list[tuple[int, int, float]] = []
     if with_vector:
-        matrix = np.vstack(
-            [_unit(_checked_vector(vectors[hit.chunk_id], hit.chunk_id, query.shape)) for hit in with_vector]
+        matrix = _unit_rows(
+            np.vstack([_checked_vector(vectors[hit.chunk_id], hit.chunk_id, query.shape) for hit in with_vector])
         )
         relevance = matrix @ query
         similarity = matrix @ matrix.T
-        # Running maximum similarity of every candidate to the selection so far, and to whom.
+        # Running maximum similarity of every candidate to the selection so far, and to whom (an
+        # index into with_vector; -1 before the first pick). Whole arrays at a time: a pool of 50
+        # picked to the end is 50 steps over 50 candidates per query, which tune repeats for
+        # hundreds of queries per trial.
         max_similarity = np.zeros(len(with_vector))
-        most_similar: list[int | None] = [None] * len(with_vector)
-        remaining = list(range(len(with_vector)))
-        while remaining and len(selected_order) < top_k:
+        most_similar = np.full(len(with_vector), -1, dtype=np.int64)
+        taken = np.zeros(len(with_vector), dtype=bool)
+        while len(selected_order) < min(top_k, len(with_vector)):
             mmr_scores = lambda_ * relevance - (1.0 - lambda_) * max_similarity
-            # max() keeps the first of equal scores and `remaining` is in candidate order,
+            # argmax keeps the first of equal scores and candidates are in ranked order,
             # so ties go to the better-ranked candidate.
-            best = max(remaining, key=lambda i: mmr_scores[i])
+            best = int(np.argmax(np.where(taken, -np.inf, mmr_scores)))
             hit = with_vector[best]
             details[hit.chunk_id] = _detail(
-                relevance[best], max_similarity[best], most_similar[best], lambda_, mmr_scores[best], selected=True
+                relevance[best],
+                max_similarity[best],
+                _chunk_of(with_vector, most_similar[best]),
+                lambda_,
+                mmr_scores[best],
+                selected=True,
             )
             selected_order.append((hit.chunk_id, hit.doc_id, float(mmr_scores[best])))
-            remaining.remove(best)
-            for i in remaining:
-                if most_similar[i] is None or similarity[i, best] > max_similarity[i]:
-                    max_similarity[i] = similarity[i, best]
-                    most_similar[i] = hit.chunk_id
-        for i in remaining:
+            taken[best] = True
+            column = similarity[:, best]
+            raised = ~taken & ((most_similar < 0) | (column > max_similarity))
+            max_similarity[raised] = column[raised]
+            most_similar[raised] = best
+        for i in np.flatnonzero(~taken):
             score = lambda_ * relevance[i] - (1.0 - lambda_) * max_similarity[i]
             details[with_vector[i].chunk_id] = _detail(
-                relevance[i], max_similarity[i], most_similar[i], lambda_, score, selected=False
+                relevance[i],
+                max_similarity[i],
+                _chunk_of(with_vector, most_similar[i]),
+                lambda_,
+                score,
+                selected=False,
             )
 
     appended = [(hit.chunk_id, hit.doc_id, hit.score) for hit in without_vector]
@@ -91,6 +104,10 @@ def mmr(
     for hit in without_vector:
         details[hit.chunk_id] = {"selected": False, "missing_vector": True, "kept": hit.chunk_id in kept_ids}
     return RankedList.from_ordered(name, ordered), details
+
+
+def _chunk_of(hits: list[Hit], index: np.int64 | int) -> int | None:
+    return hits[int(index)].chunk_id if index >= 0 else None
 
 
 def _detail(
@@ -114,6 +131,12 @@ def _checked_vector(vector: np.ndarray, chunk_id: int, query_shape: tuple[int, .
             "both must come from the same embedding model"
         )
     return array
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    # _unit for every row at once (a zero row stays zero)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0.0)
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:

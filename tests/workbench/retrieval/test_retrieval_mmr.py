@@ -95,3 +95,48 @@ def test_invalid_arguments_are_named():
         mmr(CANDIDATES, QUERY, VECTORS, lambda_=1.5, top_k=2, pool=2)
     with pytest.raises(ValueError, match="chunk 11"):
         mmr(CANDIDATES, QUERY, {11: np.ones(2)}, lambda_=0.5, top_k=2, pool=2)
+
+
+def greedy_by_definition(order, vectors, query, lambda_, top_k):
+    """MMR written out as its definition, one candidate at a time: the reference the array version must match."""
+    unit = {cid: vectors[cid] / np.linalg.norm(vectors[cid]) for cid in order}
+    q = query / np.linalg.norm(query)
+    relevance = {cid: float(unit[cid] @ q) for cid in order}
+    chosen, scores, against = [], [], []
+    left = list(order)
+    while left and len(chosen) < top_k:
+        best, best_score, best_against = None, -np.inf, None
+        for cid in left:  # strictly greater: the first of equal scores, in ranked order, wins
+            sims = [(float(unit[cid] @ unit[other]), other) for other in chosen]
+            top = max(sims, key=lambda pair: pair[0]) if sims else (0.0, None)
+            score = lambda_ * relevance[cid] - (1.0 - lambda_) * top[0]
+            if score > best_score:
+                best, best_score, best_against = cid, score, top[1]
+        chosen.append(best)
+        scores.append(best_score)
+        against.append(best_against)
+        left.remove(best)
+    return chosen, scores, against
+
+
+def halves(rng: np.random.Generator) -> np.ndarray:
+    """A unit vector of four components of +-0.5: every cosine between two is a multiple of 0.25, exact
+    in any summation order, so equal scores are true ties and the ranked order alone must break them."""
+    vector = np.zeros(8)
+    vector[rng.choice(8, size=4, replace=False)] = rng.choice([-0.5, 0.5], size=4)
+    return vector
+
+
+@pytest.mark.parametrize("lambda_", [0.0, 0.25, 0.5, 0.75, 1.0])
+def test_the_selection_matches_the_definition_on_random_pools_full_of_ties(lambda_):
+    rng = np.random.default_rng(7)
+    for _ in range(6):
+        vectors = {cid: halves(rng) for cid in range(30)}
+        order = [int(cid) for cid in rng.permutation(30)]
+        candidates = RankedList.from_ordered("rrf", [(cid, cid, 1.0 / (rank + 1)) for rank, cid in enumerate(order)])
+        query = halves(rng)
+        ranked, details = mmr(candidates, query, vectors, lambda_=lambda_, top_k=20, pool=30)
+        chosen, scores, against = greedy_by_definition(order, vectors, query, lambda_, 20)
+        assert ranked.chunk_ids() == chosen
+        assert [h.score for h in ranked] == scores
+        assert [details[cid]["selected_against"] for cid in chosen] == against
