@@ -49,7 +49,7 @@ def write_widget_state(side: str, values: dict[str, object]) -> None:
     """Put ``values`` into the side's widgets, each inside its key's range."""
     for name, value in values.items():
         if name == "fusion.weights":
-            weights = list(value) + [0.0, 0.0]
+            weights = (list(value) + [0.0, 0.0])[: len(WEIGHT_KEYS)]  # a missing weight reads as 0
             for weight_key, weight in zip(WEIGHT_KEYS, weights, strict=True):
                 st.session_state[side_key(side, weight_key)] = config_inputs.clamped("fusion.weights", weight)
         elif name == "rerank.model":
