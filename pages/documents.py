@@ -21,6 +21,7 @@ from workbench.ui.ingest_progress import IngestProgressView
 from workbench.ui.llm_panels import enrichment_panel
 from workbench.ui.model_choice import model_picker
 from workbench.ui.model_downloads import offer_download
+from workbench.ui.new_collection import create_and_select
 from workbench.ui.pages import run_through_router
 from workbench.ui.runtime_table import runtime_panel
 from workbench.ui.text import md_escape, shorten
@@ -54,14 +55,7 @@ def collections_panel(collection: str | None) -> None:
             "all models: the Models page).",
         )
         if st.button("Create collection", key="create_collection", type="primary"):
-            try:
-                bench.create_collection(name, WorkbenchConfig(chunking=chunking, embedding=EmbeddingConfig(model)))
-            except (ValueError, ModelNotAvailableError) as error:  # the message names the fix
-                st.error(md_escape(error))
-            else:
-                session.flash("success", f"Created collection **{md_escape(name.strip())}**. Upload files below.")
-                session.request_collection(name.strip())
-                st.rerun()
+            create_and_select(name, WorkbenchConfig(chunking=chunking, embedding=EmbeddingConfig(model)))
     if collection is None:
         return
     with st.expander(f"Delete collection “{md_escape(collection)}”", icon=":material/delete:"):

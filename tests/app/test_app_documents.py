@@ -98,7 +98,7 @@ def test_create_a_collection_then_delete_it(tmp_path: Path, open_app):
     app.button(key="create_collection").click().run()
     assert not app.exception, app.exception
     assert app.session_state["collection"] == "field_notes"
-    assert "Created collection field_notes. Upload files below." in texts(app, "success")
+    assert "Created collection field_notes and selected it in the sidebar. Upload files below." in texts(app, "success")
     assert any("No documents yet" in text for text in texts(app, "info"))
 
     app.checkbox(key="confirm_delete_field_notes").check().run()
@@ -108,6 +108,34 @@ def test_create_a_collection_then_delete_it(tmp_path: Path, open_app):
     assert Workbench(tmp_path / "home").collection_names() == []
     assert any("No collection yet" in text for text in texts(app, "info"))
     assert app.sidebar.button(key="sidebar_load_demo")  # the empty home offers the demo again
+
+
+def test_a_new_collection_beside_the_demo_is_selected_and_the_page_says_so(demo_home_copy: Path, open_app):
+    app = open_app(demo_home_copy, page=PAGE)
+    assert app.sidebar.selectbox(key="collection").value == "demo"
+    app.text_input(key="new_collection_name").input("notes").run()
+    app.button(key="create_collection").click().run()
+    assert not app.exception, app.exception
+    assert app.sidebar.selectbox(key="collection").value == "notes"
+    assert "Created collection notes and selected it in the sidebar. Upload files below." in texts(app, "success")
+    assert any("notes" in text for text in texts(app, "subheader"))
+
+
+def test_a_second_click_while_the_first_still_creates_reports_the_creation(demo_home_copy: Path, open_app):
+    # the first click's run wrote the collection and was cut short by the second click's rerun
+    Workbench(demo_home_copy).create_collection("notes")
+    app = open_app(demo_home_copy, page=PAGE)
+    app.session_state["_documents_creating_collection"] = "notes"
+    app.text_input(key="new_collection_name").input("notes").run()
+    app.button(key="create_collection").click().run()
+    assert not app.exception, app.exception
+    assert not [text for text in texts(app, "error") if "already exists" in text]
+    assert app.sidebar.selectbox(key="collection").value == "notes"
+    assert "Created collection notes and selected it in the sidebar. Upload files below." in texts(app, "success")
+    # without a creation in flight, the same name is refused as before
+    app.text_input(key="new_collection_name").input("notes").run()
+    app.button(key="create_collection").click().run()
+    assert any("collection 'notes' already exists" in text for text in texts(app, "error"))
 
 
 def test_deleting_needs_the_confirmation(demo_home: Path, open_app):
