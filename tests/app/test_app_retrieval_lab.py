@@ -304,3 +304,35 @@ def test_marking_needs_a_name_for_a_new_set(demo_home_copy: Path, open_app):
     errors = [text.replace("\\", "") for text in _texts(app, "error")]
     assert any("golden set name '../escape' is not valid" in text for text in errors)
     assert sorted(p.name for p in (demo_home_copy / "golden_sets").iterdir()) == ["demo.jsonl"]
+
+
+def _explain_picker(app, side: str = "a"):
+    found = [box for box in app.selectbox if box.key == f"lab_explain_hit_{side}"]
+    return found[0] if found else None
+
+
+def test_explain_never_offers_a_previous_querys_hit_after_a_query_with_no_hits(lab):
+    lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
+    picker = _explain_picker(lab)
+    picker.select(picker.options[1]).run()  # the user explains the second hit
+    # a Chinese query on the English demo: no BM25 term matches and the guard leaves dense out
+    lab.text_input(key="lab_query").set_value("倒数排名融合的分数是怎么计算的？").run()
+    assert not lab.exception, lab.exception
+    assert "**Final · 0**" in _texts(lab.get_by_key("side_a"), "markdown")
+    assert _explain_picker(lab) is None
+    assert any(
+        "Side A returned no hits for this query, so there is none to explain" in text for text in _texts(lab, "caption")
+    )
+
+
+def test_a_new_query_explains_its_own_first_hit_not_the_last_pick(lab):
+    second = "What is reciprocal rank fusion?"
+    lab.text_input(key="lab_query").set_value(second).run()
+    finals = [int(cid) for cid in _final_table(lab, "a")["chunk"]]
+    lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
+    shared = [int(cid) for cid in _final_table(lab, "a")["chunk"] if int(cid) in finals[1:]]
+    assert shared, "the two queries share no final hit beyond the second query's first"
+    _explain_picker(lab).set_value(shared[-1]).run()
+    lab.text_input(key="lab_query").set_value(second).run()
+    assert not lab.exception, lab.exception
+    assert _explain_picker(lab).value == finals[0]
