@@ -108,7 +108,7 @@ def _run_sides(collection: str, query: str, configs: dict, containers: dict) -> 
     for side in SIDES:
         try:
             with st.spinner(f"Running side {side.upper()}…"):
-                traces[side], snapshots[side] = run_side(collection, query, configs[side])
+                traces[side], snapshots[side] = run_side(collection, query, configs[side], side)
         except BackendError as error:  # a Milvus that is down, say: the message names the URI and the fix
             with containers[side]:
                 st.error(f"Side {side.upper()} could not run: {md_escape(error)}")
@@ -155,9 +155,10 @@ def main() -> None:
     judged = relevant_chunks(lookup.match.query, snapshot) if lookup.match else {}
     relevant = {side: relevant_in_run(judged, trace.chunks) for side, trace in traces.items()}
     render_summary(lookup, snapshot, traces, relevant)
+    same = len(configs) == 2 and not differences(configs["a"], configs["b"])
     for side, trace in traces.items():
         with containers[side]:
-            render_side(side, trace, configs[side], relevant[side])
+            render_side(side, trace, configs[side], relevant[side], same_as_a=same and side == "b")
     st.divider()
     if len(traces) == 2:
         render_diff(traces, {**relevant["a"], **relevant["b"]})

@@ -59,6 +59,16 @@ def _jieba():
     return _jieba_module
 
 
+def segmenter_loaded() -> bool:
+    """Whether jieba's dictionary is in memory (the first CJK text loads it: about a second)."""
+    return _jieba_module is not None
+
+
+def load_segmenter() -> None:
+    """Load jieba's dictionary now, so the first Chinese query does not pay for it."""
+    _jieba()
+
+
 @dataclass(frozen=True)
 class Bm25Tokenizer:
     stopwords: str = "en"  # en | none

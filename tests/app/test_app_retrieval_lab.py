@@ -336,3 +336,29 @@ def test_a_new_query_explains_its_own_first_hit_not_the_last_pick(lab):
     lab.text_input(key="lab_query").set_value(second).run()
     assert not lab.exception, lab.exception
     assert _explain_picker(lab).value == finals[0]
+
+
+def _side_captions(app, side: str) -> list[str]:
+    return [text.replace("\\", "") for text in _texts(app.get_by_key(f"side_{side}"), "caption")]
+
+
+def test_repeated_timings_say_they_are_the_first_runs_and_can_be_taken_again(lab):
+    query = "How does reciprocal rank fusion combine rankings?"
+    lab.text_input(key="lab_query").set_value(query).run()
+    assert not [text for text in _side_captions(lab, "a") if "kept from this query's run at" in text]
+    # the same query again (any rerun): the page shows the first run's times and says so
+    lab.text_input(key="lab_query").set_value("").run()
+    lab.text_input(key="lab_query").set_value(query).run()
+    assert any("kept from this query's run at" in text for text in _side_captions(lab, "a"))
+    lab.button(key="lab_a_retime").click().run()
+    assert not lab.exception, lab.exception
+    assert not [text for text in _side_captions(lab, "a") if "kept from this query's run at" in text]
+
+
+def test_with_a_equal_to_b_the_page_says_it_shows_one_run_twice(lab):
+    lab.toggle(key="lab_b_mmr.enabled").set_value(False).run()  # B starts as A plus MMR: now B = A
+    lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
+    assert not lab.exception, lab.exception
+    assert any("B shows A's run: one run, shown on both sides" in text for text in _side_captions(lab, "b"))
+    lab.toggle(key="lab_b_mmr.enabled").set_value(True).run()
+    assert not [text for text in _side_captions(lab, "b") if "shown on both sides" in text]

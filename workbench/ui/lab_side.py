@@ -10,6 +10,8 @@ re-run a slow rerank.
 
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 
 from workbench.analysis.charts import rank_flow_figure
@@ -169,26 +171,61 @@ def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
     return values
 
 
-def run_side(collection: str, query: str, config: WorkbenchConfig):
-    """The side's trace and the snapshot it ran on, from this session's cache when it has them."""
+def run_side(collection: str, query: str, config: WorkbenchConfig, side: str = "a"):
+    """The side's trace and the snapshot it ran on, from this session's cache when it has them
+    (``timing_note`` then says the times are that earlier run's)."""
     bench = session.workbench()
     if config.retrieval.mode != "bm25" or config.mmr.enabled:
         session.embedder(config.embedding.key)  # the first load shows a spinner
     snapshot = bench.snapshot(collection, config)
     cache: dict = st.session_state.setdefault(TRACE_CACHE_KEY, {})
     cache_key = (collection, query, dumps(config), str(snapshot.folder))
-    trace = cache.get(cache_key)
-    if trace is None:
-        trace = bench.query(query, collection, config, source="lab")
-        cache[cache_key] = trace
+    st.session_state[side_key(side, "cache_key")] = cache_key
+    entry = cache.get(cache_key)
+    kept = entry is not None
+    if entry is None:
+        entry = (bench.query(query, collection, config, source="lab"), time.strftime("%H:%M:%S"))
+        cache[cache_key] = entry
         while len(cache) > TRACE_CACHE_SIZE:
             cache.pop(next(iter(cache)))
-    return trace, snapshot
+    st.session_state[side_key(side, "timed")] = (entry[1], kept)
+    return entry[0], snapshot
 
 
-def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict[int, int]) -> None:
-    """The side's notes, one tab per stage, the timings and the rank-flow chart."""
-    st.caption(f"{md_escape(describe(config))} · {trace.total_ms:.1f} ms in total")
+def forget_timing(side: str) -> None:
+    """ "Time again": drop the side's kept run, so the rerun measures the query afresh."""
+    cache: dict = st.session_state.get(TRACE_CACHE_KEY, {})
+    cache.pop(st.session_state.get(side_key(side, "cache_key")), None)
+
+
+def timing_note(side: str) -> str:
+    """ "timed at 10:42:01", and when the run was kept from earlier in the session, that it was."""
+    timed_at, kept = st.session_state.get(side_key(side, "timed"), ("", False))
+    if not timed_at:
+        return ""
+    if kept:
+        return (
+            f"kept from this query's run at {timed_at} with these settings, not measured again (Time again re-measures)"
+        )
+    return f"timed at {timed_at}"
+
+
+def render_side(
+    side: str, trace: Trace, config: WorkbenchConfig, relevant: dict[int, int], same_as_a: bool = False
+) -> None:
+    """The side's notes, one tab per stage, the timings and the rank-flow chart. ``same_as_a``: B
+    has A's settings, so it shows A's run (the page says so rather than passing it off as a second)."""
+    if same_as_a:
+        when = f"{trace.total_ms:.1f} ms in total, A's timings"
+    else:
+        note = timing_note(side)
+        when = f"{trace.total_ms:.1f} ms in total" + (f", {note}" if note else "")
+    st.caption(f"{md_escape(describe(config))} · {md_escape(when)}")
+    if same_as_a:
+        st.caption(
+            "Same settings as A, so B shows A's run: one run, shown on both sides. Change a setting in B's "
+            "configuration to compare."
+        )
     render_verdict(side, trace)
     # the answer first: the final list sits right under the verdict, every stage below it
     st.markdown(f"**Final · {len(trace.final)}**")
@@ -209,7 +246,17 @@ def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict
                 highlight=stage.stage == FINAL,
             )
             llm_panels.calls_view(stage.llm_calls, key=f"llm_calls_{side}_{stage.stage}")
-    st.caption("Timings")
+    timings_label, retime = st.columns([4, 1], vertical_alignment="bottom")
+    timings_label.caption("Timings")
+    if not same_as_a:
+        retime.button(
+            "Time again",
+            key=side_key(side, "retime"),
+            on_click=forget_timing,
+            args=(side,),
+            help="Run this side's query again and measure it afresh (the page otherwise keeps a query's run "
+            "for the session, so that clicking around does not re-run a slow rerank).",
+        )
     show_table(timing_rows(trace), "no stages ran", height="auto")
     flow = rank_flow(trace)
     if flow.paths:
