@@ -16,13 +16,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import Stemmer
-from bm25s.stopwords import STOPWORDS_EN
+from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_EN_PLUS
 
 # Same default pattern as bm25s.tokenize: words of two or more word characters.
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 
 STOPWORD_LISTS: dict[str, frozenset[str]] = {
     "en": frozenset(STOPWORDS_EN),
+    # NLTK's English list as bm25s ships it: en's words plus question words and pronouns
+    "en_plus": frozenset(STOPWORDS_EN_PLUS),
     "none": frozenset(),
 }
 CJK_SEGMENTERS = ("jieba", "none")
@@ -71,7 +73,7 @@ def load_segmenter() -> None:
 
 @dataclass(frozen=True)
 class Bm25Tokenizer:
-    stopwords: str = "en"  # en | none
+    stopwords: str = "en"  # en | en_plus | none
     stemmer: str = "english"  # any PyStemmer (Snowball) algorithm, or none
     cjk: str = "jieba"  # jieba | none (none: CJK goes through the regex like any other text)
 

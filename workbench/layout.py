@@ -43,6 +43,19 @@ def _keyed(chunking: ChunkingConfig) -> dict:
     return values
 
 
+#: BM25 keys added after homes existed: left out of the key at the value every earlier index was
+#: built with, so those indexes keep their keys
+_BM25_KEYED_ONLY_WHEN_SET = {"stopwords": "en"}
+
+
+def _keyed_bm25(bm25: Bm25Config) -> dict:
+    values = asdict(bm25)
+    for name, legacy in _BM25_KEYED_ONLY_WHEN_SET.items():
+        if values.get(name) == legacy:
+            values.pop(name)
+    return values
+
+
 @dataclass(frozen=True)
 class Layout:
     chunking: ChunkingConfig
@@ -100,7 +113,7 @@ def _keys(layout: Layout) -> tuple[str, str]:
     chunkset = (
         f"{readable}-{_digest({'chunking': _keyed(c), 'model': layout.embedding_model, 'version': CHUNKER_VERSION})}"
     )
-    build = {"bm25": asdict(layout.bm25), "m": layout.dense_m, "efc": layout.dense_ef_construction}
+    build = {"bm25": _keyed_bm25(layout.bm25), "m": layout.dense_m, "efc": layout.dense_ef_construction}
     if layout.backend != LOCAL:
         # only a non-local layout says where it lives: local keys stay what they always were
         build |= {"backend": layout.backend, layout.backend: dict(layout.place) if layout.place else None}

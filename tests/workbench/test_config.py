@@ -104,6 +104,7 @@ def test_every_key_with_choices_defaults_to_one_of_them():
         "index.backend",
         "milvus.analysis",
         "milvus.analyzer",
+        "bm25.stopwords",
         "embedding.runtime",
         "embedding.precision",
     }
