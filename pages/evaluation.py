@@ -80,22 +80,35 @@ SWEEP_SUGGESTIONS = {
 # -- shared pickers -------------------------------------------------------------------------------
 
 
+def follow_collection(key: str, collection: str) -> None:
+    """Forget ``key``'s pick when the sidebar's collection changes: another collection's golden set
+    is not this one's (its default is then the set named like the collection, or its first)."""
+    marker = f"{key}_collection"
+    if st.session_state.get(marker) != collection:
+        st.session_state.pop(key, None)
+        st.session_state[marker] = collection
+
+
 def golden_picker(collection: str, key: str) -> golden_sets.GoldenSet | None:
-    names = golden_sets.available(session.workbench().home)
+    names = session.golden_sets_for(collection)
     if not names:
         st.info(
-            "No golden set yet. Create one in the **Golden sets** tab (or mark hits relevant in the Retrieval "
-            "lab), or import a BEIR folder: `python -m workbench import-beir FOLDER`.",
+            f"No golden set judges the documents of {md_escape(collection)} yet. Create one in the **Golden "
+            "sets** tab or the **From your documents** tab (or mark hits relevant in the Retrieval lab), or "
+            "import a BEIR folder: `python -m workbench import-beir FOLDER`.",
             icon=":material/info:",
         )
         return None
+    follow_collection(key, collection)
+    session.forget_stale_choice(key, names)
     default = names.index(collection) if collection in names else 0
     name = st.selectbox(
         "Golden set",
         names,
         index=default,
         key=key,
-        help="JSONL files in the home's golden_sets/ folder and the project's golden_sets/.",
+        help="The golden sets that judge this collection's documents: JSONL files in the home's "
+        "golden_sets/ folder and the project's golden_sets/.",
     )
     return golden_sets.find(name, session.workbench().home)
 
@@ -498,6 +511,7 @@ def golden_tab(collection: str) -> None:
     bench = session.workbench()
     names = golden_sets.available(bench.home)
     options = names + ["+ new golden set"]
+    follow_collection("golden_edit_pick", collection)
     choice = st.selectbox(
         "Golden set", options, index=names.index(collection) if collection in names else 0, key="golden_edit_pick"
     )

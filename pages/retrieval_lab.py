@@ -65,6 +65,7 @@ def _query_box(queries: dict[str, str]) -> str:
         placeholder="Ask a question or type keywords",
         help="Both sides run this query. A query from a golden set highlights its relevant chunks.",
     )
+    session.forget_stale_choice(GOLDEN_PICK_KEY, queries)  # another collection's query, say
     if queries:
         pick_column.selectbox(
             "…or pick a golden query",
@@ -131,7 +132,7 @@ def main() -> None:
     base = session.current_config(collection, preset)
     home = str(session.home_path())
     golden_signature = golden_files_signature(session.home_path())
-    query = _query_box(golden_queries(home, golden_signature))
+    query = _query_box(golden_queries(home, golden_signature, tuple(session.golden_sets_for(collection))))
     containers, configs = _configure_sides(base, f"{collection}\x00{preset}\x00{dumps(base)}", bool(query))
     if not query:
         st.info("Type a query above, or pick a golden query, to run A and B side by side.", icon=":material/search:")

@@ -73,3 +73,12 @@ def open_app(monkeypatch: pytest.MonkeyPatch) -> Callable:
         return app
 
     return start
+
+
+@pytest.fixture
+def demo_and_notes_home(demo_home_copy: Path) -> Path:
+    """``demo_home_copy`` plus the collection ``notes`` and its golden set (``tests/notes_collection.py``)."""
+    from tests.notes_collection import add_notes_collection
+
+    add_notes_collection(demo_home_copy)
+    return demo_home_copy

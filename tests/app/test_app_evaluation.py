@@ -99,3 +99,15 @@ def test_a_golden_set_with_no_answer_queries_shows_abstention(demo_home_copy: Pa
     assert float(shown["abstention recall"]) >= 0.9
     assert float(shown["abstention precision"]) >= 0.9
     assert any("30 of 30 no\\-answer queries" in text for text in _texts(app, "caption"))  # Markdown-escaped
+
+
+def test_the_golden_set_follows_the_collection(demo_and_notes_home: Path, open_app):
+    app = open_app(demo_and_notes_home, page=PAGE)
+    assert app.selectbox(key="evaluate_golden").value == "demo"
+    app.sidebar.selectbox(key="collection").set_value("notes").run()
+    assert not app.exception, app.exception
+    assert app.selectbox(key="evaluate_golden").value == "notes"
+    assert list(app.selectbox(key="evaluate_golden").options) == ["notes"]
+    assert app.button(key="evaluate_run").label == "Evaluate 2 queries"
+    app.sidebar.selectbox(key="collection").set_value("demo").run()
+    assert app.selectbox(key="evaluate_golden").value == "demo"

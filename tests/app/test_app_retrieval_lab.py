@@ -362,3 +362,15 @@ def test_with_a_equal_to_b_the_page_says_it_shows_one_run_twice(lab):
     assert any("B shows A's run: one run, shown on both sides" in text for text in _side_captions(lab, "b"))
     lab.toggle(key="lab_b_mmr.enabled").set_value(True).run()
     assert not [text for text in _side_captions(lab, "b") if "shown on both sides" in text]
+
+
+def test_the_golden_query_picker_offers_the_selected_collections_sets(demo_and_notes_home: Path, open_app):
+    app = open_app(demo_and_notes_home, page=PAGE)
+    assert any(option.startswith("demo · ") for option in app.selectbox(key="lab_golden_pick").options)
+    app.sidebar.selectbox(key="collection").set_value("notes").run()
+    assert not app.exception, app.exception
+    options = list(app.selectbox(key="lab_golden_pick").options)
+    assert options == [
+        "notes · n1: What do sea anemones do at low tide?",
+        "notes · n2: How far is a lighthouse beam seen?",
+    ]

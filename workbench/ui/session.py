@@ -174,6 +174,41 @@ def documents(collection: str) -> list:
     return _documents(str(home_path()), catalog_version(), collection)
 
 
+def golden_files_signature(home: Path) -> tuple:
+    """Changes whenever a golden set file is added, removed or rewritten."""
+    from workbench.evaluation import golden
+
+    entries = []
+    for folder in golden.search_paths(home):
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.jsonl")):
+                stat = path.stat()
+                entries.append((str(path), stat.st_mtime_ns, stat.st_size))
+    return tuple(entries)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _golden_sets_for(home: str, version: tuple, signature: tuple, collection: str) -> list[str]:
+    from workbench.evaluation import golden
+    from workbench.evaluation.golden_fit import belongs_to, collection_names
+
+    names = collection_names((doc.source, doc.external_id) for doc in _documents(home, version, collection))
+    fitting = []
+    for name in golden.available(Path(home)):
+        try:
+            if belongs_to(golden.find(name, Path(home)), collection, names):
+                fitting.append(name)
+        except golden.GoldenSetError:
+            continue  # a set that cannot be read is reported where it is opened
+    return fitting
+
+
+def golden_sets_for(collection: str) -> list[str]:
+    """The golden sets that judge ``collection``'s documents (``workbench.evaluation.golden_fit``)."""
+    home = home_path()
+    return _golden_sets_for(str(home), catalog_version(), golden_files_signature(home), collection)
+
+
 # -- the sidebar selection ----------------------------------------------------------------------
 
 

@@ -1,0 +1,32 @@
+"""A second collection beside the demo, with its own golden set: for the pickers that must offer the
+selected collection's golden sets, not the demo's (the app tests and the browser tests share it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+COLLECTION = "notes"
+GOLDEN = "notes"
+NOTES = {
+    "tide-pools.md": "# Tide pools\n\nSea anemones close their tentacles at low tide to keep water in.\n",
+    "lighthouses.md": "# Lighthouses\n\nA Fresnel lens bends the lamp's light into a beam seen 20 miles away.\n",
+}
+QUERIES = {
+    "n1": ("What do sea anemones do at low tide?", "tide-pools.md"),
+    "n2": ("How far is a lighthouse beam seen?", "lighthouses.md"),
+}
+
+
+def add_notes_collection(home: Path) -> None:
+    """Ingest ``notes`` into ``home`` (beside whatever it holds) and write its golden set."""
+    import json
+
+    from workbench.ingestion.ingest import Source
+    from workbench.service import Workbench
+
+    report = Workbench(home).ingest(COLLECTION, [Source.from_markdown(name, text) for name, text in NOTES.items()])
+    assert not report.failures, report.summary()
+    lines = [
+        json.dumps({"id": qid, "query": query, "relevant": [{"doc": doc}]}) for qid, (query, doc) in QUERIES.items()
+    ]
+    (home / "golden_sets" / f"{GOLDEN}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
