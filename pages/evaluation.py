@@ -80,12 +80,13 @@ SWEEP_SUGGESTIONS = {
 # -- shared pickers -------------------------------------------------------------------------------
 
 
-def follow_collection(key: str, collection: str) -> None:
-    """Forget ``key``'s pick when the sidebar's collection changes: another collection's golden set
-    is not this one's (its default is then the set named like the collection, or its first)."""
+def follow_collection(key: str, collection: str, options: list[str], default: str) -> None:
+    """Point ``key``'s picker at ``default`` when the sidebar's collection changes (another
+    collection's golden set is not this one's) or its pick is no longer offered. Set through the
+    session state, which the browser's widget follows, rather than forgotten, which it would not."""
     marker = f"{key}_collection"
-    if st.session_state.get(marker) != collection:
-        st.session_state.pop(key, None)
+    if st.session_state.get(marker) != collection or st.session_state.get(key) not in options:
+        st.session_state[key] = default
         st.session_state[marker] = collection
 
 
@@ -99,13 +100,10 @@ def golden_picker(collection: str, key: str) -> golden_sets.GoldenSet | None:
             icon=":material/info:",
         )
         return None
-    follow_collection(key, collection)
-    session.forget_stale_choice(key, names)
-    default = names.index(collection) if collection in names else 0
+    follow_collection(key, collection, names, collection if collection in names else names[0])
     name = st.selectbox(
         "Golden set",
         names,
-        index=default,
         key=key,
         help="The golden sets that judge this collection's documents: JSONL files in the home's "
         "golden_sets/ folder and the project's golden_sets/.",
@@ -511,10 +509,8 @@ def golden_tab(collection: str) -> None:
     bench = session.workbench()
     names = golden_sets.available(bench.home)
     options = names + ["+ new golden set"]
-    follow_collection("golden_edit_pick", collection)
-    choice = st.selectbox(
-        "Golden set", options, index=names.index(collection) if collection in names else 0, key="golden_edit_pick"
-    )
+    follow_collection("golden_edit_pick", collection, options, collection if collection in names else options[0])
+    choice = st.selectbox("Golden set", options, key="golden_edit_pick")
     if choice == "+ new golden set":
         name = st.text_input("Name", value=collection, key="golden_new_name")
     else:

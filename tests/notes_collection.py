@@ -30,3 +30,32 @@ def add_notes_collection(home: Path) -> None:
         json.dumps({"id": qid, "query": query, "relevant": [{"doc": doc}]}) for qid, (query, doc) in QUERIES.items()
     ]
     (home / "golden_sets" / f"{GOLDEN}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+GENERATED = "notes-synth"
+
+
+def add_generated_set(home: Path) -> None:
+    """A golden set as the LLM writes one from ``notes`` (``golden_sets/.synth``), not reviewed yet:
+    its items wait in the review table with the decision "pending"."""
+    import json
+
+    items = []
+    for number, (name, text) in enumerate(NOTES.items(), start=1):
+        sentence = text.split("\n\n", 1)[1].strip()
+        start = text.index(sentence)
+        items.append(
+            {
+                "id": f"synth-{number}",
+                "query": f"What does {name.removesuffix('.md').replace('-', ' ')} say, in one sentence?",
+                "relevant": [{"doc": name, "start": start, "end": start + len(sentence), "quote": sentence}],
+                "meta": {"kind": "specific", "review": "pending", "overlap": 0.25},
+            }
+        )
+    folder = home / "golden_sets"
+    (folder / f"{GENERATED}.jsonl").write_text(
+        "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in items), encoding="utf-8"
+    )
+    (folder / ".synth").mkdir(parents=True, exist_ok=True)
+    summary = {"collection": COLLECTION, "set": GENERATED, "model": "written-by-hand", "seed": 1, "mean_overlap": 0.25}
+    (folder / ".synth" / f"{GENERATED}.summary.json").write_text(json.dumps(summary), encoding="utf-8")

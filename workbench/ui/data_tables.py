@@ -50,6 +50,9 @@ def column_config(frame: pd.DataFrame) -> dict:
             if pd.api.types.is_integer_dtype(frame[column])
         }
     )
+    if "snippet" in frame.columns:
+        # wide enough to read, narrow enough that the document beside it stays in view
+        config["snippet"] = st.column_config.TextColumn("snippet", width="medium", help="the chunk's text")
     if RELEVANT_COLUMN in frame.columns:
         config[RELEVANT_COLUMN] = st.column_config.TextColumn(
             RELEVANT_COLUMN, width="small", help="relevant in the golden set"

@@ -155,9 +155,14 @@ def review_section(collection: str) -> None:
         width="stretch",
         key=f"synth_review_table_{name}",
         disabled=["id", "kind", "quote", "documents", "overlap"],
+        # what a person edits first, then what they read to decide: in view without scrolling sideways
+        column_order=("decision", "question", "quote", "documents", "kind", "overlap", "id"),
         column_config={
-            "decision": st.column_config.SelectboxColumn("decision", options=list(review.DECISIONS), required=True),
-            "question": st.column_config.TextColumn("question", help="edit to rephrase"),
+            "decision": st.column_config.SelectboxColumn(
+                "decision", options=list(review.DECISIONS), required=True, width="small"
+            ),
+            "question": st.column_config.TextColumn("question", help="edit to rephrase", width="large"),
+            "quote": st.column_config.TextColumn("quote", width="medium"),
         },
     )
     if st.button("Save review", key="synth_review_save"):

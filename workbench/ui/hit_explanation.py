@@ -37,11 +37,6 @@ def render_explain(
     )
     trace = traces[side]
     select_key = f"lab_explain_hit_{side}"
-    # a pick belongs to the query it was made for: a new query starts from its own first hit
-    asked_key = f"{select_key}_query"
-    if st.session_state.get(asked_key) != trace.query:
-        st.session_state.pop(select_key, None)
-        st.session_state[asked_key] = trace.query
     choices = hit_choices(trace) if len(trace.final) else []
     if not choices:
         st.session_state.pop(select_key, None)
@@ -51,7 +46,12 @@ def render_explain(
         )
         return
     labels = dict(choices)
-    session.forget_stale_choice(select_key, labels)
+    # a pick belongs to the query it was made for: a new query starts from its own first hit (set,
+    # not forgotten, so that the browser's widget follows)
+    asked_key = f"{select_key}_query"
+    if st.session_state.get(asked_key) != trace.query or st.session_state.get(select_key) not in labels:
+        st.session_state[select_key] = choices[0][0]
+        st.session_state[asked_key] = trace.query
     chunk_id = st.selectbox(
         "Hit",
         list(labels),
