@@ -604,8 +604,11 @@ def beir_import(bench, name: str) -> None:
 
 st.title("Evaluation")
 current = require_collection("evaluate")
+# keyed and tracked: a rerun (a saved review, a message above the tabs) keeps the tab the user is on
 evaluate, runs, sweep, golden_edit, from_documents = st.tabs(
-    ["Evaluate", "Runs & compare", "Sweep", "Golden sets", "From your documents"]
+    ["Evaluate", "Runs & compare", "Sweep", "Golden sets", "From your documents"],
+    key="evaluation_tab",
+    on_change="rerun",
 )
 with evaluate:
     evaluate_tab(current)

@@ -8,8 +8,14 @@ from pathlib import Path
 COLLECTION = "notes"
 GOLDEN = "notes"
 NOTES = {
-    "tide-pools.md": "# Tide pools\n\nSea anemones close their tentacles at low tide to keep water in.\n",
-    "lighthouses.md": "# Lighthouses\n\nA Fresnel lens bends the lamp's light into a beam seen 20 miles away.\n",
+    "tide-pools.md": (
+        "# Tide pools\n\nSea anemones close their tentacles at low tide to keep water in, and open them again "
+        "when the returning sea covers the rocks, so that the small fish and shrimps swept past can be caught.\n"
+    ),
+    "lighthouses.md": (
+        "# Lighthouses\n\nA Fresnel lens bends the lamp's light into a beam seen 20 miles away, using rings of "
+        "prisms that are far thinner and lighter than the single solid lens of the same focal length would be.\n"
+    ),
 }
 QUERIES = {
     "n1": ("What do sea anemones do at low tide?", "tide-pools.md"),
@@ -47,7 +53,9 @@ def add_generated_set(home: Path) -> None:
         items.append(
             {
                 "id": f"synth-{number}",
-                "query": f"What does {name.removesuffix('.md').replace('-', ' ')} say, in one sentence?",
+                # as long as the questions an LLM writes: the review table must still show the decision
+                "query": f"According to the notes on {name.removesuffix('.md').replace('-', ' ')}, what happens, "
+                "why does it happen that way, and what would a visitor see if they came back an hour later?",
                 "relevant": [{"doc": name, "start": start, "end": start + len(sentence), "quote": sentence}],
                 "meta": {"kind": "specific", "review": "pending", "overlap": 0.25},
             }

@@ -150,6 +150,11 @@ def test_the_passage_and_the_decision_are_in_view_at_1400_px(page, edges_url):
     assert "decision" in _visible_columns(review), _visible_columns(review)
     page.screenshot(path=str(ARTIFACTS / "edges-03-review-columns.png"))
 
+    # saving the review says so beside the button, and the page stays on this tab
+    page.get_by_role("button", name="Save review").click()
+    expect(page.get_by_text("Review of notes-synth saved", exact=False)).to_be_visible(timeout=STEP_S * 1000)
+    expect(page.get_by_role("tab", name="From your documents")).to_have_attribute("aria-selected", "true")
+
 
 def test_explain_a_hit_follows_the_query(page, edges_url):
     from playwright.sync_api import expect

@@ -208,6 +208,15 @@ def load(path: Path) -> GoldenSet:
     return GoldenSet(path.stem, queries, path)
 
 
+#: ``meta.review`` of an item the LLM wrote that nobody has reviewed yet (``workbench.golden.review``)
+REVIEW_PENDING = "pending"
+
+
+def unreviewed_count(golden: GoldenSet) -> int:
+    """Items the LLM wrote that nobody has accepted, edited or rejected yet; 0 for a set written by hand."""
+    return sum(1 for query in golden.queries if (query.meta or {}).get("review") == REVIEW_PENDING)
+
+
 def content_hash(golden: GoldenSet) -> str:
     """A short hash of what a set judges: each query's id, text, relevant items and answer, in
     order (``meta``, such as provenance and review notes, is left out). Runs record it, so two
