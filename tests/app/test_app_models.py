@@ -46,6 +46,8 @@ def test_the_catalogue_with_sizes_status_and_where_it_is_cached(tmp_path: Path, 
     embedding, rerank = [frame.value for frame in app.dataframe][:2]
     by_name = dict(zip(embedding["model"], embedding["status"], strict=True))
     assert by_name["all-MiniLM-L6-v2"] == "bundled"
+    bundled = embedding[embedding["model"] == "all-MiniLM-L6-v2"].iloc[0]
+    assert bundled["on disk"].endswith(" MB") and float(bundled["on disk"].split()[0]) > 50  # the package's files
     assert by_name["BAAI/bge-small-zh-v1.5"] == "not downloaded"
     row = embedding[embedding["model"] == "BAAI/bge-small-zh-v1.5"].iloc[0]
     assert row["download"] == "96 MB" and row["cached in"] == str(cache / "models--BAAI--bge-small-zh-v1.5")
@@ -75,6 +77,16 @@ def test_download_by_id_then_pick_it_for_a_collection_then_remove_it(tmp_path: P
 
     app.switch_page(PAGE).run()
     app.button(key="remove_tiny_embed_model").click().run()
+    assert not app.exception, app.exception
+    # nothing is deleted on the first click: the page asks, naming what uses the model
+    assert (cache / "models--tiny--embed-model").exists()
+    (question,) = [text for text in texts(app, "warning") if text.startswith(f"Remove {EMBED}?")]
+    assert "Collection tiny uses it and cannot embed queries until it is downloaded again" in question
+    app.button(key="remove_cancel_tiny_embed_model").click().run()
+    assert (cache / "models--tiny--embed-model").exists()
+    assert not [text for text in texts(app, "warning") if text.startswith(f"Remove {EMBED}?")]
+    app.button(key="remove_tiny_embed_model").click().run()
+    app.button(key="remove_confirm_tiny_embed_model").click().run()
     assert not app.exception, app.exception
     assert any(f"Removed {EMBED}" in text for text in texts(app, "success"))
     assert not (cache / "models--tiny--embed-model").exists()
