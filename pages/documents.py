@@ -120,11 +120,9 @@ def upload_limit(collection: str) -> float:
             help="Files over this size are refused before they are read. For this session's uploads; "
             "the command line takes --set ingest.max_file_mb=N.",
         )
-        rate = session.chunk_rate(config.embedding.model)
-        st.caption(
-            "One file at this size costs about: "
-            + "; ".join(md_escape(line) for line in raise_cost(chosen, config.chunking, rate, config.ingest.max_chunks))
-        )
+        rate, measured_for = session.chunk_rate(config.embedding.key) or (None, None)
+        lines = raise_cost(chosen, config.chunking, rate, config.ingest.max_chunks, measured_for)
+        st.caption("One file at this size costs about: " + "; ".join(md_escape(line) for line in lines))
         st.caption(md_escape(limit.describe()))
     return chosen
 

@@ -123,3 +123,32 @@ def test_the_upload_box_says_the_limit_ingest_enforces_and_the_user_can_raise_it
     app.number_input(key="documents_max_file_mb").set_value(500.0).run()
     assert app.get("file_uploader")[0].proto.max_upload_size_mb == 200  # the server's own cap
     assert any("--server.maxUploadSize=500" in text for text in texts(app, "caption"))
+
+
+def test_a_new_collection_on_another_runtime_estimates_at_the_rate_the_demo_measured(demo_home_copy: Path, open_app):
+    """The demo's import measured all-MiniLM-L6-v2 on torch fp32; a collection made with auto (here
+    onnx int8) is estimated at that measured rate, not at the first guess of 25 chunks/s."""
+    import json
+
+    from store import collections as stored_collections
+    from workbench.collection_info import index_overrides
+    from workbench.config import WorkbenchConfig
+    from workbench.layout import Layout
+    from workbench.service import Workbench
+
+    (demo_home_copy / "ingest_rates.json").write_text(json.dumps({"all-MiniLM-L6-v2": 3.25}), encoding="utf-8")
+    config = WorkbenchConfig().with_overrides(["embedding.runtime=onnx", "embedding.precision=int8"])
+    layout = Layout.of(config)
+    stored_collections.create_collection(
+        Workbench(demo_home_copy).catalog,
+        "fast",
+        index_overrides(config),
+        layout.chunkset_key,
+        layout.chunkset_config(),
+    )
+    app = open_app(demo_home_copy, page="pages/documents.py")
+    app.sidebar.selectbox(key="collection").set_value("fast").run()
+    assert not app.exception, app.exception
+    cost = next(text for text in texts(app, "caption") if text.startswith("One file at this size costs about"))
+    assert "first guess" not in cost
+    assert "at the 3.2 chunks/s this home measured for all-MiniLM-L6-v2" in cost

@@ -13,13 +13,27 @@ RATES_FILE = "ingest_rates.json"
 
 
 def chunk_rate(home: Path, model: str) -> float | None:
-    """Chunk texts per second this home measured for ``model`` in its last real embedding run."""
+    """Chunk texts per second this home measured for ``model`` (an embedder key) in its last real
+    embedding run, else for the same model on another runtime (``measured_rate``)."""
+    found = measured_rate(home, model)
+    return found[0] if found else None
+
+
+def measured_rate(home: Path, key: str) -> tuple[float, str] | None:
+    """(chunk texts per second, the embedder key they were measured with): ``key``'s own rate, else
+    the same model's on another runtime (``model@runtime-precision``; the demo measures torch fp32,
+    and a collection made with auto may run another). None before this home's first real ingest."""
     try:
         rates = json.loads((home / RATES_FILE).read_text(encoding="utf-8"))
-        rate = float(rates.get(model, 0))
+        measured = {name: float(value) for name, value in rates.items() if name != LOAD_KEY}
     except (OSError, ValueError, AttributeError, TypeError):
         return None
-    return rate if rate > 0 else None
+    model = key.split("@", 1)[0]
+    candidates = [key] + sorted(name for name in measured if name != key and name.split("@", 1)[0] == model)
+    for name in candidates:
+        if measured.get(name, 0) > 0:
+            return measured[name], name
+    return None
 
 
 def remember_rate(home: Path, model: str, texts: int, seconds: float) -> None:

@@ -124,10 +124,18 @@ def describe_duration(seconds: float) -> str:
 FALLBACK_CHUNK_RATE = 25.0
 
 
-def describe_estimate(chunks: int, chunk_rate: float | None, load_s: float | None = None) -> str:
+def describe_estimate(
+    chunks: int, chunk_rate: float | None, load_s: float | None = None, measured_for: str | None = None
+) -> str:
     """'about 51,000 chunks, roughly 40 min here' (with a stated guess when nothing was measured);
-    ``load_s``: the embedding model is not loaded yet, and loading it comes first."""
+    ``load_s``: the embedding model is not loaded yet, and loading it comes first; ``measured_for``:
+    the embedder the rate was measured with, named in the line."""
     loading = f", after about {describe_duration(load_s)} to load the embedding model" if load_s else ""
+    if chunk_rate and measured_for:
+        return (
+            f"about {chunks:,} chunks, roughly {describe_duration(chunks / chunk_rate)} to embed at the "
+            f"{chunk_rate:.1f} chunks/s this home measured for {measured_for}{loading}"
+        )
     if chunk_rate:
         return f"about {chunks:,} chunks, roughly {describe_duration(chunks / chunk_rate)} to embed here{loading}"
     return (

@@ -40,11 +40,12 @@ def workbench() -> Workbench:
     return _workbench_for(str(home_path()))
 
 
-def chunk_rate(model: str) -> float | None:
-    """Chunk texts per second this home measured for ``model`` (None before its first real ingest)."""
-    from workbench.ingestion.estimates import chunk_rate as measured
+def chunk_rate(key: str) -> tuple[float, str] | None:
+    """(chunk texts per second, the embedder they were measured with) this home measured for the
+    embedder ``key`` or its model on another runtime; None before its first real ingest."""
+    from workbench.ingestion.estimates import measured_rate
 
-    return measured(home_path(), model)
+    return measured_rate(home_path(), key)
 
 
 def warm_up(collection: str, query: str, configs: list):

@@ -194,3 +194,21 @@ def test_a_sentence_transformer_embedder_says_whether_and_how_long_it_loaded():
     assert not embedder.loaded and embedder.load_seconds is None
     embedder.dimension  # noqa: B018 -- loads the weights
     assert embedder.loaded and embedder.load_seconds > 0
+
+
+def test_an_estimate_uses_the_models_rate_measured_on_another_runtime(tmp_path):
+    import json
+
+    from workbench.ingestion.estimates import chunk_rate, measured_rate
+    from workbench.ingestion.workers import describe_estimate
+
+    (tmp_path / "ingest_rates.json").write_text(
+        json.dumps({"m": 3.25, "m@onnx-int8": 9.0, "other": 50.0, "load_s": {"m": 4.0}}), encoding="utf-8"
+    )
+    assert measured_rate(tmp_path, "m@onnx-int8") == (9.0, "m@onnx-int8")  # its own, first
+    assert measured_rate(tmp_path, "m@openvino-bf16") == (3.25, "m")  # else the same model elsewhere
+    assert chunk_rate(tmp_path, "m@openvino-bf16") == 3.25
+    assert measured_rate(tmp_path, "unmeasured") is None and measured_rate(tmp_path / "nowhere", "m") is None
+    assert describe_estimate(26, 3.25, measured_for="m") == (
+        "about 26 chunks, roughly 8 s to embed at the 3.2 chunks/s this home measured for m"
+    )
