@@ -217,6 +217,8 @@ def evaluate_tab(collection: str) -> None:
     golden = golden_picker(collection, "evaluate_golden")
     if golden is None:
         return
+    if golden_sets.unreviewed_note(golden):
+        st.warning(md_escape(golden_sets.unreviewed_note(golden)) + ".", icon=":material/rate_review:")
     level, metric_names = level_and_metrics("evaluate")
     preset = session.current_preset()
     config = session.current_config()

@@ -217,6 +217,17 @@ def unreviewed_count(golden: GoldenSet) -> int:
     return sum(1 for query in golden.queries if (query.meta or {}).get("review") == REVIEW_PENDING)
 
 
+def unreviewed_note(golden: GoldenSet) -> str:
+    """ "3 of the 20 queries of x were written by the LLM and are not reviewed yet …"; "" when none."""
+    pending = unreviewed_count(golden)
+    if not pending:
+        return ""
+    return (
+        f"{pending} of the {len(golden)} queries of {golden.name} were written by the LLM and are not reviewed "
+        "yet; they count as written (review them on the Evaluation page, From your documents)"
+    )
+
+
 def content_hash(golden: GoldenSet) -> str:
     """A short hash of what a set judges: each query's id, text, relevant items and answer, in
     order (``meta``, such as provenance and review notes, is left out). Runs record it, so two
