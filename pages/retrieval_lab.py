@@ -37,6 +37,9 @@ from workbench.ui.text import md_escape
 
 run_through_router()
 
+#: the query the sides' settings last folded away for
+FOLDED_FOR_KEY = "lab_settings_folded_for"
+
 
 def _nothing_to_search(collection: str | None) -> bool:
     """Explain what to do when there is no collection, or it has no chunks yet."""
@@ -80,18 +83,29 @@ def _query_box(queries: dict[str, str]) -> str:
     return st.session_state.get(QUERY_KEY, "").strip()
 
 
-def _configure_sides(base, signature: str, ran: bool) -> tuple[dict, dict]:
-    """Each side's column with its settings; returns the containers and the valid configs.
+def _fold_settings(query: str) -> None:
+    """Each side's settings are open before the first query and fold away at every new one, so the
+    verdicts and final lists come first; one the user opens stays open until the next query. The
+    panels' state is tracked (a keyed expander) and set here, before they are drawn."""
+    panels = [f"lab_config_{side}" for side in SIDES]
+    if st.session_state.get(FOLDED_FOR_KEY) == query and all(panel in st.session_state for panel in panels):
+        return
+    for panel in panels:
+        st.session_state[panel] = not query
+    st.session_state[FOLDED_FOR_KEY] = query
 
-    Once there is a query the settings fold away, so the verdicts and final lists come first."""
+
+def _configure_sides(base, signature: str, query: str) -> tuple[dict, dict]:
+    """Each side's column with its settings; returns the containers and the valid configs."""
     containers, configs = {}, {}
+    _fold_settings(query)
     for side, column in zip(SIDES, st.columns(2, gap="medium"), strict=True):
         sync_with_preset(side, base, signature)
         with column:
             containers[side] = st.container(key=f"side_{side}")
             with containers[side]:
                 st.subheader(f"{side.upper()}")
-                with st.expander("Configuration", expanded=not ran, icon=":material/tune:"):
+                with st.expander("Configuration", key=f"lab_config_{side}", on_change="rerun", icon=":material/tune:"):
                     values = side_controls(side, base)
                 try:
                     configs[side] = side_config(base, values)
@@ -133,7 +147,7 @@ def main() -> None:
     home = str(session.home_path())
     golden_signature = golden_files_signature(session.home_path())
     query = _query_box(golden_queries(home, golden_signature, tuple(session.golden_sets_for(collection))))
-    containers, configs = _configure_sides(base, f"{collection}\x00{preset}\x00{dumps(base)}", bool(query))
+    containers, configs = _configure_sides(base, f"{collection}\x00{preset}\x00{dumps(base)}", query)
     if not query:
         st.info("Type a query above, or pick a golden query, to run A and B side by side.", icon=":material/search:")
         return

@@ -374,3 +374,22 @@ def test_the_golden_query_picker_offers_the_selected_collections_sets(demo_and_n
         "notes · n1: What do sea anemones do at low tide?",
         "notes · n2: How far is a lighthouse beam seen?",
     ]
+
+
+def _configuration_open(app, side: str) -> bool:
+    (panel,) = [
+        node for node in app.get_by_key(f"side_{side}") if node.type == "expander" and node.label == "Configuration"
+    ]
+    return panel.proto.expanded
+
+
+def test_a_side_configuration_opened_after_a_query_folds_away_at_the_next_query(lab):
+    assert _configuration_open(lab, "b")  # before any query: open, to set up the sides
+    lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
+    assert not _configuration_open(lab, "b")
+    lab.session_state["lab_config_b"] = True  # the user opens B's panel to change a setting
+    lab.toggle(key="lab_b_mmr.enabled").set_value(False).run()
+    assert _configuration_open(lab, "b")  # it stays open while they work in it
+    lab.text_input(key="lab_query").set_value("What does a cross-encoder score?").run()
+    assert not lab.exception, lab.exception
+    assert not _configuration_open(lab, "b") and not _configuration_open(lab, "a")

@@ -127,6 +127,11 @@ def test_a_first_chinese_query_times_both_sides_apart_from_the_one_off_work(page
     expect(side_b.get_by_text("B shows A's run: one run, shown on both sides", exact=False)).to_be_visible(
         timeout=STEP_S * 1000
     )
+    # B's panel, opened after a query, folds away at the next one (its verdict comes first again)
+    mmr = side_b.locator(".st-key-lab_b_mmr-enabled")
+    expect(mmr).to_be_visible()
+    _ask(page, QUERY)
+    expect(mmr).to_be_hidden(timeout=STEP_S * 1000)
 
 
 def test_the_passage_and_the_decision_are_in_view_at_1400_px(page, edges_url):
