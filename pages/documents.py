@@ -10,7 +10,7 @@ from workbench.config import EmbeddingConfig, WorkbenchConfig
 from workbench.ingestion.ingest import IngestReport, Source
 from workbench.ingestion.parsers import SUPPORTED_TYPES
 from workbench.ingestion.upload_limits import UploadLimit, raise_cost
-from workbench.language.coverage import models_covering
+from workbench.language.coverage import models_covering, suggest_models
 from workbench.models.availability import ModelNotAvailableError, locate
 from workbench.models.catalogue import EMBEDDING, models
 from workbench.names import shown_name
@@ -100,6 +100,55 @@ def language_panel(collection: str) -> None:
         st.caption(
             f"Language mix: {md_escape(language.mix.describe())} · embedding model "
             f"{md_escape(coverage.model)} covers {md_escape(coverage.model_languages)}"
+        )
+        uncovered_documents_warning(collection, language)
+
+
+#: documents named in the warning before "and N more"
+NAMED_DOCUMENTS = 8
+
+
+def uncovered_documents_warning(collection: str, language) -> None:
+    """Each document the model does not cover, though the collection as a whole is covered."""
+    if not language.uncovered:
+        return
+    names = {doc.id: shown_name(doc.source) for doc in session.documents(collection)}
+    named = [
+        f"{names.get(doc.doc_id, f'document {doc.doc_id}')} ({doc.mix.describe()})"
+        for doc in language.uncovered[:NAMED_DOCUMENTS]
+    ]
+    more = len(language.uncovered) - len(named)
+    model = language.coverage.model
+    st.warning(
+        md_escape(
+            f"{count(len(language.uncovered), 'document')} "
+            f"{'is' if len(language.uncovered) == 1 else 'are'} in a language {model} does not cover "
+            f"(it covers {language.coverage.model_languages}): {', '.join(named)}"
+            + (f" and {more} more" if more else "")
+            + f". Its dense route ranks {'it' if len(language.uncovered) == 1 else 'them'} almost at random; "
+            f"BM25 still finds {'it' if len(language.uncovered) == 1 else 'them'} by its words. For these, a "
+            f"collection with a model that covers their language reads them: "
+            f"{suggest_models(language.uncovered[0].mix, EMBEDDING) or 'none in the catalogue'}."
+        ),
+        icon=":material/translate:",
+    )
+
+
+def document_language_warning(collection: str, doc) -> None:
+    """The inspected document's own warning, when the collection's model does not cover its language."""
+    try:
+        language = session.collection_language(collection)
+    except ModelNotAvailableError:
+        return
+    found = next((entry for entry in language.uncovered if entry.doc_id == doc.id), None)
+    if found is not None and not language.warning:  # else the collection's own warning says it
+        st.warning(
+            md_escape(
+                f"{shown_name(doc.source)} is in {found.mix.language} ({found.mix.describe()}), which "
+                f"{found.coverage.model} does not cover (it covers {found.coverage.model_languages}): its "
+                "chunks are found by BM25, and by the dense route almost at random."
+            ),
+            icon=":material/translate:",
         )
 
 
@@ -237,6 +286,7 @@ def document_detail(collection: str, documents: list) -> None:
             "Fix the file and upload it again, or delete this entry."
         )
     else:
+        document_language_warning(collection, doc)
         image = session.workbench().original_image(doc)
         if image is not None:
             st.image(

@@ -256,3 +256,27 @@ def test_the_runtime_table_shows_each_runtimes_speed_and_scifact_cost(tmp_path: 
     assert rows["openvino-bf16"]["SciFact nDCG@10 dense (Δ fp32)"] == "0.6725 (-0.0005)"
     assert rows["openvino-bf16"]["SciFact nDCG@10 hybrid (Δ fp32)"] == "0.7190 (+0.0002)"
     assert not any(MEASURE_COMMAND in text for text in texts(app, "caption"))
+
+
+def test_a_chinese_document_among_english_ones_is_named_and_no_zero_share_is_listed(tmp_path: Path, open_app):
+    from workbench.ingestion.ingest import Source
+
+    home = tmp_path / "home"
+    english = {
+        f"note-{n}.md": f"# Note {n}\n\nRetrieval augmented generation retrieves passages, then answers from them. "
+        f"The μ of a fusion weight is a Greek letter in a formula, not a language. Note {n}.\n"
+        for n in range(3)
+    }
+    chinese = {"笔记.md": "# 笔记\n\n检索增强生成先检索相关段落，再让模型根据这些段落回答问题。\n"}
+    sources = [Source.from_markdown(name, text) for name, text in {**english, **chinese}.items()]
+    assert not Workbench(home).ingest("mixed", sources).failures
+    app = open_app(home, page=PAGE)
+    assert not app.exception, app.exception
+    (warning,) = [text for text in texts(app, "warning") if "笔记.md" in text]
+    assert "1 document is in a language all-MiniLM-L6-v2 does not cover" in warning
+    assert "笔记.md (Han (zh) 100%)" in warning
+    (mix,) = [text for text in texts(app, "caption") if text.startswith("Language mix:")]
+    assert "0%" not in mix, mix
+    # the document's own view says it too
+    app.selectbox(key="documents_inspect").set_value(Workbench(home).document("笔记.md", "mixed").id).run()
+    assert any(text.startswith("笔记.md is in zh") for text in texts(app, "warning"))
