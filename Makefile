@@ -11,15 +11,21 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
 
 # `make app` serves this machine only (127.0.0.1); `make app SHARE=1` (or SHARE=readonly) binds every
 # interface behind a token (see docs/SECURITY.md)
 app: setup
-	$(if $(SHARE),WORKBENCH_SHARE=$(SHARE) ,)$(BIN)/python -m workbench.serve
+	$(if $(SHARE),WORKBENCH_SHARE=$(SHARE) ,)$(BIN)/python -m workbench.ui.serve
 
+# ruff (rules and formatting), mypy (strict on retrieval, evaluation, golden), the layering contracts
 lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/lint-imports
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 
 test: setup
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest

@@ -22,11 +22,12 @@ import streamlit as st
 from store.catalog import CatalogBusyError
 from workbench.config import ConfigError
 from workbench.evaluation.golden import GoldenSetError
+from workbench.facade import ReadOnlyError
 from workbench.retrieval.pipeline import QueryError
 from workbench.service import NotFoundError
-from workbench.sharing import ReadOnlyError, SharingError
-from workbench.ui import session
-from workbench.ui.access import gate
+from workbench.service.sharing import SharingError
+from workbench.ui import session, warmup
+from workbench.ui.access import gate, read_only
 from workbench.ui.demo_loader import load_demo_with_progress
 from workbench.ui.pages import navigate
 from workbench.ui.sidebar import render_sidebar
@@ -42,6 +43,10 @@ try:
 except SharingError as error:
     st.error(md_escape(str(error)))
     st.stop()
+
+# the models and indexes a first query needs load in the background (``make app`` started this
+# already, before the server answered; a bare ``streamlit run`` starts it here)
+warmup.start(session.home_path(), read_only())
 
 # navigation first: Streamlit clears what was drawn before it when the page changes
 # the welcome page while there is nothing to search, or while the demo's load needs finishing

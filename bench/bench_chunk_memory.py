@@ -100,7 +100,7 @@ def build(folder: Path, count: int, chars: int) -> dict:
         "over_max_length": np.zeros(count, dtype=bool),
     }
     write_chunk_store(folder / "chunks", columns)
-    rows = list(zip(*(list(columns[name]) for name in CHUNK_COLUMNS), strict=True))
+    rows = list(zip(*(list(columns[name]) for name in CHUNK_COLUMNS), strict=False))
     write_table(
         folder / "chunks.parquet", [(int(r[0]), int(r[1]), int(r[2]), 0, chars, *r[5:]) for r in rows], CHUNK_COLUMNS
     )
@@ -165,7 +165,7 @@ def measure(part: str, folder: Path, queries: int) -> dict:
         table_ = read_table(folder / "chunks.parquet")
         held = {
             values[0]: ChunkRecord(*values[:7], tuple(values[7] or ()), *values[8:])
-            for values in zip(*(table_[name] for name in CHUNK_COLUMNS), strict=True)
+            for values in zip(*(table_[name] for name in CHUNK_COLUMNS), strict=False)
         }
         doc_id_of = {cid: chunk.doc_id for cid, chunk in held.items()}
         del table_
@@ -192,7 +192,7 @@ def measure(part: str, folder: Path, queries: int) -> dict:
         result["opened"] = rss()
         fetched = held.chunks.record_fetches()
         config = WorkbenchConfig().with_overrides(["retrieval.mode=hybrid"])
-        for text, vector in zip(query_texts, query_vectors, strict=True):
+        for text, vector in zip(query_texts, query_vectors, strict=False):
             trace = run_pipeline(text, config, held, lambda _q, v=vector: v, "bench")
             shown |= {view.chunk_id for view in trace.final_chunks()}
     split = resident()

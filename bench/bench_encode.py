@@ -63,7 +63,7 @@ def scifact_texts(count: int) -> list[str]:
 
 def scifact_queries(count: int) -> list[str]:
     with (SCIFACT / "queries.jsonl").open(encoding="utf-8") as lines:
-        return [json.loads(line)["text"] for _, line in zip(range(count), lines, strict=True)]
+        return [json.loads(line)["text"] for _, line in zip(range(count), lines, strict=False)]
 
 
 def main() -> None:

@@ -4,7 +4,7 @@ Each mode runs in a fresh Python process on the same home, the way a new server 
 queries. ``cold`` runs side A then side B as the lab did before (A pays the one-off work:
 reading the indexes, loading the model and its first run, embedding the query, loading the
 Chinese word segmenter, the first query of a language on the index); ``warm`` does
-that work first with ``workbench.retrieval.first_use.warm_up`` (as the lab does now) and shows
+that work first with ``workbench.service.first_use.warm_up`` (as the lab does now) and shows
 it apart. Prints, per query and stage, A's and B's milliseconds and their ratio; asserts nothing.
 
     python bench/bench_lab_fairness.py                      # a temporary home with the demo loaded
@@ -51,8 +51,8 @@ def ratio(row: dict) -> float:
 
 def one_process(home: str, collection: str, mode: str) -> list[dict]:
     """Run in the child: both sides of every query; stage ms per side."""
-    from workbench.retrieval.first_use import warm_up
     from workbench.service import Workbench
+    from workbench.service.first_use import warm_up
 
     bench = Workbench(Path(home))
     config = bench.config_for(collection)
@@ -65,7 +65,7 @@ def one_process(home: str, collection: str, mode: str) -> list[dict]:
         trace_a = bench.query(query, collection, config)
         side_a_ms = (time.perf_counter() - started) * 1000
         trace_b = bench.query(query, collection, config)
-        for stage_a, stage_b in zip(trace_a.stages, trace_b.stages, strict=True):
+        for stage_a, stage_b in zip(trace_a.stages, trace_b.stages, strict=False):
             rows.append(
                 {
                     "query": query,

@@ -66,7 +66,7 @@ def main() -> None:
     os.environ["WORKBENCH_CALIBRATION_DIR"] = str(Path(scratch.name) / "calibration")
     from workbench.embedding.runtimes import RUNTIMES, TORCH_FP32, runtime_key
     from workbench.retrieval.cross_encoder import open_cross_encoder
-    from workbench.retrieval.rerank_calibration import calibrate_cross_encoder, kendall_tau, query_tie
+    from workbench.retrieval.rerank_calibration import calibrate_cross_encoder, kendall_tau_a, query_tie
 
     model = args.model or minilm_stand_in(Path(scratch.name) / "minilm-cross-encoder")
     described = args.model or "MiniLM-L6 stand-in (random head: speed is real, scores are not)"
@@ -111,9 +111,9 @@ def main() -> None:
     rows = []
     for key in opened:
         rate = statistics.median(rates[key])
-        pairs = list(zip(scores[key], scores[baseline], strict=True))
+        pairs = list(zip(scores[key], scores[baseline], strict=False))
         max_diff = max(float(np.max(np.abs(a - b))) for a, b in pairs)
-        min_tau = min(kendall_tau(a, b, query_tie(b)) for a, b in pairs)
+        min_tau = min(kendall_tau_a(a, b, query_tie(b)) for a, b in pairs)
         same_top = sum(int(np.argmax(a) == np.argmax(b)) for a, b in pairs) / len(pairs)
         rows.append(
             [

@@ -100,7 +100,7 @@ def run(bench: Workbench, collection: str, queries: list[str], repeats: int) -> 
         config_b = side_config(base, {**side_values(base), **change})
         for query in queries:
             samples = [render_once(bench, collection, query, base, config_b) for _ in range(repeats)]
-            a_ms, b_ms, analysis_ms = (statistics.median(column) for column in zip(*samples, strict=True))
+            a_ms, b_ms, analysis_ms = (statistics.median(column) for column in zip(*samples, strict=False))
             total = a_ms + b_ms + analysis_ms
             totals.append(total)
             print(f"{label:<22} {query[:42]:<42} {a_ms:7.1f} {b_ms:7.1f} {analysis_ms:9.1f} {total:7.1f}")

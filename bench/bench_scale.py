@@ -145,7 +145,7 @@ def build(home: Path, chunks: int) -> list[list]:
         texts = corpus.chunk_texts(sum(sizes))
         hashes = [content_hash(text) for text in texts]
         versions, offset = [], 0
-        for number, size in zip(batch_docs, sizes, strict=True):
+        for number, size in zip(batch_docs, sizes, strict=False):
             parts, position = [], 0
             for ordinal, text in enumerate(texts[offset : offset + size]):
                 parts.append(
@@ -393,7 +393,7 @@ def encode_rate(texts: int) -> tuple[str, str, float]:
         with SCIFACT_CORPUS.open(encoding="utf-8") as lines:
             sample = [
                 (record["title"] + "\n\n" + record["text"])[:1000]
-                for record in (json.loads(line) for line, _ in zip(lines, range(texts), strict=True))
+                for record in (json.loads(line) for line, _ in zip(lines, range(texts), strict=False))
             ]
         what = f"{len(sample)} SciFact abstracts, first 1,000 characters"
     else:
@@ -568,7 +568,7 @@ def main() -> None:
         name, what, rate = encode_rate(args.encode_texts)
         rows = [[name, f"{rate:.1f}", f"{chunks / rate / 3600:.1f} h"]]
         from workbench.embedding.calibration import read_calibrations
-        from workbench.home import resolve_home
+        from workbench.service.home import resolve_home
 
         calibrations = {**read_calibrations(resolve_home(None)), **read_calibrations(home)}
         for model, record in calibrations.items():

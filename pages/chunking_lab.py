@@ -9,7 +9,6 @@ import streamlit as st
 
 from workbench.chunking.preview import ChunkPreview, preview_chunking
 from workbench.config import DEFAULT_PRESET, ChunkingConfig, WorkbenchConfig, overrides_between
-from workbench.sharing import require_writable
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only
 from workbench.ui.chunk_bands import bands_html
@@ -97,7 +96,7 @@ def apply_chunking(collection: str, chunking: ChunkingConfig, preset: str, make_
         st.error("Give the preset a name: it is how queries select this chunking.")
         return
     bench = session.workbench()
-    require_writable(bench, "Applying a chunking")  # it writes chunks, indexes and a preset
+    bench.require_writable("Applying a chunking")  # it writes chunks, indexes and a preset
     target: WorkbenchConfig = replace(session.current_config(), chunking=chunking)
     embedded = {"texts": 0}
     with st.status(

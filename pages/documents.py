@@ -13,8 +13,7 @@ from workbench.ingestion.upload_limits import UploadLimit, raise_cost
 from workbench.language.coverage import models_covering, suggest_models
 from workbench.models.availability import ModelNotAvailableError, locate
 from workbench.models.catalogue import EMBEDDING, models
-from workbench.names import shown_name
-from workbench.plural import count
+from workbench.text import count, shown_name
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only, read_only
 from workbench.ui.ingest_progress import IngestProgressView

@@ -8,7 +8,7 @@ import streamlit as st
 
 from workbench.analysis.embedding_map import DEFAULT_MAX_POINTS, EmbeddingMap, build_map
 from workbench.config import WorkbenchConfig
-from workbench.names import shown_name
+from workbench.text import shown_name
 from workbench.ui import config_inputs, session
 from workbench.ui.figures import embedding_figure
 from workbench.ui.pages import run_through_router

@@ -27,9 +27,8 @@ from workbench.evaluation.sweep import (
     run_sweep,
     save_best_as_preset,
 )
-from workbench.names import shown_name
 from workbench.retrieval.llm_cost import llm_calls_for_run
-from workbench.sharing import require_writable
+from workbench.text import shown_name
 from workbench.ui import golden_builder, session
 from workbench.ui.access import hidden_in_read_only, read_only
 from workbench.ui.llm_panels import answers_frame, llm_option
@@ -133,7 +132,7 @@ def level_and_metrics(key: str) -> tuple[str, tuple[str, ...]]:
 
 def download_buttons(what, stem: str, key: str) -> None:
     columns = st.columns(3)
-    for column, fmt, mime in zip(columns, export.FORMATS, ("text/markdown", "text/html", "text/csv"), strict=True):
+    for column, fmt, mime in zip(columns, export.FORMATS, ("text/markdown", "text/html", "text/csv"), strict=False):
         column.download_button(
             f"Export {fmt.upper()}",
             export.render(what, fmt),
@@ -250,7 +249,7 @@ def evaluate_tab(collection: str) -> None:
             bar.progress(done / total, text=f"{done}/{total} queries")
 
         bench = session.workbench()
-        require_writable(bench, "Running an evaluation")  # it stores the run
+        bench.require_writable("Running an evaluation")  # it stores the run
         result = evaluate_collection(
             bench,
             collection,
@@ -336,7 +335,7 @@ def runs_tab(collection: str) -> None:
             session.flash("info", f"Showing run {chosen} in the Evaluate tab.")
             st.rerun()
         if not read_only() and st.button("Delete", key="runs_delete_button", icon=":material/delete:"):
-            require_writable(session.workbench(), "Deleting a run")
+            session.workbench().require_writable("Deleting a run")
             delete_run(catalog, chosen)
             st.session_state.pop(COMPARISON_KEY, None)
             session.flash("success", f"Deleted run {chosen}.")
@@ -570,7 +569,7 @@ def golden_tab(collection: str) -> None:
                 item = {"doc": doc.external_id or doc.source, "grade": int(grade)}
                 if quote.strip():
                     item["quote"] = quote.strip()
-                require_writable(bench, "Changing a golden set")
+                bench.require_writable("Changing a golden set")
                 updated = golden_sets.mark_relevant(path, query, item)
                 session.flash(
                     "success", f"Saved: query **{md_escape(updated.id)}** now has {len(updated.relevant)} judgements."
@@ -592,7 +591,7 @@ def beir_import(bench, name: str) -> None:
             from workbench.ingestion.beir import BeirFormatError, import_golden
 
             try:
-                require_writable(bench, "Importing a golden set")
+                bench.require_writable("Importing a golden set")
                 path = import_golden(Path(folder.strip()).expanduser(), name, bench.home)
             except (BeirFormatError, OSError) as error:
                 st.error(md_escape(error))

@@ -6,14 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from workbench.ui.judging_panel import (
-    judge_name,
-    pick_pool,
-    render_agreement,
-    render_export,
-    render_judging,
-    render_pool_builder,
-)
+from workbench.ui.judging_panel import judge_name, render_agreement, render_pool_and_judging, render_pool_builder
 from workbench.ui.pages import run_through_router
 from workbench.ui.widgets import require_collection
 
@@ -26,11 +19,6 @@ st.caption(
 )
 collection = require_collection("judge")
 render_pool_builder(collection)
-judge = judge_name()
-pool = pick_pool()
-if judge and pool:
-    items = render_judging(pool, judge)
-    st.subheader("Export", anchor=False)
-    render_export(pool, judge, items)
+render_pool_and_judging(judge_name())
 st.subheader("Agreement", anchor=False)
 render_agreement(collection)

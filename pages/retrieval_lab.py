@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from workbench.analysis.relevance import relevant_in_run
+from workbench.analysis.golden_matches import relevant_in_run
 from workbench.analysis.side_config import describe_differences, differences, side_config
 from workbench.config import ConfigError, dumps
 from workbench.service import BackendError

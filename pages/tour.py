@@ -10,9 +10,9 @@ from workbench.config import ChunkingConfig, WorkbenchConfig
 from workbench.demo import DEMO_COLLECTION, DEMO_GOLDEN
 from workbench.evaluation import golden as golden_sets
 from workbench.evaluation.runner import evaluate_collection
-from workbench.names import shown_name
 from workbench.retrieval.stages import BM25, DENSE, FUSION
 from workbench.retrieval.trace import Trace
+from workbench.text import shown_name
 from workbench.ui import session
 from workbench.ui.access import read_only
 from workbench.ui.demo_loader import load_demo_with_progress
@@ -80,7 +80,7 @@ def exhibit_corpus() -> None:
 
 def exhibit_canonical() -> None:
     columns = st.columns(len(CANONICAL_EXAMPLES))
-    for column, source in zip(columns, CANONICAL_EXAMPLES, strict=True):
+    for column, source in zip(columns, CANONICAL_EXAMPLES, strict=False):
         doc = demo_document(source)
         if doc is None:
             continue
@@ -135,7 +135,7 @@ def exhibit_routes() -> None:
     config = demo_config().with_value("retrieval.top_k", TOP)
     relevant = query.doc_grades()
     columns = st.columns(2)
-    for column, mode in zip(columns, ("dense", "bm25"), strict=True):
+    for column, mode in zip(columns, ("dense", "bm25"), strict=False):
         trace = session.workbench().query(query.query, DEMO_COLLECTION, config.with_value("retrieval.mode", mode))
         column.markdown(f"**{mode}** ({trace.total_ms:.0f} ms)")
         column.dataframe(ranked_rows(trace, relevant), hide_index=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from workbench.names import shown_name
+from workbench.text import shown_name
 from workbench.ui import session
 from workbench.ui.access import read_only
 from workbench.ui.demo_loader import load_demo_with_progress

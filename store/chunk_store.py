@@ -86,10 +86,10 @@ def write_chunk_store(folder: Path, columns: Mapping[str, Sequence]) -> int:
     np.save(folder / "over_max_length.npy", np.asarray(columns["over_max_length"], dtype=bool).reshape(-1)[order])
     texts = [str(columns["text"][i]) for i in order]
     indexed = [str(columns["indexed_text"][i]) for i in order]
-    same = np.fromiter((a == b for a, b in zip(texts, indexed, strict=True)), dtype=bool, count=count)
+    same = np.fromiter((a == b for a, b in zip(texts, indexed, strict=False)), dtype=bool, count=count)
     np.save(folder / "indexed_is_text.npy", same)
     _write_strings(folder, "text", texts)
-    _write_strings(folder, "indexed_text", ("" if s else text for s, text in zip(same.tolist(), indexed, strict=True)))
+    _write_strings(folder, "indexed_text", ("" if s else text for s, text in zip(same.tolist(), indexed, strict=False)))
     _write_strings(folder, "heading_path", (_heading_json(columns["heading_path"][i]) for i in order))
     write_params(folder, {"count": count}, FORMAT_VERSION)
     return count
@@ -201,7 +201,7 @@ class ChunkStore(Mapping[int, ChunkRecord]):
         """The records of the ids this store holds, in the order given (unknown ids are left out)."""
         ids = np.asarray(list(chunk_ids), dtype=np.int64)
         rows = self.ids.positions(ids)
-        return {int(cid): self._record(int(row)) for cid, row in zip(ids, rows, strict=True) if row >= 0}
+        return {int(cid): self._record(int(row)) for cid, row in zip(ids, rows, strict=False) if row >= 0}
 
     def contains_many(self, chunk_ids: Sequence[int] | np.ndarray) -> np.ndarray:
         """Whether the store holds each id (a bool array), in one look-up."""

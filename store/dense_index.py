@@ -238,7 +238,7 @@ class DenseIndex(VectorIndex):
         label_filter = None if allowed_ids is None else allowed_ids.__contains__
         labels, distances = self._graph.knn_query(query, k=k, num_threads=1, filter=label_filter)
         # float32 arithmetic, as hnswlib computes its distances
-        return list(zip(labels[0].tolist(), (1.0 - distances[0]).tolist(), strict=True))
+        return list(zip(labels[0].tolist(), (1.0 - distances[0]).tolist(), strict=False))
 
     def _search_exact(self, query: np.ndarray, k: int, allowed_ids: Set[int] | None) -> list[tuple[int, float]]:
         rows = np.arange(len(self._chunk_ids))

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from store import repository as repo
 from store.catalog import Catalog
+from store.document_versions import Fingerprint, OutdatedDocument, document_fingerprints
+from store.document_versions import outdated_documents as outdated_rows
 from store.repository import DocumentRow, NewChunk, NotFoundError
 
 # -- ingestion --------------------------------------------------------------------------------
@@ -22,7 +24,7 @@ from store.repository import DocumentRow, NewChunk, NotFoundError
 class IngestStart:
     collection_id: int
     run_id: int
-    fingerprints: dict[str, tuple[str, str]]  # source name -> (sha256, status) before this run
+    fingerprints: dict[str, Fingerprint]  # source name -> what was ingested under it before this run
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class DocumentVersion:
     page_starts: list[int]
     chunks: dict[str, list[NewChunk]]  # chunk set key -> chunks
     replaces: bool  # a document of this source name was in the catalog when the run started
+    parser_version: int = 1  # of the parser that wrote ``markdown``
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ def start_ingest(catalog: Catalog, collection: str, chunksets: list[tuple[str, d
         row = repo.get_collection(con, collection)
         for key, config in chunksets:
             repo.add_chunkset(con, row.id, key, config)
-        fingerprints = repo.document_fingerprints(con, row.id)
+        fingerprints = document_fingerprints(con, row.id)
         run_id = repo.start_run(con, row.id, files_total)
     return IngestStart(row.id, run_id, fingerprints)
 
@@ -126,7 +129,7 @@ def commit_documents(catalog: Catalog, collection_id: int, run_id: int, document
             outcomes.append("replaced" if existing is not None and existing.status == "success" else "ingested")
         _insert_versions(con, collection_id, pending)
         repo.record_events(
-            con, run_id, [(d.source, d.sha256, outcome) for d, outcome in zip(documents, outcomes, strict=True)]
+            con, run_id, [(d.source, d.sha256, outcome) for d, outcome in zip(documents, outcomes, strict=False)]
         )
         repo.bump_generation(con, collection_id)
     return outcomes
@@ -146,6 +149,7 @@ def _insert_versions(con, collection_id: int, documents: list[DocumentVersion]) 
                 "title": d.title,
                 "markdown": d.markdown,
                 "page_starts": d.page_starts,
+                "parser_version": d.parser_version,
             }
             for d in documents
         ],
@@ -153,8 +157,15 @@ def _insert_versions(con, collection_id: int, documents: list[DocumentVersion]) 
     repo.insert_chunk_rows(
         con,
         collection_id,
-        [(key, doc_id, chunks) for d, doc_id in zip(documents, ids, strict=True) for key, chunks in d.chunks.items()],
+        [(key, doc_id, chunks) for d, doc_id in zip(documents, ids, strict=False) for key, chunks in d.chunks.items()],
     )
+
+
+def outdated_documents(catalog: Catalog, collection: str, versions: dict[str, int]) -> list[OutdatedDocument]:
+    """The collection's documents written by an older parser than ``versions`` (type -> version) names."""
+    with catalog.connect() as con:
+        row = repo.get_collection(con, collection)
+        return outdated_rows(con, row.id, versions)
 
 
 def finish_ingest(

@@ -33,7 +33,7 @@ def load_vectors(catalog: Catalog, model: str, hashes: list[str]) -> dict[str, n
             "SELECT content_hash, vector FROM embeddings WHERE model = ? AND content_hash IN (SELECT unnest(?))",
             [model, list(set(hashes))],
         ).fetchnumpy()
-    return {h: np.asarray(v, dtype=np.float32) for h, v in zip(result["content_hash"], result["vector"], strict=True)}
+    return {h: np.asarray(v, dtype=np.float32) for h, v in zip(result["content_hash"], result["vector"], strict=False)}
 
 
 def vector_matrix(catalog: Catalog, model: str, hashes: list[str]) -> tuple[np.ndarray, np.ndarray]:

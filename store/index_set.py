@@ -156,7 +156,7 @@ class Snapshot:
         )
         docs = read_table(folder / "documents.parquet")
         self.documents: dict[int, DocumentInfo] = {
-            values[0]: DocumentInfo(*values) for values in zip(*(docs[name] for name in DOCUMENT_COLUMNS), strict=True)
+            values[0]: DocumentInfo(*values) for values in zip(*(docs[name] for name in DOCUMENT_COLUMNS), strict=False)
         }
 
     @property

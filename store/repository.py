@@ -179,14 +179,6 @@ def documents(con, collection_id: int, chunkset: str | None = None) -> list[Docu
     return [DocumentRow(*row) for row in rows]
 
 
-def document_fingerprints(con, collection_id: int) -> dict[str, tuple[str, str]]:
-    """source name -> (sha256, status), for the skip-before-parse check."""
-    rows = con.execute(
-        "SELECT source, sha256, status FROM documents WHERE collection_id = ?", [collection_id]
-    ).fetchall()
-    return {source: (sha, status) for source, sha, status in rows}
-
-
 def find_document(con, collection_id: int | None, ref: str) -> DocumentRow | None:
     """By numeric id, external id, or source name (in that order of preference)."""
     scope = "" if collection_id is None else " AND d.collection_id = ?"
@@ -280,6 +272,7 @@ def insert_documents(con, collection_id: int, documents: list[dict]) -> list[int
             "markdown": pa.array(column("markdown"), pa.string()),
             "page_starts": pa.array([list(p or []) for p in column("page_starts")], pa.list_(pa.int32())),
             "status": pa.array(["success"] * len(documents), pa.string()),
+            "parser_version": pa.array([d.get("parser_version") for d in documents], pa.int32()),
         }
     )
     insert_frame(con, "documents", table)

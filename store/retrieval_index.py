@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
@@ -147,7 +147,12 @@ class AllowedChunks(frozenset):
     document_ids: frozenset[int] | None
     doc_types: frozenset[str] | None
 
-    def __new__(cls, chunk_ids, document_ids=None, doc_types=None):
+    def __new__(
+        cls,
+        chunk_ids: Iterable[int],
+        document_ids: Iterable[int] | None = None,
+        doc_types: Iterable[str] | None = None,
+    ) -> AllowedChunks:
         allowed = super().__new__(cls, chunk_ids)
         allowed.document_ids = None if document_ids is None else frozenset(int(d) for d in document_ids)
         allowed.doc_types = None if doc_types is None else frozenset(str(t) for t in doc_types)

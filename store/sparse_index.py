@@ -209,7 +209,7 @@ class SparseIndex(TermIndex):
         term_freqs = term_freqs[:, used].tocsr()
         token_ids_per_chunk = [
             np.repeat(term_freqs.indices[start:end], term_freqs.data[start:end]).tolist()
-            for start, end in zip(term_freqs.indptr[:-1], term_freqs.indptr[1:], strict=True)
+            for start, end in zip(term_freqs.indptr[:-1], term_freqs.indptr[1:], strict=False)
         ]
         self._set_corpus(chunk_ids, vocabulary, term_freqs, _scored(token_ids_per_chunk, vocabulary, self.k1, self.b))
 
@@ -234,7 +234,7 @@ class SparseIndex(TermIndex):
             positions = positions[np.argpartition(-scores[positions], k - 1)[:k]]
         # lexsort keys go last-first: score descending, then position for a stable order.
         positions = positions[np.lexsort((positions, -scores[positions]))]
-        return list(zip(self.chunk_ids[positions].tolist(), scores[positions].tolist(), strict=True))
+        return list(zip(self.chunk_ids[positions].tolist(), scores[positions].tolist(), strict=False))
 
     def _mask_of(self, allowed_ids: Set[int]) -> np.ndarray:
         mask = np.zeros(len(self), dtype=bool)
@@ -259,7 +259,7 @@ class SparseIndex(TermIndex):
         # one CSR row slice: indexing the matrix per term costs tens of microseconds each
         start, end = self._term_freqs.indptr[position], self._term_freqs.indptr[position + 1]
         chunk_freqs = dict(
-            zip(self._term_freqs.indices[start:end].tolist(), self._term_freqs.data[start:end].tolist(), strict=True)
+            zip(self._term_freqs.indices[start:end].tolist(), self._term_freqs.data[start:end].tolist(), strict=False)
         )
         rows = []
         for term, query_count in Counter(self.tokenizer.tokenize(text)).items():

@@ -362,4 +362,4 @@ def _id_score_pairs(results) -> list[tuple[int, float]]:
     if not results:
         return []
     hits = results[0]
-    return list(zip(map(int, hits.ids), map(float, hits.distances), strict=True))
+    return list(zip(map(int, hits.ids), map(float, hits.distances), strict=False))

@@ -70,11 +70,11 @@ def test_an_interrupted_demo_load_is_offered_again_and_finishes_without_reembedd
 ):
     from streamlit.runtime.scriptrunner_utils.exceptions import StopException
 
-    import workbench.ingestion.ingest as ingest_module
+    import workbench.ingestion.stream as stream_module
     from workbench.ui.ingest_progress import IngestProgressView
 
     home = tmp_path / "home"
-    monkeypatch.setattr(ingest_module, "EMBED_GROUP", 3)  # embed and commit three documents at a time
+    monkeypatch.setattr(stream_module, "EMBED_GROUP", 3)  # embed and commit three documents at a time
     draw = IngestProgressView.__call__
     embedded_groups = []
 

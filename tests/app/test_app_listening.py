@@ -1,5 +1,5 @@
 """What the server binds: this machine only with the repository's config; every interface, behind a
-token printed once, only when sharing is asked for (``python -m workbench.serve``, what ``make app`` runs)."""
+token printed once, only when sharing is asked for (``python -m workbench.ui.serve``, what ``make app`` runs)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.serve import lan_address
+from workbench.ui.serve import lan_address
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 START_S = 60
@@ -107,7 +107,15 @@ def test_sharing_binds_every_interface_and_prints_the_token_url_once(tmp_path, l
     port = free_port()
     log = tmp_path / "server.log"
     home = tmp_path / "home"
-    command = [sys.executable, "-m", "workbench.serve", "--server.port", str(port), "--server.fileWatcherType", "none"]
+    command = [
+        sys.executable,
+        "-m",
+        "workbench.ui.serve",
+        "--server.port",
+        str(port),
+        "--server.fileWatcherType",
+        "none",
+    ]
     with started(command, _env(home, WORKBENCH_SHARE="1"), log, port):
         assert connects(lan, port)
     printed = log.read_text()
@@ -122,7 +130,7 @@ def test_sharing_binds_every_interface_and_prints_the_token_url_once(tmp_path, l
 
 def test_a_bad_share_setting_stops_the_start_with_the_values_it_takes(tmp_path):
     finished = subprocess.run(
-        [sys.executable, "-m", "workbench.serve"],
+        [sys.executable, "-m", "workbench.ui.serve"],
         cwd=PROJECT_DIR,
         capture_output=True,
         text=True,

@@ -44,7 +44,7 @@ def test_the_catalogue_with_sizes_status_and_where_it_is_cached(tmp_path: Path, 
     app = open_app(tmp_path / "home", page=PAGE)
     assert not app.exception, app.exception
     embedding, rerank = [frame.value for frame in app.dataframe][:2]
-    by_name = dict(zip(embedding["model"], embedding["status"], strict=True))
+    by_name = dict(zip(embedding["model"], embedding["status"], strict=False))
     assert by_name["all-MiniLM-L6-v2"] == "bundled"
     bundled = embedding[embedding["model"] == "all-MiniLM-L6-v2"].iloc[0]
     assert bundled["on disk"].endswith(" MB") and float(bundled["on disk"].split()[0]) > 50  # the package's files
@@ -131,8 +131,7 @@ def test_a_new_collection_on_another_runtime_estimates_at_the_rate_the_demo_meas
     import json
 
     from store import collections as stored_collections
-    from workbench.collection_info import index_overrides
-    from workbench.config import WorkbenchConfig
+    from workbench.config import WorkbenchConfig, index_settings
     from workbench.layout import Layout
     from workbench.service import Workbench
 
@@ -142,7 +141,7 @@ def test_a_new_collection_on_another_runtime_estimates_at_the_rate_the_demo_meas
     stored_collections.create_collection(
         Workbench(demo_home_copy).catalog,
         "fast",
-        index_overrides(config),
+        index_settings(config),
         layout.chunkset_key,
         layout.chunkset_config(),
     )

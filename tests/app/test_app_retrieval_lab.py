@@ -21,11 +21,11 @@ def _texts(app, *kinds: str) -> list[str]:
 
 
 def _final_table(app, side: str):
-    """The final stage's table of one side: the last stage tab holds it."""
+    """The final stage's table of one side: the first table under the verdict ("Final · n")."""
     container = app.get_by_key(f"side_{side}")
     tables = [node for node in container if node.type == "arrow_data_frame" or getattr(node, "type", "") == "dataframe"]
     finals = [t.value for t in tables if "rank" in t.value.columns and "snippet" in t.value.columns]
-    return finals[-1]
+    return finals[0]
 
 
 @pytest.fixture

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -104,3 +106,96 @@ def settle(page) -> None:
     except AssertionError:
         pass
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=STEP_S * 1000)
+
+
+#: what ``make app`` runs, with its setup step taken as done (``-o``: the shared venv is never
+#: reinstalled by a test); the recipe itself, and so the command and config, are ``make app``'s
+MAKE_APP = ["make", "--no-print-directory", "-o", ".venv/.installed", "app"]
+
+
+@contextlib.contextmanager
+def serve_like_make_app(home: Path, log_name: str, env: dict[str, str] | None = None):
+    """The app started exactly as ``make app`` starts it, on ``home`` and a free loopback port
+    (Streamlit reads ``STREAMLIT_SERVER_PORT`` like ``--server.port``); yields ``(url, pid)``, the
+    pid being ``make``'s, the root of the server's process tree. Stops the whole tree at the end."""
+    port = free_port()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log = ARTIFACTS / log_name
+    inherited = {k: v for k, v in os.environ.items() if k not in ("WORKBENCH_SHARE", "WORKBENCH_TOKEN")}
+    server_env = {
+        **inherited,
+        "WORKBENCH_HOME": str(home),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "STREAMLIT_SERVER_PORT": str(port),
+        **(env or {}),
+    }
+    with log.open("w") as output:
+        server = subprocess.Popen(
+            MAKE_APP, cwd=PROJECT_DIR, env=server_env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_health(url, server, log)
+        yield url, server.pid
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=15)
+
+
+def process_tree(root: int) -> list[int]:
+    """``root`` and every process below it (read from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                parents[int(entry.name)] = int(_stat_fields(int(entry.name))[1])
+    tree, frontier = [root], [root]
+    while frontier:
+        children = [pid for pid, parent in parents.items() if parent in frontier]
+        tree += children
+        frontier = children
+    return tree
+
+
+def cpu_seconds(root: int) -> float:
+    """User plus system CPU time used so far by the live processes of ``root``'s tree."""
+    total = 0
+    for pid in process_tree(root):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = _stat_fields(pid)
+            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def idle_cores(root: int, seconds: float, churn: Path | None = None) -> float:
+    """Cores ``root``'s process tree used over ``seconds``. With ``churn`` (a folder), 20 files in
+    it are rewritten every 50 ms meanwhile, as a test run or an editor changes files under the
+    checkout; the folder is removed afterwards."""
+    if churn is not None:
+        churn.mkdir(parents=True, exist_ok=True)
+    before, started = cpu_seconds(root), time.monotonic()
+    try:
+        while time.monotonic() - started < seconds:
+            if churn is None:
+                time.sleep(min(0.5, seconds))
+                continue
+            for index in range(20):
+                (churn / f"file-{index}.txt").write_text(str(time.monotonic()), encoding="utf-8")
+            time.sleep(0.05)
+        return (cpu_seconds(root) - before) / (time.monotonic() - started)
+    finally:
+        if churn is not None:
+            shutil.rmtree(churn, ignore_errors=True)
+
+
+def _stat_fields(pid: int) -> list[str]:
+    """/proc/PID/stat after the command name (which may hold spaces): field 3 (state) onwards."""
+    text = Path(f"/proc/{pid}/stat").read_text()
+    return text[text.rindex(")") + 2 :].split()

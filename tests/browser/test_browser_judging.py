@@ -1,7 +1,8 @@
 """Judging by keyboard in a real browser: a pool of 3 queries (one Chinese) built with the CLI on a copy
 of the demo home, graded on the Judging page with the keys 0-3 and U (undo) in Chromium, exported
-as a golden set from the page, and evaluated with ``eval --level span``. Screenshots land in
-``test-artifacts/browser/``."""
+as a golden set from the page, and evaluated with ``eval --level span``. Every key reruns only the
+judging fragment, never the whole page (read from the server's websocket messages). Screenshots
+land in ``test-artifacts/browser/``."""
 
 from __future__ import annotations
 
@@ -22,14 +23,10 @@ QUESTIONS = [
 ]
 
 
-def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home: Path, tmp_path: Path, capsys):
-    from playwright.sync_api import expect, sync_playwright
-
+def _home_with_pool(demo_home: Path, tmp_path: Path) -> Path:
+    """A copy of the demo home with the pool "three" (the three questions, bm25 and dense, depth 1)."""
     from workbench.cli import main
-    from workbench.golden import judging
-    from workbench.service import Workbench
 
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     home = tmp_path / "home"
     shutil.copytree(demo_home, home)
     (tmp_path / "three.txt").write_text("\n".join(QUESTIONS) + "\n", encoding="utf-8")
@@ -54,23 +51,60 @@ def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home
         )
         == 0
     )
+    return home
+
+
+def _script_runs(frames: list) -> list[tuple[str, ...]]:
+    """The script runs the server started, from its websocket messages: each run opens with a
+    ``new_session`` message naming the fragments it reruns (none: the whole page)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    runs = []
+    for payload in frames:
+        if isinstance(payload, bytes):
+            message = ForwardMsg.FromString(payload)
+            if message.WhichOneof("type") == "new_session":
+                runs.append(tuple(message.metadata.run.fragment_ids))
+    return runs
+
+
+def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home: Path, tmp_path: Path, capsys):
+    from playwright.sync_api import expect, sync_playwright
+
+    from workbench.cli import main
+    from workbench.golden import judging
+    from workbench.service import Workbench
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    home = _home_with_pool(demo_home, tmp_path)
     _, items = judging.load_pool(Workbench(home).catalog, "three")
     assert {item.query for item in items} == set(QUESTIONS)
     keys = [str(position % 4) for position in range(len(items))]
 
+    frames: list = []  # the server's websocket messages, to tell whole-page runs from fragment runs
     with serve(home, "streamlit-server-judging.log") as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        page.on("websocket", lambda socket: socket.on("framereceived", lambda payload: frames.append(payload)))
         try:
             page.goto(f"{url}/judging")
+            # the warm-up's status polls while it runs, and redraws the page once when it is done:
+            # wait it out, so every run counted below is the judging's own
+            expect(page.locator(".st-key-warmup_status")).to_contain_text("ready", timeout=STEP_S * 1000)
             name = page.locator(".st-key-judging_judge_input input")
             expect(name).to_be_visible(timeout=STEP_S * 1000)
+            settle(page)
+            before = len(frames)
             name.fill("Ada")
             name.press("Enter")
             progress = page.get_by_test_id("stProgress")
             expect(progress).to_contain_text(f"0 of {len(items)} chunks judged", timeout=STEP_S * 1000)
+            settle(page)
+            # the signal is real: the name box is outside the fragment, and naming reruns the page
+            assert () in _script_runs(frames[before:]), _script_runs(frames[before:])
             page.locator(".st-key-judging_chunk").click()  # focus leaves the name box, as a judge's click would
             page.screenshot(path=str(ARTIFACTS / "judging-01-first-chunk.png"), full_page=True)
+            before = len(frames)
             page.keyboard.press("2")
             expect(progress).to_contain_text(f"1 of {len(items)} chunks judged", timeout=STEP_S * 1000)
             # the shortcut works once the rerun has drawn Undo enabled (it is disabled with nothing to undo)
@@ -83,6 +117,11 @@ def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home
                 page.keyboard.press(key)
                 if done < len(items):
                     expect(progress).to_contain_text(f"{done} of {len(items)} chunks judged", timeout=STEP_S * 1000)
+            settle(page)
+            # every key (grades, undo, the last grade that completes the pool) reran only the judging
+            # fragment: no run without fragment ids, which is a whole-page run
+            runs = _script_runs(frames[before:])
+            assert len(runs) >= len(keys) + 2 and all(runs), runs
             expect(page.get_by_text("Every chunk of pool three is judged")).to_be_visible(timeout=STEP_S * 1000)
             # while the last grade's rerun draws, the stale export box and the new one are both on
             # the page; the run has to end before there is one box to fill
@@ -107,7 +146,7 @@ def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home
 
     given = judging.judgements(Workbench(home).catalog, "three", "Ada")
     assert sorted((j.query_id, j.chunk_id, j.grade) for j in given) == sorted(
-        (item.query_id, item.chunk_id, int(key)) for item, key in zip(items, keys, strict=True)
+        (item.query_id, item.chunk_id, int(key)) for item, key in zip(items, keys, strict=False)
     )
     exported = [
         json.loads(line) for line in (home / "golden_sets" / "three-ada.jsonl").read_text(encoding="utf-8").splitlines()

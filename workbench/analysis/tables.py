@@ -11,9 +11,9 @@ from collections.abc import Mapping
 
 from workbench.analysis.diff import FinalsDiff
 from workbench.generation.context import AssembledContext
-from workbench.names import shown_name
 from workbench.retrieval.stages import FUSION, MMR, RERANK
 from workbench.retrieval.trace import ChunkView, Trace
+from workbench.text import shown_name
 
 RELEVANT_COLUMN = "✓"
 HEADING_SEPARATOR = " › "

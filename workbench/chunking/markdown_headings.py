@@ -9,6 +9,7 @@ fits and keeps the heading path of its start; its headings stay with the text be
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 from workbench.chunking.chunk import Chunk
 from workbench.chunking.headings import HeadingIndex
@@ -31,14 +32,14 @@ def section_bounds(markdown: str, headings: HeadingIndex) -> list[tuple[int, int
     offsets = [heading.offset for heading in headings.headings]
     starts: list[int] = []
     only_headings = False  # whether the section begun last holds nothing but heading lines so far
-    for offset, next_offset in zip(offsets, [*offsets[1:], len(markdown)], strict=True):
+    for offset, next_offset in pairwise([*offsets, len(markdown)]):
         if not only_headings:
             starts.append(offset)
         line_end = markdown.find("\n", offset, next_offset)
         only_headings = line_end < 0 or not markdown[line_end:next_offset].strip()
     if not starts or starts[0] > 0:
         starts.insert(0, 0)
-    return list(zip(starts, [*starts[1:], len(markdown)], strict=True))
+    return list(pairwise([*starts, len(markdown)]))
 
 
 def split(markdown: str, config: MarkdownHeadingsConfig, *, tokens: TokenSpans | None = None) -> list[Chunk]:

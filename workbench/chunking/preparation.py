@@ -93,7 +93,7 @@ def finish_chunks(
     if chunking.enrich != "none" and texts:
         check_enrichment(chunking, llm)
         outcome = enrich_texts(texts, chunking.enrich, llm)
-        for position, (enrichment, call) in enumerate(zip(outcome.enrichments, outcome.calls, strict=True)):
+        for position, (enrichment, call) in enumerate(zip(outcome.enrichments, outcome.calls, strict=False)):
             metadata[position].update(enrichment_metadata(enrichment, call))
             if chunking.enrich_index:
                 texts[position] = enriched_indexed_text(texts[position], enrichment)
@@ -102,7 +102,7 @@ def finish_chunks(
     counts = embedder.token_counts(texts) if (embedder is not None and texts) else None
     limit = embedder.max_tokens if embedder is not None else None
     prepared = []
-    for ordinal, (chunk, text) in enumerate(zip(chunks, texts, strict=True)):
+    for ordinal, (chunk, text) in enumerate(zip(chunks, texts, strict=False)):
         tokens = counts[ordinal] if counts else None
         prepared.append(
             NewChunk(

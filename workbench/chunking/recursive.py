@@ -131,7 +131,7 @@ class RecursiveSplitter:
             return self._pack([*carried, (start, end)])
         chunks: list[Span] = []
         fitting: list[Span] = list(carried)
-        for piece_start, piece_end in zip([start, *cuts], [*cuts, end], strict=True):
+        for piece_start, piece_end in zip([start, *cuts], [*cuts, end], strict=False):
             piece_start, piece_end = trim_whitespace(self.markdown, piece_start, piece_end)
             if piece_end <= piece_start:
                 continue

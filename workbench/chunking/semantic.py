@@ -90,7 +90,7 @@ def split(
     group_firsts = [0, *(i + 1 for i in breaks)]
     group_lasts = [*breaks, len(sentences) - 1]
     chunks = []
-    for group, (first, last) in enumerate(zip(group_firsts, group_lasts, strict=True)):
+    for group, (first, last) in enumerate(zip(group_firsts, group_lasts, strict=False)):
         group_start = sentences[first][0]
         similarity_at_break = float(similarities[first - 1]) if first > 0 else None
         for start, end in splitter.split_span(group_start, sentences[last][1]):

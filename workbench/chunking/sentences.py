@@ -143,7 +143,7 @@ def _blank_line_cuts(text: str, start: int, end: int) -> list[int]:
 
 def _trimmed_pieces(text: str, start: int, end: int, cuts: list[int]) -> list[tuple[int, int]]:
     pieces: list[tuple[int, int]] = []
-    for piece_start, piece_end in zip([start, *cuts], [*cuts, end], strict=True):
+    for piece_start, piece_end in zip([start, *cuts], [*cuts, end], strict=False):
         piece_start, piece_end = trim_whitespace(text, piece_start, piece_end)
         if piece_end > piece_start:
             pieces.append((piece_start, piece_end))

@@ -10,6 +10,7 @@ import argparse
 import logging
 import os
 import sys
+from pathlib import Path
 
 # Before any model library is imported: offline, quiet, no tokenizer threads fighting the encoder.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -18,14 +19,16 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from workbench.cli import backend, calibrate, documents, evaluation, golden, log, mcp, models, presets, query
+from workbench.cli import backend, calibrate, documents, evaluation, golden, log, mcp, models, presets, query, sweep
 from workbench.cli.common import EXIT_USAGE, add_common_options
 
-COMMAND_GROUPS = (documents, backend, query, evaluation, golden, log, calibrate, models, mcp, presets)
+COMMAND_GROUPS = (documents, backend, query, evaluation, sweep, golden, log, calibrate, models, mcp, presets)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m workbench", description="RAG Workbench command line")
+    # the installed command (`workbench`, from pip install) or the module (`python -m workbench`)
+    prog = "workbench" if Path(sys.argv[0]).name == "workbench" else "python -m workbench"
+    parser = argparse.ArgumentParser(prog=prog, description="RAG Workbench command line")
     parser.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
     commands = parser.add_subparsers(dest="command", required=True)
     for group in COMMAND_GROUPS:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from workbench.backends import backend_names
+from workbench.backends import BACKENDS
 from workbench.cli.common import EXIT_OK, print_progress, workbench_from
 
 
 def add_commands(commands, common) -> None:
     p = commands.add_parser(
-        "sync", help="bring a collection's indexes in line with the catalog; repairs a Milvus copy after a crash"
+        "sync",
+        help="bring a collection's indexes in line with the catalog (repairs a Milvus copy after a crash); "
+        "parses again the documents an older parser wrote, from their kept originals",
     )
     p.add_argument("--collection", "-c", required=True)
     common(p)
@@ -18,7 +20,7 @@ def add_commands(commands, common) -> None:
         "migrate-backend", help="move a collection's indexes to another backend (local or milvus), re-embedding nothing"
     )
     p.add_argument("--collection", "-c", required=True)
-    p.add_argument("--to", required=True, choices=backend_names(), help="where the indexes go")
+    p.add_argument("--to", required=True, choices=BACKENDS.names(), help="where the indexes go")
     p.add_argument(
         "--uri",
         help="the Milvus to move to: a Milvus Lite file (relative to the home) or "
@@ -31,7 +33,10 @@ def add_commands(commands, common) -> None:
 def cmd_sync(args) -> int:
     bench = workbench_from(args)
     config = bench.config_for(args.collection, args.preset, args.overrides)
-    for result in bench.sync(args.collection, config, verify=True):
+    reparsed = bench.reparse_outdated(args.collection, config, progress=print_progress)
+    if reparsed.summary():
+        print(f"{args.collection}: {reparsed.summary()}")
+    for result in bench.sync(args.collection, config, verify=True, reparse=False):
         if not result.rebuilt:
             print(f"{args.collection}/{result.layout_key}: up to date at generation {result.generation}")
             continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench.names import shown_name
+from workbench.text import shown_name
 
 EXIT_OK, EXIT_BELOW_THRESHOLD, EXIT_USAGE = 0, 1, 2
 EXIT_CANCELLED = 130  # the shell's code for Ctrl-C

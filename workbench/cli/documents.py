@@ -15,7 +15,7 @@ from workbench.cli.common import (
     print_report,
     workbench_from,
 )
-from workbench.names import shown_name
+from workbench.text import shown_name
 
 
 def add_commands(commands, common) -> None:

@@ -264,12 +264,12 @@ def _find_golden(name: str, home):
 
 def cmd_agree(args) -> int:
     from workbench.evaluation.metrics import validate
-    from workbench.golden import agree, pools
+    from workbench.golden import pools, set_agreement
 
     bench = workbench_from(args)
     a, b = _find_golden(args.a, bench.home), _find_golden(args.b, bench.home)
     metric = validate([args.metric])[0]
-    report = agree.grade_agreement(a, b)
+    report = set_agreement.grade_agreement(a, b)
     if not args.no_ranking:
         args.collection = collection_of(bench, args.collection)
         resolve = _resolver(bench, args.collection)
@@ -277,7 +277,7 @@ def cmd_agree(args) -> int:
         for named in configs:
             bench.check_models(named.config)
         print(f"evaluating {len(configs)} configurations under {a.name} and {b.name} ...", file=sys.stderr)
-        report = agree.ranking_agreement(
+        report = set_agreement.ranking_agreement(
             bench,
             args.collection,
             a,
@@ -319,7 +319,7 @@ def print_agreement(report) -> None:
 
 def cmd_drop(args) -> int:
     from workbench.evaluation import golden as golden_sets
-    from workbench.golden.agree import drop_judgements
+    from workbench.golden.set_agreement import drop_judgements
 
     bench = workbench_from(args)
     source = _find_golden(args.golden, bench.home)

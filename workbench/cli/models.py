@@ -73,8 +73,8 @@ def _print_runtimes(home) -> None:
         rows_from_record,
         runtime_quality,
     )
-    from workbench.home import resolve_home
     from workbench.retrieval.rerank_calibration import RERANK_CALIBRATION_FILE, read_rerank_calibrations
+    from workbench.service.home import resolve_home
 
     home = resolve_home(home)
     records = read_calibrations(home)

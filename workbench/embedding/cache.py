@@ -49,7 +49,7 @@ def embed_cached(
                 f"embedder {embedder.name!r} returned {vectors.shape[1]}-dimensional vectors; "
                 f"the cache holds {matrix.shape[1]}-dimensional ones for it"
             )
-        for (_, rows), vector in zip(batch, vectors, strict=True):
+        for (_, rows), vector in zip(batch, vectors, strict=False):
             matrix[rows] = vector
         if progress:
             progress(min(offset + WRITE_BATCH, len(pending)), len(pending))

@@ -146,7 +146,7 @@ def measure_candidates(
     """
     results: dict[str, dict] = {}
     measuring = loading = 0.0
-    for runtime in RUNTIMES.values():
+    for runtime in RUNTIMES:
         for precision in runtime.precisions:
             key = runtime_key(runtime.name, precision)
             if (runtime.name, precision) == TORCH_FP32:

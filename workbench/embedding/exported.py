@@ -28,7 +28,7 @@ from workbench.embedding.token_ids import CountedIds
 
 EXPORT_CACHE_ENV = "WORKBENCH_EXPORT_CACHE"
 #: bump when the exported graph changes, so older exports are not reused
-EXPORT_FORMAT = 1
+EXPORT_FORMAT = 2  # 2: int8 quantized per tensor, not per channel
 #: inputs a BERT-style tokenizer may produce, in the order the graph takes them
 GRAPH_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 BATCH_SIZE = 32
@@ -69,8 +69,9 @@ def graph_inputs(model, probe=("probe",)) -> tuple[str, ...]:
     return tuple(name for name in GRAPH_INPUTS if name in features)
 
 
-def tokenize(model, texts: list[str]) -> dict:
-    """The model's own tokenization (padding, truncation at its max_seq_length), as tensors."""
+def tokenize(model, texts: list[str] | list[tuple[str, str]]) -> dict:
+    """The model's own tokenization (padding, truncation at its max_seq_length), as tensors; a
+    cross-encoder's texts are (query, passage) pairs."""
     prepare = getattr(model, "preprocess", None) or model.tokenize
     return {name: value for name, value in prepare(texts).items() if hasattr(value, "numpy")}
 
@@ -87,7 +88,7 @@ def sentence_graph(model, names: tuple[str, ...], output: str = "sentence_embedd
             self.model = model
 
         def forward(self, *tensors):
-            return self.model(dict(zip(names, tensors, strict=True)))[output]
+            return self.model(dict(zip(names, tensors, strict=False)))[output]
 
     return SentenceGraph().eval()
 

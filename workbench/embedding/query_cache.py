@@ -53,7 +53,7 @@ class QueryVectorCache:
 
     def _keep(self, model: str, texts: list[str], vectors) -> None:
         with self._lock:
-            for text, vector in zip(texts, vectors, strict=True):
+            for text, vector in zip(texts, vectors, strict=False):
                 self._vectors[(model, text)] = vector
                 self._vectors.move_to_end((model, text))
             while len(self._vectors) > self.capacity:

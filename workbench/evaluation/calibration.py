@@ -19,13 +19,16 @@ thresholds change on this golden set.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from workbench.config import ConfidenceConfig
+from workbench.config import ConfidenceConfig, WorkbenchConfig
 from workbench.evaluation.abstention import AbstentionReport, abstention
+from workbench.evaluation.golden import GoldenSet
+from workbench.facade import WorkbenchFacade
 from workbench.retrieval.confidence import SIGNALS, Confidence, rejudge
 
 MIN_VALUES = 3
@@ -65,7 +68,7 @@ class Calibration:
                 values[f"confidence.{fit.signal}_high"] = round(fit.high, 6)
         return values
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "fits": [fit.__dict__ for fit in self.fits],
             "overrides": self.overrides(),
@@ -81,7 +84,7 @@ def balanced_cut(answerable: Sequence[float], no_answer: Sequence[float]) -> flo
     candidates = np.concatenate([[values[0] - 1e-9], (values[:-1] + values[1:]) / 2.0, [values[-1] + 1e-9]])
     scores = [((negatives < cut).mean() + (positives >= cut).mean()) / 2.0 for cut in candidates]
     best = max(scores)
-    tied = [cut for cut, score in zip(candidates, scores, strict=True) if score >= best - 1e-12]
+    tied = [cut for cut, score in zip(candidates, scores, strict=False) if score >= best - 1e-12]
     return float(tied[len(tied) // 2])
 
 
@@ -115,7 +118,9 @@ def fit_signal(
     return SignalFit(signal, low, high, len(answerable), len(no_answer), method, True)
 
 
-def collect_samples(bench, collection: str, golden, config) -> list[CalibrationSample]:
+def collect_samples(
+    bench: WorkbenchFacade, collection: str, golden: GoldenSet, config: WorkbenchConfig
+) -> list[CalibrationSample]:
     """Run every golden query (answerable or not) through ``config`` and keep its confidence."""
     queries = [q for q in golden.queries if q.is_no_answer or q.doc_grades()]
     if config.retrieval.mode != "bm25":
@@ -133,7 +138,7 @@ def calibrate(samples: Sequence[CalibrationSample], current: ConfidenceConfig) -
         raise ValueError("calibration needs answerable queries (with relevant items) in the golden set; it has none")
     fits = []
     for signal in SIGNALS:
-        values = {True: [], False: []}
+        values: dict[bool, list[float]] = {True: [], False: []}
         for sample in samples:
             evidence = sample.confidence.signal(signal)
             if evidence is not None and evidence.used and evidence.value is not None:
@@ -149,8 +154,8 @@ def calibrate(samples: Sequence[CalibrationSample], current: ConfidenceConfig) -
     return Calibration(tuple(fits), _report(samples, old_thresholds), _report(samples, new_thresholds))
 
 
-def _report(samples: Sequence[CalibrationSample], thresholds: dict) -> AbstentionReport:
-    verdicts = {True: [], False: []}
+def _report(samples: Sequence[CalibrationSample], thresholds: Mapping[str, tuple[float, float]]) -> AbstentionReport:
+    verdicts: dict[bool, list[str]] = {True: [], False: []}
     for sample in samples:
         verdicts[sample.answerable].append(rejudge(sample.confidence, thresholds).verdict)
     return abstention(verdicts[True], verdicts[False])

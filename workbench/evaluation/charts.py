@@ -7,6 +7,7 @@ page stays thin and the figures can be checked without a browser.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import plotly.graph_objects as go
 
@@ -76,7 +77,7 @@ def query_delta_chart(comparison: Comparison) -> go.Figure:
     return figure
 
 
-def sweep_heatmap(rows: Sequence[Mapping], x_key: str, y_key: str, metric: str) -> go.Figure:
+def sweep_heatmap(rows: Sequence[Mapping[str, Any]], x_key: str, y_key: str, metric: str) -> go.Figure:
     """The metric over two grid keys; cells with several points (other keys varied) show their best."""
     xs = list(dict.fromkeys(str(row[x_key]) for row in rows))
     ys = list(dict.fromkeys(str(row[y_key]) for row in rows))
@@ -105,7 +106,7 @@ def sweep_heatmap(rows: Sequence[Mapping], x_key: str, y_key: str, metric: str) 
     return figure
 
 
-def sweep_parallel(rows: Sequence[Mapping], keys: Sequence[str], metric: str) -> go.Figure:
+def sweep_parallel(rows: Sequence[Mapping[str, Any]], keys: Sequence[str], metric: str) -> go.Figure:
     """Parallel coordinates: one line per point across every grid key, coloured by the metric."""
     dimensions = []
     for key in keys:
@@ -134,7 +135,7 @@ def sweep_parallel(rows: Sequence[Mapping], keys: Sequence[str], metric: str) ->
     return figure
 
 
-def sweep_line(rows: Sequence[Mapping], key: str, metric: str) -> go.Figure:
+def sweep_line(rows: Sequence[Mapping[str, Any]], key: str, metric: str) -> go.Figure:
     """One grid key: the metric against its values."""
     xs = [str(row[key]) for row in rows]
     figure = go.Figure(go.Scatter(x=xs, y=[row[metric] for row in rows], mode="lines+markers"))
@@ -144,7 +145,7 @@ def sweep_line(rows: Sequence[Mapping], key: str, metric: str) -> go.Figure:
     return figure
 
 
-def sweep_chart(rows: Sequence[Mapping], keys: Sequence[str], metric: str) -> go.Figure:
+def sweep_chart(rows: Sequence[Mapping[str, Any]], keys: Sequence[str], metric: str) -> go.Figure:
     """The chart that fits the grid: a line for one key, a heatmap for two, parallel coordinates beyond."""
     if len(keys) == 1:
         return sweep_line(rows, keys[0], metric)

@@ -14,7 +14,9 @@ observed assignment itself, so p is never 0. The RNG is seeded, so a comparison 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -112,7 +114,7 @@ def paired_randomization_test(
     return SignificanceTest("paired randomization", observed, p_value, permutations, seed, tuple(null.tolist()))
 
 
-def config_changes(a: dict, b: dict) -> tuple[tuple[str, object, object], ...]:
+def config_changes(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[tuple[str, object, object], ...]:
     flat_a, flat_b = flatten(a), flatten(b)
     return tuple(
         (key, flat_a.get(key), flat_b.get(key))

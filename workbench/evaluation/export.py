@@ -10,8 +10,10 @@ from __future__ import annotations
 import csv
 import html
 import io
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from workbench.config import flatten
 from workbench.evaluation.compare import Comparison
@@ -26,7 +28,7 @@ MOST_CHANGED_SHOWN = 20
 @dataclass(frozen=True)
 class Table:
     headers: tuple[str, ...]
-    rows: tuple[tuple, ...]
+    rows: tuple[tuple[object, ...], ...]  # cells: numbers, text, lists, None (see ``_cell``)
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,7 @@ class Report:
     sections: tuple[Section, ...]
 
 
-def _cell(value) -> str:
+def _cell(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.4f}"
     if isinstance(value, (list, tuple)):
@@ -148,7 +150,7 @@ def comparison_report(comparison: Comparison) -> Report:
     return Report(f"Comparison of runs #{comparison.run_a} and #{comparison.run_b}", tuple(sections))
 
 
-def sweep_report(rows: list[dict], metric: str, summary_lines: tuple[str, ...] = ()) -> Report:
+def sweep_report(rows: Sequence[Mapping[str, Any]], metric: str, summary_lines: tuple[str, ...] = ()) -> Report:
     ordered = sorted(rows, key=lambda row: -float(row.get(metric, 0.0)))
     headers = tuple(ordered[0]) if ordered else ()
     return Report(
@@ -226,7 +228,7 @@ def to_html(report: Report) -> str:
     return "\n".join(out) + "\n"
 
 
-def _csv(headers: list[str], rows: list[list]) -> str:
+def _csv(headers: list[str], rows: list[list[object]]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(headers)
@@ -255,7 +257,7 @@ def comparison_csv(comparison: Comparison) -> str:
     )
 
 
-def sweep_csv(rows: list[dict]) -> str:
+def sweep_csv(rows: Sequence[Mapping[str, object]]) -> str:
     headers = list(rows[0]) if rows else []
     return _csv(headers, [[row.get(h) for h in headers] for row in rows])
 
@@ -264,13 +266,10 @@ def render(what: EvaluationResult | Comparison, fmt: str) -> str:
     """A run or a comparison in ``md``, ``html`` or ``csv``."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
-    if isinstance(what, Comparison):
-        report, table = comparison_report, comparison_csv
-    else:
-        report, table = run_report, run_csv
     if fmt == "csv":
-        return table(what)
-    return to_markdown(report(what)) if fmt == "md" else to_html(report(what))
+        return comparison_csv(what) if isinstance(what, Comparison) else run_csv(what)
+    report = comparison_report(what) if isinstance(what, Comparison) else run_report(what)
+    return to_markdown(report) if fmt == "md" else to_html(report)
 
 
 def write(what: EvaluationResult | Comparison, path: Path) -> Path:

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 QUERY_KEYS = frozenset({"id", "query", "relevant", "answer", "meta"})
 ITEM_KEYS = frozenset({"doc", "grade", "start", "end", "quote"})
@@ -52,8 +54,8 @@ class RelevantItem:
         """Whether two items judge the same thing (grades aside)."""
         return (self.doc, self.start, self.end, self.quote) == (other.doc, other.start, other.end, other.quote)
 
-    def to_dict(self) -> dict:
-        data: dict = {"doc": self.doc}
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"doc": self.doc}
         if self.start is not None:
             data["start"], data["end"] = self.start, self.end
         if self.quote is not None:
@@ -69,7 +71,7 @@ class GoldenQuery:
     query: str
     relevant: tuple[RelevantItem, ...]
     answer: str | None = None
-    meta: dict | None = field(default=None, compare=False)
+    meta: dict[str, Any] | None = field(default=None, compare=False)  # free-form JSON
 
     @property
     def is_no_answer(self) -> bool:
@@ -87,8 +89,12 @@ class GoldenQuery:
             grades[item.doc] = max(grades.get(item.doc, 0), item.grade)
         return {doc: grade for doc, grade in grades.items() if grade > 0}
 
-    def to_dict(self) -> dict:
-        data: dict = {"id": self.id, "query": self.query, "relevant": [item.to_dict() for item in self.relevant]}
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": self.id,
+            "query": self.query,
+            "relevant": [item.to_dict() for item in self.relevant],
+        }
         if self.answer:
             data["answer"] = self.answer
         if self.meta:
@@ -154,7 +160,7 @@ def parse_line(line: str, where: str) -> GoldenQuery:
     return GoldenQuery(str(query_id).strip(), data["query"], items, answer or None, meta)
 
 
-def parse_item(raw, where: str = "relevant item") -> RelevantItem:
+def parse_item(raw: object, where: str = "relevant item") -> RelevantItem:
     """One relevant item from its JSON form (a dict, or a bare document name)."""
     if isinstance(raw, str):
         if not raw.strip():
@@ -283,7 +289,7 @@ def find(name_or_path: str, home: Path) -> GoldenSet:
 
 
 def available(home: Path) -> list[str]:
-    names = set()
+    names: set[str] = set()
     for folder in search_paths(home):
         if folder.is_dir():
             names.update(p.stem for p in folder.glob("*.jsonl"))
@@ -313,7 +319,7 @@ def _new_query_id(queries: list[GoldenQuery]) -> str:
     return f"q{number}"
 
 
-def mark_relevant(path: Path, query_id_or_text: str, item: RelevantItem | dict | str) -> GoldenQuery:
+def mark_relevant(path: Path, query_id_or_text: str, item: RelevantItem | Mapping[str, Any] | str) -> GoldenQuery:
     """Record ``item`` as relevant to a query in the golden set file at ``path``; return the query.
 
     The query is found by id, else by text; an unknown one is appended as a new query whose text
@@ -344,7 +350,9 @@ def mark_relevant(path: Path, query_id_or_text: str, item: RelevantItem | dict |
     return queries[position]
 
 
-def unmark_relevant(path: Path, query_id_or_text: str, item: RelevantItem | dict | str) -> GoldenQuery | None:
+def unmark_relevant(
+    path: Path, query_id_or_text: str, item: RelevantItem | Mapping[str, Any] | str
+) -> GoldenQuery | None:
     """Remove a judgement recorded by ``mark_relevant``; None when the query is not in the file."""
     path = Path(path)
     target = item if isinstance(item, RelevantItem) else parse_item(item)

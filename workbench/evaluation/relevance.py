@@ -29,15 +29,23 @@ MarkdownLookup = Callable[[int], "str | None"]
 
 
 class JudgedChunk(Protocol):
-    """What the rules read from a chunk; ``workbench.retrieval.trace.ChunkView`` is one."""
+    """What the rules read from a chunk; ``workbench.retrieval.trace.ChunkView`` and ``StoredChunk``
+    are two (read-only: a frozen dataclass, and a text read on demand)."""
 
-    chunk_id: int
-    doc_id: int
-    source: str
-    external_id: str | None
-    start: int
-    end: int
-    text: str
+    @property
+    def chunk_id(self) -> int: ...
+    @property
+    def doc_id(self) -> int: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def external_id(self) -> str | None: ...
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def text(self) -> str: ...
 
 
 def document_names(source: str, external_id: str | None) -> tuple[str, ...]:
@@ -96,7 +104,7 @@ def item_matches_chunk(
     item: RelevantItem, chunk: JudgedChunk, quote_spans: list[tuple[int, int]] | None = None
 ) -> bool:
     """Rules 2 and 3 for one span item and one chunk already known to be of the item's document."""
-    if item.start is not None:
+    if item.start is not None and item.end is not None:  # a span item has both (``parse_item``)
         return overlaps(chunk.start, chunk.end, item.start, item.end)
     if item.quote is not None:
         if quote_pattern(item.quote).search(chunk.text):

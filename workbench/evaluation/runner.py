@@ -17,9 +17,11 @@ numbers hold for it (a pool smaller than the cutoff caps recall, as it would in 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any, cast
 
+from store.index_set import Snapshot
 from workbench.config import ConfigError, WorkbenchConfig, key_limits
 from workbench.evaluation import metrics as m
 from workbench.evaluation.abstention import AbstentionReport, abstention
@@ -28,6 +30,8 @@ from workbench.evaluation.answers import judge_answer
 from workbench.evaluation.golden import GoldenQuery, GoldenSet, content_hash, unreviewed_note
 from workbench.evaluation.relevance import ChunkJudge
 from workbench.evaluation.stages import LEVELS, average_stage_metrics, ranked_documents, stage_metrics, stage_rankings
+from workbench.facade import WorkbenchFacade
+from workbench.llm.client import LlmClient
 from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import ChunkView, Trace, chunk_view, stored_chunks
 
@@ -36,7 +40,7 @@ CHUNKS_PER_DOCUMENT_DEPTH = 3
 QueryRunner = Callable[[str, WorkbenchConfig], Trace]
 ProgressCallback = Callable[[int, int], None]
 #: eval --answers: (golden query, its trace) -> metrics and the stored answer record
-AnswerJudge = Callable[[GoldenQuery, Trace], tuple[dict[str, float], dict]]
+AnswerJudge = Callable[[GoldenQuery, Trace], tuple[dict[str, float], dict[str, Any]]]
 
 
 @dataclass
@@ -49,13 +53,13 @@ class QueryResult:
     relevant: int = 0  # relevant units (documents or chunks) the query has in this layout
     stage_metrics: dict[str, dict[str, float]] = field(default_factory=dict)
     verdict: str | None = None  # the trace's confidence verdict (relevant | ambiguous | no_answer)
-    answer: dict | None = None  # eval --answers: AnswerJudgement.to_dict() (answer, verdicts, cost)
+    answer: dict[str, Any] | None = None  # eval --answers: AnswerJudgement.to_dict() (answer, verdicts, cost)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict) -> QueryResult:
+    def from_dict(cls, data: Mapping[str, Any]) -> QueryResult:
         return cls(
             query_id=str(data["query_id"]),
             query=data.get("query", ""),
@@ -80,7 +84,7 @@ class EvaluationResult:
     collection: str
     golden: str
     level: str
-    config: dict
+    config: dict[str, dict[str, Any]]  # WorkbenchConfig.to_dict()
     metrics: dict[str, float]
     per_query: list[QueryResult] = field(default_factory=list)
     elapsed_s: float = 0.0
@@ -103,7 +107,7 @@ class EvaluationResult:
     def per_query_values(self, metric: str) -> dict[str, float]:
         return {q.query_id: q.metrics[metric] for q in self.per_query if metric in q.metrics}
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "run_id": self.run_id,
             "label": self.label,
@@ -125,7 +129,7 @@ class EvaluationResult:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> EvaluationResult:
+    def from_dict(cls, data: Mapping[str, Any]) -> EvaluationResult:
         return cls(
             collection=data["collection"],
             golden=data["golden"],
@@ -160,7 +164,7 @@ def evaluated_top_k(config: WorkbenchConfig, metric_names: Sequence[str], level:
 def evaluation_config(config: WorkbenchConfig, metric_names: Sequence[str], level: str = "doc") -> WorkbenchConfig:
     """``config`` with ``retrieval.top_k`` deep enough for every metric; nothing else changes."""
     depth = evaluated_top_k(config, metric_names, check_level(level))
-    deepest = key_limits("retrieval.top_k").maximum
+    deepest = cast(int, key_limits("retrieval.top_k").maximum)  # an integer key with a declared maximum
     if depth > deepest:
         per_document = f" ({CHUNKS_PER_DOCUMENT_DEPTH} chunks per document)" if level == "doc" else ""
         raise ConfigError(
@@ -179,18 +183,18 @@ def needs_query_vectors(config: WorkbenchConfig) -> bool:
     return config.retrieval.mode != "bm25" or config.mmr.enabled
 
 
-def document_judgements(query: GoldenQuery, names: dict[str, str]) -> dict[str, int]:
+def document_judgements(query: GoldenQuery, names: Mapping[str, str]) -> dict[Hashable, int]:
     """Document key -> grade; a name the layout does not know stays as given (it is never retrieved)."""
-    grades: dict[str, int] = {}
+    grades: dict[Hashable, int] = {}
     for doc, grade in query.doc_grades().items():
         key = names.get(doc, doc)
         grades[key] = max(grades.get(key, 0), grade)
     return grades
 
 
-def span_judgements(query: GoldenQuery, judge: ChunkJudge) -> dict:
+def span_judgements(query: GoldenQuery, judge: ChunkJudge) -> dict[Hashable, int]:
     """Chunk id -> grade over the layout, plus one never-retrievable unit per item matching no chunk."""
-    relevant: dict = dict(judge.judge(query))
+    relevant: dict[Hashable, int] = dict(judge.judge(query).items())
     for position, item in enumerate(judge.unmatched(query)):
         relevant[f"unmatched:{position}:{item.doc}"] = item.grade
     return relevant
@@ -296,7 +300,7 @@ def _verdict(trace: Trace) -> str | None:
 
 def average_answer_metrics(per_query: Sequence[QueryResult]) -> dict[str, float]:
     """Each answer metric's mean over the queries that have it."""
-    averaged = {}
+    averaged: dict[str, float] = {}
     for name in ANSWER_METRICS:
         values = [q.metrics[name] for q in per_query if name in q.metrics]
         if values:
@@ -338,8 +342,15 @@ def _skip_reason(query: GoldenQuery, level: str) -> str:
     return ""
 
 
-def _notes(level, skipped, unknown, unmatched, per_query, judge: ChunkJudge) -> list[str]:
-    notes = []
+def _notes(
+    level: str,
+    skipped: Sequence[SkippedQuery],
+    unknown: set[str],
+    unmatched: int,
+    per_query: Sequence[QueryResult],
+    judge: ChunkJudge,
+) -> list[str]:
+    notes: list[str] = []
     if skipped:
         reasons: dict[str, int] = {}
         for item in skipped:
@@ -362,12 +373,12 @@ def _notes(level, skipped, unknown, unmatched, per_query, judge: ChunkJudge) -> 
 # -- collections ----------------------------------------------------------------------------------
 
 
-def chunk_views(snapshot) -> list[ChunkView]:
+def chunk_views(snapshot: Snapshot) -> list[ChunkView]:
     """Every chunk of a loaded snapshot as a full view, texts read (a small collection's tests and tools)."""
     return [chunk_view(snapshot, chunk_id) for chunk_id in snapshot.chunks]
 
 
-def judge_for(bench, collection: str, config: WorkbenchConfig) -> ChunkJudge:
+def judge_for(bench: WorkbenchFacade, collection: str, config: WorkbenchConfig) -> ChunkJudge:
     """The relevance judge over the layout ``config`` selects (building that layout if needed).
 
     It holds every chunk's document and span; a chunk's text is read only when a quote is
@@ -377,7 +388,7 @@ def judge_for(bench, collection: str, config: WorkbenchConfig) -> ChunkJudge:
 
 
 def evaluate_collection(
-    bench,
+    bench: WorkbenchFacade,
     collection: str,
     golden: GoldenSet,
     config: WorkbenchConfig,
@@ -388,7 +399,7 @@ def evaluate_collection(
     judge: ChunkJudge | None = None,
     answers: bool = False,
 ) -> EvaluationResult:
-    """Evaluate on a ``workbench.service.Workbench``: loads the layout and embeds all queries in one batch.
+    """Evaluate on the workbench: loads the layout and embeds all queries in one batch.
 
     ``answers``: also generate and judge an answer per query (``eval --answers``; needs the LLM).
     """
@@ -415,13 +426,13 @@ def evaluate_collection(
     return result
 
 
-def answer_judge_for(llm, config: WorkbenchConfig) -> AnswerJudge:
+def answer_judge_for(llm: LlmClient, config: WorkbenchConfig) -> AnswerJudge:
     """Answers from the first ``retrieval.top_k`` final hits (what the configuration serves), judged by ``llm``."""
     if not llm.available:
         raise ValueError(llm.unavailable_reason("answer evaluation (--answers)"))
     top_k = config.retrieval.top_k
 
-    def judge(query: GoldenQuery, trace: Trace) -> tuple[dict[str, float], dict]:
+    def judge(query: GoldenQuery, trace: Trace) -> tuple[dict[str, float], dict[str, Any]]:
         judgement = judge_answer(query.query, trace.final_chunks()[:top_k], llm, reference=query.answer)
         return judgement.metrics, judgement.to_dict()
 

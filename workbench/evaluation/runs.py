@@ -21,7 +21,7 @@ def save_run(
     result: EvaluationResult,
     *,
     label: str = "",
-    overrides: dict | None = None,
+    overrides: dict[str, object] | None = None,
     sweep_id: int | None = None,
 ) -> int:
     """Store ``result`` (one transaction) and return its run id; also sets ``result.run_id``."""

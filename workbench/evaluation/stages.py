@@ -42,7 +42,7 @@ def ranked_documents(ranked: RankedList, document_of: Mapping[int, str]) -> list
     return list(seen)
 
 
-def ranked_units(ranked: RankedList, document_of: Mapping[int, str], level: str) -> list[Hashable]:
+def ranked_units(ranked: RankedList, document_of: Mapping[int, str], level: str) -> Sequence[Hashable]:
     """The ranking at an evaluation level: document keys (doc) or chunk ids (span)."""
     if level == "doc":
         return ranked_documents(ranked, document_of)
@@ -51,7 +51,9 @@ def ranked_units(ranked: RankedList, document_of: Mapping[int, str], level: str)
     raise ValueError(f"unknown evaluation level {level!r}; use one of {', '.join(LEVELS)}")
 
 
-def stage_rankings(trace: Trace, level: str, document_of: Mapping[int, str] | None = None) -> dict[str, list[Hashable]]:
+def stage_rankings(
+    trace: Trace, level: str, document_of: Mapping[int, str] | None = None
+) -> dict[str, Sequence[Hashable]]:
     """Stage name -> its ranking at ``level``, in pipeline order.
 
     ``document_of`` (chunk id -> document key) defaults to the trace's own chunk views; evaluation

@@ -23,9 +23,9 @@ from workbench.evaluation import metrics as m
 from workbench.evaluation.golden import GoldenSet
 from workbench.evaluation.runner import EvaluationResult, check_level, evaluate, judge_for, needs_query_vectors
 from workbench.evaluation.runs import save_run
+from workbench.facade import WorkbenchFacade
 from workbench.layout import Layout
 from workbench.retrieval.ignored_keys import effective, ignored_keys
-from workbench.sharing import require_writable
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class SweepResult:
     golden: str
     level: str
     metric_names: tuple[str, ...]
-    grid: dict[str, list]
+    grid: dict[str, list[object]]  # key -> its values, as given
     base_config: WorkbenchConfig
     entries: list[SweepEntry] = field(default_factory=list)
     sweep_id: int | None = None
@@ -122,12 +122,12 @@ class SweepResult:
     def ranked(self, metric: str = "ndcg@10") -> list[SweepEntry]:
         return sorted(self.distinct, key=lambda entry: -entry.result.metrics[metric])
 
-    def table(self) -> list[dict]:
+    def table(self) -> list[dict[str, object]]:
         """One row per point: run id, the grid values, every metric, and which earlier point it is the
         same as when it differs from it only in keys its configuration ignores."""
         rows = []
         for entry in self.entries:
-            row = {
+            row: dict[str, object] = {
                 "run_id": entry.result.run_id,
                 **{k: _show(v) for k, v in entry.point.overrides.items()},
                 **entry.result.metrics,
@@ -152,7 +152,7 @@ class SweepResult:
             )
         return embedded
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, object]:
         return {
             "points": len(self.entries),
             "layouts": self.layouts,
@@ -193,7 +193,7 @@ def parse_grid(arguments: Iterable[str]) -> dict[str, list[str]]:
     return grid
 
 
-def expand(base: WorkbenchConfig, grid: Mapping[str, Sequence]) -> list[SweepPoint]:
+def expand(base: WorkbenchConfig, grid: Mapping[str, Sequence[object]]) -> list[SweepPoint]:
     """Every combination of the grid's values applied to ``base`` (the cartesian product).
 
     Values are checked and coerced by the config itself, so a typo fails before any work.
@@ -211,7 +211,7 @@ def expand(base: WorkbenchConfig, grid: Mapping[str, Sequence]) -> list[SweepPoi
     behaves_like: dict[str, SweepPoint] = {}
     for combination in itertools.product(*(grid[key] for key in keys)):
         config = base
-        for key, value in zip(keys, combination, strict=True):
+        for key, value in zip(keys, combination, strict=False):
             config = config.with_value(key, value)
         fingerprint = repr(sorted(config.flat().items()))
         if fingerprint in seen:
@@ -247,19 +247,19 @@ def plan(points: Sequence[SweepPoint]) -> list[LayoutGroup]:
 
 
 def run_sweep(
-    bench,
+    bench: WorkbenchFacade,
     collection: str,
     golden: GoldenSet,
     base_config: WorkbenchConfig,
-    grid: Mapping[str, Sequence],
+    grid: Mapping[str, Sequence[object]],
     *,
     level: str = "doc",
     metric_names: Sequence[str] = m.DEFAULT_METRICS,
     progress: Callable[[SweepProgress], None] | None = None,
     store: bool = True,
 ) -> SweepResult:
-    """Evaluate every grid point on ``collection`` (a ``Workbench``), storing each as a run."""
-    require_writable(bench, "Running a sweep")
+    """Evaluate every grid point on ``collection``, storing each as a run."""
+    bench.require_writable("Running a sweep")
     started = time.perf_counter()
     check_level(level)
     metric_names = m.validate(metric_names)
@@ -340,7 +340,15 @@ def run_sweep(
     return result
 
 
-def _forward(progress, index: int, points: int, queries: int, total: int, label: str, started: float):
+def _forward(
+    progress: Callable[[SweepProgress], None] | None,
+    index: int,
+    points: int,
+    queries: int,
+    total: int,
+    label: str,
+    started: float,
+) -> Callable[[int, int], None] | None:
     if progress is None:
         return None
 
@@ -355,13 +363,13 @@ def _forward(progress, index: int, points: int, queries: int, total: int, label:
 
 
 def save_best_as_preset(
-    bench, sweep: SweepResult, name: str, metric: str = "ndcg@10", description: str | None = None
+    bench: WorkbenchFacade, sweep: SweepResult, name: str, metric: str = "ndcg@10", description: str | None = None
 ) -> dict[str, object]:
     """Save the best point as preset ``name``: the keys the sweep varied, at their best values, and
     whatever else the sweep's configuration set over the collection's own (the preset it started
     from). The collection's own settings (its model, chunking, encoder runtime) are left out: they
     come with the collection, and ``config_for(collection, name)`` gives the best configuration."""
-    require_writable(bench, "Saving a preset")
+    bench.require_writable("Saving a preset")
     best = sweep.best(metric)
     chosen = best.point.config.flat()
     overrides = overrides_between(bench.config_for(sweep.collection, DEFAULT_PRESET), best.point.config)
@@ -374,14 +382,14 @@ def save_best_as_preset(
     return bench.save_preset(name, overrides, description)
 
 
-def _show(value) -> object:
+def _show(value: object) -> object:
     """Grid values as typed: tuples (fusion.weights) as "0.3,0.7", the rest unchanged."""
     if isinstance(value, (tuple, list)):
         return ",".join(str(v) for v in value)
     return value
 
 
-def _jsonable(overrides: dict) -> dict:
+def _jsonable(overrides: Mapping[str, object]) -> dict[str, object]:
     return {key: list(value) if isinstance(value, tuple) else value for key, value in flatten(overrides).items()}
 
 

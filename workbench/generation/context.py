@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from workbench.llm.prompt_data import data_block, with_data_rule
-from workbench.names import shown_name
 from workbench.retrieval.trace import ChunkView
+from workbench.text import shown_name
 
 DEFAULT_BUDGET_CHARS = 6000
 #: a cut source shorter than this says too little to be worth its header

@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from store.atomic import atomic_write_text
 from store.text_tokenizer import Bm25Tokenizer
 from workbench.config import ConfigError, WorkbenchConfig
 from workbench.evaluation import golden as golden_sets
+from workbench.facade import WorkbenchFacade
 from workbench.golden.prompts import KINDS, PROMPT_VERSION
 from workbench.golden.sampling import SourceChunk, SynthTask, chunk_language, plan_tasks
 from workbench.golden.synth import (
@@ -65,7 +67,7 @@ class SynthPlan:
         return estimate(self.tasks, self.limits, set(read_journal(self.journal)))
 
 
-def source_chunks(bench, collection: str, config: WorkbenchConfig) -> list[SourceChunk]:
+def source_chunks(bench: WorkbenchFacade, collection: str, config: WorkbenchConfig) -> list[SourceChunk]:
     """The collection's chunks (for ``config``'s layout) long enough to ask about, with their language."""
     snapshot = bench.snapshot(collection, config)
     chunks = []
@@ -88,7 +90,14 @@ def source_chunks(bench, collection: str, config: WorkbenchConfig) -> list[Sourc
 
 
 def plan_synth(
-    bench, collection: str, config: WorkbenchConfig, *, n: int, seed: int, out: str, kinds: Sequence[str] = KINDS
+    bench: WorkbenchFacade,
+    collection: str,
+    config: WorkbenchConfig,
+    *,
+    n: int,
+    seed: int,
+    out: str,
+    kinds: Sequence[str] = KINDS,
 ) -> SynthPlan:
     """Check the endpoint and the limits, then sample: nothing is asked yet."""
     client = bench.llm()
@@ -132,7 +141,9 @@ def plan_synth(
     )
 
 
-def run_synth(bench, plan: SynthPlan, progress: Callable[[int, int], None] | None = None) -> SynthReport:
+def run_synth(
+    bench: WorkbenchFacade, plan: SynthPlan, progress: Callable[[int, int], None] | None = None
+) -> SynthReport:
     """Ask for every unfinished task, verify, and write the set and its summary (also when the
     endpoint failed midway: what was finished is kept)."""
     client = bench.llm()
@@ -170,7 +181,7 @@ def run_synth(bench, plan: SynthPlan, progress: Callable[[int, int], None] | Non
     return report
 
 
-def _keep_review(path: Path, generated: list) -> list:
+def _keep_review(path: Path, generated: list[golden_sets.GoldenQuery]) -> list[golden_sets.GoldenQuery]:
     """A rerun rewrites the set from its journal: items reviewed since keep their review (an
     edited question, accepted), and items rejected in review stay out."""
     if not path.exists():
@@ -187,6 +198,6 @@ def _keep_review(path: Path, generated: list) -> list:
     return [reviewed.get(q.id, q) for q in generated if q.id not in rejected]
 
 
-def read_summary(home: Path, name: str) -> dict | None:
+def read_summary(home: Path, name: str) -> dict[str, Any] | None:
     path = Path(home) / "golden_sets" / SYNTH_FOLDER / f"{name}.summary.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None

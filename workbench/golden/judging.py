@@ -21,6 +21,7 @@ Judging the same chunk again replaces that judge's earlier grade.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from store import judgements as stored
@@ -115,7 +116,7 @@ def record(
 
 
 def record_many(
-    catalog: Catalog, pool: str | PoolRow, graded: list[tuple[PoolItem, int, str | None]], judge: str
+    catalog: Catalog, pool: str | PoolRow, graded: Sequence[tuple[PoolItem, int, str | None]], judge: str
 ) -> int:
     """Record ``(item, grade, reason)`` triples by one judge in one transaction; returns how many."""
     name = pool.name if isinstance(pool, PoolRow) else pool

@@ -19,6 +19,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from store.catalog import Catalog
+from workbench.facade import WorkbenchFacade
 from workbench.golden import judging
 from workbench.golden.judging import GRADE_MEANINGS, PoolItem
 from workbench.llm.client import LlmClient, LlmRequest, LlmUnavailable
@@ -73,8 +75,8 @@ class JudgeReport:
     endpoint_calls: int = 0
     cached_calls: int = 0
     tokens: int = 0
-    rejected: Counter = field(default_factory=Counter)  # reason -> count
-    grades: Counter = field(default_factory=Counter)
+    rejected: Counter[str] = field(default_factory=Counter)  # reason -> count
+    grades: Counter[int] = field(default_factory=Counter)
     stopped: str = ""  # why it stopped early (max calls reached, the endpoint failed)
 
     def describe(self) -> str:
@@ -88,7 +90,7 @@ class JudgeReport:
 
 
 def plan(
-    catalog, client: LlmClient, pool: str, max_calls: int | None
+    catalog: Catalog, client: LlmClient, pool: str, max_calls: int | None
 ) -> tuple[judging.PoolRow, list[PoolItem], JudgeReport]:
     """The pool, the pairs still to grade and the report with its call bound; nothing is asked."""
     if not client.available:
@@ -103,7 +105,7 @@ def plan(
     return row, todo, JudgeReport(row.name, judge, len(items), len(items) - len(todo), bound)
 
 
-def passage_reader(bench, collection: str) -> Callable[[PoolItem], str]:
+def passage_reader(bench: WorkbenchFacade, collection: str) -> Callable[[PoolItem], str]:
     """``item -> text``: the pooled span of its document's Markdown. The collection's loaded chunk
     table answers when it holds that chunk at that span (no catalog read); otherwise the document
     is read once from the catalog (a pool made under another chunking)."""
@@ -122,7 +124,7 @@ def passage_reader(bench, collection: str) -> Callable[[PoolItem], str]:
 
 
 def run(
-    catalog,
+    catalog: Catalog,
     client: LlmClient,
     row: judging.PoolRow,
     todo: list[PoolItem],
@@ -156,7 +158,7 @@ def run(
         report.endpoint_calls += client.endpoint_calls - before_endpoint
         report.cached_calls += client.cached_calls - before_cached
         graded = []
-        for item, call in zip(batch, calls, strict=True):
+        for item, call in zip(batch, calls, strict=False):
             report.tokens += 0 if call.cached else (call.total_tokens or 0)
             if call.ok:
                 grade, reason = parse_judge_reply(call.text)

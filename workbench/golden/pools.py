@@ -9,13 +9,16 @@ so the judgements made on it survive re-chunking.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from store import judgements as stored
+from store.catalog import Catalog
 from store.judgements import PoolItem, PoolRow
 from workbench.config import WorkbenchConfig, key_limits, out_of_limits_message
+from workbench.evaluation.runner import QueryRunner
 from workbench.golden.query_sets import QuerySet
+from workbench.retrieval.trace import ChunkView
 
 #: configurations spanning the retrieval modes, both fusion methods and MMR (``golden agree``'s default)
 BUILT_IN_CONFIGS: tuple[tuple[str, dict[str, object]], ...] = (
@@ -37,7 +40,7 @@ BUILT_IN_BASE: dict[str, object] = {"rerank.model": "", "rerank.method": "cross_
 @dataclass(frozen=True)
 class NamedConfig:
     name: str  # as given: a preset name, or its overrides
-    overrides: dict[str, object]
+    overrides: Mapping[str, object]
     config: WorkbenchConfig
 
 
@@ -96,9 +99,11 @@ def check_depth(depth: int) -> int:
     return depth
 
 
-def pool_query(run_query, text: str, configs: list[NamedConfig], depth: int, rng: random.Random) -> list:
+def pool_query(
+    run_query: QueryRunner, text: str, configs: list[NamedConfig], depth: int, rng: random.Random
+) -> list[ChunkView]:
     """The shuffled union of each configuration's top ``depth`` for one query: ChunkViews."""
-    found: dict[int, object] = {}
+    found: dict[int, ChunkView] = {}
     for named in configs:
         trace = run_query(text, named.config.with_value("retrieval.top_k", depth))
         for chunk_id in trace.final.chunk_ids()[:depth]:
@@ -110,7 +115,7 @@ def pool_query(run_query, text: str, configs: list[NamedConfig], depth: int, rng
 
 
 def build_pool(
-    run_query,
+    run_query: QueryRunner,
     query_set: QuerySet,
     configs: list[NamedConfig],
     depth: int,
@@ -141,7 +146,7 @@ def build_pool(
 
 
 def save(
-    catalog,
+    catalog: Catalog,
     name: str,
     collection: str,
     query_set: QuerySet,
@@ -165,6 +170,6 @@ def save(
     return stored.save_pool(catalog, row, items, replace=replace)
 
 
-def list_pools(catalog) -> list[tuple[PoolRow, int, int]]:
+def list_pools(catalog: Catalog) -> list[tuple[PoolRow, int, int]]:
     """Every pool, with its item count and judged-item count."""
     return stored.list_pools(catalog)

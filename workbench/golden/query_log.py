@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from store import query_log as stored
 from store.catalog import Catalog
 from store.query_log import QUERY_LOG_DIR, LoggedQuery, QueryCount, QueryLogFile
 from workbench.config import WorkbenchConfig, dumps
+from workbench.retrieval.trace import Trace
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +41,7 @@ def config_hash(config: WorkbenchConfig) -> str:
 
 
 def record_query(
-    log_file: QueryLogFile, source: str, text: str, collection: str, config: WorkbenchConfig, trace
+    log_file: QueryLogFile, source: str, text: str, collection: str, config: WorkbenchConfig, trace: Trace
 ) -> bool:
     """Append the query and the chunk ids it returned, unless ``log.queries`` is off; never raises."""
     if not config.log.queries:
@@ -64,7 +66,7 @@ def _folder(home: Path) -> Path:
     return Path(home) / QUERY_LOG_DIR
 
 
-def _check_sources(sources) -> tuple[str, ...]:
+def _check_sources(sources: Iterable[str] | None) -> tuple[str, ...]:
     chosen = tuple(dict.fromkeys(s.strip() for s in sources or () if s.strip()))
     unknown = [s for s in chosen if s not in SOURCES]
     if unknown:
@@ -78,7 +80,7 @@ def list_queries(
     *,
     since: datetime | None = None,
     until: datetime | None = None,
-    sources=(),
+    sources: Iterable[str] | None = (),  # None: every source
     collection: str | None = None,
     limit: int = 100,
 ) -> list[LoggedQuery]:
@@ -95,7 +97,7 @@ def query_counts(
     *,
     since: datetime | None = None,
     until: datetime | None = None,
-    sources=(),
+    sources: Iterable[str] | None = (),  # None: every source
     collection: str | None = None,
 ) -> list[QueryCount]:
     """Distinct logged queries, most frequent first (ties: most recent first)."""

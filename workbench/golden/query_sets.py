@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,14 +48,14 @@ def _clean(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def from_texts(name: str, texts, ids=None) -> QuerySet:
+def from_texts(name: str, texts: Sequence[str], ids: Iterable[str | None] | None = None) -> QuerySet:
     """A query set from question texts: blank ones dropped, duplicates (whitespace aside) kept once.
 
     ``ids`` (optional, one per text) are kept; missing ones become ``q1``, ``q2``, ...
     """
     ids = list(ids) if ids is not None else [None] * len(texts)
     questions, seen_text, seen_id = [], set(), set()
-    for position, (raw_id, text) in enumerate(zip(ids, texts, strict=True), start=1):
+    for position, (raw_id, text) in enumerate(zip(ids, texts, strict=False), start=1):
         query = _clean(text)
         if not query or query in seen_text:
             continue

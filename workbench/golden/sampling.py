@@ -36,7 +36,7 @@ class SourceChunk:
     text: str
     language: str  # zh, en, ... ("" without letters)
 
-    def about(self) -> dict:
+    def about(self) -> dict[str, str | int]:
         """Where the chunk is, in terms that survive re-chunking (and its id now)."""
         return {"doc": self.doc, "start": self.start, "end": self.end, "chunk_id": self.chunk_id}
 
@@ -88,7 +88,7 @@ def stratified_order(chunks: Sequence[SourceChunk], seed: int) -> list[SourceChu
         ]
     total = sum(map(len, queues.values()))
     taken = {language: 0 for language in queues}
-    order = []
+    order: list[SourceChunk] = []
     while len(order) < total:
         # the language furthest behind its share of the chunks goes next
         language = min(

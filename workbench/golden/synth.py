@@ -22,12 +22,15 @@ from __future__ import annotations
 import json
 import statistics
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
+from workbench.config import SynthConfig
 from workbench.golden.prompts import (
     UNANSWERABLE,
     ItemReply,
@@ -38,7 +41,7 @@ from workbench.golden.prompts import (
 )
 from workbench.golden.quotes import find_quote
 from workbench.golden.sampling import SynthTask
-from workbench.llm.client import LlmCall, LlmClient
+from workbench.llm.client import LlmCall, LlmClient, LlmRequest
 
 MALFORMED, EMPTY, QUOTE_NOT_FOUND = "malformed reply", "empty", "quote not found"
 COPIES_QUOTE, NEAR_DUPLICATE = "question copies the quote", "near-duplicate question"
@@ -64,7 +67,7 @@ class SynthLimits:
     timeout_s: float
 
     @classmethod
-    def of(cls, synth_config) -> SynthLimits:
+    def of(cls, synth_config: SynthConfig) -> SynthLimits:
         return cls(
             synth_config.max_overlap,
             synth_config.max_similarity,
@@ -81,7 +84,7 @@ class Outcome:
     task_key: str
     position: int
     kind: str
-    item: dict | None = None  # the golden-set line (id, query, relevant, meta)
+    item: dict[str, Any] | None = None  # the golden-set line (id, query, relevant, meta), as JSON
     reason: str = ""
     detail: str = ""
     tokens: int = 0
@@ -125,7 +128,7 @@ class SynthReport:
     spent_tokens: int = 0  # tokens of this run's endpoint calls (resumed and cached tasks cost none)
 
     @property
-    def kept(self) -> list[dict]:
+    def kept(self) -> list[dict[str, Any]]:
         return [o.item for o in sorted(self.outcomes, key=lambda o: o.position) if o.item is not None]
 
     @property
@@ -146,7 +149,7 @@ class SynthReport:
     def complete(self) -> bool:
         return not self.stopped and len(self.outcomes) == self.planned
 
-    def summary(self) -> dict:
+    def summary(self) -> dict[str, Any]:
         return {
             "planned": self.planned,
             "kept": len(self.kept),
@@ -195,7 +198,7 @@ def token_overlap(question: str, quote: str, tokenize: Tokenize) -> float:
     return len(asked & set(tokenize(quote))) / len(asked) if asked else 0.0
 
 
-def request_for(task: SynthTask, limits: SynthLimits):
+def request_for(task: SynthTask, limits: SynthLimits) -> LlmRequest:
     return synth_request(
         task.kind,
         [c.text[: limits.max_chunk_chars] for c in task.chunks],
@@ -205,10 +208,12 @@ def request_for(task: SynthTask, limits: SynthLimits):
     )
 
 
-def estimate(tasks: Sequence[SynthTask], limits: SynthLimits, finished: set[str] = frozenset()) -> Estimate:
+def estimate(tasks: Sequence[SynthTask], limits: SynthLimits, finished: Set[str] = frozenset()) -> Estimate:
     todo = [task for task in tasks if task.key not in finished]
+    # a synth request's messages are all text (no image parts)
     prompt = sum(
-        estimate_tokens("".join(content for _, content in request_for(task, limits).messages)) for task in todo
+        estimate_tokens("".join(c for _, c in request_for(task, limits).messages if isinstance(c, str)))
+        for task in todo
     )
     return Estimate(len(todo), prompt, COMPLETION_TOKENS_ESTIMATE * len(todo), len(tasks) - len(todo))
 
@@ -248,7 +253,7 @@ class Verifier:
     def prepare(self, tasks: Sequence[SynthTask], calls: Sequence[LlmCall]) -> None:
         """Embed a batch's questions in one call (one at a time costs a model pass each)."""
         questions = []
-        for task, call in zip(tasks, calls, strict=True):
+        for task, call in zip(tasks, calls, strict=False):
             try:
                 question = parse_item_reply(call.text, task.kind).question
             except ValueError:
@@ -257,7 +262,7 @@ class Verifier:
                 questions.append(question)
         questions = list(dict.fromkeys(questions))
         if questions:
-            self._prepared.update(zip(questions, _normalised(self.embed(questions)), strict=True))
+            self._prepared.update(zip(questions, _normalised(self.embed(questions)), strict=False))
 
     def _vector(self, question: str) -> np.ndarray:
         if question not in self._prepared:
@@ -278,7 +283,7 @@ class Verifier:
         if not reply.question or any(not quote for quote in reply.quotes):
             return reject(EMPTY, f"got {call.text[:160]!r}")
         relevant = []
-        for chunk, quote in zip(task.chunks, reply.quotes, strict=True):
+        for chunk, quote in zip(task.chunks, reply.quotes, strict=False):
             markdown = self.markdown_of(chunk.doc_id)
             found = find_quote(markdown, quote)
             if found is None:
@@ -356,7 +361,7 @@ def run_tasks(
             report.endpoint_calls += client.endpoint_calls - before_endpoint
             report.cached_calls += client.cached_calls - before_cached
             verifier.prepare(batch, calls)
-            for task, call in zip(batch, calls, strict=True):
+            for task, call in zip(batch, calls, strict=False):
                 if not call.ok and not call.error.startswith(REPLY_PROBLEMS):  # the endpoint failed, not the reply
                     report.stopped = call.error
                     continue
@@ -372,7 +377,7 @@ def run_tasks(
     return report
 
 
-def _parser_for(batch: Sequence[SynthTask]):
+def _parser_for(batch: Sequence[SynthTask]) -> Callable[[str], None]:
     """The client caches only replies this accepts: strict JSON of the right shape. The kind is
     read from the reply's own shape here; the verifier reads it again strictly per task."""
 
@@ -388,11 +393,11 @@ def _parser_for(batch: Sequence[SynthTask]):
     return parse
 
 
-def _normalised(matrix) -> list[np.ndarray]:
+def _normalised(matrix: npt.ArrayLike) -> list[np.ndarray]:
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return list(matrix / np.where(norms == 0, 1.0, norms))
 
 
-def is_unanswerable(item: dict) -> bool:
-    return item.get("meta", {}).get("kind") == UNANSWERABLE
+def is_unanswerable(item: Mapping[str, Any]) -> bool:
+    return bool(item.get("meta", {}).get("kind") == UNANSWERABLE)

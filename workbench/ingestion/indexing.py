@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from store.catalog import Catalog
-from workbench.backends import SyncResult, backend_named, layout_dir
+from workbench.backends import BACKENDS, SyncResult, layout_dir
 from workbench.layout import Layout
 
 __all__ = ["SyncResult", "layout_dir", "sync_layout"]
@@ -21,4 +21,4 @@ def sync_layout(
     """``rebuild`` builds a new snapshot even when the current one is up to date (its files are
     in a format this version no longer reads, say); ``verify`` checks a copy kept outside the
     home (a Milvus collection's rows) against the catalog and repairs it."""
-    return backend_named(layout.backend).sync(catalog, home, collection_name, layout, rebuild=rebuild, verify=verify)
+    return BACKENDS.get(layout.backend).sync(catalog, home, collection_name, layout, rebuild=rebuild, verify=verify)

@@ -32,22 +32,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import OrderedDict, deque
 from collections.abc import Iterable
 
 from store import documents as stored_documents
 from store.catalog import Catalog, KeptOpen
-from store.embedding_cache import cached_hashes
-from workbench.chunking.preparation import check_enrichment, finish_chunks, split_document
+from workbench.chunking.preparation import check_enrichment
 from workbench.config import IngestConfig
-from workbench.embedding import Embedder, get_embedder
-from workbench.ingestion.estimates import (
-    chunk_rate,
-    estimated_text_characters,
-    pending_load_s,
-    remember_load,
-    remember_rate,
-)
+from workbench.embedding import get_embedder
+from workbench.ingestion.estimates import chunk_rate, estimated_text_characters, pending_load_s
+from workbench.ingestion.parsers.registry import parser_version
 from workbench.ingestion.sources import (
     MB,
     FileOutcome,
@@ -57,19 +50,12 @@ from workbench.ingestion.sources import (
     Source,
     quiet,
 )
-from workbench.ingestion.workers import (
-    ChunkPlan,
-    ParseOutcome,
-    ParsePool,
-    ParseTask,
-    describe_estimate,
-    estimate_chunks,
-    run_task,
-)
+from workbench.ingestion.stream import IngestCancelled, IngestRun, stream
+from workbench.ingestion.workers import ChunkPlan, ParseOutcome, ParseTask, describe_estimate, estimate_chunks
 from workbench.ingestion.writer import CatalogWriter, PendingDocument
 from workbench.layout import Layout
 from workbench.llm.client import LlmClient
-from workbench.plural import count
+from workbench.text import count
 
 __all__ = [
     "FileOutcome",
@@ -78,28 +64,10 @@ __all__ = [
     "Progress",
     "ProgressCallback",
     "Source",
-    "ensure_chunkset",
     "ingest",
 ]
 
 log = logging.getLogger(__name__)
-
-#: new texts gathered before one encode call: big batches sort by length and pad little
-EMBED_GROUP = 1024
-#: the first encode call starts at this many texts: the encoder is the whole cost, so it should
-#: not idle while the first thousand texts are parsed and chunked
-FIRST_EMBED_GROUP = 128
-#: how long a partial group waits for more parsed documents before it is encoded anyway
-GROUP_WAIT_S = 0.5
-#: ready-Markdown documents chunked here between looks at what the workers finished
-READY_SLICE = 16
-#: parsed Markdown held between the workers and the embedder, in characters
-BUFFER_CHARACTERS = 32 * MB
-
-
-class IngestCancelled(Exception):
-    """Raised inside ``ingest`` when its cancel event is set; the report says what was kept."""
-
 
 # -- the ingest ---------------------------------------------------------------------------------
 
@@ -121,27 +89,42 @@ def ingest(
     # for parse workers: other processes have the file then, and this run does not reopen it for
     # every transaction (20-90 ms each)
     with catalog.kept_open() as held:
-        return _ingest(catalog, collection_name, sources, layouts, progress, limits, cancel, held)
+        return _ingest(
+            catalog,
+            collection_name,
+            list(sources),
+            layouts,
+            progress or quiet,
+            limits or IngestConfig(),
+            cancel or threading.Event(),
+            held,
+        )
 
 
-def _ingest(catalog, collection_name, sources, layouts, progress, limits, cancel, held) -> IngestReport:
-    progress = progress or quiet
-    limits = limits or IngestConfig()
-    cancel = cancel or threading.Event()
+def _ingest(
+    catalog: Catalog,
+    collection_name: str,
+    sources: list[Source],
+    wanted_layouts: list[Layout],
+    progress: ProgressCallback,
+    limits: IngestConfig,
+    cancel: threading.Event,
+    held: KeptOpen,
+) -> IngestReport:
     started = time.perf_counter()
     home = catalog.path.parent
-    sources = list(sources)
-    report = IngestReport(collection_name, files_total=len(sources))
-    layouts, llm, skipped_layouts = _enrichable(catalog, layouts)
+    total = len(sources)
+    report = IngestReport(collection_name, files_total=total)
+    layouts, llm, skipped_layouts = _enrichable(catalog, wanted_layouts)
     report.notes.extend(skipped_layouts)
     start = stored_documents.start_ingest(
-        catalog, collection_name, [(layout.chunkset_key, layout.chunkset_config()) for layout in layouts], len(sources)
+        catalog, collection_name, [(layout.chunkset_key, layout.chunkset_config()) for layout in layouts], total
     )
     fingerprints, run_id = start.fingerprints, start.run_id
 
     rate = chunk_rate(home, layouts[0].embedding_model)
-    total = len(sources)
     writer = CatalogWriter(catalog, start.collection_id, run_id, report, progress)
+    run = IngestRun(catalog, collection_name, layouts, limits, progress, cancel, held, report, writer, llm, total)
     documents: dict[int, PendingDocument] = {}
     tasks: list[ParseTask] = []
     planned_characters = 0
@@ -152,10 +135,12 @@ def _ingest(catalog, collection_name, sources, layouts, progress, limits, cancel
             progress(Progress("hash", source.name, position, total))
             sha = source.sha256
             known = fingerprints.get(source.name)
-            if known and known == (sha, "success"):
-                report.outcomes.append(FileOutcome(source.name, "skipped", "unchanged since last ingest"))
-                progress(Progress("skip", source.name, position, total, "unchanged"))
-                continue
+            if known and (known.sha256, known.status) == (sha, "success"):
+                if known.parser_version >= parser_version(known.doc_type):
+                    report.outcomes.append(FileOutcome(source.name, "skipped", "unchanged since last ingest"))
+                    progress(Progress("skip", source.name, position, total, "unchanged"))
+                    continue
+                report.reparsed.append(source.name)  # same bytes, but an older parser wrote its Markdown
             too_big = _size_violation(source, limits, layouts[0], rate)
             if too_big:
                 writer.failure(source, sha, too_big, replaces=known is not None)
@@ -173,7 +158,7 @@ def _ingest(catalog, collection_name, sources, layouts, progress, limits, cancel
             estimate = describe_estimate(estimate_chunks(planned_characters, layouts[0].chunking), rate, load_s)
             report.estimate = f"{count(len(tasks), 'file')} to read, {estimate}"
             progress(Progress("estimate", collection_name, 0, total, report.estimate))
-            _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home, llm, held)
+            stream(run, tasks, documents)
         writer.close()
     except (KeyboardInterrupt, IngestCancelled):
         report.cancelled = True
@@ -191,7 +176,7 @@ def _ingest(catalog, collection_name, sources, layouts, progress, limits, cancel
         # anything else (a front end stopping its script, a failure): keep what is complete, say the
         # run did not finish, bring the indexes in line, then let the interruption continue
         report.cancelled = True
-        _wind_down(catalog, home, collection_name, layouts, writer, run_id, report)
+        _wind_down(run, run_id)
         raise interruption
 
     from workbench.ingestion.indexing import sync_layout
@@ -237,18 +222,19 @@ def _enrichable(catalog: Catalog, layouts: list[Layout]) -> tuple[list[Layout], 
     return kept, None, notes
 
 
-def _wind_down(catalog, home, collection_name, layouts, writer, run_id, report) -> None:
+def _wind_down(run: IngestRun, run_id: int) -> None:
     from workbench.ingestion.indexing import sync_layout
 
+    report = run.report
     try:
-        writer.close()
+        run.writer.close()
     except BaseException:  # the writer's own failure is already on its way up
-        writer.abandon()
+        run.writer.abandon()
     try:
-        for layout in layouts:
-            sync_layout(catalog, home, collection_name, layout)
+        for layout in run.layouts:
+            sync_layout(run.catalog, run.home, run.collection, layout)
         stored_documents.finish_ingest(
-            catalog,
+            run.catalog,
             run_id,
             status="cancelled",
             parsed=report.parsed,
@@ -293,242 +279,3 @@ def _task(key: int, source: Source, layouts: list[Layout], limits: IngestConfig,
         plans=plans,
         chunk_rate=rate,
     )
-
-
-class _OutcomeBuffer:
-    """Parse outcomes between the pool's thread and the embedder, bounded by Markdown size."""
-
-    def __init__(self, budget: int):
-        self._items: list[ParseOutcome] = []
-        self._held = 0
-        self._budget = budget
-        self._done = False
-        self._error: BaseException | None = None
-        self._condition = threading.Condition()
-
-    def put(self, outcome: ParseOutcome, stop: threading.Event) -> None:
-        size = len(outcome.parsed.markdown) if outcome.parsed is not None else 0
-        with self._condition:
-            while self._items and self._held + size > self._budget and not stop.is_set():
-                self._condition.wait(0.2)
-            self._items.append(outcome)
-            self._held += size
-            self._condition.notify_all()
-
-    def finish(self, error: BaseException | None = None) -> None:
-        with self._condition:
-            self._done, self._error = True, error
-            self._condition.notify_all()
-
-    def take(self, wait_s: float | None) -> list[ParseOutcome] | None:
-        """What is there (waiting up to ``wait_s`` for something); None once all is taken."""
-        with self._condition:
-            if not self._items and not self._done:
-                self._condition.wait(wait_s)
-            if self._error is not None:
-                raise self._error
-            if not self._items and self._done:
-                return None
-            items, self._items, self._held = self._items, [], 0
-            self._condition.notify_all()
-            return items
-
-
-def _run_pipeline(tasks, documents, layouts, limits, writer, report, progress, cancel, total, home, llm, held) -> None:
-    embedders = {layout.embedding_model: get_embedder(layout.embedding_model) for layout in layouts}
-    buffer = _OutcomeBuffer(BUFFER_CHARACTERS)
-    stop = threading.Event()
-
-    ready = deque(task for task in tasks if task.markdown is not None)
-    pool = ParsePool(limits)  # starts workers only for files that need parsing
-
-    def produce() -> None:
-        try:
-            for outcome in pool.outcomes(task for task in tasks if task.markdown is None):
-                if stop.is_set():
-                    break
-                buffer.put(outcome, stop)
-        except BaseException as error:  # surfaces in the embedding thread (unless it is stopping us)
-            buffer.finish(None if stop.is_set() else error)
-        else:
-            buffer.finish()
-
-    producer = threading.Thread(target=produce, name="ingest-parse", daemon=True)
-    producer.start()
-    embedding = _Embedding(writer, report, progress, total, held)
-    group: list[PendingDocument] = []
-    texts_in_group = done_files = 0
-    wanted = min(FIRST_EMBED_GROUP, EMBED_GROUP)
-    try:
-        while True:
-            if cancel.is_set():
-                raise IngestCancelled
-            if ready:
-                outcomes = [run_task(ready.popleft()) for _ in range(min(READY_SLICE, len(ready)))]
-                outcomes += buffer.take(0) or []  # and whatever the workers finished meanwhile
-            else:
-                outcomes = buffer.take(0)
-                if outcomes == []:  # waiting for the workers (an OCR parse may take minutes): file closed
-                    with held.let_go():
-                        outcomes = buffer.take(GROUP_WAIT_S if group else 1.0)
-            writer.drain_events()
-            if outcomes is None:
-                break
-            for outcome in outcomes:
-                if cancel.is_set():
-                    raise IngestCancelled
-                document = documents.pop(outcome.key)
-                done_files += 1
-                report.peak_parse_rss_mb = max(report.peak_parse_rss_mb, outcome.peak_rss_mb)
-                if not outcome.ok:
-                    writer.failure(document.source, document.sha256, outcome.reason, document.replaces)
-                    progress(Progress("failed", document.source.name, done_files, total, outcome.reason))
-                    continue
-                progress(Progress("parse", document.source.name, done_files, total))
-                document.outcome = outcome
-                _prepare(document, layouts, embedders, llm, report)
-                progress(Progress("chunk", document.source.name, done_files, total))
-                group.append(document)
-                # an upper bound on what the group needs embedded (no catalog read)
-                texts_in_group += sum(len(chunks) for chunks in document.chunks.values())
-                if texts_in_group >= wanted:
-                    embedding.embed_and_commit(group, layouts, embedders)
-                    group, texts_in_group, wanted = [], 0, EMBED_GROUP
-            if group and not outcomes:  # nothing more arrived for a moment: do not sit on what is ready
-                embedding.embed_and_commit(group, layouts, embedders)
-                group, texts_in_group = [], 0
-        if group:
-            embedding.embed_and_commit(group, layouts, embedders)
-    finally:
-        stop.set()
-        pool.close()  # stops busy workers at once: nothing waits out a parse time limit
-        producer.join(timeout=30)
-        for model, (texts, seconds) in embedding.throughput.items():
-            remember_rate(home, model, texts, seconds)
-        for layout in layouts:
-            measured = getattr(get_embedder(layout.embedding_model), "load_seconds", None)
-            if measured:
-                remember_load(home, layout.embedding_model, measured)
-
-
-def _prepare(
-    document: PendingDocument,
-    layouts: list[Layout],
-    embedders: dict[str, Embedder],
-    llm: LlmClient | None,
-    report: IngestReport,
-) -> None:
-    parsed = document.outcome.parsed
-    for layout in layouts:
-        embedder = embedders[layout.embedding_model]
-        chunks = document.outcome.chunks.get(layout.chunkset_key)
-        if chunks is None:  # token units and semantic breaks need the model, which lives here
-            chunks = split_document(parsed.markdown, layout.chunking, embedder)
-        document.chunks[layout.chunkset_key] = finish_chunks(
-            chunks,
-            list(parsed.page_starts),
-            layout.chunking,
-            embedder,
-            dict(parsed.chunk_metadata),
-            llm=llm,
-            llm_calls=report.llm_calls,
-        )
-
-
-class _Embedding:
-    """Encodes what the cache lacks, remembering what this run already sent to the writer."""
-
-    def __init__(
-        self, writer: CatalogWriter, report: IngestReport, progress: ProgressCallback, total: int, held: KeptOpen
-    ):
-        self.writer, self.report, self.progress, self.total, self.held = writer, report, progress, total, held
-        #: (model, hash) of vectors handed to the writer; the cache has them once it commits
-        self.sent: OrderedDict[tuple[str, str], None] = OrderedDict()
-        self.throughput: dict[str, tuple[int, float]] = {}
-
-    def _texts(self, group: list[PendingDocument], layout: Layout) -> dict[str, str]:
-        return {
-            chunk.content_hash: chunk.indexed_text
-            for document in group
-            for chunk in document.chunks[layout.chunkset_key]
-        }
-
-    def embed_and_commit(
-        self, group: list[PendingDocument], layouts: list[Layout], embedders: dict[str, Embedder]
-    ) -> None:
-        # No commit starts until the whole group is handed over: the encoder runs alone (work
-        # beside it slows it by more than the work takes), and the writer then finds full batches.
-        with self.writer.paused():
-            for layout in layouts:
-                self._embed(group, layout, embedders[layout.embedding_model])
-            for document in group:
-                self.writer.document(document)
-
-    def _embed(self, group: list[PendingDocument], layout: Layout, embedder: Embedder) -> None:
-        model = layout.embedding_model
-        texts = self._texts(group, layout)
-        requested = sum(len(document.chunks[layout.chunkset_key]) for document in group)
-        fresh = {h: t for h, t in texts.items() if (model, h) not in self.sent}
-        in_cache = cached_hashes(self.writer.catalog, model, list(fresh))
-        missing = [(h, t) for h, t in fresh.items() if h not in in_cache]
-        if missing:
-            self.progress(Progress("embed", f"0/{len(missing)} new chunk texts", 0, self.total))
-            began = time.perf_counter()
-            # longest first: sentence-transformers pads each batch to its longest text
-            ordered = sorted(missing, key=lambda item: len(item[1]), reverse=True)
-            with self.held.let_go():  # other processes may have the catalog meanwhile
-                vectors = embedder.embed([text for _, text in ordered])
-            seconds = time.perf_counter() - began
-            texts_so_far, seconds_so_far = self.throughput.get(model, (0, 0.0))
-            self.throughput[model] = (texts_so_far + len(ordered), seconds_so_far + seconds)
-            self.writer.vectors(model, [h for h, _ in ordered], vectors)
-            for digest, _ in ordered:
-                self.sent[(model, digest)] = None
-            self.progress(Progress("embed", f"{len(missing)}/{len(missing)} new chunk texts", 0, self.total))
-        self.report.embedded += len(missing)
-        self.report.cached += requested - len(missing)
-
-
-#: documents chunked, embedded and committed together when a chunk set is built or completed
-CHUNKSET_BATCH = 64
-
-
-def ensure_chunkset(
-    catalog: Catalog, collection_name: str, layout: Layout, progress: ProgressCallback | None = None
-) -> int:
-    """Chunk (and embed, through the cache) every document lacking chunks in this layout's chunk set.
-
-    Documents are committed in batches, so an interrupted build resumes where it stopped and
-    re-embeds nothing (every batch's vectors are in the cache before its chunks are committed).
-    """
-    from workbench.embedding.cache import embed_cached
-
-    progress = progress or quiet
-    unchunked = stored_documents.documents_lacking_chunks(
-        catalog, collection_name, layout.chunkset_key, layout.chunkset_config()
-    )
-    todo = unchunked.documents
-    if not todo:
-        return 0
-    llm = LlmClient.from_env(catalog) if layout.chunking.enrich != "none" else None
-    check_enrichment(layout.chunking, llm)
-    embedder = get_embedder(layout.embedding_model)
-    for offset in range(0, len(todo), CHUNKSET_BATCH):
-        prepared = []
-        for position, (doc_id, markdown, page_starts) in enumerate(
-            todo[offset : offset + CHUNKSET_BATCH], start=offset + 1
-        ):
-            progress(Progress("chunk", str(doc_id), position, len(todo)))
-            chunks = split_document(markdown or "", layout.chunking, embedder)
-            prepared.append(
-                (doc_id, finish_chunks(chunks, list(page_starts or []), layout.chunking, embedder, llm=llm))
-            )
-        texts = [chunk.indexed_text for _, chunks in prepared for chunk in chunks]
-        embed_cached(
-            catalog,
-            embedder,
-            texts,
-            progress=lambda d, t: progress(Progress("embed", f"{d}/{t} new chunk texts", d, t)),
-        )
-        stored_documents.add_chunks(catalog, unchunked.collection_id, layout.chunkset_key, prepared)
-    return len(todo)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.llm.client import LlmCall, summarize_calls
-from workbench.plural import count
+from workbench.text import count
 
 MB = 1024 * 1024
 
@@ -93,6 +93,8 @@ class IngestReport:
     peak_parse_rss_mb: float = 0.0
     llm_calls: list[LlmCall] = field(default_factory=list)  # chunk enrichment
     notes: list[str] = field(default_factory=list)
+    #: sources whose bytes were ingested before, parsed again because a newer parser reads their type
+    reparsed: list[str] = field(default_factory=list)
 
     def count(self, status: str) -> int:
         return sum(1 for outcome in self.outcomes if outcome.status == status)
@@ -118,6 +120,9 @@ class IngestReport:
                 f"CANCELLED after {len(self.outcomes)} of {count(self.files_total, 'file')} (the rest were "
                 "not read; run the same ingest again to finish); "
             )
+        reparsed = ""
+        if self.reparsed:
+            reparsed = f" ({count(len(self.reparsed), 'unchanged file')} parsed again by a newer parser)"
         enriched = ""
         if self.llm_calls:
             cost = summarize_calls(self.llm_calls)
@@ -127,7 +132,7 @@ class IngestReport:
                 f"{cost['prompt_tokens'] + cost['completion_tokens']} tokens)"
             )
         return (
-            f"{self.collection}: {stopped}{count(len(self.outcomes), 'file')}: {', '.join(parts)}; "
+            f"{self.collection}: {stopped}{count(len(self.outcomes), 'file')}: {', '.join(parts)}{reparsed}; "
             f"parsed {self.parsed}, embedded {self.embedded} new chunk texts ({self.cached} from cache){enriched}; "
             f"{self.elapsed_s:.1f} s"
         )

@@ -27,6 +27,10 @@ from workbench.ingestion.parsers.images import IMAGE_DOC_TYPES
 from workbench.ingestion.sources import FileOutcome, IngestReport, Progress, ProgressCallback, Source
 from workbench.ingestion.workers import ParseOutcome
 
+#: document types whose original file is kept beside the catalog: images (the picture is what the
+#: app and MCP show) and PDFs (so a newer PDF parser can read them again on ``sync``)
+KEEP_ORIGINAL_TYPES = IMAGE_DOC_TYPES | {"pdf"}
+
 #: documents committed per catalog transaction at most (a crash loses at most these, and they are
 #: imported again next time); each transaction costs ~8 ms besides its rows, so fewer is faster
 COMMIT_BATCH = 128
@@ -172,11 +176,12 @@ class CatalogWriter:
                 page_starts=list(d.outcome.parsed.page_starts),
                 chunks=d.chunks,
                 replaces=d.replaces,
+                parser_version=d.outcome.parsed.parser_version,
             )
             for d in documents
         ]
         for document in documents:
-            if document.outcome.parsed.doc_type in IMAGE_DOC_TYPES:  # the picture itself, for the app and MCP
+            if document.outcome.parsed.doc_type in KEEP_ORIGINAL_TYPES:
                 keep_original(
                     self.catalog.path.parent,
                     document.sha256,
@@ -186,7 +191,7 @@ class CatalogWriter:
         statuses = stored_documents.commit_documents(self.catalog, self.collection_id, self.run_id, versions)
         self.report.outcomes.extend(
             FileOutcome(d.source.name, status, chunks=len(next(iter(d.chunks.values()), [])))
-            for d, status in zip(documents, statuses, strict=True)
+            for d, status in zip(documents, statuses, strict=False)
         )
 
     def _record_failure(self, source: Source, sha: str, reason: str, replaces: bool) -> None:

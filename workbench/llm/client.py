@@ -192,7 +192,7 @@ class LlmClient:
         lookup_ms = _ms(started) / max(1, len(requests))
         calls: list[LlmCall | None] = [None] * len(requests)
         pending: list[int] = []
-        for position, (request, key) in enumerate(zip(requests, keys, strict=True)):
+        for position, (request, key) in enumerate(zip(requests, keys, strict=False)):
             reply = known.get(key)
             if reply is None:
                 pending.append(position)
@@ -218,7 +218,7 @@ class LlmClient:
 
         fresh = _run_parallel(ask, pending, self.endpoint.settings.concurrency)
         to_store: dict[CacheKey, CachedReply] = {}
-        for position, call in zip(pending, fresh, strict=True):
+        for position, call in zip(pending, fresh, strict=False):
             calls[position] = call
             if call.ok:
                 to_store[keys[position]] = CachedReply(

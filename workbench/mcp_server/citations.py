@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from workbench.mcp_server.schemas import Citation, ConfidenceResult, ConfidenceSignal, SearchResult
-from workbench.names import shown_name
 from workbench.retrieval.enhance import AS_TYPED
+from workbench.text import shown_name
 
 HEADING_SEPARATOR = " › "
 NO_ANSWER, AMBIGUOUS = "no_answer", "ambiguous"

@@ -365,7 +365,7 @@ def serve(home: str | None, preset: str | None, collection: str | None, override
     when it cannot start (a bad --set raises ConfigError, a model it names that is not on this machine
     raises ModelNotAvailableError; the CLI reports either)."""
     from workbench.config import WorkbenchConfig
-    from workbench.home import resolve_home
+    from workbench.service.home import resolve_home
 
     config = WorkbenchConfig().with_overrides(overrides or [])  # a bad --set fails now, not on every call
     _check_named_models(config, overrides or [])

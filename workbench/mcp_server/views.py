@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from workbench.mcp_server.citations import HEADING_SEPARATOR, quote
 from workbench.mcp_server.schemas import ChunkEntry, ChunkResult, CollectionList, DocumentSummary, SectionList
-from workbench.names import shown_name
+from workbench.text import shown_name
 
 
 def render_collections(result: CollectionList) -> str:

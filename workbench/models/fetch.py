@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from workbench.models.hub_files import HubPlan, plan_files, verify_file
+from workbench.text import first_line
 
 
 def emit(event: str, **fields) -> None:
@@ -88,11 +89,6 @@ def classify(error: BaseException, *, started: bool) -> str:
     return "failed"
 
 
-def first_line(error: BaseException) -> str:
-    cause = (str(error).strip().splitlines() or [""])[0]
-    return f"{type(error).__name__}: {cause}".rstrip(": ")
-
-
 def fetch(repo_id: str, keep_free: int) -> int:
     from huggingface_hub import constants, hf_hub_download
 
@@ -100,7 +96,7 @@ def fetch(repo_id: str, keep_free: int) -> int:
     try:
         plan: HubPlan = plan_files(repo_id)
     except Exception as error:  # every failure goes back to the parent as one clear event
-        emit("error", kind=classify(error, started=False), message=first_line(error))
+        emit("error", kind=classify(error, started=False), message=first_line(error, with_type=True))
         return 1
     missing = plan.missing(cache)
     to_fetch = sum(f.size for f in missing)
@@ -126,7 +122,8 @@ def fetch(repo_id: str, keep_free: int) -> int:
         try:
             hf_hub_download(repo_id, hub_file.name, revision=plan.commit, tqdm_class=_Progress)
         except Exception as error:
-            emit("error", kind=classify(error, started=True), message=first_line(error), file=hub_file.name)
+            message = first_line(error, with_type=True)
+            emit("error", kind=classify(error, started=True), message=message, file=hub_file.name)
             return 1
         _Progress.done_before += hub_file.size
     folder = plan.snapshot(cache)

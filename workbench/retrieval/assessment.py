@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
+from store.index_set import Snapshot
 from store.retrieval_index import lucene_idf
 from workbench.config import ConfidenceConfig
 from workbench.retrieval.confidence import (
@@ -37,7 +40,7 @@ from workbench.retrieval.ranking import RankedList
 #: chunk vectors drawn for a collection's similarity background (400 give 79,800 pairs)
 BASELINE_SAMPLE = 400
 
-_baselines: weakref.WeakKeyDictionary[object, SimilarityBaseline | None] = weakref.WeakKeyDictionary()
+_baselines: weakref.WeakKeyDictionary[Snapshot, SimilarityBaseline | None] = weakref.WeakKeyDictionary()
 _baselines_lock = threading.Lock()
 
 
@@ -55,15 +58,25 @@ class DeferredConfidence:
 
     A pickled one is its result (the snapshot it reads is not picklable, the verdict is)."""
 
-    __slots__ = ("_arguments",)
+    __slots__ = ("_assess",)
 
-    def __init__(self, *arguments) -> None:
-        self._arguments = arguments
+    def __init__(
+        self,
+        query: str,
+        final: RankedList,
+        dense: RankedList | None,
+        reranked: RerankScores | None,
+        snapshot: Snapshot,
+        config: ConfidenceConfig,
+        language: LanguageCheck,
+        searched: int,
+    ) -> None:
+        self._assess = partial(assess, query, final, dense, reranked, snapshot, config, language, searched)
 
     def __call__(self) -> Confidence:
-        return assess(*self._arguments)
+        return self._assess()
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Callable[[Confidence], Confidence], tuple[Confidence]]:
         return _measured, (self(),)
 
 
@@ -71,7 +84,7 @@ def _measured(confidence: Confidence) -> Confidence:
     return confidence
 
 
-def dense_baseline(snapshot) -> SimilarityBaseline | None:
+def dense_baseline(snapshot: Snapshot) -> SimilarityBaseline | None:
     """The snapshot's similarity background, computed once per loaded snapshot."""
     with _baselines_lock:
         if snapshot in _baselines:
@@ -92,7 +105,7 @@ def assess(
     final: RankedList,
     dense: RankedList | None,
     reranked: RerankScores | None,
-    snapshot,
+    snapshot: Snapshot,
     config: ConfidenceConfig,
     language: LanguageCheck,
     searched: int,
@@ -108,7 +121,7 @@ def assess(
     return judge(evidence, len(final))
 
 
-def _terms(query: str, chunk_ids: list[int], snapshot, config: ConfidenceConfig) -> Evidence:
+def _terms(query: str, chunk_ids: list[int], snapshot: Snapshot, config: ConfidenceConfig) -> Evidence:
     thresholds = (config.terms_low, config.terms_high)
     sparse = snapshot.sparse
     if not sparse.supports_explain:
@@ -128,11 +141,9 @@ def _terms(query: str, chunk_ids: list[int], snapshot, config: ConfidenceConfig)
     unseen_idf = lucene_idf(0, max(len(sparse), 1))
     idf = {row["term"]: (row["idf"] if row["df"] else unseen_idf) for row in rows}
     unseen = [row["term"] for row in rows if not row["df"]]
-    best_rank, best = 0, None
-    for rank, (_cid, hit_rows) in enumerate(explained, start=1):
-        match = term_coverage(idf, [row["term"] for row in hit_rows if row["tf"]])
-        if best is None or match.coverage > best.coverage:
-            best_rank, best = rank, match
+    matches = [term_coverage(idf, [row["term"] for row in hit_rows if row["tf"]]) for _cid, hit_rows in explained]
+    best = max(matches, key=lambda match: match.coverage)  # the first of equal coverages: the better-ranked hit
+    best_rank = matches.index(best) + 1
     unseen_text = f"; never in the collection: {', '.join(unseen)}" if unseen else ""
     detail = (
         f"hit {best_rank} holds {len(best.matched)} of the query's {len(idf)} terms, "
@@ -148,7 +159,7 @@ def _terms(query: str, chunk_ids: list[int], snapshot, config: ConfidenceConfig)
 
 
 def _dense(
-    dense: RankedList | None, snapshot, config: ConfidenceConfig, language: LanguageCheck, searched: int
+    dense: RankedList | None, snapshot: Snapshot, config: ConfidenceConfig, language: LanguageCheck, searched: int
 ) -> Evidence:
     thresholds = (config.dense_low, config.dense_high)
     if dense is None:

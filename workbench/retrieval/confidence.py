@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -166,7 +167,7 @@ class Evidence:
     high: float
     used: bool  # counted in the verdict
     detail: str
-    numbers: dict = field(default_factory=dict)
+    numbers: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def level(self) -> int | None:
@@ -178,11 +179,11 @@ class Evidence:
         found = self.level
         return None if found is None else _LEVEL_VERDICT[found]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "says": self.says}
 
     @classmethod
-    def from_dict(cls, data: dict) -> Evidence:
+    def from_dict(cls, data: Mapping[str, Any]) -> Evidence:
         return cls(
             data["signal"],
             data.get("value"),
@@ -208,7 +209,7 @@ class Confidence:
         """Each measured signal's value (calibration reads these)."""
         return {e.signal: e.value for e in self.evidence if e.used}
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "verdict": self.verdict,
             "reason": self.reason,
@@ -217,7 +218,7 @@ class Confidence:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> Confidence:
+    def from_dict(cls, data: Mapping[str, Any]) -> Confidence:
         return cls(
             data["verdict"],
             tuple(Evidence.from_dict(e) for e in data.get("evidence", ())),
@@ -231,7 +232,7 @@ def judge(evidence: Sequence[Evidence], hits: int) -> Confidence:
     if hits == 0:
         return Confidence(NO_ANSWER, tuple(evidence), "no passage was retrieved", hits)
     in_use = [e for e in evidence if e.level is not None]
-    verdict = combine([e.level for e in in_use])
+    verdict = combine([e.level for e in in_use if e.level is not None])
     if not in_use:
         return Confidence(verdict, tuple(evidence), "no signal could be measured, so nothing says either way", hits)
     said = "; ".join(f"{e.signal} says {e.says}" for e in in_use)

@@ -17,12 +17,16 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from workbench.embedding.exported import BATCH_SIZE, cached_export, graph_inputs, sentence_graph, tokenize
-from workbench.embedding.runtimes import TORCH_FP32, check_runtime, first_line, runtime_key
+from workbench.embedding.runtimes import TORCH_FP32, check_runtime, runtime_key
+from workbench.text import first_line
+
+if TYPE_CHECKING:
+    from sentence_transformers import CrossEncoder
 
 Pairs = list[tuple[str, str]]
 #: a pair to trace the graph with and to probe a freshly opened runtime
@@ -37,7 +41,7 @@ class RerankerLoadError(RuntimeError):
 class OpenedCrossEncoder:
     """A cross-encoder ready to score, the runtime that scores it, and why not the one asked for."""
 
-    model: Any  # the sentence_transformers CrossEncoder: tokenizer, activation, and the torch weights
+    model: CrossEncoder  # tokenizer, activation, and the torch weights
     runtime: str
     precision: str
     score_pairs: Callable[[Pairs], np.ndarray]
@@ -50,7 +54,7 @@ class OpenedCrossEncoder:
         return runtime_key(self.runtime, self.precision)
 
 
-def load_cross_encoder(name: str) -> tuple[Any, Path]:
+def load_cross_encoder(name: str) -> tuple[CrossEncoder, Path]:
     """The ``CrossEncoder`` for a ``rerank.model`` value, from local files only, and its folder."""
     # The workbench never downloads weights; the environment flag also covers code paths in the
     # Hugging Face libraries that do not see ``local_files_only``.
@@ -68,11 +72,11 @@ def load_cross_encoder(name: str) -> tuple[Any, Path]:
         return CrossEncoder(str(folder), local_files_only=True), folder
     except Exception as error:
         raise RerankerLoadError(
-            f"cannot load rerank model {name!r} from {folder}: {type(error).__name__}: {first_line(error)}"
+            f"cannot load rerank model {name!r} from {folder}: {first_line(error, with_type=True)}"
         ) from error
 
 
-def torch_scorer(model, precision: str) -> Callable[[Pairs], np.ndarray]:
+def torch_scorer(model: CrossEncoder, precision: str) -> Callable[[Pairs], np.ndarray]:
     """``CrossEncoder.predict``, under bf16 autocast for bf16 (the same weights, shared)."""
 
     def score(pairs: Pairs) -> np.ndarray:
@@ -85,7 +89,7 @@ def torch_scorer(model, precision: str) -> Callable[[Pairs], np.ndarray]:
     return score
 
 
-def exported_scorer(model, folder: Path, runtime: str, precision: str) -> Callable[[Pairs], np.ndarray]:
+def exported_scorer(model: CrossEncoder, folder: Path, runtime: str, precision: str) -> Callable[[Pairs], np.ndarray]:
     """The model's graph exported to ``runtime`` (made once, cached beside the encoder exports)."""
     if runtime == "openvino":
         from workbench.embedding.openvino_runtime import export_openvino as export
@@ -98,6 +102,9 @@ def exported_scorer(model, folder: Path, runtime: str, precision: str) -> Callab
 
         variant = f"rerank-onnx-{precision}"
     names = graph_inputs(model, PROBE[:1])
+    activation = model.activation_fn
+    if activation is None:  # CrossEncoder always sets one (its default when given none)
+        raise RerankerLoadError(f"cross-encoder at {folder} has no activation function to apply to its raw scores")
 
     def build(target: Path) -> None:
         import torch
@@ -119,7 +126,7 @@ def exported_scorer(model, folder: Path, runtime: str, precision: str) -> Callab
             for start in range(0, len(order), BATCH_SIZE):
                 features = tokenize(model, [pairs[i] for i in order[start : start + BATCH_SIZE]])
                 logits = np.asarray(run([features[n].numpy().astype(np.int64) for n in names]), dtype=np.float32)
-                parts.append(model.activation_fn(torch.from_numpy(logits)).numpy().reshape(len(logits), -1)[:, 0])
+                parts.append(activation(torch.from_numpy(logits)).numpy().reshape(len(logits), -1)[:, 0])
         scores = np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
         out = np.empty_like(scores)
         out[order] = scores

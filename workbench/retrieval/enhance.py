@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from store.text_tokenizer import cjk_words
 from workbench.config import QueryConfig
@@ -74,11 +75,11 @@ class QueryVariant:
     origin: str  # "query" | "rewrite" | "multi 1" | "sub-question 2" | "hyde" | "keywords"
     routes: tuple[str, ...] = ROUTES
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"text": self.text, "origin": self.origin, "routes": list(self.routes)}
 
     @classmethod
-    def from_dict(cls, data: dict) -> QueryVariant:
+    def from_dict(cls, data: Mapping[str, Any]) -> QueryVariant:
         return cls(data["text"], data["origin"], tuple(data.get("routes", ROUTES)))
 
 
@@ -107,7 +108,7 @@ class EnhancedQuery:
     def changes_retrieval(self) -> bool:
         return any(v.origin != AS_TYPED for v in self.variants)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "query": self.query,
             "method": self.method,
@@ -120,7 +121,7 @@ class EnhancedQuery:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> EnhancedQuery:
+    def from_dict(cls, data: Mapping[str, Any]) -> EnhancedQuery:
         return cls(
             query=data["query"],
             method=data["method"],

@@ -6,8 +6,10 @@ index searches within it (``allowed_ids``), and ``filter_hits`` re-checks a rank
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass
 
+from store.index_set import Snapshot
 from store.retrieval_index import AllowedChunks
 from workbench.config import FilterConfig
 from workbench.retrieval.ranking import RankedList
@@ -23,13 +25,13 @@ class ChunkScope:
     note: str  # what the trace says about it
 
 
-def scope_of(snapshot, config: FilterConfig) -> ChunkScope | None:
+def scope_of(snapshot: Snapshot, config: FilterConfig) -> ChunkScope | None:
     """The filtered scope over a loaded snapshot; None when no filter is set."""
     wanted_docs = set(config.documents)
     wanted_types = {t.lower().lstrip(".") for t in config.doc_types}
     if not wanted_docs and not wanted_types:
         return None
-    doc_ids = set()
+    doc_ids: set[int] = set()
     for doc in snapshot.documents.values():
         if wanted_docs and not ({str(doc.doc_id), doc.source, doc.external_id or ""} & wanted_docs):
             continue
@@ -46,7 +48,7 @@ def scope_of(snapshot, config: FilterConfig) -> ChunkScope | None:
     return ChunkScope(allowed, frozenset(doc_ids), note)
 
 
-def filter_hits(run: RankedList, keep_doc_ids: set[int] | None, name: str = FILTER) -> tuple[RankedList, int]:
+def filter_hits(run: RankedList, keep_doc_ids: Set[int] | None, name: str = FILTER) -> tuple[RankedList, int]:
     """Keep only hits whose document is in ``keep_doc_ids``; ``None`` keeps every hit.
 
     Surviving hits keep their order and scores and are re-ranked 1..n. Returns the filtered list
@@ -54,5 +56,5 @@ def filter_hits(run: RankedList, keep_doc_ids: set[int] | None, name: str = FILT
     """
     if keep_doc_ids is None:
         return run.renamed(name), 0
-    kept = [(c, d, s) for c, d, s in zip(run.ids, run.doc_ids, run.scores, strict=True) if d in keep_doc_ids]
+    kept = [(c, d, s) for c, d, s in zip(run.ids, run.doc_ids, run.scores, strict=False) if d in keep_doc_ids]
     return RankedList.from_ordered(name, kept), len(run) - len(kept)

@@ -1,7 +1,8 @@
 """Fusing several ranked lists of the same query into one.
 
-Two methods: reciprocal rank fusion (uses ranks only, so score scales never matter) and a
-weighted sum of normalised scores. Both add up per-run *contributions*; ``fuse`` computes them
+Two methods, registered in ``FUSION_METHODS`` (whose names are ``fusion.method``'s choices):
+reciprocal rank fusion (uses ranks only, so score scales never matter) and a weighted sum of
+normalised scores. Both add up per-run *contributions*; ``fuse`` computes them
 once and hands back the fused list together with the per-chunk breakdown the UI shows, so the
 explanation can never drift from the score it explains.
 """
@@ -9,20 +10,30 @@ explanation can never drift from the score it explains.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NotRequired, TypedDict, cast
 
 import numpy as np
 
 from workbench.config import FusionConfig
+from workbench.plugins import Registry
 from workbench.retrieval.lazy import LazyMapping
 from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.stages import FUSION
 
 Normalization = Literal["minmax", "zscore"]
 NORMALIZATIONS: tuple[str, ...] = ("minmax", "zscore")
-FUSION_METHODS: tuple[str, ...] = ("rrf", "weighted")
+
+
+class FusionEntry(TypedDict):
+    """One run's part in one chunk's fused score (see ``Fusion``)."""
+
+    rank: int | None
+    score: float | None
+    contribution: float
+    weight: NotRequired[float]  # weighted fusion only
+    normalized: NotRequired[float]  # weighted fusion only
 
 
 @dataclass(frozen=True)
@@ -37,7 +48,7 @@ class Fusion:
     """
 
     ranked: RankedList
-    breakdown: Mapping[int, dict[str, dict]]
+    breakdown: Mapping[int, dict[str, FusionEntry]]
 
 
 def rrf(runs: Sequence[RankedList], k: int = 60, name: str = "rrf") -> RankedList:
@@ -102,11 +113,7 @@ def fuse(runs: Sequence[RankedList], config: FusionConfig, name: str = FUSION) -
         raise ValueError(
             f"fusion needs distinct run names to key its breakdown, got {names}; rename runs with RankedList.renamed"
         )
-    if config.method == "rrf":
-        return _rrf(runs, config.k, name)
-    if config.method == "weighted":
-        return _weighted(runs, config.weights, config.normalization, name)
-    raise ValueError(f"unknown fusion.method {config.method!r}; use one of {', '.join(FUSION_METHODS)}")
+    return FUSION_METHODS.get(config.method)(runs, config, name)
 
 
 def _rrf(runs: Sequence[RankedList], k: int, name: str) -> Fusion:
@@ -153,7 +160,7 @@ def _rrf(runs: Sequence[RankedList], k: int, name: str) -> Fusion:
         run_of = np.repeat(np.arange(len(runs)), [len(ids) for ids in run_ids])
         matrix = np.zeros((len(chunk_ids), len(runs)))
         matrix[inverse, run_of] = terms
-        return dict(zip(chunk_ids[order].tolist(), matrix[order].tolist(), strict=True))
+        return dict(zip(chunk_ids[order].tolist(), matrix[order].tolist(), strict=False))
 
     return Fusion(ranked, LazyMapping(lambda: _breakdown(runs, ranked, contributions())))
 
@@ -171,13 +178,13 @@ def _weighted(runs: Sequence[RankedList], weights: Sequence[float], normalizatio
     contributions = {
         chunk_id: [
             float(weight) * values.get(chunk_id, floor)
-            for weight, values, floor in zip(weights, normalized, floors, strict=True)
+            for weight, values, floor in zip(weights, normalized, floors, strict=False)
         ]
         for chunk_id in all_chunks
     }
     ranked = _rank_fused(runs, {chunk_id: sum(parts) for chunk_id, parts in contributions.items()}, name)
     weighting = [
-        (float(weight), values, floor) for weight, values, floor in zip(weights, normalized, floors, strict=True)
+        (float(weight), values, floor) for weight, values, floor in zip(weights, normalized, floors, strict=False)
     ]
     return Fusion(ranked, LazyMapping(lambda: _breakdown(runs, ranked, contributions, weighting)))
 
@@ -187,15 +194,15 @@ def _breakdown(
     fused: RankedList,
     contributions: dict[int, list[float]],
     weighting: list[tuple[float, dict[int, float], float]] | None = None,
-) -> dict[int, dict[str, dict]]:
+) -> dict[int, dict[str, FusionEntry]]:
     """The fusion's own numbers, per chunk and run, in the shape ``Fusion.breakdown`` documents."""
     ranks = [_first_ranks(run) for run in runs]
     scores = [_first_scores(run) for run in runs]
-    breakdown: dict[int, dict[str, dict]] = {}
+    breakdown: dict[int, dict[str, FusionEntry]] = {}
     for chunk_id in fused.ids:
-        per_run: dict[str, dict] = {}
+        per_run: dict[str, FusionEntry] = {}
         for i, run in enumerate(runs):
-            entry = {
+            entry: FusionEntry = {
                 "rank": ranks[i].get(chunk_id),
                 "score": scores[i].get(chunk_id),
                 "contribution": contributions[chunk_id][i],
@@ -227,7 +234,7 @@ def _rank_fused(runs: Sequence[RankedList], fused_scores: dict[int, float], name
     doc_of: dict[int, int] = {}
     for run in reversed(runs):
         # reversed, so the first run listing a chunk (at its first position) sets its document
-        doc_of.update(zip(reversed(run.ids), reversed(run.doc_ids), strict=True))
+        doc_of.update(zip(reversed(run.ids), reversed(run.doc_ids), strict=False))
     ordered = sorted(fused_scores, key=lambda chunk_id: (-fused_scores[chunk_id], best_rank[chunk_id], chunk_id))
     return RankedList(
         name, tuple(ordered), tuple(map(doc_of.__getitem__, ordered)), tuple(map(fused_scores.__getitem__, ordered))
@@ -237,11 +244,24 @@ def _rank_fused(runs: Sequence[RankedList], fused_scores: dict[int, float], name
 def _first_ranks(run: RankedList) -> dict[int, int]:
     """Chunk id -> rank; a chunk listed twice keeps its better (first) rank."""
     # Built back to front, so the first position of a repeated chunk is written last and wins.
-    return dict(zip(reversed(run.ids), range(len(run.ids), 0, -1), strict=True))
+    return dict(zip(reversed(run.ids), range(len(run.ids), 0, -1), strict=False))
 
 
 def _first_scores(run: RankedList) -> dict[int, float]:
     scores: dict[int, float] = {}
-    for chunk_id, score in zip(run.ids, run.scores, strict=True):
+    for chunk_id, score in zip(run.ids, run.scores, strict=False):
         scores.setdefault(chunk_id, score)
     return scores
+
+
+#: a fusion method: the runs, the fusion section, and the fused list's name, to the fused list
+FusionMethod = Callable[[Sequence[RankedList], FusionConfig, str], Fusion]
+
+#: every fusion method by name: ``fusion.method``'s choices
+FUSION_METHODS: Registry[FusionMethod] = Registry("fusion method")
+FUSION_METHODS.register("rrf", lambda runs, config, name: _rrf(runs, config.k, name))
+FUSION_METHODS.register(
+    "weighted",
+    # a configuration holds only fusion.normalization's choices, which are the Normalization names
+    lambda runs, config, name: _weighted(runs, config.weights, cast(Normalization, config.normalization), name),
+)

@@ -9,7 +9,9 @@ dense list is still computed and shown, and the trace says in words why it did n
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from workbench.language.coverage import Coverage, coverage, suggest_models
 from workbench.language.scripts import LanguageMix
@@ -31,7 +33,7 @@ class LanguageCheck:
     dense_votes: bool  # False: the dense route is left out of fusion
     note: str  # "" when there is nothing to say
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "setting": self.setting,
             "query_language": self.query.language,
@@ -43,19 +45,18 @@ class LanguageCheck:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> LanguageCheck:
-        def coverage_of(values: dict | None) -> Coverage | None:
-            if values is None:
-                return None
+    def from_dict(cls, data: Mapping[str, Any]) -> LanguageCheck:
+        def coverage_of(values: Mapping[str, Any]) -> Coverage:
             return Coverage(
                 values["model"], values["model_languages"], values["text_language"], values["uncovered_share"]
             )
 
+        rerank = data.get("rerank")
         return cls(
             data["setting"],
             LanguageMix(dict(data.get("query_scripts", {}))),
             coverage_of(data["embedding"]),
-            coverage_of(data.get("rerank")),
+            coverage_of(rerank) if rerank is not None else None,
             bool(data["dense_votes"]),
             data.get("note", ""),
         )

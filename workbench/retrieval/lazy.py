@@ -17,23 +17,25 @@ V = TypeVar("V")
 class LazyMapping(Mapping[K, V]):
     """``build()`` runs once, on the first read; copies and pickles are plain dicts."""
 
-    __slots__ = ("_build", "_data")
+    # One attribute holds the builder until the first read, then the built dict: a thread that
+    # reads it sees one or the other, never a dropped builder beside an unset result.
+    __slots__ = ("_state",)
 
     def __init__(self, build: Callable[[], Mapping[K, V]]) -> None:
-        self._build: Callable[[], Mapping[K, V]] | None = build
-        self._data: dict[K, V] | None = None
+        self._state: Callable[[], Mapping[K, V]] | dict[K, V] = build
 
     @property
     def built(self) -> bool:
         """Whether anything has read it yet."""
-        return self._data is not None
+        return isinstance(self._state, dict)
 
     def _materialized(self) -> dict[K, V]:
-        if self._data is None:
-            # Two threads may both build: the result is the same, so the race is harmless.
-            self._data = dict(self._build())
-            self._build = None
-        return self._data
+        state = self._state
+        if isinstance(state, dict):
+            return state
+        # Two threads may both build: the result is the same, so the race is harmless.
+        data = self._state = dict(state())
+        return data
 
     def __getitem__(self, key: K) -> V:
         return self._materialized()[key]
@@ -50,5 +52,5 @@ class LazyMapping(Mapping[K, V]):
     def __repr__(self) -> str:
         return f"LazyMapping({self._materialized()!r})"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[dict[K, V]], tuple[dict[K, V]]]:
         return dict, (self._materialized(),)

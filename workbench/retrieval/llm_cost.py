@@ -53,7 +53,7 @@ def llm_calls_for_run(configs: Sequence[WorkbenchConfig], queries: int) -> LlmCa
 ENDPOINT_KEYS = ("query.enhance", "rerank.method", "chunking.enrich", "embedding.model")
 
 
-def setting_uses_endpoint(key: str, value) -> bool:
+def setting_uses_endpoint(key: str, value: object) -> bool:
     """Whether ``key=value`` makes the workbench call the LLM endpoint (at query or at index time)."""
     if key == "query.enhance":
         return value in LLM_METHODS

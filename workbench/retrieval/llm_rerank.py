@@ -73,7 +73,7 @@ class LlmReranker(Reranker):
 
     def score(self, query: str, texts: list[str]) -> list[float]:
         labels = self.labels if len(self.labels) == len(texts) else [""] * len(texts)
-        requests = [rerank_request(query, text, label) for text, label in zip(texts, labels, strict=True)]
+        requests = [rerank_request(query, text, label) for text, label in zip(texts, labels, strict=False)]
         self.calls = self.llm.complete_many(requests, timeout_s=self.timeout_s, parse=parse_score_0_10)
         failed = [call for call in self.calls if not call.ok]
         if failed:

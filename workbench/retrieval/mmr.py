@@ -24,7 +24,7 @@ def mmr(
     top_k: int,
     pool: int,
     name: str = MMR,
-) -> tuple[RankedList, dict[int, dict]]:
+) -> tuple[RankedList, dict[int, dict[str, object]]]:
     """Select up to ``top_k`` chunks from the first ``pool`` candidates by MMR.
 
     The returned list's score is each chunk's MMR score at the moment it was selected. Ties go to
@@ -52,7 +52,7 @@ def mmr(
     without_vector = [hit for hit in pool_hits if hit.chunk_id not in vectors]
 
     query = _unit(np.asarray(query_vector, dtype=np.float64))
-    details: dict[int, dict] = {}
+    details: dict[int, dict[str, object]] = {}
     selected_order: list[tuple[int, int, float]] = []
     if with_vector:
         matrix = np.vstack(
@@ -95,7 +95,7 @@ def mmr(
 
 def _detail(
     relevance: float, max_similarity: float, against: int | None, lambda_: float, mmr_score: float, selected: bool
-) -> dict:
+) -> dict[str, object]:
     return {
         "relevance": float(relevance),
         "max_similarity": float(max_similarity),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -37,7 +38,7 @@ from workbench.retrieval.lazy import LazyMapping
 from workbench.retrieval.llm_rerank import LlmReranker
 from workbench.retrieval.mmr import mmr
 from workbench.retrieval.ranking import RankedList
-from workbench.retrieval.rerank import load_reranker, rerank
+from workbench.retrieval.rerank import Reranker, load_reranker, rerank
 from workbench.retrieval.stages import BM25, DENSE, FILTER, FINAL, FUSION, MMR, RERANK, variant_stage
 from workbench.retrieval.trace import SnapshotChunkViews, StageTrace, Trace
 
@@ -267,7 +268,7 @@ def _mmr_stage(current: RankedList, snapshot: Snapshot, query_vector: np.ndarray
     if snapshot.dense is not None and pool_ids:
         known = [cid for cid in pool_ids if cid in snapshot.dense_ids]
         if known:
-            vectors = dict(zip(known, snapshot.dense.vectors_for(np.asarray(known, dtype=np.int64)), strict=True))
+            vectors = dict(zip(known, snapshot.dense.vectors_for(np.asarray(known, dtype=np.int64)), strict=False))
     # MMR picks top_k; the rest of the pool follows so later stages (rerank) still see it
     selected, details = mmr(
         current, query_vector, vectors, config.lambda_, top_k=len(pool_ids), pool=config.pool, name=MMR
@@ -281,7 +282,7 @@ def _rerank_stage(
     started = time.perf_counter()
     head = current.ids[: config.top_m]
     texts = {cid: record.indexed_text for cid, record in snapshot.chunks.records(head).items()}
-    reranker = None
+    reranker: Reranker | None = None
     try:
         if config.method == "llm":
             if llm is None or not llm.available:
@@ -303,7 +304,9 @@ def _rerank_stage(
         details = {cid: {"rerank_score": s, "previous_rank": current.rank_of(cid)} for cid, s in outcome.scores.items()}
         # what the scores are (logits or probabilities), for the confidence verdict
         stage_config = section_dict(config) | (
-            {"score_kind": reranker.score_kind, "scored_by": reranker.scored_by} if outcome.scores else {}
+            {"score_kind": reranker.score_kind, "scored_by": reranker.scored_by}
+            if outcome.scores and reranker is not None  # scores come only from a reranker
+            else {}
         )
     except Exception as error:  # loading failures fall back exactly like scoring failures
         ranked = current.renamed(RERANK)
@@ -360,14 +363,14 @@ def _ranked(name: str, hits: list[tuple[int, float]], snapshot: Snapshot) -> Ran
     """An index's (chunk id, score) pairs, best first, as a ranked list with each chunk's document."""
     if not hits:
         return RankedList(name)
-    ids, scores = zip(*hits, strict=True)
+    ids, scores = zip(*hits, strict=False)
     # Every indexed chunk has a row in the snapshot's tables (checked when it loads).
     return RankedList(name, ids, tuple(snapshot.chunks.doc_ids_of(ids).tolist()), scores)
 
 
 def _route_trace(
     name: str,
-    config: dict,
+    config: dict[str, Any],
     candidates: int,
     ranked: RankedList,
     started: float,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +53,7 @@ class RankedList:
         triples = list(ordered)
         if not triples:
             return cls(name)
-        ids, doc_ids, scores = zip(*triples, strict=True)
+        ids, doc_ids, scores = zip(*triples, strict=False)
         return cls(name, ids, doc_ids, tuple(float(score) for score in scores))
 
     @classmethod
@@ -63,7 +64,7 @@ class RankedList:
     @cached_property
     def hits(self) -> tuple[Hit, ...]:
         return tuple(
-            Hit(c, d, s, i) for i, (c, d, s) in enumerate(zip(self.ids, self.doc_ids, self.scores, strict=True), 1)
+            Hit(c, d, s, i) for i, (c, d, s) in enumerate(zip(self.ids, self.doc_ids, self.scores, strict=False), 1)
         )
 
     def top(self, k: int) -> RankedList:
@@ -82,28 +83,28 @@ class RankedList:
             return None
 
     def score_map(self) -> dict[int, float]:
-        return dict(zip(self.ids, self.scores, strict=True))
+        return dict(zip(self.ids, self.scores, strict=False))
 
     def doc_of(self) -> dict[int, int]:
-        return dict(zip(self.ids, self.doc_ids, strict=True))
+        return dict(zip(self.ids, self.doc_ids, strict=False))
 
     def __len__(self) -> int:
         return len(self.ids)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Hit]:
         return iter(self.hits)
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "hits": [
                 {"chunk_id": c, "doc_id": d, "score": s, "rank": i}
-                for i, (c, d, s) in enumerate(zip(self.ids, self.doc_ids, self.scores, strict=True), 1)
+                for i, (c, d, s) in enumerate(zip(self.ids, self.doc_ids, self.scores, strict=False), 1)
             ],
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> RankedList:
+    def from_dict(cls, data: Mapping[str, Any]) -> RankedList:
         return cls.from_ordered(
             data["name"], ((int(h["chunk_id"]), int(h["doc_id"]), float(h["score"])) for h in data["hits"])
         )

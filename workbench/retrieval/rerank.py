@@ -182,7 +182,7 @@ def rerank(
     return RerankOutcome(
         RankedList.from_ordered(name, reranked),
         notes=(f"reranked the top {len(head)} of {len(run)} hits with {reranker.name!r}{on}", *reranker.runtime_notes),
-        scores={hit.chunk_id: score for hit, score in zip(head, scores, strict=True)},
+        scores={hit.chunk_id: score for hit, score in zip(head, scores, strict=False)},
     )
 
 

@@ -15,6 +15,7 @@ import os
 import threading
 import time
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def calibration_pairs() -> list[Pairs]:
     return [[(query, passage) for passage in passages] for query in QUERIES]
 
 
-def kendall_tau(a: np.ndarray, reference: np.ndarray, tie: float = 0.0) -> float:
+def kendall_tau_a(a: np.ndarray, reference: np.ndarray, tie: float = 0.0) -> float:
     """Kendall's tau-a of scores ``a`` against ``reference`` over the same items (1 = the same
     order). Pairs the reference scores within ``tie`` of each other count as agreeing whichever
     way ``a`` orders them: a swap the reference itself barely separates is not a change of ranking."""
@@ -65,7 +66,9 @@ def query_tie(reference: np.ndarray) -> float:
     return TIE_SHARE * float(np.ptp(reference)) if len(reference) else 0.0
 
 
-def measure_scorer(opened: OpenedCrossEncoder, groups: list[Pairs], reference: list[np.ndarray] | None):
+def measure_scorer(
+    opened: OpenedCrossEncoder, groups: list[Pairs], reference: list[np.ndarray] | None
+) -> tuple[dict[str, float], list[np.ndarray]]:
     """pairs/s over every group, max abs score difference and min tau to ``reference``, and the scores."""
     opened.score_pairs(groups[0][:2])  # warm-up: first calls allocate and, for exported graphs, compile
     started = time.perf_counter()
@@ -75,15 +78,15 @@ def measure_scorer(opened: OpenedCrossEncoder, groups: list[Pairs], reference: l
     numbers = {"pairs_per_s": round(pairs / seconds, 2), "max_abs_diff": 0.0, "min_tau": 1.0}
     if reference is not None:
         numbers["max_abs_diff"] = round(
-            max(float(np.max(np.abs(s - r))) for s, r in zip(scores, reference, strict=True)), 6
+            max(float(np.max(np.abs(s - r))) for s, r in zip(scores, reference, strict=False)), 6
         )
         numbers["min_tau"] = round(
-            min(kendall_tau(s, r, query_tie(r)) for s, r in zip(scores, reference, strict=True)), 4
+            min(kendall_tau_a(s, r, query_tie(r)) for s, r in zip(scores, reference, strict=False)), 4
         )
     return numbers, scores
 
 
-def calibrate_cross_encoder(model: str) -> dict:
+def calibrate_cross_encoder(model: str) -> dict[str, Any]:
     """Measure every runtime and precision this machine can run on cross-encoder ``model``; record
     it in the machine's calibration folder and return it."""
     groups = calibration_pairs()
@@ -120,7 +123,7 @@ def calibrate_cross_encoder(model: str) -> dict:
     return record
 
 
-def read_rerank_calibrations() -> dict:
+def read_rerank_calibrations() -> dict[str, dict[str, Any]]:
     """This machine's cross-encoder calibration records, by model ({} when none)."""
     return read_calibrations(machine_calibration_dir(), RERANK_CALIBRATION_FILE)
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
+from store.chunk_store import ChunkStore
+from store.index_set import Snapshot
 from workbench.llm.client import LlmCall
 from workbench.retrieval.confidence import Confidence
 from workbench.retrieval.enhance import EnhancedQuery
@@ -37,7 +40,7 @@ class ChunkView:
     over_max_length: bool = False
 
 
-def chunk_view(snapshot, chunk_id: int) -> ChunkView:
+def chunk_view(snapshot: Snapshot, chunk_id: int) -> ChunkView:
     """The view of one chunk of a loaded snapshot (``store.index_set.Snapshot``); KeyError if absent."""
     chunk = snapshot.chunks[chunk_id]
     doc = snapshot.documents.get(chunk.doc_id)
@@ -65,7 +68,14 @@ class StoredChunk:
     __slots__ = ("chunk_id", "doc_id", "source", "external_id", "start", "end", "_chunks")
 
     def __init__(
-        self, chunk_id: int, doc_id: int, source: str, external_id: str | None, start: int, end: int, chunks
+        self,
+        chunk_id: int,
+        doc_id: int,
+        source: str,
+        external_id: str | None,
+        start: int,
+        end: int,
+        chunks: ChunkStore,
     ) -> None:
         self.chunk_id, self.doc_id, self.source, self.external_id = chunk_id, doc_id, source, external_id
         self.start, self.end, self._chunks = start, end, chunks
@@ -78,14 +88,14 @@ class StoredChunk:
         return f"StoredChunk({self.chunk_id} of {self.external_id or self.source} [{self.start}:{self.end}])"
 
 
-def stored_chunks(snapshot) -> list[StoredChunk]:
+def stored_chunks(snapshot: Snapshot) -> list[StoredChunk]:
     """Every chunk of a loaded snapshot as a ``StoredChunk``, in chunk id order; no text is read."""
     chunk_ids, doc_ids, starts, ends = snapshot.chunks.spans()
     names = {doc_id: (doc.source, doc.external_id) for doc_id, doc in snapshot.documents.items()}
     return [
         StoredChunk(chunk_id, doc_id, *names.get(doc_id, ("", None)), start, end, snapshot.chunks)
         for chunk_id, doc_id, start, end in zip(
-            chunk_ids.tolist(), doc_ids.tolist(), starts.tolist(), ends.tolist(), strict=True
+            chunk_ids.tolist(), doc_ids.tolist(), starts.tolist(), ends.tolist(), strict=False
         )
     ]
 
@@ -99,7 +109,7 @@ class SnapshotChunkViews(Mapping[int, ChunkView]):
 
     __slots__ = ("_snapshot", "_ranked", "_ids", "_views")
 
-    def __init__(self, snapshot, ranked: Iterable[RankedList]) -> None:
+    def __init__(self, snapshot: Snapshot, ranked: Iterable[RankedList]) -> None:
         self._snapshot = snapshot
         self._ranked = tuple(ranked)
         self._ids: dict[int, None] | None = None
@@ -111,7 +121,7 @@ class SnapshotChunkViews(Mapping[int, ChunkView]):
             known = self._snapshot.chunks
             # one vectorised look-up in a chunk store; a plain mapping answers id by id
             held = known.contains_many(listed) if hasattr(known, "contains_many") else [c in known for c in listed]
-            self._ids = {chunk_id: None for chunk_id, is_held in zip(listed, held, strict=True) if is_held}
+            self._ids = {chunk_id: None for chunk_id, is_held in zip(listed, held, strict=False) if is_held}
         return self._ids
 
     def __getitem__(self, chunk_id: int) -> ChunkView:
@@ -134,7 +144,7 @@ class SnapshotChunkViews(Mapping[int, ChunkView]):
     def __repr__(self) -> str:
         return f"SnapshotChunkViews({len(self)} chunks)"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[dict[int, ChunkView]], tuple[dict[int, ChunkView]]]:
         return dict, (dict(self.items()),)
 
 
@@ -149,15 +159,15 @@ class StageTrace:
     """
 
     stage: str
-    config: dict
+    config: dict[str, Any]  # the stage's section of the configuration, plus what it adds (JSON)
     ranked: RankedList
     elapsed_ms: float
     notes: tuple[str, ...] = ()
-    details: Mapping[int, dict] = field(default_factory=dict)
+    details: Mapping[int, dict[str, Any]] = field(default_factory=dict)
     llm_calls: tuple[LlmCall, ...] = ()
 
-    def to_dict(self) -> dict:
-        data = {
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
             "stage": self.stage,
             "config": self.config,
             "ranked": self.ranked.to_dict(),
@@ -170,7 +180,7 @@ class StageTrace:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> StageTrace:
+    def from_dict(cls, data: Mapping[str, Any]) -> StageTrace:
         return cls(
             stage=data["stage"],
             config=data["config"],
@@ -186,7 +196,7 @@ class StageTrace:
 class Trace:
     query: str
     collection: str
-    config: Mapping[str, dict]  # WorkbenchConfig.to_dict(), built on first read when fresh
+    config: Mapping[str, dict[str, Any]]  # WorkbenchConfig.to_dict(), built on first read when fresh
     stages: tuple[StageTrace, ...]
     chunks: Mapping[int, ChunkView]  # every chunk of any stage's list (a SnapshotChunkViews when fresh)
     total_ms: float
@@ -230,7 +240,7 @@ class Trace:
         calls = [(QUERY, call) for call in (self.enhancement.calls if self.enhancement else ())]
         return calls + [(stage.stage, call) for stage in self.stages for call in stage.llm_calls]
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "query": self.query,
             "collection": self.collection,
@@ -244,11 +254,11 @@ class Trace:
             "enhancement": self.enhancement.to_dict() if self.enhancement else None,
         }
 
-    def to_json(self, **kwargs) -> str:
+    def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)
 
     @classmethod
-    def from_dict(cls, data: dict) -> Trace:
+    def from_dict(cls, data: Mapping[str, Any]) -> Trace:
         return cls(
             query=data["query"],
             collection=data["collection"],

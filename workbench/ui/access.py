@@ -22,7 +22,7 @@ import threading
 
 import streamlit as st
 
-from workbench.sharing import (
+from workbench.service.sharing import (
     READ_ONLY,
     TOKEN_VAR,
     Access,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from workbench import demo
-from workbench.plural import count
+from workbench.text import count
 from workbench.ui import session
 from workbench.ui.ingest_progress import IngestProgressView
 from workbench.ui.text import md_escape

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from workbench.analysis.explain import HitExplanation, explain_hit, route_text
-from workbench.analysis.relevance import GoldenLookup
+from workbench.analysis.explain import HitExplanation, explain_hit
+from workbench.analysis.explain_routes import route_text
+from workbench.analysis.golden_matches import GoldenLookup
 from workbench.analysis.tables import hit_choices
 from workbench.analysis.verdict import hit_term_coverage, verdict_view
 from workbench.config import WorkbenchConfig

@@ -15,8 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.ingestion.ingest import Progress
-from workbench.names import shown_name
-from workbench.plural import count
+from workbench.text import count, shown_name
 from workbench.ui.text import md_escape
 
 REDRAW_S = 0.15

@@ -4,22 +4,30 @@ Grades go through ``workbench.golden.judging`` (the same API an LLM judge uses).
 buttons carry Streamlit's native keyboard shortcuts (0-3, U for undo), so a judge keeps their
 hands on the keyboard; the page always shows the first chunk the judge has not graded yet, which
 makes a session resumable by just coming back.
+
+The pool picker, the chunk and the export are one ``st.fragment``: a key reruns only that part,
+and the fragment stores the grade and reads what it draws next in one opening of the catalog
+(opening the file costs tens of milliseconds; what is done inside it, about one).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import streamlit as st
 
 from workbench.evaluation import golden as golden_sets
-from workbench.golden import agree, judging, pools, query_sets
-from workbench.golden.judging import GRADE_MEANINGS, GRADES, JudgingError, PoolItem
+from workbench.golden import judging, pools, query_sets, set_agreement
+from workbench.golden.judging import GRADE_MEANINGS, GRADES, Judgement, JudgingError, PoolItem, PoolRow
 from workbench.ui import session
 from workbench.ui.text import md_escape
 
 JUDGE_KEY = "judging_judge"
 JUDGE_INPUT_KEY = "judging_judge_input"
 POOL_KEY = "judging_pool"
+QUEUED_KEY = "_judging_queued"
 UNDO_SHORTCUT = "U"
+GRADE, UNDO = "grade", "undo"
 
 
 # -- the judge ----------------------------------------------------------------------------------
@@ -137,33 +145,93 @@ def _configs(bench, collection: str, chosen: list[str], built_in: list[str]) -> 
     return named
 
 
-# -- judging --------------------------------------------------------------------------------------
+# -- judging ---------------------------------------------------------------------------------------
 
 
-def pick_pool() -> str | None:
-    found = pools.list_pools(session.workbench().catalog)
-    if not found:
+@dataclass(frozen=True)
+class JudgingView:
+    """What the judging fragment draws, read from the catalog in one opening of it."""
+
+    pools: list[tuple[PoolRow, int, int]]
+    pool: str | None
+    row: PoolRow | None = None
+    items: tuple[PoolItem, ...] = ()
+    mine: tuple[Judgement, ...] = ()
+    text: str | None = None
+    problems: tuple[str, ...] = ()
+
+
+def render_pool_and_judging(judge: str | None) -> None:
+    """The pool picker, the next chunk with its grade keys, and the export.
+
+    A fragment: a grade (or undo, or another pool) redraws only this part of the page, not the
+    pool builder or the agreement below, so the next chunk shows as soon as the grade is stored."""
+    _pool_fragment(judge)
+
+
+@st.fragment
+def _pool_fragment(judge: str | None) -> None:
+    view = _read_view(judge)
+    if not view.pools:
         st.info(
             "No pool yet. Build one above from a few questions: the page then shows each query's pooled "
             "chunks one at a time.",
             icon=":material/info:",
         )
-        return None
-    names = [row.name for row, _, _ in found]
-    if st.session_state.get(POOL_KEY) not in names:
-        st.session_state[POOL_KEY] = names[0]
-    labels = {row.name: f"{row.name} · {row.collection} · {judged}/{total} judged" for row, total, judged in found}
-    return st.selectbox("Pool", names, key=POOL_KEY, format_func=labels.get)
+        return
+    names = [row.name for row, _, _ in view.pools]
+    labels = {row.name: f"{row.name} · {row.collection} · {judged}/{total} judged" for row, total, judged in view.pools}
+    st.selectbox("Pool", names, key=POOL_KEY, format_func=labels.get)
+    for problem in view.problems:
+        st.error(md_escape(problem))
+    if judge and view.pool and view.row is not None:
+        _render_judging(view, judge)
+        st.subheader("Export", anchor=False)
+        _render_export(view, judge)
 
 
-def _grade(pool: str, item: PoolItem, grade: int, judge: str) -> None:
-    judging.record(session.workbench().catalog, pool, item, grade, judge)
+def _queue(action: str, pool: str, judge: str, item: PoolItem | None = None, grade: int | None = None) -> None:
+    """Button callback: the fragment stores it, in the same opening of the catalog as its reads."""
+    st.session_state.setdefault(QUEUED_KEY, []).append((action, pool, judge, item, grade))
 
 
-def _undo(pool: str, judge: str) -> None:
-    undone = judging.undo_last(session.workbench().catalog, pool, judge)
-    if undone is None:
-        session.flash("info", "Nothing to undo: you have not graded anything in this pool.")
+def _apply_queued(catalog) -> list[str]:
+    """Store the grades and undos queued since the last run, in order; returns what to tell the judge."""
+    queued: list = st.session_state.get(QUEUED_KEY, [])
+    told = []
+    while queued:
+        action, pool, judge, item, grade = queued[0]
+        try:
+            if action == GRADE:
+                judging.record(catalog, pool, item, grade, judge)
+            elif judging.undo_last(catalog, pool, judge) is None:
+                told.append("Nothing to undo: you have not graded anything in this pool.")
+        except (JudgingError, LookupError) as error:
+            told.append(str(error.args[0]) if isinstance(error, LookupError) and error.args else str(error))
+        queued.pop(0)  # after the write: a run interrupted before this line stores it on the next
+    return told
+
+
+def _read_view(judge: str | None) -> JudgingView:
+    bench = session.workbench()
+    with bench.catalog.kept_open():
+        problems = _apply_queued(bench.catalog) if judge else []
+        found = pools.list_pools(bench.catalog)
+        names = [row.name for row, _, _ in found]
+        if not names:
+            return JudgingView(found, None)
+        if st.session_state.get(POOL_KEY) not in names:
+            st.session_state[POOL_KEY] = names[0]
+        pool = st.session_state[POOL_KEY]
+        if not judge:
+            return JudgingView(found, pool, problems=tuple(problems))
+        row, items = judging.load_pool(bench.catalog, pool)
+        mine = judging.judgements(bench.catalog, pool, judge)
+        item = judging.next_unjudged(items, mine)
+        text = None
+        if item is not None:
+            text = _document_text(str(session.home_path()), row.collection, item.document, item.start, item.end)
+    return JudgingView(found, pool, row, tuple(items), tuple(mine), text, tuple(problems))
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -178,11 +246,10 @@ def _document_text(home: str, collection: str, document: str, start: int, end: i
     return markdown[start:end]
 
 
-def render_judging(pool: str, judge: str) -> list[PoolItem]:
-    """Progress, the next unjudged chunk with its query, the grade buttons and undo; returns the items."""
-    catalog = session.workbench().catalog
-    row, items = judging.load_pool(catalog, pool)
-    mine = judging.judgements(catalog, pool, judge)
+def _render_judging(view: JudgingView, judge: str) -> None:
+    """Progress, the next unjudged chunk with its query, the grade buttons and undo."""
+    assert view.pool is not None and view.row is not None
+    pool, items, mine = view.pool, list(view.items), list(view.mine)
     done = judging.progress(items, mine)
     st.progress(
         done.fraction,
@@ -194,47 +261,47 @@ def render_judging(pool: str, judge: str) -> list[PoolItem]:
         "Undo",
         key="judging_undo",
         shortcut=UNDO_SHORTCUT,
-        on_click=_undo,
-        args=(pool, judge),
+        on_click=_queue,
+        args=(UNDO, pool, judge),
         disabled=not mine,
         help="Take back your last grade in this pool",
     )
     if item is None:
         st.success(f"Every chunk of pool {md_escape(pool)} is judged. Export it as a golden set below.")
-        return items
+        return
     position = sum(1 for other in items if other.query_id == item.query_id and other.position < item.position) + 1
     in_query = sum(1 for other in items if other.query_id == item.query_id)
     st.markdown(f"**Query {item.query_position + 1} of {done.queries}** · chunk {position} of {in_query}")
     with st.container(border=True, key="judging_query"):
         st.subheader(md_escape(item.query), anchor=False)
     st.caption(f"{md_escape(item.document)} · characters {item.start}-{item.end}")
-    text = _document_text(str(session.home_path()), row.collection, item.document, item.start, item.end)
+    text = view.text if view.text is not None else f"(document {item.document} is no longer in {view.row.collection})"
     with st.container(border=True, height=260, key="judging_chunk"):
-        st.text(text if text is not None else f"(document {item.document} is no longer in {row.collection})")
-    for grade, column in zip(GRADES, st.columns(len(GRADES)), strict=True):
+        st.text(text)
+    for grade, column in zip(GRADES, st.columns(len(GRADES)), strict=False):
         column.button(
             f"{grade} · {GRADE_MEANINGS[grade].split(':')[0]}",
             key=f"judging_grade_{grade}",
             shortcut=str(grade),
-            on_click=_grade,
-            args=(pool, item, grade, judge),
+            on_click=_queue,
+            args=(GRADE, pool, judge, item, grade),
             help=GRADE_MEANINGS[grade],
             use_container_width=True,
         )
-    return items
 
 
-def render_export(pool: str, judge: str, items: list[PoolItem]) -> None:
+def _render_export(view: JudgingView, judge: str) -> None:
     """Write this judge's judgements of the pool as a golden set in the home."""
+    assert view.pool is not None
     bench = session.workbench()
-    mine = judging.judgements(bench.catalog, pool, judge)
+    mine = list(view.mine)
     left, right = st.columns([3, 1])
     name = left.text_input(
-        "Golden set name", value=f"{pool}-{judge}".replace(" ", "-").lower(), key="judging_export_name"
+        "Golden set name", value=f"{view.pool}-{judge}".replace(" ", "-").lower(), key="judging_export_name"
     )
     if right.button("Export as golden set", key="judging_export", disabled=not mine):
         try:
-            golden = judging.to_golden_set(name, items, mine)
+            golden = judging.to_golden_set(name, list(view.items), mine)
             path = golden_sets.path_for(name, bench.home)
             if path.exists() and not path.is_relative_to(bench.home):
                 raise ValueError(f"golden set {name!r} is a project file ({path}); export under another name")
@@ -271,9 +338,9 @@ def render_agreement(collection: str) -> None:
             return bench.config_for(collection, preset, overrides)
 
         with st.spinner("Evaluating the configurations under both sets…"):
-            report = agree.ranking_agreement(bench, collection, set_a, set_b, pools.built_in_configs(resolve))
+            report = set_agreement.ranking_agreement(bench, collection, set_a, set_b, pools.built_in_configs(resolve))
     else:
-        report = agree.grade_agreement(set_a, set_b)
+        report = set_agreement.grade_agreement(set_a, set_b)
     kappa = "undefined" if report.kappa_linear is None else f"{report.kappa_linear:.3f}"
     st.metric("Weighted kappa (linear)", kappa, help="1 = the same grades, 0 = chance agreement", border=True)
     st.caption(f"{report.pairs} (query, chunk) pairs judged by both · {report.kappa_words}")

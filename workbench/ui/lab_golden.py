@@ -2,7 +2,7 @@
 
 Lookups are cached by the golden-set files' signature (paths, times, sizes), so a set written by
 marking, by the Evaluation page or by hand is read again on the next run. Relevance follows the
-evaluation's rules (``workbench.analysis.relevance``), so what the lab highlights is what a run
+evaluation's rules (``workbench.analysis.golden_matches``), so what the lab highlights is what a run
 would count.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from workbench.analysis.relevance import (
+from workbench.analysis.golden_matches import (
     DOCUMENT_LEVEL,
     MARK_LEVELS,
     SPAN_LEVEL,
@@ -27,7 +27,6 @@ from workbench.analysis.relevance import (
 from workbench.evaluation import golden
 from workbench.evaluation.golden import GoldenSetError
 from workbench.retrieval.trace import Trace
-from workbench.sharing import require_writable
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only
 from workbench.ui.text import md_escape
@@ -126,7 +125,7 @@ def mark_hit(chunk, query_text: str, lookup: GoldenLookup, mark: bool) -> None:
         st.session_state[MARK_MESSAGE_KEY] = ("error", "Type a name for the new golden set first.")
         return
     try:
-        require_writable(session.workbench(), "Changing a golden set")
+        session.workbench().require_writable("Changing a golden set")
         path = golden.path_for(name, session.home_path())
         item = judgement_for_hit(
             chunk, st.session_state.get(MARK_LEVEL_KEY, SPAN_LEVEL), int(st.session_state.get(MARK_GRADE_KEY, 1))

@@ -22,9 +22,9 @@ from workbench.analysis.tables import chunk_label, diff_rows, stage_rows, timing
 from workbench.analysis.verdict import evidence_rows, verdict_view
 from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
 from workbench.models.catalogue import RERANK
-from workbench.plural import count
 from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import Trace
+from workbench.text import count
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.data_tables import show_table
 from workbench.ui.model_choice import model_picker, picker_state
@@ -237,15 +237,7 @@ def render_side(
         st.info("  \n".join(f"• {md_escape(note)}" for note in trace.notes), icon=":material/info:")
     llm_panels.query_stage_view(trace, key=f"query_stage_{side}")
     st.caption("Every stage")
-    tabs = st.tabs([f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages])
-    for tab, stage in zip(tabs, trace.stages, strict=True):
-        with tab:
-            show_table(
-                stage_rows(trace, stage.stage, relevant),
-                f"the {stage.stage} stage returned nothing",
-                highlight=stage.stage == FINAL,
-            )
-            llm_panels.calls_view(stage.llm_calls, key=f"llm_calls_{side}_{stage.stage}")
+    _stage_tabs(side, trace, relevant)
     timings_label, retime = st.columns([4, 1], vertical_alignment="bottom")
     timings_label.caption("Timings")
     if not same_as_a:
@@ -268,6 +260,25 @@ def render_side(
         )
     else:
         st.caption("Nothing to chart: no stage returned a hit.")
+
+
+def _stage_tabs(side: str, trace: Trace, relevant: dict[int, int]) -> None:
+    """One tab per stage. Only the open tab's table is built and sent: a table costs the server
+    and the browser several milliseconds each, and a query shows one tab of each side. Picking
+    another tab reruns the page (its traces are cached); not a fragment, whose set-up on every
+    run (copying the page's layout state) cost more than the tab's table."""
+    labels = [f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages]
+    tabs = st.tabs(labels, key=f"lab_stages_{side}", on_change="rerun")
+    for tab, stage in zip(tabs, trace.stages, strict=True):
+        if not tab.open:
+            continue
+        with tab:
+            show_table(
+                stage_rows(trace, stage.stage, relevant),
+                f"the {stage.stage} stage returned nothing",
+                highlight=stage.stage == FINAL,
+            )
+            llm_panels.calls_view(stage.llm_calls, key=f"llm_calls_{side}_{stage.stage}")
 
 
 def render_verdict(side: str, trace: Trace) -> None:

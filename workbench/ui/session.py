@@ -11,6 +11,7 @@ write rewrites the file, which changes its modification time and size).
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -30,10 +31,13 @@ _FLASH_KEY = "_flash_messages"
 @st.cache_resource(show_spinner=False)
 def _workbench_for(home: str) -> Workbench:
     # one Workbench per home and server process: it caches loaded index snapshots and query
-    # vectors, and holds no database connection (see store.catalog), so sharing it is safe
+    # vectors, and holds no database connection (see store.catalog), so sharing it is safe;
+    # the one the background warm-up loaded the indexes into, when there is one
+    from workbench.ui import warmup
     from workbench.ui.access import current_access
 
-    return Workbench(home, read_only=current_access().read_only)
+    read_only = current_access().read_only
+    return warmup.adopt(Path(home), read_only) or Workbench(home, read_only=read_only)
 
 
 def workbench() -> Workbench:
@@ -50,16 +54,22 @@ def chunk_rate(key: str) -> tuple[float, str] | None:
 
 def warm_up(collection: str, query: str, configs: list):
     """Do a query's one-off work (indexes, models, query vector) before either lab side is timed."""
-    from workbench.retrieval.first_use import warm_up as warm
+    from workbench.service.first_use import warm_up as warm
 
     with st.spinner("Loading the indexes and models (first use only)…"):
         return warm(workbench(), collection, query, configs)
 
 
 def home_path() -> Path:
-    from workbench.home import resolve_home
+    return _resolved_home(os.environ.get("WORKBENCH_HOME"), os.getcwd())
 
-    return resolve_home(os.environ.get("WORKBENCH_HOME"))
+
+@functools.lru_cache(maxsize=16)
+def _resolved_home(configured: str | None, cwd: str) -> Path:
+    # resolving costs a system call per path component, and pages ask for the home many times a run
+    from workbench.service.home import resolve_home
+
+    return resolve_home(configured)
 
 
 @st.cache_resource(show_spinner="Loading the embedding model (first time only)…")

@@ -1,16 +1,18 @@
-"""The sidebar every page shares: collection and preset pickers, the home folder, the demo offer."""
+"""The sidebar every page shares: collection and preset pickers, the home folder, the demo offer,
+and how far the background warm-up (``workbench.ui.warmup``) has got."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from workbench.names import shown_name
-from workbench.plural import count
-from workbench.ui import session
+from workbench.text import count, shown_name
+from workbench.ui import session, warmup
 from workbench.ui.access import read_only
 from workbench.ui.text import md_escape
 
 LOAD_DEMO_KEY = "sidebar_load_demo"
+WARMUP_STATUS_KEY = "warmup_status"
+WARMUP_POLL_S = 1.0
 
 
 def render_sidebar() -> bool:
@@ -44,7 +46,30 @@ def render_sidebar() -> bool:
             )
         st.caption("Home folder (catalog, indexes, golden sets)")
         st.code(str(session.home_path()), language=None, wrap_lines=True)
+        warm = warmup.current(session.home_path(), read_only())
+        if warm is not None and warm.status().state == warmup.WARMING:
+            _warming_status()
+        elif warm is not None:
+            _warmup_line(warm.status())
     return load_demo
+
+
+@st.fragment(run_every=WARMUP_POLL_S)
+def _warming_status() -> None:
+    """Redrawn every second while the warm-up runs; once it is over, one full run draws the final
+    line without this fragment, which stops the polling (an idle tab then costs the server nothing)."""
+    warm = warmup.current(session.home_path(), read_only())
+    if warm is None or warm.status().state != warmup.WARMING:
+        st.rerun()
+    _warmup_line(warm.status())
+
+
+def _warmup_line(status: warmup.WarmUpStatus) -> None:
+    icon = {warmup.WARMING: ":material/hourglass_top:", warmup.READY: ":material/check_circle:"}.get(
+        status.state, ":material/info:"
+    )
+    with st.container(key=WARMUP_STATUS_KEY):
+        st.caption(f"{icon} {md_escape(status.describe())}")
 
 
 def _collection_picker(infos: dict) -> None:

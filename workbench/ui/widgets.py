@@ -6,10 +6,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from workbench.chunking import STRATEGIES
-from workbench.collection_info import INDEX_KEYS_PREFIXES
-from workbench.config import KEY_DOCS, ChunkingConfig, ConfigError, WorkbenchConfig, key_limits
-from workbench.names import shown_name
+from workbench.chunking import CHUNKERS
+from workbench.config import KEY_DOCS, ChunkingConfig, ConfigError, Lifetime, WorkbenchConfig, key_limits, lifetime_of
+from workbench.text import shown_name
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.pages import DOCUMENTS, PageSpec
 from workbench.ui.text import md_escape
@@ -60,7 +59,7 @@ def document_label(doc) -> str:
 
 # -- chunking ---------------------------------------------------------------------------------
 
-STRATEGY_NAMES = tuple(STRATEGIES)
+STRATEGY_NAMES = CHUNKERS.names()
 #: which strategies read which settings (the rest ignore them, so they are not shown)
 USES_OVERLAP = {"fixed", "recursive", "markdown", "semantic"}
 
@@ -72,7 +71,7 @@ def chunking_controls(prefix: str, initial: ChunkingConfig) -> ChunkingConfig:
         STRATEGY_NAMES,
         index=STRATEGY_NAMES.index(initial.strategy),
         key=f"{prefix}.strategy",
-        help="\n\n".join(f"**{name}**: {doc}" for name, doc in STRATEGIES.items()),
+        help="\n\n".join(f"**{name}**: {chunker.doc}" for name, chunker in CHUNKERS.items()),
     )
     left, right = st.columns(2)
     units = config_inputs.choices("chunking.unit")
@@ -149,7 +148,7 @@ class EditedConfig:
 
 
 def is_index_time(key: str) -> bool:
-    return key.startswith(INDEX_KEYS_PREFIXES)
+    return lifetime_of(key) is Lifetime.INDEX
 
 
 def config_editor(config: WorkbenchConfig, prefix: str) -> EditedConfig:

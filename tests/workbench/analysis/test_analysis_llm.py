@@ -7,7 +7,8 @@ import math
 import pytest
 
 from workbench.analysis.charts import rank_flow_figure
-from workbench.analysis.explain import explain_hit, route_text
+from workbench.analysis.explain import explain_hit
+from workbench.analysis.explain_routes import route_text
 from workbench.analysis.rank_flow import rank_flow
 
 COLLECTION = "lab"  # built by the lab_workbench fixture (conftest.py)

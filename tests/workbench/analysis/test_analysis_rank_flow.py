@@ -75,3 +75,17 @@ def test_figure_clips_deep_ranks_and_marks_relevant_chunks():
     assert figure.layout.showlegend is False
     assert list(figure.layout.yaxis.ticktext) == ["1", "2", "> 2"]
     assert figure.layout.yaxis.autorange == "reversed"
+
+
+def test_figure_built_without_validation_is_a_valid_plotly_figure():
+    """The figure is built from plain dicts without plotly's validators (for speed): rebuilding it
+    with validation on must accept every property and keep the same content."""
+    import plotly.graph_objects as go
+
+    flow = rank_flow(_trace())
+    built = rank_flow_figure(flow, relevant={1}, labels={1: "guide.md", 3: "faq.md"}, title="A").to_dict()
+    validated = go.Figure(built).to_dict()  # raises on an unknown or malformed property
+    assert validated["data"] == built["data"]
+    assert {k: v for k, v in validated["layout"].items() if k != "template"} == {
+        k: v for k, v in built["layout"].items() if k != "template"
+    }

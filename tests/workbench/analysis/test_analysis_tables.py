@@ -21,7 +21,7 @@ VIEWS = {
 
 def _trace() -> Trace:
     def ranked(name, ids, scores):
-        return RankedList.from_ordered(name, [(c, c * 10, s) for c, s in zip(ids, scores, strict=True)])
+        return RankedList.from_ordered(name, [(c, c * 10, s) for c, s in zip(ids, scores, strict=False)])
 
     stages = (
         StageTrace("dense", {}, ranked("dense", [1, 2], [0.9, 0.5]), 1.25),

@@ -5,27 +5,27 @@ from __future__ import annotations
 import pytest
 
 from store.index_set import Snapshot
-from workbench.backends import IndexBackend, backend_named, backend_names, open_snapshot_indexes
+from workbench.backends import BACKENDS, IndexBackend, open_snapshot_indexes
 from workbench.config import WorkbenchConfig
 from workbench.layout import Layout
 
 
 def test_every_engine_is_registered_by_the_name_index_backend_uses():
-    assert backend_names() == ["local", "milvus"]
-    for name in backend_names():
-        backend = backend_named(name)
+    assert BACKENDS.names() == ("local", "milvus")
+    for name in BACKENDS.names():
+        backend = BACKENDS.get(name)
         assert isinstance(backend, IndexBackend) and backend.name == name
 
 
 def test_an_unknown_backend_names_the_known_ones():
-    with pytest.raises(ValueError, match="index backend 'faiss' is not known; known: local, milvus"):
-        backend_named("faiss")
+    with pytest.raises(ValueError, match="index backend 'faiss' not found; known: local, milvus"):
+        BACKENDS.get("faiss")
 
 
 def test_describe_says_where_a_collection_lives():
-    assert backend_named("local").describe({}) == "local"
-    assert backend_named("milvus").describe({"milvus.uri": "http://db:19530"}) == "milvus (http://db:19530)"
-    assert backend_named("milvus").describe({}) == "milvus (indexes/milvus.db)"
+    assert BACKENDS.get("local").describe({}) == "local"
+    assert BACKENDS.get("milvus").describe({"milvus.uri": "http://db:19530"}) == "milvus (http://db:19530)"
+    assert BACKENDS.get("milvus").describe({}) == "milvus (indexes/milvus.db)"
 
 
 def test_layout_keys_are_the_ones_homes_already_hold():

@@ -233,7 +233,7 @@ def test_a_person_and_the_llm_judge_one_pool_and_agree_prints_their_kappa(synth_
     """The cheap judge against the trusted one: both grade the same pool, each is exported as a
     golden set, and ``golden agree`` gives the kappa of their confusion table."""
     from workbench.golden import judging
-    from workbench.golden.agreement import weighted_kappa
+    from workbench.golden.agreement_measures import weighted_kappa
     from workbench.service import Workbench
 
     home = synth_home.home

@@ -14,8 +14,7 @@ import pytest
 from store import collections as stored_collections
 from store.catalog import Catalog
 from store.embedding_cache import embedding_counts
-from workbench.collection_info import index_overrides
-from workbench.config import ConfigError, EmbeddingConfig, WorkbenchConfig, embedding_settings
+from workbench.config import ConfigError, EmbeddingConfig, WorkbenchConfig, embedding_settings, index_settings
 from workbench.embedding import calibration
 from workbench.embedding.cache import embed_cached
 from workbench.embedding.registry import get_embedder
@@ -49,7 +48,7 @@ def tiny_model(tiny_chinese_model_dir, tmp_path_factory) -> str:
 def _installed(runtime: str, precision: str) -> bool:
     if precision == "bf16" and cpu_has_bf16() is False:
         return False
-    return importlib.util.find_spec(RUNTIMES[runtime].package) is not None
+    return importlib.util.find_spec(RUNTIMES.get(runtime).package) is not None
 
 
 def _reference(model: str) -> np.ndarray:
@@ -120,15 +119,19 @@ def test_config_names_the_key_and_what_each_runtime_allows():
     assert (config.embedding.runtime, config.embedding.precision) == ("onnx", "int8")
 
 
+def _import(module: str):
+    return importlib.import_module(f"workbench.embedding.{module}").Embedder
+
+
 @pytest.mark.parametrize(
     "spec",
     [
-        Runtime("missing", "workbench_no_such_runtime_package", ("fp32",), "workbench.embedding.torch_runtime:X"),
-        Runtime("broken", "numpy", ("fp32",), "workbench.embedding.no_such_runtime_module:Embedder"),
+        Runtime("missing", "workbench_no_such_runtime_package", ("fp32",), lambda: _import("torch_runtime")),
+        Runtime("broken", "numpy", ("fp32",), lambda: _import("no_such_runtime_module")),
     ],
 )
-def test_a_runtime_that_cannot_load_falls_back_to_torch_fp32_with_a_note(tiny_model, monkeypatch, spec):
-    monkeypatch.setitem(RUNTIMES, spec.name, spec)
+def test_a_runtime_that_cannot_load_falls_back_to_torch_fp32_with_a_note(tiny_model, register_runtime, spec):
+    register_runtime(spec)
     opened = open_runtime(tiny_model, spec.name, "fp32")
     assert (opened.runtime, opened.precision) == ("torch", "fp32")
     assert opened.note.startswith(f"embedding.runtime={spec.name}, embedding.precision=fp32 could not run")
@@ -145,7 +148,7 @@ def test_auto_calibrates_once_and_picks_the_fastest_close_runtime(tiny_model, tm
     record = calibration.read_calibrations(home)[tiny_model]
     measured = {k: v for k, v in record["runtimes"].items() if "error" not in v}
     close = {k: v for k, v in measured.items() if v["min_cosine"] >= calibration.MIN_COSINE}
-    assert set(record["runtimes"]) == {f"{r.name}-{p}" for r in RUNTIMES.values() for p in r.precisions}
+    assert set(record["runtimes"]) == {f"{r.name}-{p}" for r in RUNTIMES for p in r.precisions}
     assert record["chosen"] == max(close, key=lambda k: close[k]["texts_per_s"])
     assert f"{choice.runtime}-{choice.precision}" == record["chosen"] and choice.note == ""
     assert all(v["query_ms_p50"] > 0 for v in measured.values())
@@ -215,7 +218,7 @@ def test_an_existing_collection_keeps_its_runtime_when_auto_would_now_pick_anoth
 def test_a_collection_from_before_runtimes_reads_as_torch_fp32(bench, fake_embedder, fake_config):
     layout = Layout.of(fake_config)
     before_runtimes = {
-        k: v for k, v in index_overrides(fake_config).items() if k not in ("embedding.runtime", "embedding.precision")
+        k: v for k, v in index_settings(fake_config).items() if k not in ("embedding.runtime", "embedding.precision")
     }
     stored_collections.create_collection(
         bench.catalog, "old", before_runtimes, layout.chunkset_key, layout.chunkset_config()

@@ -22,7 +22,7 @@ def exact_p(differences: list[float]) -> float:
     """The exact two-sided sign-flip p-value, by enumerating every sign assignment."""
     observed = abs(np.mean(differences))
     extreme = sum(
-        abs(np.mean([s * d for s, d in zip(signs, differences, strict=True)])) >= observed - 1e-12
+        abs(np.mean([s * d for s, d in zip(signs, differences, strict=False)])) >= observed - 1e-12
         for signs in itertools.product((1, -1), repeat=len(differences))
     )
     return extreme / 2 ** len(differences)

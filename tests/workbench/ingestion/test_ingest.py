@@ -31,13 +31,13 @@ def test_rerun_parses_and_embeds_nothing(bench, fake_embedder, fake_config, monk
     bench.ingest("kb", _sources(), fake_config)
     embedded_before = len(fake_embedder.embedded_texts)
 
-    import workbench.ingestion.ingest as ingest_module
+    import workbench.ingestion.stream as stream_module
 
     class NoParsing:
         def __init__(self, *args, **kwargs):
             raise AssertionError("a parse worker was started although every file is unchanged")
 
-    monkeypatch.setattr(ingest_module, "ParsePool", NoParsing)
+    monkeypatch.setattr(stream_module, "ParsePool", NoParsing)
     report = bench.ingest("kb", _sources(), fake_config)
     assert report.count("skipped") == 4 and report.parsed == 0 and report.embedded == 0
     assert len(fake_embedder.embedded_texts) == embedded_before
@@ -150,9 +150,9 @@ def test_every_supported_format_ingests(bench, fake_embedder, fake_config, tmp_p
 def test_cancel_keeps_what_was_committed_and_a_rerun_finishes(bench, fake_embedder, fake_config, monkeypatch):
     import threading
 
-    import workbench.ingestion.ingest as ingest_module
+    import workbench.ingestion.stream as stream_module
 
-    monkeypatch.setattr(ingest_module, "EMBED_GROUP", 2)  # embed and commit two chunk texts at a time
+    monkeypatch.setattr(stream_module, "EMBED_GROUP", 2)  # embed and commit two chunk texts at a time
     notes = {f"note-{n:02d}.md": f"# Note {n}\n\nA short note about topic number {n}.\n" for n in range(12)}
     cancel = threading.Event()
     seen = []
@@ -183,9 +183,9 @@ def test_cancel_keeps_what_was_committed_and_a_rerun_finishes(bench, fake_embedd
 def test_the_first_encode_starts_with_the_first_few_texts_not_a_full_group(
     bench, fake_embedder, fake_config, monkeypatch
 ):
-    import workbench.ingestion.ingest as ingest_module
+    import workbench.ingestion.stream as stream_module
 
-    monkeypatch.setattr(ingest_module, "FIRST_EMBED_GROUP", 2)  # EMBED_GROUP stays 1,024
+    monkeypatch.setattr(stream_module, "FIRST_EMBED_GROUP", 2)  # EMBED_GROUP stays 1,024
     notes = {f"note-{n:02d}.md": f"# Note {n}\n\nA short note about topic number {n}.\n" for n in range(12)}
     report = bench.ingest("kb", _sources(notes), fake_config)
     assert report.embedded == 12

@@ -67,11 +67,11 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     pdf("gap.pdf", [["First page words."], [], ["Third page words."]])
     pdf("one_page.pdf", [["Only page text."]])
     pdf("scanned.pdf", [[]])
-    # Column-aligned rows make markitdown treat the page as a form and extract with pdfplumber.
+    # Column-aligned rows: an unruled table on page one, prose on page two.
     form_path = folder / "form.pdf"
     form = canvas.Canvas(str(form_path), pagesize=A4)
     for row, cells in enumerate([("Name", "Qty", "Price"), ("Apple", "3", "1.20"), ("Pear", "10", "0.80")]):
-        for x, cell in zip((72, 250, 400), cells, strict=True):
+        for x, cell in zip((72, 250, 400), cells, strict=False):
             form.drawString(x, 750 - 20 * row, cell)
     form.showPage()
     form.drawString(72, 750, "Prose on the second page, long enough to read as a sentence.")
@@ -267,13 +267,13 @@ def test_single_page_pdf_is_page_one(files: dict[str, Path]) -> None:
     assert (document.markdown, document.page_starts) == ("Only page text.\n", (0,))
 
 
-def test_form_style_pdf_keeps_its_text_but_reports_pages_unknown(files: dict[str, Path]) -> None:
-    """markitdown joins form-style PDFs' pages without breaks, so guessing pages would be wrong."""
+def test_form_style_pdf_keeps_its_table_and_its_pages(files: dict[str, Path]) -> None:
+    """markitdown joined such PDFs' pages without breaks; the layout extractor keeps every page."""
     document = parse_file(files["form.pdf"])
-    assert "| Apple | 3   | 1.20  |" in document.markdown
-    assert "Prose on the second page" in document.markdown
-    assert document.page_starts == ()
-    assert document.page_at(0) is None
+    assert "| Name | Qty | Price |\n| --- | --- | --- |\n| Apple | 3 | 1.20 |" in document.markdown
+    second = document.markdown.index("Prose on the second page")
+    assert document.page_starts == (0, second)
+    assert document.page_at(0) == 1 and document.page_at(second) == 2
 
 
 def test_docx_heading_becomes_markdown_heading_and_title(files: dict[str, Path]) -> None:

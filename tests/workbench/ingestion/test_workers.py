@@ -160,7 +160,9 @@ def test_a_worker_that_cannot_start_stops_the_pool_with_the_fix(monkeypatch):
 
     monkeypatch.setattr(workers, "REPO_ROOT", Path("/nonexistent"))
     monkeypatch.setenv("PYTHONPATH", "/nonexistent")
-    monkeypatch.setattr(workers.sys, "executable", sys.executable)
+    # the interpreter the virtualenv was made from: it has neither the packages nor an installed
+    # workbench (the venv's editable install would otherwise find the code from anywhere)
+    monkeypatch.setattr(workers.sys, "executable", sys._base_executable)
     limits = IngestConfig()
     pool = ParsePool(limits, size=1)
     monkeypatch.chdir("/")  # outside the repository: the worker cannot import workbench

@@ -49,7 +49,7 @@ def cross_encoder(tiny_cross_encoder_dir, tmp_path_factory) -> str:
 def _installed(runtime: str, precision: str) -> bool:
     if precision == "bf16" and cpu_has_bf16() is False:
         return False
-    return importlib.util.find_spec(RUNTIMES[runtime].package) is not None
+    return importlib.util.find_spec(RUNTIMES.get(runtime).package) is not None
 
 
 def _pairs() -> list[tuple[str, str]]:
@@ -80,8 +80,11 @@ def test_each_installed_runtime_scores_close_to_torch_fp32_and_the_trace_names_i
     assert outcome.notes == (f"reranked the top 5 of 5 hits with {cross_encoder!r} on {runtime}-{precision}",)
 
 
-def test_a_runtime_that_cannot_run_falls_back_to_torch_fp32_and_the_trace_says_why(cross_encoder, monkeypatch):
-    monkeypatch.setitem(RUNTIMES, "openvino", Runtime("openvino", "workbench_no_such_package", ("fp32", "bf16"), ""))
+def test_a_runtime_that_cannot_run_falls_back_to_torch_fp32_and_the_trace_says_why(
+    cross_encoder, monkeypatch, register_runtime
+):
+    openvino = RUNTIMES.get("openvino")
+    register_runtime(Runtime("openvino", "workbench_no_such_package", ("fp32", "bf16"), openvino.load_embedder))
     monkeypatch.setattr(rerank_module, "_loaded_models", {})  # not the working openvino another test loaded
     opened = open_cross_encoder(cross_encoder, "openvino", "fp32")
     assert (opened.runtime, opened.precision) == ("torch", "fp32")
@@ -115,7 +118,7 @@ def test_auto_calibrates_once_per_machine_in_the_background_and_picks_the_fastes
     rerank_calibration._calibrating[cross_encoder].join(120)
 
     record = rerank_calibration.read_rerank_calibrations()[cross_encoder]
-    assert set(record["runtimes"]) == {f"{r.name}-{p}" for r in RUNTIMES.values() for p in r.precisions}
+    assert set(record["runtimes"]) == {f"{r.name}-{p}" for r in RUNTIMES for p in r.precisions}
     measured = {k: v for k, v in record["runtimes"].items() if "error" not in v}
     agreeing = {k: v for k, v in measured.items() if v["min_tau"] >= rerank_calibration.MIN_TAU}
     assert record["chosen"] == max(agreeing, key=lambda k: agreeing[k]["pairs_per_s"])
@@ -140,17 +143,17 @@ def test_auto_calibrates_once_per_machine_in_the_background_and_picks_the_fastes
     assert rerank_calibration.open_reranker_runtime(cross_encoder, "auto", "fp32").key == record["chosen"]
 
 
-def test_kendall_tau_counts_agreeing_pairs():
+def test_kendall_tau_a_counts_agreeing_pairs():
     a = np.array([0.9, 0.5, 0.1])
-    assert rerank_calibration.kendall_tau(a, a) == 1.0
-    assert rerank_calibration.kendall_tau(a, -a) == -1.0
+    assert rerank_calibration.kendall_tau_a(a, a) == 1.0
+    assert rerank_calibration.kendall_tau_a(a, -a) == -1.0
     # one swapped pair of three: (2 agreeing - 1 disagreeing) / 3
-    assert rerank_calibration.kendall_tau(np.array([0.5, 0.9, 0.1]), a) == pytest.approx(1 / 3)
+    assert rerank_calibration.kendall_tau_a(np.array([0.5, 0.9, 0.1]), a) == pytest.approx(1 / 3)
     # a swap of two reference scores 0.005 apart is no disagreement at a tie of 1% of the 0.8 spread
     near = np.array([0.9, 0.895, 0.1])
     assert rerank_calibration.query_tie(near) == pytest.approx(0.008)
-    assert rerank_calibration.kendall_tau(np.array([0.89, 0.9, 0.1]), near, 0.008) == 1.0
-    assert rerank_calibration.kendall_tau(np.array([0.89, 0.9, 0.1]), near) == pytest.approx(1 / 3)
+    assert rerank_calibration.kendall_tau_a(np.array([0.89, 0.9, 0.1]), near, 0.008) == 1.0
+    assert rerank_calibration.kendall_tau_a(np.array([0.89, 0.9, 0.1]), near) == pytest.approx(1 / 3)
 
 
 def test_config_names_the_key_and_what_each_runtime_allows():

@@ -10,7 +10,7 @@ from workbench.retrieval.ranking import RankedList
 def ordered(name, chunk_ids, scores=None):
     """A ranked list in the given order; doc id = chunk id * 10."""
     scores = scores or [float(len(chunk_ids) - i) for i in range(len(chunk_ids))]
-    return RankedList.from_ordered(name, [(c, c * 10, s) for c, s in zip(chunk_ids, scores, strict=True)])
+    return RankedList.from_ordered(name, [(c, c * 10, s) for c, s in zip(chunk_ids, scores, strict=False)])
 
 
 # dense = [1, 2, 3], bm25 = [3, 1, 4]

@@ -59,7 +59,7 @@ def test_the_estimate_is_shown_first_and_kept_with_the_progress():
 
 def test_counts_read_one_file_two_files():
     """Regression: the app said "1 files" (and "1 documents" in the sidebar)."""
-    from workbench.plural import count
+    from workbench.text import count
 
     assert [count(n, "file") for n in (0, 1, 2, 1200)] == ["0 files", "1 file", "2 files", "1,200 files"]
     assert count(1, "query", "queries") == "1 query" and count(3, "query", "queries") == "3 queries"

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import PurePath
 
 from workbench.config import IngestConfig
-from workbench.ingestion.parsers.document import Extraction, ParseError
+from workbench.ingestion.parsers.document import Extraction, ParseError, register_parsers
 from workbench.ingestion.parsers.text import decode_text
 
 #: file extension -> (document type, fence language)
@@ -93,5 +93,7 @@ def extract_notebook(data: bytes, source: str, limits: IngestConfig) -> Extracti
     return Extraction((markdown,), title_hint=PurePath(source).stem)
 
 
-TYPES = {**{extension: doc_type for extension, (doc_type, _) in CODE_TYPES.items()}, ".ipynb": "ipynb"}
-EXTRACTORS = {**{doc_type: extract_code for doc_type, _ in CODE_TYPES.values()}, "ipynb": extract_notebook}
+register_parsers(
+    {**{extension: doc_type for extension, (doc_type, _) in CODE_TYPES.items()}, ".ipynb": "ipynb"},
+    {**{doc_type: extract_code for doc_type, _ in CODE_TYPES.values()}, "ipynb": extract_notebook},
+)

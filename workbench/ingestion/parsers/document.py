@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from workbench.config import IngestConfig
+from workbench.plugins import Registry
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,8 @@ class ParsedDocument:
     page_starts: tuple[int, ...] = ()
     #: stored with every chunk of the document (an image's caption, say)
     chunk_metadata: Mapping = field(default_factory=dict)
+    #: the version of the parser that wrote ``markdown`` (``registry.parser_version``)
+    parser_version: int = 1
 
     def __post_init__(self) -> None:
         starts = self.page_starts
@@ -70,3 +73,28 @@ class Extraction:
 
 #: a format's extractor: (file bytes, source name, limits) -> its raw text, or a ParseError
 Extractor = Callable[[bytes, str, IngestConfig], Extraction]
+
+
+@dataclass(frozen=True)
+class Parser:
+    """How files of one extension are read: the document type recorded, the extractor, and the
+    version of that extractor's output (stored with each document; older ones are parsed again)."""
+
+    doc_type: str
+    extract: Extractor
+    version: int = 1
+
+
+#: every file extension the workbench reads (lower case, with the dot), by the format family that
+#: reads it; a new format is one extractor and one ``PARSERS.register`` in its family's module
+PARSERS: Registry[Parser] = Registry("file type")
+
+
+def register_parsers(
+    types: Mapping[str, str], extractors: Mapping[str, Extractor], versions: Mapping[str, int] | None = None
+) -> None:
+    """Register a family's extensions: ``types`` maps an extension to its document type,
+    ``extractors`` a document type to the function that reads it, ``versions`` a document type to
+    the version of its extractor's output (1 when absent; raise it when the output changes)."""
+    for extension, doc_type in types.items():
+        PARSERS.register(extension, Parser(doc_type, extractors[doc_type], (versions or {}).get(doc_type, 1)))

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from workbench.config import IngestConfig
-from workbench.ingestion.parsers.document import Extraction, ParseError
+from workbench.ingestion.parsers.document import Extraction, ParseError, register_parsers
 
 #: file extension -> (document type, MIME type sent to the vision endpoint)
 IMAGE_TYPES: Mapping[str, tuple[str, str]] = {
@@ -291,5 +291,7 @@ def extract_image(data: bytes, source: str, limits: IngestConfig) -> Extraction:
     )
 
 
-TYPES = {extension: doc_type for extension, (doc_type, _) in IMAGE_TYPES.items()}
-EXTRACTORS = {doc_type: extract_image for doc_type in IMAGE_DOC_TYPES}
+register_parsers(
+    {extension: doc_type for extension, (doc_type, _) in IMAGE_TYPES.items()},
+    {doc_type: extract_image for doc_type in IMAGE_DOC_TYPES},
+)

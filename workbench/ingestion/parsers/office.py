@@ -16,7 +16,7 @@ import zipfile
 from workbench.config import IngestConfig
 from workbench.ingestion.parsers.containers import container_violation, zip_figures
 from workbench.ingestion.parsers.converter import convert
-from workbench.ingestion.parsers.document import Extraction, ParseError
+from workbench.ingestion.parsers.document import Extraction, ParseError, register_parsers
 
 OFFICE_KINDS = {  # doc type -> (the part only that kind of package has, human name)
     "docx": ("word/document.xml", "a Word document"),
@@ -89,5 +89,7 @@ def extract_pptx(data: bytes, source: str, limits: IngestConfig) -> Extraction:
     return Extraction(tuple(slides), paged=True)
 
 
-TYPES = {".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx"}
-EXTRACTORS = {"docx": extract_docx, "pptx": extract_pptx, "xlsx": extract_xlsx}
+register_parsers(
+    {".docx": "docx", ".pptx": "pptx", ".xlsx": "xlsx"},
+    {"docx": extract_docx, "pptx": extract_pptx, "xlsx": extract_xlsx},
+)

@@ -1,8 +1,10 @@
-"""The format registry and the one entry point: a file's extension picks its family's extractor.
+"""The one entry point: a file's extension picks its parser from ``PARSERS``.
 
 A new format is one extractor (``(bytes, source, limits) -> Extraction``) in its family's
-module, listed in that module's ``TYPES`` (extension -> document type) and ``EXTRACTORS``
-(document type -> extractor); ``FAMILIES`` below registers the module.
+module and one ``register_parsers`` call there (extension -> document type -> extractor); a new
+family is a module imported below. An extractor that changes its output registers a new version
+(``register_parsers(..., versions={doc_type: 2})``): documents written by an older version are
+parsed again (see ``parser_version``).
 """
 
 from __future__ import annotations
@@ -12,21 +14,25 @@ from pathlib import Path, PurePath
 from types import MappingProxyType
 
 from workbench.config import IngestConfig
-from workbench.ingestion.parsers import code, images, office, pdf, text, web
+from workbench.ingestion.parsers import code, images, office, pdf, text, web  # noqa: F401  (each registers its parsers)
 from workbench.ingestion.parsers.canonical import canonicalize, first_heading, join_pages
-from workbench.ingestion.parsers.document import Extractor, ParsedDocument, ParseError
-
-#: every format family, in the order its types are offered
-FAMILIES = (pdf, office, web, text, images, code)
+from workbench.ingestion.parsers.document import PARSERS, ParsedDocument, ParseError
 
 #: file extension (lower case, with the dot) -> document type recorded for the document
-SUPPORTED_TYPES: Mapping[str, str] = MappingProxyType(
-    {extension: doc_type for family in FAMILIES for extension, doc_type in family.TYPES.items()}
-)
-#: document type -> the extractor that reads it
-EXTRACTORS: Mapping[str, Extractor] = MappingProxyType(
-    {doc_type: extract for family in FAMILIES for doc_type, extract in family.EXTRACTORS.items()}
-)
+SUPPORTED_TYPES: Mapping[str, str] = MappingProxyType({extension: p.doc_type for extension, p in PARSERS.items()})
+
+#: document type -> the version of the parser that writes its Markdown now (types not listed: 1)
+PARSER_VERSIONS: Mapping[str, int] = MappingProxyType({p.doc_type: p.version for _, p in PARSERS.items()})
+
+
+def parser_version(doc_type: str) -> int:
+    """The version of the parser that writes ``doc_type`` documents now.
+
+    A stored document records the version that wrote its Markdown; one written by an older
+    version is outdated: ``sync`` parses it again from its kept original, and ingesting the same
+    file again parses it instead of skipping it as unchanged.
+    """
+    return PARSER_VERSIONS.get(doc_type, 1)
 
 
 def parse_file(path: Path, *, source_name: str | None = None, limits: IngestConfig | None = None) -> ParsedDocument:
@@ -47,15 +53,16 @@ def parse_bytes(data: bytes, filename: str, *, limits: IngestConfig | None = Non
     """
     limits = limits or IngestConfig()
     extension = PurePath(filename).suffix.lower()
-    doc_type = SUPPORTED_TYPES.get(extension)
-    if doc_type is None:
+    if extension not in PARSERS:
         supported = ", ".join(sorted(SUPPORTED_TYPES))
         what = f"unsupported file type '{extension}'" if extension else "no file extension"
         raise ParseError(filename, f"{what}; supported types: {supported}. Convert the file to one of them")
     if not data:
         raise ParseError(filename, "empty file (0 bytes); check the original and upload it again")
 
-    extraction = EXTRACTORS[doc_type](data, filename, limits)
+    parser = PARSERS.get(extension)
+    doc_type = parser.doc_type
+    extraction = parser.extract(data, filename, limits)
     if extraction.paged:
         markdown, page_starts = join_pages(extraction.parts)
     else:
@@ -73,6 +80,7 @@ def parse_bytes(data: bytes, filename: str, *, limits: IngestConfig | None = Non
         title=title,
         page_starts=page_starts,
         chunk_metadata=dict(extraction.chunk_metadata),
+        parser_version=parser_version(doc_type),
     )
 
 

@@ -19,7 +19,7 @@ import re
 
 from workbench.config import IngestConfig
 from workbench.ingestion.parsers.converter import convert
-from workbench.ingestion.parsers.document import Extraction, ParseError
+from workbench.ingestion.parsers.document import Extraction, ParseError, register_parsers
 
 # Byte-order marks, longest first: the UTF-32-LE mark begins with the UTF-16-LE one.
 _BOMS = (
@@ -93,5 +93,7 @@ def extract_csv(data: bytes, source: str, limits: IngestConfig) -> Extraction:
     return Extraction((convert(text.encode("utf-8"), source, "csv", charset="utf-8").markdown,))
 
 
-TYPES = {".md": "md", ".markdown": "md", ".txt": "txt", ".csv": "csv", ".json": "json"}
-EXTRACTORS = {"md": extract_plain, "txt": extract_plain, "csv": extract_csv, "json": extract_json}
+register_parsers(
+    {".md": "md", ".markdown": "md", ".txt": "txt", ".csv": "csv", ".json": "json"},
+    {"md": extract_plain, "txt": extract_plain, "csv": extract_csv, "json": extract_json},
+)

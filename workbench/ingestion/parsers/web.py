@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from workbench.config import IngestConfig
 from workbench.ingestion.parsers.converter import convert
-from workbench.ingestion.parsers.document import Extraction
+from workbench.ingestion.parsers.document import Extraction, register_parsers
 from workbench.ingestion.parsers.text import decode_text
 
 
@@ -15,5 +15,7 @@ def extract_html(data: bytes, source: str, limits: IngestConfig) -> Extraction:
     return Extraction((result.markdown,), title_hint=result.title)
 
 
-TYPES = {".html": "html", ".htm": "html"}
-EXTRACTORS = {"html": extract_html}
+register_parsers(
+    {".html": "html", ".htm": "html"},
+    {"html": extract_html},
+)

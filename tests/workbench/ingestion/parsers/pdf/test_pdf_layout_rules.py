@@ -1,0 +1,148 @@
+"""The extractor's rules on hand-made glyphs: joining lines, spaces, table runs, page furniture, heading levels."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.ingestion.parsers.pdf.blocks import Style, TextBlock, list_marker
+from workbench.ingestion.parsers.pdf.furniture import is_page_number, without_furniture
+from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, Glyph, glyph_text
+from workbench.ingestion.parsers.pdf.headings import heading_levels
+from workbench.ingestion.parsers.pdf.paragraphs import join_lines, join_pair
+from workbench.ingestion.parsers.pdf.rows import Row, glyph_run_text, rows_of
+from workbench.ingestion.parsers.pdf.tables import unruled_table, unruled_table_runs
+
+
+def _word(text: str, x: float, top: float, size: float = 10.0, advance: float = 5.0) -> list[Glyph]:
+    """Glyphs of ``text`` from ``x``, each ``advance`` wide, touching (a word)."""
+    return [
+        Glyph(ch, x + i * advance, x + (i + 1) * advance, top, top + size, size, False) for i, ch in enumerate(text)
+    ]
+
+
+def _row(*words: tuple[str, float], top: float = 100.0) -> Row:
+    return Row(tuple(glyph for text, x in words for glyph in _word(text, x, top)))
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "joined"),
+    [
+        ("the extracted infor-", "mation together", "the extracted information together"),
+        ("Retrieval-", "Augmented Generation", "Retrieval-Augmented Generation"),
+        ("排序算", "法找出", "排序算法找出"),
+        ("以便在用户发现之前找出退步", "。下一句", "以便在用户发现之前找出退步。下一句"),
+        ("按词语的 BM25", "索引和", "按词语的 BM25 索引和"),
+        ("words at the end", "of a line", "words at the end of a line"),
+        ("a dash -", "then more", "a dash - then more"),
+    ],
+)
+def test_lines_join_with_the_space_their_script_wants(left, right, joined):
+    assert join_pair(left, right) == joined
+
+
+def test_join_lines_over_several_lines():
+    assert join_lines(["检索", "增强", "生成 RAG", "works"]) == "检索增强生成 RAG works"
+
+
+def test_spaces_come_from_gaps_but_not_between_stretched_cjk_characters():
+    latin = _word("ab", 0, 0) + _word("cd", 12, 0)  # a 2-point gap: 0.2 em, a space
+    assert glyph_run_text(latin) == "ab cd"
+    cjk = _word("检索", 0, 0, advance=10) + _word("系统", 24, 0, advance=10)  # justified: 4 points between
+    assert glyph_run_text(cjk) == "检索系统"
+    spelled = [*_word("第一章", 0, 0, advance=10), Glyph("什", 32, 42, 0, 10, 10, False, space_before=True)]
+    assert glyph_run_text(spelled) == "第一章 什"  # a space glyph between CJK characters is a space
+
+
+def test_cid_glyphs_are_unmapped_and_never_text():
+    assert glyph_text("(cid:127)") == UNMAPPED and glyph_text("\ue000") == UNMAPPED
+    assert glyph_text("\ufb01") == "fi" and glyph_text("算") == "算"
+    bullet = Glyph(UNMAPPED, 0, 4, 0, 10, 10, False)
+    row = Row((bullet, *_word("Item text", 18, 0)))
+    assert row.text == "Item text"
+    marker, rest = list_marker(row) or ("", row)
+    assert (marker, rest.text) == ("-", "Item text")
+
+
+def test_numbered_items_keep_their_numbers():
+    marker, rest = list_marker(_row(("3.", 0), ("Commit", 14))) or ("", None)
+    assert marker == "3." and rest is not None and rest.text == "Commit"
+    assert list_marker(_row(("3.5", 0), ("million", 20))) is None
+
+
+def test_rows_group_glyphs_by_baseline_and_sort_them():
+    glyphs = _word("second", 0, 120) + _word("first", 0, 100) + _word("line", 30, 101)
+    assert [row.text for row in rows_of(glyphs)] == ["first line", "second"]
+
+
+def test_aligned_columns_over_three_rows_are_a_table():
+    rows = [
+        _row(("Collection", 0), ("Documents", 100), ("Passages", 200), top=100),
+        _row(("Handbook", 0), ("120", 100), ("4800", 200), top=114),
+        _row(("Papers", 0), ("950", 100), ("31000", 200), top=128),
+    ]
+    assert unruled_table_runs(rows) == [(0, 3)]
+    assert unruled_table(rows).cells[1] == ("Handbook", "120", "4800")
+
+
+def _spans(*spans: tuple[float, float], top: float) -> Row:
+    """A row of CJK glyphs 10 points wide filling each ``(x0, x1)`` span."""
+    glyphs = [
+        Glyph("字", x, x + 10, top, top + 10, 10.0, False) for x0, x1 in spans for x in range(int(x0), int(x1), 10)
+    ]
+    return Row(tuple(glyphs))
+
+
+def test_a_justified_paragraph_with_wide_gaps_is_no_table():
+    """Every full-width line has a wide gap, each at another place: no channel runs through them."""
+    rows = [
+        _spans((0, 150), (170, 300), top=100),
+        _spans((0, 60), (80, 300), top=114),
+        _spans((0, 230), (250, 300), top=128),
+        _spans((0, 100), (130, 300), top=142),
+    ]
+    assert all(len(row.pieces) == 2 for row in rows)
+    assert unruled_table_runs(rows) == []
+    aligned = [_spans((0, 60), (80, 300), top=100 + 14 * n) for n in range(4)]
+    assert unruled_table_runs(aligned) == [(0, 4)]  # the same gap on every line is a column break
+
+
+def test_two_aligned_rows_are_not_yet_a_table():
+    rows = [_row(("Name", 0), ("Qty", 100), top=100), _row(("Apple", 0), ("3", 100), top=114)]
+    assert unruled_table_runs(rows) == []
+
+
+@pytest.mark.parametrize("text", ["7", "Page 7", "page 7 of 12", "- 7 -", "第 7 页", "第7页 共12页", "7 / 12"])
+def test_page_numbers(text):
+    assert is_page_number(text)
+
+
+@pytest.mark.parametrize("text", ["7 reasons to index", "Chapter 7", "第七章"])
+def test_not_page_numbers(text):
+    assert not is_page_number(text)
+
+
+def test_running_headers_repeat_in_the_margin_and_go():
+    def page(number: int) -> list[Row]:
+        return [
+            _row(("Quarterly", 0), ("report", 60), top=20),
+            _row(("Body", 0), (f"text{number}", 40), top=300),
+            _row((f"Page {number}", 0), top=780),
+        ]
+
+    kept = without_furniture([page(1), page(2), page(3)], [842.0] * 3)
+    assert [[row.text for row in rows] for rows in kept] == [["Body text1"], ["Body text2"], ["Body text3"]]
+    single = without_furniture([page(1)], [842.0])  # one page: a repeated header cannot be told apart
+    assert [row.text for row in single[0]] == ["Quarterly report", "Body text1"]
+
+
+def test_heading_sizes_rank_into_three_levels():
+    style = Style(body_size=10.0, body_pitch=14.0)
+    blocks = [
+        TextBlock("paragraph", "Title", 20.0, True, 1),
+        TextBlock("paragraph", "Section", 15.0, True, 1),
+        TextBlock("paragraph", "Section again", 15.2, True, 1),
+        TextBlock("paragraph", "Subsection", 12.5, True, 1),
+        TextBlock("paragraph", "Minor", 11.5, False, 1),
+        TextBlock("paragraph", "Body text that goes on.", 10.0, False, 4),
+    ]
+    assert heading_levels(blocks, style) == {20.0: 1, 15.2: 2, 15.0: 2, 12.5: 3, 11.5: 3}

@@ -1,0 +1,49 @@
+"""Names shown as text: invisible and direction-changing characters are written as escapes."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.text import count, first_line, shown_name
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("report\u202etxt.md", "report\\u202etxt.md"),  # right-to-left override: would display "reportdm.txt"
+        ("a\u200bb.pdf", "a\\u200bb.pdf"),  # zero-width space
+        ("two\nlines.txt", "two\\nlines.txt"),
+        ("tab\there\r.md", "tab\\there\\r.md"),
+        ("\u2066isolate\u2069.md", "\\u2066isolate\\u2069.md"),
+        ("\ufeffbom.md", "\\ufeffbom.md"),
+        ("bell\x07.md", "bell\\u0007.md"),
+    ],
+)
+def test_hidden_characters_are_escaped(name, shown):
+    assert shown_name(name) == shown
+
+
+@pytest.mark.parametrize("name", ["guide.md", "混合检索 说明.pdf", "Café — notes (v2).docx", "résumé.txt", ""])
+def test_ordinary_names_including_chinese_and_spaces_are_unchanged(name):
+    assert shown_name(name) == name
+
+
+def test_none_is_empty():
+    assert shown_name(None) == ""
+
+
+def test_first_line_keeps_the_cause_and_drops_the_advice():
+    error = ValueError("bad value\n\nHere is a paragraph of advice\nover several lines")
+    assert first_line(error) == "bad value"
+    assert first_line(error, with_type=True) == "ValueError: bad value"
+
+
+def test_first_line_of_an_error_without_a_message_is_its_type():
+    assert first_line(TimeoutError()) == "TimeoutError"
+    assert first_line(TimeoutError(), with_type=True) == "TimeoutError"
+
+
+def test_count_says_one_and_many():
+    assert count(1, "file") == "1 file"
+    assert count(2, "file") == "2 files"
+    assert count(1_234, "query", "queries") == "1,234 queries"

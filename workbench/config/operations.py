@@ -1,0 +1,108 @@
+"""The sections of how the workbench operates, which never change what a query returns: the limits
+every file is held to while it is read, how golden sets are written with the LLM endpoint, and
+what the workbench records about its own use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from workbench.config.fields import Lifetime, setting
+
+
+@dataclass(frozen=True)
+class IngestConfig:
+    """Limits every file is held to while it is read; each violation fails that file alone."""
+
+    LIFETIME: ClassVar[Lifetime] = Lifetime.INGEST
+
+    max_file_mb: float = setting(
+        20.0, "files larger than this many MB are refused before they are read", minimum=0.001, maximum=100_000.0
+    )
+    max_chunks: int = setting(
+        3000,
+        "a document estimated to make more chunks than this is refused, with the time it would take",
+        minimum=1,
+        maximum=100_000_000,
+    )
+    parse_timeout_s: float = setting(
+        60.0, "seconds a parse worker may spend on one file before it is stopped", minimum=0.1, maximum=86_400.0
+    )
+    parse_memory_mb: int = setting(
+        1536, "resident memory (MB) a parse worker may reach before it is stopped", minimum=128, maximum=1_000_000
+    )
+    workers: int = setting(
+        0, "parse worker processes; 0 = one per available CPU core (at most 4)", minimum=0, maximum=64
+    )
+    max_unzipped_mb: float = setting(
+        200.0,
+        "ZIP-based files (docx, pptx, xlsx): largest total uncompressed size in MB",
+        minimum=0.001,
+        maximum=1_000_000.0,
+    )
+    max_compression_ratio: float = setting(
+        100.0, "ZIP-based files: largest uncompressed-to-compressed size ratio", minimum=1.0, maximum=1_000_000.0
+    )
+    max_zip_members: int = setting(
+        10_000, "ZIP-based files: most members (parts) in the archive", minimum=1, maximum=10_000_000
+    )
+    max_image_megapixels: float = setting(
+        60.0,
+        "images and scanned PDF pages larger than this many megapixels are refused",
+        minimum=0.01,
+        maximum=100_000.0,
+    )
+    ocr_languages: str = setting(
+        "eng+chi_sim", "tesseract language packs for images and scanned PDF pages (installed ones are used)"
+    )
+    captions: bool = setting(
+        True, "caption images with the configured OpenAI-compatible vision endpoint (WORKBENCH_LLM_*)"
+    )
+
+
+@dataclass(frozen=True)
+class SynthConfig:
+    """Writing golden questions with the LLM endpoint (``golden synth``) and grading pools with it."""
+
+    LIFETIME: ClassVar[Lifetime] = Lifetime.USAGE
+
+    max_overlap: float = setting(
+        0.75,
+        "golden synth: a question sharing more than this share of its BM25 tokens "
+        "with its quote copies it and is rejected",
+        minimum=0.0,
+        maximum=1.0,
+    )
+    max_similarity: float = setting(
+        0.95,
+        "golden synth: a question whose embedding cosine with a kept one is above "
+        "this is a near-duplicate and is rejected",
+        minimum=0.0,
+        maximum=1.0,
+    )
+    min_chunk_chars: int = setting(
+        80, "golden synth: chunks shorter than this are not sampled", minimum=1, maximum=100_000
+    )
+    max_chunk_chars: int = setting(
+        3000, "golden synth and judge: characters of a chunk put into a prompt", minimum=100, maximum=100_000
+    )
+    max_items: int = setting(
+        2000, "golden synth: most questions one run may ask for (--n)", minimum=1, maximum=1_000_000
+    )
+    max_tokens: int = setting(400, "golden synth and judge: most tokens a reply may have", minimum=16, maximum=32_000)
+    timeout_s: float = setting(
+        120.0, "golden synth and judge: seconds one request may take", minimum=0.1, maximum=3600.0
+    )
+
+
+@dataclass(frozen=True)
+class LogConfig:
+    """What the workbench records about its own use (kept in the home, never sent anywhere)."""
+
+    LIFETIME: ClassVar[Lifetime] = Lifetime.USAGE
+
+    queries: bool = setting(
+        True,
+        "record each query of the Retrieval lab, the CLI and the MCP server in the query "
+        "log (log list, golden from-log); off records nothing",
+    )

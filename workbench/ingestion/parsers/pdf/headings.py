@@ -1,0 +1,71 @@
+"""Headings from type, relative to the document's body text.
+
+The body size is the size most characters are set in; its pitch is the usual distance between
+the baselines of its lines. A block is a heading when it is set larger than the body (by
+``LARGER``), or in bold at the body's size and short, and is at most ``MAX_ROWS`` lines. Heading
+sizes rank into levels: the largest is ``#``, the next ``##``, the rest ``###``.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from workbench.ingestion.parsers.pdf.blocks import Block, Style, TextBlock
+from workbench.ingestion.parsers.pdf.rows import Row
+
+LARGER = 1.12
+MAX_ROWS = 3
+MAX_BOLD_HEADING_CHARS = 120
+MAX_LEVEL = 3
+#: heading sizes closer than this (points) are one level
+SAME_SIZE = 0.75
+
+
+def body_style(pages: Iterable[Sequence[Row]]) -> Style:
+    sizes: Counter[float] = Counter()
+    all_pages = [list(rows) for rows in pages]
+    for rows in all_pages:
+        for row in rows:
+            sizes[row.size] += len(row.glyphs)
+    if not sizes:
+        return Style(0.0, 0.0)
+    body = sizes.most_common(1)[0][0]
+    pitches = [
+        below.top - above.top
+        for rows in all_pages
+        for above, below in zip(rows, rows[1:], strict=False)
+        if above.size == below.size == body and 0.9 * body < below.top - above.top < 2.5 * body
+    ]
+    return Style(body, statistics.median(pitches) if pitches else 1.2 * body)
+
+
+def is_heading(block: Block, style: Style) -> bool:
+    if not isinstance(block, TextBlock) or block.kind != "paragraph" or block.rows > MAX_ROWS:
+        return False
+    if block.size >= LARGER * style.body_size:
+        return True
+    return (
+        block.bold
+        and block.size >= style.body_size - SAME_SIZE
+        and block.rows <= 2
+        and len(block.text) <= MAX_BOLD_HEADING_CHARS
+        and not block.text.endswith((".", "。", ":", "：", ",", "，"))
+    )
+
+
+def heading_levels(blocks: Iterable[Block], style: Style) -> dict[float, int]:
+    """Heading size -> level (1 to ``MAX_LEVEL``), from the sizes the document's headings use."""
+    sizes = sorted(
+        {block.size for block in blocks if isinstance(block, TextBlock) and is_heading(block, style)}, reverse=True
+    )
+    levels: dict[float, int] = {}
+    level = 0
+    previous: float | None = None
+    for size in sizes:
+        if previous is None or previous - size > SAME_SIZE:
+            level = min(level + 1, MAX_LEVEL)
+            previous = size
+        levels[size] = level
+    return levels

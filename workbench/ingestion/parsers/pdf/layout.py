@@ -1,0 +1,72 @@
+"""The extractor's passes over a PDF: each page read once, then the document's style, then Markdown.
+
+1. every page: glyphs and rules (``glyphs``), ruled tables cut out (``tables``), rows (``rows``);
+   the page's objects are released straight after;
+2. running headers, footers and page numbers dropped across pages (``furniture``);
+3. the body text's size and pitch (``headings.body_style``);
+4. every page: reading order (``columns``), blocks (``blocks``), then heading levels over the
+   whole document (``headings``) and the Markdown of each page (``markdown``).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+from workbench.ingestion.parsers.pdf.blocks import Block, region_blocks
+from workbench.ingestion.parsers.pdf.columns import Item, reading_order
+from workbench.ingestion.parsers.pdf.furniture import without_furniture
+from workbench.ingestion.parsers.pdf.glyphs import page_glyphs
+from workbench.ingestion.parsers.pdf.headings import body_style, heading_levels
+from workbench.ingestion.parsers.pdf.markdown import page_markdown
+from workbench.ingestion.parsers.pdf.rows import Row, rows_of
+from workbench.ingestion.parsers.pdf.tables import TableBlock, ruled_tables
+
+
+@dataclass(frozen=True)
+class _Page:
+    width: float
+    height: float
+    rows: list[Row]
+    tables: list[TableBlock]
+    glyphs: int
+
+
+@dataclass(frozen=True)
+class PdfPages:
+    """Each page's Markdown, and which pages have no text layer at all (scans)."""
+
+    markdown: tuple[str, ...]
+    textless: tuple[int, ...]  # 0-based
+
+
+def read_pages(data: bytes) -> PdfPages:
+    """The PDF as Markdown, page by page; ``PdfReadError`` when pdfplumber cannot read it."""
+    import pdfplumber
+
+    from workbench.ingestion.parsers.pdf import PdfReadError
+
+    pages: list[_Page] = []
+    try:
+        with pdfplumber.open(io.BytesIO(data)) as pdf:
+            for page in pdf.pages:
+                content = page_glyphs(page)
+                tables, outside = ruled_tables(page, content.glyphs)
+                pages.append(_Page(content.width, content.height, rows_of(outside), tables, len(content.glyphs)))
+                page.close()  # pdfplumber keeps every page's objects otherwise
+    except (MemoryError, RecursionError):
+        raise
+    except Exception as error:  # pdfminer's many exception types, and its asserts on broken files
+        raise PdfReadError(error) from error
+    rows = without_furniture([read.rows for read in pages], [read.height for read in pages])
+    style = body_style(rows)
+    page_blocks: list[list[Block]] = []
+    for read, kept in zip(pages, rows, strict=True):
+        items: list[Item] = sorted([*kept, *read.tables], key=lambda item: item.top)
+        regions = reading_order(items, read.width)
+        page_blocks.append([block for region in regions for block in region_blocks(region, style)])
+    levels = heading_levels((block for blocks in page_blocks for block in blocks), style)
+    return PdfPages(
+        tuple(page_markdown(blocks, style, levels) for blocks in page_blocks),
+        tuple(number for number, read in enumerate(pages) if read.glyphs == 0),
+    )

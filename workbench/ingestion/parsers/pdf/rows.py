@@ -1,0 +1,128 @@
+"""Glyphs to rows: the glyphs that share a baseline, left to right, with their text and pieces.
+
+A row may still span several columns of a page (``columns`` splits it); ``pieces`` are its runs
+of glyphs separated by gaps wider than ``PIECE_GAP_EM`` (column gutters, table cells, or a very
+wide justified space). Spaces come from gaps, not from space glyphs: a gap wider than
+``SPACE_GAP_EM`` of the font size is a space, except between two CJK characters, where only a
+gap as wide as a character is (justified Chinese stretches every gap, and has no spaces); and a
+space glyph drawn between two glyphs is a space.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, Glyph, is_cjk
+
+SPACE_GAP_EM = 0.15
+CJK_SPACE_GAP_EM = 1.0
+PIECE_GAP_EM = 1.0
+#: glyphs whose middles are this close (in ems of the smaller size) sit on one baseline
+SAME_LINE_EM = 0.4
+
+
+@dataclass(frozen=True)
+class Row:
+    """Glyphs on one baseline, sorted left to right."""
+
+    glyphs: tuple[Glyph, ...]
+
+    @cached_property
+    def x0(self) -> float:
+        return self.glyphs[0].x0
+
+    @cached_property
+    def x1(self) -> float:
+        return max(glyph.x1 for glyph in self.glyphs)
+
+    @cached_property
+    def top(self) -> float:
+        return min(glyph.top for glyph in self.glyphs)
+
+    @cached_property
+    def bottom(self) -> float:
+        return max(glyph.bottom for glyph in self.glyphs)
+
+    @cached_property
+    def size(self) -> float:
+        """The font size most of the row's characters are set in."""
+        return Counter(glyph.size for glyph in self.glyphs).most_common(1)[0][0]
+
+    @cached_property
+    def bold(self) -> bool:
+        letters = [glyph for glyph in self.glyphs if glyph.text != UNMAPPED]
+        return bool(letters) and sum(glyph.bold for glyph in letters) * 2 > len(letters)
+
+    @cached_property
+    def text(self) -> str:
+        return glyph_run_text(self.glyphs)
+
+    @cached_property
+    def pieces(self) -> tuple[Row, ...]:
+        return tuple(Row(run) for run in split_at_gaps(self.glyphs, PIECE_GAP_EM))
+
+    def left_of(self, x: float) -> Row | None:
+        kept = tuple(glyph for glyph in self.glyphs if glyph.x1 <= x)
+        return Row(kept) if kept else None
+
+    def right_of(self, x: float) -> Row | None:
+        kept = tuple(glyph for glyph in self.glyphs if glyph.x0 >= x)
+        return Row(kept) if kept else None
+
+
+def split_at_gaps(glyphs: Sequence[Glyph], gap_em: float) -> list[tuple[Glyph, ...]]:
+    """Runs of ``glyphs`` (sorted by x) broken where a gap exceeds ``gap_em`` of the font size."""
+    runs: list[list[Glyph]] = []
+    for glyph in glyphs:
+        if runs and glyph.x0 - runs[-1][-1].x1 <= gap_em * max(glyph.size, runs[-1][-1].size):
+            runs[-1].append(glyph)
+        else:
+            runs.append([glyph])
+    return [tuple(run) for run in runs]
+
+
+def needs_space(left: Glyph, right: Glyph) -> bool:
+    gap = right.x0 - left.x1
+    size = min(left.size, right.size) or 1.0
+    if right.space_before and gap > -0.1 * size:
+        return True
+    if is_cjk(left.text[-1]) and is_cjk(right.text[0]):
+        return gap > CJK_SPACE_GAP_EM * size
+    return gap > SPACE_GAP_EM * size
+
+
+def glyph_run_text(glyphs: Sequence[Glyph]) -> str:
+    """The text of glyphs on one line, spaces where the gaps are; unmapped glyphs left out."""
+    parts: list[str] = []
+    previous: Glyph | None = None
+    for glyph in glyphs:
+        if glyph.text == UNMAPPED:
+            continue
+        if previous is not None:
+            if glyph.text == previous.text and abs(glyph.x0 - previous.x0) < 0.2 * glyph.size:
+                continue  # drawn twice to look bold
+            if needs_space(previous, glyph):
+                parts.append(" ")
+        parts.append(glyph.text)
+        previous = glyph
+    return "".join(parts).strip()
+
+
+def rows_of(glyphs: Iterable[Glyph]) -> list[Row]:
+    """Glyphs grouped into rows (top to bottom), each sorted left to right."""
+    ordered = sorted(glyphs, key=lambda glyph: (glyph.middle, glyph.x0))
+    groups: list[list[Glyph]] = []
+    middles: list[float] = []
+    for glyph in ordered:
+        if groups:
+            reference = groups[-1][0]
+            tolerance = SAME_LINE_EM * min(glyph.size, reference.size)
+            if abs(glyph.middle - middles[-1]) <= tolerance:
+                groups[-1].append(glyph)
+                continue
+        groups.append([glyph])
+        middles.append(glyph.middle)
+    return [Row(tuple(sorted(group, key=lambda glyph: glyph.x0))) for group in groups]

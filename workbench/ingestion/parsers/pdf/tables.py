@@ -1,0 +1,153 @@
+"""Tables, and only tables: ruled grids found from the page's lines, and unruled grids whose
+columns stay apart over several rows.
+
+A justified paragraph is never a table: its wide gaps fall at different places on every line,
+so no whitespace channel runs through three rows of it, and its lines are not made of cells.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, Glyph
+from workbench.ingestion.parsers.pdf.paragraphs import join_lines
+from workbench.ingestion.parsers.pdf.rows import Row, rows_of
+
+#: an unruled table needs this many rows whose cells stay in their columns
+MIN_UNRULED_ROWS = 3
+#: the narrowest whitespace channel between two columns, in ems
+MIN_CHANNEL_EM = 0.8
+#: consecutive table rows are at most this many row heights apart
+MAX_ROW_PITCH_EM = 2.6
+_MARKER = re.compile(
+    r"^(?:[\u2022\u25cf\u25aa\u25a0\u25e6\u2023\u2043\u2219\u00b7*\-\u2013\u2014]|\d{1,3}[.)]|\(\d{1,3}\))$"
+)
+
+
+@dataclass(frozen=True)
+class TableBlock:
+    """A table with its place on the page; ``cells[0]`` is the header row."""
+
+    cells: tuple[tuple[str, ...], ...]
+    x0: float
+    x1: float
+    top: float
+    bottom: float
+
+
+# -- ruled ----------------------------------------------------------------------------------------
+
+
+def ruled_tables(page: Any, glyphs: Sequence[Glyph]) -> tuple[list[TableBlock], list[Glyph]]:
+    """The page's ruled tables (at least 2 x 2 cells), and the glyphs outside them."""
+    edges = page.edges
+    if not any(edge["orientation"] == "v" for edge in edges) or not any(edge["orientation"] == "h" for edge in edges):
+        return [], list(glyphs)
+    tables: list[TableBlock] = []
+    boxes: list[tuple[float, float, float, float]] = []
+    for found in page.find_tables():
+        grid = [list(row.cells) for row in found.rows]
+        if len(grid) < 2 or max(len(row) for row in grid) < 2:
+            continue  # a box around text, not a table
+        cells = tuple(tuple(_cell_text(glyphs, cell) for cell in row) for row in grid)
+        x0, top, x1, bottom = found.bbox
+        tables.append(TableBlock(cells, x0, x1, top, bottom))
+        boxes.append(found.bbox)
+    outside = [glyph for glyph in glyphs if not any(_inside(glyph, box) for box in boxes)]
+    return tables, outside
+
+
+def _inside(glyph: Glyph, box: tuple[float, float, float, float]) -> bool:
+    x0, top, x1, bottom = box
+    middle_x = (glyph.x0 + glyph.x1) / 2
+    return x0 <= middle_x <= x1 and top <= glyph.middle <= bottom
+
+
+def _cell_text(glyphs: Sequence[Glyph], cell: tuple[float, float, float, float] | None) -> str:
+    if cell is None:
+        return ""
+    lines = [row.text for row in rows_of(glyph for glyph in glyphs if _inside(glyph, cell))]
+    return join_lines([line for line in lines if line])
+
+
+# -- unruled --------------------------------------------------------------------------------------
+
+
+def is_marker(text: str) -> bool:
+    """A list item's bullet or number, alone (``•``, ``-``, ``1.``, ``(2)``)."""
+    return text == UNMAPPED or bool(_MARKER.match(text))
+
+
+def _table_row(row: Row) -> bool:
+    pieces = row.pieces
+    return len(pieces) >= 2 and not is_marker(pieces[0].text or UNMAPPED)
+
+
+def _channels(rows: Sequence[Row]) -> list[tuple[float, float]]:
+    """x-intervals no piece of any row covers, between the rows' leftmost and rightmost glyphs."""
+    spans = sorted((piece.x0, piece.x1) for row in rows for piece in row.pieces)
+    size = max(row.size for row in rows)
+    channels: list[tuple[float, float]] = []
+    reach = spans[0][1]
+    for x0, x1 in spans[1:]:
+        if x0 - reach >= MIN_CHANNEL_EM * size:
+            channels.append((reach, x0))
+        reach = max(reach, x1)
+    return channels
+
+
+def _columns_filled(rows: Sequence[Row], channels: list[tuple[float, float]]) -> bool:
+    """Every row has text in at least two of the columns the channels separate."""
+    cuts = [(a + b) / 2 for a, b in channels]
+    for row in rows:
+        columns = {sum(piece.x0 > cut for cut in cuts) for piece in row.pieces}
+        if len(columns) < 2:
+            return False
+    return True
+
+
+def unruled_table_runs(rows: Sequence[Row]) -> list[tuple[int, int]]:
+    """[start, end) ranges of ``rows`` (in reading order) that form unruled tables."""
+    runs: list[tuple[int, int]] = []
+    start = 0
+    while start < len(rows):
+        if not _table_row(rows[start]):
+            start += 1
+            continue
+        end = start + 1
+        while end < len(rows) and _table_row(rows[end]):
+            pitch = rows[end].top - rows[end - 1].top
+            candidate = rows[start : end + 1]
+            if not 0 < pitch <= MAX_ROW_PITCH_EM * rows[end].size:
+                break
+            channels = _channels(candidate)
+            if not channels or not _columns_filled(candidate, channels):
+                break
+            end += 1
+        if end - start >= MIN_UNRULED_ROWS:
+            runs.append((start, end))
+            start = end
+        else:
+            start += 1
+    return runs
+
+
+def unruled_table(rows: Sequence[Row]) -> TableBlock:
+    """The rows as a table: one column per channel-separated band; the first row is the header."""
+    cuts = [(a + b) / 2 for a, b in _channels(rows)]
+    cells = []
+    for row in rows:
+        columns: list[list[str]] = [[] for _ in range(len(cuts) + 1)]
+        for piece in row.pieces:
+            columns[sum(piece.x0 > cut for cut in cuts)].append(piece.text)
+        cells.append(tuple(" ".join(parts) for parts in columns))
+    return TableBlock(
+        tuple(cells),
+        min(row.x0 for row in rows),
+        max(row.x1 for row in rows),
+        rows[0].top,
+        rows[-1].bottom,
+    )

@@ -1,0 +1,270 @@
+"""The middle of an ingest: parse outcomes in, chunks prepared, groups embedded and handed over.
+
+Parse workers (``workers``) read files while this thread chunks what they finished and encodes
+what the embedding cache lacks in large groups; a writer thread (``writer``) commits the vectors
+and then the documents between encode calls, never beside one. Ready Markdown (a BEIR corpus) is
+chunked here, between encode calls, rather than sent through the workers.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from store.catalog import Catalog, KeptOpen
+from store.embedding_cache import cached_hashes
+from workbench.chunking.preparation import finish_chunks, split_document
+from workbench.config import IngestConfig
+from workbench.embedding import Embedder, get_embedder
+from workbench.ingestion.estimates import remember_load, remember_rate
+from workbench.ingestion.sources import MB, IngestReport, Progress, ProgressCallback
+from workbench.ingestion.workers import ParseOutcome, ParsePool, ParseTask, run_task
+from workbench.ingestion.writer import CatalogWriter, PendingDocument
+from workbench.layout import Layout
+from workbench.llm.client import LlmClient
+
+#: new texts gathered before one encode call: big batches sort by length and pad little
+EMBED_GROUP = 1024
+#: the first encode call starts at this many texts: the encoder is the whole cost, so it should
+#: not idle while the first thousand texts are parsed and chunked
+FIRST_EMBED_GROUP = 128
+#: how long a partial group waits for more parsed documents before it is encoded anyway
+GROUP_WAIT_S = 0.5
+#: ready-Markdown documents chunked here between looks at what the workers finished
+READY_SLICE = 16
+#: parsed Markdown held between the workers and the embedder, in characters
+BUFFER_CHARACTERS = 32 * MB
+
+
+class IngestCancelled(Exception):
+    """Raised inside ``ingest`` when its cancel event is set; the report says what was kept."""
+
+
+@dataclass(frozen=True)
+class IngestRun:
+    """One ingest's context: what each of its steps reads, writes and reports to."""
+
+    catalog: Catalog
+    collection: str
+    #: the layouts filled (the first is the collection's default)
+    layouts: list[Layout]
+    limits: IngestConfig
+    progress: ProgressCallback
+    cancel: threading.Event
+    #: the catalog file held open for the run, let go of for each encode and each wait
+    held: KeptOpen
+    report: IngestReport
+    writer: CatalogWriter
+    #: the endpoint chunk enrichment calls (None when no layout enriches)
+    llm: LlmClient | None
+    #: files in the run, for progress
+    total: int
+
+    @property
+    def home(self) -> Path:
+        return self.catalog.path.parent
+
+
+class _OutcomeBuffer:
+    """Parse outcomes between the pool's thread and the embedder, bounded by Markdown size."""
+
+    def __init__(self, budget: int):
+        self._items: list[ParseOutcome] = []
+        self._held = 0
+        self._budget = budget
+        self._done = False
+        self._error: BaseException | None = None
+        self._condition = threading.Condition()
+
+    def put(self, outcome: ParseOutcome, stop: threading.Event) -> None:
+        size = len(outcome.parsed.markdown) if outcome.parsed is not None else 0
+        with self._condition:
+            while self._items and self._held + size > self._budget and not stop.is_set():
+                self._condition.wait(0.2)
+            self._items.append(outcome)
+            self._held += size
+            self._condition.notify_all()
+
+    def finish(self, error: BaseException | None = None) -> None:
+        with self._condition:
+            self._done, self._error = True, error
+            self._condition.notify_all()
+
+    def take(self, wait_s: float | None) -> list[ParseOutcome] | None:
+        """What is there (waiting up to ``wait_s`` for something); None once all is taken."""
+        with self._condition:
+            if not self._items and not self._done:
+                self._condition.wait(wait_s)
+            if self._error is not None:
+                raise self._error
+            if not self._items and self._done:
+                return None
+            items, self._items, self._held = self._items, [], 0
+            self._condition.notify_all()
+            return items
+
+
+def stream(run: IngestRun, tasks: list[ParseTask], documents: dict[int, PendingDocument]) -> None:
+    """Parse ``tasks`` (ready Markdown here, files in the workers), chunk each document for every
+    layout, and embed and hand them to the writer in groups; ``documents`` are the pending
+    documents by task key. Raises ``IngestCancelled`` when the run's cancel is set."""
+    layouts, progress, report, total = run.layouts, run.progress, run.report, run.total
+    embedders = {layout.embedding_model: get_embedder(layout.embedding_model) for layout in layouts}
+    buffer = _OutcomeBuffer(BUFFER_CHARACTERS)
+    stop = threading.Event()
+
+    ready = deque(task for task in tasks if task.markdown is not None)
+    pool = ParsePool(run.limits)  # starts workers only for files that need parsing
+
+    def produce() -> None:
+        try:
+            for outcome in pool.outcomes(task for task in tasks if task.markdown is None):
+                if stop.is_set():
+                    break
+                buffer.put(outcome, stop)
+        except BaseException as error:  # surfaces in the embedding thread (unless it is stopping us)
+            buffer.finish(None if stop.is_set() else error)
+        else:
+            buffer.finish()
+
+    producer = threading.Thread(target=produce, name="ingest-parse", daemon=True)
+    producer.start()
+    embedding = _Embedding(run)
+    group: list[PendingDocument] = []
+    texts_in_group = done_files = 0
+    wanted = min(FIRST_EMBED_GROUP, EMBED_GROUP)
+    try:
+        while True:
+            if run.cancel.is_set():
+                raise IngestCancelled
+            if ready:
+                outcomes = [run_task(ready.popleft()) for _ in range(min(READY_SLICE, len(ready)))]
+                outcomes += buffer.take(0) or []  # and whatever the workers finished meanwhile
+            else:
+                outcomes = buffer.take(0)
+                if outcomes == []:  # waiting for the workers (an OCR parse may take minutes): file closed
+                    with run.held.let_go():
+                        outcomes = buffer.take(GROUP_WAIT_S if group else 1.0)
+            run.writer.drain_events()
+            if outcomes is None:
+                break
+            for outcome in outcomes:
+                if run.cancel.is_set():
+                    raise IngestCancelled
+                document = documents.pop(outcome.key)
+                done_files += 1
+                report.peak_parse_rss_mb = max(report.peak_parse_rss_mb, outcome.peak_rss_mb)
+                if not outcome.ok:
+                    run.writer.failure(document.source, document.sha256, outcome.reason, document.replaces)
+                    progress(Progress("failed", document.source.name, done_files, total, outcome.reason))
+                    continue
+                progress(Progress("parse", document.source.name, done_files, total))
+                document.outcome = outcome
+                _prepare(document, layouts, embedders, run.llm, report)
+                progress(Progress("chunk", document.source.name, done_files, total))
+                group.append(document)
+                # an upper bound on what the group needs embedded (no catalog read)
+                texts_in_group += sum(len(chunks) for chunks in document.chunks.values())
+                if texts_in_group >= wanted:
+                    embedding.embed_and_commit(group, layouts, embedders)
+                    group, texts_in_group, wanted = [], 0, EMBED_GROUP
+            if group and not outcomes:  # nothing more arrived for a moment: do not sit on what is ready
+                embedding.embed_and_commit(group, layouts, embedders)
+                group, texts_in_group = [], 0
+        if group:
+            embedding.embed_and_commit(group, layouts, embedders)
+    finally:
+        stop.set()
+        pool.close()  # stops busy workers at once: nothing waits out a parse time limit
+        producer.join(timeout=30)
+        for model, (texts, seconds) in embedding.throughput.items():
+            remember_rate(run.home, model, texts, seconds)
+        for layout in layouts:
+            measured = getattr(get_embedder(layout.embedding_model), "load_seconds", None)
+            if measured:
+                remember_load(run.home, layout.embedding_model, measured)
+
+
+def _prepare(
+    document: PendingDocument,
+    layouts: list[Layout],
+    embedders: dict[str, Embedder],
+    llm: LlmClient | None,
+    report: IngestReport,
+) -> None:
+    parsed = document.outcome.parsed
+    for layout in layouts:
+        embedder = embedders[layout.embedding_model]
+        chunks = document.outcome.chunks.get(layout.chunkset_key)
+        if chunks is None:  # token units and semantic breaks need the model, which lives here
+            chunks = split_document(parsed.markdown, layout.chunking, embedder)
+        document.chunks[layout.chunkset_key] = finish_chunks(
+            chunks,
+            list(parsed.page_starts),
+            layout.chunking,
+            embedder,
+            dict(parsed.chunk_metadata),
+            llm=llm,
+            llm_calls=report.llm_calls,
+        )
+
+
+class _Embedding:
+    """Encodes what the cache lacks, remembering what this run already sent to the writer."""
+
+    def __init__(self, run: IngestRun):
+        self.writer, self.report, self.progress, self.total, self.held = (
+            run.writer,
+            run.report,
+            run.progress,
+            run.total,
+            run.held,
+        )
+        #: (model, hash) of vectors handed to the writer; the cache has them once it commits
+        self.sent: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self.throughput: dict[str, tuple[int, float]] = {}
+
+    def _texts(self, group: list[PendingDocument], layout: Layout) -> dict[str, str]:
+        return {
+            chunk.content_hash: chunk.indexed_text
+            for document in group
+            for chunk in document.chunks[layout.chunkset_key]
+        }
+
+    def embed_and_commit(
+        self, group: list[PendingDocument], layouts: list[Layout], embedders: dict[str, Embedder]
+    ) -> None:
+        # No commit starts until the whole group is handed over: the encoder runs alone (work
+        # beside it slows it by more than the work takes), and the writer then finds full batches.
+        with self.writer.paused():
+            for layout in layouts:
+                self._embed(group, layout, embedders[layout.embedding_model])
+            for document in group:
+                self.writer.document(document)
+
+    def _embed(self, group: list[PendingDocument], layout: Layout, embedder: Embedder) -> None:
+        model = layout.embedding_model
+        texts = self._texts(group, layout)
+        requested = sum(len(document.chunks[layout.chunkset_key]) for document in group)
+        fresh = {h: t for h, t in texts.items() if (model, h) not in self.sent}
+        in_cache = cached_hashes(self.writer.catalog, model, list(fresh))
+        missing = [(h, t) for h, t in fresh.items() if h not in in_cache]
+        if missing:
+            self.progress(Progress("embed", f"0/{len(missing)} new chunk texts", 0, self.total))
+            began = time.perf_counter()
+            # longest first: sentence-transformers pads each batch to its longest text
+            ordered = sorted(missing, key=lambda item: len(item[1]), reverse=True)
+            with self.held.let_go():  # other processes may have the catalog meanwhile
+                vectors = embedder.embed([text for _, text in ordered])
+            seconds = time.perf_counter() - began
+            texts_so_far, seconds_so_far = self.throughput.get(model, (0, 0.0))
+            self.throughput[model] = (texts_so_far + len(ordered), seconds_so_far + seconds)
+            self.writer.vectors(model, [h for h, _ in ordered], vectors)
+            for digest, _ in ordered:
+                self.sent[(model, digest)] = None
+            self.progress(Progress("embed", f"{len(missing)}/{len(missing)} new chunk texts", 0, self.total))
+        self.report.embedded += len(missing)
+        self.report.cached += requested - len(missing)
