@@ -196,6 +196,21 @@ def test_the_golden_pickers_follow_the_selected_collection(page, edges_url):
     )
     settle(page)
     expect(page.locator(".st-key-evaluate_golden input")).to_have_value("notes", timeout=STEP_S * 1000)
+
+    # Judging pools the questions of a golden set the Evaluation page just wrote
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Judging").click()
+    expect(page.get_by_test_id("stMain").get_by_role("heading", name="Judging", exact=True)).to_be_visible(
+        timeout=STEP_S * 1000
+    )
+    settle(page)
+    page.locator(".st-key-judging_new_query_set input").click()
+    options = page.get_by_role("option")
+    expect(options.first).to_be_visible(timeout=STEP_S * 1000)
+    assert "notes-synth (golden set)" in options.all_inner_texts(), options.all_inner_texts()
+    page.keyboard.press("Escape")
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Evaluation").click()
+    expect(page.locator(".st-key-evaluate_golden input")).to_have_value("notes", timeout=STEP_S * 1000)
+    settle(page)
     _pick_sidebar_collection(page, "demo")
     expect(page.locator(".st-key-evaluate_golden input")).to_have_value("demo", timeout=STEP_S * 1000)
     page.screenshot(path=str(ARTIFACTS / "edges-04-evaluation-golden.png"))
