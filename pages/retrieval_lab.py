@@ -31,7 +31,17 @@ from workbench.ui.lab_golden import (
     relevant_chunks,
     render_summary,
 )
-from workbench.ui.lab_side import PERSIST, SIDES, render_diff, render_side, run_side, side_controls, sync_with_preset
+from workbench.ui.lab_side import (
+    PERSIST,
+    SIDES,
+    first_use_note,
+    forget_asked,
+    render_diff,
+    render_side,
+    run_side,
+    side_controls,
+    sync_with_preset,
+)
 from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape
 
@@ -118,12 +128,12 @@ def _configure_sides(base, signature: str, query: str) -> tuple[dict, dict]:
     return containers, configs
 
 
-def _run_sides(collection: str, query: str, configs: dict, containers: dict) -> tuple[dict, dict]:
+def _run_sides(collection: str, query: str, configs: dict, containers: dict, first_use: str) -> tuple[dict, dict]:
     traces, snapshots = {}, {}
     for side in SIDES:
         try:
             with st.spinner(f"Running side {side.upper()}…"):
-                traces[side], snapshots[side] = run_side(collection, query, configs[side], side)
+                traces[side], snapshots[side] = run_side(collection, query, configs[side], side, first_use)
         except BackendError as error:  # a Milvus that is down, say: the message names the URI and the fix
             with containers[side]:
                 st.error(f"Side {side.upper()} could not run: {md_escape(error)}")
@@ -149,15 +159,17 @@ def main() -> None:
     query = _query_box(golden_queries(home, golden_signature, tuple(session.golden_sets_for(collection))))
     containers, configs = _configure_sides(base, f"{collection}\x00{preset}\x00{dumps(base)}", query)
     if not query:
+        forget_asked()
         st.info("Type a query above, or pick a golden query, to run A and B side by side.", icon=":material/search:")
         return
     if len(configs) < 2:
         return
     first_use = session.warm_up(collection, query, list(configs.values()))
-    traces, snapshots = _run_sides(collection, query, configs, containers)
-    if first_use.describe():
+    traces, snapshots = _run_sides(collection, query, configs, containers, first_use.describe())
+    paid = first_use_note(traces)
+    if paid:
         st.caption(
-            md_escape(first_use.describe()),
+            md_escape(paid),
             help="Reading the indexes, loading the models (and their first, "
             "slower run) and embedding the query happen once, before either side is timed, so the two "
             "sides' stage times compare fairly.",

@@ -11,6 +11,8 @@ re-run a slow rerank.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
+from typing import NamedTuple
 
 import streamlit as st
 
@@ -171,25 +173,55 @@ def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
     return values
 
 
-def run_side(collection: str, query: str, config: WorkbenchConfig, side: str = "a"):
+class KeptRun(NamedTuple):
+    """A side's run, kept for the session: its trace, when it was timed, and the first-use cost
+    paid just before it (``FirstUseCost.describe``, "" when nothing was slow)."""
+
+    trace: Trace
+    timed_at: str
+    first_use: str
+
+
+def run_side(collection: str, query: str, config: WorkbenchConfig, side: str = "a", first_use: str = ""):
     """The side's trace and the snapshot it ran on, from this session's cache when it has them
-    (``timing_note`` then says the times are that earlier run's)."""
+    (``timing_note`` then says the times are that earlier run's). ``first_use``: what the warm-up
+    just paid; a run made now keeps it, a kept run keeps its own."""
     bench = session.workbench()
     if config.retrieval.mode != "bm25" or config.mmr.enabled:
         session.embedder(config.embedding.key)  # the first load shows a spinner
     snapshot = bench.snapshot(collection, config)
     cache: dict = st.session_state.setdefault(TRACE_CACHE_KEY, {})
     cache_key = (collection, query, dumps(config), str(snapshot.folder))
+    # asked anew: the query or the side's settings changed since the last run; any other rerun (a
+    # click elsewhere on the page) redraws the run on screen, and what the page says of it stands
+    asked = st.session_state.get(side_key(side, "cache_key")) != cache_key
     st.session_state[side_key(side, "cache_key")] = cache_key
     entry = cache.get(cache_key)
-    kept = entry is not None
     if entry is None:
-        entry = (bench.query(query, collection, config, source="lab"), time.strftime("%H:%M:%S"))
+        entry = KeptRun(bench.query(query, collection, config, source="lab"), time.strftime("%H:%M:%S"), first_use)
         cache[cache_key] = entry
         while len(cache) > TRACE_CACHE_SIZE:
             cache.pop(next(iter(cache)))
-    st.session_state[side_key(side, "timed")] = (entry[1], kept)
-    return entry[0], snapshot
+        st.session_state[side_key(side, "timed")] = (entry.timed_at, False)
+    elif asked:
+        st.session_state[side_key(side, "timed")] = (entry.timed_at, True)
+    st.session_state[side_key(side, "first_use")] = entry.first_use
+    return entry.trace, snapshot
+
+
+def forget_asked() -> None:
+    """No query on the page: the next query is asked anew, even the same one again."""
+    for side in SIDES:
+        st.session_state.pop(side_key(side, "cache_key"), None)
+
+
+def first_use_note(sides: Iterable[str]) -> str:
+    """The first-use cost paid before the runs on screen were timed, when they were timed together
+    after it. A rerun that draws the same runs (a click elsewhere, the same query asked again)
+    shows what those runs paid, not what this rerun's warm-up measured (nothing, or noise); once a
+    side is timed again, the two were not timed after one warm-up and the page says nothing."""
+    notes = {st.session_state.get(side_key(side, "first_use"), "") for side in sides}
+    return notes.pop() if len(notes) == 1 else ""
 
 
 def forget_timing(side: str) -> None:
