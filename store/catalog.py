@@ -15,7 +15,7 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -44,6 +44,14 @@ def migrations() -> list[tuple[int, str, str]]:
         if name.endswith(".sql") and name[:3].isdigit():
             found.append((int(name[:3]), name[4:-4], entry.read_text(encoding="utf-8")))
     return sorted(found)
+
+
+def single_int(con: duckdb.DuckDBPyConnection, sql: str, parameters: Sequence[object] = ()) -> int:
+    """The one integer an aggregate query returns (``count(*)``, ``coalesce(max(...), 0)``)."""
+    row = con.execute(sql, parameters).fetchone()
+    if row is None:  # an aggregate without GROUP BY always returns a row: only a mistaken query gets here
+        raise ValueError(f"expected one row from {sql!r}, got none")
+    return int(row[0])
 
 
 #: the catalog's file inside a workbench home
@@ -153,7 +161,7 @@ class Catalog:
 
     def schema_version(self) -> int:
         with self.connect() as con:
-            return con.execute("SELECT coalesce(max(version), 0) FROM schema_migrations").fetchone()[0]
+            return single_int(con, "SELECT coalesce(max(version), 0) FROM schema_migrations")
 
 
 class KeptOpen:

@@ -171,7 +171,7 @@ class DenseIndex(VectorIndex):
 
     def search(
         self,
-        query: IndexQuery | np.ndarray,
+        query: IndexQuery | str | np.ndarray,
         k: int,
         allowed_ids: Set[int] | None = None,
         *,
@@ -202,7 +202,7 @@ class DenseIndex(VectorIndex):
                     pass
             return self._search_exact(unit_query[0], k, allowed_ids)
 
-    def explain(self, query: IndexQuery | np.ndarray, chunk_id: int) -> ScoreExplanation:
+    def explain(self, query: IndexQuery | str | np.ndarray, chunk_id: int) -> ScoreExplanation:
         """The cosine of the query vector (as given) and the chunk's stored vector, with its parts."""
         row = self._rows.row(chunk_id)
         if row is None:
@@ -224,7 +224,7 @@ class DenseIndex(VectorIndex):
             },
         )
 
-    def _unit_query(self, query: IndexQuery | np.ndarray, caller: str) -> np.ndarray:
+    def _unit_query(self, query: IndexQuery | str | np.ndarray, caller: str) -> np.ndarray:
         vector = np.asarray(as_query(query).require_vector("DenseIndex"))
         unit = normalize_rows(vector.reshape(1, -1))
         if unit.shape[1] != self.dim:

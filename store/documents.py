@@ -297,6 +297,8 @@ def chunk_in_context(catalog: Catalog, chunk_id: int) -> ChunkInContext | None:
         if chunk is None:
             return None
         document = repo.find_document(con, None, str(chunk[1]))
+        if document is None:  # chunks go with their document, so only a catalog damaged by hand gets here
+            return None
         names = {c.id: c.name for c in repo.list_collections(con)}
         siblings = [chunk]
         # a document has one chunk list per chunk set (layout); neighbours come from the chunk's own

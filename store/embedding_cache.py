@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from store.catalog import Catalog
+from store.catalog import Catalog, single_int
 from store.repository import insert_frame
 
 
@@ -110,7 +110,4 @@ def store_vectors(catalog: Catalog, model: str, hashes: list[str], vectors: np.n
 def embedding_counts(catalog: Catalog, models: list[str]) -> dict[str, int]:
     """Cached vectors per model: a sweep compares these before and after to prove reuse."""
     with catalog.connect() as con:
-        return {
-            model: con.execute("SELECT count(*) FROM embeddings WHERE model = ?", [model]).fetchone()[0]
-            for model in models
-        }
+        return {model: single_int(con, "SELECT count(*) FROM embeddings WHERE model = ?", [model]) for model in models}

@@ -9,11 +9,14 @@ they hold; set algebra on it returns plain frozensets.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Set
+from typing import TypeVar
 
 import numpy as np
 
+_T = TypeVar("_T")
 
-class IdSet(Set):
+
+class IdSet(Set[int]):
     """Sorted, distinct int64 ids; ``positions`` maps ids to their index in ``array``."""
 
     __slots__ = ("array",)
@@ -31,7 +34,7 @@ class IdSet(Set):
         return found
 
     @classmethod
-    def _from_iterable(cls, values: Iterable[int]) -> frozenset[int]:
+    def _from_iterable(cls, values: Iterable[_T]) -> frozenset[_T]:
         return frozenset(values)
 
     def __contains__(self, chunk_id: object) -> bool:

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 
-from store.catalog import Catalog
+from store.catalog import Catalog, single_int
 from store.repository import NotFoundError, insert_frame
 
 
@@ -88,7 +88,7 @@ def save_pool(catalog: Catalog, pool: PoolRow, items: list[PoolItem], *, replace
         }
     )
     with catalog.connect() as con:
-        exists = con.execute("SELECT count(*) FROM pools WHERE name = ?", [pool.name]).fetchone()[0]
+        exists = single_int(con, "SELECT count(*) FROM pools WHERE name = ?", [pool.name])
         if exists and not replace:
             raise ValueError(
                 f"pool {pool.name!r} exists already; pick another name, or replace it (its judgements are kept)"
@@ -139,7 +139,7 @@ def list_pools(catalog: Catalog) -> list[tuple[PoolRow, int, int]]:
 def record_judgement(catalog: Catalog, judgement: Judgement) -> Judgement:
     """Keep ``judgement``, replacing the same judge's earlier grade of that chunk; returns it as stored."""
     with catalog.connect() as con:
-        if con.execute("SELECT count(*) FROM pools WHERE name = ?", [judgement.pool]).fetchone()[0] == 0:
+        if single_int(con, "SELECT count(*) FROM pools WHERE name = ?", [judgement.pool]) == 0:
             raise NotFoundError(f"pool {judgement.pool!r} not found; known: {_known_pools(con)}")
         con.execute(
             f"INSERT OR REPLACE INTO judgements ({_JUDGEMENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
@@ -162,6 +162,8 @@ def record_judgement(catalog: Catalog, judgement: Judgement) -> Judgement:
             " AND chunk_id = ? AND judge = ?",
             [judgement.pool, judgement.query_id, judgement.chunk_id, judgement.judge],
         ).fetchone()
+    if row is None:  # the row was written just above, in the same transaction
+        raise RuntimeError(f"judgement of chunk {judgement.chunk_id} in pool {judgement.pool!r} was not stored")
     return Judgement(*row)
 
 

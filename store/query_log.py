@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from store.catalog import Catalog
+from store.catalog import Catalog, single_int
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +180,7 @@ def purge(catalog: Catalog, folder: Path) -> int:
     folder = Path(folder)
     fold(catalog, folder)  # so the count below includes what only the files held
     with catalog.connect() as con:
-        removed = con.execute("SELECT count(*) FROM query_log").fetchone()[0]
+        removed = single_int(con, "SELECT count(*) FROM query_log")
         con.execute("DELETE FROM query_log")
         con.execute("DELETE FROM query_log_files")
         for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
@@ -193,11 +193,14 @@ def purge(catalog: Catalog, folder: Path) -> int:
                 os.truncate(path, 0)
             except FileNotFoundError:
                 pass
-    return int(removed)
+    return removed
 
 
-def _where(since: datetime | None, until: datetime | None, sources: tuple[str, ...], collection: str | None):
-    clauses, params = [], []
+def _where(
+    since: datetime | None, until: datetime | None, sources: tuple[str, ...], collection: str | None
+) -> tuple[str, list[object]]:
+    clauses: list[str] = []
+    params: list[object] = []
     if since is not None:
         clauses.append("logged_at >= ?")
         params.append(since)
@@ -235,7 +238,7 @@ def entries(
 
 def count(catalog: Catalog) -> int:
     with catalog.connect() as con:
-        return int(con.execute("SELECT count(*) FROM query_log").fetchone()[0])
+        return single_int(con, "SELECT count(*) FROM query_log")
 
 
 def query_counts(

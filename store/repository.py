@@ -183,7 +183,7 @@ def find_document(con, collection_id: int | None, ref: str) -> DocumentRow | Non
     """By numeric id, external id, or source name (in that order of preference)."""
     scope = "" if collection_id is None else " AND d.collection_id = ?"
     params_tail = [] if collection_id is None else [collection_id]
-    queries = []
+    queries: list[tuple[str, int | str]] = []
     if ref.strip().isdigit():
         queries.append(("d.id = ?", int(ref)))
     queries += [("d.external_id = ?", ref), ("d.source = ?", ref)]

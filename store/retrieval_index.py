@@ -190,7 +190,7 @@ class ScoreExplanation:
 
 
 def cosine_explanation(
-    owner: str, chunk_id: int, query: IndexQuery | np.ndarray, chunk_vector: np.ndarray, dim: int
+    owner: str, chunk_id: int, query: IndexQuery | str | np.ndarray, chunk_vector: np.ndarray, dim: int
 ) -> ScoreExplanation:
     """The cosine of the query vector (as given) and a chunk's stored vector, with its parts: what
     every dense backend's ``explain`` returns."""
@@ -219,8 +219,9 @@ class RetrievalIndex(Protocol):
     supports_explain: ClassVar[bool]
 
     @classmethod
-    def from_chunks(cls, batch: ChunkBatch, **params: Any) -> RetrievalIndex:
-        """A new index of the batch; ``params`` are the backend's build parameters."""
+    def from_chunks(cls, batch: ChunkBatch, *args: Any, **params: Any) -> RetrievalIndex:
+        """A new index of the batch, built with the backend's own parameters (each backend declares
+        them: ``*args: Any, **params: Any`` is how a protocol leaves them open to a type checker)."""
 
     @classmethod
     def load(cls, folder: Path) -> RetrievalIndex:
@@ -261,7 +262,7 @@ class VectorIndex(RetrievalIndex, Protocol):
 
     def search(
         self,
-        query: IndexQuery | np.ndarray,
+        query: IndexQuery | str | np.ndarray,
         k: int,
         allowed_ids: Set[int] | None = None,
         *,

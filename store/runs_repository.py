@@ -192,7 +192,8 @@ def list_runs(
     include_sweeps: bool = True,
     limit: int = 200,
 ) -> list[RunRow]:
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[object] = []
     if collection:
         clauses.append("collection = ?")
         params.append(collection)

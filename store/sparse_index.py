@@ -213,10 +213,12 @@ class SparseIndex(TermIndex):
         ]
         self._set_corpus(chunk_ids, vocabulary, term_freqs, _scored(token_ids_per_chunk, vocabulary, self.k1, self.b))
 
-    def search(self, query: IndexQuery | str, k: int, allowed_ids: Set[int] | None = None) -> list[tuple[int, float]]:
+    def search(
+        self, query: IndexQuery | str | np.ndarray, k: int, allowed_ids: Set[int] | None = None
+    ) -> list[tuple[int, float]]:
         """The k best (chunk id, score) pairs with a positive score, best first; ties by position."""
         text = as_query(query).require_text("SparseIndex")
-        if k <= 0 or self._retriever is None:
+        if k <= 0 or self._retriever is None or self._postings is None:
             return []
         # bm25s silently skips unknown terms but fails on an empty token list, so keep only the
         # terms it knows and stop early when none are left. Repeated terms count once per
@@ -248,7 +250,7 @@ class SparseIndex(TermIndex):
         doc_freq = int(self._doc_freqs[term_id]) if term_id is not None else 0
         return lucene_idf(doc_freq, len(self)) if doc_freq else 0.0
 
-    def explain(self, query: IndexQuery | str, chunk_id: int) -> ScoreExplanation:
+    def explain(self, query: IndexQuery | str | np.ndarray, chunk_id: int) -> ScoreExplanation:
         """Each distinct query term's share of the chunk's score; the contributions sum to the
         score ``search`` gives the chunk (0 when it does not match)."""
         text = as_query(query).require_text("SparseIndex")
@@ -262,6 +264,7 @@ class SparseIndex(TermIndex):
             zip(self._term_freqs.indices[start:end].tolist(), self._term_freqs.data[start:end].tolist(), strict=False)
         )
         rows = []
+        contributions = []
         for term, query_count in Counter(self.tokenizer.tokenize(text)).items():
             term_id = self._vocabulary.get(term)
             term_freq = int(chunk_freqs.get(term_id, 0)) if term_id is not None else 0
@@ -272,6 +275,7 @@ class SparseIndex(TermIndex):
             if term_freq:
                 tf_weight = lucene_tf_weight(term_freq, doc_len, self._avg_doc_len, self.k1, self.b)
                 contribution = query_count * idf * tf_weight
+            contributions.append(contribution)
             rows.append(
                 {
                     "term": term,
@@ -284,7 +288,7 @@ class SparseIndex(TermIndex):
                     "contribution": contribution,
                 }
             )
-        return ScoreExplanation(int(chunk_id), math.fsum(row["contribution"] for row in rows), tuple(rows))
+        return ScoreExplanation(int(chunk_id), math.fsum(contributions), tuple(rows))
 
     def stats(self) -> IndexStats:
         return IndexStats(

@@ -14,6 +14,7 @@ import re
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import Stemmer
 from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_EN_PLUS
@@ -71,6 +72,12 @@ def load_segmenter() -> None:
     _jieba()
 
 
+class _Stemmer(Protocol):
+    """What the tokenizer uses of a PyStemmer object (PyStemmer ships no type hints)."""
+
+    def stemWord(self, word: str) -> str: ...
+
+
 @dataclass(frozen=True)
 class Bm25Tokenizer:
     stopwords: str = "en"  # en | en_plus | none
@@ -79,7 +86,7 @@ class Bm25Tokenizer:
 
     _stem_cache: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
     _stem_lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
-    _snowball: object = field(default=None, init=False, repr=False, compare=False)
+    _snowball: _Stemmer | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.stopwords not in STOPWORD_LISTS:
@@ -139,16 +146,17 @@ class Bm25Tokenizer:
         stopwords = STOPWORD_LISTS[self.stopwords]
         # Stopwords are matched before stemming, as bm25s does.
         words = [word for word in _WORD.findall(text.lower()) if word not in stopwords]
-        if self._snowball is None:
+        snowball = self._snowball
+        if snowball is None:
             return words
-        return [self._stem(word) for word in words]
+        return [self._stem(snowball, word) for word in words]
 
-    def _stem(self, word: str) -> str:
+    def _stem(self, snowball: _Stemmer, word: str) -> str:
         stem = self._stem_cache.get(word)
         if stem is None:
             # PyStemmer objects are not thread-safe; the cache makes this path rare.
             with self._stem_lock:
-                stem = self._snowball.stemWord(word)
+                stem = snowball.stemWord(word)
             self._stem_cache[word] = stem
         return stem
 

@@ -32,7 +32,6 @@ from store.retrieval_index import (
     read_params,
     write_params,
 )
-from store.text_tokenizer import Bm25Tokenizer
 
 
 class _MilvusView:
@@ -163,13 +162,13 @@ class MilvusDenseIndex(_MilvusView, VectorIndex):
     #: what the trace says when ``dense.exact`` is on
     exact_search_note = "Milvus has no brute-force search: HNSW searched with ef = the number of chunks"
 
-    @property
-    def dim(self) -> int:
-        return self.collection.spec.dim
+    def __init__(self, collection: MilvusCollection, known_ids: Set[int] | None = None) -> None:
+        super().__init__(collection, known_ids)
+        self.dim = collection.spec.dim
 
     def search(
         self,
-        query: IndexQuery | np.ndarray,
+        query: IndexQuery | str | np.ndarray,
         k: int,
         allowed_ids: Set[int] | None = None,
         *,
@@ -200,7 +199,7 @@ class MilvusDenseIndex(_MilvusView, VectorIndex):
             return np.empty((0, self.dim), dtype=np.float32)
         return np.stack([found[int(chunk_id)] for chunk_id in chunk_ids])
 
-    def explain(self, query: IndexQuery | np.ndarray, chunk_id: int) -> ScoreExplanation:
+    def explain(self, query: IndexQuery | str | np.ndarray, chunk_id: int) -> ScoreExplanation:
         """The cosine of the query vector and the chunk's stored vector (read back from Milvus)."""
         known = self.known_ids is None or int(chunk_id) in self.known_ids
         stored = self.collection.vectors_for([int(chunk_id)]).get(int(chunk_id)) if known else None
@@ -220,19 +219,15 @@ class MilvusBm25Index(_MilvusView, TermIndex):
     supports_explain = False
     has_term_statistics = False
 
-    @property
-    def k1(self) -> float:
-        return self.collection.spec.k1
+    def __init__(self, collection: MilvusCollection, known_ids: Set[int] | None = None) -> None:
+        super().__init__(collection, known_ids)
+        # plain attributes, as the contract declares them: the collection's spec and analysis never change
+        self.k1, self.b = collection.spec.k1, collection.spec.b
+        self.tokenizer = collection.analyse.tokenizer
 
-    @property
-    def b(self) -> float:
-        return self.collection.spec.b
-
-    @property
-    def tokenizer(self) -> Bm25Tokenizer:
-        return self.collection.analyse.tokenizer
-
-    def search(self, query: IndexQuery | str, k: int, allowed_ids: Set[int] | None = None) -> list[tuple[int, float]]:
+    def search(
+        self, query: IndexQuery | str | np.ndarray, k: int, allowed_ids: Set[int] | None = None
+    ) -> list[tuple[int, float]]:
         """The k best (chunk id, BM25 score) pairs with a positive score, best first."""
         text = self.collection.analyse(as_query(query).require_text(type(self).__name__))
         expression = self._expression(allowed_ids)
@@ -240,5 +235,5 @@ class MilvusBm25Index(_MilvusView, TermIndex):
             return []
         return self._known(self.collection.search_bm25(text, k, expression))
 
-    def explain(self, query: IndexQuery | str, chunk_id: int) -> ScoreExplanation:
+    def explain(self, query: IndexQuery | str | np.ndarray, chunk_id: int) -> ScoreExplanation:
         raise ExplainNotSupported(BACKEND, "Milvus scores BM25 on the server and reports each chunk's total only")

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -156,7 +158,7 @@ def explain_bm25_server(
     )
 
 
-def _term_formula(row: dict, k1: float, b: float, num_chunks: int) -> str:
+def _term_formula(row: Mapping[str, Any], k1: float, b: float, num_chunks: int) -> str:
     term, tf, df = row["term"], int(row["tf"]), int(row["df"])
     if df == 0:
         return f"“{term}” is in no chunk of the index: contributes 0"

@@ -194,6 +194,6 @@ def hit_choices(trace: Trace) -> list[tuple[int, str]]:
     for cid in final_ids:
         choices.append((cid, f"#{trace.final.rank_of(cid)} · {chunk_label(trace.chunks.get(cid), cid)}"))
     for cid in others:
-        rank, stage = best[cid]
-        choices.append((cid, f"not final ({stage} #{rank}) · {chunk_label(trace.chunks.get(cid), cid)}"))
+        rank, stage_name = best[cid]
+        choices.append((cid, f"not final ({stage_name} #{rank}) · {chunk_label(trace.chunks.get(cid), cid)}"))
     return choices

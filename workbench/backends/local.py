@@ -64,9 +64,9 @@ class LocalBackend(IndexBackend):
         # A rebuild asks for the rows as if nothing had been indexed yet.
         indexed_generation = None if pointer is None or rebuild else pointer["generation"]
         source = index_source(catalog, collection, layout.chunkset_key, indexed_generation)
-        if source.up_to_date:
-            return SyncResult(layout.key, source.generation, False, -1, 0, 0, time.perf_counter() - started)
         generation, rows, documents = source.generation, source.chunk_rows, source.documents
+        if rows is None or documents is None:  # up to date: the published index reflects the catalog
+            return SyncResult(layout.key, generation, False, -1, 0, 0, time.perf_counter() - started)
 
         chunk_ids = np.asarray(rows["id"], dtype=np.int64)
         indexed_texts = [str(t) for t in rows["indexed_text"]]

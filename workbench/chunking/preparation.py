@@ -92,6 +92,7 @@ def finish_chunks(
     metadata = [dict(chunk.metadata) for chunk in chunks]
     if chunking.enrich != "none" and texts:
         check_enrichment(chunking, llm)
+        assert llm is not None  # check_enrichment raised otherwise
         outcome = enrich_texts(texts, chunking.enrich, llm)
         for position, (enrichment, call) in enumerate(zip(outcome.enrichments, outcome.calls, strict=False)):
             metadata[position].update(enrichment_metadata(enrichment, call))

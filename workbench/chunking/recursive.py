@@ -333,7 +333,7 @@ class RecursiveSplitter:
         return lambda start, end: self.headings.heading_offsets_between(start, end, level)
 
     def _fence_cuts(self, start: int, end: int) -> list[int]:
-        cuts = []
+        cuts: list[int] = []
         for block_start, block_end in self.headings.code_blocks:
             if block_start >= end:
                 break

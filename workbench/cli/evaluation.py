@@ -346,11 +346,11 @@ def cmd_runs(args) -> int:
         return EXIT_OK
     for r in rows:
         metrics = "  ".join(f"{k}={v:.4f}" for k, v in list(r.metrics.items())[:3])
-        sweep = f" sweep {r.sweep_id}" if r.sweep_id else ""
+        in_sweep = f" sweep {r.sweep_id}" if r.sweep_id else ""
         mode = r.config.get("retrieval", {}).get("mode", "?")
         print(
             f"{r.id:>5}  {r.created_at:%Y-%m-%d %H:%M}  {r.collection}/{r.golden} {r.level:<4} {mode:<6} "
-            f"{r.queries:>4}q  {metrics}{sweep}" + (f"  # {r.label}" if r.label else "")
+            f"{r.queries:>4}q  {metrics}{in_sweep}" + (f"  # {r.label}" if r.label else "")
         )
     return EXIT_OK
 

@@ -12,7 +12,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar, Protocol
 
 from workbench.plugins import choices_for
 
@@ -130,13 +130,23 @@ def setting(
 
 
 def limits_of(f: dataclasses.Field[Any]) -> Limits:
-    return f.metadata.get("limits", Limits())  # type: ignore[no-any-return]
+    limits: Limits = f.metadata.get("limits", Limits())
+    return limits
 
 
 def doc_of(f: dataclasses.Field[Any]) -> str:
-    return f.metadata.get("doc", "")  # type: ignore[no-any-return]
+    doc: str = f.metadata.get("doc", "")
+    return doc
 
 
-def declared_lifetime(section: type, f: dataclasses.Field[Any]) -> Lifetime:
+class Section(Protocol):
+    """A configuration section: a frozen dataclass whose fields live as long as its ``LIFETIME``
+    says, unless a field declares its own."""
+
+    LIFETIME: ClassVar[Lifetime]
+
+
+def declared_lifetime(section: type[Section], f: dataclasses.Field[Any]) -> Lifetime:
     """The field's own lifetime, or its section's (``LIFETIME``)."""
-    return f.metadata.get("lifetime") or section.LIFETIME  # type: ignore[attr-defined,no-any-return]
+    lifetime: Lifetime = f.metadata.get("lifetime") or section.LIFETIME
+    return lifetime

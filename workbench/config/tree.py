@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from workbench.config.fields import ConfigError, Lifetime, Limits, declared_lifetime, limits_of
+from workbench.config.fields import ConfigError, Lifetime, Limits, Section, declared_lifetime, limits_of
 from workbench.config.operations import IngestConfig, LogConfig, SynthConfig
 from workbench.config.sections import (
     Bm25Config,
@@ -98,7 +98,7 @@ class WorkbenchConfig:
 _DEFAULTS = WorkbenchConfig()
 
 
-def section_fields() -> Iterator[tuple[str, type, dataclasses.Field[Any]]]:
+def section_fields() -> Iterator[tuple[str, type[Section], dataclasses.Field[Any]]]:
     """Every key with its section's type and its field, in declaration order."""
     for section in fields(WorkbenchConfig):
         section_type = type(getattr(_DEFAULTS, section.name))
@@ -204,7 +204,7 @@ def _field(key: str) -> dataclasses.Field[Any]:
 
 
 def _coerce(key: str, target: dataclasses.Field[Any], value: Any) -> Any:
-    hint = _type_hints(type(_section_default(key)))[target.name]
+    hint = _type_hints(_section_type(key))[target.name]
     try:
         coerced = _coerce_to(hint, value)
     except (TypeError, ValueError) as error:
@@ -220,9 +220,10 @@ def _type_hints(section_type: type) -> dict[str, Any]:
     return typing.get_type_hints(section_type)
 
 
-def _section_default(key: str) -> object:
+def _section_type(key: str) -> type:
+    """The dataclass of the key's section."""
     section_name, _ = _split_key(key)
-    return getattr(_DEFAULTS, section_name)
+    return type(getattr(_DEFAULTS, section_name))
 
 
 def _coerce_to(hint: Any, value: Any) -> Any:

@@ -72,7 +72,7 @@ class EndpointEmbedder(Embedder):
             with self._lock:
                 self.calls += 1
             result = self.endpoint.embed(batch, self.model_id)
-            if not result.ok:
+            if not result.ok or result.vectors is None:  # an ok result always carries its vectors
                 raise EmbeddingEndpointError(f"embedding model {self.name!r}: {result.error}")
             parts.append(result.vectors)
         vectors = np.vstack(parts).astype(np.float32)

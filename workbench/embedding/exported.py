@@ -20,6 +20,7 @@ import warnings
 from abc import abstractmethod
 from collections.abc import Callable
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -99,6 +100,9 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
     The graph is built (or found in the export cache) on first use; a failure there raises, and
     the runtime choice (``workbench.embedding.runtimes``) turns it into a fallback note.
     """
+
+    #: the runtime's name (``embedding.runtime``), set by each subclass
+    runtime: ClassVar[str]
 
     def __init__(self, name: str, model: str, precision: str):
         super().__init__(name, model)

@@ -13,6 +13,7 @@ import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from workbench.config import AUTO_RUNTIME, ConfigError, WorkbenchConfig, embedding_settings
 from workbench.embedding.base import Embedder
@@ -22,6 +23,12 @@ from workbench.plugins import Registry
 TORCH_FP32 = ("torch", "fp32")
 
 
+class RuntimeEmbedderClass(Protocol):
+    """A runtime's embedder class, built from the embedder key, the model and the precision."""
+
+    def __call__(self, name: str, model: str, precision: str) -> Embedder: ...
+
+
 @dataclass(frozen=True)
 class Runtime:
     name: str
@@ -29,22 +36,22 @@ class Runtime:
     package: str
     precisions: tuple[str, ...]
     #: the embedder class, imported only when the runtime is used (its package is heavy)
-    load_embedder: Callable[[], type[Embedder]]
+    load_embedder: Callable[[], RuntimeEmbedderClass]
 
 
-def _torch() -> type[Embedder]:
+def _torch() -> RuntimeEmbedderClass:
     from workbench.embedding.torch_runtime import TorchBf16Embedder
 
     return TorchBf16Embedder
 
 
-def _openvino() -> type[Embedder]:
+def _openvino() -> RuntimeEmbedderClass:
     from workbench.embedding.openvino_runtime import OpenVinoEmbedder
 
     return OpenVinoEmbedder
 
 
-def _onnx() -> type[Embedder]:
+def _onnx() -> RuntimeEmbedderClass:
     from workbench.embedding.onnx_runtime import OnnxEmbedder
 
     return OnnxEmbedder
@@ -127,8 +134,6 @@ def runtime_embedder(key: str) -> Embedder:
         embedder_class = RUNTIMES.get(runtime).load_embedder()
     except ImportError as error:
         raise RuntimeUnavailableError(f"embedding.runtime={runtime}: {error}") from None
-    if runtime == "torch":
-        return embedder_class(key, model)
     return embedder_class(key, model, precision)
 
 

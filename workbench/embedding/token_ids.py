@@ -62,13 +62,18 @@ class CountedIds:
         untruncated: Callable[[list[str]], list[list[int]]],
     ):
         self.names, self.limit, self.pad_id = tuple(names), limit, pad_id
-        self.reusable = pad_id is not None and self._agrees(tokenized, untruncated)
+        self.reusable = pad_id is not None and self._agrees(pad_id, tokenized, untruncated)
         self._ids: OrderedDict[str, list[int]] = OrderedDict()
 
-    def _agrees(self, tokenized, untruncated) -> bool:
+    def _agrees(
+        self,
+        pad_id: int,
+        tokenized: Callable[[list[str]], list[np.ndarray]],
+        untruncated: Callable[[list[str]], list[list[int]]],
+    ) -> bool:
         probes = list(PROBES)
         expected = tokenized(probes)
-        built = assemble(untruncated(probes), self.names, self.limit, self.pad_id)
+        built = assemble(untruncated(probes), self.names, self.limit, pad_id)
         return all(a.shape == b.shape and np.array_equal(a, b) for a, b in zip(expected, built, strict=False))
 
     def remember(self, texts: Sequence[str], ids: Sequence[Sequence[int]]) -> None:
@@ -83,7 +88,8 @@ class CountedIds:
     def features(self, texts: Sequence[str]) -> list[np.ndarray] | None:
         """The batch features of ``texts`` when every one was counted (each is given back once),
         else None: the caller tokenizes."""
-        if not self.reusable or not texts or any(text not in self._ids for text in texts):
+        pad_id = self.pad_id  # reusable only with one
+        if not self.reusable or pad_id is None or not texts or any(text not in self._ids for text in texts):
             return None
         ids = {text: self._ids.pop(text) for text in dict.fromkeys(texts)}  # a repeated text is counted once
-        return assemble([ids[text] for text in texts], self.names, self.limit, self.pad_id)
+        return assemble([ids[text] for text in texts], self.names, self.limit, pad_id)

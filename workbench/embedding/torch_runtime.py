@@ -10,6 +10,11 @@ from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
 
 
 class TorchBf16Embedder(SentenceTransformerEmbedder):
+    def __init__(self, name: str, model: str, precision: str = "bf16") -> None:
+        # built like every runtime's class; torch fp32 is the plain SentenceTransformerEmbedder, so this is bf16
+        super().__init__(name, model)
+        self.precision = precision
+
     def _arithmetic(self):
         import torch
 

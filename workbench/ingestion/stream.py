@@ -136,6 +136,7 @@ def stream(run: IngestRun, tasks: list[ParseTask], documents: dict[int, PendingD
     group: list[PendingDocument] = []
     texts_in_group = done_files = 0
     wanted = min(FIRST_EMBED_GROUP, EMBED_GROUP)
+    outcomes: list[ParseOutcome] | None  # None once the workers are done and all is taken
     try:
         while True:
             if run.cancel.is_set():
@@ -195,7 +196,7 @@ def _prepare(
     llm: LlmClient | None,
     report: IngestReport,
 ) -> None:
-    parsed = document.outcome.parsed
+    parsed = document.parsed
     for layout in layouts:
         embedder = embedders[layout.embedding_model]
         chunks = document.outcome.chunks.get(layout.chunkset_key)

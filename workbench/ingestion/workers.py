@@ -33,8 +33,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.config import ChunkingConfig, IngestConfig
+
+if TYPE_CHECKING:  # for the annotations only: run_task and parse_source import these when they run
+    from workbench.chunking.chunk import Chunk
+    from workbench.ingestion.parsers import ParsedDocument
 
 MB = 1024 * 1024
 #: most workers a pool starts by default (parsing beyond this competes with the embedder)
@@ -89,8 +94,8 @@ class ParseTask:
 class ParseOutcome:
     key: int
     name: str
-    parsed: object | None = None  # a ParsedDocument
-    chunks: dict = field(default_factory=dict)  # chunkset key -> list[Chunk]
+    parsed: ParsedDocument | None = None
+    chunks: dict[str, list[Chunk]] = field(default_factory=dict)  # chunkset key -> its chunks
     reason: str = ""
     elapsed_s: float = 0.0
     peak_rss_mb: float = 0.0
@@ -189,13 +194,18 @@ def run_task(task: ParseTask) -> ParseOutcome:
     return ParseOutcome(task.key, task.name, parsed=parsed, chunks=chunks, elapsed_s=time.perf_counter() - started)
 
 
-def parse_source(task: ParseTask):
+def parse_source(task: ParseTask) -> ParsedDocument:
     from workbench.ingestion.parsers import ParsedDocument, first_heading, parse_bytes
 
     if task.markdown is not None:
         title = first_heading(task.markdown) or task.name
         return ParsedDocument(markdown=task.markdown, doc_type=task.doc_type or "md", title=title)
-    data = task.data if task.data is not None else Path(task.path).read_bytes()
+    if task.data is not None:
+        data = task.data
+    elif task.path is not None:
+        data = Path(task.path).read_bytes()
+    else:
+        raise ValueError(f"parse task {task.name!r} carries no markdown, data or path; give it one")
     return parse_bytes(data, task.name, limits=task.limits)
 
 
@@ -298,7 +308,8 @@ class WorkerStartError(RuntimeError):
 
 class _Slot:
     def __init__(self) -> None:
-        self.process = None
+        # the worker: its process and the parent's end of its socket, set and cleared together
+        self.process: subprocess.Popen[bytes] | None = None
         self.connection: Connection | None = None
         self.task: ParseTask | None = None
         self.started = 0.0
@@ -309,6 +320,18 @@ class _Slot:
     @property
     def busy(self) -> bool:
         return self.task is not None
+
+    def worker(self) -> tuple[subprocess.Popen[bytes], Connection]:
+        """The worker's process and connection; the pool asks only a slot it has started."""
+        if self.process is None or self.connection is None:
+            raise RuntimeError("this parse slot has no worker; start one first")
+        return self.process, self.connection
+
+    def in_flight(self) -> ParseTask:
+        """The task the worker is on; the pool asks only a busy slot."""
+        if self.task is None:
+            raise RuntimeError("this parse slot has no task in flight")
+        return self.task
 
 
 class ParsePool:
@@ -344,7 +367,7 @@ class ParsePool:
             busy = [slot for slot in self._slots if slot.busy]
             if not busy:
                 return
-            ready = wait([slot.connection for slot in busy], timeout=POLL_S)
+            ready = wait([slot.worker()[1] for slot in busy], timeout=POLL_S)
             for slot in busy:
                 if slot.connection in ready:
                     outcome = self._collect(slot)
@@ -357,7 +380,8 @@ class ParsePool:
         if slot.process is None or slot.process.poll() is not None:
             self._start(slot)
         slot.task, slot.started, slot.peak_mb, slot.running = task, time.monotonic(), 0.0, False
-        slot.connection.send(task)
+        _, connection = slot.worker()
+        connection.send(task)
 
     def _start(self, slot: _Slot) -> None:
         parent_end, child_end = socket.socketpair()
@@ -379,14 +403,15 @@ class ParsePool:
 
     def _collect(self, slot: _Slot) -> ParseOutcome | None:
         """The task's outcome, or None when the message only says the worker started on it."""
-        task = slot.task
+        task = slot.in_flight()
+        process, connection = slot.worker()
         try:
-            outcome: ParseOutcome = slot.connection.recv()
+            outcome: ParseOutcome = connection.recv()
             if outcome == STARTED:
                 slot.started, slot.running = time.monotonic(), True
                 return None
         except (EOFError, OSError):
-            code = slot.process.poll() if slot.process is not None else None
+            code = process.poll()
             started = slot.running
             self._retire(slot, kill=True)
             if not started:
@@ -403,14 +428,15 @@ class ParsePool:
         outcome = ParseOutcome(**{**outcome.__dict__, "peak_rss_mb": max(slot.peak_mb, outcome.peak_rss_mb)})
         slot.task = None
         slot.served += 1
-        if slot.served >= TASKS_PER_WORKER or resident_mb(slot.process.pid) > self.limits.parse_memory_mb / 2:
+        if slot.served >= TASKS_PER_WORKER or resident_mb(process.pid) > self.limits.parse_memory_mb / 2:
             self._retire(slot, kill=False)  # hand back the memory a big file left behind
         return outcome
 
     def _enforce_limits(self, slot: _Slot) -> ParseOutcome | None:
-        task = slot.task
+        task = slot.in_flight()
+        process, connection = slot.worker()
         elapsed = time.monotonic() - slot.started
-        rss = resident_mb(slot.process.pid)
+        rss = resident_mb(process.pid)
         slot.peak_mb = max(slot.peak_mb, rss)
         if slot.running and elapsed > self.limits.parse_timeout_s:
             reason = timeout_reason(task.name, self.limits)
@@ -421,13 +447,13 @@ class ParsePool:
             )
         elif rss > self.limits.parse_memory_mb:
             reason = memory_reason(task.name, self.limits)
-        elif slot.process.poll() is not None and not slot.connection.poll():
+        elif process.poll() is not None and not connection.poll():
             if not slot.running:
-                code = slot.process.returncode
+                code = process.returncode
                 self._retire(slot, kill=True)
                 raise WorkerStartError(code)
             reason = (
-                f"the parser crashed (worker exit code {slot.process.returncode}); the file is "
+                f"the parser crashed (worker exit code {process.returncode}); the file is "
                 "probably corrupt, check it and upload it again"
             )
         else:
@@ -438,7 +464,7 @@ class ParsePool:
     def _retire(self, slot: _Slot, kill: bool) -> None:
         process, connection = slot.process, slot.connection
         slot.process, slot.connection, slot.task = None, None, None
-        if process is None:
+        if process is None or connection is None:
             return
         if not kill:
             try:

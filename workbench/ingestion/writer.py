@@ -23,6 +23,7 @@ from store.catalog import Catalog
 from store.documents import DocumentVersion, FailedDocument
 from store.embedding_cache import store_vectors
 from store.originals import keep_original
+from workbench.ingestion.parsers.document import ParsedDocument
 from workbench.ingestion.parsers.images import IMAGE_DOC_TYPES
 from workbench.ingestion.sources import FileOutcome, IngestReport, Progress, ProgressCallback, Source
 from workbench.ingestion.workers import ParseOutcome
@@ -45,6 +46,13 @@ class PendingDocument:
     replaces: bool
     outcome: ParseOutcome
     chunks: dict[str, list] = field(default_factory=dict)  # chunkset key -> NewChunk list
+
+    @property
+    def parsed(self) -> ParsedDocument:
+        """The document as parsed: a pending document goes on to chunking only once it parsed."""
+        if self.outcome.parsed is None:
+            raise ValueError(f"{self.source.name} has not parsed ({self.outcome.reason or 'no outcome yet'})")
+        return self.outcome.parsed
 
 
 class CatalogWriter:
@@ -170,18 +178,18 @@ class CatalogWriter:
                 external_id=d.source.external_id,
                 sha256=d.sha256,
                 size_bytes=d.source.size_bytes,
-                doc_type=d.outcome.parsed.doc_type,
-                title=d.outcome.parsed.title,
-                markdown=d.outcome.parsed.markdown,
-                page_starts=list(d.outcome.parsed.page_starts),
+                doc_type=d.parsed.doc_type,
+                title=d.parsed.title,
+                markdown=d.parsed.markdown,
+                page_starts=list(d.parsed.page_starts),
                 chunks=d.chunks,
                 replaces=d.replaces,
-                parser_version=d.outcome.parsed.parser_version,
+                parser_version=d.parsed.parser_version,
             )
             for d in documents
         ]
         for document in documents:
-            if document.outcome.parsed.doc_type in KEEP_ORIGINAL_TYPES:
+            if document.parsed.doc_type in KEEP_ORIGINAL_TYPES:
                 keep_original(
                     self.catalog.path.parent,
                     document.sha256,

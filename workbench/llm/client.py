@@ -22,7 +22,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from store.llm_cache import CachedReply, CacheKey, lookup_replies, store_replies
@@ -168,11 +168,16 @@ class LlmClient:
     @property
     def cache_model(self) -> str:
         """The model part of cache keys: the model name and the endpoint serving it."""
-        settings = self.endpoint.settings
+        settings = self._require_endpoint().settings
         return f"{settings.model}@{settings.host}"
 
     def unavailable_reason(self, what: str) -> str:
         return f"{what} needs an LLM endpoint, which is {self.problem}"
+
+    def _require_endpoint(self) -> Endpoint:
+        if self.endpoint is None:
+            raise LlmUnavailable(f"an LLM endpoint is {self.problem}")
+        return self.endpoint
 
     # -- calls ----------------------------------------------------------------------------------
 
@@ -184,8 +189,7 @@ class LlmClient:
     ) -> list[LlmCall]:
         """One ``LlmCall`` per request, in order: cached replies first, the rest from the endpoint
         (up to ``WORKBENCH_LLM_CONCURRENCY`` at once), each waiting at most ``timeout_s``."""
-        if self.endpoint is None:
-            raise LlmUnavailable(f"an LLM endpoint is {self.problem}")
+        endpoint = self._require_endpoint()
         started = time.perf_counter()
         keys = [(self.cache_model, r.prompt_version, r.inputs_hash()) for r in requests]
         known = self._lookup(keys)
@@ -216,7 +220,7 @@ class LlmClient:
         def ask(position: int) -> LlmCall:
             return self._ask(requests[position], timeout_s, parse)
 
-        fresh = _run_parallel(ask, pending, self.endpoint.settings.concurrency)
+        fresh = _run_parallel(ask, pending, endpoint.settings.concurrency)
         to_store: dict[CacheKey, CachedReply] = {}
         for position, call in zip(pending, fresh, strict=False):
             calls[position] = call
@@ -230,11 +234,14 @@ class LlmClient:
     def _ask(self, request: LlmRequest, timeout_s: float, parse: Parse | None) -> LlmCall:
         with self._memory_lock:
             self.endpoint_calls += 1
-        result = self.endpoint.chat(request.message_dicts(), max_tokens=request.max_tokens, timeout_s=timeout_s)
-        base = dict(
+        result = self._require_endpoint().chat(
+            request.message_dicts(), max_tokens=request.max_tokens, timeout_s=timeout_s
+        )
+        base = LlmCall(
             purpose=request.purpose,
             prompt_version=request.prompt_version,
             model=self.model,
+            ok=False,
             prompt_tokens=result.usage.prompt_tokens,
             completion_tokens=result.usage.completion_tokens,
             elapsed_ms=result.elapsed_ms,
@@ -242,21 +249,18 @@ class LlmClient:
             label=request.label,
         )
         if not result.ok:
-            return LlmCall(ok=False, error=result.error, **base)
+            return replace(base, error=result.error)
         if parse is not None:
             try:
                 parse(result.text)
             except ReplyRejected as problem:  # its message already shows the reply
-                return LlmCall(ok=False, text=result.text, error=f"reply rejected: {problem}", **base)
+                return replace(base, text=result.text, error=f"reply rejected: {problem}")
             except (ValueError, TypeError, KeyError) as problem:
                 preview = result.text[:160]
-                return LlmCall(
-                    ok=False,
-                    text=result.text,
-                    error=f"unusable reply from {self.model} ({problem}); got {preview!r}",
-                    **base,
+                return replace(
+                    base, text=result.text, error=f"unusable reply from {self.model} ({problem}); got {preview!r}"
                 )
-        return LlmCall(ok=True, text=result.text, **base)
+        return replace(base, ok=True, text=result.text)
 
     # -- cache ----------------------------------------------------------------------------------
 

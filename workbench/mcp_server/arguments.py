@@ -66,7 +66,7 @@ def check_min_confidence(value: str | None) -> str | None:
     return text
 
 
-def check_reference(name: str, value: str) -> str:
+def check_reference(name: str, value: int | str | None) -> str:
     text = str(value if value is not None else "").strip()
     if not text:
         raise ToolInputError(

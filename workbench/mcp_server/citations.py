@@ -7,10 +7,12 @@ source, heading path and page.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from workbench.mcp_server.schemas import Citation, ConfidenceResult, ConfidenceSignal, SearchResult
 from workbench.retrieval.enhance import AS_TYPED
+from workbench.retrieval.ranking import Hit
+from workbench.retrieval.trace import ChunkView
 from workbench.text import shown_name
 
 HEADING_SEPARATOR = " › "
@@ -33,7 +35,9 @@ def confidence_result(confidence) -> ConfidenceResult | None:
     )
 
 
-def citations_from_hits(hits: Iterable, chunk_views: dict, low_confidence: bool = False) -> list[Citation]:
+def citations_from_hits(
+    hits: Iterable[Hit], chunk_views: Mapping[int, ChunkView], low_confidence: bool = False
+) -> list[Citation]:
     """One citation per ranked hit that has a chunk view, numbered from 1 in rank order.
 
     ``hits`` are ``workbench.retrieval.ranking.Hit`` values (final stage), ``chunk_views`` the trace's
@@ -83,11 +87,10 @@ def render_search(result: SearchResult, notes: Iterable[str] = ()) -> str:
     notes = [note for note in notes if note]
     confidence = result.confidence
     verdict = confidence.verdict if confidence else None
+    reason = confidence.reason if confidence else ""
     lines: list[str] = []
     if verdict == NO_ANSWER:
-        lines.append(
-            f"No passage in collection `{result.collection}` looks relevant to “{result.query}” ({confidence.reason})."
-        )
+        lines.append(f"No passage in collection `{result.collection}` looks relevant to “{result.query}” ({reason}).")
     if result.withheld:
         lines.append(
             f"{result.withheld} passage{'s' if result.withheld != 1 else ''} left out: confidence "
@@ -113,8 +116,7 @@ def render_search(result: SearchResult, notes: Iterable[str] = ()) -> str:
         )
         if verdict == AMBIGUOUS:
             lines.append(
-                f"Confidence: ambiguous ({confidence.reason}); check that a passage really answers the "
-                "question before using it."
+                f"Confidence: ambiguous ({reason}); check that a passage really answers the question before using it."
             )
     lines.append("")
     for citation in result.citations:

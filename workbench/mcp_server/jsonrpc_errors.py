@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 ONE_MESSAGE_PER_LINE = "send one JSON-RPC 2.0 message per line, as UTF-8 JSON"
 
@@ -34,7 +35,7 @@ def unreadable_line_error(error: Exception) -> JSONRPCError:
     )
 
 
-def _request_id(details: list[dict]) -> str | int | None:
+def _request_id(details: list[ErrorDetails]) -> str | int | None:
     """The ``id`` of the rejected message, if it parsed as an object with a usable id."""
     for item in details:
         message = item.get("input")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 
 from store.text_tokenizer import cjk_character_count, load_segmenter, segmenter_loaded
 from workbench.config import WorkbenchConfig
@@ -73,9 +74,7 @@ def warm_up(bench: WorkbenchFacade, collection: str, query: str, configs: Iterab
     embedded: set[str] = set()
     for config in configs:
         try:
-            snapshot = _timed(
-                steps, f"load the indexes of {collection}", lambda config=config: bench.snapshot(collection, config)
-            )
+            snapshot = _timed(steps, f"load the indexes of {collection}", partial(bench.snapshot, collection, config))
             model = config.embedding.model
             if (config.retrieval.mode != "bm25" or config.mmr.enabled) and model not in embedded:
                 embedded.add(model)
@@ -84,19 +83,16 @@ def warm_up(bench: WorkbenchFacade, collection: str, query: str, configs: Iterab
                     _timed(
                         steps,
                         f"load embedding model {model}",
-                        lambda embedder=embedder: embedder.embed_queries(["warm up"]),
+                        partial(embedder.embed_queries, ["warm up"]),
                     )
                     _WARMED.add(("embed", model))
-                _timed(steps, "embed the query", lambda model=model: bench.embed_query(model, query))
+                _timed(steps, "embed the query", partial(bench.embed_query, model, query))
             reranker_name = config.rerank.model.strip()
             if config.rerank.method != "llm" and reranker_name and ("rerank", reranker_name) not in _WARMED:
                 reranker = load_reranker(reranker_name, config.rerank.runtime, config.rerank.precision)
-                _timed(
-                    steps,
-                    f"load rerank model {reranker_name}",
-                    lambda reranker=reranker: reranker.score(query, ["warm up"]),
-                )
-                _WARMED.add(("rerank", reranker_name))
+                if reranker is not None:  # always, for a model name
+                    _timed(steps, f"load rerank model {reranker_name}", partial(reranker.score, query, ["warm up"]))
+                    _WARMED.add(("rerank", reranker_name))
             if cjk_character_count(query) and not segmenter_loaded():
                 _timed(steps, "load the Chinese word segmenter (jieba)", load_segmenter)
             _first_query_of_its_language(bench, collection, query, config, snapshot, steps)
@@ -121,7 +117,7 @@ def _first_query_of_its_language(
     if key in _FIRST_QUERIES or llm_calls_per_query(config).calls:
         return
     _timed(
-        steps, f"first {language} query on these indexes (lazy loads)", lambda: bench.query(query, collection, config)
+        steps, f"first {language} query on these indexes (lazy loads)", partial(bench.query, query, collection, config)
     )
     _FIRST_QUERIES.add(key)
 

@@ -9,11 +9,13 @@ functions, each one transaction.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -77,7 +79,7 @@ def uses_llm(config: WorkbenchConfig) -> bool:
 
 
 class Workbench:
-    def __init__(self, home: str | Path | None = None, read_only: bool = False):
+    def __init__(self, home: str | os.PathLike[str] | None = None, read_only: bool = False):
         self.home = resolve_home(home)
         self.read_only = read_only  # a read-only shared session: writes and LLM calls are refused
         self.home.mkdir(parents=True, exist_ok=True)
@@ -238,7 +240,7 @@ class Workbench:
         return self.settings().preset(name)
 
     @refused_when_read_only("Saving a preset")
-    def save_preset(self, name: str, overrides: dict, description: str = "") -> dict[str, object]:
+    def save_preset(self, name: str, overrides: Mapping[str, Any], description: str = "") -> dict[str, object]:
         """Store ``overrides`` (validated, flattened) as preset ``name`` and return them."""
         if not name or not name.strip():
             raise ConfigError("a preset needs a name")
@@ -451,6 +453,10 @@ class Workbench:
             ensure_chunkset(self.catalog, collection, layout, progress)
             sync_layout(self.catalog, self.home, collection, layout)
             snapshot = self._snapshots.get(target)
+        if snapshot is None:  # sync_layout publishes what it builds: only a folder removed meanwhile gets here
+            raise IndexBackendError(
+                f"collection {collection!r}: no index snapshot in {target} after building it; retry"
+            )
         return snapshot
 
     def collection_language(self, collection: str, config: WorkbenchConfig | None = None) -> CollectionLanguage:

@@ -77,13 +77,13 @@ def render_generation(question: str, prompt, context, confidence: Confidence | N
     if hidden_in_read_only("Answer generation (an LLM call)"):
         return
     llm = session.workbench().llm()
-    if not llm.available:
+    settings = llm.settings  # None when no endpoint is available
+    if settings is None:
         st.info(f"Answer generation is off: {md_escape(llm.problem)}.", icon=":material/key:")
         return
     doubt = retrieval_doubt(confidence)
     if doubt:
         st.warning(doubt, icon=":material/help:")
-    settings = llm.settings
     prompt_id = hashlib.sha256(prompt.as_text().encode("utf-8")).hexdigest()
     st.caption(f"Endpoint {md_escape(settings.endpoint)} · model {md_escape(settings.model)}")
     if st.button("Generate the answer", key="lab_generate", icon=":material/auto_awesome:"):

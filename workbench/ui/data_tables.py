@@ -8,6 +8,7 @@ Scores (floats) show four decimals.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import pandas as pd
 import streamlit as st
@@ -65,7 +66,9 @@ def column_config(frame: pd.DataFrame, highlight: bool = False) -> dict:
     return config
 
 
-def show_table(rows: list[dict], empty: str, height: int | str = TABLE_HEIGHT, highlight: bool = False) -> None:
+def show_table(
+    rows: list[dict], empty: str, height: int | Literal["auto"] = TABLE_HEIGHT, highlight: bool = False
+) -> None:
     """A read-only table; relevant rows are marked ✓, and with ``highlight`` the ✓ is a green mark.
 
     The mark is a grid column type, not a pandas Styler: styling rows through a Styler cost

@@ -95,10 +95,8 @@ def embedding_figure(
                 hovertemplate="<b>%{customdata[0]}</b> · chunk %{customdata[2]}<br>%{customdata[1]}<extra></extra>",
             )
         )
-    hits = sorted(
-        ((rank, embedding_map.point_of(chunk_id)) for chunk_id, rank in hit_ranks.items()), key=lambda pair: pair[0]
-    )
-    hits = [(rank, point) for rank, point in hits if point is not None]
+    placed = [(rank, embedding_map.point_of(chunk_id)) for chunk_id, rank in hit_ranks.items()]
+    hits = sorted(((rank, point) for rank, point in placed if point is not None), key=lambda pair: pair[0])
     if hits:
         figure.add_trace(
             go.Scatter(

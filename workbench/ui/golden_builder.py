@@ -122,18 +122,18 @@ def review_section(collection: str) -> None:
     names = (
         sorted(p.name.removesuffix(".summary.json") for p in folder.glob("*.summary.json")) if folder.is_dir() else []
     )
-    names = [
-        name
+    located = {
+        name: path
         for name in names
-        if golden_sets.locate(name, bench.home)
+        if (path := golden_sets.locate(name, bench.home)) is not None
         and (read_summary(bench.home, name) or {}).get("collection", collection) == collection
-    ]
-    if not names:
+    }
+    if not located:
         st.caption(f"Sets generated from {md_escape(collection)} appear here for review.")
         return
-    session.forget_stale_choice("synth_review_set", names)
-    name = st.selectbox("Review generated set", names, key="synth_review_set")
-    path = golden_sets.locate(name, bench.home)
+    session.forget_stale_choice("synth_review_set", list(located))
+    name = st.selectbox("Review generated set", list(located), key="synth_review_set")
+    path = located[name]
     golden = golden_sets.load(path)
     summary = read_summary(bench.home, name) or {}
     if summary.get("mean_overlap") is not None:

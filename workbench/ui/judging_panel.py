@@ -186,7 +186,7 @@ def _pool_fragment(judge: str | None) -> None:
         return
     names = [row.name for row, _, _ in view.pools]
     labels = {row.name: f"{row.name} · {row.collection} · {judged}/{total} judged" for row, total, judged in view.pools}
-    st.selectbox("Pool", names, key=POOL_KEY, format_func=labels.get)
+    st.selectbox("Pool", names, key=POOL_KEY, format_func=lambda name: labels[name])
     for problem in view.problems:
         st.error(md_escape(problem))
     if judge and view.pool and view.row is not None:

@@ -53,8 +53,8 @@ def write_widget_state(side: str, values: dict[str, object]) -> None:
     """Put ``values`` into the side's widgets, each inside its key's range."""
     for name, value in values.items():
         if name == "fusion.weights":
-            weights = (list(value) + [0.0, 0.0])[: len(WEIGHT_KEYS)]  # a missing weight reads as 0
-            for weight_key, weight in zip(WEIGHT_KEYS, weights, strict=True):
+            weights = (list(value if isinstance(value, (list, tuple)) else ()) + [0.0, 0.0])[: len(WEIGHT_KEYS)]
+            for weight_key, weight in zip(WEIGHT_KEYS, weights, strict=True):  # a missing weight reads as 0
                 st.session_state[side_key(side, weight_key)] = config_inputs.clamped("fusion.weights", weight)
         elif name == "rerank.model":
             st.session_state.update(picker_state(side_key(side, name), str(value), RERANK))
@@ -108,12 +108,12 @@ def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
     values["fusion.normalization"] = config_inputs.selectbox(
         right, "Normalisation", "fusion.normalization", disabled=not hybrid or rrf, **state("fusion.normalization")
     )
-    weighted = {"step": 0.1, "disabled": not hybrid or rrf}
+    weights_off = not hybrid or rrf
     dense_weight = config_inputs.number_input(
-        left, "Dense weight", "fusion.weights", **weighted, **state(WEIGHT_KEYS[0])
+        left, "Dense weight", "fusion.weights", step=0.1, disabled=weights_off, **state(WEIGHT_KEYS[0])
     )
     bm25_weight = config_inputs.number_input(
-        right, "BM25 weight", "fusion.weights", **weighted, **state(WEIGHT_KEYS[1])
+        right, "BM25 weight", "fusion.weights", step=0.1, disabled=weights_off, **state(WEIGHT_KEYS[1])
     )
     values["fusion.weights"] = (float(dense_weight), float(bm25_weight))
     values["mmr.enabled"] = left.toggle("MMR", help=KEY_DOCS["mmr.enabled"], **state("mmr.enabled"))

@@ -71,6 +71,7 @@ def run_download(card: ModelCard) -> None:
                 + (f" · {progress.file}" if progress.file else ""),
             )
 
+        failure: ModelDownloadError | None
         try:
             folder = download(card.name, card.kind, on_plan=on_plan, on_progress=on_progress)
         except ModelDownloadError as error:

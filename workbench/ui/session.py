@@ -88,7 +88,7 @@ def embedder(model: str):
 def catalog_version() -> tuple:
     """Changes whenever any process writes the catalog (file and write-ahead log stats)."""
     path = workbench().catalog.path
-    stats = []
+    stats: list[tuple[int, int] | None] = []
     for candidate in (path, path.with_name(path.name + ".wal")):
         try:
             stat = candidate.stat()

@@ -214,3 +214,11 @@ def test_an_estimate_uses_the_models_rate_measured_on_another_runtime(tmp_path):
     assert describe_estimate(26, 3.25, measured_for="m") == (
         "about 26 chunks, roughly 8 s to embed at the 3.2 chunks/s this home measured for m"
     )
+
+
+def test_a_task_with_nothing_to_parse_fails_alone_naming_what_it_lacks():
+    from workbench.ingestion.workers import run_task
+
+    outcome = run_task(ParseTask(7, "lost.pdf", IngestConfig()))
+    assert not outcome.ok
+    assert outcome.reason.startswith("could not be read (ValueError: parse task 'lost.pdf' carries no markdown")

@@ -93,6 +93,8 @@ def test_without_an_endpoint_the_client_says_how_to_configure_one(no_llm):
     assert "WORKBENCH_LLM_BASE_URL" in client.problem
     with pytest.raises(LlmUnavailable, match="not configured"):
         client.complete(rerank_request("q", "p"), timeout_s=1)
+    with pytest.raises(LlmUnavailable, match="not configured"):
+        _ = client.cache_model
 
 
 def test_calls_round_trip_through_json_and_describe_themselves():

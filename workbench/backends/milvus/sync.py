@@ -66,9 +66,9 @@ def sync_milvus_layout(
     source = index_source(
         catalog, collection_name, layout.chunkset_key, None if pointer is None or verify else pointer["generation"]
     )
-    if source.up_to_date:
-        return SyncResult(layout.key, source.generation, False, -1, 0, 0, time.perf_counter() - started)
     generation, rows, documents = source.generation, source.chunk_rows, source.documents
+    if rows is None or documents is None:  # up to date: the snapshot reflects the catalog
+        return SyncResult(layout.key, generation, False, -1, 0, 0, time.perf_counter() - started)
     uri, name = milvus_target(home, collection_name, layout)
 
     chunk_ids = np.asarray(rows["id"], dtype=np.int64)

@@ -214,7 +214,7 @@ def describe_image(data: bytes, mime: str, limits: IngestConfig) -> ImageText:
             )
         found = ["OCR read no text"] if languages is not None else []
         raise ImageError("nothing searchable in the image: " + "; ".join(found + notes))
-    metadata = {"image": True}
+    metadata: dict[str, object] = {"image": True}
     if caption:
         metadata.update(caption=caption, caption_model=caption_model, caption_language=language)
     return ImageText(ocr_text, caption, language, caption_model, tuple(notes), metadata)

@@ -22,8 +22,10 @@ from workbench.ingestion.parsers.document import Extraction, ParseError, registe
 
 log = logging.getLogger(__name__)
 
-#: 1: markitdown (pdfminer's text); 2: the layout extractor of this package
-PARSER_VERSION = 2
+#: 1: markitdown (pdfminer's text); 2: the layout extractor of this package; 3: the same, with
+#: bullets drawn as shapes, bold painted as an outline, headings in colour, columns under text
+#: set across the page, nested items, and paragraphs going on from one column to the next
+PARSER_VERSION = 3
 
 
 class PdfReadError(Exception):

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from workbench.ingestion.parsers.pdf.columns import Item, Region
-from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, is_cjk
+from workbench.ingestion.parsers.pdf.glyphs import BLACK, UNMAPPED, Colour, is_cjk
 from workbench.ingestion.parsers.pdf.paragraphs import join_lines
 from workbench.ingestion.parsers.pdf.rows import Row, glyph_run_text, needs_space
 from workbench.ingestion.parsers.pdf.tables import TableBlock, is_marker, unruled_table, unruled_table_runs
 
 #: a paragraph ends when the next row is further than this many of its usual pitches below
 PARAGRAPH_GAP = 1.3
+_SENTENCE_ENDS = (".", "!", "?", "。", "！", "？", ".\u201d", "。\u201d", "\u3002\u300d")
 _NUMBER = re.compile(r"^(\d{1,3}|[a-zA-Z])([.)])$|^\((\d{1,3})\)$")
 
 
@@ -34,6 +35,15 @@ class TextBlock:
     bold: bool
     rows: int
     marker: str = ""  # "-" or "3." for items
+    #: the block's first and last rows (where it starts, and whether it ran on to the edge)
+    first: Row | None = field(default=None, compare=False)
+    last: Row | None = field(default=None, compare=False)
+    colour: Colour = BLACK
+
+    @property
+    def x0(self) -> float:
+        """Where the block starts: for an item, where its marker is."""
+        return self.first.x0 if self.first is not None else 0.0
 
 
 Block = TextBlock | TableBlock
@@ -41,17 +51,26 @@ Block = TextBlock | TableBlock
 
 @dataclass(frozen=True)
 class Style:
-    """The document's body text: font size and line pitch (baseline to baseline)."""
+    """The document's body text: font size, line pitch (baseline to baseline), colour and weight."""
 
     body_size: float
     body_pitch: float
+    body_colour: Colour = BLACK
+    body_bold: bool = False  # a document set in bold throughout (or painted with an outline)
+
+    def is_body(self, row: Row) -> bool:
+        """Whether ``row`` is set like the body text."""
+        return abs(row.size - self.body_size) <= 0.6 and row.bold == self.body_bold and row.colour == self.body_colour
 
 
-def list_marker(row: Row) -> tuple[str, Row] | None:
-    """("-" or "N.", the rest of the row) when the row starts with a list marker.
+def list_marker(row: Row, dashes: bool = False) -> tuple[str, Row] | None:
+    """("-", "N." or "N)", the rest of the row) when the row starts with a list marker.
 
     A marker is a bullet glyph (or a glyph with no Unicode mapping, as word processors draw
-    bullets), a dash or a number ("3." "3)" "(3)" "c.") set apart from the text by a gap.
+    bullets), a dash or a number ("3." "3)" "(3)" "c.") set apart from the text by a wide gap,
+    or a bullet glyph or a number and "." or ")" before a space. A dash before a mere space
+    counts only with ``dashes`` (when other rows start with one too: a line of prose can begin
+    with a dash, "- or so -", a list has items).
     """
     pieces = row.pieces
     first = pieces[0]
@@ -60,21 +79,36 @@ def list_marker(row: Row) -> tuple[str, Row] | None:
     glyphs = row.glyphs
     if len(glyphs) > 1 and glyphs[0].text in _BULLETS:
         return "-", Row(glyphs[1:])
+    if dashes and _dash_first(row):
+        return "-", Row(glyphs[1:])
     end = 0
     while end < len(glyphs) and end < 3 and glyphs[end].text.isdigit():
         end += 1
     if 0 < end < len(glyphs) - 1 and glyphs[end].text in ".)" and needs_space(glyphs[end], glyphs[end + 1]):
-        return f"{''.join(g.text for g in glyphs[:end])}.", Row(glyphs[end + 1 :])
+        return f"{''.join(g.text for g in glyphs[:end])}{glyphs[end].text}", Row(glyphs[end + 1 :])
     return None
 
 
 _BULLETS = frozenset("\u2022\u25cf\u25aa\u25a0\u25e6\u2023\u2043\u2219" + UNMAPPED)
+_DASHES = frozenset("-\u2013\u2014")
+
+
+def _dash_first(row: Row) -> bool:
+    glyphs = row.glyphs
+    return len(glyphs) > 2 and glyphs[0].text in _DASHES and needs_space(glyphs[0], glyphs[1])
+
+
+def _dash_items(rows: Sequence[Row]) -> set[int]:
+    """Indexes of the rows that start with a dash and a space, where another such row starts at
+    the same place (within half an em)."""
+    starts = [(index, row.x0, row.size) for index, row in enumerate(rows) if _dash_first(row)]
+    return {index for index, x, size in starts if sum(1 for _, other, _ in starts if abs(other - x) <= 0.5 * size) >= 2}
 
 
 def _marker_text(marker: str) -> str:
     number = _NUMBER.match(marker)
     if number:
-        return f"{number.group(1) or number.group(3)}."
+        return f"{number.group(1) or number.group(3)}{number.group(2) or ')'}"
     return "-"
 
 
@@ -134,10 +168,15 @@ def _text_blocks(rows: Sequence[Row], style: Style, right_edge: float) -> list[B
             text = join_lines(lines)
             if text:
                 kind = "item" if marker else "paragraph"
-                blocks.append(TextBlock(kind, text, current.size, current.bold, len(lines), marker))
+                blocks.append(
+                    TextBlock(
+                        kind, text, current.size, current.bold, len(lines), marker, current, previous, current.colour
+                    )
+                )
 
-    for row in rows:
-        found = list_marker(row)
+    dash_items = _dash_items(rows)
+    for index, row in enumerate(rows):
+        found = list_marker(row, index in dash_items)
         if found is not None:
             close()
             marker, rest = found
@@ -156,17 +195,18 @@ def _text_blocks(rows: Sequence[Row], style: Style, right_edge: float) -> list[B
 
 def _continues(previous: Row, row: Row, first: Row, style: Style, right_edge: float) -> bool:
     """Whether ``row`` goes on with the block that ``previous`` (and ``first``) are in."""
-    if abs(row.size - first.size) > 0.6 or row.bold != first.bold:
+    if abs(row.size - first.size) > 0.6 or row.bold != first.bold or row.colour != first.colour:
         return False
     pitch = row.top - previous.top
     if pitch <= 0 or pitch > PARAGRAPH_GAP * _pitch(style, row.size):
         return False
-    body_text = abs(row.size - style.body_size) <= 0.6 and not row.bold
-    if not body_text:
+    if not style.is_body(row):
         return True  # a heading wrapped onto another line, centred or not
     hyphenated = previous.text[-1:] in "-\u2010\u00ad" and row.text[:1].islower()
     if not hyphenated and previous.x1 + first_word_width(row) + 0.3 * row.size < right_edge:
         return False  # the next line's first word would have fit: the paragraph ended on purpose
+    if previous is not first and row.x0 > previous.x0 + 0.5 * row.size:
+        return False  # indented under a line that was not: a new paragraph's first-line indent
     return row.x0 <= first.x0 + 1.5 * row.size or row.x0 <= previous.x0 + 0.5 * row.size
 
 
@@ -177,3 +217,48 @@ def first_word_width(row: Row) -> float:
     while end + 1 < len(glyphs) and not is_cjk(glyphs[end].text) and not needs_space(glyphs[end], glyphs[end + 1]):
         end += 1
     return glyphs[end].x1 - glyphs[0].x0
+
+
+def page_blocks(regions: Sequence[Region], style: Style) -> list[Block]:
+    """The blocks of a page's regions in reading order; a paragraph that runs on from the foot
+    of one column to the head of the next is one paragraph."""
+    blocks: list[Block] = []
+    previous: Region | None = None
+    for region in regions:
+        found = region_blocks(region, style)
+        if found and blocks and previous is not None and previous.column and region.column:
+            last, first = blocks[-1], found[0]
+            if isinstance(last, TextBlock) and isinstance(first, TextBlock) and _runs_on(last, first, previous, region):
+                blocks[-1] = TextBlock(
+                    "paragraph",
+                    join_lines([last.text, first.text]),
+                    last.size,
+                    last.bold,
+                    last.rows + first.rows,
+                    first=last.first,
+                    last=first.last,
+                    colour=last.colour,
+                )
+                found = found[1:]
+        blocks.extend(found)
+        previous = region
+    return blocks
+
+
+def _runs_on(last: TextBlock, first: TextBlock, column: Region, next_column: Region) -> bool:
+    """Whether ``first`` (at the head of ``next_column``) goes on with ``last`` (at the foot of
+    ``column``): both plain paragraphs in one type, the last line full (the next line's first word
+    would not have fit after it) and not ending a sentence (a paragraph's last line that happens
+    to fill the column is as likely), and the next line not indented."""
+    if last.kind != "paragraph" or first.kind != "paragraph" or last.last is None or first.first is None:
+        return False
+    if last.text.endswith(_SENTENCE_ENDS):
+        return False
+    if abs(last.size - first.size) > 0.6 or last.bold != first.bold or last.bold or last.colour != first.colour:
+        return False
+    right_edge = max(row.x1 for row in column.items if isinstance(row, Row))
+    left_edge = min(row.x0 for row in next_column.items if isinstance(row, Row))
+    size = last.size
+    if last.last.x1 + first_word_width(first.first) + 0.3 * size < right_edge:
+        return False
+    return first.first.x0 <= left_edge + 0.5 * size

@@ -1,8 +1,9 @@
 """Running headers, footers and page numbers: the rows a reader skips.
 
 A row in the top or bottom ``MARGIN_SHARE`` of its page is furniture when the same text (digits
-aside, so "Page 3" matches "Page 4") sits in that margin on at least two pages and on at least
-half of them, or when it is a page number alone ("7", "Page 7", "- 7 -", "第 7 页", "7 / 12").
+aside, so "Page 3" matches "Page 4") in the same size sits in that margin on at least two pages
+and on at least half of them, or when it is a page number alone ("7", "Page 7", "- 7 -", "第 7
+页", "7 / 12"). The size keeps a title apart from a running header that repeats its words.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def _zone(row: Row, height: float) -> str | None:
 
 
 def _key(row: Row) -> str:
-    return re.sub(r"\d+", "#", re.sub(r"\s+", "", row.text)).lower()
+    text = re.sub(r"\d+", "#", re.sub(r"\s+", "", row.text)).lower()
+    return f"{round(row.size)}:{text}"
 
 
 def is_page_number(text: str) -> bool:

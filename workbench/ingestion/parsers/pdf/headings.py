@@ -1,8 +1,10 @@
 """Headings from type, relative to the document's body text.
 
 The body size is the size most characters are set in; its pitch is the usual distance between
-the baselines of its lines. A block is a heading when it is set larger than the body (by
-``LARGER``), or in bold at the body's size and short, and is at most ``MAX_ROWS`` lines. Heading
+the baselines of its lines, its colour the one most of its characters are painted in. A block
+is a heading when it is set larger than the body (by ``LARGER``), or at the body's size but set
+apart from it, in bold or in another colour (word processors' default headings are blue), and
+short; and is at most ``MAX_ROWS`` lines. Heading
 sizes rank into levels: the largest is ``#``, the next ``##``, the rest ``###``.
 """
 
@@ -32,13 +34,16 @@ def body_style(pages: Iterable[Sequence[Row]]) -> Style:
     if not sizes:
         return Style(0.0, 0.0)
     body = sizes.most_common(1)[0][0]
+    body_glyphs = [glyph for rows in all_pages for row in rows if row.size == body for glyph in row.glyphs]
+    colours = Counter(glyph.colour for glyph in body_glyphs)
+    bold = sum(glyph.bold for glyph in body_glyphs) * 2 > len(body_glyphs)
     pitches = [
         below.top - above.top
         for rows in all_pages
         for above, below in zip(rows, rows[1:], strict=False)
         if above.size == below.size == body and 0.9 * body < below.top - above.top < 2.5 * body
     ]
-    return Style(body, statistics.median(pitches) if pitches else 1.2 * body)
+    return Style(body, statistics.median(pitches) if pitches else 1.2 * body, colours.most_common(1)[0][0], bold)
 
 
 def is_heading(block: Block, style: Style) -> bool:
@@ -47,7 +52,7 @@ def is_heading(block: Block, style: Style) -> bool:
     if block.size >= LARGER * style.body_size:
         return True
     return (
-        block.bold
+        ((block.bold and not style.body_bold) or block.colour != style.body_colour)
         and block.size >= style.body_size - SAME_SIZE
         and block.rows <= 2
         and len(block.text) <= MAX_BOLD_HEADING_CHARS

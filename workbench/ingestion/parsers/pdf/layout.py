@@ -1,6 +1,7 @@
 """The extractor's passes over a PDF: each page read once, then the document's style, then Markdown.
 
-1. every page: glyphs and rules (``glyphs``), ruled tables cut out (``tables``), rows (``rows``);
+1. every page: glyphs and rules (``glyphs``), bullets drawn as shapes (``marks``), ruled tables
+   cut out (``tables``), rows (``rows``);
    the page's objects are released straight after;
 2. running headers, footers and page numbers dropped across pages (``furniture``);
 3. the body text's size and pitch (``headings.body_style``);
@@ -13,12 +14,14 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 
-from workbench.ingestion.parsers.pdf.blocks import Block, region_blocks
+from workbench.ingestion.parsers.pdf.blocks import Block, page_blocks
 from workbench.ingestion.parsers.pdf.columns import Item, reading_order
 from workbench.ingestion.parsers.pdf.furniture import without_furniture
 from workbench.ingestion.parsers.pdf.glyphs import page_glyphs
 from workbench.ingestion.parsers.pdf.headings import body_style, heading_levels
 from workbench.ingestion.parsers.pdf.markdown import page_markdown
+from workbench.ingestion.parsers.pdf.marks import drawn_bullets
+from workbench.ingestion.parsers.pdf.render_modes import interpret_page
 from workbench.ingestion.parsers.pdf.rows import Row, rows_of
 from workbench.ingestion.parsers.pdf.tables import TableBlock, ruled_tables
 
@@ -50,8 +53,9 @@ def read_pages(data: bytes) -> PdfPages:
     try:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
             for page in pdf.pages:
+                interpret_page(page)
                 content = page_glyphs(page)
-                tables, outside = ruled_tables(page, content.glyphs)
+                tables, outside = ruled_tables(page, drawn_bullets(content.glyphs, content.marks))
                 pages.append(_Page(content.width, content.height, rows_of(outside), tables, len(content.glyphs)))
                 page.close()  # pdfplumber keeps every page's objects otherwise
     except (MemoryError, RecursionError):
@@ -60,13 +64,13 @@ def read_pages(data: bytes) -> PdfPages:
         raise PdfReadError(error) from error
     rows = without_furniture([read.rows for read in pages], [read.height for read in pages])
     style = body_style(rows)
-    page_blocks: list[list[Block]] = []
+    blocks_of_pages: list[list[Block]] = []
     for read, kept in zip(pages, rows, strict=True):
         items: list[Item] = sorted([*kept, *read.tables], key=lambda item: item.top)
         regions = reading_order(items, read.width)
-        page_blocks.append([block for region in regions for block in region_blocks(region, style)])
-    levels = heading_levels((block for blocks in page_blocks for block in blocks), style)
+        blocks_of_pages.append(page_blocks(regions, style))
+    levels = heading_levels((block for blocks in blocks_of_pages for block in blocks), style)
     return PdfPages(
-        tuple(page_markdown(blocks, style, levels) for blocks in page_blocks),
+        tuple(page_markdown(blocks, style, levels) for blocks in blocks_of_pages),
         tuple(number for number, read in enumerate(pages) if read.glyphs == 0),
     )

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, Glyph, is_cjk
+from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, Colour, Glyph, is_cjk
 
 SPACE_GAP_EM = 0.15
 CJK_SPACE_GAP_EM = 1.0
@@ -55,6 +55,11 @@ class Row:
     def bold(self) -> bool:
         letters = [glyph for glyph in self.glyphs if glyph.text != UNMAPPED]
         return bool(letters) and sum(glyph.bold for glyph in letters) * 2 > len(letters)
+
+    @cached_property
+    def colour(self) -> Colour:
+        """The colour most of the row's characters are painted in."""
+        return Counter(glyph.colour for glyph in self.glyphs).most_common(1)[0][0]
 
     @cached_property
     def text(self) -> str:
