@@ -13,8 +13,7 @@ import math
 from dataclasses import dataclass
 
 from workbench.config import ChunkingConfig, key_default
-from workbench.ingestion.estimates import estimated_text_characters
-from workbench.ingestion.workers import describe_estimate, estimate_chunks
+from workbench.ingestion.estimates import describe_estimate, estimate_chunks, estimated_text_characters
 
 MB = 1_000_000
 #: the kinds of file whose text per MB differs most: plain text holds the most, a PDF far less

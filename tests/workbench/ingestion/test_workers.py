@@ -14,13 +14,13 @@ import pytest
 
 from tests.workbench.ingestion.hostile_corpus import _zip_bomb_docx
 from workbench.config import ChunkingConfig, IngestConfig
+from workbench.ingestion.estimates import estimate_chunks
 from workbench.ingestion.workers import (
     MAX_DEFAULT_WORKERS,
     ChunkPlan,
     ParsePool,
     ParseTask,
     default_worker_count,
-    estimate_chunks,
     worker_count,
 )
 
@@ -175,8 +175,7 @@ def test_the_estimate_counts_loading_the_embedding_model(tmp_path):
     """Regression: the demo said "roughly 3 s to embed", then sat at 0/83 for 20 s while the model loaded."""
     from types import SimpleNamespace
 
-    from workbench.ingestion.estimates import FALLBACK_LOAD_S, pending_load_s, remember_load
-    from workbench.ingestion.workers import describe_estimate
+    from workbench.ingestion.estimates import FALLBACK_LOAD_S, describe_estimate, pending_load_s, remember_load
 
     cold = SimpleNamespace(name="all-MiniLM-L6-v2", loaded=False)
     assert pending_load_s(tmp_path, cold) == FALLBACK_LOAD_S
@@ -201,8 +200,7 @@ def test_a_sentence_transformer_embedder_says_whether_and_how_long_it_loaded():
 def test_an_estimate_uses_the_models_rate_measured_on_another_runtime(tmp_path):
     import json
 
-    from workbench.ingestion.estimates import chunk_rate, measured_rate
-    from workbench.ingestion.workers import describe_estimate
+    from workbench.ingestion.estimates import chunk_rate, describe_estimate, measured_rate
 
     (tmp_path / "ingest_rates.json").write_text(
         json.dumps({"m": 3.25, "m@onnx-int8": 9.0, "other": 50.0, "load_s": {"m": 4.0}}), encoding="utf-8"
