@@ -2,7 +2,8 @@
 
 Each mode runs in a fresh Python process on the same home, the way a new server meets its first
 queries. ``cold`` runs side A then side B as the lab did before (A pays the one-off work:
-reading the indexes, loading the model and its first run, embedding the query); ``warm`` does
+reading the indexes, loading the model and its first run, embedding the query, loading the
+Chinese word segmenter, the first query of a language on the index); ``warm`` does
 that work first with ``workbench.service.first_use.warm_up`` (as the lab does now) and shows
 it apart. Prints, per query and stage, A's and B's milliseconds and their ratio; asserts nothing.
 
@@ -28,6 +29,8 @@ PROJECT_DIR = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_DIR))
 
 QUERIES = (
+    # Chinese first, as a new user met it: the first Chinese query loads jieba's dictionary
+    "倒数排名融合的分数是怎么计算的？",
     "How does reciprocal rank fusion combine rankings?",
     "Autophagy declines in aged organisms.",
     "chunk overlap",

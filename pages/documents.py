@@ -10,7 +10,7 @@ from workbench.config import EmbeddingConfig, WorkbenchConfig
 from workbench.ingestion.ingest import IngestReport, Source
 from workbench.ingestion.parsers import SUPPORTED_TYPES
 from workbench.ingestion.upload_limits import UploadLimit, raise_cost
-from workbench.language.coverage import models_covering
+from workbench.language.coverage import models_covering, suggest_models
 from workbench.models.availability import ModelNotAvailableError, locate
 from workbench.models.catalogue import EMBEDDING, models
 from workbench.text import count, shown_name
@@ -20,6 +20,7 @@ from workbench.ui.ingest_progress import IngestProgressView
 from workbench.ui.llm_panels import enrichment_panel
 from workbench.ui.model_choice import model_picker
 from workbench.ui.model_downloads import offer_download
+from workbench.ui.new_collection import create_and_select
 from workbench.ui.pages import run_through_router
 from workbench.ui.runtime_table import runtime_panel
 from workbench.ui.text import md_escape, shorten
@@ -53,14 +54,7 @@ def collections_panel(collection: str | None) -> None:
             "all models: the Models page).",
         )
         if st.button("Create collection", key="create_collection", type="primary"):
-            try:
-                bench.create_collection(name, WorkbenchConfig(chunking=chunking, embedding=EmbeddingConfig(model)))
-            except (ValueError, ModelNotAvailableError) as error:  # the message names the fix
-                st.error(md_escape(error))
-            else:
-                session.flash("success", f"Created collection **{md_escape(name.strip())}**. Upload files below.")
-                session.request_collection(name.strip())
-                st.rerun()
+            create_and_select(name, WorkbenchConfig(chunking=chunking, embedding=EmbeddingConfig(model)))
     if collection is None:
         return
     with st.expander(f"Delete collection “{md_escape(collection)}”", icon=":material/delete:"):
@@ -106,6 +100,55 @@ def language_panel(collection: str) -> None:
             f"Language mix: {md_escape(language.mix.describe())} · embedding model "
             f"{md_escape(coverage.model)} covers {md_escape(coverage.model_languages)}"
         )
+        uncovered_documents_warning(collection, language)
+
+
+#: documents named in the warning before "and N more"
+NAMED_DOCUMENTS = 8
+
+
+def uncovered_documents_warning(collection: str, language) -> None:
+    """Each document the model does not cover, though the collection as a whole is covered."""
+    if not language.uncovered:
+        return
+    names = {doc.id: shown_name(doc.source) for doc in session.documents(collection)}
+    named = [
+        f"{names.get(doc.doc_id, f'document {doc.doc_id}')} ({doc.mix.describe()})"
+        for doc in language.uncovered[:NAMED_DOCUMENTS]
+    ]
+    more = len(language.uncovered) - len(named)
+    model = language.coverage.model
+    st.warning(
+        md_escape(
+            f"{count(len(language.uncovered), 'document')} "
+            f"{'is' if len(language.uncovered) == 1 else 'are'} in a language {model} does not cover "
+            f"(it covers {language.coverage.model_languages}): {', '.join(named)}"
+            + (f" and {more} more" if more else "")
+            + f". Its dense route ranks {'it' if len(language.uncovered) == 1 else 'them'} almost at random; "
+            f"BM25 still finds {'it' if len(language.uncovered) == 1 else 'them'} by its words. For these, a "
+            f"collection with a model that covers their language reads them: "
+            f"{suggest_models(language.uncovered[0].mix, EMBEDDING) or 'none in the catalogue'}."
+        ),
+        icon=":material/translate:",
+    )
+
+
+def document_language_warning(collection: str, doc) -> None:
+    """The inspected document's own warning, when the collection's model does not cover its language."""
+    try:
+        language = session.collection_language(collection)
+    except ModelNotAvailableError:
+        return
+    found = next((entry for entry in language.uncovered if entry.doc_id == doc.id), None)
+    if found is not None and not language.warning:  # else the collection's own warning says it
+        st.warning(
+            md_escape(
+                f"{shown_name(doc.source)} is in {found.mix.language} ({found.mix.describe()}), which "
+                f"{found.coverage.model} does not cover (it covers {found.coverage.model_languages}): its "
+                "chunks are found by BM25, and by the dense route almost at random."
+            ),
+            icon=":material/translate:",
+        )
 
 
 def upload_limit(collection: str) -> float:
@@ -125,11 +168,9 @@ def upload_limit(collection: str) -> float:
             help="Files over this size are refused before they are read. For this session's uploads; "
             "the command line takes --set ingest.max_file_mb=N.",
         )
-        rate = session.chunk_rate(config.embedding.model)
-        st.caption(
-            "One file at this size costs about: "
-            + "; ".join(md_escape(line) for line in raise_cost(chosen, config.chunking, rate, config.ingest.max_chunks))
-        )
+        rate, measured_for = session.chunk_rate(config.embedding.key) or (None, None)
+        lines = raise_cost(chosen, config.chunking, rate, config.ingest.max_chunks, measured_for)
+        st.caption("One file at this size costs about: " + "; ".join(md_escape(line) for line in lines))
         st.caption(md_escape(limit.describe()))
     return chosen
 
@@ -244,6 +285,7 @@ def document_detail(collection: str, documents: list) -> None:
             "Fix the file and upload it again, or delete this entry."
         )
     else:
+        document_language_warning(collection, doc)
         image = session.workbench().original_image(doc)
         if image is not None:
             st.image(

@@ -80,22 +80,33 @@ SWEEP_SUGGESTIONS = {
 # -- shared pickers -------------------------------------------------------------------------------
 
 
+def follow_collection(key: str, collection: str, options: list[str], default: str) -> None:
+    """Point ``key``'s picker at ``default`` when the sidebar's collection changes (another
+    collection's golden set is not this one's) or its pick is no longer offered. Set through the
+    session state, which the browser's widget follows, rather than forgotten, which it would not."""
+    marker = f"{key}_collection"
+    if st.session_state.get(marker) != collection or st.session_state.get(key) not in options:
+        st.session_state[key] = default
+        st.session_state[marker] = collection
+
+
 def golden_picker(collection: str, key: str) -> golden_sets.GoldenSet | None:
-    names = golden_sets.available(session.workbench().home)
+    names = session.golden_sets_for(collection)
     if not names:
         st.info(
-            "No golden set yet. Create one in the **Golden sets** tab (or mark hits relevant in the Retrieval "
-            "lab), or import a BEIR folder: `python -m workbench import-beir FOLDER`.",
+            f"No golden set judges the documents of {md_escape(collection)} yet. Create one in the **Golden "
+            "sets** tab or the **From your documents** tab (or mark hits relevant in the Retrieval lab), or "
+            "import a BEIR folder: `python -m workbench import-beir FOLDER`.",
             icon=":material/info:",
         )
         return None
-    default = names.index(collection) if collection in names else 0
+    follow_collection(key, collection, names, collection if collection in names else names[0])
     name = st.selectbox(
         "Golden set",
         names,
-        index=default,
         key=key,
-        help="JSONL files in the home's golden_sets/ folder and the project's golden_sets/.",
+        help="The golden sets that judge this collection's documents: JSONL files in the home's "
+        "golden_sets/ folder and the project's golden_sets/.",
     )
     return golden_sets.find(name, session.workbench().home)
 
@@ -206,6 +217,8 @@ def evaluate_tab(collection: str) -> None:
     golden = golden_picker(collection, "evaluate_golden")
     if golden is None:
         return
+    if golden_sets.unreviewed_note(golden):
+        st.warning(md_escape(golden_sets.unreviewed_note(golden)) + ".", icon=":material/rate_review:")
     level, metric_names = level_and_metrics("evaluate")
     preset = session.current_preset()
     config = session.current_config()
@@ -498,9 +511,8 @@ def golden_tab(collection: str) -> None:
     bench = session.workbench()
     names = golden_sets.available(bench.home)
     options = names + ["+ new golden set"]
-    choice = st.selectbox(
-        "Golden set", options, index=names.index(collection) if collection in names else 0, key="golden_edit_pick"
-    )
+    follow_collection("golden_edit_pick", collection, options, collection if collection in names else options[0])
+    choice = st.selectbox("Golden set", options, key="golden_edit_pick")
     if choice == "+ new golden set":
         name = st.text_input("Name", value=collection, key="golden_new_name")
     else:
@@ -594,8 +606,11 @@ def beir_import(bench, name: str) -> None:
 
 st.title("Evaluation")
 current = require_collection("evaluate")
+# keyed and tracked: a rerun (a saved review, a message above the tabs) keeps the tab the user is on
 evaluate, runs, sweep, tune, golden_edit, from_documents = st.tabs(
-    ["Evaluate", "Runs & compare", "Sweep", "Tune", "Golden sets", "From your documents"]
+    ["Evaluate", "Runs & compare", "Sweep", "Tune", "Golden sets", "From your documents"],
+    key="evaluation_tab",
+    on_change="rerun",
 )
 with evaluate:
     evaluate_tab(current)

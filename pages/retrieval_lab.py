@@ -31,11 +31,24 @@ from workbench.ui.lab_golden import (
     relevant_chunks,
     render_summary,
 )
-from workbench.ui.lab_side import PERSIST, SIDES, render_diff, render_side, run_side, side_controls, sync_with_preset
+from workbench.ui.lab_side import (
+    PERSIST,
+    SIDES,
+    first_use_note,
+    forget_asked,
+    render_diff,
+    render_side,
+    run_side,
+    side_controls,
+    sync_with_preset,
+)
 from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape
 
 run_through_router()
+
+#: the query the sides' settings last folded away for
+FOLDED_FOR_KEY = "lab_settings_folded_for"
 
 
 def _nothing_to_search(collection: str | None) -> bool:
@@ -65,6 +78,7 @@ def _query_box(queries: dict[str, str]) -> str:
         placeholder="Ask a question or type keywords",
         help="Both sides run this query. A query from a golden set highlights its relevant chunks.",
     )
+    session.forget_stale_choice(GOLDEN_PICK_KEY, queries)  # another collection's query, say
     if queries:
         pick_column.selectbox(
             "…or pick a golden query",
@@ -79,18 +93,29 @@ def _query_box(queries: dict[str, str]) -> str:
     return st.session_state.get(QUERY_KEY, "").strip()
 
 
-def _configure_sides(base, signature: str, ran: bool) -> tuple[dict, dict]:
-    """Each side's column with its settings; returns the containers and the valid configs.
+def _fold_settings(query: str) -> None:
+    """Each side's settings are open before the first query and fold away at every new one, so the
+    verdicts and final lists come first; one the user opens stays open until the next query. The
+    panels' state is tracked (a keyed expander) and set here, before they are drawn."""
+    panels = [f"lab_config_{side}" for side in SIDES]
+    if st.session_state.get(FOLDED_FOR_KEY) == query and all(panel in st.session_state for panel in panels):
+        return
+    for panel in panels:
+        st.session_state[panel] = not query
+    st.session_state[FOLDED_FOR_KEY] = query
 
-    Once there is a query the settings fold away, so the verdicts and final lists come first."""
+
+def _configure_sides(base, signature: str, query: str) -> tuple[dict, dict]:
+    """Each side's column with its settings; returns the containers and the valid configs."""
     containers, configs = {}, {}
-    for side, column in zip(SIDES, st.columns(2, gap="medium"), strict=False):
+    _fold_settings(query)
+    for side, column in zip(SIDES, st.columns(2, gap="medium"), strict=True):
         sync_with_preset(side, base, signature)
         with column:
             containers[side] = st.container(key=f"side_{side}")
             with containers[side]:
                 st.subheader(f"{side.upper()}")
-                with st.expander("Configuration", expanded=not ran, icon=":material/tune:"):
+                with st.expander("Configuration", key=f"lab_config_{side}", on_change="rerun", icon=":material/tune:"):
                     values = side_controls(side, base)
                 try:
                     configs[side] = side_config(base, values)
@@ -103,12 +128,12 @@ def _configure_sides(base, signature: str, ran: bool) -> tuple[dict, dict]:
     return containers, configs
 
 
-def _run_sides(collection: str, query: str, configs: dict, containers: dict) -> tuple[dict, dict]:
+def _run_sides(collection: str, query: str, configs: dict, containers: dict, first_use: str) -> tuple[dict, dict]:
     traces, snapshots = {}, {}
     for side in SIDES:
         try:
             with st.spinner(f"Running side {side.upper()}…"):
-                traces[side], snapshots[side] = run_side(collection, query, configs[side])
+                traces[side], snapshots[side] = run_side(collection, query, configs[side], side, first_use)
         except BackendError as error:  # a Milvus that is down, say: the message names the URI and the fix
             with containers[side]:
                 st.error(f"Side {side.upper()} could not run: {md_escape(error)}")
@@ -131,18 +156,20 @@ def main() -> None:
     base = session.current_config(collection, preset)
     home = str(session.home_path())
     golden_signature = golden_files_signature(session.home_path())
-    query = _query_box(golden_queries(home, golden_signature))
-    containers, configs = _configure_sides(base, f"{collection}\x00{preset}\x00{dumps(base)}", bool(query))
+    query = _query_box(golden_queries(home, golden_signature, tuple(session.golden_sets_for(collection))))
+    containers, configs = _configure_sides(base, f"{collection}\x00{preset}\x00{dumps(base)}", query)
     if not query:
+        forget_asked()
         st.info("Type a query above, or pick a golden query, to run A and B side by side.", icon=":material/search:")
         return
     if len(configs) < 2:
         return
     first_use = session.warm_up(collection, query, list(configs.values()))
-    traces, snapshots = _run_sides(collection, query, configs, containers)
-    if first_use.describe():
+    traces, snapshots = _run_sides(collection, query, configs, containers, first_use.describe())
+    paid = first_use_note(traces)
+    if paid:
         st.caption(
-            md_escape(first_use.describe()),
+            md_escape(paid),
             help="Reading the indexes, loading the models (and their first, "
             "slower run) and embedding the query happen once, before either side is timed, so the two "
             "sides' stage times compare fairly.",
@@ -155,9 +182,10 @@ def main() -> None:
     judged = relevant_chunks(lookup.match.query, snapshot) if lookup.match else {}
     relevant = {side: relevant_in_run(judged, trace.chunks) for side, trace in traces.items()}
     render_summary(lookup, snapshot, traces, relevant)
+    same = len(configs) == 2 and not differences(configs["a"], configs["b"])
     for side, trace in traces.items():
         with containers[side]:
-            render_side(side, trace, configs[side], relevant[side])
+            render_side(side, trace, configs[side], relevant[side], same_as_a=same and side == "b")
     st.divider()
     if len(traces) == 2:
         render_diff(traces, {**relevant["a"], **relevant["b"]})

@@ -17,13 +17,15 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import Stemmer
-from bm25s.stopwords import STOPWORDS_EN
+from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_EN_PLUS
 
 # Same default pattern as bm25s.tokenize: words of two or more word characters.
 TOKEN_PATTERN = r"(?u)\b\w\w+\b"
 
 STOPWORD_LISTS: dict[str, frozenset[str]] = {
     "en": frozenset(STOPWORDS_EN),
+    # NLTK's English list as bm25s ships it: en's words plus question words and pronouns
+    "en_plus": frozenset(STOPWORDS_EN_PLUS),
     "none": frozenset(),
 }
 CJK_SEGMENTERS = ("jieba", "none")
@@ -60,6 +62,16 @@ def _jieba():
     return _jieba_module
 
 
+def segmenter_loaded() -> bool:
+    """Whether jieba's dictionary is in memory (the first CJK text loads it: about a second)."""
+    return _jieba_module is not None
+
+
+def load_segmenter() -> None:
+    """Load jieba's dictionary now, so the first Chinese query does not pay for it."""
+    _jieba()
+
+
 class _Stemmer(Protocol):
     """What the tokenizer uses of a PyStemmer object (PyStemmer ships no type hints)."""
 
@@ -68,7 +80,7 @@ class _Stemmer(Protocol):
 
 @dataclass(frozen=True)
 class Bm25Tokenizer:
-    stopwords: str = "en"  # en | none
+    stopwords: str = "en"  # en | en_plus | none
     stemmer: str = "english"  # any PyStemmer (Snowball) algorithm, or none
     cjk: str = "jieba"  # jieba | none (none: CJK goes through the regex like any other text)
 

@@ -66,7 +66,7 @@ class Layout:
 
     @property
     def bm25(self) -> Bm25Config:
-        return Bm25Config(k1=self.value("bm25.k1"), b=self.value("bm25.b"))
+        return Bm25Config(k1=self.value("bm25.k1"), b=self.value("bm25.b"), stopwords=self.value("bm25.stopwords"))
 
     @property
     def dense_m(self) -> int:
@@ -126,10 +126,23 @@ def _keyed(chunking: ChunkingConfig) -> dict[str, Any]:
     return values
 
 
+#: BM25 keys added after homes existed: left out of the key at the value every earlier index was
+#: built with, so those indexes keep their keys
+_BM25_KEYED_ONLY_WHEN_SET = {"stopwords": "en"}
+
+
+def _keyed_bm25(bm25: Bm25Config) -> dict[str, Any]:
+    values = asdict(bm25)
+    for name, legacy in _BM25_KEYED_ONLY_WHEN_SET.items():
+        if values.get(name) == legacy:
+            values.pop(name)
+    return values
+
+
 def _build_payload(layout: Layout) -> dict[str, Any]:
     """What the index half of the key digests: BM25 and the HNSW build parameters under their
     historical names, a non-local backend with its place, and any later key that is set."""
-    payload: dict[str, Any] = {"bm25": asdict(layout.bm25)}
+    payload: dict[str, Any] = {"bm25": _keyed_bm25(layout.bm25)}
     place = {f"{layout.backend}.{name}" for name, _ in layout.place}
     for key, value in layout.build:
         if key in _LEGACY_BUILD_NAMES:

@@ -49,9 +49,13 @@ def _navigation_runs_the_app_script(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def demo_home_copy(demo_home: Path, tmp_path: Path) -> Path:
-    """A private copy of ``demo_home`` that a test may change."""
+    """A private copy of ``demo_home`` that a test may change, without its query log: the tests that
+    query the shared ``demo_home`` through the Retrieval lab append to it, and a copy holding their
+    queries would depend on which tests ran before."""
+    from store.query_log import QUERY_LOG_DIR
+
     copy = tmp_path / "demo-home"
-    shutil.copytree(demo_home, copy)
+    shutil.copytree(demo_home, copy, ignore=shutil.ignore_patterns(QUERY_LOG_DIR))
     return copy
 
 
@@ -73,3 +77,12 @@ def open_app(monkeypatch: pytest.MonkeyPatch) -> Callable:
         return app
 
     return start
+
+
+@pytest.fixture
+def demo_and_notes_home(demo_home_copy: Path) -> Path:
+    """``demo_home_copy`` plus the collection ``notes`` and its golden set (``tests/notes_collection.py``)."""
+    from tests.notes_collection import add_notes_collection
+
+    add_notes_collection(demo_home_copy)
+    return demo_home_copy

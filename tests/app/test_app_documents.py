@@ -98,7 +98,7 @@ def test_create_a_collection_then_delete_it(tmp_path: Path, open_app):
     app.button(key="create_collection").click().run()
     assert not app.exception, app.exception
     assert app.session_state["collection"] == "field_notes"
-    assert "Created collection field_notes. Upload files below." in texts(app, "success")
+    assert "Created collection field_notes and selected it in the sidebar. Upload files below." in texts(app, "success")
     assert any("No documents yet" in text for text in texts(app, "info"))
 
     app.checkbox(key="confirm_delete_field_notes").check().run()
@@ -108,6 +108,34 @@ def test_create_a_collection_then_delete_it(tmp_path: Path, open_app):
     assert Workbench(tmp_path / "home").collection_names() == []
     assert any("No collection yet" in text for text in texts(app, "info"))
     assert app.sidebar.button(key="sidebar_load_demo")  # the empty home offers the demo again
+
+
+def test_a_new_collection_beside_the_demo_is_selected_and_the_page_says_so(demo_home_copy: Path, open_app):
+    app = open_app(demo_home_copy, page=PAGE)
+    assert app.sidebar.selectbox(key="collection").value == "demo"
+    app.text_input(key="new_collection_name").input("notes").run()
+    app.button(key="create_collection").click().run()
+    assert not app.exception, app.exception
+    assert app.sidebar.selectbox(key="collection").value == "notes"
+    assert "Created collection notes and selected it in the sidebar. Upload files below." in texts(app, "success")
+    assert any("notes" in text for text in texts(app, "subheader"))
+
+
+def test_a_second_click_while_the_first_still_creates_reports_the_creation(demo_home_copy: Path, open_app):
+    # the first click's run wrote the collection and was cut short by the second click's rerun
+    Workbench(demo_home_copy).create_collection("notes")
+    app = open_app(demo_home_copy, page=PAGE)
+    app.session_state["_documents_creating_collection"] = "notes"
+    app.text_input(key="new_collection_name").input("notes").run()
+    app.button(key="create_collection").click().run()
+    assert not app.exception, app.exception
+    assert not [text for text in texts(app, "error") if "already exists" in text]
+    assert app.sidebar.selectbox(key="collection").value == "notes"
+    assert "Created collection notes and selected it in the sidebar. Upload files below." in texts(app, "success")
+    # without a creation in flight, the same name is refused as before
+    app.text_input(key="new_collection_name").input("notes").run()
+    app.button(key="create_collection").click().run()
+    assert any("collection 'notes' already exists" in text for text in texts(app, "error"))
 
 
 def test_deleting_needs_the_confirmation(demo_home: Path, open_app):
@@ -228,3 +256,27 @@ def test_the_runtime_table_shows_each_runtimes_speed_and_scifact_cost(tmp_path: 
     assert rows["openvino-bf16"]["SciFact nDCG@10 dense (Δ fp32)"] == "0.6725 (-0.0005)"
     assert rows["openvino-bf16"]["SciFact nDCG@10 hybrid (Δ fp32)"] == "0.7190 (+0.0002)"
     assert not any(MEASURE_COMMAND in text for text in texts(app, "caption"))
+
+
+def test_a_chinese_document_among_english_ones_is_named_and_no_zero_share_is_listed(tmp_path: Path, open_app):
+    from workbench.ingestion.ingest import Source
+
+    home = tmp_path / "home"
+    english = {
+        f"note-{n}.md": f"# Note {n}\n\nRetrieval augmented generation retrieves passages, then answers from them. "
+        f"The μ of a fusion weight is a Greek letter in a formula, not a language. Note {n}.\n"
+        for n in range(3)
+    }
+    chinese = {"笔记.md": "# 笔记\n\n检索增强生成先检索相关段落，再让模型根据这些段落回答问题。\n"}
+    sources = [Source.from_markdown(name, text) for name, text in {**english, **chinese}.items()]
+    assert not Workbench(home).ingest("mixed", sources).failures
+    app = open_app(home, page=PAGE)
+    assert not app.exception, app.exception
+    (warning,) = [text for text in texts(app, "warning") if "笔记.md" in text]
+    assert "1 document is in a language all-MiniLM-L6-v2 does not cover" in warning
+    assert "笔记.md (Han (zh) 100%)" in warning
+    (mix,) = [text for text in texts(app, "caption") if text.startswith("Language mix:")]
+    assert "0%" not in mix, mix
+    # the document's own view says it too
+    app.selectbox(key="documents_inspect").set_value(Workbench(home).document("笔记.md", "mixed").id).run()
+    assert any(text.startswith("笔记.md is in zh") for text in texts(app, "warning"))

@@ -99,3 +99,31 @@ def test_a_golden_set_with_no_answer_queries_shows_abstention(demo_home_copy: Pa
     assert float(shown["abstention recall"]) >= 0.9
     assert float(shown["abstention precision"]) >= 0.9
     assert any("30 of 30 no\\-answer queries" in text for text in _texts(app, "caption"))  # Markdown-escaped
+
+
+def test_the_golden_set_follows_the_collection(demo_and_notes_home: Path, open_app):
+    app = open_app(demo_and_notes_home, page=PAGE)
+    assert app.selectbox(key="evaluate_golden").value == "demo"
+    app.sidebar.selectbox(key="collection").set_value("notes").run()
+    assert not app.exception, app.exception
+    assert app.selectbox(key="evaluate_golden").value == "notes"
+    assert list(app.selectbox(key="evaluate_golden").options) == ["notes"]
+    assert app.button(key="evaluate_run").label == "Evaluate 2 queries"
+    app.sidebar.selectbox(key="collection").set_value("demo").run()
+    assert app.selectbox(key="evaluate_golden").value == "demo"
+
+
+def test_evaluating_a_generated_set_says_how_many_items_are_unreviewed(demo_and_notes_home: Path, open_app):
+    from tests.notes_collection import GENERATED, add_generated_set
+
+    add_generated_set(demo_and_notes_home)
+    app = open_app(demo_and_notes_home, page=PAGE)
+    app.sidebar.selectbox(key="collection").set_value("notes").run()
+    app.selectbox(key="evaluate_golden").set_value(GENERATED).run()
+    warning = "2 of the 2 queries of notes-synth were written by the LLM and are not reviewed yet"
+    assert any(warning in text.replace("\\", "") for text in _texts(app, "warning"))
+    app.button(key="evaluate_run").click().run()
+    assert not app.exception, app.exception
+    assert any(warning in text.replace("\\", "") for text in _texts(app, "caption"))  # kept with the run
+    app.selectbox(key="evaluate_golden").set_value("notes").run()  # written by hand: nothing to say
+    assert not [text for text in _texts(app, "warning") if "not reviewed yet" in text]

@@ -39,3 +39,23 @@ def test_build_a_set_then_review_it_with_the_quote_in_its_document(demo_home_cop
     assert highlighted, "the quote is highlighted in its document"
     quote = table.set_index("id").loc[shown, "quote"]
     assert f":orange-background[{md_escape(quote)}]" in highlighted[0]
+
+
+def test_saving_a_review_confirms_it_in_the_tab_and_stays_there(demo_and_notes_home: Path, open_app):
+    from tests.notes_collection import GENERATED, add_generated_set
+
+    add_generated_set(demo_and_notes_home)
+    app = open_app(demo_and_notes_home, page=PAGE)
+    app.sidebar.selectbox(key="collection").set_value("notes").run()
+    app.session_state["evaluation_tab"] = "From your documents"  # where the user is
+    assert app.selectbox(key="synth_review_set").value == GENERATED
+    app.button(key="synth_review_save").click().run()
+    assert not app.exception, app.exception
+    assert app.session_state["evaluation_tab"] == "From your documents"
+    (tab,) = [tab for tab in app.tabs if tab.label == "From your documents"]
+    assert [success.value for success in tab.success] == [
+        md_escape(f"Review of {GENERATED} saved: 0 accepted, 0 edited, 0 rejected; 2 still pending.")
+    ]
+    # the review lists only the sets generated from the selected collection
+    app.sidebar.selectbox(key="collection").set_value("demo").run()
+    assert not [box for box in app.selectbox if box.key == "synth_review_set"]

@@ -96,3 +96,22 @@ def test_agreement_of_two_golden_sets_on_the_judging_page(demo_home_copy: Path, 
     assert not app.exception, app.exception
     kappa = next(metric for metric in app.get("metric") if "kappa" in metric.label)
     assert kappa.value == f"{16 / 31:.3f}"  # worked by hand in tests/workbench/golden/test_golden_agreement.py
+
+
+def test_a_golden_set_just_generated_is_offered_as_a_query_set_to_pool(demo_and_notes_home: Path, open_app):
+    from tests.notes_collection import GENERATED, add_generated_set
+
+    app = open_app(demo_and_notes_home, page=PAGE)
+    app.sidebar.selectbox(key="collection").set_value("notes").run()
+    add_generated_set(demo_and_notes_home)  # written by the Evaluation page while this page is open
+    app.run()
+    picker = app.selectbox(key="judging_new_query_set")
+    assert GENERATED in picker.options or f"{GENERATED} (golden set)" in picker.options, picker.options
+    assert not [option for option in picker.options if option.startswith("demo")]  # another collection's
+    picker.set_value(GENERATED)
+    app.multiselect(key="judging_new_configs").set_value(["bm25"])
+    app.number_input(key="judging_new_depth").set_value(1)
+    app.button(key="judging_build").click().run()
+    assert not app.exception, app.exception
+    _, items = judging.load_pool(Workbench(demo_and_notes_home).catalog, GENERATED)
+    assert len({item.query for item in items}) == 2

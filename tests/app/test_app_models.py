@@ -46,6 +46,8 @@ def test_the_catalogue_with_sizes_status_and_where_it_is_cached(tmp_path: Path, 
     embedding, rerank = [frame.value for frame in app.dataframe][:2]
     by_name = dict(zip(embedding["model"], embedding["status"], strict=False))
     assert by_name["all-MiniLM-L6-v2"] == "bundled"
+    bundled = embedding[embedding["model"] == "all-MiniLM-L6-v2"].iloc[0]
+    assert bundled["on disk"].endswith(" MB") and float(bundled["on disk"].split()[0]) > 50  # the package's files
     assert by_name["BAAI/bge-small-zh-v1.5"] == "not downloaded"
     row = embedding[embedding["model"] == "BAAI/bge-small-zh-v1.5"].iloc[0]
     assert row["download"] == "96 MB" and row["cached in"] == str(cache / "models--BAAI--bge-small-zh-v1.5")
@@ -75,6 +77,16 @@ def test_download_by_id_then_pick_it_for_a_collection_then_remove_it(tmp_path: P
 
     app.switch_page(PAGE).run()
     app.button(key="remove_tiny_embed_model").click().run()
+    assert not app.exception, app.exception
+    # nothing is deleted on the first click: the page asks, naming what uses the model
+    assert (cache / "models--tiny--embed-model").exists()
+    (question,) = [text for text in texts(app, "warning") if text.startswith(f"Remove {EMBED}?")]
+    assert "Collection tiny uses it and cannot embed queries until it is downloaded again" in question
+    app.button(key="remove_cancel_tiny_embed_model").click().run()
+    assert (cache / "models--tiny--embed-model").exists()
+    assert not [text for text in texts(app, "warning") if text.startswith(f"Remove {EMBED}?")]
+    app.button(key="remove_tiny_embed_model").click().run()
+    app.button(key="remove_confirm_tiny_embed_model").click().run()
     assert not app.exception, app.exception
     assert any(f"Removed {EMBED}" in text for text in texts(app, "success"))
     assert not (cache / "models--tiny--embed-model").exists()
@@ -111,3 +123,31 @@ def test_the_upload_box_says_the_limit_ingest_enforces_and_the_user_can_raise_it
     app.number_input(key="documents_max_file_mb").set_value(500.0).run()
     assert app.get("file_uploader")[0].proto.max_upload_size_mb == 200  # the server's own cap
     assert any("--server.maxUploadSize=500" in text for text in texts(app, "caption"))
+
+
+def test_a_new_collection_on_another_runtime_estimates_at_the_rate_the_demo_measured(demo_home_copy: Path, open_app):
+    """The demo's import measured all-MiniLM-L6-v2 on torch fp32; a collection made with auto (here
+    onnx int8) is estimated at that measured rate, not at the first guess of 25 chunks/s."""
+    import json
+
+    from store import collections as stored_collections
+    from workbench.config import WorkbenchConfig, index_settings
+    from workbench.layout import Layout
+    from workbench.service import Workbench
+
+    (demo_home_copy / "ingest_rates.json").write_text(json.dumps({"all-MiniLM-L6-v2": 3.25}), encoding="utf-8")
+    config = WorkbenchConfig().with_overrides(["embedding.runtime=onnx", "embedding.precision=int8"])
+    layout = Layout.of(config)
+    stored_collections.create_collection(
+        Workbench(demo_home_copy).catalog,
+        "fast",
+        index_settings(config),
+        layout.chunkset_key,
+        layout.chunkset_config(),
+    )
+    app = open_app(demo_home_copy, page="pages/documents.py")
+    app.sidebar.selectbox(key="collection").set_value("fast").run()
+    assert not app.exception, app.exception
+    cost = next(text for text in texts(app, "caption") if text.startswith("One file at this size costs about"))
+    assert "first guess" not in cost
+    assert "at the 3.2 chunks/s this home measured for all-MiniLM-L6-v2" in cost

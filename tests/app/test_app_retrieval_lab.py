@@ -304,3 +304,115 @@ def test_marking_needs_a_name_for_a_new_set(demo_home_copy: Path, open_app):
     errors = [text.replace("\\", "") for text in _texts(app, "error")]
     assert any("golden set name '../escape' is not valid" in text for text in errors)
     assert sorted(p.name for p in (demo_home_copy / "golden_sets").iterdir()) == ["demo.jsonl"]
+
+
+def _explain_picker(app, side: str = "a"):
+    found = [box for box in app.selectbox if box.key == f"lab_explain_hit_{side}"]
+    return found[0] if found else None
+
+
+def test_explain_never_offers_a_previous_querys_hit_after_a_query_with_no_hits(lab):
+    lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
+    picker = _explain_picker(lab)
+    picker.select(picker.options[1]).run()  # the user explains the second hit
+    # a Chinese query on the English demo: no BM25 term matches and the guard leaves dense out
+    lab.text_input(key="lab_query").set_value("倒数排名融合的分数是怎么计算的？").run()
+    assert not lab.exception, lab.exception
+    assert "**Final · 0**" in _texts(lab.get_by_key("side_a"), "markdown")
+    assert _explain_picker(lab) is None
+    assert any(
+        "Side A returned no hits for this query, so there is none to explain" in text for text in _texts(lab, "caption")
+    )
+
+
+def test_a_new_query_explains_its_own_first_hit_not_the_last_pick(lab):
+    second = "What is reciprocal rank fusion?"
+    lab.text_input(key="lab_query").set_value(second).run()
+    finals = [int(cid) for cid in _final_table(lab, "a")["chunk"]]
+    lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
+    shared = [int(cid) for cid in _final_table(lab, "a")["chunk"] if int(cid) in finals[1:]]
+    assert shared, "the two queries share no final hit beyond the second query's first"
+    _explain_picker(lab).set_value(shared[-1]).run()
+    lab.text_input(key="lab_query").set_value(second).run()
+    assert not lab.exception, lab.exception
+    assert _explain_picker(lab).value == finals[0]
+
+
+def _side_captions(app, side: str) -> list[str]:
+    return [text.replace("\\", "") for text in _texts(app.get_by_key(f"side_{side}"), "caption")]
+
+
+def test_repeated_timings_say_they_are_the_first_runs_and_can_be_taken_again(lab):
+    query = "How does reciprocal rank fusion combine rankings?"
+    lab.text_input(key="lab_query").set_value(query).run()
+    assert not [text for text in _side_captions(lab, "a") if "kept from this query's run at" in text]
+    lab.run()  # a rerun for anything else (a click, the warm-up finishing) redraws the same run, unremarked
+    assert any("timed at" in text for text in _side_captions(lab, "a"))
+    assert not [text for text in _side_captions(lab, "a") if "kept from this query's run at" in text]
+    # the same query asked again: the page shows the first run's times and says so
+    lab.text_input(key="lab_query").set_value("").run()
+    lab.text_input(key="lab_query").set_value(query).run()
+    assert any("kept from this query's run at" in text for text in _side_captions(lab, "a"))
+    lab.button(key="lab_a_retime").click().run()
+    assert not lab.exception, lab.exception
+    assert not [text for text in _side_captions(lab, "a") if "kept from this query's run at" in text]
+
+
+def _first_use_notes(app) -> list[str]:
+    return [text.replace("\\", "") for text in _texts(app, "caption") if text.startswith("First\\-use cost")]
+
+
+def test_the_first_use_note_stays_with_the_runs_that_paid_it(lab):
+    # asked by no other test, so its vector is embedded now: a first-use cost this query pays
+    query = "Which stage keeps the kept times of a lighthouse query?"
+    lab.text_input(key="lab_query").set_value(query).run()
+    paid = _first_use_notes(lab)
+    assert paid and "embed the query" in paid[0], paid
+    lab.run()  # a rerun for anything else: the same runs on screen, and what they paid with them
+    assert _first_use_notes(lab) == paid
+    lab.text_input(key="lab_query").set_value("").run()
+    lab.text_input(key="lab_query").set_value(query).run()  # asked again: the first runs, kept
+    assert _first_use_notes(lab) == paid
+    lab.button(key="lab_a_retime").click().run()  # A measured afresh paid nothing
+    assert not lab.exception, lab.exception
+    assert _first_use_notes(lab) == []
+
+
+def test_with_a_equal_to_b_the_page_says_it_shows_one_run_twice(lab):
+    lab.toggle(key="lab_b_mmr.enabled").set_value(False).run()  # B starts as A plus MMR: now B = A
+    lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
+    assert not lab.exception, lab.exception
+    assert any("B shows A's run: one run, shown on both sides" in text for text in _side_captions(lab, "b"))
+    lab.toggle(key="lab_b_mmr.enabled").set_value(True).run()
+    assert not [text for text in _side_captions(lab, "b") if "shown on both sides" in text]
+
+
+def test_the_golden_query_picker_offers_the_selected_collections_sets(demo_and_notes_home: Path, open_app):
+    app = open_app(demo_and_notes_home, page=PAGE)
+    assert any(option.startswith("demo · ") for option in app.selectbox(key="lab_golden_pick").options)
+    app.sidebar.selectbox(key="collection").set_value("notes").run()
+    assert not app.exception, app.exception
+    options = list(app.selectbox(key="lab_golden_pick").options)
+    assert options == [
+        "notes · n1: What do sea anemones do at low tide?",
+        "notes · n2: How far is a lighthouse beam seen?",
+    ]
+
+
+def _configuration_open(app, side: str) -> bool:
+    (panel,) = [
+        node for node in app.get_by_key(f"side_{side}") if node.type == "expander" and node.label == "Configuration"
+    ]
+    return panel.proto.expanded
+
+
+def test_a_side_configuration_opened_after_a_query_folds_away_at_the_next_query(lab):
+    assert _configuration_open(lab, "b")  # before any query: open, to set up the sides
+    lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
+    assert not _configuration_open(lab, "b")
+    lab.session_state["lab_config_b"] = True  # the user opens B's panel to change a setting
+    lab.toggle(key="lab_b_mmr.enabled").set_value(False).run()
+    assert _configuration_open(lab, "b")  # it stays open while they work in it
+    lab.text_input(key="lab_query").set_value("What does a cross-encoder score?").run()
+    assert not lab.exception, lab.exception
+    assert not _configuration_open(lab, "b") and not _configuration_open(lab, "a")

@@ -168,6 +168,8 @@ def test_download_use_and_remove_models_from_the_app(app, hub) -> None:
             settle(page)
             for name in (EMBED, RERANKER):
                 page.get_by_role("button", name=f"Remove {name}").click()
+                settle(page)  # the page asks first
+                page.get_by_role("button", name=f"Yes, remove {name}").click()
                 expect(success(page, f"Removed {name}")).to_be_visible(timeout=STEP_S * 1000)
                 settle(page)
             assert not (cache / "models--tiny--embed-model").exists()

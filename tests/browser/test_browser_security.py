@@ -218,3 +218,42 @@ def test_a_read_only_session_shows_no_upload_delete_or_preset_saving_and_still_a
         page.screenshot(path=str(ARTIFACTS / "security-06-read-only-lab.png"))
     finally:
         page.close()
+
+
+def _sign_in_on_the_box(page) -> None:
+    from playwright.sync_api import expect
+
+    box = page.get_by_label("Access token")
+    expect(box).to_be_visible(timeout=STEP_S * 1000)
+    settle(page)
+    page.wait_for_timeout(500)  # a "Page not found" dialog arrives after the run that draws the box
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    box.fill(TOKEN)
+    page.get_by_role("button", name="Sign in").click()
+
+
+def test_a_deep_link_or_a_reload_signs_in_on_the_page_asked_for(browser, full_share):
+    from playwright.sync_api import expect
+
+    url, _ = full_share
+    page = _page(browser)
+    main = page.get_by_test_id("stMain")
+    try:
+        # a server that has run its navigation once (any visitor) no longer serves the legacy pages/ mode
+        page.goto(f"{url}/")
+        expect(page.get_by_label("Access token")).to_be_visible(timeout=STEP_S * 1000)
+        page.goto(f"{url}/documents")
+        _sign_in_on_the_box(page)
+        expect(main.get_by_role("heading", name="Documents", exact=True)).to_be_visible(timeout=STEP_S * 1000)
+        expect(page).to_have_url(f"{url}/documents")
+        settle(page)
+        page.screenshot(path=str(ARTIFACTS / "security-07-deep-link-signed-in.png"))
+
+        page.reload()  # a new session: the token again, then the same page
+        _sign_in_on_the_box(page)
+        expect(main.get_by_role("heading", name="Documents", exact=True)).to_be_visible(timeout=STEP_S * 1000)
+        expect(page).to_have_url(f"{url}/documents")
+        expect(page.get_by_text("Page not found")).to_have_count(0)
+    finally:
+        page.close()

@@ -48,9 +48,10 @@ def chunk_label(view: ChunkView | None, chunk_id: int) -> str:
 
 
 def stage_rows(trace: Trace, stage_name: str, relevant: Mapping[int, int] = {}, snippet_chars: int = 160) -> list[dict]:
-    """One row per hit of the stage: relevance mark, rank, score, document, heading, snippet,
-    plus the stage's own numbers (fusion: each route's rank; MMR: relevance and penalty;
-    rerank: the rank before it)."""
+    """One row per hit of the stage: relevance mark, rank, snippet, document, score, then the
+    stage's own numbers (fusion: each route's rank; MMR: relevance and penalty; rerank: the rank
+    before it), heading and chunk id. The passage comes right after the rank: it is what a person
+    reads first, and a side's half of a 1400 px window shows only the first few columns."""
     stage = trace.stage(stage_name)
     if stage is None:
         raise KeyError(f"stage {stage_name!r} is not in this trace; it has {', '.join(trace.stage_names())}")
@@ -60,17 +61,12 @@ def stage_rows(trace: Trace, stage_name: str, relevant: Mapping[int, int] = {}, 
         row = {
             RELEVANT_COLUMN: "✓" if relevant.get(hit.chunk_id, 0) > 0 else "",
             "rank": hit.rank,
+            "snippet": snippet(view.text, snippet_chars) if view else "",
+            "document": document_name(view, hit.doc_id),
             "score": hit.score,
         }
         row.update(_stage_columns(stage.stage, stage.details.get(hit.chunk_id, {})))
-        row.update(
-            {
-                "document": document_name(view, hit.doc_id),
-                "heading": heading_text(view),
-                "snippet": snippet(view.text, snippet_chars) if view else "",
-                "chunk": hit.chunk_id,
-            }
-        )
+        row.update({"heading": heading_text(view), "chunk": hit.chunk_id})
         rows.append(row)
     return rows
 

@@ -96,7 +96,10 @@ class LocalBackend(IndexBackend):
         dense.save(building / DENSE_DIR)
 
         sparse = SparseIndex.from_chunks(
-            ChunkBatch(chunk_ids, texts=indexed_texts), Bm25Tokenizer(), k1=layout.bm25.k1, b=layout.bm25.b
+            ChunkBatch(chunk_ids, texts=indexed_texts),
+            Bm25Tokenizer(stopwords=layout.bm25.stopwords),
+            k1=layout.bm25.k1,
+            b=layout.bm25.b,
         )
         sparse.save(building / SPARSE_DIR)
 

@@ -188,7 +188,7 @@ class _ProgressPrinter:
             print(f"  {message}", file=sys.stderr, flush=True)
 
     def __call__(self, event) -> None:
-        from workbench.ingestion.workers import describe_duration
+        from workbench.ingestion.estimates import describe_duration
 
         if not self.enabled or event.study is None:
             if self.enabled and event.message == "scoring":

@@ -147,6 +147,13 @@ class Bm25Config:
 
     k1: float = setting(1.2, "BM25 term-frequency saturation", minimum=0.0, maximum=10.0)
     b: float = setting(0.75, "BM25 length normalisation", minimum=0.0, maximum=1.0)
+    stopwords: str = setting(
+        "en",
+        "English words BM25 leaves out of chunks and queries: en (bm25s's 33 function words: the, of, and, "
+        "is…), en_plus (179 words, NLTK's list: adds question and pronoun words such as what, how, which, "
+        "you), or none",
+        choices=("en", "en_plus", "none"),
+    )
 
 
 @dataclass(frozen=True)

@@ -209,6 +209,17 @@ def calibrate(home: Path, model: str, sample: int = 40) -> dict:
     return record
 
 
+def will_calibrate(home: Path, embedding: EmbeddingConfig) -> bool:
+    """True when a collection created with ``embedding`` would first calibrate (``choose_runtime``
+    measures every runtime, a minute or more): ``auto``, a local model, nothing pinned and no record
+    for the model in this home. The app says so while it waits."""
+    if embedding.runtime != AUTO_RUNTIME or is_registered(embedding.model) or is_endpoint_model(embedding.model):
+        return False
+    if os.environ.get(PIN_ENV, "").strip():
+        return False
+    return embedding.model not in read_calibrations(home)
+
+
 def choose_runtime(home: Path, embedding: EmbeddingConfig) -> RuntimeChoice:
     """The runtime and precision a new collection is built with: ``auto`` from this machine's
     calibration (made now if there is none), an explicit one if it runs here; otherwise torch

@@ -214,6 +214,26 @@ def load(path: Path) -> GoldenSet:
     return GoldenSet(path.stem, queries, path)
 
 
+#: ``meta.review`` of an item the LLM wrote that nobody has reviewed yet (``workbench.golden.review``)
+REVIEW_PENDING = "pending"
+
+
+def unreviewed_count(golden: GoldenSet) -> int:
+    """Items the LLM wrote that nobody has accepted, edited or rejected yet; 0 for a set written by hand."""
+    return sum(1 for query in golden.queries if (query.meta or {}).get("review") == REVIEW_PENDING)
+
+
+def unreviewed_note(golden: GoldenSet) -> str:
+    """ "3 of the 20 queries of x were written by the LLM and are not reviewed yet …"; "" when none."""
+    pending = unreviewed_count(golden)
+    if not pending:
+        return ""
+    return (
+        f"{pending} of the {len(golden)} queries of {golden.name} were written by the LLM and are not reviewed "
+        "yet; they count as written (review them on the Evaluation page, From your documents)"
+    )
+
+
 def content_hash(golden: GoldenSet) -> str:
     """A short hash of what a set judges: each query's id, text, relevant items and answer, in
     order (``meta``, such as provenance and review notes, is left out). Runs record it, so two

@@ -27,7 +27,7 @@ from workbench.evaluation import metrics as m
 from workbench.evaluation.abstention import AbstentionReport, abstention
 from workbench.evaluation.answer_metrics import ANSWER_METRICS
 from workbench.evaluation.answers import judge_answer
-from workbench.evaluation.golden import GoldenQuery, GoldenSet, content_hash
+from workbench.evaluation.golden import GoldenQuery, GoldenSet, content_hash, unreviewed_note
 from workbench.evaluation.inputs import CONFIG_HASH, config_hash, run_inputs
 from workbench.evaluation.relevance import ChunkJudge
 from workbench.evaluation.stages import (
@@ -286,6 +286,8 @@ def evaluate(
         if progress:
             progress(position, len(golden.queries))
     notes = _notes(level, skipped, unknown, unmatched, per_query, judge)
+    if unreviewed_note(golden):
+        notes.insert(0, unreviewed_note(golden))
     answerable_verdicts = [q.verdict for q in per_query if q.verdict is not None]
     report = abstention(answerable_verdicts, no_answer_verdicts) if no_answer_verdicts else None
     averaged = {name: m.mean([q.metrics[name] for q in per_query]) for name in metric_names}

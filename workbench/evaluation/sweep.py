@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from store import evaluation_runs as stored_runs
 from store.embedding_cache import embedding_counts
-from workbench.config import ConfigError, WorkbenchConfig, flatten, overrides_between
+from workbench.config import DEFAULT_PRESET, ConfigError, WorkbenchConfig, flatten, overrides_between
 from workbench.evaluation import metrics as m
 from workbench.evaluation.golden import GoldenSet
 from workbench.evaluation.inputs import run_inputs
@@ -367,10 +367,16 @@ def _forward(
 def save_best_as_preset(
     bench: WorkbenchFacade, sweep: SweepResult, name: str, metric: str = "ndcg@10", description: str | None = None
 ) -> dict[str, object]:
-    """Save the best point's configuration as preset ``name`` (its differences from the defaults)."""
+    """Save the best point as preset ``name``: the keys the sweep varied, at their best values, and
+    whatever else the sweep's configuration set over the collection's own (the preset it started
+    from). The collection's own settings (its model, chunking, encoder runtime) are left out: they
+    come with the collection, and ``config_for(collection, name)`` gives the best configuration."""
     bench.require_writable("Saving a preset")
     best = sweep.best(metric)
-    overrides = overrides_between(WorkbenchConfig(), best.point.config)
+    chosen = best.point.config.flat()
+    overrides = overrides_between(bench.config_for(sweep.collection, DEFAULT_PRESET), best.point.config)
+    kept = [*sweep.grid, *bench.preset_overrides(DEFAULT_PRESET)]
+    overrides.update({key: chosen[key] for key in kept if key in chosen})
     description = description or (
         f"best {metric} = {best.result.metrics[metric]:.4f} in sweep"
         f"{' #' + str(sweep.sweep_id) if sweep.sweep_id else ''} on {sweep.collection}/{sweep.golden} ({sweep.level})"

@@ -51,6 +51,11 @@ def rows(golden: golden_sets.GoldenSet) -> list[ReviewRow]:
     return found
 
 
+def unreviewed(golden: golden_sets.GoldenSet) -> int:
+    """Items still waiting for a decision (written by the LLM, neither accepted nor edited)."""
+    return golden_sets.unreviewed_count(golden)
+
+
 def apply_review(path: Path, decisions: dict[str, tuple[str, str]], home: Path) -> dict[str, int]:
     """``decisions``: query id -> (decision, question text). Returns counts of what changed."""
     golden = golden_sets.load(path)

@@ -39,7 +39,13 @@ from store.catalog import Catalog, KeptOpen
 from workbench.chunking.preparation import check_enrichment
 from workbench.config import IngestConfig
 from workbench.embedding import get_embedder
-from workbench.ingestion.estimates import chunk_rate, estimated_text_characters, pending_load_s
+from workbench.ingestion.estimates import (
+    chunk_rate,
+    describe_estimate,
+    estimate_chunks,
+    estimated_text_characters,
+    pending_load_s,
+)
 from workbench.ingestion.parsers.registry import parser_version
 from workbench.ingestion.sources import (
     MB,
@@ -51,7 +57,7 @@ from workbench.ingestion.sources import (
     quiet,
 )
 from workbench.ingestion.stream import IngestCancelled, IngestRun, stream
-from workbench.ingestion.workers import ChunkPlan, ParseOutcome, ParseTask, describe_estimate, estimate_chunks
+from workbench.ingestion.workers import ChunkPlan, ParseOutcome, ParseTask
 from workbench.ingestion.writer import CatalogWriter, PendingDocument
 from workbench.layout import Layout
 from workbench.llm.client import LlmClient

@@ -13,8 +13,7 @@ import math
 from dataclasses import dataclass
 
 from workbench.config import ChunkingConfig, key_default
-from workbench.ingestion.estimates import estimated_text_characters
-from workbench.ingestion.workers import describe_estimate, estimate_chunks
+from workbench.ingestion.estimates import describe_estimate, estimate_chunks, estimated_text_characters
 
 MB = 1_000_000
 #: the kinds of file whose text per MB differs most: plain text holds the most, a PDF far less
@@ -51,7 +50,11 @@ class UploadLimit:
 
 
 def raise_cost(
-    file_mb: float, chunking: ChunkingConfig, chunk_rate: float | None, max_chunks: int | None = None
+    file_mb: float,
+    chunking: ChunkingConfig,
+    chunk_rate: float | None,
+    max_chunks: int | None = None,
+    measured_for: str | None = None,
 ) -> list[str]:
     """What one file at the limit costs, per kind of file: "a PDF: about 3,100 chunks, roughly 2 min to
     embed here"; a file over ``ingest.max_chunks`` is refused on that limit, which the line says."""
@@ -59,7 +62,7 @@ def raise_cost(
     lines = []
     for what, name in COST_EXAMPLES:
         chunks = estimate_chunks(estimated_text_characters(name, size), chunking)
-        line = f"{what}: {describe_estimate(chunks, chunk_rate)}"
+        line = f"{what}: {describe_estimate(chunks, chunk_rate, measured_for=measured_for)}"
         if max_chunks is not None and chunks > max_chunks:
             line += f" (over ingest.max_chunks = {max_chunks:,}: refused unless you raise that too)"
         lines.append(line)

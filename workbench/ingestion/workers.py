@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.config import ChunkingConfig, IngestConfig
+from workbench.ingestion.estimates import describe_estimate, estimate_chunks
 
 if TYPE_CHECKING:  # for the annotations only: run_task and parse_source import these when they run
     from workbench.chunking.chunk import Chunk
@@ -106,40 +107,6 @@ class ParseOutcome:
 
 
 # -- what a worker does -------------------------------------------------------------------------
-
-
-def estimate_chunks(characters: int, chunking: ChunkingConfig) -> int:
-    """About how many chunks ``characters`` of text make (tokens counted as ~4 characters)."""
-    size = chunking.size * (4 if chunking.unit == "tokens" else 1)
-    step = max(size - chunking.overlap * (4 if chunking.unit == "tokens" else 1), max(size // 2, 1))
-    if chunking.strategy == "sentence_window":
-        step = 120  # one chunk per sentence
-    return max(1, -(-characters // step))
-
-
-def describe_duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{max(seconds, 1):.0f} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
-#: chunks per second assumed for estimates before a home has measured its own
-FALLBACK_CHUNK_RATE = 25.0
-
-
-def describe_estimate(chunks: int, chunk_rate: float | None, load_s: float | None = None) -> str:
-    """'about 51,000 chunks, roughly 40 min here' (with a stated guess when nothing was measured);
-    ``load_s``: the embedding model is not loaded yet, and loading it comes first."""
-    loading = f", after about {describe_duration(load_s)} to load the embedding model" if load_s else ""
-    if chunk_rate:
-        return f"about {chunks:,} chunks, roughly {describe_duration(chunks / chunk_rate)} to embed here{loading}"
-    return (
-        f"about {chunks:,} chunks, roughly {describe_duration(chunks / FALLBACK_CHUNK_RATE)} to embed at a "
-        f"first guess of {FALLBACK_CHUNK_RATE:g} chunks/s (measured after this home's first real ingest)"
-        f"{loading}"
-    )
 
 
 def run_task(task: ParseTask) -> ParseOutcome:

@@ -156,19 +156,59 @@ def collection_warning(card: ModelCard, mix: LanguageMix) -> str | None:
 COLLECTION_SAMPLE = 2000
 
 
+#: a document's language is read from its first chunks, each up to this many characters
+DOCUMENT_CHUNKS, DOCUMENT_CHARS = 2, 1500
+
+
+@dataclass(frozen=True)
+class DocumentLanguage:
+    """One document whose language the collection's model does not cover."""
+
+    doc_id: int
+    mix: LanguageMix
+    coverage: Coverage
+
+
 @dataclass(frozen=True)
 class CollectionLanguage:
-    """A collection's language mix, whether its embedding model covers it, and the warning if not."""
+    """A collection's language mix, whether its embedding model covers it, and the warning if not;
+    and each document the model does not cover, even when the collection as a whole is covered."""
 
     mix: LanguageMix
     coverage: Coverage
     warning: str | None
     sampled: int  # chunks read
     total: int  # chunks in the collection
+    uncovered: tuple[DocumentLanguage, ...] = ()
 
 
-def collection_language(texts: Sequence[str], card: ModelCard) -> CollectionLanguage:
+def collection_language(
+    texts: Sequence[str], card: ModelCard, doc_ids: Sequence[int] | None = None
+) -> CollectionLanguage:
+    """``texts``: the chunk texts by position; ``doc_ids``: each position's document (per-document
+    coverage is read only when they are given)."""
     step = max(1, len(texts) // COLLECTION_SAMPLE)
     sample = texts[::step][:COLLECTION_SAMPLE]
     mix = LanguageMix.of_texts(sample)
-    return CollectionLanguage(mix, coverage(card, mix), collection_warning(card, mix), len(sample), len(texts))
+    uncovered = uncovered_documents(texts, doc_ids, card) if doc_ids is not None else ()
+    return CollectionLanguage(
+        mix, coverage(card, mix), collection_warning(card, mix), len(sample), len(texts), uncovered
+    )
+
+
+def uncovered_documents(texts: Sequence[str], doc_ids: Sequence[int], card: ModelCard) -> tuple[DocumentLanguage, ...]:
+    """The documents in a language ``card`` does not cover, each read from its first chunks."""
+    if not card.languages:
+        return ()  # the model's languages are unknown: nobody can tell
+    first_chunks: dict[int, list[int]] = {}
+    for position, doc_id in enumerate(doc_ids):
+        positions = first_chunks.setdefault(int(doc_id), [])
+        if len(positions) < DOCUMENT_CHUNKS:
+            positions.append(position)
+    found = []
+    for doc_id, positions in first_chunks.items():
+        mix = LanguageMix.of_texts(texts[position][:DOCUMENT_CHARS] for position in positions)
+        covered = coverage(card, mix)
+        if covered.covered is False:
+            found.append(DocumentLanguage(doc_id, mix, covered))
+    return tuple(found)

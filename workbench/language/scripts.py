@@ -125,12 +125,14 @@ class LanguageMix:
         return sum(share for script, share in self.shares.items() if script in wanted)
 
     def describe(self, limit: int = 3) -> str:
-        """``Han (zh) 93%, Latin (en) 7%``; ``no letters``."""
+        """``Han (zh) 93%, Latin (en) 7%``; ``no letters``. A script that rounds to 0% is left out:
+        one stray Greek letter (a μ in a formula) is not a language of the text."""
         shares = self.shares
         if not shares:
             return "no letters"
+        shown = [(script, share) for script, share in shares.items() if round(share * 100) > 0] or list(shares.items())
         parts = []
-        for script, share in list(shares.items())[:limit]:
+        for script, share in shown[:limit]:
             label = LANGUAGE_OF_SCRIPT.get(script)
             parts.append(f"{script}{f' ({label})' if label else ''} {share:.0%}")
         return ", ".join(parts)

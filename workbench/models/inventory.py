@@ -25,7 +25,7 @@ MISSING = "not downloaded"
 class ModelRow:
     card: ModelCard
     folder: Path | None  # where it loads from; None when it is not on this machine
-    size_on_disk: int  # bytes in the cache (0 for bundled or missing)
+    size_on_disk: int  # bytes in the cache, or in the package for a bundled model (0 when missing)
     cache_folder: Path  # where the cache keeps it, or will
 
     @property
@@ -50,9 +50,17 @@ class ModelRow:
         }
 
 
+def folder_size(folder: Path) -> int:
+    """Bytes of every file under ``folder`` (a bundled model's package folder)."""
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
 def row_for(card: ModelCard) -> ModelRow:
     folder = locate(card.name, card.kind)
-    on_disk = 0 if card.bundled else size_on_disk(card.name, card.kind)
+    if card.bundled:
+        on_disk = folder_size(Path(folder)) if folder is not None else 0
+    else:
+        on_disk = size_on_disk(card.name, card.kind)
     where = folder if card.bundled and folder is not None else cache_folder(card.name, card.kind)
     return ModelRow(card=card, folder=folder, size_on_disk=on_disk, cache_folder=where)
 

@@ -136,7 +136,8 @@ def _checked_vector(vector: np.ndarray, chunk_id: int, query_shape: tuple[int, .
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:
     # _unit for every row at once (a zero row stays zero)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0.0)
+    unit: np.ndarray = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0.0)
+    return unit
 
 
 def _unit(vector: np.ndarray) -> np.ndarray:

@@ -478,7 +478,9 @@ class Workbench:
         if found is None:
             # a lazy sequence: the language sample reads only the texts it picks
             card = card_for(config.embedding.model, EMBEDDING)
-            found = collection_language(snapshot.chunks.texts_by_position(), card)
+            found = collection_language(
+                snapshot.chunks.texts_by_position(), card, getattr(snapshot.chunks, "doc_ids", None)
+            )
             self._languages[snapshot] = found
         return found
 

@@ -22,8 +22,7 @@ from workbench.backends.snapshot_files import layout_dir
 from workbench.chunking.preparation import indexed_text, split_document
 from workbench.embedding import content_hash
 from workbench.embedding.registry import get_embedder
-from workbench.ingestion.estimates import chunk_rate
-from workbench.ingestion.workers import FALLBACK_CHUNK_RATE, describe_duration
+from workbench.ingestion.estimates import FALLBACK_CHUNK_RATE, chunk_rate, describe_duration
 from workbench.layout import Layout
 
 SAMPLE_DOCUMENTS = 200

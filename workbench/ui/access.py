@@ -119,8 +119,17 @@ def gate() -> None:
 
 
 def _stop_on(page_function) -> None:
-    """Run only the sign-in page: every other address falls back to it, and nothing else is drawn."""
-    page = st.navigation([st.Page(page_function, title="Sign in", url_path="sign_in", default=True)], position="hidden")
+    """Run only the sign-in page, and nothing else is drawn.
+
+    The sign-in box answers at the root and at every page's address: a deep link (``/documents``)
+    or a reload then shows the box instead of Streamlit's "Page not found" dialog over it, and
+    keeps the address, so the rerun after signing in lands on the page asked for (a page is known
+    by its address)."""
+    from workbench.ui.pages import available_pages
+
+    sign_in = [st.Page(page_function, title="Sign in", url_path="sign_in", default=True)]
+    sign_in += [st.Page(page_function, title="Sign in", url_path=spec.url_path) for spec in available_pages()]
+    page = st.navigation(sign_in, position="hidden")
     page.run()
     st.stop()
 

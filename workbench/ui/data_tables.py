@@ -51,6 +51,9 @@ def column_config(frame: pd.DataFrame, highlight: bool = False) -> dict:
             if pd.api.types.is_integer_dtype(frame[column])
         }
     )
+    if "snippet" in frame.columns:
+        # wide enough to read, narrow enough that the document beside it stays in view
+        config["snippet"] = st.column_config.TextColumn("snippet", width="medium", help="the chunk's text")
     if RELEVANT_COLUMN in frame.columns and highlight:
         # a green ✓ drawn by the grid itself: a pandas Styler row colour cost 20-30 ms a table
         config[RELEVANT_COLUMN] = st.column_config.MultiselectColumn(

@@ -19,6 +19,7 @@ from workbench.ui.access import hidden_in_read_only
 from workbench.ui.text import md_escape
 
 REPORT_KEY = "synth_report"
+SAVED_KEY = "synth_review_saved"
 PLAN_KEY = "synth_plan"
 
 
@@ -121,9 +122,14 @@ def review_section(collection: str) -> None:
     names = (
         sorted(p.name.removesuffix(".summary.json") for p in folder.glob("*.summary.json")) if folder.is_dir() else []
     )
-    located = {name: path for name in names if (path := golden_sets.locate(name, bench.home)) is not None}
+    located = {
+        name: path
+        for name in names
+        if (path := golden_sets.locate(name, bench.home)) is not None
+        and (read_summary(bench.home, name) or {}).get("collection", collection) == collection
+    }
     if not located:
-        st.caption("Generated sets appear here for review.")
+        st.caption(f"Sets generated from {md_escape(collection)} appear here for review.")
         return
     session.forget_stale_choice("synth_review_set", list(located))
     name = st.selectbox("Review generated set", list(located), key="synth_review_set")
@@ -155,9 +161,14 @@ def review_section(collection: str) -> None:
         width="stretch",
         key=f"synth_review_table_{name}",
         disabled=["id", "kind", "quote", "documents", "overlap"],
+        # what a person edits first, then what they read to decide: in view without scrolling sideways
+        column_order=("decision", "question", "quote", "documents", "kind", "overlap", "id"),
         column_config={
-            "decision": st.column_config.SelectboxColumn("decision", options=list(review.DECISIONS), required=True),
-            "question": st.column_config.TextColumn("question", help="edit to rephrase"),
+            "decision": st.column_config.SelectboxColumn(
+                "decision", options=list(review.DECISIONS), required=True, width="small"
+            ),
+            "question": st.column_config.TextColumn("question", help="edit to rephrase", width="large"),
+            "quote": st.column_config.TextColumn("quote", width="medium"),
         },
     )
     if st.button("Save review", key="synth_review_save"):
@@ -167,8 +178,19 @@ def review_section(collection: str) -> None:
         except (ValueError, golden_sets.GoldenSetError) as error:
             st.error(md_escape(error))
         else:
-            session.flash("success", "Review saved: " + ", ".join(f"{v} {k}" for k, v in counts.items()) + ".")
+            pending = review.unreviewed(golden_sets.load(path))
+            # said here, beside the button, on the rerun that shows the saved file: a message at the
+            # top of the page would be out of sight of this tab
+            st.session_state[SAVED_KEY] = (
+                f"Review of {name} saved: "
+                + ", ".join(f"{v} {k}" for k, v in counts.items())
+                + f"; {pending} still pending."
+            )
+            st.session_state.pop(f"synth_review_table_{name}", None)  # its edits are in the file now
             st.rerun()
+    saved = st.session_state.pop(SAVED_KEY, None)
+    if saved:
+        st.success(md_escape(saved), icon=":material/check:")
     show_quote(bench, collection, golden)
 
 

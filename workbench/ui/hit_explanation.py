@@ -37,13 +37,22 @@ def render_explain(
         or sides[0]
     )
     trace = traces[side]
-    choices = hit_choices(trace)
+    select_key = f"lab_explain_hit_{side}"
+    choices = hit_choices(trace) if len(trace.final) else []
     if not choices:
-        st.caption("This side returned no hits; change the query or the configuration.")
+        st.session_state.pop(select_key, None)
+        st.caption(
+            f"Side {side.upper()} returned no hits for this query, so there is none to explain; change the "
+            "query or the configuration."
+        )
         return
     labels = dict(choices)
-    select_key = f"lab_explain_hit_{side}"
-    session.forget_stale_choice(select_key, labels)
+    # a pick belongs to the query it was made for: a new query starts from its own first hit (set,
+    # not forgotten, so that the browser's widget follows)
+    asked_key = f"{select_key}_query"
+    if st.session_state.get(asked_key) != trace.query or st.session_state.get(select_key) not in labels:
+        st.session_state[select_key] = choices[0][0]
+        st.session_state[asked_key] = trace.query
     chunk_id = st.selectbox(
         "Hit",
         list(labels),

@@ -23,7 +23,7 @@ REDRAW_S = 0.15
 #: what a file-level event means for that file's row
 FILE_STAGES = {
     "hash": "hashing",
-    "parse": "parsing",
+    "parse": "parsed, chunking",
     "chunk": "chunked, waiting to embed",
     "skip": "unchanged: skipped",
     "failed": "failed",
@@ -54,10 +54,8 @@ class IngestTracker:
             row.stage = FILE_STAGES[event.stage]
             row.note = event.message if event.stage == "failed" else row.note
             self._advance(FILE_PHASE * event.done / max(event.total, 1))
-            verb = {"hash": "Reading", "parse": "Parsing", "chunk": "Chunking", "skip": "Skipping", "failed": "Failed"}[
-                event.stage
-            ]
-            self.headline = f"{verb} {shown_name(event.source)} ({event.done}/{event.total})"
+            # the line says what the file's row says: a "chunk" event reports chunking done, not begun
+            self.headline = f"{shown_name(event.source)}: {row.stage} ({event.done}/{count(event.total, 'file')})"
         elif event.stage == "embed":
             found = _EMBEDDED.search(event.source) or _EMBEDDED.search(event.message)
             if found:

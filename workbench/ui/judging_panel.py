@@ -68,6 +68,9 @@ def render_pool_builder(collection: str) -> None:
     bench = session.workbench()
     with st.expander("New pool", expanded=not pools.list_pools(bench.catalog)):
         saved = query_sets.available(bench.home)
+        # the selected collection's golden sets too (one the Evaluation page just wrote, say): pooling
+        # their questions finds what else is relevant to them
+        golden = [name for name in session.golden_sets_for(collection) if name not in saved]
         typed = st.text_area(
             "Questions, one per line",
             key="judging_new_questions",
@@ -76,10 +79,12 @@ def render_pool_builder(collection: str) -> None:
         )
         picked = st.selectbox(
             "…or a saved query set",
-            saved,
+            saved + golden,
             index=None,
             key="judging_new_query_set",
-            placeholder=f"{len(saved)} saved" if saved else "none saved yet",
+            format_func=lambda name: f"{name} (golden set)" if name in golden else name,
+            placeholder=f"{len(saved) + len(golden)} saved" if saved or golden else "none saved yet",
+            help="Query sets saved in the home, and the golden sets that judge this collection's documents.",
         )
         presets = [name for name, _, _ in session.preset_list()]
         built_in = [name for name, _ in pools.BUILT_IN_CONFIGS]

@@ -45,13 +45,7 @@ GRADE_RANGE = (1, 10)
 
 def golden_files_signature(home: Path) -> tuple:
     """Changes whenever a golden set file is added, removed or rewritten."""
-    entries = []
-    for folder in golden.search_paths(home):
-        if folder.is_dir():
-            for path in sorted(folder.glob("*.jsonl")):
-                stat = path.stat()
-                entries.append((str(path), stat.st_mtime_ns, stat.st_size))
-    return tuple(entries)
+    return session.golden_files_signature(home)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -61,10 +55,10 @@ def golden_lookup(home: str, query: str, prefer: str | None, signature: tuple) -
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def golden_queries(home: str, signature: tuple) -> dict[str, str]:
-    """Every query of every readable golden set: "set · id" -> query text."""
+def golden_queries(home: str, signature: tuple, sets: tuple[str, ...]) -> dict[str, str]:
+    """Every query of the golden ``sets`` (the selected collection's): "set · id" -> query text."""
     found = {}
-    for name in golden.available(Path(home)):
+    for name in sets:
         try:
             found.update({f"{name} · {q.id}": q.query for q in golden.find(name, Path(home)).queries})
         except GoldenSetError:

@@ -10,6 +10,10 @@ re-run a slow rerank.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterable
+from typing import NamedTuple
+
 import streamlit as st
 
 from workbench.analysis.charts import rank_flow_figure
@@ -49,8 +53,8 @@ def write_widget_state(side: str, values: dict[str, object]) -> None:
     """Put ``values`` into the side's widgets, each inside its key's range."""
     for name, value in values.items():
         if name == "fusion.weights":
-            weights = list(value if isinstance(value, (list, tuple)) else ()) + [0.0, 0.0]
-            for weight_key, weight in zip(WEIGHT_KEYS, weights, strict=False):
+            weights = (list(value if isinstance(value, (list, tuple)) else ()) + [0.0, 0.0])[: len(WEIGHT_KEYS)]
+            for weight_key, weight in zip(WEIGHT_KEYS, weights, strict=True):  # a missing weight reads as 0
                 st.session_state[side_key(side, weight_key)] = config_inputs.clamped("fusion.weights", weight)
         elif name == "rerank.model":
             st.session_state.update(picker_state(side_key(side, name), str(value), RERANK))
@@ -169,26 +173,91 @@ def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
     return values
 
 
-def run_side(collection: str, query: str, config: WorkbenchConfig):
-    """The side's trace and the snapshot it ran on, from this session's cache when it has them."""
+class KeptRun(NamedTuple):
+    """A side's run, kept for the session: its trace, when it was timed, and the first-use cost
+    paid just before it (``FirstUseCost.describe``, "" when nothing was slow)."""
+
+    trace: Trace
+    timed_at: str
+    first_use: str
+
+
+def run_side(collection: str, query: str, config: WorkbenchConfig, side: str = "a", first_use: str = ""):
+    """The side's trace and the snapshot it ran on, from this session's cache when it has them
+    (``timing_note`` then says the times are that earlier run's). ``first_use``: what the warm-up
+    just paid; a run made now keeps it, a kept run keeps its own."""
     bench = session.workbench()
     if config.retrieval.mode != "bm25" or config.mmr.enabled:
         session.embedder(config.embedding.key)  # the first load shows a spinner
     snapshot = bench.snapshot(collection, config)
     cache: dict = st.session_state.setdefault(TRACE_CACHE_KEY, {})
     cache_key = (collection, query, dumps(config), str(snapshot.folder))
-    trace = cache.get(cache_key)
-    if trace is None:
-        trace = bench.query(query, collection, config, source="lab")
-        cache[cache_key] = trace
+    # asked anew: the query or the side's settings changed since the last run; any other rerun (a
+    # click elsewhere on the page) redraws the run on screen, and what the page says of it stands
+    asked = st.session_state.get(side_key(side, "cache_key")) != cache_key
+    st.session_state[side_key(side, "cache_key")] = cache_key
+    entry = cache.get(cache_key)
+    if entry is None:
+        entry = KeptRun(bench.query(query, collection, config, source="lab"), time.strftime("%H:%M:%S"), first_use)
+        cache[cache_key] = entry
         while len(cache) > TRACE_CACHE_SIZE:
             cache.pop(next(iter(cache)))
-    return trace, snapshot
+        st.session_state[side_key(side, "timed")] = (entry.timed_at, False)
+    elif asked:
+        st.session_state[side_key(side, "timed")] = (entry.timed_at, True)
+    st.session_state[side_key(side, "first_use")] = entry.first_use
+    return entry.trace, snapshot
 
 
-def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict[int, int]) -> None:
-    """The side's notes, one tab per stage, the timings and the rank-flow chart."""
-    st.caption(f"{md_escape(describe(config))} · {trace.total_ms:.1f} ms in total")
+def forget_asked() -> None:
+    """No query on the page: the next query is asked anew, even the same one again."""
+    for side in SIDES:
+        st.session_state.pop(side_key(side, "cache_key"), None)
+
+
+def first_use_note(sides: Iterable[str]) -> str:
+    """The first-use cost paid before the runs on screen were timed, when they were timed together
+    after it. A rerun that draws the same runs (a click elsewhere, the same query asked again)
+    shows what those runs paid, not what this rerun's warm-up measured (nothing, or noise); once a
+    side is timed again, the two were not timed after one warm-up and the page says nothing."""
+    notes = {st.session_state.get(side_key(side, "first_use"), "") for side in sides}
+    return notes.pop() if len(notes) == 1 else ""
+
+
+def forget_timing(side: str) -> None:
+    """ "Time again": drop the side's kept run, so the rerun measures the query afresh."""
+    cache: dict = st.session_state.get(TRACE_CACHE_KEY, {})
+    cache.pop(st.session_state.get(side_key(side, "cache_key")), None)
+
+
+def timing_note(side: str) -> str:
+    """ "timed at 10:42:01", and when the run was kept from earlier in the session, that it was."""
+    timed_at, kept = st.session_state.get(side_key(side, "timed"), ("", False))
+    if not timed_at:
+        return ""
+    if kept:
+        return (
+            f"kept from this query's run at {timed_at} with these settings, not measured again (Time again re-measures)"
+        )
+    return f"timed at {timed_at}"
+
+
+def render_side(
+    side: str, trace: Trace, config: WorkbenchConfig, relevant: dict[int, int], same_as_a: bool = False
+) -> None:
+    """The side's notes, one tab per stage, the timings and the rank-flow chart. ``same_as_a``: B
+    has A's settings, so it shows A's run (the page says so rather than passing it off as a second)."""
+    if same_as_a:
+        when = f"{trace.total_ms:.1f} ms in total, A's timings"
+    else:
+        note = timing_note(side)
+        when = f"{trace.total_ms:.1f} ms in total" + (f", {note}" if note else "")
+    st.caption(f"{md_escape(describe(config))} · {md_escape(when)}")
+    if same_as_a:
+        st.caption(
+            "Same settings as A, so B shows A's run: one run, shown on both sides. Change a setting in B's "
+            "configuration to compare."
+        )
     render_verdict(side, trace)
     # the answer first: the final list sits right under the verdict, every stage below it
     st.markdown(f"**Final · {len(trace.final)}**")
@@ -201,7 +270,17 @@ def render_side(side: str, trace: Trace, config: WorkbenchConfig, relevant: dict
     llm_panels.query_stage_view(trace, key=f"query_stage_{side}")
     st.caption("Every stage")
     _stage_tabs(side, trace, relevant)
-    st.caption("Timings")
+    timings_label, retime = st.columns([4, 1], vertical_alignment="bottom")
+    timings_label.caption("Timings")
+    if not same_as_a:
+        retime.button(
+            "Time again",
+            key=side_key(side, "retime"),
+            on_click=forget_timing,
+            args=(side,),
+            help="Run this side's query again and measure it afresh (the page otherwise keeps a query's run "
+            "for the session, so that clicking around does not re-run a slow rerank).",
+        )
     show_table(timing_rows(trace), "no stages ran", height="auto")
     flow = rank_flow(trace)
     if flow.paths:

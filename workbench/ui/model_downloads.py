@@ -22,6 +22,7 @@ from workbench.models.download import (
     download,
     format_bytes,
     remove,
+    size_on_disk,
 )
 from workbench.ui import session
 from workbench.ui.text import md_escape
@@ -90,13 +91,38 @@ def run_download(card: ModelCard) -> None:
 
 
 def offer_remove(card: ModelCard, key_prefix: str = "remove") -> None:
+    """A Remove button that asks first: what the removal frees and which collections use the model."""
+    pending_key = widget_key(f"{key_prefix}_pending", card.name)
     if st.button(
         f"Remove {card.name}",
         key=widget_key(key_prefix, card.name),
         icon=":material/delete:",
-        help="Deletes its files from the Hugging Face cache; collections that use it cannot embed "
-        "queries until it is downloaded again.",
+        help="Deletes its files from the Hugging Face cache, after you confirm; collections that use it "
+        "cannot embed queries until it is downloaded again.",
     ):
+        st.session_state[pending_key] = True
+    if not st.session_state.get(pending_key):
+        return
+    users = [info.name for info in session.collections() if info.embedding_model == card.name]
+    uses = (
+        f" {'Collection' if len(users) == 1 else 'Collections'} {', '.join(users)} "
+        f"{'uses' if len(users) == 1 else 'use'} it and cannot embed queries until it is downloaded again."
+        if users
+        else " No collection here uses it."
+    )
+    st.warning(
+        md_escape(
+            f"Remove {card.name}? This deletes {format_bytes(size_on_disk(card.name, card.kind))} from "
+            f"the Hugging Face cache.{uses}"
+        ),
+        icon=":material/warning:",
+    )
+    confirm, cancel = st.columns(2)
+    if cancel.button("Cancel", key=widget_key(f"{key_prefix}_cancel", card.name)):
+        st.session_state.pop(pending_key, None)
+        st.rerun()
+    if confirm.button(f"Yes, remove {card.name}", key=widget_key(f"{key_prefix}_confirm", card.name), type="primary"):
+        st.session_state.pop(pending_key, None)
         try:
             freed = remove(card.name, card.kind)
         except ModelRemoveError as error:

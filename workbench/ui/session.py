@@ -44,11 +44,12 @@ def workbench() -> Workbench:
     return _workbench_for(str(home_path()))
 
 
-def chunk_rate(model: str) -> float | None:
-    """Chunk texts per second this home measured for ``model`` (None before its first real ingest)."""
-    from workbench.ingestion.estimates import chunk_rate as measured
+def chunk_rate(key: str) -> tuple[float, str] | None:
+    """(chunk texts per second, the embedder they were measured with) this home measured for the
+    embedder ``key`` or its model on another runtime; None before its first real ingest."""
+    from workbench.ingestion.estimates import measured_rate
 
-    return measured(home_path(), model)
+    return measured_rate(home_path(), key)
 
 
 def warm_up(collection: str, query: str, configs: list):
@@ -182,6 +183,41 @@ def preset_list() -> list[tuple[str, dict, str]]:
 def documents(collection: str) -> list:
     """The collection's documents (``store.repository.DocumentRow``), failures included."""
     return _documents(str(home_path()), catalog_version(), collection)
+
+
+def golden_files_signature(home: Path) -> tuple:
+    """Changes whenever a golden set file is added, removed or rewritten."""
+    from workbench.evaluation import golden
+
+    entries = []
+    for folder in golden.search_paths(home):
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.jsonl")):
+                stat = path.stat()
+                entries.append((str(path), stat.st_mtime_ns, stat.st_size))
+    return tuple(entries)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _golden_sets_for(home: str, version: tuple, signature: tuple, collection: str) -> list[str]:
+    from workbench.evaluation import golden
+    from workbench.evaluation.golden_fit import belongs_to, collection_names
+
+    names = collection_names((doc.source, doc.external_id) for doc in _documents(home, version, collection))
+    fitting = []
+    for name in golden.available(Path(home)):
+        try:
+            if belongs_to(golden.find(name, Path(home)), collection, names):
+                fitting.append(name)
+        except golden.GoldenSetError:
+            continue  # a set that cannot be read is reported where it is opened
+    return fitting
+
+
+def golden_sets_for(collection: str) -> list[str]:
+    """The golden sets that judge ``collection``'s documents (``workbench.evaluation.golden_fit``)."""
+    home = home_path()
+    return _golden_sets_for(str(home), catalog_version(), golden_files_signature(home), collection)
 
 
 # -- the sidebar selection ----------------------------------------------------------------------

@@ -15,7 +15,7 @@ import streamlit as st
 
 from workbench.config import ConfigError
 from workbench.evaluation import golden as golden_sets
-from workbench.ingestion.workers import describe_duration
+from workbench.ingestion.estimates import describe_duration
 from workbench.text import count
 from workbench.tuning.charts import pareto_chart
 from workbench.tuning.job import JobView, TuneJob

@@ -64,7 +64,7 @@ def test_stage_rows_carry_relevance_rank_score_text_and_stage_columns():
 
 
 def test_plain_stage_rows_have_no_stage_columns():
-    assert list(stage_rows(_trace(), "dense")[0]) == ["✓", "rank", "score", "document", "heading", "snippet", "chunk"]
+    assert list(stage_rows(_trace(), "dense")[0]) == ["✓", "rank", "snippet", "document", "score", "heading", "chunk"]
 
 
 def test_unknown_stage_is_named():

@@ -108,6 +108,7 @@ def test_every_key_with_choices_defaults_to_one_of_them():
         "index.backend",
         "milvus.analysis",
         "milvus.analyzer",
+        "bm25.stopwords",
         "embedding.runtime",
         "embedding.precision",
     }
@@ -211,6 +212,7 @@ def test_every_key_has_a_lifetime_and_the_index_time_ones_are_what_indexes_are_b
         "dense.ef_construction",
         "bm25.k1",
         "bm25.b",
+        "bm25.stopwords",
         "index.backend",
         "milvus.uri",
         "milvus.collection_prefix",

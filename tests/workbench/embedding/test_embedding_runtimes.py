@@ -364,3 +364,18 @@ def test_a_new_collections_runtime_is_opened_on_the_shared_embedder(tiny_model, 
     assert private == [] and get_embedder(f"{tiny_model}@onnx-fp32").loaded
     assert open_runtime(tiny_model, "onnx", "fp32").embedder is not get_embedder(f"{tiny_model}@onnx-fp32")
     assert private == [f"{tiny_model}@onnx-fp32"]  # calibration's own instances are not kept
+
+
+def test_will_calibrate_says_when_a_new_collection_waits_for_calibration(tmp_path, monkeypatch):
+    monkeypatch.delenv(calibration.PIN_ENV, raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    model = "all-MiniLM-L6-v2"
+    assert calibration.will_calibrate(home, EmbeddingConfig(model=model))
+    # an explicit runtime, a pinned auto, or a recorded calibration means no wait
+    assert not calibration.will_calibrate(home, EmbeddingConfig(model=model, runtime="torch", precision="fp32"))
+    monkeypatch.setenv(calibration.PIN_ENV, "torch-fp32")
+    assert not calibration.will_calibrate(home, EmbeddingConfig(model=model))
+    monkeypatch.delenv(calibration.PIN_ENV)
+    calibration.write_calibration(home, model, {"chosen": "torch-fp32", "runtimes": {}})
+    assert not calibration.will_calibrate(home, EmbeddingConfig(model=model))

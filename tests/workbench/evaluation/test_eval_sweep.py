@@ -174,7 +174,24 @@ def test_best_point_is_saved_as_a_preset(eval_home):
     )
     saved = save_best_as_preset(bench, result, "notes-best")
     assert bench.preset_overrides("notes-best") == saved
-    assert WorkbenchConfig.from_dict({**WorkbenchConfig().flat(), **saved}) == best.point.config
+    # only what the sweep chose: the collection's own settings (its model, chunking, encoder
+    # runtime) come with the collection, and the preset on it gives the best configuration back
+    assert saved == {"retrieval.mode": best.point.config.retrieval.mode}
+    assert bench.config_for("notes", "notes-best") == best.point.config
     assert "best ndcg@10" in {p.name: p.description for p in bench.presets()}["notes-best"]
     with pytest.raises(ValueError, match="was not computed"):
         result.best("map@100")
+
+
+def test_a_preset_saved_from_a_sweep_keeps_the_preset_it_started_from(eval_home):
+    bench = eval_home.bench
+    bench.save_preset("wide", {"retrieval.candidates": 150})
+    base = bench.config_for("notes", "wide")
+    result = run_sweep(
+        bench, "notes", eval_home.golden(), base, {"fusion.k": ["10", "60"]}, metric_names=METRICS, store=False
+    )
+    saved = save_best_as_preset(bench, result, "wide-best")
+    best = result.best("ndcg@10").point.config
+    assert saved == {"retrieval.candidates": 150, "fusion.k": best.fusion.k}  # fusion.k kept even at 60
+    assert not [key for key in saved if key.startswith(("embedding.", "chunking."))]
+    assert bench.config_for("notes", "wide-best") == best

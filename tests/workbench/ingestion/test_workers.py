@@ -14,13 +14,13 @@ import pytest
 
 from tests.workbench.ingestion.hostile_corpus import _zip_bomb_docx
 from workbench.config import ChunkingConfig, IngestConfig
+from workbench.ingestion.estimates import estimate_chunks
 from workbench.ingestion.workers import (
     MAX_DEFAULT_WORKERS,
     ChunkPlan,
     ParsePool,
     ParseTask,
     default_worker_count,
-    estimate_chunks,
     worker_count,
 )
 
@@ -175,8 +175,7 @@ def test_the_estimate_counts_loading_the_embedding_model(tmp_path):
     """Regression: the demo said "roughly 3 s to embed", then sat at 0/83 for 20 s while the model loaded."""
     from types import SimpleNamespace
 
-    from workbench.ingestion.estimates import FALLBACK_LOAD_S, pending_load_s, remember_load
-    from workbench.ingestion.workers import describe_estimate
+    from workbench.ingestion.estimates import FALLBACK_LOAD_S, describe_estimate, pending_load_s, remember_load
 
     cold = SimpleNamespace(name="all-MiniLM-L6-v2", loaded=False)
     assert pending_load_s(tmp_path, cold) == FALLBACK_LOAD_S
@@ -196,6 +195,23 @@ def test_a_sentence_transformer_embedder_says_whether_and_how_long_it_loaded():
     assert not embedder.loaded and embedder.load_seconds is None
     embedder.dimension  # noqa: B018 -- loads the weights
     assert embedder.loaded and embedder.load_seconds > 0
+
+
+def test_an_estimate_uses_the_models_rate_measured_on_another_runtime(tmp_path):
+    import json
+
+    from workbench.ingestion.estimates import chunk_rate, describe_estimate, measured_rate
+
+    (tmp_path / "ingest_rates.json").write_text(
+        json.dumps({"m": 3.25, "m@onnx-int8": 9.0, "other": 50.0, "load_s": {"m": 4.0}}), encoding="utf-8"
+    )
+    assert measured_rate(tmp_path, "m@onnx-int8") == (9.0, "m@onnx-int8")  # its own, first
+    assert measured_rate(tmp_path, "m@openvino-bf16") == (3.25, "m")  # else the same model elsewhere
+    assert chunk_rate(tmp_path, "m@openvino-bf16") == 3.25
+    assert measured_rate(tmp_path, "unmeasured") is None and measured_rate(tmp_path / "nowhere", "m") is None
+    assert describe_estimate(26, 3.25, measured_for="m") == (
+        "about 26 chunks, roughly 8 s to embed at the 3.2 chunks/s this home measured for m"
+    )
 
 
 def test_a_task_with_nothing_to_parse_fails_alone_naming_what_it_lacks():

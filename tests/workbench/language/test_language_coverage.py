@@ -63,3 +63,18 @@ def test_collection_warning_names_the_models_that_cover_it():
     ) in warning
     assert collection_warning(BGE_ZH, mix) is None
     assert collection_warning(UNKNOWN, mix) is None
+
+
+def test_a_chinese_document_in_an_english_collection_is_named_though_the_collection_is_covered():
+    from workbench.language.coverage import collection_language
+
+    card = entry("all-MiniLM-L6-v2", EMBEDDING)
+    english = "Retrieval augmented generation retrieves passages and answers from them. " * 4
+    chinese = "检索增强生成先检索相关段落，再让模型根据这些段落回答问题。"
+    texts = [english, english, chinese, english, english]
+    doc_ids = [1, 1, 2, 3, 3]
+    found = collection_language(texts, card, doc_ids)
+    assert found.warning is None  # most of the collection is English
+    (document,) = found.uncovered
+    assert document.doc_id == 2 and document.mix.language == "zh" and document.coverage.covered is False
+    assert collection_language(texts, card).uncovered == ()  # without document ids, nothing per document

@@ -66,3 +66,9 @@ def test_accented_latin_counts_as_latin():
 def test_many_texts_add_up():
     mix = LanguageMix.of_texts(["abc", "检索", "de"])
     assert mix.counts == {LATIN: 5, HAN: 2}
+
+
+def test_scripts_under_half_a_percent_are_not_listed():
+    mix = LanguageMix({"Latin": 770, "Han": 230, "Greek": 1})
+    assert mix.describe() == "Latin (en) 77%, Han (zh) 23%"
+    assert LanguageMix({"Greek": 1}).describe() == "Greek (el) 100%"

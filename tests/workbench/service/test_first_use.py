@@ -27,11 +27,16 @@ class FakeBench:
         self.snapshots: list[str] = []
         self.query_vectors: list[tuple[str, str]] = []
 
+        self.queries: list[str] = []
+
     def snapshot(self, collection, config):
         self.snapshots.append(collection)
 
     def embed_query(self, model, text):
         self.query_vectors.append((model, text))
+
+    def query(self, text, collection, config):
+        self.queries.append(text)
 
 
 def test_the_one_off_work_is_done_once_for_both_sides_and_shown_apart():
@@ -49,15 +54,17 @@ def test_the_one_off_work_is_done_once_for_both_sides_and_shown_apart():
             "load the indexes of notes",
             f"load embedding model {name}",
             "embed the query",
+            "first en query on these indexes (lazy loads)",
         ]
+        assert bench.queries == ["what is rrf?"]  # one untimed run for both sides, logged nowhere
         # the next query: the model is warm, only its vector is new
         again = warm_up(bench, "notes", "bm25?", [config])
         assert [step.what for step in again.steps] == ["load the indexes of notes", "embed the query"]
         assert embedders[0].calls == [["warm up"]]
         # a BM25-only side needs no vectors
         assert [
-            s.what for s in warm_up(FakeBench(), "notes", "q", [config.with_value("retrieval.mode", "bm25")]).steps
-        ] == ["load the indexes of notes"]
+            s.what for s in warm_up(FakeBench(), "other", "q", [config.with_value("retrieval.mode", "bm25")]).steps
+        ] == ["load the indexes of other", "first en query on these indexes (lazy loads)"]
     finally:
         unregister_embedder(name)
 
@@ -75,3 +82,55 @@ def test_the_cost_reads_as_one_line_and_says_nothing_when_nothing_was_slow():
         "of demo 120 ms, load embedding model m 980 ms"
     )
     assert FirstUseCost((FirstUseStep("embed the query", 0.3),)).describe() == ""
+
+
+FIRST_CHINESE_QUERY = """
+import json, sys
+from workbench.service.first_use import warm_up
+from workbench.service import Workbench
+
+bench = Workbench(sys.argv[1])
+config = bench.config_for("mixed").with_value("retrieval.mode", "bm25")
+steps = {}
+for query in ("检索增强生成怎么回答问题？", "混合检索的排名如何融合？", "How are ranks fused?"):
+    steps[query] = [step.what for step in warm_up(bench, "mixed", query, [config, config]).steps]
+print(json.dumps(steps, ensure_ascii=False))
+"""
+
+
+def test_the_first_chinese_query_loads_the_segmenter_before_either_side_is_timed(tmp_path):
+    """In a fresh process, as a new server meets it: jieba's dictionary and the first query of each
+    language on the indexes are first-use cost, not side A's BM25 time."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from workbench.ingestion.ingest import Source
+    from workbench.service import Workbench
+
+    home = tmp_path / "home"
+    notes = {
+        "zh.md": "# 检索\n\n检索增强生成先检索相关段落，再让模型根据这些段落回答问题。混合检索融合两种排名。\n",
+        "en.md": "# Fusion\n\nReciprocal rank fusion adds one over k plus rank for every list a chunk is in.\n",
+    }
+    report = Workbench(home).ingest("mixed", [Source.from_markdown(name, text) for name, text in notes.items()])
+    assert not report.failures
+    project = Path(__file__).resolve().parents[3]
+    output = subprocess.run(
+        [sys.executable, "-c", FIRST_CHINESE_QUERY, str(home)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=project,
+        env={**__import__("os").environ, "PYTHONPATH": str(project)},
+    ).stdout
+    steps = json.loads(output.strip().splitlines()[-1])
+    first, second, english = steps.values()
+    assert first == [
+        "load the indexes of mixed",
+        "load the Chinese word segmenter (jieba)",
+        "first zh query on these indexes (lazy loads)",
+    ]
+    assert second == ["load the indexes of mixed"]  # loaded once per process, and per language
+    assert english == ["load the indexes of mixed", "first en query on these indexes (lazy loads)"]

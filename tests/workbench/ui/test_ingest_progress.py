@@ -20,7 +20,7 @@ def test_files_move_through_their_stages_and_failures_keep_their_reason():
         {"file": "c.txt", "stage": "unchanged: skipped", "reason": ""},
     ]
     assert tracker.fraction == FILE_PHASE
-    assert tracker.headline == "Skipping c.txt (3/3)"
+    assert tracker.headline == "c.txt: unchanged: skipped (3/3 files)"
 
 
 def test_batch_stages_advance_the_bar_and_mark_stored_files():
@@ -63,3 +63,11 @@ def test_counts_read_one_file_two_files():
 
     assert [count(n, "file") for n in (0, 1, 2, 1200)] == ["0 files", "1 file", "2 files", "1,200 files"]
     assert count(1, "query", "queries") == "1 query" and count(3, "query", "queries") == "3 queries"
+
+
+def test_the_progress_line_says_what_the_files_row_says():
+    tracker = IngestTracker(["a.md", "b.md"])
+    for stage in ("hash", "parse", "chunk"):
+        tracker.update(Progress(stage, "a.md", 1, 2))
+        assert tracker.headline == f"a.md: {tracker.rows['a.md'].stage} (1/2 files)"
+    assert tracker.headline == "a.md: chunked, waiting to embed (1/2 files)"

@@ -55,6 +55,12 @@ def sync_milvus_layout(
     collection's ids are compared with the catalog's whatever the snapshot says.
     """
     started = time.perf_counter()
+    if layout.bm25.stopwords != "en":
+        raise MilvusError(
+            f"bm25.stopwords={layout.bm25.stopwords} applies to the local BM25 index; a Milvus layout keeps "
+            "en (client analysis) or its analyzer's own list (server analysis). Set bm25.stopwords=en, or "
+            "index.backend=local"
+        )
     target = layout_dir(home, collection_name, layout)
     pointer = read_current(target)
     source = index_source(

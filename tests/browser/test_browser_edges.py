@@ -1,0 +1,231 @@
+"""The rough edges a new user hit (issue 27), in Chromium at 1400 px: A/B timings on a first Chinese
+query, what the result and review tables show without scrolling sideways, golden-set pickers that
+follow the selected collection, and a new collection selected once created.
+
+One server on a copy of the demo home plus the collection ``notes`` with its golden set and a
+generated set waiting for review (``tests/notes_collection.py``). The tests run in file order: the
+first one must meet the server's first Chinese query. Screenshots land in test-artifacts/browser/.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve, settle
+
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
+
+VIEWPORT = {"width": 1400, "height": 1000}
+CHINESE_QUERY = "倒数排名融合的分数是怎么计算的？"
+QUERY = "How does reciprocal rank fusion combine rankings?"
+OTHER_QUERY = "What does a cross-encoder score?"
+
+
+@pytest.fixture(scope="module")
+def edges_url(demo_home: Path, tmp_path_factory: pytest.TempPathFactory):
+    from tests.notes_collection import add_generated_set, add_notes_collection
+
+    home = tmp_path_factory.mktemp("browser-edges") / "home"
+    shutil.copytree(demo_home, home)
+    add_notes_collection(home)
+    add_generated_set(home)
+    with serve(home, "streamlit-server-edges.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser):
+    opened = browser.new_page(viewport=VIEWPORT)
+    yield opened
+    opened.close()
+
+
+def _open(page, url: str, address: str, heading: str) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(f"{url}/{address}")
+    expect(page.get_by_test_id("stMain").get_by_role("heading", name=heading, exact=True)).to_be_visible(
+        timeout=STEP_S * 1000
+    )
+    settle(page)
+
+
+def _ask(page, query: str) -> None:
+    from playwright.sync_api import expect
+
+    box = page.locator(".st-key-lab_query input")
+    expect(box).to_be_visible(timeout=STEP_S * 1000)
+    settle(page)
+    box.fill(query)
+    box.press("Enter")
+    for side in ("a", "b"):
+        expect(page.locator(f".st-key-side_{side}").get_by_text(re.compile(r"^Final · \d+$"))).to_be_visible(
+            timeout=STEP_S * 1000
+        )
+    settle(page)
+
+
+def _pick_sidebar_collection(page, name: str) -> None:
+    from playwright.sync_api import expect
+
+    picker = page.get_by_test_id("stSidebar").locator(".st-key-collection")
+    picker.locator("input").click()
+    page.keyboard.type(name)  # the list narrows to it
+    page.get_by_role("option", name=name, exact=True).click(timeout=STEP_S * 1000)
+    expect(picker.locator("input")).to_have_value(name, timeout=STEP_S * 1000)
+    settle(page)
+
+
+def _visible_columns(table) -> list[str]:
+    """The column headers a data grid has drawn: it draws only the columns in view, so a column
+    that needs horizontal scrolling is not among them."""
+    from playwright.sync_api import expect
+
+    headers = table.locator("[role=columnheader]")
+    expect(headers.first).to_be_attached(timeout=STEP_S * 1000)
+    return [text.strip() for text in headers.all_inner_texts()]
+
+
+def test_a_first_chinese_query_times_both_sides_apart_from_the_one_off_work(page, edges_url):
+    from playwright.sync_api import expect
+
+    _open(page, edges_url, "retrieval_lab", "Retrieval lab")
+    _ask(page, CHINESE_QUERY)
+    first_use = page.get_by_text(re.compile(r"^First-use cost")).first
+    expect(first_use).to_contain_text("first zh query on these indexes")
+    page.screenshot(path=str(ARTIFACTS / "edges-01-first-chinese-query.png"), full_page=True)
+
+    # the same query again: its times are the first run's, and the page says so
+    _ask(page, OTHER_QUERY)
+    _ask(page, CHINESE_QUERY)
+    side_a = page.locator(".st-key-side_a")
+    expect(side_a.get_by_text("kept from this query's run at", exact=False).first).to_be_visible()
+    side_a.get_by_role("button", name="Time again").click()
+    settle(page)
+    expect(side_a.get_by_text(re.compile(r"timed at \d\d:\d\d:\d\d")).first).to_be_visible(timeout=STEP_S * 1000)
+
+    # B = A: one run, shown on both sides, and said
+    side_b = page.locator(".st-key-side_b")
+    side_b.get_by_text("Configuration", exact=True).click()
+    side_b.locator(".st-key-lab_b_mmr-enabled").get_by_text("MMR", exact=True).click()
+    settle(page)
+    expect(side_b.get_by_text("B shows A's run: one run, shown on both sides", exact=False)).to_be_visible(
+        timeout=STEP_S * 1000
+    )
+    # B's panel, opened after a query, folds away at the next one (its verdict comes first again)
+    mmr = side_b.locator(".st-key-lab_b_mmr-enabled")
+    expect(mmr).to_be_visible()
+    _ask(page, QUERY)
+    expect(mmr).to_be_hidden(timeout=STEP_S * 1000)
+
+
+def test_the_passage_and_the_decision_are_in_view_at_1400_px(page, edges_url):
+    from playwright.sync_api import expect
+
+    _open(page, edges_url, "retrieval_lab", "Retrieval lab")
+    _ask(page, QUERY)
+    for side in ("a", "b"):
+        final = page.locator(f".st-key-side_{side}").get_by_test_id("stDataFrame").filter(visible=True).first
+        expect(final).to_be_visible(timeout=STEP_S * 1000)
+        assert "snippet" in _visible_columns(final), (side, _visible_columns(final))
+    page.screenshot(path=str(ARTIFACTS / "edges-02-lab-columns.png"))
+
+    _open(page, edges_url, "evaluation", "Evaluation")
+    _pick_sidebar_collection(page, "notes")
+    page.get_by_role("tab", name="From your documents").click()
+    review = page.locator(".st-key-synth_review_table_notes-synth")
+    expect(review).to_be_visible(timeout=STEP_S * 1000)
+    review.scroll_into_view_if_needed()
+    settle(page)
+    assert "decision" in _visible_columns(review), _visible_columns(review)
+    page.screenshot(path=str(ARTIFACTS / "edges-03-review-columns.png"))
+
+    # saving the review says so beside the button, and the page stays on this tab
+    page.get_by_role("button", name="Save review").click()
+    expect(page.get_by_text("Review of notes-synth saved", exact=False)).to_be_visible(timeout=STEP_S * 1000)
+    expect(page.get_by_role("tab", name="From your documents")).to_have_attribute("aria-selected", "true")
+
+
+def test_explain_a_hit_follows_the_query(page, edges_url):
+    from playwright.sync_api import expect
+
+    _open(page, edges_url, "retrieval_lab", "Retrieval lab")
+    _ask(page, QUERY)
+    hit = page.locator(".st-key-lab_explain_hit_a")
+    hit.locator("input").click()
+    page.get_by_role("option").nth(1).click()  # the second hit
+    expect(hit.locator("input")).to_have_value(re.compile(r"^#2 · "), timeout=STEP_S * 1000)
+    settle(page)
+    _ask(page, CHINESE_QUERY)  # no final hit on the English demo
+    expect(page.get_by_text("Side A returned no hits for this query, so there is none to explain")).to_be_visible()
+    expect(hit).to_have_count(0)
+    _ask(page, OTHER_QUERY)
+    expect(hit.locator("input")).to_have_value(re.compile(r"^#1 · "), timeout=STEP_S * 1000)
+
+
+def test_the_golden_pickers_follow_the_selected_collection(page, edges_url):
+    from playwright.sync_api import expect
+
+    _open(page, edges_url, "retrieval_lab", "Retrieval lab")
+    _pick_sidebar_collection(page, "notes")
+    page.locator(".st-key-lab_golden_pick").click()
+    options = page.get_by_role("option")
+    expect(options.first).to_be_visible(timeout=STEP_S * 1000)
+    offered = options.all_inner_texts()
+    assert offered and all(text.startswith(("notes · ", "notes-synth · ")) for text in offered), offered
+    page.keyboard.press("Escape")
+
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Evaluation").click()  # same session: notes
+    expect(page.get_by_test_id("stMain").get_by_role("heading", name="Evaluation", exact=True)).to_be_visible(
+        timeout=STEP_S * 1000
+    )
+    settle(page)
+    expect(page.locator(".st-key-evaluate_golden input")).to_have_value("notes", timeout=STEP_S * 1000)
+
+    # Judging pools the questions of a golden set the Evaluation page just wrote
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Judging").click()
+    expect(page.get_by_test_id("stMain").get_by_role("heading", name="Judging", exact=True)).to_be_visible(
+        timeout=STEP_S * 1000
+    )
+    settle(page)
+    page.locator(".st-key-judging_new_query_set input").click()
+    options = page.get_by_role("option")
+    expect(options.first).to_be_visible(timeout=STEP_S * 1000)
+    assert "notes-synth (golden set)" in options.all_inner_texts(), options.all_inner_texts()
+    page.keyboard.press("Escape")
+    page.get_by_test_id("stSidebar").get_by_role("link", name="Evaluation").click()
+    expect(page.locator(".st-key-evaluate_golden input")).to_have_value("notes", timeout=STEP_S * 1000)
+    settle(page)
+    _pick_sidebar_collection(page, "demo")
+    expect(page.locator(".st-key-evaluate_golden input")).to_have_value("demo", timeout=STEP_S * 1000)
+    page.screenshot(path=str(ARTIFACTS / "edges-04-evaluation-golden.png"))
+
+
+def test_a_created_collection_is_selected_and_the_page_says_so(page, edges_url):
+    from playwright.sync_api import expect
+
+    _open(page, edges_url, "documents", "Documents")
+    page.get_by_text("New collection", exact=True).click()
+    page.locator(".st-key-new_collection_name input").fill("field_notes")
+    page.locator(".st-key-create_collection button").click()
+    expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text(
+        "Created collection field_notes and selected it in the sidebar", timeout=STEP_S * 1000
+    )
+    expect(page.get_by_test_id("stSidebar").locator(".st-key-collection input")).to_have_value("field_notes")
+    expect(page.get_by_test_id("stMain").get_by_role("heading", name="Collection “field_notes”")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "edges-05-created-collection.png"))

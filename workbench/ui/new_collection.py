@@ -1,0 +1,54 @@
+"""Creating a collection from the Documents page: say what the wait is, then select the new one.
+
+A first collection on ``embedding.runtime = auto`` measures every encoder runtime before it exists
+(a minute or more), so the button's run says so under a spinner instead of leaving the page still.
+A click that arrives while that run is still going reruns the page and would meet "already exists";
+the name being created is remembered in the session, so that second click reports the creation too.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from workbench.config import WorkbenchConfig
+from workbench.embedding.calibration import will_calibrate
+from workbench.models.availability import ModelNotAvailableError
+from workbench.ui import session
+from workbench.ui.text import md_escape
+
+#: the collection this session is creating (set before the catalog is written)
+CREATING_KEY = "_documents_creating_collection"
+
+
+def waiting_message(name: str, calibrates: bool, model: str) -> str:
+    if calibrates:
+        return (
+            f"Creating {name}: first measuring which encoder runtime runs {model} fastest on this machine "
+            "(once per home and model; a minute or more)…"
+        )
+    return f"Creating {name}…"
+
+
+def create_and_select(name: str, config: WorkbenchConfig) -> None:
+    """Create ``name``, select it in the sidebar and say so (on the next run); errors show here."""
+    bench = session.workbench()
+    name = (name or "").strip()
+    pending = st.session_state.get(CREATING_KEY)
+    st.session_state[CREATING_KEY] = name
+    calibrates = will_calibrate(bench.home, config.embedding)
+    try:
+        with st.spinner(md_escape(waiting_message(name, calibrates, config.embedding.model))):
+            bench.create_collection(name, config)
+    except (ValueError, ModelNotAvailableError) as error:  # the message names the fix
+        if not (pending == name and name in bench.collection_names()):
+            st.session_state.pop(CREATING_KEY, None)
+            st.error(md_escape(error))
+            return
+        # the first click's run created it and was cut short by this one before it could say so
+    st.session_state.pop(CREATING_KEY, None)
+    session.flash(
+        "success",
+        f"Created collection **{md_escape(name)}** and selected it in the sidebar. Upload files below.",
+    )
+    session.request_collection(name)
+    st.rerun()
