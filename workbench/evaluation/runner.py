@@ -25,7 +25,7 @@ from store.index_set import Snapshot
 from workbench.config import ConfigError, WorkbenchConfig, key_limits
 from workbench.evaluation import metrics as m
 from workbench.evaluation.abstention import AbstentionReport, abstention
-from workbench.evaluation.answer_metrics import ANSWER_METRICS
+from workbench.evaluation.answer_totals import answer_notes, average_answer_metrics
 from workbench.evaluation.answers import judge_answer
 from workbench.evaluation.golden import GoldenQuery, GoldenSet, content_hash, unreviewed_note
 from workbench.evaluation.inputs import CONFIG_HASH, config_hash, run_inputs
@@ -314,42 +314,6 @@ def evaluate(
 
 def _verdict(trace: Trace) -> str | None:
     return trace.confidence.verdict if trace.confidence is not None else None
-
-
-def average_answer_metrics(per_query: Sequence[QueryResult]) -> dict[str, float]:
-    """Each answer metric's mean over the queries that have it."""
-    averaged: dict[str, float] = {}
-    for name in ANSWER_METRICS:
-        values = [q.metrics[name] for q in per_query if name in q.metrics]
-        if values:
-            averaged[name] = m.mean(values)
-    return averaged
-
-
-def answer_notes(per_query: Sequence[QueryResult]) -> list[str]:
-    """What answering cost, and how many queries lack a metric and why (the first reason)."""
-    answers = [q.answer for q in per_query if q.answer is not None]
-    if not answers:
-        return []
-    cost = {
-        key: sum(a.get("cost", {}).get(key, 0) for a in answers)
-        for key in ("calls", "endpoint_calls", "cached", "failed", "prompt_tokens", "completion_tokens", "elapsed_ms")
-    }
-    notes = [
-        f"answers: {cost['calls']} LLM calls ({cost['endpoint_calls']} to the endpoint, {cost['cached']} "
-        f"cached, {cost['failed']} failed), {cost['prompt_tokens']}+{cost['completion_tokens']} tokens, "
-        f"{cost['elapsed_ms'] / 1000:.1f} s"
-    ]
-    for name in ANSWER_METRICS[:3]:
-        missing = [q for q in per_query if name not in q.metrics]
-        if missing:
-            said = (name.replace("_", " "), "no answer")
-            reasons = [note for q in missing for note in (q.answer or {}).get("notes", []) if note.startswith(said)]
-            notes.append(
-                f"{name}: left out for {len(missing)} of {len(per_query)} queries"
-                + (f" (first: {reasons[0]})" if reasons else "")
-            )
-    return notes
 
 
 def _skip_reason(query: GoldenQuery, level: str) -> str:
