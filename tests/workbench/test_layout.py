@@ -101,6 +101,7 @@ def test_every_index_time_key_changes_the_layout_key():
         "dense.ef_construction": 50,
         "bm25.k1": 0.9,
         "bm25.b": 0.5,
+        "bm25.stopwords": "en_plus",
         "index.backend": "milvus",
     }
     assert set(changed) | set(place_keys()) == set(keys_with_lifetime(Lifetime.INDEX))

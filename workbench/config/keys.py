@@ -3,6 +3,7 @@ an index backend keeps a layout (its section's index-time keys)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from workbench.config.fields import Lifetime, doc_of, limits_of
@@ -49,16 +50,18 @@ def key_table_markdown() -> str:
     return "\n".join(lines)
 
 
-def _backend_sections() -> tuple[str, ...]:
-    """The sections named like a registered index backend (``milvus``): that backend's settings."""
-    sections = {key.partition(".")[0] for key, _, _ in section_fields()}
-    return tuple(name for name in choices_for("index backend") if name in sections)
-
-
 def place_keys() -> tuple[str, ...]:
     """Every backend section's index-time keys (``milvus.uri``, ...): where a layout lives, fixed
     with a collection."""
-    sections = _backend_sections()
+    return _place_keys(choices_for("index backend"))
+
+
+@functools.cache
+def _place_keys(backends: tuple[str, ...]) -> tuple[str, ...]:
+    # keyed by the registered backends (a plugin may register one later); every query's layout
+    # reads it
+    all_sections = {key.partition(".")[0] for key, _, _ in section_fields()}
+    sections = tuple(name for name in backends if name in all_sections)
     return tuple(
         key
         for key, _, _ in section_fields()

@@ -186,6 +186,7 @@ def _jsonable(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
+@functools.cache  # every config.get and with_value asks; the sections never change
 def _split_key(key: str) -> tuple[str, str]:
     section_name, _, field_name = key.partition(".")
     sections = [f.name for f in fields(WorkbenchConfig)]
@@ -194,6 +195,7 @@ def _split_key(key: str) -> tuple[str, str]:
     return section_name, field_name
 
 
+@functools.cache
 def _field(key: str) -> dataclasses.Field[Any]:
     """The field behind a dotted key, or a ``ConfigError`` naming it and listing the known keys."""
     section_name, name = _split_key(key)

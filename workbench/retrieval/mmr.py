@@ -12,7 +12,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from workbench.retrieval.ranking import Hit, RankedList
+from workbench.retrieval.lazy import LazyMapping
+from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.stages import MMR
 
 
@@ -24,7 +25,7 @@ def mmr(
     top_k: int,
     pool: int,
     name: str = MMR,
-) -> tuple[RankedList, dict[int, dict[str, object]]]:
+) -> tuple[RankedList, Mapping[int, dict[str, object]]]:
     """Select up to ``top_k`` chunks from the first ``pool`` candidates by MMR.
 
     The returned list's score is each chunk's MMR score at the moment it was selected. Ties go to
@@ -34,80 +35,105 @@ def mmr(
     after the selected chunks, in their original order and with their original scores, and the
     whole list is cut to ``top_k``.
 
-    The details dict has an entry for every pool candidate with a vector: ``relevance``,
-    ``max_similarity`` (to the most similar chunk selected before it), ``penalty`` (``(1 - lambda)
-    * max_similarity``), ``mmr_score``, ``selected_against`` (that most similar chunk's id, or
-    ``None`` for the first pick) and ``selected``. For selected chunks the values are those at
-    selection time; for candidates never selected they are measured against the final selection,
-    which explains why they lost. Candidates without a vector get ``{"selected": False,
-    "missing_vector": True}`` plus whether they were kept in the list.
+    The details mapping (built on its first read: evaluation never reads it) has an entry for
+    every pool candidate with a vector: ``relevance``, ``max_similarity`` (to the most similar
+    chunk selected before it), ``penalty`` (``(1 - lambda) * max_similarity``), ``mmr_score``,
+    ``selected_against`` (that most similar chunk's id, or ``None`` for the first pick) and
+    ``selected``. For selected chunks the values are those at selection time; for candidates never
+    selected they are measured against the final selection, which explains why they lost.
+    Candidates without a vector get ``{"selected": False, "missing_vector": True}`` plus whether
+    they were kept in the list.
     """
     if not 0.0 <= lambda_ <= 1.0:
         raise ValueError(f"MMR lambda must be in [0, 1] (mmr.lambda), got {lambda_}")
     if top_k < 0 or pool < 0:
         raise ValueError(f"MMR top_k and pool must be >= 0 (retrieval.top_k, mmr.pool), got {top_k} and {pool}")
 
-    pool_hits = candidates.hits[:pool]
-    with_vector = [hit for hit in pool_hits if hit.chunk_id in vectors]
-    without_vector = [hit for hit in pool_hits if hit.chunk_id not in vectors]
-
+    ids, doc_ids, scores = candidates.ids[:pool], candidates.doc_ids[:pool], candidates.scores[:pool]
+    with_vector = [i for i, chunk_id in enumerate(ids) if chunk_id in vectors]
+    without_vector = [i for i, chunk_id in enumerate(ids) if chunk_id not in vectors]
     query = _unit(np.asarray(query_vector, dtype=np.float64))
-    details: dict[int, dict[str, object]] = {}
-    selected_order: list[tuple[int, int, float]] = []
+    picks: list[int] = []  # indices into with_vector, in the order picked
+    picked_scores: list[float] = []
+    relevance = similarity = np.zeros(0)
     if with_vector:
-        matrix = _unit_rows(
-            np.vstack([_checked_vector(vectors[hit.chunk_id], hit.chunk_id, query.shape) for hit in with_vector])
-        )
+        matrix = _unit_rows(np.vstack([_checked_vector(vectors[ids[i]], ids[i], query.shape) for i in with_vector]))
         relevance = matrix @ query
         similarity = matrix @ matrix.T
-        # Running maximum similarity of every candidate to the selection so far, and to whom (an
-        # index into with_vector; -1 before the first pick). Whole arrays at a time: a pool of 50
-        # picked to the end is 50 steps over 50 candidates per query, which tune repeats for
-        # hundreds of queries per trial.
-        max_similarity = np.zeros(len(with_vector))
-        most_similar = np.full(len(with_vector), -1, dtype=np.int64)
-        taken = np.zeros(len(with_vector), dtype=bool)
-        while len(selected_order) < min(top_k, len(with_vector)):
-            mmr_scores = lambda_ * relevance - (1.0 - lambda_) * max_similarity
-            # argmax keeps the first of equal scores and candidates are in ranked order,
-            # so ties go to the better-ranked candidate.
-            best = int(np.argmax(np.where(taken, -np.inf, mmr_scores)))
-            hit = with_vector[best]
-            details[hit.chunk_id] = _detail(
-                relevance[best],
-                max_similarity[best],
-                _chunk_of(with_vector, most_similar[best]),
-                lambda_,
-                mmr_scores[best],
-                selected=True,
-            )
-            selected_order.append((hit.chunk_id, hit.doc_id, float(mmr_scores[best])))
-            taken[best] = True
-            column = similarity[:, best]
-            raised = ~taken & ((most_similar < 0) | (column > max_similarity))
-            max_similarity[raised] = column[raised]
-            most_similar[raised] = best
-        for i in np.flatnonzero(~taken):
-            score = lambda_ * relevance[i] - (1.0 - lambda_) * max_similarity[i]
-            details[with_vector[i].chunk_id] = _detail(
-                relevance[i],
-                max_similarity[i],
-                _chunk_of(with_vector, most_similar[i]),
-                lambda_,
-                score,
-                selected=False,
-            )
+        picks, picked_scores = _select(relevance, similarity, lambda_, min(top_k, len(with_vector)))
 
-    appended = [(hit.chunk_id, hit.doc_id, hit.score) for hit in without_vector]
+    selected_order = [
+        (ids[with_vector[j]], doc_ids[with_vector[j]], score) for j, score in zip(picks, picked_scores, strict=True)
+    ]
+    appended = [(ids[i], doc_ids[i], scores[i]) for i in without_vector]
     ordered = (selected_order + appended)[:top_k]
-    kept_ids = {chunk_id for chunk_id, _, _ in ordered}
-    for hit in without_vector:
-        details[hit.chunk_id] = {"selected": False, "missing_vector": True, "kept": hit.chunk_id in kept_ids}
-    return RankedList.from_ordered(name, ordered), details
+
+    def details() -> dict[int, dict[str, object]]:
+        chunk_ids = [ids[i] for i in with_vector]
+        built = _selection_details(chunk_ids, relevance, similarity, lambda_, picks, picked_scores)
+        kept_ids = {chunk_id for chunk_id, _, _ in ordered}
+        for i in without_vector:
+            built[ids[i]] = {"selected": False, "missing_vector": True, "kept": ids[i] in kept_ids}
+        return built
+
+    return RankedList.from_ordered(name, ordered), LazyMapping(details)
 
 
-def _chunk_of(hits: list[Hit], index: np.int64 | int) -> int | None:
-    return hits[int(index)].chunk_id if index >= 0 else None
+def _select(relevance: np.ndarray, similarity: np.ndarray, lambda_: float, count: int) -> tuple[list[int], list[float]]:
+    """The greedy picks (indices) and each one's MMR score when picked.
+
+    Whole arrays at a time, in place: tune repeats this for every query of every trial, over
+    pools of up to hundreds of candidates picked to the end."""
+    base = lambda_ * relevance
+    max_similarity = np.zeros(len(relevance))  # to the picks so far; 0 before the first pick
+    blocked = np.zeros(len(relevance))  # -inf once picked
+    mmr_scores = np.empty(len(relevance))
+    picks: list[int] = []
+    picked_scores: list[float] = []
+    for step in range(count):
+        np.multiply(max_similarity, -(1.0 - lambda_), out=mmr_scores)
+        mmr_scores += base
+        mmr_scores += blocked
+        # argmax keeps the first of equal scores and candidates are in ranked order, so ties go to
+        # the better-ranked candidate.
+        best = int(np.argmax(mmr_scores))
+        picks.append(best)
+        picked_scores.append(float(mmr_scores[best]))
+        blocked[best] = -np.inf
+        if step == 0:  # the first pick sets every similarity, even a negative one
+            max_similarity[:] = similarity[:, best]
+        else:
+            np.maximum(max_similarity, similarity[:, best], out=max_similarity)
+    return picks, picked_scores
+
+
+def _selection_details(
+    chunk_ids: list[int],
+    relevance: np.ndarray,
+    similarity: np.ndarray,
+    lambda_: float,
+    picks: list[int],
+    picked_scores: list[float],
+) -> dict[int, dict[str, object]]:
+    """Each candidate's numbers, replayed from the picks: a pick's against the picks before it,
+    the others' against them all (the first most similar pick in pick order, as selection kept)."""
+    built: dict[int, dict[str, object]] = {}
+    order = np.asarray(picks, dtype=np.int64)
+    for step, (j, score) in enumerate(zip(picks, picked_scores, strict=True)):
+        max_similarity, against = _most_similar(similarity[j, order[:step]], chunk_ids, order)
+        built[chunk_ids[j]] = _detail(relevance[j], max_similarity, against, lambda_, score, selected=True)
+    for i in sorted(set(range(len(chunk_ids))) - set(picks)):
+        max_similarity, against = _most_similar(similarity[i, order], chunk_ids, order)
+        score = lambda_ * relevance[i] - (1.0 - lambda_) * max_similarity
+        built[chunk_ids[i]] = _detail(relevance[i], max_similarity, against, lambda_, score, selected=False)
+    return built
+
+
+def _most_similar(similarities: np.ndarray, chunk_ids: list[int], order: np.ndarray) -> tuple[float, int | None]:
+    if not len(similarities):
+        return 0.0, None
+    k = int(np.argmax(similarities))
+    return float(similarities[k]), chunk_ids[int(order[k])]
 
 
 def _detail(

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from store.id_set import IdSet
 from store.index_set import Snapshot
 from workbench.config import (
     Bm25Config,
@@ -266,7 +268,7 @@ def _mmr_stage(current: RankedList, snapshot: Snapshot, query_vector: np.ndarray
     pool_ids = list(current.ids[: config.pool])
     vectors = {}
     if snapshot.dense is not None and pool_ids:
-        known = [cid for cid in pool_ids if cid in snapshot.dense_ids]
+        known = _with_vectors(pool_ids, snapshot.dense_ids)
         if known:
             vectors = dict(zip(known, snapshot.dense.vectors_for(np.asarray(known, dtype=np.int64)), strict=False))
     # MMR picks top_k; the rest of the pool follows so later stages (rerank) still see it
@@ -274,6 +276,14 @@ def _mmr_stage(current: RankedList, snapshot: Snapshot, query_vector: np.ndarray
         current, query_vector, vectors, config.lambda_, top_k=len(pool_ids), pool=config.pool, name=MMR
     )
     return StageTrace(MMR, section_dict(config), selected, _ms(started), (), details)
+
+
+def _with_vectors(chunk_ids: list[int], dense_ids: AbstractSet[int]) -> list[int]:
+    """The chunks the dense index holds, in order (an ``IdSet`` looks them all up at once)."""
+    if isinstance(dense_ids, IdSet):
+        found = dense_ids.positions(chunk_ids).tolist()
+        return [chunk_id for chunk_id, at in zip(chunk_ids, found, strict=True) if at >= 0]
+    return [chunk_id for chunk_id in chunk_ids if chunk_id in dense_ids]
 
 
 def _rerank_stage(
