@@ -39,7 +39,8 @@ DRIVER = textwrap.dedent("""
     original_query = workbench.service.Workbench.query
 
     def slow_query(self, *args, **kwargs):
-        time.sleep(0.02)  # a trial over 42 queries takes most of a second: long enough to be killed inside
+        # a trial over 42 queries takes most of a second: long enough to be killed inside
+        time.sleep(float(os.environ.get("QUERY_DELAY_S", "0.02")))
         return original_query(self, *args, **kwargs)
 
     workbench.service.Workbench.query = slow_query
@@ -73,8 +74,8 @@ def tune_arguments(home: Path, *extra: str) -> list[str]:
     ]
 
 
-def start(ledger: Path, arguments: list[str]) -> subprocess.Popen:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
+def start(ledger: Path, arguments: list[str], query_delay_s: float = 0.02) -> subprocess.Popen:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1", "QUERY_DELAY_S": str(query_delay_s)}
     return subprocess.Popen(
         [sys.executable, "-c", DRIVER, str(ledger), *arguments],
         cwd=REPO,
@@ -165,7 +166,8 @@ def test_sigkill_in_the_middle_of_a_trial_then_resume_keeps_every_completed_tria
 
 def test_a_query_from_another_process_is_answered_while_a_study_runs(lexicon_home, tmp_path, tune_embedder):
     home = lexicon_home.home
-    process = start(tmp_path / "ledger.txt", tune_arguments(home, "--trials", "30"))
+    # slower trials (about 4 s each): the study outlasts this process's first query on a busy machine
+    process = start(tmp_path / "ledger.txt", tune_arguments(home, "--trials", "30"), query_delay_s=0.1)
     try:
         wait_for(lambda: sum(t.state == "COMPLETE" for t in trials(home)) >= 2, process)
         from workbench.service import Workbench
