@@ -36,6 +36,7 @@ from workbench.ui.lab_side import (
     SIDES,
     first_use_note,
     forget_asked,
+    held_values,
     render_diff,
     render_side,
     run_side,
@@ -115,8 +116,14 @@ def _configure_sides(base, signature: str, query: str) -> tuple[dict, dict]:
             containers[side] = st.container(key=f"side_{side}")
             with containers[side]:
                 st.subheader(f"{side.upper()}")
-                with st.expander("Configuration", key=f"lab_config_{side}", on_change="rerun", icon=":material/tune:"):
-                    values = side_controls(side, base)
+                panel = st.expander(
+                    "Configuration", key=f"lab_config_{side}", on_change="rerun", icon=":material/tune:"
+                )
+                if panel.open:
+                    with panel:
+                        values = side_controls(side, base)
+                else:  # folded: its 20-odd widgets cost every query more than its run; drawn when opened
+                    values = held_values(side, base)
                 try:
                     configs[side] = side_config(base, values)
                 except ConfigError as error:

@@ -29,7 +29,7 @@ from workbench.retrieval.trace import Trace
 from workbench.text import count
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.data_tables import show_table
-from workbench.ui.model_choice import model_picker, picker_state
+from workbench.ui.model_choice import OTHER, model_picker, picker_state
 from workbench.ui.text import md_escape
 
 SIDES = ("a", "b")
@@ -53,8 +53,7 @@ def write_widget_state(side: str, values: dict[str, object]) -> None:
     """Put ``values`` into the side's widgets, each inside its key's range."""
     for name, value in values.items():
         if name == "fusion.weights":
-            weights = (list(value if isinstance(value, (list, tuple)) else ()) + [0.0, 0.0])[: len(WEIGHT_KEYS)]
-            for weight_key, weight in zip(WEIGHT_KEYS, weights, strict=True):  # a missing weight reads as 0
+            for weight_key, weight in zip(WEIGHT_KEYS, _pair(value), strict=True):  # a missing weight reads as 0
                 st.session_state[side_key(side, weight_key)] = config_inputs.clamped("fusion.weights", weight)
         elif name == "rerank.model":
             st.session_state.update(picker_state(side_key(side, name), str(value), RERANK))
@@ -77,6 +76,34 @@ def sync_with_preset(side: str, base: WorkbenchConfig, signature: str) -> None:
     if st.session_state.get(marker) != signature:
         write_widget_state(side, starting_values(side, base))
         st.session_state[marker] = signature
+
+
+def held_values(side: str, base: WorkbenchConfig) -> dict[str, object]:
+    """The side's settings as its widgets hold them, read without drawing them: what
+    ``side_controls`` returns, while the side's panel is folded. The widgets keep their values
+    across runs in which they are not drawn (``persist_state``); a value never set is the
+    side's starting value."""
+    start = starting_values(side, base)
+
+    def held(name: str) -> object:
+        return st.session_state.get(side_key(side, name), start[name] if name in start else None)
+
+    values = {name: held(name) for name in start}
+    values["fusion.weights"] = tuple(
+        float(st.session_state.get(side_key(side, key), default))  # type: ignore[arg-type]
+        for key, default in zip(WEIGHT_KEYS, _pair(start["fusion.weights"]), strict=True)
+    )
+    llm_rerank = bool(st.session_state.get(side_key(side, "rerank.method.llm"))) and not llm_panels.llm_problem()
+    values["rerank.method"] = "llm" if llm_rerank else "cross_encoder"
+    picker = side_key(side, "rerank.model")
+    chosen = st.session_state.get(picker, str(start["rerank.model"] or ""))
+    values["rerank.model"] = str(st.session_state.get(f"{picker}_other") or "").strip() if chosen == OTHER else chosen
+    return values
+
+
+def _pair(weights: object) -> list[float]:
+    listed = list(weights) if isinstance(weights, (list, tuple)) else []
+    return [float(weight) for weight in listed + [0.0, 0.0]][: len(WEIGHT_KEYS)]
 
 
 def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
