@@ -90,7 +90,7 @@ def held_values(side: str, base: WorkbenchConfig) -> dict[str, object]:
 
     values = {name: held(name) for name in start}
     values["fusion.weights"] = tuple(
-        float(st.session_state.get(side_key(side, key), default))  # type: ignore[arg-type]
+        float(st.session_state.get(side_key(side, key), default))
         for key, default in zip(WEIGHT_KEYS, _pair(start["fusion.weights"]), strict=True)
     )
     llm_rerank = bool(st.session_state.get(side_key(side, "rerank.method.llm"))) and not llm_panels.llm_problem()
