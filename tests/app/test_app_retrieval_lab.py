@@ -86,7 +86,16 @@ def test_both_sides_render_stages_charts_diff_explain_and_context(lab):
         assert [label.split(" · ")[0] for label in tab_labels] == expected
         final = _final_table(lab, side)
         assert len(final) == 10 and list(final["rank"]) == list(range(1, 11))
+    # the timings and rank flow wait in a folded panel a side, drawn once it is opened
+    assert not lab.get("plotly_chart")
+    for side in ("a", "b"):
+        lab.session_state[f"lab_{side}_timings"] = True
+    lab.run()
+    for side in ("a", "b"):
         assert lab.get_by_key(f"rank_flow_{side}").type == "plotly_chart"
+        container = lab.get_by_key(f"side_{side}")
+        timings = [node.value for node in container if node.type == "arrow_data_frame" or node.type == "dataframe"]
+        assert any("ms" in table.columns for table in timings), [list(table.columns) for table in timings]
     codes = _texts(lab, "code")
     assert any(code.startswith("BM25 = Σ") for code in codes)  # explain: BM25 arithmetic
     assert any(code.startswith("cos(q, c) =") for code in codes)  # explain: cosine
@@ -196,6 +205,9 @@ def test_each_side_shows_its_confidence_verdict(lab):
     assert not lab.exception, lab.exception
     verdicts = [text.replace("\\", "") for text in _texts(lab, "success", "warning")]
     assert sum(text.startswith(("**Relevant", "**Ambiguous")) for text in verdicts) == 2, verdicts
+    assert not [t for t in lab.dataframe if "signal" in t.value.columns]  # folded: not drawn
+    lab.session_state["lab_a_evidence"] = lab.session_state["lab_b_evidence"] = True
+    lab.run()
     evidence = [t.value for t in lab.dataframe if "signal" in t.value.columns]
     assert len(evidence) == 2 and list(evidence[0]["signal"]) == ["terms", "dense", "rerank"]
     assert any("This hit holds" in text and "idf weight" in text for text in _texts(lab, "caption"))
@@ -437,7 +449,8 @@ def test_a_folded_panel_draws_no_widgets_and_its_settings_still_apply(lab):
     assert not lab.exception, lab.exception
     assert not _configuration_open(lab, "b")
     keys = [getattr(node, "key", None) or "" for node in lab.get_by_key("side_b")]
-    assert [key for key in keys if key.startswith("lab_b_")] == ["lab_b_retime"]  # folded: no setting drawn
+    settings = ("lab_b_retrieval.", "lab_b_fusion.", "lab_b_mmr.", "lab_b_dense.", "lab_b_query.", "lab_b_rerank.")
+    assert not [key for key in keys if key.startswith(settings)]  # folded: no setting drawn
     assert [text for text in _texts(lab, "caption") if text.startswith("Differs from A in")] == differs
     assert len(_final_table(lab, "b")) == 3
     notes = [text.replace("\\", "") for text in _texts(lab, "info")]

@@ -295,10 +295,8 @@ def render_side(
     if trace.notes:
         st.info("  \n".join(f"• {md_escape(note)}" for note in trace.notes), icon=":material/info:")
     llm_panels.query_stage_view(trace, key=f"query_stage_{side}")
-    st.caption("Every stage")
-    _stage_tabs(side, trace, relevant)
-    timings_label, retime = st.columns([4, 1], vertical_alignment="bottom")
-    timings_label.caption("Timings")
+    stages_label, retime = st.columns([4, 1], vertical_alignment="bottom")
+    stages_label.caption("Every stage")
     if not same_as_a:
         retime.button(
             "Time again",
@@ -308,6 +306,17 @@ def render_side(
             help="Run this side's query again and measure it afresh (the page otherwise keeps a query's run "
             "for the session, so that clicking around does not re-run a slow rerank).",
         )
+    _stage_tabs(side, trace, relevant)
+    # drawn only while open, and it stays open across queries once opened: a chart and a table a
+    # side cost the browser more than the rest of a query's answer
+    timings = st.expander("Timings and rank flow", key=side_key(side, "timings"), on_change="rerun")
+    if timings.open:
+        with timings:
+            render_timings(side, trace, relevant)
+
+
+def render_timings(side: str, trace: Trace, relevant: dict[int, int]) -> None:
+    """Each stage's time, and the rank-flow chart: where each final hit ranked at every stage."""
     show_table(timing_rows(trace), "no stages ran", height="auto")
     flow = rank_flow(trace)
     if flow.paths:
@@ -347,7 +356,10 @@ def render_verdict(side: str, trace: Trace) -> None:
         return
     view = verdict_view(confidence)
     getattr(st, view.kind)(f"**{view.headline}** ({md_escape(view.reason)})", icon=":material/fact_check:")
-    with st.expander("Confidence evidence"):
+    evidence = st.expander("Confidence evidence", key=side_key(side, "evidence"), on_change="rerun")
+    if not evidence.open:  # drawn when opened, not sent folded with every query
+        return
+    with evidence:
         show_table(evidence_rows(confidence), "no evidence", height="auto")
         st.caption(
             "Each signal says no_answer below its first threshold and relevant from its second; the verdict "
