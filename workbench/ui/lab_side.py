@@ -24,6 +24,7 @@ from workbench.analysis.tables import chunk_label, diff_rows, stage_rows, timing
 from workbench.analysis.verdict import evidence_rows, verdict_view
 from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
 from workbench.models.catalogue import RERANK
+from workbench.retrieval.llm_cost import llm_calls_per_query
 from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import Trace
 from workbench.text import count
@@ -198,6 +199,16 @@ def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
         help="Side A starts as the sidebar preset; side B as the preset with MMR switched the other way.",
     )
     return values
+
+
+def may_be_slow(config: WorkbenchConfig) -> bool:
+    """A run that reranks or calls an LLM takes seconds and earns a spinner; any other takes
+    milliseconds, less than the thread each ``st.spinner`` starts."""
+    return (
+        bool(str(config.rerank.model).strip())
+        or config.rerank.method == "llm"
+        or bool(llm_calls_per_query(config).calls)
+    )
 
 
 class KeptRun(NamedTuple):
