@@ -11,6 +11,8 @@ the cheap stages. All document text, file names and queries are shown as text (d
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import streamlit as st
 
 from workbench.analysis.golden_matches import relevant_in_run
@@ -36,6 +38,8 @@ from workbench.ui.lab_side import (
     SIDES,
     first_use_note,
     forget_asked,
+    held_values,
+    may_be_slow,
     render_diff,
     render_side,
     run_side,
@@ -115,8 +119,14 @@ def _configure_sides(base, signature: str, query: str) -> tuple[dict, dict]:
             containers[side] = st.container(key=f"side_{side}")
             with containers[side]:
                 st.subheader(f"{side.upper()}")
-                with st.expander("Configuration", key=f"lab_config_{side}", on_change="rerun", icon=":material/tune:"):
-                    values = side_controls(side, base)
+                panel = st.expander(
+                    "Configuration", key=f"lab_config_{side}", on_change="rerun", icon=":material/tune:"
+                )
+                if panel.open:
+                    with panel:
+                        values = side_controls(side, base)
+                else:  # folded: its 20-odd widgets cost every query more than its run; drawn when opened
+                    values = held_values(side, base)
                 try:
                     configs[side] = side_config(base, values)
                 except ConfigError as error:
@@ -132,7 +142,8 @@ def _run_sides(collection: str, query: str, configs: dict, containers: dict, fir
     traces, snapshots = {}, {}
     for side in SIDES:
         try:
-            with st.spinner(f"Running side {side.upper()}…"):
+            waiting = st.spinner(f"Running side {side.upper()}…") if may_be_slow(configs[side]) else nullcontext()
+            with waiting:
                 traces[side], snapshots[side] = run_side(collection, query, configs[side], side, first_use)
         except BackendError as error:  # a Milvus that is down, say: the message names the URI and the fix
             with containers[side]:

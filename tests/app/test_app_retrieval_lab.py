@@ -28,6 +28,14 @@ def _final_table(app, side: str):
     return finals[0]
 
 
+def _open_settings(app, *sides: str):
+    """Open the sides' Configuration panels, as a click on each does: after a query they are
+    folded, and a folded panel's widgets are not drawn."""
+    for side in sides:
+        app.session_state[f"lab_config_{side}"] = True
+    return app.run()
+
+
 @pytest.fixture
 def lab(demo_home: Path, open_app):
     app = open_app(demo_home, page=PAGE)
@@ -78,7 +86,16 @@ def test_both_sides_render_stages_charts_diff_explain_and_context(lab):
         assert [label.split(" · ")[0] for label in tab_labels] == expected
         final = _final_table(lab, side)
         assert len(final) == 10 and list(final["rank"]) == list(range(1, 11))
+    # the timings and rank flow wait in a folded panel a side, drawn once it is opened
+    assert not lab.get("plotly_chart")
+    for side in ("a", "b"):
+        lab.session_state[f"lab_{side}_timings"] = True
+    lab.run()
+    for side in ("a", "b"):
         assert lab.get_by_key(f"rank_flow_{side}").type == "plotly_chart"
+        container = lab.get_by_key(f"side_{side}")
+        timings = [node.value for node in container if node.type == "arrow_data_frame" or node.type == "dataframe"]
+        assert any("ms" in table.columns for table in timings), [list(table.columns) for table in timings]
     codes = _texts(lab, "code")
     assert any(code.startswith("BM25 = Σ") for code in codes)  # explain: BM25 arithmetic
     assert any(code.startswith("cos(q, c) =") for code in codes)  # explain: cosine
@@ -139,7 +156,7 @@ def test_a_golden_query_highlights_its_relevant_chunks(lab, demo_home):
 
 def test_changing_a_parameter_reruns_that_side(lab):
     lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
-    lab.number_input(key="lab_b_retrieval.top_k").set_value(3).run()
+    _open_settings(lab, "a", "b").number_input(key="lab_b_retrieval.top_k").set_value(3).run()
     assert not lab.exception, lab.exception
     assert len(_final_table(lab, "b")) == 3
     assert len(_final_table(lab, "a")) == 10
@@ -151,7 +168,7 @@ def test_changing_a_parameter_reruns_that_side(lab):
 
 def test_a_missing_rerank_model_falls_back_with_a_note(lab):
     lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
-    lab.selectbox(key="lab_b_rerank.model").set_value("__other__").run()
+    _open_settings(lab, "b").selectbox(key="lab_b_rerank.model").set_value("__other__").run()
     lab.text_input(key="lab_b_rerank.model_other").set_value("/no/such/cross-encoder").run()
     assert not lab.exception, lab.exception
     notes = [text.replace("\\", "") for text in _texts(lab, "info")]
@@ -172,7 +189,7 @@ def test_the_rerank_field_offers_the_catalogue_and_names_the_download(lab, tmp_p
         "BAAI/bge-reranker-v2-m3 — 100+ languages · 2.3 GB · not downloaded",
     ]
     lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
-    picker.set_value("BAAI/bge-reranker-base").run()
+    _open_settings(lab, "b").selectbox(key="lab_b_rerank.model").set_value("BAAI/bge-reranker-base").run()
     assert not lab.exception, lab.exception
     notes = [text.replace("\\", "") for text in _texts(lab, "info")]
     assert any(
@@ -188,6 +205,9 @@ def test_each_side_shows_its_confidence_verdict(lab):
     assert not lab.exception, lab.exception
     verdicts = [text.replace("\\", "") for text in _texts(lab, "success", "warning")]
     assert sum(text.startswith(("**Relevant", "**Ambiguous")) for text in verdicts) == 2, verdicts
+    assert not [t for t in lab.dataframe if "signal" in t.value.columns]  # folded: not drawn
+    lab.session_state["lab_a_evidence"] = lab.session_state["lab_b_evidence"] = True
+    lab.run()
     evidence = [t.value for t in lab.dataframe if "signal" in t.value.columns]
     assert len(evidence) == 2 and list(evidence[0]["signal"]) == ["terms", "dense", "rerank"]
     assert any("This hit holds" in text and "idf weight" in text for text in _texts(lab, "caption"))
@@ -203,7 +223,7 @@ def test_each_side_shows_its_confidence_verdict(lab):
 def test_the_language_guard_is_a_side_setting(lab):
     assert lab.selectbox(key="lab_b_retrieval.language_guard").value == "auto"
     lab.text_input(key="lab_query").set_value("检索增强生成").run()
-    lab.selectbox(key="lab_b_retrieval.language_guard").set_value("off").run()
+    _open_settings(lab, "b").selectbox(key="lab_b_retrieval.language_guard").set_value("off").run()
     assert not lab.exception, lab.exception
     notes = [text.replace("\\", "") for text in _texts(lab, "info")]
     assert any("the dense route still votes in fusion because retrieval.language_guard = off" in t for t in notes)
@@ -221,14 +241,14 @@ def test_query_text_is_never_rendered_as_markdown_or_html(lab):
 
 def test_settings_and_query_survive_a_visit_to_another_page(lab):
     lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
-    lab.number_input(key="lab_b_retrieval.top_k").set_value(4).run()
+    _open_settings(lab, "b").number_input(key="lab_b_retrieval.top_k").set_value(4).run()
     lab.switch_page("pages/welcome.py").run()
     assert not lab.get("text_input") or all(w.key != "lab_query" for w in lab.get("text_input"))
     lab.switch_page(PAGE).run()
     assert not lab.exception, lab.exception
     assert lab.text_input(key="lab_query").value == GOLDEN_QUERY
-    assert lab.number_input(key="lab_b_retrieval.top_k").value == 4
-    assert len(_final_table(lab, "b")) == 4
+    assert len(_final_table(lab, "b")) == 4  # the folded panel's setting holds
+    assert _open_settings(lab, "b").number_input(key="lab_b_retrieval.top_k").value == 4
 
 
 def test_a_side_that_fails_names_the_problem_and_the_other_side_still_renders(lab, monkeypatch):
@@ -383,7 +403,7 @@ def test_with_a_equal_to_b_the_page_says_it_shows_one_run_twice(lab):
     lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
     assert not lab.exception, lab.exception
     assert any("B shows A's run: one run, shown on both sides" in text for text in _side_captions(lab, "b"))
-    lab.toggle(key="lab_b_mmr.enabled").set_value(True).run()
+    _open_settings(lab, "b").toggle(key="lab_b_mmr.enabled").set_value(True).run()
     assert not [text for text in _side_captions(lab, "b") if "shown on both sides" in text]
 
 
@@ -410,9 +430,28 @@ def test_a_side_configuration_opened_after_a_query_folds_away_at_the_next_query(
     assert _configuration_open(lab, "b")  # before any query: open, to set up the sides
     lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
     assert not _configuration_open(lab, "b")
-    lab.session_state["lab_config_b"] = True  # the user opens B's panel to change a setting
+    _open_settings(lab, "b")  # the user opens B's panel to change a setting
     lab.toggle(key="lab_b_mmr.enabled").set_value(False).run()
     assert _configuration_open(lab, "b")  # it stays open while they work in it
     lab.text_input(key="lab_query").set_value("What does a cross-encoder score?").run()
     assert not lab.exception, lab.exception
     assert not _configuration_open(lab, "b") and not _configuration_open(lab, "a")
+
+
+def test_a_folded_panel_draws_no_widgets_and_its_settings_still_apply(lab):
+    lab.number_input(key="lab_b_retrieval.top_k").set_value(3).run()  # before any query: both panels open
+    lab.selectbox(key="lab_b_fusion.method").set_value("weighted").run()
+    lab.number_input(key="lab_b_fusion.weights.bm25").set_value(0.8).run()
+    lab.selectbox(key="lab_b_rerank.model").set_value("__other__").run()
+    lab.text_input(key="lab_b_rerank.model_other").set_value("/no/such/cross-encoder").run()
+    differs = [text for text in _texts(lab, "caption") if text.startswith("Differs from A in")]
+    lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
+    assert not lab.exception, lab.exception
+    assert not _configuration_open(lab, "b")
+    keys = [getattr(node, "key", None) or "" for node in lab.get_by_key("side_b")]
+    settings = ("lab_b_retrieval.", "lab_b_fusion.", "lab_b_mmr.", "lab_b_dense.", "lab_b_query.", "lab_b_rerank.")
+    assert not [key for key in keys if key.startswith(settings)]  # folded: no setting drawn
+    assert [text for text in _texts(lab, "caption") if text.startswith("Differs from A in")] == differs
+    assert len(_final_table(lab, "b")) == 3
+    notes = [text.replace("\\", "") for text in _texts(lab, "info")]
+    assert any("/no/such/cross-encoder" in text for text in notes)  # the typed rerank model, held while folded

@@ -99,7 +99,8 @@ def test_demo_upload_and_retrieval_lab_in_chromium(app_url: str) -> None:
                 for stage in ("dense", "bm25", "fusion"):
                     tab = container.get_by_role("tab", name=re.compile(rf"^{stage} · "))
                     expect(tab).to_be_visible(timeout=STEP_S * 1000)
-            for side in ("a", "b"):
+            for side in ("a", "b"):  # the timings and rank flow are drawn when their panel is opened
+                page.locator(f".st-key-side_{side}").get_by_text("Timings and rank flow", exact=True).click()
                 chart = page.locator(f".st-key-rank_flow_{side}")
                 expect(chart.locator(".js-plotly-plot")).to_be_visible(timeout=STEP_S * 1000)
             # the A-vs-B table, for the eye: the grid draws its cells on a canvas (its accessible copy

@@ -80,6 +80,22 @@ def _ask(page, query: str) -> None:
     settle(page)
 
 
+def _pick_option(page, box, index: int) -> None:
+    """Open a dropdown and click its ``index``-th option. The dropdown closes when the page
+    scrolls under it, as it does while the tables the click scrolled into view are first drawn;
+    then it is opened again."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for _ in range(3):
+        box.click()
+        try:
+            page.get_by_role("option").nth(index).click(timeout=5000)
+            return
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError(f"the dropdown {box} did not stay open to pick option {index}")
+
+
 def _pick_sidebar_collection(page, name: str) -> None:
     from playwright.sync_api import expect
 
@@ -165,10 +181,11 @@ def test_explain_a_hit_follows_the_query(page, edges_url):
     from playwright.sync_api import expect
 
     _open(page, edges_url, "retrieval_lab", "Retrieval lab")
+    # the warm-up's end reruns the page, which closes an open dropdown: pick the hit after it
+    expect(page.locator(".st-key-warmup_status")).to_contain_text("ready", timeout=STEP_S * 1000)
     _ask(page, QUERY)
     hit = page.locator(".st-key-lab_explain_hit_a")
-    hit.locator("input").click()
-    page.get_by_role("option").nth(1).click()  # the second hit
+    _pick_option(page, hit.locator("input"), 1)  # the second hit
     expect(hit.locator("input")).to_have_value(re.compile(r"^#2 · "), timeout=STEP_S * 1000)
     settle(page)
     _ask(page, CHINESE_QUERY)  # no final hit on the English demo

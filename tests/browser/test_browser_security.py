@@ -137,6 +137,7 @@ def test_with_the_token_the_lab_answers_a_query(browser, full_share):
     try:
         expect(page).to_have_url(f"{url}/retrieval_lab", timeout=STEP_S * 1000)  # the token left the address bar
         _ask(page, LAB_QUERY)
+        page.locator(".st-key-side_a").get_by_text("Timings and rank flow", exact=True).click()
         expect(page.locator(".st-key-rank_flow_a .js-plotly-plot")).to_be_visible(timeout=STEP_S * 1000)
         page.screenshot(path=str(ARTIFACTS / "security-02-lab-with-token.png"))
     finally:

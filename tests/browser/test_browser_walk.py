@@ -122,6 +122,12 @@ def ask_and_check_the_answer_is_in_view(page) -> None:
     assert first_row_bottom <= VIEWPORT["height"], table_box
     # the one-off work is shown apart, not inside side A's stage times
     expect(page.get_by_text(re.compile(r"^First-use cost")).first).to_be_visible()
+    # the rank-flow charts are drawn once their panels are opened: open them, so the page's
+    # checks read the charts' text too
+    for side in ("a", "b"):
+        page.locator(f".st-key-side_{side}").get_by_text("Timings and rank flow", exact=True).click()
+        expect(page.locator(f".st-key-rank_flow_{side} .js-plotly-plot")).to_be_visible(timeout=STEP_S * 1000)
+    settle(page)
 
 
 def two_runs_and_a_comparison(page) -> None:

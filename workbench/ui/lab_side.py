@@ -24,12 +24,13 @@ from workbench.analysis.tables import chunk_label, diff_rows, stage_rows, timing
 from workbench.analysis.verdict import evidence_rows, verdict_view
 from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
 from workbench.models.catalogue import RERANK
+from workbench.retrieval.llm_cost import llm_calls_per_query
 from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import Trace
 from workbench.text import count
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.data_tables import show_table
-from workbench.ui.model_choice import model_picker, picker_state
+from workbench.ui.model_choice import OTHER, model_picker, picker_state
 from workbench.ui.text import md_escape
 
 SIDES = ("a", "b")
@@ -53,8 +54,7 @@ def write_widget_state(side: str, values: dict[str, object]) -> None:
     """Put ``values`` into the side's widgets, each inside its key's range."""
     for name, value in values.items():
         if name == "fusion.weights":
-            weights = (list(value if isinstance(value, (list, tuple)) else ()) + [0.0, 0.0])[: len(WEIGHT_KEYS)]
-            for weight_key, weight in zip(WEIGHT_KEYS, weights, strict=True):  # a missing weight reads as 0
+            for weight_key, weight in zip(WEIGHT_KEYS, _pair(value), strict=True):  # a missing weight reads as 0
                 st.session_state[side_key(side, weight_key)] = config_inputs.clamped("fusion.weights", weight)
         elif name == "rerank.model":
             st.session_state.update(picker_state(side_key(side, name), str(value), RERANK))
@@ -77,6 +77,34 @@ def sync_with_preset(side: str, base: WorkbenchConfig, signature: str) -> None:
     if st.session_state.get(marker) != signature:
         write_widget_state(side, starting_values(side, base))
         st.session_state[marker] = signature
+
+
+def held_values(side: str, base: WorkbenchConfig) -> dict[str, object]:
+    """The side's settings as its widgets hold them, read without drawing them: what
+    ``side_controls`` returns, while the side's panel is folded. The widgets keep their values
+    across runs in which they are not drawn (``persist_state``); a value never set is the
+    side's starting value."""
+    start = starting_values(side, base)
+
+    def held(name: str) -> object:
+        return st.session_state.get(side_key(side, name), start[name] if name in start else None)
+
+    values = {name: held(name) for name in start}
+    values["fusion.weights"] = tuple(
+        float(st.session_state.get(side_key(side, key), default))
+        for key, default in zip(WEIGHT_KEYS, _pair(start["fusion.weights"]), strict=True)
+    )
+    llm_rerank = bool(st.session_state.get(side_key(side, "rerank.method.llm"))) and not llm_panels.llm_problem()
+    values["rerank.method"] = "llm" if llm_rerank else "cross_encoder"
+    picker = side_key(side, "rerank.model")
+    chosen = st.session_state.get(picker, str(start["rerank.model"] or ""))
+    values["rerank.model"] = str(st.session_state.get(f"{picker}_other") or "").strip() if chosen == OTHER else chosen
+    return values
+
+
+def _pair(weights: object) -> list[float]:
+    listed = list(weights) if isinstance(weights, (list, tuple)) else []
+    return [float(weight) for weight in listed + [0.0, 0.0]][: len(WEIGHT_KEYS)]
 
 
 def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
@@ -171,6 +199,16 @@ def side_controls(side: str, base: WorkbenchConfig) -> dict[str, object]:
         help="Side A starts as the sidebar preset; side B as the preset with MMR switched the other way.",
     )
     return values
+
+
+def may_be_slow(config: WorkbenchConfig) -> bool:
+    """A run that reranks or calls an LLM takes seconds and earns a spinner; any other takes
+    milliseconds, less than the thread each ``st.spinner`` starts."""
+    return (
+        bool(str(config.rerank.model).strip())
+        or config.rerank.method == "llm"
+        or bool(llm_calls_per_query(config).calls)
+    )
 
 
 class KeptRun(NamedTuple):
@@ -268,10 +306,8 @@ def render_side(
     if trace.notes:
         st.info("  \n".join(f"• {md_escape(note)}" for note in trace.notes), icon=":material/info:")
     llm_panels.query_stage_view(trace, key=f"query_stage_{side}")
-    st.caption("Every stage")
-    _stage_tabs(side, trace, relevant)
-    timings_label, retime = st.columns([4, 1], vertical_alignment="bottom")
-    timings_label.caption("Timings")
+    stages_label, retime = st.columns([4, 1], vertical_alignment="bottom")
+    stages_label.caption("Every stage")
     if not same_as_a:
         retime.button(
             "Time again",
@@ -281,6 +317,17 @@ def render_side(
             help="Run this side's query again and measure it afresh (the page otherwise keeps a query's run "
             "for the session, so that clicking around does not re-run a slow rerank).",
         )
+    _stage_tabs(side, trace, relevant)
+    # drawn only while open, and it stays open across queries once opened: a chart and a table a
+    # side cost the browser more than the rest of a query's answer
+    timings = st.expander("Timings and rank flow", key=side_key(side, "timings"), on_change="rerun")
+    if timings.open:
+        with timings:
+            render_timings(side, trace, relevant)
+
+
+def render_timings(side: str, trace: Trace, relevant: dict[int, int]) -> None:
+    """Each stage's time, and the rank-flow chart: where each final hit ranked at every stage."""
     show_table(timing_rows(trace), "no stages ran", height="auto")
     flow = rank_flow(trace)
     if flow.paths:
@@ -320,7 +367,10 @@ def render_verdict(side: str, trace: Trace) -> None:
         return
     view = verdict_view(confidence)
     getattr(st, view.kind)(f"**{view.headline}** ({md_escape(view.reason)})", icon=":material/fact_check:")
-    with st.expander("Confidence evidence"):
+    evidence = st.expander("Confidence evidence", key=side_key(side, "evidence"), on_change="rerun")
+    if not evidence.open:  # drawn when opened, not sent folded with every query
+        return
+    with evidence:
         show_table(evidence_rows(confidence), "no evidence", height="auto")
         st.caption(
             "Each signal says no_answer below its first threshold and relevant from its second; the verdict "
