@@ -7,9 +7,12 @@ exits with status 130, and the same command with ``--resume`` continues it, the 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import sys
 import threading
+from collections.abc import Iterator
 
 from workbench.cli.common import COLLECTION_HELP, EXIT_CANCELLED, EXIT_OK, checked_config, collection_of, workbench_from
 
@@ -108,14 +111,15 @@ def cmd_tune(args) -> int:
     printer = _ProgressPrinter(request.metric, enabled=not quiet)
     cancel = threading.Event()
     try:
-        report = run_tune(
-            bench,
-            request,
-            progress=printer,
-            on_build=printer.build,
-            cancel=cancel,
-            on_estimate=None if quiet else _print_estimate,
-        )
+        with _ctrl_c_stops(cancel):
+            report = run_tune(
+                bench,
+                request,
+                progress=printer,
+                on_build=printer.build,
+                cancel=cancel,
+                on_estimate=None if quiet else _print_estimate,
+            )
     except KeyboardInterrupt:
         print(
             "\nstopped: completed trials are kept; run the same command with --resume to continue",
@@ -128,6 +132,25 @@ def cmd_tune(args) -> int:
     else:
         _print_report(report, decision)
     return EXIT_CANCELLED if report.stopped else EXIT_OK
+
+
+@contextlib.contextmanager
+def _ctrl_c_stops(cancel: threading.Event) -> Iterator[None]:
+    """The first Ctrl-C (SIGINT) asks the study to stop at the next query, a second one interrupts.
+
+    A stop asked through the event cannot be lost: a KeyboardInterrupt raised inside a library
+    call (a DuckDB read turns it into its own exception) could be caught on its way up."""
+
+    def ask_to_stop(signum: int, frame: object) -> None:
+        if cancel.is_set():
+            raise KeyboardInterrupt
+        cancel.set()
+
+    previous = signal.signal(signal.SIGINT, ask_to_stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _print_plan(request) -> None:
