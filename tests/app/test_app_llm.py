@@ -52,6 +52,7 @@ def test_the_lab_runs_query_enhancement_and_llm_rerank_and_shows_texts_tokens_an
     assert list(variants["text"]) == [QUERY, "reciprocal rank fusion formula", "merging ranked lists with RRF"]
     # a stage's table and LLM calls are drawn when its tab is open: open side B's rerank tab
     app.session_state["lab_stages_b"] = labels[tabs.index("rerank")]
+    app.session_state["lab_b_timings"] = True  # and the timings table, drawn when its panel is open
     app.run()
     frames = _side_frames(app, "b")
     calls = [f for f in frames if "prompt tokens" in f.columns]
