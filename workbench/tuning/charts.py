@@ -14,37 +14,24 @@ def pareto_chart(trials: Sequence[TrialRecord], metric: str, winner: TrialRecord
     ``winner`` as a star. Hovering a point shows its settings."""
     figure = go.Figure()
     if trials:
+        figure.add_trace(_points(trials, metric, "trials", mode="markers", marker={"size": 8, "color": "#8c9bb0"}))
         figure.add_trace(
-            go.Scatter(
-                x=[t.p95_ms for t in trials],
-                y=[t.metric for t in trials],
-                mode="markers",
-                name="trials",
-                marker={"size": 8, "color": "#8c9bb0"},
-                text=[f"trial {t.number}: {t.label()}" for t in trials],
-                hovertemplate="%{text}<br>p95 %{x:.1f} ms<br>" + metric + " %{y:.4f}<extra></extra>",
-            )
-        )
-        front = pareto_front(list(trials))
-        figure.add_trace(
-            go.Scatter(
-                x=[t.p95_ms for t in front],
-                y=[t.metric for t in front],
+            _points(
+                pareto_front(list(trials)),
+                metric,
+                "Pareto front",
                 mode="lines+markers",
-                name="Pareto front",
                 line={"shape": "hv", "color": "#1f77b4"},
                 marker={"size": 9, "color": "#1f77b4"},
-                text=[f"trial {t.number}: {t.label()}" for t in front],
-                hovertemplate="%{text}<br>p95 %{x:.1f} ms<br>" + metric + " %{y:.4f}<extra></extra>",
             )
         )
     if winner is not None:
         figure.add_trace(
-            go.Scatter(
-                x=[winner.p95_ms],
-                y=[winner.metric],
+            _points(
+                [winner],
+                metric,
+                f"winner (trial {winner.number})",
                 mode="markers",
-                name=f"winner (trial {winner.number})",
                 marker={"size": 18, "symbol": "star", "color": "#d62728"},
                 text=[winner.label()],
                 hovertemplate="winner: %{text}<br>p95 %{x:.1f} ms<br>" + metric + " %{y:.4f}<extra></extra>",
@@ -59,3 +46,12 @@ def pareto_chart(trials: Sequence[TrialRecord], metric: str, winner: TrialRecord
         legend={"orientation": "h", "y": -0.2},
     )
     return figure
+
+
+def _points(trials: Sequence[TrialRecord], metric: str, name: str, **style: object) -> go.Scatter:
+    """Trials as points at (p95 ms, metric), each hovering its number and settings."""
+    hover = {
+        "text": [f"trial {t.number}: {t.label()}" for t in trials],
+        "hovertemplate": "%{text}<br>p95 %{x:.1f} ms<br>" + metric + " %{y:.4f}<extra></extra>",
+    }
+    return go.Scatter(x=[t.p95_ms for t in trials], y=[t.metric for t in trials], name=name, **{**hover, **style})
