@@ -67,3 +67,30 @@ def test_a_warm_up_that_fails_says_why(tmp_path: Path):
     status = warm.status()
     assert status.state == warmup.FAILED and status.problem
     assert "The first query loads what it needs itself" in status.describe()
+
+
+def _page_with_a_one_off_error() -> None:
+    import streamlit as st
+
+    from workbench.ui import sidebar
+
+    if st.button("Download", key="download"):
+        st.error("the download failed verification and was removed")  # shown by this run only
+    sidebar._warming_status()  # the polling fragment, as a page drawn while warming holds it
+
+
+def test_the_warm_up_ending_leaves_the_page_s_last_message_in_place(tmp_path: Path, monkeypatch):
+    # a full rerun when the warm-up ends (the fragment's next poll) would wipe a message the page's
+    # last run showed once, such as a failed download's, and the person would never see it
+    from streamlit.testing.v1 import AppTest
+
+    home = tmp_path / "empty-home"
+    monkeypatch.setenv("WORKBENCH_HOME", str(home))
+    warm = warmup.start(home, read_only=False)
+    assert warm.wait(timeout_s=300) and warm.status().state == warmup.READY
+    app = AppTest.from_function(_page_with_a_one_off_error, default_timeout=120)
+    app.run()
+    app.button(key="download").click().run()
+    assert not app.exception, app.exception
+    assert [error.value for error in app.error] == ["the download failed verification and was removed"]
+    assert "Models ready" in _status_text(app)

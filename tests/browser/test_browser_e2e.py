@@ -19,7 +19,7 @@ from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_C
 
 DEMO_LOAD_S = 240  # ~20 s on an idle 2-core machine; CI machines are often busier
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
 
 UPLOADED_NAME = "browser-upload-note.md"
 UPLOADED_TEXT = (

@@ -14,7 +14,7 @@ import pytest
 
 from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve, settle
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
 
 STUDY_S = 300  # ten trials on the demo take seconds on an idle machine; shared CI machines are slower
 VERDICTS = re.compile(

@@ -56,12 +56,17 @@ def render_sidebar() -> bool:
 
 @st.fragment(run_every=WARMUP_POLL_S)
 def _warming_status() -> None:
-    """Redrawn every second while the warm-up runs; once it is over, one full run draws the final
-    line without this fragment, which stops the polling (an idle tab then costs the server nothing)."""
+    poll_warmup()
+
+
+def poll_warmup() -> None:
+    """The warm-up's line, redrawn every second while it runs. Once it is over the line says so and
+    the rest of the page is left alone: a full rerun from here would wipe what the page's last run
+    showed once (a failed download's error, a saved preset's note) or stop a run in progress. The
+    polling ends at the page's next run, which no longer draws this fragment."""
     warm = warmup.current(session.home_path(), read_only())
-    if warm is None or warm.status().state != warmup.WARMING:
-        st.rerun()
-    _warmup_line(warm.status())
+    if warm is not None:
+        _warmup_line(warm.status())
 
 
 def _warmup_line(status: warmup.WarmUpStatus) -> None:

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from store import documents as stored_documents
 from store.catalog import Catalog
@@ -18,6 +19,8 @@ from store.milvus import CONNECTIONS, MilvusCollection
 from workbench.backends.milvus.place import milvus_target
 from workbench.layout import Layout
 from workbench.service import Workbench
+
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[3]
 TOPICS = ["glacier", "volcano", "harbour", "orchard", "comet", "canyon", "lagoon", "prairie", "tundra", "reef"]
