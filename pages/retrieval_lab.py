@@ -20,7 +20,9 @@ from workbench.analysis.side_config import describe_differences, differences, si
 from workbench.config import ConfigError, dumps
 from workbench.service import BackendError
 from workbench.ui import session
+from workbench.ui.context_panel import PANEL_KEY as CONTEXT_PANEL
 from workbench.ui.context_panel import render_context
+from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
 from workbench.ui.hit_explanation import render_explain
 from workbench.ui.lab_golden import (
     GOLDEN_PICK_KEY,
@@ -201,9 +203,16 @@ def main() -> None:
     if len(traces) == 2:
         render_diff(traces, {**relevant["a"], **relevant["b"]})
         st.divider()
-    render_explain(traces, configs, snapshots, relevant, lookup)
-    st.divider()
-    render_context(traces, relevant)
+    # drawn while open, and kept open across queries once opened: their tables, formulas and the
+    # context's text cost the browser as much again as both sides' answers
+    explain = st.expander("Explain a hit", key=EXPLAIN_PANEL, on_change="rerun", icon=":material/calculate:")
+    if explain.open:
+        with explain:
+            render_explain(traces, configs, snapshots, relevant, lookup)
+    context = st.expander("Context and prompt", key=CONTEXT_PANEL, on_change="rerun", icon=":material/description:")
+    if context.open:
+        with context:
+            render_context(traces, relevant)
 
 
 main()

@@ -7,6 +7,11 @@ transactions (``kept_open``) and lets go whenever it waits or computes for long.
 process that finds the file locked by another waits and retries (``lock_timeout_s``); within a
 process a lock serialises threads (Streamlit runs every session in its own thread). Readers on
 the query path never come here: they read immutable index snapshots (see ``store.index_set``).
+
+A process that serves people (the app) asks the catalog to ``hold_between`` units of work: the
+file stays open for a moment after the last one, so a burst of small transactions (a page drawn,
+a judging key) pays the opening and the checkpoint once, while another process still gets its
+turn within ``HOLD_IDLE_S`` of the app going quiet, and within ``HOLD_MAX_S`` at the latest.
 """
 
 from __future__ import annotations
@@ -56,6 +61,54 @@ def single_int(con: duckdb.DuckDBPyConnection, sql: str, parameters: Sequence[ob
 
 #: the catalog's file inside a workbench home
 CATALOG_FILE_NAME = "catalog.duckdb"
+#: ``hold_between``: the file is let go this long after the last unit of work...
+HOLD_IDLE_S = 1.0
+#: ...or after this long held without a break, and not taken up again for ``HOLD_PAUSE_S``, so a
+#: steady stream of clicks cannot keep a waiting ingest out
+HOLD_MAX_S = 5.0
+HOLD_PAUSE_S = 0.5
+
+
+class _Hold:
+    """One extra connection that keeps the file open in this process between units of work.
+
+    DuckDB shares one open database among a process's connections to a file and closes it
+    (checkpointing) when the last one closes; while this one is open, a unit of work connects and
+    disconnects for about a millisecond. A daemon thread lets it go once it is idle or held too
+    long; with nothing held the thread sleeps without a timeout, so an idle app costs nothing.
+    """
+
+    def __init__(self, path: Path, idle_s: float, max_s: float, pause_s: float):
+        self._path, self._idle_s, self._max_s, self._pause_s = path, idle_s, max_s, pause_s
+        self._held: duckdb.DuckDBPyConnection | None = None
+        self._held_since = self._last_used = 0.0
+        self._let_go_at = -pause_s
+        self._wake = threading.Condition()
+        threading.Thread(target=self._let_go_when_due, name=f"catalog-hold {path.name}", daemon=True).start()
+
+    def touch(self) -> None:
+        """A unit of work is running (the file is open): hold it past its end."""
+        with self._wake:
+            now = time.monotonic()
+            self._last_used = now
+            if self._held is None and now - self._let_go_at >= self._pause_s:
+                self._held = duckdb.connect(str(self._path))  # the open database's, not a new opening
+                self._held_since = now
+                self._wake.notify()
+
+    def _let_go_when_due(self) -> None:
+        with self._wake:
+            while True:
+                if self._held is None:
+                    self._wake.wait()
+                    continue
+                due = min(self._last_used + self._idle_s, self._held_since + self._max_s)
+                now = time.monotonic()
+                if now < due:
+                    self._wake.wait(due - now)
+                    continue
+                self._held.close()
+                self._held, self._let_go_at = None, now
 
 
 class Catalog:
@@ -76,6 +129,16 @@ class Catalog:
         self._lock = _process_lock(self.path.resolve())
         self._migrated = False
         self._local = threading.local()
+        self._hold: _Hold | None = None
+
+    def hold_between(
+        self, idle_s: float = HOLD_IDLE_S, max_s: float = HOLD_MAX_S, pause_s: float = HOLD_PAUSE_S
+    ) -> None:
+        """Keep the file open in this process for ``idle_s`` after each unit of work (at most
+        ``max_s`` in a row, then a ``pause_s`` break for other processes). For a process that
+        serves people, where many small transactions come in bursts; see the module's docstring."""
+        if self._hold is None:
+            self._hold = _Hold(self.path, idle_s, max_s, pause_s)
 
     @contextlib.contextmanager
     def connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -89,6 +152,8 @@ class Catalog:
             return
         with self._lock:
             connection = self._open()
+            if self._hold is not None:
+                self._hold.touch()
             self._local.connection = connection
             try:
                 if not self._migrated:
@@ -103,6 +168,8 @@ class Catalog:
                     connection.execute("COMMIT")
             finally:
                 self._local.connection = None
+                if self._hold is not None:
+                    self._hold.touch()  # held from the end of the work, not its start
                 connection.close()
 
     @contextlib.contextmanager
@@ -170,6 +237,7 @@ class KeptOpen:
     def __init__(self, catalog: Catalog):
         self._catalog = catalog
         self._connection: duckdb.DuckDBPyConnection | None = catalog._open()
+        self._touch()
 
     @contextlib.contextmanager
     def let_go(self) -> Iterator[None]:
@@ -180,5 +248,10 @@ class KeptOpen:
 
     def close(self) -> None:
         if self._connection is not None:
+            self._touch()  # held from the end of the work, not its start
             self._connection.close()
             self._connection = None
+
+    def _touch(self) -> None:
+        if self._catalog._hold is not None:
+            self._catalog._hold.touch()

@@ -86,3 +86,12 @@ def demo_and_notes_home(demo_home_copy: Path) -> Path:
 
     add_notes_collection(demo_home_copy)
     return demo_home_copy
+
+
+def open_lab_panels(app, *panels: str):
+    """Open the Retrieval lab's folded panels (their keys: ``hit_explanation.PANEL_KEY``,
+    ``context_panel.PANEL_KEY``), as a click on each does: folded, a panel draws nothing. The next
+    run draws them."""
+    for panel in panels:
+        app.session_state[panel] = True
+    return app

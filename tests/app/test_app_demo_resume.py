@@ -7,8 +7,9 @@ import json
 import re
 from pathlib import Path
 
-import duckdb
 import pytest
+
+from store.catalog import Catalog
 
 DOCUMENTS = 12
 
@@ -49,7 +50,9 @@ def plain(markdown: str) -> str:
 
 
 def _catalog(home: Path, sql: str) -> list[tuple]:
-    with duckdb.connect(str(home / "catalog.duckdb"), read_only=True) as con:
+    # through the store, as the app does: the app holds the file open in this process between its
+    # runs, and DuckDB refuses a second opening of it with other settings (read-only, say)
+    with Catalog.in_home(home).connect() as con:
         return con.execute(sql).fetchall()
 
 

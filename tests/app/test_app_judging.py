@@ -50,7 +50,7 @@ def test_judge_a_typed_pool_with_undo_resume_and_export(demo_home_copy: Path, op
         resumed.button(key=f"judging_grade_{position % 4}").click().run()
         assert not resumed.exception, resumed.exception
     assert any("Every chunk of pool trio is judged" in text for text in _texts(resumed, "success"))
-    resumed.text_input(key="judging_export_name").set_value("trio-ada")
+    resumed.text_input(key="judging_export_name_trio").set_value("trio-ada")
     resumed.button(key="judging_export").click().run()
     assert any("Golden set trio-ada: 3 queries" in text.replace("\\", "") for text in _texts(resumed, "success"))
     exported = [

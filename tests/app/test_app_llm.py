@@ -8,6 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.app.conftest import open_lab_panels
+from workbench.ui.context_panel import PANEL_KEY as CONTEXT_PANEL
+from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
+
 LAB = "pages/retrieval_lab.py"
 QUERY = "How does reciprocal rank fusion combine rankings?"
 
@@ -69,6 +73,7 @@ def test_the_lab_runs_query_enhancement_and_llm_rerank_and_shows_texts_tokens_an
     assert any("A vs B" in text for text in _texts(app, "subheader"))
 
     # explain a hit of side B: the query stage and the LLM's rerank score with its call
+    open_lab_panels(app, EXPLAIN_PANEL).run()
     app.segmented_control(key="lab_explain_side").set_value("b").run()
     assert not app.exception, app.exception
     code = "\n".join(_texts(app, "code"))
@@ -131,7 +136,7 @@ def test_the_chunk_browser_shows_the_enrichment(tmp_path: Path, open_app, fake_l
 
 
 def test_the_lab_answer_goes_through_the_cache_and_shows_its_cost(demo_home: Path, open_app, fake_llm):
-    app = open_app(demo_home, page=LAB)
+    app = open_lab_panels(open_app(demo_home, page=LAB), CONTEXT_PANEL)
     app.text_input(key="lab_query").set_value(QUERY).run()
     app.button(key="lab_generate").click().run()
     assert not app.exception, app.exception
@@ -177,7 +182,7 @@ def test_the_sweep_says_how_many_llm_calls_it_may_make_before_it_runs(demo_home:
 def test_an_answer_from_a_no_answer_context_is_not_presented_as_an_answer(
     demo_home: Path, open_app, fake_llm, off_topic
 ):
-    app = open_app(demo_home, page=LAB)
+    app = open_lab_panels(open_app(demo_home, page=LAB), CONTEXT_PANEL)
     app.text_input(key="lab_query").set_value(off_topic).run()
     warnings = [text.replace("\\", "") for text in _texts(app, "warning")]
     assert any(text.startswith("Retrieval's verdict is no_answer") for text in warnings), warnings
@@ -187,6 +192,6 @@ def test_an_answer_from_a_no_answer_context_is_not_presented_as_an_answer(
 
 
 def test_an_answer_from_a_relevant_context_carries_no_doubt(demo_home: Path, open_app, fake_llm):
-    app = open_app(demo_home, page=LAB)
+    app = open_lab_panels(open_app(demo_home, page=LAB), CONTEXT_PANEL)
     app.text_input(key="lab_query").set_value(QUERY).run()
     assert not any(text.startswith("Retrieval's verdict") for text in _texts(app, "warning"))

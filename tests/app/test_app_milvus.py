@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from store.milvus import CONNECTIONS
+from tests.app.conftest import open_lab_panels
 from workbench.ingestion.ingest import Source
 from workbench.service import Workbench
+from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
 
 PAGE = "pages/retrieval_lab.py"
 
@@ -30,7 +32,7 @@ def milvus_demo(demo_home_copy: Path) -> Path:
 
 
 def test_the_lab_runs_a_and_b_on_milvus_with_every_stage_and_explain(milvus_demo: Path, open_app):
-    lab = open_app(milvus_demo, page=PAGE)
+    lab = open_lab_panels(open_app(milvus_demo, page=PAGE), EXPLAIN_PANEL)
     assert not lab.exception, lab.exception
     assert any("milvus (indexes/milvus.db)" in text for text in _texts(lab.sidebar, "caption"))
     lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.app.conftest import open_lab_panels
 from workbench.service import Workbench
+from workbench.ui.context_panel import PANEL_KEY as CONTEXT_PANEL
+from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
 
 PAGE = "pages/retrieval_lab.py"
 GOLDEN_QUERY = "Autophagy declines in aged organisms."  # demo golden query scifact-148
@@ -86,11 +89,13 @@ def test_both_sides_render_stages_charts_diff_explain_and_context(lab):
         assert [label.split(" · ")[0] for label in tab_labels] == expected
         final = _final_table(lab, side)
         assert len(final) == 10 and list(final["rank"]) == list(range(1, 11))
-    # the timings and rank flow wait in a folded panel a side, drawn once it is opened
+    # the timings and rank flow wait in a folded panel a side, and explain and the context below
+    # both sides; each is drawn once it is opened
     assert not lab.get("plotly_chart")
+    assert not [code for code in _texts(lab, "code") if code.startswith(("BM25 = Σ", "[S1] "))]
     for side in ("a", "b"):
         lab.session_state[f"lab_{side}_timings"] = True
-    lab.run()
+    open_lab_panels(lab, EXPLAIN_PANEL, CONTEXT_PANEL).run()
     for side in ("a", "b"):
         assert lab.get_by_key(f"rank_flow_{side}").type == "plotly_chart"
         container = lab.get_by_key(f"side_{side}")
@@ -207,7 +212,7 @@ def test_each_side_shows_its_confidence_verdict(lab):
     assert sum(text.startswith(("**Relevant", "**Ambiguous")) for text in verdicts) == 2, verdicts
     assert not [t for t in lab.dataframe if "signal" in t.value.columns]  # folded: not drawn
     lab.session_state["lab_a_evidence"] = lab.session_state["lab_b_evidence"] = True
-    lab.run()
+    open_lab_panels(lab, EXPLAIN_PANEL).run()  # and "Explain a hit", which names the verdict's terms signal
     evidence = [t.value for t in lab.dataframe if "signal" in t.value.columns]
     assert len(evidence) == 2 and list(evidence[0]["signal"]) == ["terms", "dense", "rerank"]
     assert any("This hit holds" in text and "idf weight" in text for text in _texts(lab, "caption"))
@@ -231,6 +236,7 @@ def test_the_language_guard_is_a_side_setting(lab):
 
 
 def test_query_text_is_never_rendered_as_markdown_or_html(lab):
+    open_lab_panels(lab, EXPLAIN_PANEL, CONTEXT_PANEL)  # every place the query is shown
     hostile = "<img src=x onerror=alert(1)> **bold** :red[alert] [link](http://example.com)"
     lab.text_input(key="lab_query").set_value(hostile).run()
     assert not lab.exception, lab.exception
@@ -262,6 +268,7 @@ def test_a_side_that_fails_names_the_problem_and_the_other_side_still_renders(la
         return real_query(self, text, collection, config, source)
 
     monkeypatch.setattr(Workbench, "query", failing_for_mmr)
+    open_lab_panels(lab, CONTEXT_PANEL)
     lab.text_input(key="lab_query").set_value("chunk overlap").run()
     assert not lab.exception, lab.exception
     errors = [text.replace("\\", "") for text in _texts(lab, "error")]
@@ -273,7 +280,7 @@ def test_a_side_that_fails_names_the_problem_and_the_other_side_still_renders(la
 
 def test_marking_a_hit_relevant_writes_the_golden_set_and_highlights_it(demo_home_copy: Path, open_app):
     query = "How does reciprocal rank fusion combine rankings?"  # in no golden set
-    app = open_app(demo_home_copy, page=PAGE)
+    app = open_lab_panels(open_app(demo_home_copy, page=PAGE), EXPLAIN_PANEL)  # marking is part of explain
     app.text_input(key="lab_query").set_value(query).run()
     assert not app.exception, app.exception
     assert set(_final_table(app, "a")["✓"]) == {""}
@@ -314,7 +321,7 @@ def spans_overlap(chunk: tuple[str, str | None, int, int], doc: str, start: int,
 
 
 def test_marking_needs_a_name_for_a_new_set(demo_home_copy: Path, open_app):
-    app = open_app(demo_home_copy, page=PAGE)
+    app = open_lab_panels(open_app(demo_home_copy, page=PAGE), EXPLAIN_PANEL)
     app.text_input(key="lab_query").set_value("chunk overlap").run()
     app.button(key="lab_mark").click().run()
     assert not app.exception, app.exception
@@ -332,6 +339,7 @@ def _explain_picker(app, side: str = "a"):
 
 
 def test_explain_never_offers_a_previous_querys_hit_after_a_query_with_no_hits(lab):
+    open_lab_panels(lab, EXPLAIN_PANEL)
     lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
     picker = _explain_picker(lab)
     picker.select(picker.options[1]).run()  # the user explains the second hit
@@ -346,6 +354,7 @@ def test_explain_never_offers_a_previous_querys_hit_after_a_query_with_no_hits(l
 
 
 def test_a_new_query_explains_its_own_first_hit_not_the_last_pick(lab):
+    open_lab_panels(lab, EXPLAIN_PANEL)
     second = "What is reciprocal rank fusion?"
     lab.text_input(key="lab_query").set_value(second).run()
     finals = [int(cid) for cid in _final_table(lab, "a")["chunk"]]

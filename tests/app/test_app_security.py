@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.app.conftest import open_lab_panels
 from workbench.service import Workbench
+from workbench.ui.context_panel import PANEL_KEY as CONTEXT_PANEL
+from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
 from workbench.ui.pages import available_pages
 
 TOKEN = "test-token-0123456789abcdefghij"
@@ -119,11 +122,13 @@ def test_a_read_only_session_hides_writes_and_answers_queries(demo_home, open_ap
     labels = [button.label for button in app.button]
     assert not [label for label in labels if label.startswith(("Run sweep", "Evaluate", "Delete"))], labels
 
-    app.switch_page(LAB).run()
+    open_lab_panels(app.switch_page(LAB), CONTEXT_PANEL).run()
     app.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
     assert not app.exception, app.exception
     assert app.get("arrow_data_frame") or app.get("dataframe")  # the query was answered
+    assert any(code.startswith("[S1] ") for code in (code.value for code in app.code))  # the context is drawn
     assert "Generate the answer" not in [button.label for button in app.button]
+    assert any("Answer generation (an LLM call) is turned off" in caption.value for caption in app.caption)
     assert fake_llm.count() == 0
 
 
@@ -159,7 +164,8 @@ def test_the_api_key_reaches_no_page_export_preset_or_error(
         assert not app.exception, (page.path, app.exception)
         seen.append(every_text(app))
     # the lab with every LLM stage, once answering and once failing with the key echoed back
-    app.switch_page(LAB).run()
+    # with every panel open
+    open_lab_panels(app.switch_page(LAB), EXPLAIN_PANEL, CONTEXT_PANEL).run()
     app.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
     app.button(key="lab_generate").click().run()
     seen.append(every_text(app))

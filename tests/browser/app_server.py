@@ -108,6 +108,16 @@ def settle(page) -> None:
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=STEP_S * 1000)
 
 
+def open_panel(page, label: str) -> None:
+    """Open the folded panel (an expander) labelled ``label`` and wait for what it draws."""
+    from playwright.sync_api import expect
+
+    panel = page.get_by_test_id("stExpander").filter(has=page.locator("summary", has_text=label))
+    panel.locator("summary").click()
+    expect(panel.locator("details")).to_have_attribute("open", "", timeout=STEP_S * 1000)
+    settle(page)
+
+
 #: what ``make app`` runs, with its setup step taken as done (``-o``: the shared venv is never
 #: reinstalled by a test); the recipe itself, and so the command and config, are ``make app``'s
 MAKE_APP = ["make", "--no-print-directory", "-o", ".venv/.installed", "app"]

@@ -15,7 +15,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve, settle
+from tests.browser.app_server import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    NEEDS_CHROMIUM,
+    STEP_S,
+    open_panel,
+    serve,
+    settle,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
 
@@ -181,9 +190,8 @@ def test_explain_a_hit_follows_the_query(page, edges_url):
     from playwright.sync_api import expect
 
     _open(page, edges_url, "retrieval_lab", "Retrieval lab")
-    # the warm-up's end reruns the page, which closes an open dropdown: pick the hit after it
-    expect(page.locator(".st-key-warmup_status")).to_contain_text("ready", timeout=STEP_S * 1000)
     _ask(page, QUERY)
+    open_panel(page, "Explain a hit")  # folded until opened; it stays open for the next queries
     hit = page.locator(".st-key-lab_explain_hit_a")
     _pick_option(page, hit.locator("input"), 1)  # the second hit
     expect(hit.locator("input")).to_have_value(re.compile(r"^#2 · "), timeout=STEP_S * 1000)

@@ -123,10 +123,9 @@ def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home
             runs = _script_runs(frames[before:])
             assert len(runs) >= len(keys) + 2 and all(runs), runs
             expect(page.get_by_text("Every chunk of pool three is judged")).to_be_visible(timeout=STEP_S * 1000)
-            # while the last grade's rerun draws, the stale export box and the new one are both on
-            # the page; the run has to end before there is one box to fill
+            # the export sits outside the fragment and was drawn by the last whole-page run
             settle(page)
-            export_name = page.locator(".st-key-judging_export_name input")
+            export_name = page.locator(".st-key-judging_export_name_three input")
             expect(export_name).to_have_count(1, timeout=STEP_S * 1000)
             export_name.fill("three-ada")
             export_name.press("Enter")

@@ -14,7 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve, settle
+from tests.browser.app_server import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    NEEDS_CHROMIUM,
+    STEP_S,
+    open_panel,
+    serve,
+    settle,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
 
@@ -215,6 +224,8 @@ def test_a_read_only_session_shows_no_upload_delete_or_preset_saving_and_still_a
 
         page.goto(f"{read_only_share}/retrieval_lab?token={TOKEN}")
         _ask(page, LAB_QUERY)
+        open_panel(page, "Context and prompt")
+        expect(page.get_by_text("Answer generation (an LLM call) is turned off")).to_be_visible(timeout=STEP_S * 1000)
         expect(page.get_by_role("button", name="Generate the answer")).to_have_count(0)
         page.screenshot(path=str(ARTIFACTS / "security-06-read-only-lab.png"))
     finally:

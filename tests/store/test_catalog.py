@@ -4,10 +4,13 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from store.catalog import Catalog, migrations
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_migrations_are_numbered_consecutively():
@@ -86,3 +89,51 @@ def test_kept_open_holds_the_file_for_its_transactions_and_lets_go_on_request(tm
     assert _other_process_can_open(catalog.path)
     with catalog.connect() as con:
         assert con.execute("SELECT count(*) FROM presets").fetchone()[0] == 3
+
+
+def test_held_between_units_of_work_the_file_stays_open_then_is_let_go_with_the_writes(tmp_path):
+    catalog = Catalog(tmp_path / "catalog.duckdb")
+    catalog.hold_between(idle_s=5.0, max_s=60.0, pause_s=0.1)
+    with catalog.connect() as con:
+        con.execute("INSERT INTO presets (name, config) VALUES ('kept', '{}')")
+    assert not _other_process_can_open(catalog.path)  # held past the unit of work, for the next one
+    deadline = time.monotonic() + 30
+    while not _other_process_can_open(catalog.path):  # let go once the process has been quiet 5 s
+        assert time.monotonic() < deadline, "the held catalog was never let go"
+        time.sleep(0.5)
+    probe = "import duckdb, sys; print(duckdb.connect(sys.argv[1]).execute('SELECT name FROM presets').fetchall())"
+    read = subprocess.run([sys.executable, "-c", probe, str(catalog.path)], capture_output=True, text=True)
+    assert read.stdout.strip() == "[('kept',)]"  # checkpointed for the other process
+
+
+def test_a_steady_stream_of_work_still_lets_another_process_in(tmp_path):
+    # one small transaction every 0.2 s would keep an idle timer from ever running out: the hold is
+    # let go after max_s at the latest, and another process waiting on the lock gets its turn
+    catalog = Catalog(tmp_path / "catalog.duckdb")
+    catalog.hold_between(idle_s=60.0, max_s=1.0, pause_s=0.5)
+    done = threading.Event()
+
+    def stream() -> None:
+        number = 0
+        while not done.is_set():
+            with catalog.connect() as con:
+                con.execute("INSERT INTO presets (name, config) VALUES (?, '{}')", [f"p{number}"])
+            number += 1
+            time.sleep(0.2)
+
+    worker = threading.Thread(target=stream)
+    worker.start()
+    try:
+        time.sleep(0.5)
+        waiter = (
+            "import sys; from store.catalog import Catalog; "
+            "print(Catalog(sys.argv[1], lock_timeout_s=20).schema_version())"
+        )
+        other = subprocess.run(
+            [sys.executable, "-c", waiter, str(catalog.path)], capture_output=True, text=True, cwd=REPO, timeout=120
+        )
+    finally:
+        done.set()
+        worker.join()
+    assert other.returncode == 0, other.stderr[-2000:]
+    assert int(other.stdout) >= 1

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from store import judgements as stored
 from store.catalog import Catalog
@@ -168,8 +169,14 @@ def progress(items: list[PoolItem], given: list[Judgement]) -> Progress:
 
 def next_unjudged(items: list[PoolItem], given: list[Judgement]) -> PoolItem | None:
     """The first pooled chunk (queries in order, chunks in shuffled order) not judged yet."""
+    upcoming = upcoming_unjudged(items, given, 1)
+    return upcoming[0] if upcoming else None
+
+
+def upcoming_unjudged(items: list[PoolItem], given: list[Judgement], count: int) -> list[PoolItem]:
+    """The next ``count`` pooled chunks not judged yet, in the order they are shown."""
     judged = {(j.query_id, j.chunk_id) for j in given}
-    return next((item for item in items if (item.query_id, item.chunk_id) not in judged), None)
+    return list(islice((item for item in items if (item.query_id, item.chunk_id) not in judged), count))
 
 
 def to_golden_set(name: str, items: list[PoolItem], given: list[Judgement]) -> GoldenSet:

@@ -18,6 +18,8 @@ from workbench.ui.access import hidden_in_read_only
 from workbench.ui.data_tables import show_table
 from workbench.ui.text import md_escape
 
+#: the lab's "Context and prompt" panel: folded, it draws nothing
+PANEL_KEY = "lab_context_open"
 SIDE_KEY = "lab_context_side"
 BUDGET_KEY = "lab_context_budget"
 ANSWER_KEY = "lab_answer"
@@ -25,7 +27,6 @@ BUDGET_RANGE = (200, 1_000_000)
 
 
 def render_context(traces: dict[str, Trace], relevant: dict[str, dict[int, int]]) -> None:
-    st.subheader("Context and prompt")
     left, right = st.columns(2)
     with left:
         sides = list(traces)

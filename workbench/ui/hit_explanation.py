@@ -19,6 +19,8 @@ from workbench.ui.data_tables import show_table
 from workbench.ui.lab_golden import render_marking
 from workbench.ui.text import md_escape
 
+#: the lab's "Explain a hit" panel: folded, it draws nothing
+PANEL_KEY = "lab_explain_open"
 SIDE_KEY = "lab_explain_side"
 
 
@@ -29,7 +31,6 @@ def render_explain(
     relevant: dict[str, dict[int, int]],
     lookup: GoldenLookup,
 ) -> None:
-    st.subheader("Explain a hit")
     sides = list(traces)
     session.forget_stale_choice(SIDE_KEY, sides)
     side = (

@@ -5,18 +5,21 @@ buttons carry Streamlit's native keyboard shortcuts (0-3, U for undo), so a judg
 hands on the keyboard; the page always shows the first chunk the judge has not graded yet, which
 makes a session resumable by just coming back.
 
-The pool picker, the chunk and the export are one ``st.fragment``: a key reruns only that part,
+The pool picker and the chunk are one ``st.fragment``: a key reruns only that part,
 and the fragment stores the grade and reads what it draws next in one opening of the catalog
 (opening the file costs tens of milliseconds; what is done inside it, about one).
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import streamlit as st
 
 from workbench.evaluation import golden as golden_sets
+from workbench.facade import WorkbenchFacade
 from workbench.golden import judging, pools, query_sets, set_agreement
 from workbench.golden.judging import GRADE_MEANINGS, GRADES, Judgement, JudgingError, PoolItem, PoolRow
 from workbench.ui import session
@@ -26,6 +29,10 @@ JUDGE_KEY = "judging_judge"
 JUDGE_INPUT_KEY = "judging_judge_input"
 POOL_KEY = "judging_pool"
 QUEUED_KEY = "_judging_queued"
+#: the pools with their counts, read by the page run (the pool builder)
+POOL_LIST_KEY = "_judging_pool_list"
+#: the pool the fragment drew last: picking another reruns the page, so the export follows
+DRAWN_POOL_KEY = "_judging_drawn_pool"
 UNDO_SHORTCUT = "U"
 GRADE, UNDO = "grade", "undo"
 
@@ -66,7 +73,9 @@ def judge_name() -> str | None:
 def render_pool_builder(collection: str) -> None:
     """A query set (saved, or typed here) pooled over presets and built-in configurations."""
     bench = session.workbench()
-    with st.expander("New pool", expanded=not pools.list_pools(bench.catalog)):
+    # read once a page run: the judging fragment's grades update only their own pool's count
+    found = st.session_state[POOL_LIST_KEY] = pools.list_pools(bench.catalog)
+    with st.expander("New pool", expanded=not found):
         saved = query_sets.available(bench.home)
         # the selected collection's golden sets too (one the Evaluation page just wrote, say): pooling
         # their questions finds what else is relevant to them
@@ -169,9 +178,14 @@ class JudgingView:
 def render_pool_and_judging(judge: str | None) -> None:
     """The pool picker, the next chunk with its grade keys, and the export.
 
-    A fragment: a grade (or undo, or another pool) redraws only this part of the page, not the
-    pool builder or the agreement below, so the next chunk shows as soon as the grade is stored."""
+    The picker and the chunk are a fragment: a grade (or undo) redraws only them, not the pool
+    builder, the export or the agreement, so the next chunk shows as soon as the grade is stored.
+    The export reads the judge's grades when it is asked to."""
     _pool_fragment(judge)
+    pool = st.session_state.get(POOL_KEY)
+    if judge and pool:
+        st.subheader("Export", anchor=False)
+        _render_export(pool, judge)
 
 
 @st.fragment
@@ -187,12 +201,14 @@ def _pool_fragment(judge: str | None) -> None:
     names = [row.name for row, _, _ in view.pools]
     labels = {row.name: f"{row.name} · {row.collection} · {judged}/{total} judged" for row, total, judged in view.pools}
     st.selectbox("Pool", names, key=POOL_KEY, format_func=lambda name: labels[name])
+    if st.session_state.get(DRAWN_POOL_KEY, view.pool) != view.pool:
+        st.session_state[DRAWN_POOL_KEY] = view.pool
+        st.rerun()  # another pool: the export below the fragment follows it
+    st.session_state[DRAWN_POOL_KEY] = view.pool
     for problem in view.problems:
         st.error(md_escape(problem))
     if judge and view.pool and view.row is not None:
         _render_judging(view, judge)
-        st.subheader("Export", anchor=False)
-        _render_export(view, judge)
 
 
 def _queue(action: str, pool: str, judge: str, item: PoolItem | None = None, grade: int | None = None) -> None:
@@ -221,34 +237,71 @@ def _read_view(judge: str | None) -> JudgingView:
     bench = session.workbench()
     with bench.catalog.kept_open():
         problems = _apply_queued(bench.catalog) if judge else []
-        found = pools.list_pools(bench.catalog)
-        names = [row.name for row, _, _ in found]
-        if not names:
-            return JudgingView(found, None)
-        if st.session_state.get(POOL_KEY) not in names:
-            st.session_state[POOL_KEY] = names[0]
-        pool = st.session_state[POOL_KEY]
-        if not judge:
-            return JudgingView(found, pool, problems=tuple(problems))
-        row, items = judging.load_pool(bench.catalog, pool)
-        mine = judging.judgements(bench.catalog, pool, judge)
-        item = judging.next_unjudged(items, mine)
-        text = None
-        if item is not None:
-            text = _document_text(str(session.home_path()), row.collection, item.document, item.start, item.end)
+        with bench.catalog.connect():  # the reads in one transaction
+            found = st.session_state.get(POOL_LIST_KEY)
+            if found is None:
+                found = pools.list_pools(bench.catalog)
+            names = [row.name for row, _, _ in found]
+            if not names:
+                return JudgingView(found, None)
+            if st.session_state.get(POOL_KEY) not in names:
+                st.session_state[POOL_KEY] = names[0]
+            pool = st.session_state[POOL_KEY]
+            if not judge:
+                return JudgingView(found, pool, problems=tuple(problems))
+            row, items = judging.load_pool(bench.catalog, pool)
+            everyone = judging.judgements(bench.catalog, pool)
+            mine = [given for given in everyone if given.judge == judge]
+            found = _with_count(found, pool, everyone)
+            upcoming = judging.upcoming_unjudged(items, mine, SPANS_READ_AHEAD + 1)
+            text = _span_text(bench, row.collection, upcoming[0]) if upcoming else None
+    _read_ahead(bench, row.collection, upcoming[1:])
     return JudgingView(found, pool, row, tuple(items), tuple(mine), text, tuple(problems))
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _document_text(home: str, collection: str, document: str, start: int, end: int) -> str | None:
-    """The judged span from the document's canonical Markdown (it outlives any chunking)."""
-    bench = session.workbench()
+def _with_count(found: list, pool: str, everyone: list[Judgement]) -> list:
+    """The pool list with ``pool``'s judged count as of now (the list itself is read once a page run)."""
+    judged = len({(given.query_id, given.chunk_id) for given in everyone})
+    return [(row, total, judged if row.name == pool else count) for row, total, count in found]
+
+
+#: judged spans kept in memory, shared by the sessions of this server (home, collection, document,
+#: start, end) -> text; the next few a judge will see are read ahead, between keys
+_SPAN_TEXTS: OrderedDict[tuple[str, str, str, int, int], str | None] = OrderedDict()
+_SPAN_TEXTS_LOCK = threading.Lock()
+SPAN_TEXTS_KEPT = 256
+SPANS_READ_AHEAD = 3
+
+
+def _span_text(bench: WorkbenchFacade, collection: str, item: PoolItem) -> str | None:
+    """The judged span from the document's canonical Markdown (it outlives any chunking); None
+    when the document is no longer in the collection."""
+    key = (str(bench.home), collection, item.document, item.start, item.end)
+    with _SPAN_TEXTS_LOCK:
+        if key in _SPAN_TEXTS:
+            _SPAN_TEXTS.move_to_end(key)
+            return _SPAN_TEXTS[key]
     try:
-        row = bench.document(document, collection)
+        markdown, _ = bench.markdown(bench.document(item.document, collection).id)
+        text: str | None = markdown[item.start : item.end]
     except LookupError:
-        return None
-    markdown, _ = bench.markdown(row.id)
-    return markdown[start:end]
+        text = None
+    with _SPAN_TEXTS_LOCK:
+        _SPAN_TEXTS[key] = text
+        while len(_SPAN_TEXTS) > SPAN_TEXTS_KEPT:
+            _SPAN_TEXTS.popitem(last=False)
+    return text
+
+
+def _read_ahead(bench: WorkbenchFacade, collection: str, items: list[PoolItem]) -> None:
+    """Read the next spans in the background, while the judge reads this one."""
+
+    def read() -> None:
+        for item in items:
+            _span_text(bench, collection, item)
+
+    if items:
+        threading.Thread(target=read, name="judging-read-ahead", daemon=True).start()
 
 
 def _render_judging(view: JudgingView, judge: str) -> None:
@@ -295,18 +348,22 @@ def _render_judging(view: JudgingView, judge: str) -> None:
         )
 
 
-def _render_export(view: JudgingView, judge: str) -> None:
+def _render_export(pool: str, judge: str) -> None:
     """Write this judge's judgements of the pool as a golden set in the home."""
-    assert view.pool is not None
     bench = session.workbench()
-    mine = list(view.mine)
     left, right = st.columns([3, 1])
     name = left.text_input(
-        "Golden set name", value=f"{view.pool}-{judge}".replace(" ", "-").lower(), key="judging_export_name"
+        "Golden set name", value=f"{pool}-{judge}".replace(" ", "-").lower(), key=f"judging_export_name_{pool}"
     )
-    if right.button("Export as golden set", key="judging_export", disabled=not mine):
+    if right.button("Export as golden set", key="judging_export"):
+        with bench.catalog.kept_open():
+            _, items = judging.load_pool(bench.catalog, pool)
+            mine = judging.judgements(bench.catalog, pool, judge)
+        if not mine:
+            st.warning(f"You have not graded anything in pool {md_escape(pool)} yet: nothing to export.")
+            return
         try:
-            golden = judging.to_golden_set(name, list(view.items), mine)
+            golden = judging.to_golden_set(name, list(items), mine)
             path = golden_sets.path_for(name, bench.home)
             if path.exists() and not path.is_relative_to(bench.home):
                 raise ValueError(f"golden set {name!r} is a project file ({path}); export under another name")

@@ -31,13 +31,16 @@ _FLASH_KEY = "_flash_messages"
 @st.cache_resource(show_spinner=False)
 def _workbench_for(home: str) -> Workbench:
     # one Workbench per home and server process: it caches loaded index snapshots and query
-    # vectors, and holds no database connection (see store.catalog), so sharing it is safe;
-    # the one the background warm-up loaded the indexes into, when there is one
+    # vectors, and holds no database connection between bursts of work (see store.catalog), so
+    # sharing it is safe; the one the background warm-up loaded the indexes into, when there is one
     from workbench.ui import warmup
     from workbench.ui.access import current_access
 
     read_only = current_access().read_only
-    return warmup.adopt(Path(home), read_only) or Workbench(home, read_only=read_only)
+    bench = warmup.adopt(Path(home), read_only) or Workbench(home, read_only=read_only)
+    # a page or a judging key is a burst of small transactions: open the file once for it
+    bench.catalog.hold_between()
+    return bench
 
 
 def workbench() -> Workbench:

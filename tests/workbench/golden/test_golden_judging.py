@@ -48,6 +48,9 @@ def test_record_progress_undo_and_resume(catalog):
     undone = judging.undo_last(catalog, "p", "ada")
     assert undone.chunk_id == 12
     assert judging.next_unjudged(ITEMS, judging.judgements(catalog, "p", "ada")) == ITEMS[1]
+    # what the Judging page reads ahead: the next chunks in the order they are shown
+    assert judging.upcoming_unjudged(ITEMS, judging.judgements(catalog, "p", "ada"), 5) == [ITEMS[1], ITEMS[2]]
+    assert judging.upcoming_unjudged(ITEMS, [], 2) == ITEMS[:2]
 
 
 def test_export_keeps_spans_and_grade_zero_and_refuses_two_judges(catalog):
