@@ -95,3 +95,12 @@ def open_lab_panels(app, *panels: str):
     for panel in panels:
         app.session_state[panel] = True
     return app
+
+
+def open_evaluation_tab(app, label: str):
+    """Pick the Evaluation page's tab ``label``, as a click on it does: only the open tab is drawn.
+    The next run draws it."""
+    from workbench.ui.evaluation_widgets import TAB_KEY
+
+    app.session_state[TAB_KEY] = label
+    return app

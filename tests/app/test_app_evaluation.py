@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.app.conftest import open_evaluation_tab
+
 PAGE = "pages/evaluation.py"
 
 
@@ -44,6 +46,8 @@ def test_evaluate_compare_and_export(page):
     page.radio(key="evaluate_level").set_value("doc")
     page.button(key="evaluate_run").click().run()
     assert not page.exception, page.exception
+    assert not page.get("selectbox") or "compare_a" not in [box.key for box in page.selectbox]  # not drawn
+    open_evaluation_tab(page, "Runs & compare").run()
     # baseline a is the older run, new b the run just made (they were the other way round)
     assert page.selectbox(key="compare_a").value < page.selectbox(key="compare_b").value
     page.button(key="compare_run").click().run()
@@ -56,6 +60,7 @@ def test_evaluate_compare_and_export(page):
 
 
 def test_sweep_runs_and_saves_the_best_as_a_preset(page):
+    open_evaluation_tab(page, "Sweep").run()
     page.multiselect(key="sweep_metrics").set_value(["ndcg@10", "recall@10"])
     page.multiselect(key="sweep_keys").set_value(["fusion.method", "fusion.k"]).run()
     page.text_input(key="sweep_values_fusion.method").set_value("rrf,weighted")
@@ -78,6 +83,7 @@ def test_sweep_runs_and_saves_the_best_as_a_preset(page):
 
 
 def test_adding_a_judgement_writes_the_golden_file(page, demo_home_copy: Path):
+    open_evaluation_tab(page, "Golden sets").run()
     page.selectbox(key="golden_edit_pick").set_value("+ new golden set").run()
     page.text_input(key="golden_new_name").set_value("mine").run()
     page.text_input(key="golden_add_query").set_value("how does fusion work")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.app.conftest import open_evaluation_tab
 from workbench.ui.text import md_escape
 
 PAGE = "pages/evaluation.py"
@@ -19,6 +20,7 @@ def test_build_a_set_then_review_it_with_the_quote_in_its_document(demo_home_cop
     app = open_app(demo_home_copy, page=PAGE)
     assert not app.exception, app.exception
     assert "From your documents" in [tab.label for tab in app.tabs]
+    open_evaluation_tab(app, "From your documents").run()
     app.number_input(key="synth_n").set_value(6)
     app.multiselect(key="synth_kinds").set_value(["specific", "multi_hop"]).run()
     assert any(text.startswith("LLM (fake\\-llm@") and "at most 6 LLM calls" in text for text in _texts(app, "caption"))
@@ -47,7 +49,7 @@ def test_saving_a_review_confirms_it_in_the_tab_and_stays_there(demo_and_notes_h
     add_generated_set(demo_and_notes_home)
     app = open_app(demo_and_notes_home, page=PAGE)
     app.sidebar.selectbox(key="collection").set_value("notes").run()
-    app.session_state["evaluation_tab"] = "From your documents"  # where the user is
+    open_evaluation_tab(app, "From your documents").run()  # where the user is
     assert app.selectbox(key="synth_review_set").value == GENERATED
     app.button(key="synth_review_save").click().run()
     assert not app.exception, app.exception

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.conftest import open_lab_panels
+from tests.app.conftest import open_evaluation_tab, open_lab_panels
 from workbench.ui.context_panel import PANEL_KEY as CONTEXT_PANEL
 from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
 
@@ -163,7 +163,7 @@ def test_a_misbehaving_endpoint_keeps_the_lab_working_with_notes(demo_home: Path
 
 
 def test_the_sweep_says_how_many_llm_calls_it_may_make_before_it_runs(demo_home: Path, open_app, no_llm):
-    app = open_app(demo_home, page="pages/evaluation.py")
+    app = open_evaluation_tab(open_app(demo_home, page="pages/evaluation.py"), "Sweep").run()
     app.multiselect(key="sweep_keys").set_value(["query.enhance", "rerank.method"]).run()
     app.text_input(key="sweep_values_query.enhance").set_value("none,multi,hyde")
     app.text_input(key="sweep_values_rerank.method").set_value("cross_encoder,llm").run()

@@ -24,9 +24,17 @@ def json_blocks(app) -> list[dict]:
 def test_save_the_edited_configuration_as_a_preset(demo_home_copy: Path, open_app):
     app = open_app(demo_home_copy, page=PAGE)
     editor = "preset_editor.demo.default"
+    # retrieval and fusion start open; a folded section draws nothing until it is opened
+    assert not [box for box in app.checkbox if box.key == f"{editor}.mmr.enabled"]
+    app.session_state[f"{editor}::mmr"] = True
+    app.run()
     app.checkbox(key=f"{editor}.mmr.enabled").check()
     app.number_input(key=f"{editor}.fusion.k").set_value(20).run()
     assert app.code[0].value == "fusion.k=20\nmmr.enabled=True"  # exactly what the preset will store
+    app.session_state[f"{editor}::mmr"] = False  # folded again, its edit still stands
+    app.run()
+    assert not [box for box in app.checkbox if box.key == f"{editor}.mmr.enabled"]
+    assert app.code[0].value == "fusion.k=20\nmmr.enabled=True"
     app.text_input(key="preset_save_name.default").input("diverse")
     app.text_input(key="preset_save_description").input("MMR on, sharper RRF")
     app.checkbox(key="preset_make_default").check()
@@ -41,6 +49,8 @@ def test_save_the_edited_configuration_as_a_preset(demo_home_copy: Path, open_ap
     table = app.dataframe[0].value
     assert dict(zip(table["preset"], table["settings"], strict=False))["diverse"] == "fusion.k=20 mmr.enabled=True"
     # the editor now starts from the saved preset: nothing left to store beyond it
+    app.session_state["preset_editor.demo.diverse::mmr"] = True
+    app.run()
     assert app.checkbox(key="preset_editor.demo.diverse.mmr.enabled").value is True
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.app.conftest import open_evaluation_tab
+
 PAGE = "pages/evaluation.py"
 
 
 def test_the_tune_form_describes_the_space_it_will_search(demo_home_copy: Path, open_app):
-    page = open_app(demo_home_copy, page=PAGE)
+    page = open_evaluation_tab(open_app(demo_home_copy, page=PAGE), "Tune").run()
     assert not page.exception, page.exception
     assert page.selectbox(key="tune_golden").value == "demo"
     assert "chunking.size" in page.multiselect(key="tune_keys").value

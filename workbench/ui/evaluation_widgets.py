@@ -13,6 +13,9 @@ from workbench.evaluation.runner import EvaluationResult
 from workbench.ui import session
 from workbench.ui.text import md_escape
 
+#: the Evaluation page's tab picker (its value is the open tab's label); only the open tab is drawn
+TAB_KEY = "evaluation_tab"
+
 METRIC_CHOICES = (
     "ndcg@5",
     "ndcg@10",

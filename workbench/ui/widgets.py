@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 import streamlit as st
 
@@ -151,6 +152,10 @@ def is_index_time(key: str) -> bool:
     return lifetime_of(key) is Lifetime.INDEX
 
 
+#: the editor's widgets keep their values while their section is folded (not drawn)
+PERSIST: Final = "session"
+
+
 def config_editor(config: WorkbenchConfig, prefix: str) -> EditedConfig:
     """Every configuration key as a widget, one expander per section; returns the edited config.
 
@@ -164,7 +169,19 @@ def config_editor(config: WorkbenchConfig, prefix: str) -> EditedConfig:
     for section, items in sections.items():
         index_time = all(is_index_time(key) for key, _ in items)
         title = f"{section}" + (" (index-time: new chunks or indexes, built on first use)" if index_time else "")
-        with st.expander(title, expanded=section in ("retrieval", "fusion")):
+        panel = st.expander(
+            title, expanded=section in ("retrieval", "fusion"), key=f"{prefix}::{section}", on_change="rerun"
+        )
+        if not panel.open:  # a folded section draws nothing; its widgets keep their values meanwhile
+            for key, value in items:
+                raw = _held_value(value, f"{prefix}.{key}")
+                if raw != value:
+                    try:
+                        edited = edited.with_value(key, raw)
+                    except ConfigError as error:
+                        errors[key] = str(error)
+            continue
+        with panel:
             columns = st.columns(2)
             for position, (key, value) in enumerate(items):
                 with columns[position % 2]:
@@ -179,6 +196,17 @@ def config_editor(config: WorkbenchConfig, prefix: str) -> EditedConfig:
     return EditedConfig(edited, errors)
 
 
+def _held_value(value, widget_key: str):
+    """What a key's widget holds while its section is folded (``persist_state``): the value it was
+    last given, as ``_key_widget`` returns it, or ``value`` when it was never drawn."""
+    if widget_key not in st.session_state:
+        return value
+    held = st.session_state[widget_key]
+    if isinstance(value, (list, tuple)):
+        return value if held == ", ".join(str(v) for v in value) else held
+    return held
+
+
 def _key_widget(key: str, value, widget_key: str):
     label = key.split(".", 1)[1]
     allowed = key_limits(key).describe()
@@ -189,16 +217,30 @@ def _key_widget(key: str, value, widget_key: str):
     )
     limits = key_limits(key)
     if limits.choices:
-        chosen = st.selectbox(label, limits.choices, index=limits.choices.index(value), key=widget_key, help=help_text)
+        chosen = st.selectbox(
+            label,
+            limits.choices,
+            index=limits.choices.index(value),
+            key=widget_key,
+            persist_state=PERSIST,
+            help=help_text,
+        )
         llm_panels.needs_endpoint_caption(key, chosen)
         return chosen
     if isinstance(value, bool):
-        return st.checkbox(label, value=value, key=widget_key, help=help_text)
+        return st.checkbox(label, value=value, key=widget_key, persist_state=PERSIST, help=help_text)
     if isinstance(value, int):
         low, high = config_inputs.number_bounds(key)
         return int(
             st.number_input(
-                label, low, high, value=config_inputs.clamped(key, value), step=1, key=widget_key, help=help_text
+                label,
+                low,
+                high,
+                value=config_inputs.clamped(key, value),
+                step=1,
+                key=widget_key,
+                persist_state=PERSIST,
+                help=help_text,
             )
         )
     if isinstance(value, float):
@@ -212,11 +254,14 @@ def _key_widget(key: str, value, widget_key: str):
                 step=0.05,
                 format="%.3f",
                 key=widget_key,
+                persist_state=PERSIST,
                 help=help_text,
             )
         )
     if isinstance(value, (list, tuple)):
         shown = ", ".join(str(v) for v in value)
-        typed = st.text_input(label, value=shown, key=widget_key, help=help_text + "; comma separated")
+        typed = st.text_input(
+            label, value=shown, key=widget_key, persist_state=PERSIST, help=help_text + "; comma separated"
+        )
         return value if typed == shown else typed
-    return st.text_input(label, value=str(value), key=widget_key, help=help_text)
+    return st.text_input(label, value=str(value), key=widget_key, persist_state=PERSIST, help=help_text)
