@@ -28,6 +28,9 @@ from workbench.ui.widgets import chunking_controls, document_label
 
 run_through_router()
 
+#: which tab of a document's detail is open (its label)
+DETAIL_TAB_KEY = "documents_detail_tab"
+
 LAST_REPORT_KEY = "documents_last_ingest"
 UPLOAD_ROUND_KEY = "documents_upload_round"
 CANCEL_KEY = "documents_cancel_ingest"
@@ -293,11 +296,14 @@ def document_detail(collection: str, documents: list) -> None:
                 caption=f"{shown_name(doc.source)}: the picture; its caption and the text OCR read in it are "
                 "below, and that text is what is searched",
             )
-        markdown_tab, chunks_tab = st.tabs(["Canonical Markdown", "Chunks"])
-        with markdown_tab:
-            markdown_preview(doc)
-        with chunks_tab:
-            chunk_browser(doc)
+        # the open tab only: the other one's text or table would be sent with every run of the page
+        markdown_tab, chunks_tab = st.tabs(["Canonical Markdown", "Chunks"], key=DETAIL_TAB_KEY, on_change="rerun")
+        if markdown_tab.open:
+            with markdown_tab:
+                markdown_preview(doc)
+        if chunks_tab.open:
+            with chunks_tab:
+                chunk_browser(doc)
     if not read_only() and st.button(
         f"Delete {md_escape(shown_name(doc.source))}", key="delete_document", icon=":material/delete:"
     ):

@@ -37,13 +37,16 @@ def test_the_demo_table_preview_and_chunk_browser(demo_home: Path, open_app):
     markdown = app.code[0].value
     source = (PROJECT_DIR / "demo" / "documents" / "rag-pipeline-overview.md").read_text()
     assert markdown.strip() == source.strip()  # Markdown files are stored as written
+    assert len(app.dataframe) == 1  # the Chunks tab is drawn when it is picked
+    app.session_state["documents_detail_tab"] = "Chunks"
+    app.run()
     chunks = app.dataframe[1].value
     assert len(chunks) == overview.chunk_count >= 3
     assert list(chunks["#"]) == list(range(1, overview.chunk_count + 1))
     # the chunk browser shows exactly the stored span of the canonical Markdown
     app.number_input(key=f"chunk_number_{overview.id}").set_value(3).run()
     start, end = int(chunks["start"][2]), int(chunks["end"][2])
-    assert app.code[1].value == markdown[start:end]
+    assert app.code[0].value == markdown[start:end]
     assert any(f"Chunk 3: characters {start}–{end}" in text for text in texts(app, "caption"))
 
 
@@ -215,6 +218,9 @@ def test_the_runtime_table_shows_each_runtimes_speed_and_scifact_cost(tmp_path: 
     monkeypatch.setenv(calibration.CALIBRATION_DIR_ENV, str(tmp_path / "machine"))
     app = open_app(home, page=PAGE)
     assert not app.exception, app.exception
+    assert not any("Not measured on this machine yet" in text for text in texts(app, "caption"))  # folded
+    app.session_state["documents_runtimes_open"] = True
+    app.run()
     assert any("Not measured on this machine yet" in text for text in texts(app, "caption"))
 
     record = {

@@ -129,6 +129,8 @@ def test_the_chunk_browser_shows_the_enrichment(tmp_path: Path, open_app, fake_l
     bench.ingest("notes", [Source.from_markdown("茶.md", "# 泡茶\n\n绿茶用八十度的水冲泡。红茶用沸水冲泡。\n")], config)
     app = open_app(home, page="pages/documents.py")
     assert not app.exception, app.exception
+    app.session_state["documents_detail_tab"] = "Chunks"  # the chunk browser's tab, drawn once picked
+    app.run()
     markdown = "\n".join(_texts(app, "markdown"))
     assert "**Title:** 泡茶 绿茶用八十度的水冲泡。红茶用沸水冲泡。" in markdown
     assert "**Summary:** 泡茶 绿茶用八十度的水冲泡。" in markdown and "**Tags:**" in markdown

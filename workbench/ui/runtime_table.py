@@ -27,9 +27,16 @@ RERANK_COLUMNS = (
 )
 
 
+#: the Documents page's "Encoder runtimes" panel: folded, it draws (and reads) nothing
+PANEL_KEY = "documents_runtimes_open"
+
+
 def runtime_panel(bench, collection: str | None) -> None:
+    panel = st.expander("Encoder runtimes on this machine", icon=":material/speed:", key=PANEL_KEY, on_change="rerun")
+    if not panel.open:
+        return
     rows = encoder_runtime_rows(bench.home)
-    with st.expander("Encoder runtimes on this machine", icon=":material/speed:", expanded=False):
+    with panel:
         if collection is not None:
             embedding = bench.config_for(collection).embedding
             st.caption(
