@@ -314,29 +314,24 @@ def _render_judging(view: JudgingView, judge: str) -> None:
         text=f"{done.judged} of {done.total} chunks judged · {done.queries_done} of {done.queries} queries complete",
     )
     item = judging.next_unjudged(items, mine)
-    undo_column, _ = st.columns([1, 5])
-    undo_column.button(
-        "Undo",
-        key="judging_undo",
-        shortcut=UNDO_SHORTCUT,
-        on_click=_queue,
-        args=(UNDO, pool, judge),
-        disabled=not mine,
-        help="Take back your last grade in this pool",
-    )
+    # few elements: a key redraws all of them, and each costs the browser time
     if item is None:
         st.success(f"Every chunk of pool {md_escape(pool)} is judged. Export it as a golden set below.")
+        _undo_button(pool, judge, bool(mine))
         return
     position = sum(1 for other in items if other.query_id == item.query_id and other.position < item.position) + 1
     in_query = sum(1 for other in items if other.query_id == item.query_id)
-    st.markdown(f"**Query {item.query_position + 1} of {done.queries}** · chunk {position} of {in_query}")
+    st.markdown(
+        f"**Query {item.query_position + 1} of {done.queries}** · chunk {position} of {in_query} · "
+        f"{md_escape(item.document)}, characters {item.start}-{item.end}"
+    )
     with st.container(border=True, key="judging_query"):
         st.subheader(md_escape(item.query), anchor=False)
-    st.caption(f"{md_escape(item.document)} · characters {item.start}-{item.end}")
     text = view.text if view.text is not None else f"(document {item.document} is no longer in {view.row.collection})"
     with st.container(border=True, height=260, key="judging_chunk"):
         st.text(text)
-    for grade, column in zip(GRADES, st.columns(len(GRADES)), strict=False):
+    *grade_columns, undo_column = st.columns(len(GRADES) + 1)
+    for grade, column in zip(GRADES, grade_columns, strict=True):
         column.button(
             f"{grade} · {GRADE_MEANINGS[grade].split(':')[0]}",
             key=f"judging_grade_{grade}",
@@ -346,6 +341,21 @@ def _render_judging(view: JudgingView, judge: str) -> None:
             help=GRADE_MEANINGS[grade],
             use_container_width=True,
         )
+    with undo_column:
+        _undo_button(pool, judge, bool(mine))
+
+
+def _undo_button(pool: str, judge: str, graded: bool) -> None:
+    st.button(
+        "Undo",
+        key="judging_undo",
+        shortcut=UNDO_SHORTCUT,
+        on_click=_queue,
+        args=(UNDO, pool, judge),
+        disabled=not graded,
+        help="Take back your last grade in this pool",
+        use_container_width=True,
+    )
 
 
 def _render_export(pool: str, judge: str) -> None:
