@@ -27,10 +27,11 @@ lint: setup
 	$(BIN)/lint-imports
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
 
-# one worker per core (at most 4), a whole file at a time (its module fixtures, an app server or a
-# built home, are made once), in the order tests/conftest.py gives: the slow files first
+# three workers (the browser tests wait on a server and Chromium as much as they compute, so two
+# cores keep three busy), a whole file at a time (its module fixtures, an app server or a built
+# home, are made once), in the order tests/conftest.py gives: the slow files first
 test: setup
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -n auto --maxprocesses 4 --dist loadfile --no-loadscope-reorder --durations=20
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -n 3 --dist loadfile --no-loadscope-reorder --durations=20
 
 bench: setup
 	for script in bench/bench_*.py; do $(BIN)/python $$script || exit 1; done
