@@ -12,16 +12,16 @@ and the fragment stores the grade and reads what it draws next in one opening of
 
 from __future__ import annotations
 
+import functools
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import streamlit as st
 
 from workbench.evaluation import golden as golden_sets
-from workbench.facade import WorkbenchFacade
 from workbench.golden import judging, pools, query_sets, set_agreement
 from workbench.golden.judging import GRADE_MEANINGS, GRADES, Judgement, JudgingError, PoolItem, PoolRow
+from workbench.service import Workbench
 from workbench.ui import session
 from workbench.ui.text import md_escape
 
@@ -171,6 +171,7 @@ class JudgingView:
     row: PoolRow | None = None
     items: tuple[PoolItem, ...] = ()
     mine: tuple[Judgement, ...] = ()
+    item: PoolItem | None = None  # the next chunk to judge; None once the pool is done
     text: str | None = None
     problems: tuple[str, ...] = ()
 
@@ -201,10 +202,9 @@ def _pool_fragment(judge: str | None) -> None:
     names = [row.name for row, _, _ in view.pools]
     labels = {row.name: f"{row.name} · {row.collection} · {judged}/{total} judged" for row, total, judged in view.pools}
     st.selectbox("Pool", names, key=POOL_KEY, format_func=lambda name: labels[name])
-    if st.session_state.get(DRAWN_POOL_KEY, view.pool) != view.pool:
-        st.session_state[DRAWN_POOL_KEY] = view.pool
+    drawn, st.session_state[DRAWN_POOL_KEY] = st.session_state.get(DRAWN_POOL_KEY, view.pool), view.pool
+    if drawn != view.pool:
         st.rerun()  # another pool: the export below the fragment follows it
-    st.session_state[DRAWN_POOL_KEY] = view.pool
     for problem in view.problems:
         st.error(md_escape(problem))
     if judge and view.pool and view.row is not None:
@@ -254,9 +254,10 @@ def _read_view(judge: str | None) -> JudgingView:
             mine = [given for given in everyone if given.judge == judge]
             found = _with_count(found, pool, everyone)
             upcoming = judging.upcoming_unjudged(items, mine, SPANS_READ_AHEAD + 1)
-            text = _span_text(bench, row.collection, upcoming[0]) if upcoming else None
+            item = upcoming[0] if upcoming else None
+            text = _span_text(bench, row.collection, item.document, item.start, item.end) if item else None
     _read_ahead(bench, row.collection, upcoming[1:])
-    return JudgingView(found, pool, row, tuple(items), tuple(mine), text, tuple(problems))
+    return JudgingView(found, pool, row, tuple(items), tuple(mine), item, text, tuple(problems))
 
 
 def _with_count(found: list, pool: str, everyone: list[Judgement]) -> list:
@@ -265,40 +266,27 @@ def _with_count(found: list, pool: str, everyone: list[Judgement]) -> list:
     return [(row, total, judged if row.name == pool else count) for row, total, count in found]
 
 
-#: judged spans kept in memory, shared by the sessions of this server (home, collection, document,
-#: start, end) -> text; the next few a judge will see are read ahead, between keys
-_SPAN_TEXTS: OrderedDict[tuple[str, str, str, int, int], str | None] = OrderedDict()
-_SPAN_TEXTS_LOCK = threading.Lock()
-SPAN_TEXTS_KEPT = 256
 SPANS_READ_AHEAD = 3
 
 
-def _span_text(bench: WorkbenchFacade, collection: str, item: PoolItem) -> str | None:
+@functools.lru_cache(maxsize=256)
+def _span_text(bench: Workbench, collection: str, document: str, start: int, end: int) -> str | None:
     """The judged span from the document's canonical Markdown (it outlives any chunking); None
-    when the document is no longer in the collection."""
-    key = (str(bench.home), collection, item.document, item.start, item.end)
-    with _SPAN_TEXTS_LOCK:
-        if key in _SPAN_TEXTS:
-            _SPAN_TEXTS.move_to_end(key)
-            return _SPAN_TEXTS[key]
+    when the document is no longer in the collection. Kept for the server's sessions, and read
+    ahead for the next few chunks between keys."""
     try:
-        markdown, _ = bench.markdown(bench.document(item.document, collection).id)
-        text: str | None = markdown[item.start : item.end]
+        markdown, _ = bench.markdown(bench.document(document, collection).id)
     except LookupError:
-        text = None
-    with _SPAN_TEXTS_LOCK:
-        _SPAN_TEXTS[key] = text
-        while len(_SPAN_TEXTS) > SPAN_TEXTS_KEPT:
-            _SPAN_TEXTS.popitem(last=False)
-    return text
+        return None
+    return markdown[start:end]
 
 
-def _read_ahead(bench: WorkbenchFacade, collection: str, items: list[PoolItem]) -> None:
+def _read_ahead(bench: Workbench, collection: str, items: list[PoolItem]) -> None:
     """Read the next spans in the background, while the judge reads this one."""
 
     def read() -> None:
         for item in items:
-            _span_text(bench, collection, item)
+            _span_text(bench, collection, item.document, item.start, item.end)
 
     if items:
         threading.Thread(target=read, name="judging-read-ahead", daemon=True).start()
@@ -313,7 +301,7 @@ def _render_judging(view: JudgingView, judge: str) -> None:
         done.fraction,
         text=f"{done.judged} of {done.total} chunks judged · {done.queries_done} of {done.queries} queries complete",
     )
-    item = judging.next_unjudged(items, mine)
+    item = view.item
     # few elements: a key redraws all of them, and each costs the browser time
     if item is None:
         st.success(f"Every chunk of pool {md_escape(pool)} is judged. Export it as a golden set below.")
@@ -366,7 +354,7 @@ def _render_export(pool: str, judge: str) -> None:
         "Golden set name", value=f"{pool}-{judge}".replace(" ", "-").lower(), key=f"judging_export_name_{pool}"
     )
     if right.button("Export as golden set", key="judging_export"):
-        with bench.catalog.kept_open():
+        with bench.catalog.connect():  # one transaction
             _, items = judging.load_pool(bench.catalog, pool)
             mine = judging.judgements(bench.catalog, pool, judge)
         if not mine:
