@@ -14,7 +14,9 @@ in headless Chromium (Debian's, never a downloaded one):
 Each interaction is timed in the page's own clock from the key (or click) until the app is idle
 (its script-state attribute back at ``notRunning``) with the new content present (the next
 chunk's progress line, the query's golden summary, the page's title). Prints one table with each
-goal, its target, the measured p50 and p90, and the load average before and after; asserts nothing.
+goal, its target, the measured p50 and p90, and the load average before and after, then a pure-Python
+reference loop's time before and after (a shared host's speed drifts by half within minutes); asserts
+nothing.
 
     .venv/bin/python bench/bench_app_speed.py [--home DIR_WITH_DEMO] [--queries 12] [--keys 20] [--rounds 3]
 """
@@ -106,6 +108,18 @@ class Goal:
 
 def load_average() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def reference_loop_s() -> float:
+    """Seconds one core takes for a fixed pure-Python sum, best of three: the machine's speed at
+    the moment, so that runs on a shared host that slows and speeds up can be compared. On the
+    development machine it ranged 0.57-0.92 s within a minute, idle."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.perf_counter()
+        sum(range(30_000_000))
+        best = min(best, time.perf_counter() - started)
+    return best
 
 
 def golden_queries() -> list[tuple[str, str]]:
@@ -246,12 +260,15 @@ def main() -> int:
         print(f"needs {CHROMIUM} (apt-get install -y chromium)")
         return 1
     home = prepare_home(args.home, args.keys)
+    speed_before = reference_loop_s()
     before = load_average()
     try:
         goals, facts = run(home, args)
     finally:
         shutil.rmtree(home.parent, ignore_errors=True)
     after = load_average()
+    speed_after = reference_loop_s()
+    facts.append(["reference loop (one core, best of 3) before / after", f"{speed_before:.3f} / {speed_after:.3f} s"])
     table(
         f"App speed in Chromium, `make app` on the demo ({os.cpu_count()} cores; load average 1/5/15 min "
         f"before: {before}, after: {after})",

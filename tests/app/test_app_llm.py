@@ -47,17 +47,16 @@ def test_the_lab_runs_query_enhancement_and_llm_rerank_and_shows_texts_tokens_an
     app.text_input(key="lab_query").set_value(QUERY).run()
     assert not app.exception, app.exception
 
-    labels = [node.label for node in app.get_by_key("side_b") if node.type == "tab"]
+    labels = app.segmented_control(key="lab_b_stage").options[1:]  # after "All stages"
     tabs = [label.split(" · ")[0] for label in labels]
     assert tabs[:4] == ["dense (query)", "dense (multi 1)", "dense (multi 2)", "dense"]
     assert tabs[-2:] == ["rerank", "final"]
     frames = _side_frames(app, "b")
     variants = next(f for f in frames if list(f.columns) == ["text", "from", "routes"])
     assert list(variants["text"]) == [QUERY, "reciprocal rank fusion formula", "merging ranked lists with RRF"]
-    # a stage's table and LLM calls are drawn when its tab is open: open side B's rerank tab
-    app.session_state["lab_stages_b"] = labels[tabs.index("rerank")]
+    # a stage's table and LLM calls are drawn when the stage is picked: pick side B's rerank
     app.session_state["lab_b_timings"] = True  # and the timings table, drawn when its panel is open
-    app.run()
+    app.segmented_control(key="lab_b_stage").set_value(labels[tabs.index("rerank")]).run()
     frames = _side_frames(app, "b")
     calls = [f for f in frames if "prompt tokens" in f.columns]
     query_call, rerank_calls = calls[0], calls[1]

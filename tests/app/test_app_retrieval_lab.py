@@ -11,6 +11,7 @@ from tests.app.conftest import open_lab_panels
 from workbench.service import Workbench
 from workbench.ui.context_panel import PANEL_KEY as CONTEXT_PANEL
 from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
+from workbench.ui.lab_side import ALL_STAGES
 
 PAGE = "pages/retrieval_lab.py"
 GOLDEN_QUERY = "Autophagy declines in aged organisms."  # demo golden query scifact-148
@@ -84,9 +85,9 @@ def test_both_sides_render_stages_charts_diff_explain_and_context(lab):
     assert not lab.exception, lab.exception
     for side in ("a", "b"):
         container = lab.get_by_key(f"side_{side}")
-        tab_labels = [node.label for node in container if node.type == "tab"]
-        expected = ["dense", "bm25", "fusion"] + (["mmr"] if side == "b" else []) + ["final"]
-        assert [label.split(" · ")[0] for label in tab_labels] == expected
+        stages = lab.segmented_control(key=f"lab_{side}_stage").options
+        expected = [ALL_STAGES, "dense", "bm25", "fusion"] + (["mmr"] if side == "b" else []) + ["final"]
+        assert [label.split(" · ")[0] for label in stages] == expected
         final = _final_table(lab, side)
         assert len(final) == 10 and list(final["rank"]) == list(range(1, 11))
     # the timings and rank flow wait in a folded panel a side, and explain and the context below
@@ -159,6 +160,40 @@ def test_a_golden_query_highlights_its_relevant_chunks(lab, demo_home):
         assert len(in_final) > len(marked)  # some chunks of the document lie outside the span
 
 
+def _side_tables(app, side: str) -> list:
+    container = app.get_by_key(f"side_{side}")
+    return [node.value for node in container if node.type in ("arrow_data_frame", "dataframe")]
+
+
+def test_every_stage_at_a_glance_first_and_a_stage_list_once_its_tab_is_picked(lab):
+    lab.selectbox(key="lab_golden_pick").select(GOLDEN_PICK).run()
+    assert not lab.exception, lab.exception
+    # the first tab: one line a stage, with the ranks it gave the query's relevant chunks
+    overview = [text for text in _texts(lab.get_by_key("side_a"), "markdown") if "hits ·" in text]
+    lines = overview[0].replace("\\", "").split("  \n")
+    assert [line.split(" · ")[0] for line in lines] == ["dense", "bm25", "fusion", "final"]
+    final = _final_table(lab, "a")
+    relevant_ranks = ", ".join(str(rank) for rank in final[final["✓"] == "✓"]["rank"])
+    assert lines[-1].startswith("final · 10 hits · ") and lines[-1].endswith(f"relevant at {relevant_ranks}")
+    # no stage's whole list is sent until its tab is picked: side A draws its final table only
+    assert [len(table) for table in _side_tables(lab, "a")] == [10]
+    picker = lab.segmented_control(key="lab_a_stage")
+    assert picker.value == ALL_STAGES
+    fusion_label = next(label for label in picker.options if label.startswith("fusion · "))
+    picker.set_value(fusion_label).run()
+    fusion = [table for table in _side_tables(lab, "a") if "dense rank" in table.columns]
+    assert len(fusion) == 1 and len(fusion[0]) == int(fusion_label.split(" · ")[1])
+    assert not [text for text in _texts(lab.get_by_key("side_a"), "markdown") if "hits ·" in text]
+    # the picked stage stays open for the next queries, also when its count changes: a Chinese
+    # query on the English demo, whose fusion returns nothing
+    lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
+    assert [table for table in _side_tables(lab, "a") if "dense rank" in table.columns]
+    lab.text_input(key="lab_query").set_value("倒数排名融合怎样合并两个排名？").run()
+    assert not lab.exception, lab.exception
+    assert lab.segmented_control(key="lab_a_stage").value == "fusion · 0"
+    assert "the fusion stage returned nothing" in _texts(lab.get_by_key("side_a"), "caption")
+
+
 def test_changing_a_parameter_reruns_that_side(lab):
     lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
     _open_settings(lab, "a", "b").number_input(key="lab_b_retrieval.top_k").set_value(3).run()
@@ -167,8 +202,8 @@ def test_changing_a_parameter_reruns_that_side(lab):
     assert len(_final_table(lab, "a")) == 10
     assert any("retrieval.top_k = 3" in text.replace("\\", "") for text in _texts(lab, "caption"))
     lab.selectbox(key="lab_a_retrieval.mode").set_value("bm25").run()
-    container = lab.get_by_key("side_a")
-    assert [node.label.split(" · ")[0] for node in container if node.type == "tab"] == ["bm25", "final"]
+    stages = lab.segmented_control(key="lab_a_stage").options
+    assert [label.split(" · ")[0] for label in stages] == [ALL_STAGES, "bm25", "final"]
 
 
 def test_a_missing_rerank_model_falls_back_with_a_note(lab):
@@ -371,6 +406,12 @@ def _side_captions(app, side: str) -> list[str]:
     return [text.replace("\\", "") for text in _texts(app.get_by_key(f"side_{side}"), "caption")]
 
 
+def _open_timings(app, side: str):
+    """Open the side's "Timings and rank flow" panel, where "Time again" is, as a click does."""
+    app.session_state[f"lab_{side}_timings"] = True
+    return app.run()
+
+
 def test_repeated_timings_say_they_are_the_first_runs_and_can_be_taken_again(lab):
     query = "How does reciprocal rank fusion combine rankings?"
     lab.text_input(key="lab_query").set_value(query).run()
@@ -382,7 +423,7 @@ def test_repeated_timings_say_they_are_the_first_runs_and_can_be_taken_again(lab
     lab.text_input(key="lab_query").set_value("").run()
     lab.text_input(key="lab_query").set_value(query).run()
     assert any("kept from this query's run at" in text for text in _side_captions(lab, "a"))
-    lab.button(key="lab_a_retime").click().run()
+    _open_timings(lab, "a").button(key="lab_a_retime").click().run()
     assert not lab.exception, lab.exception
     assert not [text for text in _side_captions(lab, "a") if "kept from this query's run at" in text]
 
@@ -402,7 +443,7 @@ def test_the_first_use_note_stays_with_the_runs_that_paid_it(lab):
     lab.text_input(key="lab_query").set_value("").run()
     lab.text_input(key="lab_query").set_value(query).run()  # asked again: the first runs, kept
     assert _first_use_notes(lab) == paid
-    lab.button(key="lab_a_retime").click().run()  # A measured afresh paid nothing
+    _open_timings(lab, "a").button(key="lab_a_retime").click().run()  # A measured afresh paid nothing
     assert not lab.exception, lab.exception
     assert _first_use_notes(lab) == []
 

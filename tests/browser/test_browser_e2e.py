@@ -94,11 +94,17 @@ def test_demo_upload_and_retrieval_lab_in_chromium(app_url: str) -> None:
             for side in ("a", "b"):
                 container = page.locator(f".st-key-side_{side}")
                 expect(container).to_be_visible(timeout=STEP_S * 1000)
-                # a tab for every stage the query went through ("dense · 10"); the folded configuration
-                # above also says "Dense weight", so look for the tabs themselves
+                # every stage at a glance, and a choice for each stage the query went through
+                # ("dense · 10"); the folded configuration above also says "Dense weight", so look
+                # for the choices themselves
+                expect(container.get_by_text(re.compile(r"fusion · \d+ hits? · "))).to_be_visible(timeout=STEP_S * 1000)
                 for stage in ("dense", "bm25", "fusion"):
-                    tab = container.get_by_role("tab", name=re.compile(rf"^{stage} · "))
-                    expect(tab).to_be_visible(timeout=STEP_S * 1000)
+                    choice = container.get_by_role("radio", name=re.compile(rf"^{stage} · "))
+                    expect(choice).to_be_visible(timeout=STEP_S * 1000)
+            # picking a stage shows its whole list
+            side_a = page.locator(".st-key-side_a")
+            side_a.get_by_role("radio", name=re.compile(r"^fusion · ")).click()
+            expect(side_a.get_by_test_id("stDataFrame")).to_have_count(2, timeout=STEP_S * 1000)
             for side in ("a", "b"):  # the timings and rank flow are drawn when their panel is opened
                 page.locator(f".st-key-side_{side}").get_by_text("Timings and rank flow", exact=True).click()
                 chart = page.locator(f".st-key-rank_flow_{side}")

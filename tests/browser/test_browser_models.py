@@ -157,7 +157,7 @@ def test_download_use_and_remove_models_from_the_app(app, hub) -> None:
             query.fill("What closes its tentacles at low tide?")
             query.press("Enter")
             side_a = page.locator(".st-key-side_a")
-            expect(side_a.get_by_role("tab", name=re.compile(r"^rerank · "))).to_be_visible(timeout=STEP_S * 1000)
+            expect(side_a.get_by_role("radio", name=re.compile(r"^rerank · "))).to_be_visible(timeout=STEP_S * 1000)
             settle(page)
             expect(side_a.get_by_text("fell back")).to_have_count(0)
             page.screenshot(path=str(ARTIFACTS / "models-lab-rerank.png"), full_page=True)

@@ -13,7 +13,7 @@ from workbench.analysis.diff import FinalsDiff
 from workbench.generation.context import AssembledContext
 from workbench.retrieval.stages import FUSION, MMR, RERANK
 from workbench.retrieval.trace import ChunkView, Trace
-from workbench.text import shown_name
+from workbench.text import count, shown_name
 
 RELEVANT_COLUMN = "✓"
 HEADING_SEPARATOR = " › "
@@ -69,6 +69,20 @@ def stage_rows(trace: Trace, stage_name: str, relevant: Mapping[int, int] = {}, 
         row.update({"heading": heading_text(view), "chunk": hit.chunk_id})
         rows.append(row)
     return rows
+
+
+def stage_overview(trace: Trace, relevant: Mapping[int, int] = {}) -> list[str]:
+    """One line per stage, in order: its hits, its time and, when the query's relevant chunks are
+    known, the ranks it gave them: "fusion · 50 hits · 0.3 ms · relevant at 1, 4". Every stage of
+    a run at a glance, and where the relevant chunks rose or fell on the way."""
+    lines = []
+    for stage in trace.stages:
+        line = f"{stage.stage} · {count(len(stage.ranked), 'hit')} · {stage.elapsed_ms:.1f} ms"
+        ranks = [hit.rank for hit in stage.ranked.hits if relevant.get(hit.chunk_id, 0) > 0]
+        if relevant:
+            line += f" · relevant at {', '.join(map(str, ranks))}" if ranks else " · no relevant chunk"
+        lines.append(line)
+    return lines
 
 
 def _stage_columns(stage: str, detail: dict) -> dict:

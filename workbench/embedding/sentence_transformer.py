@@ -11,6 +11,7 @@ import contextlib
 import os
 import threading
 import time
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -26,6 +27,14 @@ from workbench.models.catalogue import EMBEDDING
 from workbench.models.long_lived import exempt_from_collection
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
+#: a batch of at most this many texts runs its forward pass on one thread: a query's few tokens
+#: gain nothing from splitting each operator across cores, and while another process holds a core
+#: (the browser drawing the lab's last answer) torch's threads wait for each other at every one.
+#: In the app a lab query's embedding took 50-300 ms on two threads and 26-31 ms on one.
+ONE_THREAD_BATCH = 4
+# held while a small batch has lowered torch's thread count, so two of them never restore each
+# other's lowered count as the process's own
+_THREAD_COUNT_LOCK = threading.Lock()
 
 __all__ = ["BUNDLED_MODEL", "ModelNotAvailableError", "SentenceTransformerEmbedder"]
 
@@ -105,7 +114,7 @@ class SentenceTransformerEmbedder(Embedder):
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = self.model
-        with self._use_lock, self._arithmetic():
+        with self._use_lock, _threads_for(len(texts)), self._arithmetic():
             vectors = model.encode(
                 texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
             )
@@ -123,3 +132,20 @@ class SentenceTransformerEmbedder(Embedder):
     def _untruncated_ids(self, texts: list[str]) -> list[list[int]]:
         """Each text's token ids, special tokens included, before truncation (callers hold the lock)."""
         return self.model.tokenizer(texts, add_special_tokens=True, truncation=False)["input_ids"]
+
+
+@contextlib.contextmanager
+def _threads_for(batch: int) -> Iterator[None]:
+    """One torch thread for a batch of at most ``ONE_THREAD_BATCH`` texts; otherwise torch's own count."""
+    if batch > ONE_THREAD_BATCH:
+        yield
+        return
+    import torch
+
+    with _THREAD_COUNT_LOCK:
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            torch.set_num_threads(threads)

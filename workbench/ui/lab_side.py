@@ -20,7 +20,7 @@ from workbench.analysis.charts import rank_flow_figure
 from workbench.analysis.diff import diff_finals
 from workbench.analysis.rank_flow import rank_flow
 from workbench.analysis.side_config import describe, instructive_variant, side_values
-from workbench.analysis.tables import chunk_label, diff_rows, stage_rows, timing_rows
+from workbench.analysis.tables import chunk_label, diff_rows, stage_overview, stage_rows, timing_rows
 from workbench.analysis.verdict import evidence_rows, verdict_view
 from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
 from workbench.models.catalogue import RERANK
@@ -39,6 +39,8 @@ PERSIST = "session"
 WEIGHT_KEYS = ("fusion.weights.dense", "fusion.weights.bm25")
 TRACE_CACHE_KEY = "lab_trace_cache"
 TRACE_CACHE_SIZE = 8
+#: the stage picker's first choice: every stage of the run, one line each
+ALL_STAGES = "All stages"
 
 
 def side_key(side: str, name: str) -> str:
@@ -275,7 +277,8 @@ def timing_note(side: str) -> str:
         return ""
     if kept:
         return (
-            f"kept from this query's run at {timed_at} with these settings, not measured again (Time again re-measures)"
+            f"kept from this query's run at {timed_at} with these settings, not measured again (Time again, "
+            "under Timings and rank flow, re-measures)"
         )
     return f"timed at {timed_at}"
 
@@ -306,10 +309,21 @@ def render_side(
     if trace.notes:
         st.info("  \n".join(f"• {md_escape(note)}" for note in trace.notes), icon=":material/info:")
     llm_panels.query_stage_view(trace, key=f"query_stage_{side}")
-    stages_label, retime = st.columns([4, 1], vertical_alignment="bottom")
-    stages_label.caption("Every stage")
-    if not same_as_a:
-        retime.button(
+    _stage_lists(side, trace, relevant)
+    # drawn only while open, and it stays open across queries once opened: a chart and a table a
+    # side cost the browser more than the rest of a query's answer
+    timings = st.expander("Timings and rank flow", key=side_key(side, "timings"), on_change="rerun")
+    if timings.open:
+        with timings:
+            render_timings(side, trace, relevant, retime=not same_as_a)
+
+
+def render_timings(side: str, trace: Trace, relevant: dict[int, int], retime: bool = True) -> None:
+    """Each stage's time, "Time again", and the rank-flow chart: where each final hit ranked at
+    every stage. ``retime``: False for a side that shows the other side's run."""
+    show_table(timing_rows(trace), "no stages ran", height="auto")
+    if retime:
+        st.button(
             "Time again",
             key=side_key(side, "retime"),
             on_click=forget_timing,
@@ -317,18 +331,6 @@ def render_side(
             help="Run this side's query again and measure it afresh (the page otherwise keeps a query's run "
             "for the session, so that clicking around does not re-run a slow rerank).",
         )
-    _stage_tabs(side, trace, relevant)
-    # drawn only while open, and it stays open across queries once opened: a chart and a table a
-    # side cost the browser more than the rest of a query's answer
-    timings = st.expander("Timings and rank flow", key=side_key(side, "timings"), on_change="rerun")
-    if timings.open:
-        with timings:
-            render_timings(side, trace, relevant)
-
-
-def render_timings(side: str, trace: Trace, relevant: dict[int, int]) -> None:
-    """Each stage's time, and the rank-flow chart: where each final hit ranked at every stage."""
-    show_table(timing_rows(trace), "no stages ran", height="auto")
     flow = rank_flow(trace)
     if flow.paths:
         labels = {cid: chunk_label(trace.chunks.get(cid), cid) for cid in (p.chunk_id for p in flow.paths)}
@@ -341,23 +343,44 @@ def render_timings(side: str, trace: Trace, relevant: dict[int, int]) -> None:
         st.caption("Nothing to chart: no stage returned a hit.")
 
 
-def _stage_tabs(side: str, trace: Trace, relevant: dict[int, int]) -> None:
-    """One tab per stage. Only the open tab's table is built and sent: a table costs the server
-    and the browser several milliseconds each, and a query shows one tab of each side. Picking
-    another tab reruns the page (its traces are cached); not a fragment, whose set-up on every
-    run (copying the page's layout state) cost more than the tab's table."""
-    labels = [f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages]
-    tabs = st.tabs(labels, key=f"lab_stages_{side}", on_change="rerun")
-    for tab, stage in zip(tabs, trace.stages, strict=True):
-        if not tab.open:
-            continue
-        with tab:
-            show_table(
-                stage_rows(trace, stage.stage, relevant),
-                f"the {stage.stage} stage returned nothing",
-                highlight=stage.stage == FINAL,
-            )
-            llm_panels.calls_view(stage.llm_calls, key=f"llm_calls_{side}_{stage.stage}")
+def _stage_lists(side: str, trace: Trace, relevant: dict[int, int]) -> None:
+    """Every stage at a glance (each stage's hits, time and relevant ranks, one line each), and a
+    picker that opens one stage's whole list. Only what is picked is built and sent: a stage's
+    list of 50 candidates cost the browser about 80 ms a side on every query, so it is drawn for
+    the stage a person picks, and the pick stays for the next queries. The picker is a segmented
+    control, not ``st.tabs``: a tab bar of six tabs cost the browser about 15 ms on every redraw
+    of the page, against about 1 ms (``bench_app_speed.py``'s notes, docs/app-speed.md)."""
+    labels = [ALL_STAGES] + [f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages]
+    key = side_key(side, "stage")
+    _keep_the_picked_stage(key, labels)
+    picked = st.segmented_control(
+        "Stage",
+        labels,
+        key=key,
+        label_visibility="collapsed",
+        help="All stages: one line a stage. A stage: its whole ranked list.",
+    )
+    stage = next((stage for label, stage in zip(labels[1:], trace.stages, strict=True) if label == picked), None)
+    if stage is None:
+        st.markdown("  \n".join(md_escape(line) for line in stage_overview(trace, relevant)))
+        return
+    show_table(
+        stage_rows(trace, stage.stage, relevant),
+        f"the {stage.stage} stage returned nothing",
+        highlight=stage.stage == FINAL,
+    )
+    llm_panels.calls_view(stage.llm_calls, key=f"llm_calls_{side}_{stage.stage}")
+
+
+def _keep_the_picked_stage(key: str, labels: list[str]) -> None:
+    """All stages before anything is picked; a stage picked for one query stays picked for the
+    next, whose label counts differently ("fusion · 50", then "fusion · 0")."""
+    picked = st.session_state.get(key, ALL_STAGES)
+    if picked is None or picked in labels:
+        st.session_state.setdefault(key, ALL_STAGES)
+        return
+    stage = str(picked).split(" · ")[0]
+    st.session_state[key] = next((label for label in labels if label.split(" · ")[0] == stage), ALL_STAGES)
 
 
 def render_verdict(side: str, trace: Trace) -> None:
@@ -390,5 +413,11 @@ def render_diff(traces: dict[str, Trace], relevant: dict[int, int]) -> None:
             f"{count(diff.overlap, 'chunk')} in both ({len(diff.moved)} moved), {len(diff.entered)} entered B, "
             f"{len(diff.left)} left A. ▲ n: B ranks it n places higher than A; — : not in that list."
         )
-    views = {**traces["a"].chunks, **traces["b"].chunks}
+    # the rows' chunks only: merging both traces' views would read every candidate either side
+    # held (some 170 chunks' text from the store, 15 ms a query) for the 10-20 rows shown
+    views = {}
+    for change in diff.changes:
+        view = traces["b"].chunks.get(change.chunk_id) or traces["a"].chunks.get(change.chunk_id)
+        if view is not None:
+            views[change.chunk_id] = view
     show_table(diff_rows(diff, views, relevant), "Both final lists are empty.", highlight=True)

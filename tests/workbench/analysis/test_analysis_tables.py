@@ -2,7 +2,15 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.analysis.tables import chunk_label, context_rows, hit_choices, snippet, stage_rows, timing_rows
+from workbench.analysis.tables import (
+    chunk_label,
+    context_rows,
+    hit_choices,
+    snippet,
+    stage_overview,
+    stage_rows,
+    timing_rows,
+)
 from workbench.generation.context import assemble_context
 from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.trace import ChunkView, StageTrace, Trace
@@ -49,6 +57,17 @@ def _trace() -> Trace:
         StageTrace("final", {"top_k": 2}, ranked("final", [1, 3], [0.0325, 0.0164]), 0.0),
     )
     return Trace("q", "c", {"retrieval": {"top_k": 2}}, stages, VIEWS, 2.0)
+
+
+def test_stage_overview_gives_each_stage_its_hits_time_and_relevant_ranks():
+    assert stage_overview(_trace(), relevant={3: 2}) == [
+        "dense · 2 hits · 1.2 ms · no relevant chunk",
+        "bm25 · 2 hits · 0.5 ms · relevant at 1",
+        "fusion · 3 hits · 0.1 ms · relevant at 2",
+        "final · 2 hits · 0.0 ms · relevant at 2",
+    ]
+    # without a golden query, nothing is said of relevance
+    assert stage_overview(_trace())[0] == "dense · 2 hits · 1.2 ms"
 
 
 def test_stage_rows_carry_relevance_rank_score_text_and_stage_columns():
