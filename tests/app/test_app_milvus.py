@@ -39,9 +39,8 @@ def test_the_lab_runs_a_and_b_on_milvus_with_every_stage_and_explain(milvus_demo
     assert not lab.exception, lab.exception
     assert not _texts(lab, "error")
     for side in ("a", "b"):
-        container = lab.get_by_key(f"side_{side}")
-        tab_labels = [node.label.split(" · ")[0] for node in container if node.type == "tab"]
-        assert tab_labels == ["dense", "bm25", "fusion"] + (["mmr"] if side == "b" else []) + ["final"]
+        stages = [label.split(" · ")[0] for label in lab.segmented_control(key=f"lab_{side}_stage").options]
+        assert stages == ["All stages", "dense", "bm25", "fusion"] + (["mmr"] if side == "b" else []) + ["final"]
     assert any("A vs B" in header for header in _texts(lab, "subheader"))
     markdown = _texts(lab, "markdown")
     assert any("**BM25**, scored by milvus: no term breakdown" in text for text in markdown)
