@@ -348,8 +348,8 @@ def _stage_lists(side: str, trace: Trace, relevant: dict[int, int]) -> None:
     picker that opens one stage's whole list. Only what is picked is built and sent: a stage's
     list of 50 candidates cost the browser about 80 ms a side on every query, so it is drawn for
     the stage a person picks, and the pick stays for the next queries. The picker is a segmented
-    control, not ``st.tabs``: a tab bar of six tabs cost the browser about 15 ms on every redraw
-    of the page, against about 1 ms (``bench_app_speed.py``'s notes, docs/app-speed.md)."""
+    control, not ``st.tabs``: six tabs cost a query's round trip 13-15 ms, the same six choices
+    under 1 ms (``bench/bench_app_elements.py``)."""
     labels = [ALL_STAGES] + [f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages]
     key = side_key(side, "stage")
     _keep_the_picked_stage(key, labels)
