@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from tests.app.conftest import open_lab_panels
 from workbench.service import Workbench
 from workbench.ui.context_panel import PANEL_KEY as CONTEXT_PANEL
 from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
-from workbench.ui.lab_side import ALL_STAGES
+from workbench.ui.lab_side import ALL_STAGES, DIFF_PANEL_KEY
 
 PAGE = "pages/retrieval_lab.py"
 GOLDEN_QUERY = "Autophagy declines in aged organisms."  # demo golden query scifact-148
@@ -115,10 +116,15 @@ def test_both_sides_render_stages_charts_diff_explain_and_context(lab):
 def test_the_a_vs_b_table_shows_whole_ranks_and_a_dash_for_absent_ones(lab):
     lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
     assert not lab.exception, lab.exception
+    # folded, the table is not sent; the summary line is
+    assert not [element for element in lab.get("dataframe") if "rank A" in element.value.columns]
+    assert any("in both" in text and "entered B" in text for text in _texts(lab, "caption"))
+    open_lab_panels(lab, DIFF_PANEL_KEY).run()
     (diff,) = [element for element in lab.get("dataframe") if "rank A" in element.value.columns]
     frame = diff.value
+    sent = pa.ipc.open_stream(diff.proto.arrow_data.data).schema  # what the browser's grid receives
     for column in ("rank A", "rank B"):
-        assert str(frame[column].dtype) == "Int64"  # whole numbers, not 2.0000
+        assert sent.field(column).type == pa.int64()  # whole numbers, not 2.0000
         assert json.loads(diff.proto.columns)[column]["type_config"]["format"] == "%d"
     assert diff.proto.placeholder == "—"  # what a missing rank shows instead of None
     entered = frame[frame["status"] == "entered"]
@@ -381,7 +387,7 @@ def test_explain_never_offers_a_previous_querys_hit_after_a_query_with_no_hits(l
     # a Chinese query on the English demo: no BM25 term matches and the guard leaves dense out
     lab.text_input(key="lab_query").set_value("倒数排名融合的分数是怎么计算的？").run()
     assert not lab.exception, lab.exception
-    assert "**Final · 0**" in _texts(lab.get_by_key("side_a"), "markdown")
+    assert any(text.startswith("**Final · 0** · ") for text in _texts(lab.get_by_key("side_a"), "caption"))
     assert _explain_picker(lab) is None
     assert any(
         "Side A returned no hits for this query, so there is none to explain" in text for text in _texts(lab, "caption")

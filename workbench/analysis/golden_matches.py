@@ -50,22 +50,39 @@ def find_golden_query(text: str, home: Path, prefer: str | None = None) -> Golde
     collection) wins, then the first by name. A set that fails to load is skipped and reported,
     never fatal: highlighting is an aid, not a precondition for querying.
     """
-    wanted = text.strip()
-    if not wanted:
-        return GoldenLookup(None)
+    return golden_queries_by_text(home, prefer).lookup(text)
+
+
+@dataclass(frozen=True)
+class GoldenQueryIndex:
+    """Every available golden query by its stripped text, each from the set that wins it, and
+    the sets that could not be read: built once per change of the golden-set files, it answers
+    each typed query without reading a set."""
+
+    matches: Mapping[str, GoldenMatch]
+    problems: tuple[str, ...] = ()
+
+    def lookup(self, text: str) -> GoldenLookup:
+        return GoldenLookup(self.matches.get(text.strip()), self.problems)
+
+
+def golden_queries_by_text(home: Path, prefer: str | None = None) -> GoldenQueryIndex:
+    """The index ``find_golden_query`` reads: ``prefer``'s queries first, then each set's by name."""
     names = golden.available(home)
     if prefer in names:
         names = [prefer] + [name for name in names if name != prefer]
+    matches: dict[str, GoldenMatch] = {}
     problems = []
     for name in names:
         try:
-            found = golden.find(name, home).by_query_text().get(wanted)
+            queries = golden.find(name, home).by_query_text()
         except GoldenSetError as error:
             problems.append(str(error))
             continue
-        if found is not None:
-            return GoldenLookup(GoldenMatch(name, found), tuple(problems))
-    return GoldenLookup(None, tuple(problems))
+        for text, query in queries.items():
+            matches.setdefault(text.strip(), GoldenMatch(name, query))
+    matches.pop("", None)  # an empty query is no golden query
+    return GoldenQueryIndex(matches, tuple(problems))
 
 
 # -- judging (delegated) ----------------------------------------------------------------------------

@@ -21,12 +21,12 @@ from workbench.analysis.diff import diff_finals
 from workbench.analysis.rank_flow import rank_flow
 from workbench.analysis.side_config import describe, instructive_variant, side_values
 from workbench.analysis.tables import chunk_label, diff_rows, stage_overview, stage_rows, timing_rows
-from workbench.analysis.verdict import evidence_rows, verdict_view
+from workbench.analysis.verdict import VerdictView, evidence_rows, verdict_view
 from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
 from workbench.models.catalogue import RERANK
 from workbench.retrieval.llm_cost import llm_calls_per_query
 from workbench.retrieval.stages import FINAL
-from workbench.retrieval.trace import Trace
+from workbench.retrieval.trace import StageTrace, Trace
 from workbench.text import count
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.data_tables import show_table
@@ -283,39 +283,70 @@ def timing_note(side: str) -> str:
     return f"timed at {timed_at}"
 
 
-def render_side(
+class SideView(NamedTuple):
+    """What a side shows of its run, built before the page draws anything: the page then reaches
+    the browser in one burst, and each burst costs the browser a redraw of the page."""
+
+    caption: str
+    same_as_a: bool
+    verdict: VerdictView | None
+    final_rows: list[dict]
+    #: the stage picker's labels ("All stages", "fusion · 50", …) and the stage picked, if one is
+    stage_labels: list[str]
+    picked: StageTrace | None
+    picked_rows: list[dict]
+    overview: list[str]
+
+
+def side_view(
     side: str, trace: Trace, config: WorkbenchConfig, relevant: dict[int, int], same_as_a: bool = False
-) -> None:
-    """The side's notes, one tab per stage, the timings and the rank-flow chart. ``same_as_a``: B
-    has A's settings, so it shows A's run (the page says so rather than passing it off as a second)."""
+) -> SideView:
+    """The side's caption, verdict, final list and stage lists. ``same_as_a``: B has A's
+    settings, so it shows A's run (the page says so rather than passing it off as a second)."""
     if same_as_a:
         when = f"{trace.total_ms:.1f} ms in total, A's timings"
     else:
         note = timing_note(side)
         when = f"{trace.total_ms:.1f} ms in total" + (f", {note}" if note else "")
-    st.caption(f"{md_escape(describe(config))} · {md_escape(when)}")
-    if same_as_a:
+    labels = [ALL_STAGES] + [f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages]
+    picked_label = _keep_the_picked_stage(side_key(side, "stage"), labels)
+    picked = next((stage for label, stage in zip(labels[1:], trace.stages, strict=True) if label == picked_label), None)
+    return SideView(
+        caption=f"{md_escape(describe(config))} · {md_escape(when)}",
+        same_as_a=same_as_a,
+        verdict=verdict_view(trace.confidence) if trace.confidence is not None else None,
+        final_rows=stage_rows(trace, trace.stages[-1].stage, relevant) if trace.stages else [],
+        stage_labels=labels,
+        picked=picked,
+        picked_rows=stage_rows(trace, picked.stage, relevant) if picked is not None else [],
+        overview=stage_overview(trace, relevant) if picked is None else [],
+    )
+
+
+def render_side(side: str, trace: Trace, view: SideView, relevant: dict[int, int]) -> None:
+    """The side's notes, verdict, final list, stage lists, and (when open) its timings and
+    rank-flow chart."""
+    if view.same_as_a:
         st.caption(
             "Same settings as A, so B shows A's run: one run, shown on both sides. Change a setting in B's "
             "configuration to compare."
         )
-    render_verdict(side, trace)
-    # the answer first: the final list sits right under the verdict, every stage below it
-    st.markdown(f"**Final · {len(trace.final)}**")
+    render_verdict(side, trace, view.verdict)
+    # the answer first: the final list sits right under the verdict, its heading saying what ran
+    # and how long it took (one element, not two: each costs the browser a few ms a query)
+    st.caption(f"**Final · {len(trace.final)}** · {view.caption}")
     if trace.stages:
-        show_table(
-            stage_rows(trace, trace.stages[-1].stage, relevant), "the final stage returned nothing", highlight=True
-        )
+        show_table(view.final_rows, "the final stage returned nothing", highlight=True)
     if trace.notes:
         st.info("  \n".join(f"• {md_escape(note)}" for note in trace.notes), icon=":material/info:")
     llm_panels.query_stage_view(trace, key=f"query_stage_{side}")
-    _stage_lists(side, trace, relevant)
+    _stage_lists(side, view)
     # drawn only while open, and it stays open across queries once opened: a chart and a table a
     # side cost the browser more than the rest of a query's answer
     timings = st.expander("Timings and rank flow", key=side_key(side, "timings"), on_change="rerun")
     if timings.open:
         with timings:
-            render_timings(side, trace, relevant, retime=not same_as_a)
+            render_timings(side, trace, relevant, retime=not view.same_as_a)
 
 
 def render_timings(side: str, trace: Trace, relevant: dict[int, int], retime: bool = True) -> None:
@@ -343,52 +374,47 @@ def render_timings(side: str, trace: Trace, relevant: dict[int, int], retime: bo
         st.caption("Nothing to chart: no stage returned a hit.")
 
 
-def _stage_lists(side: str, trace: Trace, relevant: dict[int, int]) -> None:
+def _stage_lists(side: str, view: SideView) -> None:
     """Every stage at a glance (each stage's hits, time and relevant ranks, one line each), and a
     picker that opens one stage's whole list. Only what is picked is built and sent: a stage's
     list of 50 candidates cost the browser about 80 ms a side on every query, so it is drawn for
     the stage a person picks, and the pick stays for the next queries. The picker is a segmented
     control, not ``st.tabs``: six tabs cost a query's round trip 13-15 ms, the same six choices
     under 1 ms (``bench/bench_app_elements.py``)."""
-    labels = [ALL_STAGES] + [f"{stage.stage} · {len(stage.ranked)}" for stage in trace.stages]
-    key = side_key(side, "stage")
-    _keep_the_picked_stage(key, labels)
-    picked = st.segmented_control(
+    st.segmented_control(
         "Stage",
-        labels,
-        key=key,
+        view.stage_labels,
+        key=side_key(side, "stage"),
         label_visibility="collapsed",
         help="All stages: one line a stage. A stage: its whole ranked list.",
     )
-    stage = next((stage for label, stage in zip(labels[1:], trace.stages, strict=True) if label == picked), None)
+    stage = view.picked
     if stage is None:
-        st.markdown("  \n".join(md_escape(line) for line in stage_overview(trace, relevant)))
+        st.markdown("  \n".join(md_escape(line) for line in view.overview))
         return
-    show_table(
-        stage_rows(trace, stage.stage, relevant),
-        f"the {stage.stage} stage returned nothing",
-        highlight=stage.stage == FINAL,
-    )
+    show_table(view.picked_rows, f"the {stage.stage} stage returned nothing", highlight=stage.stage == FINAL)
     llm_panels.calls_view(stage.llm_calls, key=f"llm_calls_{side}_{stage.stage}")
 
 
-def _keep_the_picked_stage(key: str, labels: list[str]) -> None:
-    """All stages before anything is picked; a stage picked for one query stays picked for the
-    next, whose label counts differently ("fusion · 50", then "fusion · 0")."""
+def _keep_the_picked_stage(key: str, labels: list[str]) -> str:
+    """The stage picked, as this run's label: All stages before anything is picked; a stage picked
+    for one query stays picked for the next, whose label counts differently ("fusion · 50", then
+    "fusion · 0")."""
     picked = st.session_state.get(key, ALL_STAGES)
-    if picked is None or picked in labels:
-        st.session_state.setdefault(key, ALL_STAGES)
-        return
-    stage = str(picked).split(" · ")[0]
-    st.session_state[key] = next((label for label in labels if label.split(" · ")[0] == stage), ALL_STAGES)
+    if picked is None:  # a click on the picked choice unpicks it
+        return ALL_STAGES
+    if picked not in labels:
+        stage = str(picked).split(" · ")[0]
+        picked = next((label for label in labels if label.split(" · ")[0] == stage), ALL_STAGES)
+    st.session_state[key] = picked
+    return str(picked)
 
 
-def render_verdict(side: str, trace: Trace) -> None:
+def render_verdict(side: str, trace: Trace, view: VerdictView | None) -> None:
     """Is this side's final list worth answering from? The verdict, and its evidence on demand."""
     confidence = trace.confidence
-    if confidence is None:
+    if confidence is None or view is None:
         return
-    view = verdict_view(confidence)
     getattr(st, view.kind)(f"**{view.headline}** ({md_escape(view.reason)})", icon=":material/fact_check:")
     evidence = st.expander("Confidence evidence", key=side_key(side, "evidence"), on_change="rerun")
     if not evidence.open:  # drawn when opened, not sent folded with every query
@@ -402,17 +428,30 @@ def render_verdict(side: str, trace: Trace) -> None:
         )
 
 
-def render_diff(traces: dict[str, Trace], relevant: dict[int, int]) -> None:
-    """A against B: which final hits they share, which moved and by how much, which entered or left."""
-    st.subheader("A vs B: the final lists")
+class DiffView(NamedTuple):
+    """A against B, built before the page draws: what the two final lists share, and one row per
+    chunk while the table's panel is open (``DIFF_PANEL_KEY``)."""
+
+    caption: str
+    rows: list[dict] | None
+
+
+#: the A-vs-B table's panel: folded, the page sends the summary line only
+DIFF_PANEL_KEY = "lab_diff_panel"
+
+
+def diff_view(traces: dict[str, Trace], relevant: dict[int, int], with_rows: bool = True) -> DiffView:
+    """Which final hits A and B share, which moved and by how much, which entered or left."""
     diff = diff_finals(traces["a"].final, traces["b"].final)
     if diff.identical:
-        st.caption("A and B return the same final list in the same order.")
+        caption = "A and B return the same final list in the same order."
     else:
-        st.caption(
+        caption = (
             f"{count(diff.overlap, 'chunk')} in both ({len(diff.moved)} moved), {len(diff.entered)} entered B, "
             f"{len(diff.left)} left A. ▲ n: B ranks it n places higher than A; — : not in that list."
         )
+    if not with_rows:
+        return DiffView(caption, None)
     # the rows' chunks only: merging both traces' views would read every candidate either side
     # held (some 170 chunks' text from the store, 15 ms a query) for the 10-20 rows shown
     views = {}
@@ -420,4 +459,17 @@ def render_diff(traces: dict[str, Trace], relevant: dict[int, int]) -> None:
         view = traces["b"].chunks.get(change.chunk_id) or traces["a"].chunks.get(change.chunk_id)
         if view is not None:
             views[change.chunk_id] = view
-    show_table(diff_rows(diff, views, relevant), "Both final lists are empty.", highlight=True)
+    return DiffView(caption, diff_rows(diff, views, relevant))
+
+
+def render_diff(view: DiffView) -> None:
+    """The summary line, and the table of every chunk either side returned while its panel is
+    open. It stays open across queries once opened; folded, it is not sent: a third table cost the
+    browser a sixth of a query's answer (``bench/bench_app_elements.py``: a lab table 10 ms, a
+    caption 2 ms)."""
+    st.subheader("A vs B: the final lists", divider="gray")
+    st.caption(view.caption)
+    panel = st.expander("Chunk by chunk", key=DIFF_PANEL_KEY, on_change="rerun", icon=":material/compare_arrows:")
+    if panel.open and view.rows is not None:
+        with panel:
+            show_table(view.rows, "Both final lists are empty.", highlight=True)
