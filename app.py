@@ -29,7 +29,8 @@ from workbench.service.sharing import SharingError
 from workbench.ui import session, warmup
 from workbench.ui.access import gate, read_only
 from workbench.ui.demo_loader import load_demo_with_progress
-from workbench.ui.pages import navigate
+from workbench.ui.lab_runs import embed_the_query_ahead
+from workbench.ui.pages import RETRIEVAL_LAB, navigate
 from workbench.ui.sidebar import render_sidebar
 from workbench.ui.text import md_escape
 
@@ -51,6 +52,8 @@ warmup.start(session.home_path(), read_only())
 # navigation first: Streamlit clears what was drawn before it when the page changes
 # the welcome page while there is nothing to search, or while the demo's load needs finishing
 page = navigate(has_collections=bool(session.collection_names()) and not session.demo_status().partial)
+if page.url_path == RETRIEVAL_LAB.url_path:
+    embed_the_query_ahead()  # while the sidebar and the page's top are drawn
 load_demo_requested = render_sidebar()
 
 session.show_flashes()

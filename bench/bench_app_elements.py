@@ -72,6 +72,11 @@ for i in range(copies):
         st.dataframe(frame, hide_index=True)
     elif kind == "lab result table":
         show_table(lab_rows, "none", highlight=True)
+    elif kind == "lab result table, st.table":
+        st.table(lab_rows)
+    elif kind == "lab result table, markdown":
+        header = "| " + " | ".join(lab_rows[0]) + " |\\n|" + "---|" * len(lab_rows[0]) + "\\n"
+        st.markdown(header + "\\n".join("| " + " | ".join(str(v) for v in row.values()) + " |" for row in lab_rows))
 st.caption(f"done {query}")
 """
 KINDS = (
@@ -87,6 +92,8 @@ KINDS = (
     "segmented control (6)",
     "dataframe (3 columns)",
     "lab result table",
+    "lab result table, st.table",
+    "lab result table, markdown",
 )
 DONE = """([mark, query]) => {
     const app = document.querySelector('[data-testid="stApp"]');

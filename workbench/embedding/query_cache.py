@@ -3,7 +3,8 @@
 Changing a query-time setting (fusion, MMR, rerank) re-runs the same query text: its vector
 comes from here. Keys are (model, text); the cache is shared by the app's threads, so every
 read and write holds one lock, and embedding itself runs outside it (a slow model never blocks
-a hit).
+a hit). A query can be embedded ahead, on a thread of its own, while the app draws the rest of
+its page; asking for it then waits for that embedding rather than making a second.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 
 import numpy as np
 
@@ -30,19 +32,48 @@ class QueryVectorCache:
         self._embed = embed
         self.capacity = capacity
         self._vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        #: embeddings started by ``embed_ahead`` and not finished yet
+        self._pending: dict[tuple[str, str], Future[np.ndarray]] = {}
         self._lock = threading.Lock()
 
     def vector(self, model: str, text: str) -> np.ndarray:
-        """``text``'s query vector under ``model``: cached, or embedded now and kept."""
+        """``text``'s query vector under ``model``: cached, being embedded ahead (waited for), or
+        embedded now and kept. An embedding ahead that failed raises its error here."""
         key = (model, text)
         with self._lock:
             found = self._vectors.get(key)
             if found is not None:
                 self._vectors.move_to_end(key)
                 return found
+            pending = self._pending.get(key)
+        if pending is not None:
+            return pending.result()
         vector = self._embed(model, [text])[0]
         self._keep(model, [text], [vector])
         return vector
+
+    def embed_ahead(self, model: str, text: str) -> None:
+        """Start embedding ``text`` on a thread of its own unless it is cached or under way."""
+        key = (model, text)
+        with self._lock:
+            if key in self._vectors or key in self._pending:
+                return
+            future: Future[np.ndarray] = Future()
+            self._pending[key] = future
+
+        def embed() -> None:
+            try:
+                vector = self._embed(model, [text])[0]
+            except BaseException as error:  # handed to whoever asks for the vector
+                future.set_exception(error)
+            else:
+                self._keep(model, [text], [vector])
+                future.set_result(vector)
+            finally:
+                with self._lock:
+                    self._pending.pop(key, None)
+
+        threading.Thread(target=embed, name="query-vector-ahead", daemon=True).start()
 
     def warm(self, model: str, texts: Iterable[str]) -> None:
         """Embed the texts not cached yet in one batch (evaluation embeds all its queries at once)."""

@@ -53,6 +53,11 @@ _WARMED: set[tuple[str, str]] = set()
 _FIRST_QUERIES: set[tuple[str, str]] = set()
 
 
+def embedding_warmed(model: str) -> bool:
+    """Whether the embedder ``model`` (an embedder key) already ran its first forward pass here."""
+    return ("embed", model) in _WARMED
+
+
 def _timed(steps: list[FirstUseStep], what: str, work: Callable[[], object]) -> object:
     started = time.perf_counter()
     result = work()
@@ -75,7 +80,9 @@ def warm_up(bench: WorkbenchFacade, collection: str, query: str, configs: Iterab
     for config in configs:
         try:
             snapshot = _timed(steps, f"load the indexes of {collection}", partial(bench.snapshot, collection, config))
-            model = config.embedding.model
+            # the key, not the bare model name: the query's run reads its vector under the key
+            # (``model@openvino-bf16``), so embedding it under the name would embed it twice
+            model = config.embedding.key
             if (config.retrieval.mode != "bm25" or config.mmr.enabled) and model not in embedded:
                 embedded.add(model)
                 embedder = get_embedder(model)

@@ -487,6 +487,10 @@ class Workbench:
     def embed_query(self, model: str, text: str) -> np.ndarray:
         return self._query_vectors.vector(model, text)
 
+    def embed_query_ahead(self, model: str, text: str) -> None:
+        """Start embedding ``text`` on a thread of its own; ``embed_query`` then waits for it."""
+        self._query_vectors.embed_ahead(model, text)
+
     def embed_queries(self, model: str, texts: list[str]) -> None:
         """Warm the query-vector cache in one batch (evaluation embeds all its queries at once)."""
         self._query_vectors.warm(model, texts)

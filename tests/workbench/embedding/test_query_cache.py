@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -60,3 +62,70 @@ def test_warm_embeds_only_the_missing_texts_in_one_batch_and_keeps_the_cap() -> 
 def test_capacity_must_be_positive() -> None:
     with pytest.raises(ValueError, match="at least 1, got 0"):
         QueryVectorCache(CountingEmbedder(), capacity=0)
+
+
+class HeldEmbedder(CountingEmbedder):
+    """A CountingEmbedder that waits for ``release`` before it answers: an embedding under way."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = threading.Event()
+        self.release = threading.Event()
+
+    def __call__(self, model: str, texts: list[str]) -> np.ndarray:
+        self.started.set()
+        assert self.release.wait(10), "the test never released the embedder"
+        return super().__call__(model, texts)
+
+
+def test_a_vector_embedded_ahead_is_waited_for_not_embedded_twice() -> None:
+    embed = HeldEmbedder()
+    cache = QueryVectorCache(embed, capacity=10)
+    cache.embed_ahead("m", "倒数排名融合")
+    assert embed.started.wait(10)
+    cache.embed_ahead("m", "倒数排名融合")  # under way: not started again
+    asked: list[np.ndarray] = []
+    reader = threading.Thread(target=lambda: asked.append(cache.vector("m", "倒数排名融合")))
+    reader.start()
+    reader.join(0.2)
+    assert reader.is_alive() and not asked  # waiting for the embedding ahead
+    embed.release.set()
+    reader.join(10)
+    assert asked[0].tolist() == [6.0, 1.0]
+    assert embed.batches == [("m", ["倒数排名融合"])]
+    assert cache.vector("m", "倒数排名融合") is asked[0]  # kept
+    cache.embed_ahead("m", "倒数排名融合")  # cached: nothing to do
+    assert len(embed.batches) == 1
+
+
+def test_an_embedding_ahead_that_fails_raises_when_the_vector_is_asked_for_and_is_not_kept() -> None:
+    release = threading.Event()
+    calls = []
+
+    def broken(model: str, texts: list[str]) -> np.ndarray:
+        calls.append(texts)
+        assert release.wait(10), "the test never released the embedder"
+        raise RuntimeError("model 'm' is not loaded")
+
+    cache = QueryVectorCache(broken, capacity=10)
+    cache.embed_ahead("m", "what is rrf")
+    raised: list[BaseException] = []
+
+    def ask() -> None:
+        try:
+            cache.vector("m", "what is rrf")
+        except RuntimeError as error:
+            raised.append(error)
+
+    reader = threading.Thread(target=ask)
+    reader.start()
+    reader.join(0.2)
+    assert reader.is_alive() and len(calls) == 1  # waiting for the embedding ahead, not embedding
+    release.set()
+    reader.join(10)
+    assert [str(error) for error in raised] == ["model 'm' is not loaded"]
+    assert len(calls) == 1  # the reader waited for the embedding ahead, it did not embed again
+    assert ("m", "what is rrf") not in cache
+    with pytest.raises(RuntimeError, match="not loaded"):  # asked again: embedded again, and fails again
+        cache.vector("m", "what is rrf")
+    assert len(calls) == 2
