@@ -511,3 +511,22 @@ def test_a_folded_panel_draws_no_widgets_and_its_settings_still_apply(lab):
     assert len(_final_table(lab, "b")) == 3
     notes = [text.replace("\\", "") for text in _texts(lab, "info")]
     assert any("/no/such/cross-encoder" in text for text in notes)  # the typed rerank model, held while folded
+
+
+def test_a_configuration_that_cannot_be_read_is_the_pages_error_not_the_apps(lab, monkeypatch: pytest.MonkeyPatch):
+    """The query's embedding ahead (before the sidebar is drawn) reads the configuration too: a
+    preset that cannot be read must leave the page to say so, with the sidebar still there."""
+    from workbench.config import ConfigError
+    from workbench.ui import session
+
+    lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
+    assert not lab.exception, lab.exception
+
+    def unreadable(*args, **kwargs):
+        raise ConfigError("preset 'broken': fusion.k must be at least 1, got 0; fix it on the Presets & MCP page")
+
+    monkeypatch.setattr(session, "current_config", unreadable)
+    lab.run()
+    assert not lab.exception, lab.exception
+    assert any("must be at least 1" in text.replace("\\", "") for text in _texts(lab, "error")), _texts(lab, "error")
+    assert lab.sidebar.selectbox(key=session.COLLECTION_KEY).value == "demo"

@@ -28,10 +28,15 @@ def embed_the_query_ahead() -> None:
     local model that already ran (a first load stays in the first-use cost the page reports, and an
     endpoint model is not sent a query neither side may need)."""
     query = str(st.session_state.get(QUERY_KEY) or "").strip()
-    collection = session.current_collection()
-    if not query or collection is None:
+    if not query:
         return
-    model = session.current_config(collection, session.current_preset()).embedding.key
+    try:
+        collection = session.current_collection()
+        if collection is None:
+            return
+        model = session.current_config(collection, session.current_preset()).embedding.key
+    except Exception:  # a broken preset, a busy catalog: the page itself says so, where it belongs
+        return
     if embedding_warmed(model):
         session.workbench().embed_query_ahead(model, query)
 
