@@ -143,12 +143,12 @@ def _configure_sides(base, signature: str, query: str) -> tuple[dict, dict]:
 
 
 def _run_before_drawing(collection: str, base: WorkbenchConfig, signature: str) -> SideRuns | None:
-    """A new query's runs, made before the page draws anything, when both sides' settings are
+    """The query's runs, made before the page draws anything, when both sides' settings are
     folded (read from the session, no widget drawn) and neither side waits on a reranker or an
-    LLM. The page then reaches the browser in one burst after the runs, not as its top, a pause
-    for the query's embedding and the runs, then the rest: each burst costs the browser a redraw
-    of the page, 20-30 ms, and the lab's round trip went from 0.43 to 0.36 s when the whole page
-    came at once. None when the page must draw first (an open panel, a slow side, no query)."""
+    LLM. The page then reaches the browser in one burst after the runs, rather than its top, a
+    pause for the query's embedding and the runs, then the rest: the browser redraws the page for
+    each burst (a diagnostic run that held back a run's messages to its end took the round trip
+    from 0.43 to 0.36 s). None when the page must draw first (an open panel, a slow side, no query)."""
     query = _asked_query()
     if not query:
         return None
