@@ -1,9 +1,10 @@
 """Retrieval lab: one query, two query-time configurations side by side, every stage explained.
 
-A thin page: it lays out the sections and passes values between them. The sides' settings,
-stage lists and diff are in ``workbench.ui.lab_side``; both sides' runs of a query, and all the
-page shows of them, built before drawing, in ``workbench.ui.lab_runs``; golden-set lookups and marking in
-``workbench.ui.lab_golden``; "Explain a hit" in ``workbench.ui.hit_explanation``; context,
+A thin page: it lays out the sections and passes values between them. The sides' settings and
+stage lists are in ``workbench.ui.lab_side``, A against B in ``workbench.ui.lab_diff``, both
+sides' runs of a query and all the page shows of them (built before drawing) in
+``workbench.ui.lab_runs``; golden-set lookups and marking in ``workbench.ui.lab_golden``;
+"Explain a hit" in ``workbench.ui.hit_explanation``; context,
 prompt and answer in ``workbench.ui.context_panel``. Both sides run through ``Workbench.query``,
 which reuses the loaded indexes and the query-vector cache, so changing a parameter re-runs only
 the cheap stages. All document text, file names and queries are shown as text (dataframes,
@@ -21,6 +22,7 @@ from workbench.ui.context_panel import PANEL_KEY as CONTEXT_PANEL
 from workbench.ui.context_panel import render_context
 from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
 from workbench.ui.hit_explanation import render_explain
+from workbench.ui.lab_diff import render_diff
 from workbench.ui.lab_golden import (
     GOLDEN_PICK_KEY,
     QUERY_KEY,
@@ -37,7 +39,6 @@ from workbench.ui.lab_side import (
     forget_asked,
     held_values,
     may_be_slow,
-    render_diff,
     render_side,
     side_controls,
     sync_with_preset,

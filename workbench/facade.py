@@ -67,6 +67,10 @@ class WorkbenchFacade(Protocol):
         """Warm the query-vector cache in one batch."""
         ...
 
+    def embed_query_cost_ms(self, model: str, text: str) -> float:
+        """Embed a query; what embedding it took for this query (ms; 0 when it was kept)."""
+        ...
+
     def llm(self) -> LlmClient:
         """The configured LLM endpoint behind the home's reply cache (``available`` says if there is one)."""
         ...

@@ -12,7 +12,8 @@ from tests.app.conftest import open_lab_panels
 from workbench.service import Workbench
 from workbench.ui.context_panel import PANEL_KEY as CONTEXT_PANEL
 from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
-from workbench.ui.lab_side import ALL_STAGES, DIFF_PANEL_KEY
+from workbench.ui.lab_diff import DIFF_PANEL_KEY
+from workbench.ui.lab_side import ALL_STAGES
 
 PAGE = "pages/retrieval_lab.py"
 GOLDEN_QUERY = "Autophagy declines in aged organisms."  # demo golden query scifact-148

@@ -10,6 +10,7 @@ its page; asking for it then waits for that embedding rather than making a secon
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
@@ -34,6 +35,8 @@ class QueryVectorCache:
         self._vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         #: embeddings started by ``embed_ahead`` and not finished yet
         self._pending: dict[tuple[str, str], Future[np.ndarray]] = {}
+        #: seconds each embedding made ahead took, until ``vector_with_cost`` reports it once
+        self._ahead_seconds: dict[tuple[str, str], float] = {}
         self._lock = threading.Lock()
 
     def vector(self, model: str, text: str) -> np.ndarray:
@@ -52,6 +55,19 @@ class QueryVectorCache:
         self._keep(model, [text], [vector])
         return vector
 
+    def vector_with_cost(self, model: str, text: str) -> tuple[np.ndarray, float]:
+        """The vector, and the seconds embedding it took for this request: embedded now, or ahead
+        (reported once, to the first that asks this way), or 0 for a vector kept from before."""
+        started = time.perf_counter()
+        with self._lock:
+            kept_before = (model, text) in self._vectors or (model, text) in self._pending
+        vector = self.vector(model, text)
+        with self._lock:
+            ahead = self._ahead_seconds.pop((model, text), None)
+        if ahead is not None:
+            return vector, ahead
+        return vector, 0.0 if kept_before else time.perf_counter() - started
+
     def embed_ahead(self, model: str, text: str) -> None:
         """Start embedding ``text`` on a thread of its own unless it is cached or under way."""
         key = (model, text)
@@ -62,11 +78,14 @@ class QueryVectorCache:
             self._pending[key] = future
 
         def embed() -> None:
+            started = time.perf_counter()
             try:
                 vector = self._embed(model, [text])[0]
             except BaseException as error:  # handed to whoever asks for the vector
                 future.set_exception(error)
             else:
+                with self._lock:  # before the vector is kept: whoever finds it finds its cost too
+                    self._ahead_seconds[key] = time.perf_counter() - started
                 self._keep(model, [text], [vector])
                 future.set_result(vector)
             finally:
@@ -88,7 +107,8 @@ class QueryVectorCache:
                 self._vectors[(model, text)] = vector
                 self._vectors.move_to_end((model, text))
             while len(self._vectors) > self.capacity:
-                self._vectors.popitem(last=False)
+                evicted, _ = self._vectors.popitem(last=False)
+                self._ahead_seconds.pop(evicted, None)
 
     def __contains__(self, key: object) -> bool:
         with self._lock:

@@ -93,7 +93,8 @@ def warm_up(bench: WorkbenchFacade, collection: str, query: str, configs: Iterab
                         partial(embedder.embed_queries, ["warm up"]),
                     )
                     _WARMED.add(("embed", model))
-                _timed(steps, "embed the query", partial(bench.embed_query, model, query))
+                # what embedding it took, also when it ran ahead while the page was drawn
+                steps.append(FirstUseStep("embed the query", bench.embed_query_cost_ms(model, query)))
             reranker_name = config.rerank.model.strip()
             if config.rerank.method != "llm" and reranker_name and ("rerank", reranker_name) not in _WARMED:
                 reranker = load_reranker(reranker_name, config.rerank.runtime, config.rerank.precision)

@@ -487,6 +487,11 @@ class Workbench:
     def embed_query(self, model: str, text: str) -> np.ndarray:
         return self._query_vectors.vector(model, text)
 
+    def embed_query_cost_ms(self, model: str, text: str) -> float:
+        """Embed a query (or wait for its embedding ahead); the milliseconds its embedding took
+        for this query, 0 for a vector kept from an earlier one."""
+        return self._query_vectors.vector_with_cost(model, text)[1] * 1000
+
     def embed_query_ahead(self, model: str, text: str) -> None:
         """Start embedding ``text`` on a thread of its own; ``embed_query`` then waits for it."""
         self._query_vectors.embed_ahead(model, text)

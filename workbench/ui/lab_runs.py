@@ -17,8 +17,9 @@ from workbench.retrieval.trace import Trace
 from workbench.service import BackendError
 from workbench.service.first_use import embedding_warmed
 from workbench.ui import session
+from workbench.ui.lab_diff import DIFF_PANEL_KEY, DiffView, diff_view
 from workbench.ui.lab_golden import QUERY_KEY, golden_lookup, preferred_set, relevant_chunks
-from workbench.ui.lab_side import DIFF_PANEL_KEY, SIDES, DiffView, SideView, diff_view, may_be_slow, run_side, side_view
+from workbench.ui.lab_side import SIDES, SideView, may_be_slow, run_side, side_view
 from workbench.ui.text import md_escape
 
 

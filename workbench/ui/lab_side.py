@@ -1,5 +1,4 @@
-"""The sides (A and B) of the Retrieval lab: each side's query-time settings, run and stages,
-and the diff of their final lists.
+"""The sides (A and B) of the Retrieval lab: each side's query-time settings, run and stages.
 
 The settings are widgets bounded by each key's limits in ``workbench.config``. A side starts
 from the sidebar's collection and preset (B as the preset with MMR switched the other way,
@@ -17,17 +16,15 @@ from typing import NamedTuple
 import streamlit as st
 
 from workbench.analysis.charts import rank_flow_figure
-from workbench.analysis.diff import diff_finals
 from workbench.analysis.rank_flow import rank_flow
 from workbench.analysis.side_config import describe, instructive_variant, side_values
-from workbench.analysis.tables import chunk_label, diff_rows, stage_overview, stage_rows, timing_rows
+from workbench.analysis.tables import chunk_label, stage_overview, stage_rows, timing_rows
 from workbench.analysis.verdict import VerdictView, evidence_rows, verdict_view
 from workbench.config import KEY_DOCS, WorkbenchConfig, dumps
 from workbench.models.catalogue import RERANK
 from workbench.retrieval.llm_cost import llm_calls_per_query
 from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import StageTrace, Trace
-from workbench.text import count
 from workbench.ui import config_inputs, llm_panels, session
 from workbench.ui.data_tables import show_table
 from workbench.ui.model_choice import OTHER, model_picker, picker_state
@@ -426,50 +423,3 @@ def render_verdict(side: str, trace: Trace, view: VerdictView | None) -> None:
             "is the mean of the signals counted. Fit the thresholds to this collection with "
             "python -m workbench calibrate."
         )
-
-
-class DiffView(NamedTuple):
-    """A against B, built before the page draws: what the two final lists share, and one row per
-    chunk while the table's panel is open (``DIFF_PANEL_KEY``)."""
-
-    caption: str
-    rows: list[dict] | None
-
-
-#: the A-vs-B table's panel: folded, the page sends the summary line only
-DIFF_PANEL_KEY = "lab_diff_panel"
-
-
-def diff_view(traces: dict[str, Trace], relevant: dict[int, int], with_rows: bool = True) -> DiffView:
-    """Which final hits A and B share, which moved and by how much, which entered or left."""
-    diff = diff_finals(traces["a"].final, traces["b"].final)
-    if diff.identical:
-        caption = "A and B return the same final list in the same order."
-    else:
-        caption = (
-            f"{count(diff.overlap, 'chunk')} in both ({len(diff.moved)} moved), {len(diff.entered)} entered B, "
-            f"{len(diff.left)} left A. ▲ n: B ranks it n places higher than A; — : not in that list."
-        )
-    if not with_rows:
-        return DiffView(caption, None)
-    # the rows' chunks only: merging both traces' views would read every candidate either side
-    # held (some 170 chunks' text from the store, 15 ms a query) for the 10-20 rows shown
-    views = {}
-    for change in diff.changes:
-        view = traces["b"].chunks.get(change.chunk_id) or traces["a"].chunks.get(change.chunk_id)
-        if view is not None:
-            views[change.chunk_id] = view
-    return DiffView(caption, diff_rows(diff, views, relevant))
-
-
-def render_diff(view: DiffView) -> None:
-    """The summary line, and the table of every chunk either side returned while its panel is
-    open. It stays open across queries once opened; folded, it is not sent: a third table cost the
-    browser a sixth of a query's answer (``bench/bench_app_elements.py``: a lab table 10 ms, a
-    caption 2 ms)."""
-    st.subheader("A vs B: the final lists", divider="gray")
-    st.caption(view.caption)
-    panel = st.expander("Chunk by chunk", key=DIFF_PANEL_KEY, on_change="rerun", icon=":material/compare_arrows:")
-    if panel.open and view.rows is not None:
-        with panel:
-            show_table(view.rows, "Both final lists are empty.", highlight=True)

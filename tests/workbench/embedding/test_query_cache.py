@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -129,3 +130,24 @@ def test_an_embedding_ahead_that_fails_raises_when_the_vector_is_asked_for_and_i
     with pytest.raises(RuntimeError, match="not loaded"):  # asked again: embedded again, and fails again
         cache.vector("m", "what is rrf")
     assert len(calls) == 2
+
+
+def test_the_cost_reported_is_this_requests_embedding_once_then_nothing() -> None:
+    embed = CountingEmbedder()
+    cache = QueryVectorCache(embed, capacity=10)
+    vector, seconds = cache.vector_with_cost("m", "how far is a lighthouse beam seen")
+    assert seconds > 0.0 and vector.tolist() == [33.0, 1.0]
+    assert cache.vector_with_cost("m", "how far is a lighthouse beam seen") == (vector, 0.0)  # kept from before
+
+
+def test_an_embedding_ahead_reports_its_own_time_to_the_first_that_asks() -> None:
+    embed = HeldEmbedder()
+    cache = QueryVectorCache(embed, capacity=10)
+    cache.embed_ahead("m", "灯塔的光能照多远")
+    assert embed.started.wait(10)
+    time.sleep(0.05)  # the embedding takes at least this long
+    embed.release.set()
+    vector, seconds = cache.vector_with_cost("m", "灯塔的光能照多远")
+    assert seconds >= 0.05 and vector.tolist() == [8.0, 1.0]
+    assert cache.vector_with_cost("m", "灯塔的光能照多远")[1] == 0.0  # reported once
+    assert embed.batches == [("m", ["灯塔的光能照多远"])]

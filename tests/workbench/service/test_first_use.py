@@ -32,8 +32,10 @@ class FakeBench:
     def snapshot(self, collection, config):
         self.snapshots.append(collection)
 
-    def embed_query(self, model, text):
+    def embed_query_cost_ms(self, model, text):
+        """What embedding the query took: 12.5 ms, as if it was embedded ahead while the page drew."""
         self.query_vectors.append((model, text))
+        return 12.5
 
     def query(self, text, collection, config):
         self.queries.append(text)
@@ -56,6 +58,7 @@ def test_the_one_off_work_is_done_once_for_both_sides_and_shown_apart():
             "embed the query",
             "first en query on these indexes (lazy loads)",
         ]
+        assert cost.steps[2].ms == 12.5  # the embedding's own time, however long the page waited for it
         assert bench.queries == ["what is rrf?"]  # one untimed run for both sides, logged nowhere
         # the next query: the model is warm, only its vector is new
         again = warm_up(bench, "notes", "bm25?", [config])
