@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from workbench.ui.judging_panel import judge_name, render_agreement, render_pool_and_judging, render_pool_builder
+from workbench.ui.judging_panel import (
+    judge_name,
+    render_agreement,
+    render_pool_and_judging,
+    render_pool_builder,
+    stored_pools,
+)
 from workbench.ui.pages import run_through_router
 from workbench.ui.widgets import require_collection
 
@@ -18,7 +24,8 @@ st.caption(
     "and export the grades as a golden set with spans, which survives re-chunking."
 )
 collection = require_collection("judge")
-render_pool_builder(collection)
-render_pool_and_judging(judge_name())
+found = stored_pools()
+render_pool_builder(collection, found)
+render_pool_and_judging(found, judge_name())
 st.subheader("Agreement", anchor=False)
 render_agreement(collection)

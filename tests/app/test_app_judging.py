@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from workbench.golden import judging
+from workbench.golden.judging_session import settle_grades
 from workbench.golden.query_log import list_queries
 from workbench.service import Workbench
 
@@ -41,6 +42,7 @@ def test_judge_a_typed_pool_with_undo_resume_and_export(demo_home_copy: Path, op
     app.button(key="judging_grade_3").click().run()
     app.button(key="judging_grade_1").click().run()
     app.button(key="judging_undo").click().run()  # takes back the 1
+    settle_grades(bench.catalog)  # grades are stored behind the keys
     assert [j.grade for j in judging.judgements(bench.catalog, "trio", "Ada")] == [3]
     assert any(f"1 of {len(items)} chunks judged" in str(p.text) for p in app.get("progress"))
 
@@ -115,3 +117,37 @@ def test_a_golden_set_just_generated_is_offered_as_a_query_set_to_pool(demo_and_
     assert not app.exception, app.exception
     _, items = judging.load_pool(Workbench(demo_and_notes_home).catalog, GENERATED)
     assert len({item.query for item in items}) == 2
+
+
+def test_a_grade_the_catalog_could_not_store_is_said_and_its_chunk_comes_back(
+    demo_home_copy: Path, open_app, monkeypatch
+):
+    from store.catalog import CatalogBusyError
+    from store.judgements import PoolItem, PoolRow, save_pool
+
+    bench = Workbench(demo_home_copy)
+    items = [
+        PoolItem(0, "q1", QUESTIONS[0], position, 100 + position, "scifact-1084345.md", 0, 80) for position in range(2)
+    ]
+    save_pool(bench.catalog, PoolRow("busy", "demo", "typed", [], 2, 0), items)
+    record = judging.record
+
+    def busy_once(*args, **kwargs):
+        monkeypatch.setattr(judging, "record", record)
+        raise CatalogBusyError("catalog stayed locked by another process for 60 s; wait for that ingest to finish")
+
+    monkeypatch.setattr(judging, "record", busy_once)
+    app = open_app(demo_home_copy, page=PAGE)
+    app.text_input(key="judging_judge_input").set_value("Ada").run()
+    app.button(key="judging_grade_2").click().run()
+    assert any("1 of 2 chunks judged" in str(p.text) for p in app.get("progress"))  # drawn before it is stored
+    settle_grades(bench.catalog)
+    app.run()
+    errors = [text.replace("\\", "") for text in _texts(app, "error")]  # as read, not Markdown-escaped
+    assert any("grade 2 of chunk 100" in text and "was not stored: catalog stayed locked" in text for text in errors), (
+        errors
+    )
+    assert any("0 of 2 chunks judged" in str(p.text) for p in app.get("progress"))
+    app.button(key="judging_grade_3").click().run()  # graded again, stored this time
+    settle_grades(bench.catalog)
+    assert [(j.chunk_id, j.grade) for j in judging.judgements(bench.catalog, "busy", "Ada")] == [(100, 3)]

@@ -40,11 +40,13 @@ __all__ = [
     "judgements",
     "load_pool",
     "model_judge",
+    "new_judgement",
     "person_judge",
     "record",
     "record_many",
     "to_golden_set",
     "undo_last",
+    "withdraw",
     "progress",
 ]
 
@@ -87,7 +89,8 @@ def load_pool(catalog: Catalog, name: str) -> tuple[PoolRow, list[PoolItem]]:
     return stored.load_pool(catalog, name)
 
 
-def _judgement(pool: str, item: PoolItem, grade: int, judge: str, reason: str | None) -> Judgement:
+def new_judgement(pool: str, item: PoolItem, grade: int, judge: str, reason: str | None = None) -> Judgement:
+    """A judgement checked (grade, judge, reason cut to one line) but not stored yet."""
     if isinstance(grade, bool) or not isinstance(grade, int) or grade not in GRADES:
         raise JudgingError(f"grade must be one of 0, 1, 2, 3, got {grade!r}")
     if not judge or not judge.strip():
@@ -113,7 +116,7 @@ def record(
 ) -> Judgement:
     """Record ``judge``'s grade of one pooled chunk; returns the stored judgement (with its time)."""
     name = pool.name if isinstance(pool, PoolRow) else pool
-    return stored.record_judgement(catalog, _judgement(name, item, grade, judge, reason))
+    return stored.record_judgement(catalog, new_judgement(name, item, grade, judge, reason))
 
 
 def record_many(
@@ -121,7 +124,7 @@ def record_many(
 ) -> int:
     """Record ``(item, grade, reason)`` triples by one judge in one transaction; returns how many."""
     name = pool.name if isinstance(pool, PoolRow) else pool
-    rows = [_judgement(name, item, grade, judge, reason) for item, grade, reason in graded]
+    rows = [new_judgement(name, item, grade, judge, reason) for item, grade, reason in graded]
     stored.record_judgements(catalog, rows)
     return len(rows)
 
@@ -139,6 +142,11 @@ def undo_last(catalog: Catalog, pool: str, judge: str, query_id: str | None = No
     last = mine[-1]
     stored.delete_judgement(catalog, pool, last.query_id, last.chunk_id, judge)
     return last
+
+
+def withdraw(catalog: Catalog, judgement: Judgement) -> bool:
+    """Remove this judge's grade of this chunk; False when there was none."""
+    return stored.delete_judgement(catalog, judgement.pool, judgement.query_id, judgement.chunk_id, judgement.judge)
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,10 @@ buttons carry Streamlit's native keyboard shortcuts (0-3, U for undo), so a judg
 hands on the keyboard; the page always shows the first chunk the judge has not graded yet, which
 makes a session resumable by just coming back.
 
-The pool picker and the chunk are one ``st.fragment``: a key reruns only that part,
-and the fragment stores the grade and reads what it draws next in one opening of the catalog
-(opening the file costs tens of milliseconds; what is done inside it, about one).
+The pool picker and the chunk are one ``st.fragment``: a key reruns only that part. The judge's
+grades are held in memory between keys (``workbench.golden.judging_session``), which the next
+chunk is drawn from, and stored behind them on a thread of their own: a commit costs the catalog
+tens of milliseconds that a key does not wait for. The chunks' text is read a few ahead.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import streamlit as st
 
 from workbench.evaluation import golden as golden_sets
 from workbench.golden import judging, pools, query_sets, set_agreement
-from workbench.golden.judging import GRADE_MEANINGS, GRADES, Judgement, JudgingError, PoolItem, PoolRow
+from workbench.golden.judging import GRADE_MEANINGS, GRADES, JudgingError, PoolItem, PoolRow
+from workbench.golden.judging_session import JudgingSession, settle_grades
 from workbench.service import Workbench
 from workbench.ui import session
 from workbench.ui.text import md_escape
@@ -29,10 +31,8 @@ JUDGE_KEY = "judging_judge"
 JUDGE_INPUT_KEY = "judging_judge_input"
 POOL_KEY = "judging_pool"
 QUEUED_KEY = "_judging_queued"
-#: the pools with their counts, read by the page run (the pool builder)
-POOL_LIST_KEY = "_judging_pool_list"
-#: the pool the fragment drew last: picking another reruns the page, so the export follows
-DRAWN_POOL_KEY = "_judging_drawn_pool"
+#: the judging session held between keys (``workbench.golden.judging_session``)
+SESSION_KEY = "_judging_session"
 UNDO_SHORTCUT = "U"
 GRADE, UNDO = "grade", "undo"
 
@@ -70,11 +70,9 @@ def judge_name() -> str | None:
 # -- building a pool ------------------------------------------------------------------------------
 
 
-def render_pool_builder(collection: str) -> None:
+def render_pool_builder(collection: str, found: list[tuple[PoolRow, int, int]]) -> None:
     """A query set (saved, or typed here) pooled over presets and built-in configurations."""
     bench = session.workbench()
-    # read once a page run: the judging fragment's grades update only their own pool's count
-    found = st.session_state[POOL_LIST_KEY] = pools.list_pools(bench.catalog)
     with st.expander("New pool", expanded=not found):
         saved = query_sets.available(bench.home)
         # the selected collection's golden sets too (one the Evaluation page just wrote, say): pooling
@@ -164,106 +162,102 @@ def _configs(bench, collection: str, chosen: list[str], built_in: list[str]) -> 
 
 @dataclass(frozen=True)
 class JudgingView:
-    """What the judging fragment draws, read from the catalog in one opening of it."""
+    """What the judging fragment draws: the pool, the judge's grades and the next chunk."""
 
-    pools: list[tuple[PoolRow, int, int]]
-    pool: str | None
-    row: PoolRow | None = None
-    items: tuple[PoolItem, ...] = ()
-    mine: tuple[Judgement, ...] = ()
+    session: JudgingSession | None
     item: PoolItem | None = None  # the next chunk to judge; None once the pool is done
     text: str | None = None
     problems: tuple[str, ...] = ()
 
 
-def render_pool_and_judging(judge: str | None) -> None:
+def stored_pools() -> list[tuple[PoolRow, int, int]]:
+    """The pools with their chunk and judged counts, once every grade given is stored. Read on a
+    page run, which also lets go of the judging session so the next key reads others' grades."""
+    bench = session.workbench()
+    st.session_state.pop(SESSION_KEY, None)
+    settle_grades(bench.catalog)
+    return pools.list_pools(bench.catalog)
+
+
+def render_pool_and_judging(found: list[tuple[PoolRow, int, int]], judge: str | None) -> None:
     """The pool picker, the next chunk with its grade keys, and the export.
 
-    The picker and the chunk are a fragment: a grade (or undo) redraws only them, not the pool
-    builder, the export or the agreement, so the next chunk shows as soon as the grade is stored.
-    The export reads the judge's grades when it is asked to."""
-    _pool_fragment(judge)
-    pool = st.session_state.get(POOL_KEY)
-    if judge and pool:
-        st.subheader("Export", anchor=False)
-        _render_export(pool, judge)
-
-
-@st.fragment
-def _pool_fragment(judge: str | None) -> None:
-    view = _read_view(judge)
-    if not view.pools:
+    The chunk and its keys are a fragment: a grade (or undo) redraws only them, not the picker,
+    the pool builder, the export or the agreement. The export reads the judge's grades when it is
+    asked to."""
+    if not found:
         st.info(
             "No pool yet. Build one above from a few questions: the page then shows each query's pooled "
             "chunks one at a time.",
             icon=":material/info:",
         )
         return
-    names = [row.name for row, _, _ in view.pools]
-    labels = {row.name: f"{row.name} · {row.collection} · {judged}/{total} judged" for row, total, judged in view.pools}
-    st.selectbox("Pool", names, key=POOL_KEY, format_func=lambda name: labels[name])
-    drawn, st.session_state[DRAWN_POOL_KEY] = st.session_state.get(DRAWN_POOL_KEY, view.pool), view.pool
-    if drawn != view.pool:
-        st.rerun()  # another pool: the export below the fragment follows it
+    names = [row.name for row, _, _ in found]
+    # what a key does not change: the progress line below counts as the judge goes
+    labels = {row.name: f"{row.name} · {row.collection} · {total} chunks" for row, total, _ in found}
+    if st.session_state.get(POOL_KEY) not in names:
+        st.session_state[POOL_KEY] = names[0]
+    pool = st.selectbox("Pool", names, key=POOL_KEY, format_func=lambda name: labels[name])
+    if judge and pool:
+        _judging_fragment(pool, judge)
+        st.subheader("Export", anchor=False)
+        _render_export(pool, judge)
+
+
+@st.fragment
+def _judging_fragment(pool: str, judge: str) -> None:
+    view = _read_view(pool, judge)
     for problem in view.problems:
         st.error(md_escape(problem))
-    if judge and view.pool and view.row is not None:
-        _render_judging(view, judge)
+    if view.session is not None:
+        _render_judging(view)
 
 
 def _queue(action: str, pool: str, judge: str, item: PoolItem | None = None, grade: int | None = None) -> None:
-    """Button callback: the fragment stores it, in the same opening of the catalog as its reads."""
+    """Button callback: the fragment applies it to the judging session as it runs."""
     st.session_state.setdefault(QUEUED_KEY, []).append((action, pool, judge, item, grade))
 
 
-def _apply_queued(catalog) -> list[str]:
-    """Store the grades and undos queued since the last run, in order; returns what to tell the judge."""
+def _apply_queued(held: JudgingSession) -> list[str]:
+    """The grades and undos queued since the last run, in order; returns what to tell the judge."""
     queued: list = st.session_state.get(QUEUED_KEY, [])
     told = []
     while queued:
-        action, pool, judge, item, grade = queued[0]
-        try:
-            if action == GRADE:
-                judging.record(catalog, pool, item, grade, judge)
-            elif judging.undo_last(catalog, pool, judge) is None:
-                told.append("Nothing to undo: you have not graded anything in this pool.")
-        except (JudgingError, LookupError) as error:
-            told.append(str(error.args[0]) if isinstance(error, LookupError) and error.args else str(error))
-        queued.pop(0)  # after the write: a run interrupted before this line stores it on the next
+        action, pool, judge, item, grade = queued.pop(0)
+        if (pool, judge) != (held.pool, held.judge):  # a key from before the pool was switched
+            told.append(f"A key for pool {pool!r} came after you left it; it was not applied.")
+        elif action == GRADE:
+            try:
+                held.grade(item, grade)
+            except JudgingError as error:
+                told.append(str(error))
+        elif held.undo() is None:
+            told.append("Nothing to undo: you have not graded anything in this pool.")
     return told
 
 
-def _read_view(judge: str | None) -> JudgingView:
+def _read_view(pool: str, judge: str) -> JudgingView:
+    """The judging session held between keys, with the keys queued since the last run applied.
+
+    It is loaded again for another pool or judge, after a page run (others' grades), and when a
+    grade could not be stored: the catalog is then the truth, and the chunk comes back."""
     bench = session.workbench()
-    with bench.catalog.kept_open():
-        problems = _apply_queued(bench.catalog) if judge else []
-        with bench.catalog.connect():  # the reads in one transaction
-            found = st.session_state.get(POOL_LIST_KEY)
-            if found is None:
-                found = pools.list_pools(bench.catalog)
-            names = [row.name for row, _, _ in found]
-            if not names:
-                return JudgingView(found, None)
-            if st.session_state.get(POOL_KEY) not in names:
-                st.session_state[POOL_KEY] = names[0]
-            pool = st.session_state[POOL_KEY]
-            if not judge:
-                return JudgingView(found, pool, problems=tuple(problems))
-            row, items = judging.load_pool(bench.catalog, pool)
-            everyone = judging.judgements(bench.catalog, pool)
-            mine = [given for given in everyone if given.judge == judge]
-            found = _with_count(found, pool, everyone)
-            upcoming = judging.upcoming_unjudged(items, mine, SPANS_READ_AHEAD + 1)
-            item = upcoming[0] if upcoming else None
-            text = _span_text(bench, row.collection, item.document, item.start, item.end) if item else None
-    _read_ahead(bench, row.collection, upcoming[1:])
-    return JudgingView(found, pool, row, tuple(items), tuple(mine), item, text, tuple(problems))
-
-
-def _with_count(found: list, pool: str, everyone: list[Judgement]) -> list:
-    """The pool list with ``pool``'s judged count as of now (the list itself is read once a page run)."""
-    judged = len({(given.query_id, given.chunk_id) for given in everyone})
-    return [(row, total, judged if row.name == pool else count) for row, total, count in found]
+    held: JudgingSession | None = st.session_state.get(SESSION_KEY)
+    problems = held.failures() if held is not None and held.owner == (pool, judge) else []
+    if held is None or held.owner != (pool, judge) or problems:
+        st.session_state.pop(SESSION_KEY, None)
+        try:
+            held = st.session_state[SESSION_KEY] = JudgingSession.load(bench.catalog, pool, judge)
+        except LookupError as error:  # the pool was deleted since the page listed it
+            st.session_state.pop(QUEUED_KEY, None)
+            return JudgingView(None, problems=(*problems, str(error.args[0]) if error.args else str(error)))
+        problems += held.failures()  # of grades given before a page run let go of the session
+    problems += _apply_queued(held)
+    upcoming = held.upcoming(SPANS_READ_AHEAD + 1)
+    item = upcoming[0] if upcoming else None
+    text = _span_text(bench, held.row.collection, item.document, item.start, item.end) if item else None
+    _read_ahead(bench, held.row.collection, upcoming[1:])
+    return JudgingView(held, item, text, tuple(problems))
 
 
 SPANS_READ_AHEAD = 3
@@ -292,45 +286,44 @@ def _read_ahead(bench: Workbench, collection: str, items: list[PoolItem]) -> Non
         threading.Thread(target=read, name="judging-read-ahead", daemon=True).start()
 
 
-def _render_judging(view: JudgingView, judge: str) -> None:
+def _render_judging(view: JudgingView) -> None:
     """Progress, the next unjudged chunk with its query, the grade buttons and undo."""
-    assert view.pool is not None and view.row is not None
-    pool, items, mine = view.pool, list(view.items), list(view.mine)
-    done = judging.progress(items, mine)
+    held = view.session
+    assert held is not None
+    pool, judge, items, graded = held.pool, held.judge, held.items, bool(held.mine)
+    done = held.progress()
     st.progress(
         done.fraction,
         text=f"{done.judged} of {done.total} chunks judged · {done.queries_done} of {done.queries} queries complete",
     )
     item = view.item
-    # few elements: a key redraws all of them, and each costs the browser time
+    # few elements: a key redraws all of them, and each costs the browser a few milliseconds
     if item is None:
         st.success(f"Every chunk of pool {md_escape(pool)} is judged. Export it as a golden set below.")
-        _undo_button(pool, judge, bool(mine))
+        _undo_button(pool, judge, graded)
         return
     position = sum(1 for other in items if other.query_id == item.query_id and other.position < item.position) + 1
     in_query = sum(1 for other in items if other.query_id == item.query_id)
-    st.markdown(
-        f"**Query {item.query_position + 1} of {done.queries}** · chunk {position} of {in_query} · "
-        f"{md_escape(item.document)}, characters {item.start}-{item.end}"
-    )
     with st.container(border=True, key="judging_query"):
-        st.subheader(md_escape(item.query), anchor=False)
-    text = view.text if view.text is not None else f"(document {item.document} is no longer in {view.row.collection})"
+        st.markdown(
+            f"**Query {item.query_position + 1} of {done.queries}** · chunk {position} of {in_query} · "
+            f"{md_escape(item.document)}, characters {item.start}-{item.end}\n\n### {md_escape(item.query)}"
+        )
+    text = view.text if view.text is not None else f"(document {item.document} is no longer in {held.row.collection})"
     with st.container(border=True, height=260, key="judging_chunk"):
         st.text(text)
-    *grade_columns, undo_column = st.columns(len(GRADES) + 1)
-    for grade, column in zip(GRADES, grade_columns, strict=True):
-        column.button(
-            f"{grade} · {GRADE_MEANINGS[grade].split(':')[0]}",
-            key=f"judging_grade_{grade}",
-            shortcut=str(grade),
-            on_click=_queue,
-            args=(GRADE, pool, judge, item, grade),
-            help=GRADE_MEANINGS[grade],
-            use_container_width=True,
-        )
-    with undo_column:
-        _undo_button(pool, judge, bool(mine))
+    with st.container(horizontal=True, key="judging_keys"):
+        for grade in GRADES:
+            st.button(
+                f"{grade} · {GRADE_MEANINGS[grade].split(':')[0]}",
+                key=f"judging_grade_{grade}",
+                shortcut=str(grade),
+                on_click=_queue,
+                args=(GRADE, pool, judge, item, grade),
+                help=GRADE_MEANINGS[grade],
+                width="stretch",
+            )
+        _undo_button(pool, judge, graded)
 
 
 def _undo_button(pool: str, judge: str, graded: bool) -> None:
@@ -342,7 +335,7 @@ def _undo_button(pool: str, judge: str, graded: bool) -> None:
         args=(UNDO, pool, judge),
         disabled=not graded,
         help="Take back your last grade in this pool",
-        use_container_width=True,
+        width="stretch",
     )
 
 
@@ -354,6 +347,7 @@ def _render_export(pool: str, judge: str) -> None:
         "Golden set name", value=f"{pool}-{judge}".replace(" ", "-").lower(), key=f"judging_export_name_{pool}"
     )
     if right.button("Export as golden set", key="judging_export"):
+        settle_grades(bench.catalog)
         with bench.catalog.connect():  # one transaction
             _, items = judging.load_pool(bench.catalog, pool)
             mine = judging.judgements(bench.catalog, pool, judge)
