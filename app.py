@@ -19,22 +19,15 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import streamlit as st
 
-from store.catalog import CatalogBusyError
-from workbench.config import ConfigError
-from workbench.evaluation.golden import GoldenSetError
-from workbench.facade import ReadOnlyError
-from workbench.retrieval.pipeline import QueryError
-from workbench.service import NotFoundError
 from workbench.service.sharing import SharingError
 from workbench.ui import session, warmup
 from workbench.ui.access import gate, read_only
 from workbench.ui.demo_loader import load_demo_with_progress
-from workbench.ui.lab_runs import embed_the_query_ahead
+from workbench.ui.expected_errors import shown_as_messages
+from workbench.ui.lab_runs import run_ahead
 from workbench.ui.pages import RETRIEVAL_LAB, navigate
 from workbench.ui.sidebar import render_sidebar
 from workbench.ui.text import md_escape
-
-EXPECTED_ERRORS = (NotFoundError, ConfigError, GoldenSetError, QueryError, CatalogBusyError, ReadOnlyError)
 
 st.set_page_config(page_title="RAG Workbench", page_icon=":material/hub:", layout="wide")
 
@@ -53,15 +46,12 @@ warmup.start(session.home_path(), read_only())
 # the welcome page while there is nothing to search, or while the demo's load needs finishing
 page = navigate(has_collections=bool(session.collection_names()) and not session.demo_status().partial)
 if page.url_path == RETRIEVAL_LAB.url_path:
-    embed_the_query_ahead()  # while the sidebar and the page's top are drawn
+    run_ahead()  # the query's runs before anything is drawn: the page then arrives in one burst
 load_demo_requested = render_sidebar()
 
 session.show_flashes()
 if load_demo_requested:
     load_demo_with_progress()
 
-try:
+with shown_as_messages():
     page.run()
-except EXPECTED_ERRORS as error:
-    message = error.args[0] if isinstance(error, LookupError) and error.args else str(error)
-    st.error(md_escape(message))

@@ -16,10 +16,11 @@ from __future__ import annotations
 import streamlit as st
 
 from workbench.analysis.side_config import describe_differences, differences, side_config
-from workbench.config import ConfigError, WorkbenchConfig, dumps
+from workbench.config import ConfigError
 from workbench.ui import session
 from workbench.ui.context_panel import PANEL_KEY as CONTEXT_PANEL
 from workbench.ui.context_panel import render_context
+from workbench.ui.expected_errors import shown_as_messages
 from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
 from workbench.ui.hit_explanation import render_explain
 from workbench.ui.lab_diff import render_diff
@@ -31,25 +32,20 @@ from workbench.ui.lab_golden import (
     pick_golden_query,
     render_summary,
 )
-from workbench.ui.lab_runs import SideRuns, answer_for, run_sides
+from workbench.ui.lab_runs import answer_for, asked_query, lab_signature, run_sides, settle_sides, take_ran_ahead
 from workbench.ui.lab_side import (
     PERSIST,
     SIDES,
     first_use_note,
     forget_asked,
     held_values,
-    may_be_slow,
     render_side,
     side_controls,
-    sync_with_preset,
 )
 from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape
 
 run_through_router()
-
-#: the query the sides' settings last folded away for
-FOLDED_FOR_KEY = "lab_settings_folded_for"
 
 
 def _nothing_to_search(collection: str | None) -> str | None:
@@ -70,8 +66,9 @@ def _nothing_to_search(collection: str | None) -> str | None:
 
 
 def _query_box(queries: dict[str, str]) -> str:
-    query_column, pick_column = st.columns([3, 2])
-    query_column.text_input(
+    # one row (a horizontal container, not two columns: two elements fewer to redraw a query)
+    row = st.container(horizontal=True, key="lab_query_row")
+    row.text_input(
         "Query",
         key=QUERY_KEY,
         persist_state=PERSIST,
@@ -79,7 +76,7 @@ def _query_box(queries: dict[str, str]) -> str:
         help="Both sides run this query. A query from a golden set highlights its relevant chunks.",
     )
     if queries:
-        pick_column.selectbox(
+        row.selectbox(
             "…or pick a golden query",
             list(queries),
             index=None,
@@ -88,37 +85,15 @@ def _query_box(queries: dict[str, str]) -> str:
             args=(queries,),
             placeholder=f"{len(queries)} golden queries",
             format_func=lambda pick: f"{pick}: {queries[pick]}",
+            width=440,
         )
-    return _asked_query()
-
-
-def _asked_query() -> str:
-    return str(st.session_state.get(QUERY_KEY) or "").strip()
-
-
-def _fold_settings(query: str) -> None:
-    """Each side's settings are open before the first query and fold away at every new one, so the
-    verdicts and final lists come first; one the user opens stays open until the next query. The
-    panels' state is tracked (a keyed expander) and set here, before they are drawn."""
-    panels = [f"lab_config_{side}" for side in SIDES]
-    if st.session_state.get(FOLDED_FOR_KEY) == query and all(panel in st.session_state for panel in panels):
-        return
-    for panel in panels:
-        st.session_state[panel] = not query
-    st.session_state[FOLDED_FOR_KEY] = query
-
-
-def _settle_sides(base, signature: str, query: str) -> None:
-    """Start each side from the preset when it changed, and fold the settings at a new query."""
-    _fold_settings(query)
-    for side in SIDES:
-        sync_with_preset(side, base, signature)
+    return asked_query()
 
 
 def _configure_sides(base, signature: str, query: str) -> tuple[dict, dict]:
     """Each side's column with its settings; returns the containers and the valid configs."""
     containers, configs = {}, {}
-    _settle_sides(base, signature, query)
+    settle_sides(base, signature, query)
     for side, column in zip(SIDES, st.columns(2, gap="medium"), strict=True):
         with column:
             containers[side] = st.container(key=f"side_{side}")
@@ -143,34 +118,27 @@ def _configure_sides(base, signature: str, query: str) -> tuple[dict, dict]:
     return containers, configs
 
 
-def _run_before_drawing(collection: str, base: WorkbenchConfig, signature: str) -> SideRuns | None:
-    """The query's runs, made before the page draws anything, when both sides' settings are
-    folded (read from the session, no widget drawn) and neither side waits on a reranker or an
-    LLM. The page then reaches the browser in one burst after the runs, rather than its top, a
-    pause for the query's embedding and the runs, then the rest: the browser redraws the page for
-    each burst (a diagnostic run that held back a run's messages to its end took the round trip
-    from 0.43 to 0.36 s). None when the page must draw first (an open panel, a slow side, no query)."""
-    query = _asked_query()
-    if not query:
-        return None
-    _settle_sides(base, signature, query)
-    if any(st.session_state.get(f"lab_config_{side}") for side in SIDES):
-        return None
-    try:
-        configs = {side: side_config(base, held_values(side, base)) for side in SIDES}
-    except ConfigError:
-        return None  # the page draws the side's error where its settings are
-    if any(may_be_slow(config) for config in configs.values()):
-        return None  # their spinners belong beside the sides, under the query box
-    return run_sides(collection, query, configs)
-
-
 def main() -> None:
     collection = session.current_collection()
     nothing = _nothing_to_search(collection)
+    st.title("Retrieval lab")
     if collection is None or nothing:
-        st.title("Retrieval lab")
         st.info(nothing or "")
+        return
+    _lab()
+
+
+@st.fragment
+def _lab() -> None:
+    """The query, both sides and everything below them. A query reruns only this fragment: the
+    sidebar and the title are not drawn again (each element costs the browser a few ms a query)."""
+    with shown_as_messages():  # the router's own handler is not around a fragment's rerun
+        _query_and_sides()
+
+
+def _query_and_sides() -> None:
+    collection = session.current_collection()
+    if collection is None:
         return
     preset = session.current_preset()
     base = session.current_config(collection, preset)
@@ -178,10 +146,8 @@ def main() -> None:
     golden_signature = golden_files_signature(session.home_path())
     queries = golden_queries(home, golden_signature, tuple(session.golden_sets_for(collection)))
     session.forget_stale_choice(GOLDEN_PICK_KEY, queries)  # another collection's query, say
-    signature = f"{collection}\x00{preset}\x00{dumps(base)}"
-    early = _run_before_drawing(collection, base, signature)
-    early_answer = answer_for(home, collection, golden_signature, early) if early else None
-    st.title("Retrieval lab")
+    signature = lab_signature(collection, preset, base)
+    early, early_answer = take_ran_ahead() or (None, None)
     query = _query_box(queries)
     containers, configs = _configure_sides(base, signature, query)
     if not query:
@@ -190,7 +156,7 @@ def main() -> None:
         return
     if len(configs) < 2:
         return
-    same_run = early is not None and early.query == query and early.configs == configs
+    same_run = early is not None and (early.collection, early.query, early.configs) == (collection, query, configs)
     runs = early if same_run and early is not None else run_sides(collection, query, configs)
     for side, problem in runs.problems.items():
         with containers[side]:
