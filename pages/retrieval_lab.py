@@ -32,7 +32,15 @@ from workbench.ui.lab_golden import (
     pick_golden_query,
     render_summary,
 )
-from workbench.ui.lab_runs import answer_for, asked_query, lab_signature, run_sides, settle_sides, take_ran_ahead
+from workbench.ui.lab_runs import (
+    answer_for,
+    asked_query,
+    golden_for,
+    lab_signature,
+    run_sides,
+    settle_sides,
+    take_ran_ahead,
+)
 from workbench.ui.lab_side import (
     PERSIST,
     SIDES,
@@ -142,12 +150,12 @@ def _query_and_sides() -> None:
         return
     preset = session.current_preset()
     base = session.current_config(collection, preset)
+    early, early_answer = take_ran_ahead() or (None, None)  # first: it starts the query's embedding
     home = str(session.home_path())
     golden_signature = golden_files_signature(session.home_path())
     queries = golden_queries(home, golden_signature, tuple(session.golden_sets_for(collection)))
     session.forget_stale_choice(GOLDEN_PICK_KEY, queries)  # another collection's query, say
     signature = lab_signature(collection, preset, base)
-    early, early_answer = take_ran_ahead() or (None, None)
     query = _query_box(queries)
     containers, configs = _configure_sides(base, signature, query)
     if not query:
@@ -174,7 +182,7 @@ def _query_and_sides() -> None:
         return
 
     answer = early_answer if same_run and early_answer is not None else None
-    answer = answer or answer_for(home, collection, golden_signature, runs)
+    answer = answer or answer_for(runs, golden_for(home, collection, golden_signature, query, configs["a"]))
     relevant = answer.relevant
     render_summary(answer.lookup, next(iter(snapshots.values())), traces, relevant)
     for side, trace in traces.items():

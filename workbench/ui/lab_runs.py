@@ -87,10 +87,11 @@ def run_ahead() -> None:
         return  # the page draws the side's error where its settings are
     if any(may_be_slow(config) for config in configs.values()):
         return
+    # the golden lookup while the query's vector is computed on its own thread
     home = session.home_path()
+    golden = golden_for(str(home), collection, golden_files_signature(home), query, configs["a"])
     runs = run_sides(collection, query, configs)
-    answer = answer_for(str(home), collection, golden_files_signature(home), runs)
-    st.session_state[RAN_AHEAD_KEY] = (runs, answer)
+    st.session_state[RAN_AHEAD_KEY] = (runs, answer_for(runs, golden))
 
 
 def take_ran_ahead() -> tuple[SideRuns, Answer] | None:
@@ -150,14 +151,26 @@ class Answer(NamedTuple):
     diff: DiffView | None
 
 
-def answer_for(home: str, collection: str, signature: tuple, runs: SideRuns) -> Answer:
-    lookup = golden_lookup(home, runs.query, preferred_set(collection), signature)
+class Golden(NamedTuple):
+    """The query's golden-set entry, and the chunks it judges relevant (by chunk id, over the
+    collection's current layout; empty when the query is not in a golden set)."""
+
+    lookup: GoldenLookup
+    judged: dict[int, int]
+
+
+def golden_for(home: str, collection: str, signature: tuple, query: str, config: WorkbenchConfig) -> Golden:
+    lookup = golden_lookup(home, query, preferred_set(collection), signature)
+    if lookup.match is None:
+        return Golden(lookup, {})
+    return Golden(lookup, relevant_chunks(lookup.match.query, session.workbench().snapshot(collection, config)))
+
+
+def answer_for(runs: SideRuns, golden: Golden) -> Answer:
     traces = runs.traces
     if not traces:
-        return Answer(lookup, {}, {}, None)
-    snapshot = next(iter(runs.snapshots.values()))
-    judged = relevant_chunks(lookup.match.query, snapshot) if lookup.match else {}
-    relevant = {side: relevant_in_run(judged, trace.chunks) for side, trace in traces.items()}
+        return Answer(golden.lookup, {}, {}, None)
+    relevant = {side: relevant_in_run(golden.judged, trace.chunks) for side, trace in traces.items()}
     same = len(runs.configs) == 2 and not differences(runs.configs["a"], runs.configs["b"])
     sides = {
         side: side_view(side, trace, runs.configs[side], relevant[side], same_as_a=same and side == "b")
@@ -165,4 +178,4 @@ def answer_for(home: str, collection: str, signature: tuple, runs: SideRuns) -> 
     }
     both = {**relevant.get("a", {}), **relevant.get("b", {})}
     with_rows = bool(st.session_state.get(DIFF_PANEL_KEY))
-    return Answer(lookup, relevant, sides, diff_view(traces, both, with_rows) if len(traces) == 2 else None)
+    return Answer(golden.lookup, relevant, sides, diff_view(traces, both, with_rows) if len(traces) == 2 else None)
