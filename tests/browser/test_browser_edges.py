@@ -255,3 +255,33 @@ def test_a_created_collection_is_selected_and_the_page_says_so(page, edges_url):
     expect(page.get_by_test_id("stSidebar").locator(".st-key-collection input")).to_have_value("field_notes")
     expect(page.get_by_test_id("stMain").get_by_role("heading", name="Collection “field_notes”")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "edges-05-created-collection.png"))
+
+
+def test_a_lab_query_reruns_only_the_lab_and_a_sidebar_pick_the_page(page, edges_url):
+    """A query redraws the lab's fragment, not the sidebar and the title (each element costs the
+    browser time a query); picking another collection in the sidebar reruns the whole page.
+    Read from the server's websocket messages: each run opens with a ``new_session`` naming the
+    fragments it reruns (none: the whole page)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    frames: list[bytes] = []
+    page.on("websocket", lambda socket: socket.on("framereceived", lambda payload: frames.append(payload)))
+
+    def runs() -> list[tuple[str, ...]]:
+        found = []
+        for payload in frames:
+            if isinstance(payload, bytes):
+                message = ForwardMsg.FromString(payload)
+                if message.WhichOneof("type") == "new_session":
+                    found.append(tuple(message.metadata.run.fragment_ids))
+        return found
+
+    _open(page, edges_url, "retrieval_lab", "Retrieval lab")
+    frames.clear()
+    _ask(page, "How does reciprocal rank fusion combine rankings?")
+    _ask(page, "自噬在衰老的生物体中会减少吗？")
+    asked = runs()
+    assert asked and all(fragments for fragments in asked), asked  # no whole-page run
+    frames.clear()
+    _pick_sidebar_collection(page, "notes")
+    assert () in runs(), runs()  # the signal is real: a sidebar pick is a whole-page run
