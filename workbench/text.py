@@ -7,6 +7,7 @@
   CLI shows is what the name holds. The stored name is never changed: only what is displayed.
 - ``count``: "1 file", "2 files", "1 query", "3 queries".
 - ``first_line``: an error's cause in one line (library errors run to paragraphs of advice).
+- ``error_message``: an error's message as written (a ``LookupError``'s ``str()`` quotes it).
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ def count(number: int, noun: str, plural: str | None = None) -> str:
     """``count(1, "file")`` -> "1 file"; ``count(2, "query", "queries")`` -> "2 queries"."""
     word = noun if number == 1 else (plural or f"{noun}s")
     return f"{number:,} {word}"
+
+
+def error_message(error: BaseException) -> str:
+    """``error``'s message as written: ``str(KeyError("pool 'p' not found"))`` wraps it in quotes."""
+    return str(error.args[0]) if isinstance(error, LookupError) and error.args else str(error)
 
 
 def first_line(error: BaseException, *, with_type: bool = False) -> str:

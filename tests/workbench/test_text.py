@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.text import count, first_line, shown_name
+from workbench.text import count, error_message, first_line, shown_name
 
 
 @pytest.mark.parametrize(
@@ -47,3 +47,10 @@ def test_count_says_one_and_many():
     assert count(1, "file") == "1 file"
     assert count(2, "file") == "2 files"
     assert count(1_234, "query", "queries") == "1,234 queries"
+
+
+def test_error_message_is_the_message_as_written():
+    assert error_message(KeyError("pool 'p' not found; known: q")) == "pool 'p' not found; known: q"
+    assert str(KeyError("x")) == "'x'"  # what it mends
+    assert error_message(ValueError("bad value")) == "bad value"
+    assert error_message(LookupError()) == ""  # no argument: str() of it

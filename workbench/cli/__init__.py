@@ -35,6 +35,7 @@ from workbench.cli import (
     tune,
 )
 from workbench.cli.common import EXIT_USAGE, add_common_options
+from workbench.text import error_message
 
 COMMAND_GROUPS = (
     documents,
@@ -97,6 +98,6 @@ def main(argv: list[str] | None = None) -> int:
         StudyError,
         ValueError,
     ) as error:
-        message = error.args[0] if isinstance(error, LookupError) and error.args else str(error)
+        message = error_message(error)
         print(f"error: {message}", file=sys.stderr)
         return EXIT_USAGE

@@ -23,6 +23,7 @@ from workbench.cli.common import (
     collection_of,
     workbench_from,
 )
+from workbench.text import error_message
 
 _RUN_ID = re.compile(r"^(?:run:|#)?(\d+)$")
 
@@ -61,7 +62,7 @@ def cmd_check(args) -> int:
     try:
         result, properties = _run(args, properties)
     except (InputProblem, GoldenSetError, LookupError, ValueError) as error:
-        message = error.args[0] if isinstance(error, LookupError) and error.args else str(error)
+        message = error_message(error)
         if args.junit:
             _write_junit(args, None, time.monotonic() - started, properties, message)
         print(f"error: {message}", file=sys.stderr)

@@ -146,7 +146,8 @@ class HubProvider:
         threading.Thread(target=self._warm_up, name="workbench-warm-up", daemon=True).start()
 
     def _warm_up(self) -> None:
-        from workbench.mcp_server.tools import CALLER_ERRORS, error_message
+        from workbench.mcp_server.tools import CALLER_ERRORS
+        from workbench.text import error_message
 
         try:
             self.get().warm_up()
@@ -157,7 +158,8 @@ class HubProvider:
 
     def call(self, produce: Callable[[KnowledgeHub], ToolOutput]) -> CallToolResult:
         """Run one tool; a mistake the caller can fix becomes an ``isError`` result."""
-        from workbench.mcp_server.tools import CALLER_ERRORS, error_message
+        from workbench.mcp_server.tools import CALLER_ERRORS
+        from workbench.text import error_message
 
         try:
             output = produce(self.get())
@@ -218,7 +220,8 @@ class WorkbenchMCPServer(MCPServer):
                 )
 
     async def list_resources(self) -> list[MCPResource]:
-        from workbench.mcp_server.tools import CALLER_ERRORS, error_message
+        from workbench.mcp_server.tools import CALLER_ERRORS
+        from workbench.text import error_message
 
         listed = await super().list_resources()
         try:

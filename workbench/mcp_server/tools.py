@@ -65,6 +65,7 @@ from workbench.models.availability import ModelNotAvailableError
 from workbench.retrieval.confidence import NO_ANSWER, reaches
 from workbench.retrieval.pipeline import QueryError
 from workbench.service import NotFoundError, Workbench
+from workbench.text import error_message
 
 log = logging.getLogger(__name__)
 
@@ -110,11 +111,6 @@ class DocumentResource:
     name: str
     title: str
     description: str
-
-
-def error_message(error: Exception) -> str:
-    # LookupError's str() wraps the message in quotes
-    return str(error.args[0]) if isinstance(error, LookupError) and error.args else str(error)
 
 
 def resource_uri(collection: str, doc_id: int) -> str:

@@ -16,6 +16,7 @@ from workbench.evaluation.golden import GoldenSetError
 from workbench.facade import ReadOnlyError
 from workbench.retrieval.pipeline import QueryError
 from workbench.service import NotFoundError
+from workbench.text import error_message
 from workbench.ui.text import md_escape
 
 EXPECTED_ERRORS = (NotFoundError, ConfigError, GoldenSetError, QueryError, CatalogBusyError, ReadOnlyError)
@@ -27,6 +28,4 @@ def shown_as_messages() -> Iterator[None]:
     try:
         yield
     except EXPECTED_ERRORS as error:
-        # a LookupError's str() quotes its message; its argument is the message itself
-        message = error.args[0] if isinstance(error, LookupError) and error.args else str(error)
-        st.error(md_escape(message))
+        st.error(md_escape(error_message(error)))

@@ -5,7 +5,7 @@ buttons carry Streamlit's native keyboard shortcuts (0-3, U for undo), so a judg
 hands on the keyboard; the page always shows the first chunk the judge has not graded yet, which
 makes a session resumable by just coming back.
 
-The pool picker and the chunk are one ``st.fragment``: a key reruns only that part. The judge's
+The chunk and its keys are one ``st.fragment``: a key reruns only that part. The judge's
 grades are held in memory between keys (``workbench.golden.judging_session``), which the next
 chunk is drawn from, and stored behind them on a thread of their own: a commit costs the catalog
 tens of milliseconds that a key does not wait for. The chunks' text is read a few ahead.
@@ -24,6 +24,7 @@ from workbench.golden import judging, pools, query_sets, set_agreement
 from workbench.golden.judging import GRADE_MEANINGS, GRADES, JudgingError, PoolItem, PoolRow
 from workbench.golden.judging_session import JudgingSession, settle_grades
 from workbench.service import Workbench
+from workbench.text import error_message
 from workbench.ui import session
 from workbench.ui.text import md_escape
 
@@ -250,7 +251,7 @@ def _read_view(pool: str, judge: str) -> JudgingView:
             held = st.session_state[SESSION_KEY] = JudgingSession.load(bench.catalog, pool, judge)
         except LookupError as error:  # the pool was deleted since the page listed it
             st.session_state.pop(QUEUED_KEY, None)
-            return JudgingView(None, problems=(*problems, str(error.args[0]) if error.args else str(error)))
+            return JudgingView(None, problems=(*problems, error_message(error)))
         problems += held.failures()  # of grades given before a page run let go of the session
     problems += _apply_queued(held)
     upcoming = held.upcoming(SPANS_READ_AHEAD + 1)
