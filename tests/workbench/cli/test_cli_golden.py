@@ -170,6 +170,7 @@ def test_limits_and_kinds_are_checked_before_any_call(synth_home, capsys, fake_l
     )
     assert code == 2 and "unknown question kind 'trivia'" in err
     handmade = synth_home.home / "golden_sets" / "handmade.jsonl"
+    handmade.parent.mkdir(parents=True, exist_ok=True)  # also when this test runs first
     handmade.write_text('{"id": "q1", "query": "walrus", "relevant": ["walrus.md"]}\n', "utf-8")
     code, _, err = run_cli(capsys, synth_home.home, "golden", "synth", "-c", "notes", "--out", "handmade")
     assert code == 2 and "'handmade' already exists" in err and "was not written by golden synth" in err
