@@ -108,6 +108,21 @@ def settle(page) -> None:
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0, timeout=STEP_S * 1000)
 
 
+def script_runs(frames: list) -> list[tuple[str, ...]]:
+    """The script runs the server started, from its websocket messages (``frames``, as a page's
+    ``framereceived`` gives them): each run opens with a ``new_session`` message naming the
+    fragments it reruns (none: the whole page)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    runs = []
+    for payload in frames:
+        if isinstance(payload, bytes):
+            message = ForwardMsg.FromString(payload)
+            if message.WhichOneof("type") == "new_session":
+                runs.append(tuple(message.metadata.run.fragment_ids))
+    return runs
+
+
 def open_panel(page, label: str) -> None:
     """Open the folded panel (an expander) labelled ``label`` and wait for what it draws."""
     from playwright.sync_api import expect

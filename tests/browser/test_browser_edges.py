@@ -22,6 +22,7 @@ from tests.browser.app_server import (
     NEEDS_CHROMIUM,
     STEP_S,
     open_panel,
+    script_runs,
     serve,
     settle,
 )
@@ -262,26 +263,15 @@ def test_a_lab_query_reruns_only_the_lab_and_a_sidebar_pick_the_page(page, edges
     browser time a query); picking another collection in the sidebar reruns the whole page.
     Read from the server's websocket messages: each run opens with a ``new_session`` naming the
     fragments it reruns (none: the whole page)."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
     frames: list[bytes] = []
     page.on("websocket", lambda socket: socket.on("framereceived", lambda payload: frames.append(payload)))
-
-    def runs() -> list[tuple[str, ...]]:
-        found = []
-        for payload in frames:
-            if isinstance(payload, bytes):
-                message = ForwardMsg.FromString(payload)
-                if message.WhichOneof("type") == "new_session":
-                    found.append(tuple(message.metadata.run.fragment_ids))
-        return found
 
     _open(page, edges_url, "retrieval_lab", "Retrieval lab")
     frames.clear()
     _ask(page, "How does reciprocal rank fusion combine rankings?")
     _ask(page, "自噬在衰老的生物体中会减少吗？")
-    asked = runs()
+    asked = script_runs(frames)
     assert asked and all(fragments for fragments in asked), asked  # no whole-page run
     frames.clear()
     _pick_sidebar_collection(page, "notes")
-    assert () in runs(), runs()  # the signal is real: a sidebar pick is a whole-page run
+    assert () in script_runs(frames), script_runs(frames)  # the signal is real: a sidebar pick is a whole-page run

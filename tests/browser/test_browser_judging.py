@@ -12,7 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve, settle
+from tests.browser.app_server import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    NEEDS_CHROMIUM,
+    STEP_S,
+    script_runs,
+    serve,
+    settle,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
 
@@ -54,20 +63,6 @@ def _home_with_pool(demo_home: Path, tmp_path: Path) -> Path:
     return home
 
 
-def _script_runs(frames: list) -> list[tuple[str, ...]]:
-    """The script runs the server started, from its websocket messages: each run opens with a
-    ``new_session`` message naming the fragments it reruns (none: the whole page)."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-    runs = []
-    for payload in frames:
-        if isinstance(payload, bytes):
-            message = ForwardMsg.FromString(payload)
-            if message.WhichOneof("type") == "new_session":
-                runs.append(tuple(message.metadata.run.fragment_ids))
-    return runs
-
-
 def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home: Path, tmp_path: Path, capsys):
     from playwright.sync_api import expect, sync_playwright
 
@@ -101,7 +96,7 @@ def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home
             expect(progress).to_contain_text(f"0 of {len(items)} chunks judged", timeout=STEP_S * 1000)
             settle(page)
             # the signal is real: the name box is outside the fragment, and naming reruns the page
-            assert () in _script_runs(frames[before:]), _script_runs(frames[before:])
+            assert () in script_runs(frames[before:]), script_runs(frames[before:])
             page.locator(".st-key-judging_chunk").click()  # focus leaves the name box, as a judge's click would
             page.screenshot(path=str(ARTIFACTS / "judging-01-first-chunk.png"), full_page=True)
             before = len(frames)
@@ -120,7 +115,7 @@ def test_judge_a_pool_of_three_queries_by_keyboard_export_and_evaluate(demo_home
             settle(page)
             # every key (grades, undo, the last grade that completes the pool) reran only the judging
             # fragment: no run without fragment ids, which is a whole-page run
-            runs = _script_runs(frames[before:])
+            runs = script_runs(frames[before:])
             assert len(runs) >= len(keys) + 2 and all(runs), runs
             expect(page.get_by_text("Every chunk of pool three is judged")).to_be_visible(timeout=STEP_S * 1000)
             # the export sits outside the fragment and was drawn by the last whole-page run
