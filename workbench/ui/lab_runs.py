@@ -1,8 +1,8 @@
 """Both sides' runs of one Retrieval lab query, and everything the page shows of them, built
 before anything is drawn (``run_ahead``: by the router before the sidebar on a page run, by the
 lab's fragment on a query): the page then reaches the browser in one burst rather than in pieces
-between the runs, and the browser redraws the page once per burst (a diagnostic run that held back a run's messages to its
-end took the round trip from 0.43 to 0.36 s)."""
+between the runs, and the browser redraws the page once per burst (a diagnostic run that held
+back a run's messages to its end took the round trip from 0.43 to 0.36 s)."""
 
 from __future__ import annotations
 
