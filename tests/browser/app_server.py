@@ -128,8 +128,11 @@ def open_panel(page, label: str) -> None:
     from playwright.sync_api import expect
 
     panel = page.get_by_test_id("stExpander").filter(has=page.locator("summary", has_text=label))
-    panel.locator("summary").click()
-    expect(panel.locator("details")).to_have_attribute("open", "", timeout=STEP_S * 1000)
+    # the panel's own fold comes first; an opened panel may draw folded panels of its own
+    # ("Explain a hit" holds the hit's "Chunk text"), which a bare locator would also match
+    own_fold = panel.locator("details").first
+    own_fold.locator("summary").first.click()
+    expect(own_fold).to_have_attribute("open", "", timeout=STEP_S * 1000)
     settle(page)
 
 
