@@ -30,6 +30,13 @@ log = logging.getLogger(__name__)
 
 _PROCESS_LOCKS: dict[Path, threading.RLock] = {}
 _PROCESS_LOCKS_GUARD = threading.Lock()
+#: held around each opening and closing of a catalog file, and nothing else. DuckDB shares one
+#: open database among a process's connections to a file; a connection made while another thread
+#: opens that database (the first connection) or closes it (the last) can find the Python client's
+#: table functions missing, and its next Arrow insert fails ("Table Function with name
+#: python_arrow_scan does not exist"; tests/store/test_catalog.py). A leaf lock: no other lock is
+#: taken while it is held.
+_OPENING = threading.Lock()
 
 
 class CatalogBusyError(RuntimeError):
@@ -39,6 +46,16 @@ class CatalogBusyError(RuntimeError):
 def _process_lock(path: Path) -> threading.RLock:
     with _PROCESS_LOCKS_GUARD:
         return _PROCESS_LOCKS.setdefault(path, threading.RLock())
+
+
+def _connect(path: Path) -> duckdb.DuckDBPyConnection:
+    with _OPENING:
+        return duckdb.connect(str(path))
+
+
+def _close(connection: duckdb.DuckDBPyConnection) -> None:
+    with _OPENING:
+        connection.close()
 
 
 def migrations() -> list[tuple[int, str, str]]:
@@ -92,7 +109,7 @@ class _Hold:
             now = time.monotonic()
             self._last_used = now
             if self._held is None and now - self._let_go_at >= self._pause_s:
-                self._held = duckdb.connect(str(self._path))  # the open database's, not a new opening
+                self._held = _connect(self._path)  # the open database's, not a new opening
                 self._held_since = now
                 self._wake.notify()
 
@@ -107,7 +124,7 @@ class _Hold:
                 if now < due:
                     self._wake.wait(due - now)
                     continue
-                self._held.close()
+                _close(self._held)
                 self._held, self._let_go_at = None, now
 
 
@@ -170,7 +187,7 @@ class Catalog:
                 self._local.connection = None
                 if self._hold is not None:
                     self._hold.touch()  # held from the end of the work, not its start
-                connection.close()
+                _close(connection)
 
     @contextlib.contextmanager
     def kept_open(self) -> Iterator[KeptOpen]:
@@ -193,7 +210,7 @@ class Catalog:
         delay = 0.02
         while True:
             try:
-                return duckdb.connect(str(self.path))
+                return _connect(self.path)
             except duckdb.IOException as error:
                 if "lock" not in str(error).lower():
                     raise
@@ -249,7 +266,7 @@ class KeptOpen:
     def close(self) -> None:
         if self._connection is not None:
             self._touch()  # held from the end of the work, not its start
-            self._connection.close()
+            _close(self._connection)
             self._connection = None
 
     def _touch(self) -> None:
