@@ -16,7 +16,7 @@ session again, and the chunk whose grade was lost comes back to be graded.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from store.background_writes import background_writes
 from store.catalog import Catalog
@@ -35,8 +35,6 @@ class JudgingSession:
     items: tuple[PoolItem, ...]
     judge: str
     mine: list[Judgement]
-    #: chunks another judge graded (as of loading), for the pool's "judged by anyone" count
-    by_others: frozenset[ChunkKey] = field(default_factory=frozenset)
 
     @classmethod
     def load(cls, catalog: Catalog, pool: str, judge: str) -> JudgingSession:
@@ -45,9 +43,7 @@ class JudgingSession:
         with catalog.connect():  # the reads in one transaction
             row, items = judging.load_pool(catalog, pool)
             everyone = judging.judgements(catalog, pool)
-        mine = [given for given in everyone if given.judge == judge]
-        others = frozenset((given.query_id, given.chunk_id) for given in everyone if given.judge != judge)
-        return cls(catalog, row, tuple(items), judge, mine, others)
+        return cls(catalog, row, tuple(items), judge, [given for given in everyone if given.judge == judge])
 
     @property
     def pool(self) -> str:
@@ -88,10 +84,6 @@ class JudgingSession:
 
     def progress(self) -> Progress:
         return judging.progress(list(self.items), self.mine)
-
-    def judged_by_anyone(self) -> int:
-        """How many of the pool's chunks someone has graded (this judge as of now)."""
-        return len(self.by_others | {_key(given) for given in self.mine})
 
     def failures(self) -> list[str]:
         """This judge's grades and undos in this pool that could not be stored, since last asked.
