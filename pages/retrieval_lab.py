@@ -150,7 +150,7 @@ def _query_and_sides() -> None:
         return
     preset = session.current_preset()
     base = session.current_config(collection, preset)
-    early, early_answer = take_ran_ahead() or (None, None)  # first: it starts the query's embedding
+    ran_ahead = take_ran_ahead()  # first: it starts the query's embedding
     home = str(session.home_path())
     golden_signature = golden_files_signature(session.home_path())
     queries = golden_queries(home, golden_signature, tuple(session.golden_sets_for(collection)))
@@ -164,8 +164,8 @@ def _query_and_sides() -> None:
         return
     if len(configs) < 2:
         return
-    same_run = early is not None and (early.collection, early.query, early.configs) == (collection, query, configs)
-    runs = early if same_run and early is not None else run_sides(collection, query, configs)
+    runs, answer = ran_ahead if ran_ahead and ran_ahead[0].asks(collection, query, configs) else (None, None)
+    runs = runs or run_sides(collection, query, configs)
     for side, problem in runs.problems.items():
         with containers[side]:
             st.error(problem)
@@ -181,7 +181,6 @@ def _query_and_sides() -> None:
     if not traces:
         return
 
-    answer = early_answer if same_run and early_answer is not None else None
     answer = answer or answer_for(runs, golden_for(home, collection, golden_signature, query, configs["a"]))
     relevant = answer.relevant
     render_summary(answer.lookup, next(iter(snapshots.values())), traces, relevant)

@@ -270,7 +270,7 @@ def test_a_lab_query_reruns_only_the_lab_and_a_sidebar_pick_the_page(page, edges
 
     _open(page, edges_url, "retrieval_lab", "Retrieval lab")
     frames.clear()
-    _ask(page, "How does reciprocal rank fusion combine rankings?")
+    _ask(page, QUERY)
     _ask(page, "自噬在衰老的生物体中会减少吗？")
     asked = script_runs(frames)
     assert asked and all(fragments for fragments in asked), asked  # no whole-page run

@@ -62,7 +62,7 @@ def run_ahead() -> None:
     """The lab's query run and its answer built before the app draws anything, when both sides'
     settings are folded (read from the session, no widget drawn) and neither side waits on a
     reranker or an LLM (their spinners belong beside the sides). The page takes the result with
-    ``take_ran_ahead`` and uses it only if it asks the same of the same collection. A broken
+    ``take_ran_ahead`` and uses it only if it asks the same of the same collection (``SideRuns.asks``). A broken
     preset or a busy catalog is left to the page, which says so where it belongs."""
     st.session_state[RAN_AHEAD_KEY] = None  # asked, and nothing made until the end says otherwise
     query = asked_query()
@@ -121,6 +121,10 @@ class SideRuns(NamedTuple):
     snapshots: dict[str, Snapshot]
     problems: dict[str, str]
     first_use: str
+
+    def asks(self, collection: str, query: str, configs: dict[str, WorkbenchConfig]) -> bool:
+        """Whether these are the runs of ``query`` on ``collection`` with ``configs``."""
+        return (self.collection, self.query, self.configs) == (collection, query, configs)
 
 
 def run_sides(collection: str, query: str, configs: dict[str, WorkbenchConfig]) -> SideRuns:
