@@ -2,9 +2,8 @@
 
 - ``demo_home`` (from ``tests/conftest.py``): a home with the bundled demo loaded, built once per
   test session. Treat it as read-only; a test that changes the home takes ``demo_home_copy``.
-- ``open_app``: start ``app.py`` on a home (optionally on one page) under AppTest.
-
-Every test here also gets ``_navigation_runs_the_app_script`` (autouse), see its docstring.
+- ``open_app``: start ``app.py`` on a home (optionally on one page) under AppTest, which runs
+  ``app.py`` (router, sidebar) on every page, as a live server does.
 """
 
 from __future__ import annotations
@@ -26,27 +25,6 @@ APP_PATH = PROJECT_DIR / "app.py"
 APP_TIMEOUT_S = 120
 
 
-@pytest.fixture(autouse=True)
-def _navigation_runs_the_app_script(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make AppTest run ``app.py`` (router, sidebar) on every page, as a live server does.
-
-    AppTest resets ``PagesManager.uses_pages_directory`` before each run, and because this
-    project keeps its pages in ``pages/`` the flag is then detected as True: Streamlit takes the
-    legacy multipage path and, after ``switch_page``, runs the page file alone, without
-    ``app.py`` (see streamlit/streamlit#14217 for the flag). A live server sets the flag to False
-    for good the first time ``st.navigation`` runs; this does the same for every AppTest run.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-
-    detect = PagesManager.__init__
-
-    def init_as_navigation_app(self, *args, **kwargs) -> None:
-        detect(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init_as_navigation_app)
-
-
 @pytest.fixture
 def demo_home_copy(demo_home: Path, tmp_path: Path) -> Path:
     """A private copy of ``demo_home`` that a test may change, without its query log: the tests that
@@ -62,7 +40,7 @@ def demo_home_copy(demo_home: Path, tmp_path: Path) -> Path:
 @pytest.fixture
 def open_app(monkeypatch: pytest.MonkeyPatch) -> Callable:
     """``open_app(home, page=None)``: the app on ``home`` after its first run (and on ``page``,
-    e.g. ``"pages/documents.py"``, when given), with Streamlit's caches cleared first."""
+    e.g. ``"app_pages/documents.py"``, when given), with Streamlit's caches cleared first."""
     import streamlit as st
     from streamlit.testing.v1 import AppTest
 

@@ -12,7 +12,7 @@ from workbench.embedding import get_embedder
 from workbench.service import Workbench
 from workbench.ui.chunk_bands import bands_html
 
-PAGE = "pages/chunking_lab.py"
+PAGE = "app_pages/chunking_lab.py"
 DOCUMENT = "rag-pipeline-overview.md"
 
 

@@ -109,16 +109,16 @@ def test_an_interrupted_demo_load_is_offered_again_and_finishes_without_reembedd
     assert any(f"demo: 3 of {DOCUMENTS} documents" in plain(element.value) for element in app.warning)
     assert any("after 3 of its 12 files" in plain(element.value) for element in app.sidebar.caption)
 
-    for page in ("pages/tour.py", "pages/retrieval_lab.py", "pages/documents.py"):
+    for page in ("app_pages/tour.py", "app_pages/retrieval_lab.py", "app_pages/documents.py"):
         app.switch_page(page).run()
         assert not app.exception, (page, app.exception)
         if _mentions_loading_the_demo(app):  # every hint about loading the demo has its button
             assert "Load the demo" in _buttons(app).values(), page
-    app.switch_page("pages/tour.py").run()
+    app.switch_page("app_pages/tour.py").run()
     assert _buttons(app).get("tour_load_demo") == "Load the demo"
     assert any(f"demo: 3 of {DOCUMENTS} documents" in plain(element.value) for element in app.info)
 
-    app.switch_page("pages/welcome.py").run()
+    app.switch_page("app_pages/welcome.py").run()
     app.button(key="welcome_load_demo").click().run()
     assert not app.exception, app.exception
     assert _catalog(home, "SELECT count(*) FROM documents WHERE status = 'success'")[0][0] == DOCUMENTS
@@ -130,5 +130,5 @@ def test_an_interrupted_demo_load_is_offered_again_and_finishes_without_reembedd
     assert embedded == distinct_texts - cached_before == 6, "only the texts the cache lacked were embedded"
     # complete now: the offer is gone, and the tour runs
     assert "welcome_load_demo" not in _buttons(app) and "sidebar_load_demo" not in _buttons(app)
-    app.switch_page("pages/tour.py").run()
+    app.switch_page("app_pages/tour.py").run()
     assert not app.exception and "tour_load_demo" not in _buttons(app)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from workbench.service import Workbench
 
-PAGE = "pages/documents.py"
+PAGE = "app_pages/documents.py"
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 

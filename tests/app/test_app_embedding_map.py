@@ -7,7 +7,7 @@ from pathlib import Path
 
 from workbench.service import Workbench
 
-PAGE = "pages/embedding_map.py"
+PAGE = "app_pages/embedding_map.py"
 QUERY = "How is the reciprocal rank fusion score of a document computed?"
 
 

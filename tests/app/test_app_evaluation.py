@@ -8,7 +8,7 @@ import pytest
 
 from tests.app.conftest import open_evaluation_tab
 
-PAGE = "pages/evaluation.py"
+PAGE = "app_pages/evaluation.py"
 
 
 def _texts(app, *kinds: str) -> list[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from tests.app.conftest import open_evaluation_tab
 from workbench.ui.text import md_escape
 
-PAGE = "pages/evaluation.py"
+PAGE = "app_pages/evaluation.py"
 
 
 def _texts(app, *kinds: str) -> list[str]:

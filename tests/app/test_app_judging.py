@@ -11,7 +11,7 @@ from workbench.golden.judging_session import settle_grades
 from workbench.golden.query_log import list_queries
 from workbench.service import Workbench
 
-PAGE = "pages/judging.py"
+PAGE = "app_pages/judging.py"
 QUESTIONS = [
     "Autophagy declines in aged organisms.",
     "How does reciprocal rank fusion combine rankings?",
@@ -65,7 +65,7 @@ def test_judge_a_typed_pool_with_undo_resume_and_export(demo_home_copy: Path, op
 
 
 def test_retrieval_lab_queries_are_logged(demo_home_copy: Path, open_app):
-    lab = open_app(demo_home_copy, page="pages/retrieval_lab.py")
+    lab = open_app(demo_home_copy, page="app_pages/retrieval_lab.py")
     asked = ["autophagy aging", "rank fusion", "vector index", "BM25 scoring", "自噬"]
     for text in asked:
         lab.text_input(key="lab_query").set_value(text).run()

@@ -12,7 +12,7 @@ from tests.app.conftest import open_evaluation_tab, open_lab_panels
 from workbench.ui.context_panel import PANEL_KEY as CONTEXT_PANEL
 from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
 
-LAB = "pages/retrieval_lab.py"
+LAB = "app_pages/retrieval_lab.py"
 QUERY = "How does reciprocal rank fusion combine rankings?"
 
 
@@ -99,7 +99,7 @@ def test_without_an_endpoint_the_llm_options_are_disabled_with_the_reason(demo_h
 
 
 def test_evaluation_answers_are_generated_judged_and_shown(demo_home_copy: Path, open_app, fake_llm):
-    app = open_app(demo_home_copy, page="pages/evaluation.py")
+    app = open_app(demo_home_copy, page="app_pages/evaluation.py")
     app.toggle(key="evaluate_answers").set_value(True)
     app.button(key="evaluate_run").click().run()
     assert not app.exception, app.exception
@@ -113,7 +113,7 @@ def test_evaluation_answers_are_generated_judged_and_shown(demo_home_copy: Path,
 
 
 def test_evaluation_answers_are_disabled_without_an_endpoint(demo_home: Path, open_app, no_llm):
-    app = open_app(demo_home, page="pages/evaluation.py")
+    app = open_app(demo_home, page="app_pages/evaluation.py")
     toggle = app.toggle(key="evaluate_answers")
     assert toggle.disabled and "Needs an LLM endpoint, which is not configured" in toggle.help
 
@@ -126,7 +126,7 @@ def test_the_chunk_browser_shows_the_enrichment(tmp_path: Path, open_app, fake_l
     bench = Workbench(home)
     config = bench.config_for(None).with_overrides(["chunking.enrich=all", "chunking.enrich_index=true"])
     bench.ingest("notes", [Source.from_markdown("茶.md", "# 泡茶\n\n绿茶用八十度的水冲泡。红茶用沸水冲泡。\n")], config)
-    app = open_app(home, page="pages/documents.py")
+    app = open_app(home, page="app_pages/documents.py")
     assert not app.exception, app.exception
     app.session_state["documents_detail_tab"] = "Chunks"  # the chunk browser's tab, drawn once picked
     app.run()
@@ -164,7 +164,7 @@ def test_a_misbehaving_endpoint_keeps_the_lab_working_with_notes(demo_home: Path
 
 
 def test_the_sweep_says_how_many_llm_calls_it_may_make_before_it_runs(demo_home: Path, open_app, no_llm):
-    app = open_evaluation_tab(open_app(demo_home, page="pages/evaluation.py"), "Sweep").run()
+    app = open_evaluation_tab(open_app(demo_home, page="app_pages/evaluation.py"), "Sweep").run()
     app.multiselect(key="sweep_keys").set_value(["query.enhance", "rerank.method"]).run()
     app.text_input(key="sweep_values_query.enhance").set_value("none,multi,hyde")
     app.text_input(key="sweep_values_rerank.method").set_value("cross_encoder,llm").run()

@@ -14,7 +14,7 @@ from workbench.ingestion.ingest import Source
 from workbench.service import Workbench
 from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
 
-PAGE = "pages/retrieval_lab.py"
+PAGE = "app_pages/retrieval_lab.py"
 
 
 def _texts(app, *kinds: str) -> list[str]:

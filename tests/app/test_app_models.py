@@ -10,7 +10,7 @@ import pytest
 from tests.conftest import save_tiny_sentence_model
 from tests.fake_hub import FakeHub
 
-PAGE = "pages/models.py"
+PAGE = "app_pages/models.py"
 EMBED = "tiny/embed-model"
 
 
@@ -66,7 +66,7 @@ def test_download_by_id_then_pick_it_for_a_collection_then_remove_it(tmp_path: P
     assert row["status"] == "downloaded" and row["languages"] == "zh, en"
 
     # the new-collection picker lists it now
-    app.switch_page("pages/documents.py").run()
+    app.switch_page("app_pages/documents.py").run()
     picker = app.selectbox(key="new_collection_model")
     assert any(option.startswith(f"{EMBED} — zh, en · downloaded") for option in picker.options)
     app.text_input(key="new_collection_name").input("tiny").run()
@@ -95,7 +95,7 @@ def test_download_by_id_then_pick_it_for_a_collection_then_remove_it(tmp_path: P
 def test_a_missing_model_in_a_picker_offers_its_download_and_a_failure_is_clear(
     tmp_path: Path, open_app, cache, monkeypatch
 ):
-    app = open_app(tmp_path / "home", page="pages/documents.py")
+    app = open_app(tmp_path / "home", page="app_pages/documents.py")
     app.selectbox(key="new_collection_model").set_value("BAAI/bge-small-zh-v1.5").run()
     offer = app.button(key="new_collection_model_download_baai_bge_small_zh_v1_5")
     assert offer.label == "Download BAAI/bge-small-zh-v1.5 (96 MB)"
@@ -113,7 +113,7 @@ def test_a_missing_model_in_a_picker_offers_its_download_and_a_failure_is_clear(
 
 def test_the_upload_box_says_the_limit_ingest_enforces_and_the_user_can_raise_it(demo_home_copy: Path, open_app):
     """Regression: the box said 200 MB per file (Streamlit's default) while ingest refused files over 20 MB."""
-    app = open_app(demo_home_copy, page="pages/documents.py")
+    app = open_app(demo_home_copy, page="app_pages/documents.py")
     assert app.get("file_uploader")[0].proto.max_upload_size_mb == 20
     assert any("Files up to 20 MB each (ingest.max_file_mb, default 20 MB)." in text for text in texts(app, "caption"))
     app.number_input(key="documents_max_file_mb").set_value(50.0).run()
@@ -145,7 +145,7 @@ def test_a_new_collection_on_another_runtime_estimates_at_the_rate_the_demo_meas
         layout.chunkset_key,
         layout.chunkset_config(),
     )
-    app = open_app(demo_home_copy, page="pages/documents.py")
+    app = open_app(demo_home_copy, page="app_pages/documents.py")
     app.sidebar.selectbox(key="collection").set_value("fast").run()
     assert not app.exception, app.exception
     cost = next(text for text in texts(app, "caption") if text.startswith("One file at this size costs about"))

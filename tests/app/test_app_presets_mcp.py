@@ -9,7 +9,7 @@ from pathlib import Path
 
 from workbench.service import Workbench
 
-PAGE = "pages/presets_mcp.py"
+PAGE = "app_pages/presets_mcp.py"
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 

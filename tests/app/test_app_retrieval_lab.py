@@ -15,7 +15,7 @@ from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
 from workbench.ui.lab_diff import DIFF_PANEL_KEY
 from workbench.ui.lab_side import ALL_STAGES
 
-PAGE = "pages/retrieval_lab.py"
+PAGE = "app_pages/retrieval_lab.py"
 GOLDEN_QUERY = "Autophagy declines in aged organisms."  # demo golden query scifact-148
 GOLDEN_PICK = "demo · scifact-148"
 RELEVANT_DOC = "scifact-1084345.md"
@@ -290,7 +290,7 @@ def test_query_text_is_never_rendered_as_markdown_or_html(lab):
 def test_settings_and_query_survive_a_visit_to_another_page(lab):
     lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
     _open_settings(lab, "b").number_input(key="lab_b_retrieval.top_k").set_value(4).run()
-    lab.switch_page("pages/welcome.py").run()
+    lab.switch_page("app_pages/welcome.py").run()
     assert not lab.get("text_input") or all(w.key != "lab_query" for w in lab.get("text_input"))
     lab.switch_page(PAGE).run()
     assert not lab.exception, lab.exception

@@ -19,7 +19,7 @@ from workbench.ui.pages import available_pages
 
 TOKEN = "test-token-0123456789abcdefghij"
 MARKER = "sk-MARKER-7f3a9c1e5b2d4680"
-LAB = "pages/retrieval_lab.py"
+LAB = "app_pages/retrieval_lab.py"
 ODD_NAME = "fusion\u202e\u200bdm.txt.md"  # a right-to-left override and a zero-width space
 ODD_SHOWN = "fusion\\u202e\\u200bdm.txt.md"
 INJECTION_DOC = (
@@ -70,8 +70,8 @@ def test_without_the_token_a_shared_app_shows_a_sign_in_box_and_nothing_of_the_h
 
     # no page file is registered: every address (the pages' own included, so that a deep link keeps
     # its address through the sign-in) answers with the sign-in box; the browser test opens them by URL
-    with pytest.raises(ValueError, match=r"Could not find a navigation page for .*pages/documents\.py"):
-        app.switch_page("pages/documents.py")
+    with pytest.raises(ValueError, match=r"Could not find a navigation page for .*app_pages/documents\.py"):
+        app.switch_page("app_pages/documents.py")
 
     app.text_input(key="sign_in_token").set_value("not-the-token-at-all").run()  # Enter in the field
     assert any("That token is not valid" in error.value for error in app.error)
@@ -108,7 +108,7 @@ def test_a_read_only_session_hides_writes_and_answers_queries(demo_home, open_ap
     assert app.selectbox(key="collection").value == "demo"
     assert not [b for b in app.sidebar.button if b.label == "Load the demo"]
 
-    app.switch_page("pages/documents.py").run()
+    app.switch_page("app_pages/documents.py").run()
     assert not app.exception, app.exception
     assert not app.get("file_uploader")
     labels = [button.label for button in app.button]
@@ -116,9 +116,9 @@ def test_a_read_only_session_hides_writes_and_answers_queries(demo_home, open_ap
     captions = [caption.value for caption in app.caption]
     assert any("Uploading documents is turned off in this read-only shared session" in c for c in captions)
 
-    app.switch_page("pages/presets_mcp.py").run()
+    app.switch_page("app_pages/presets_mcp.py").run()
     assert "Save preset" not in [button.label for button in app.button]
-    app.switch_page("pages/evaluation.py").run()
+    app.switch_page("app_pages/evaluation.py").run()
     labels = [button.label for button in app.button]
     assert not [label for label in labels if label.startswith(("Run sweep", "Evaluate", "Delete"))], labels
 
@@ -175,7 +175,7 @@ def test_the_api_key_reaches_no_page_export_preset_or_error(
     assert "Incorrect API key provided: <API key>" in seen[-1]  # the endpoint's error is shown, redacted
     fake_llm.behaviour = "ok"
     # an evaluation with LLM answers, shown with its exports
-    app.switch_page("pages/evaluation.py").run()
+    app.switch_page("app_pages/evaluation.py").run()
     app.toggle(key="evaluate_answers").set_value(True).run()
     app.button(key="evaluate_run").click().run()
     assert not app.exception, app.exception

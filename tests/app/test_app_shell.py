@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 EMPTY_STATES = {
-    "pages/documents.py": "No collection yet. Create one above",
-    "pages/chunking_lab.py": "there is nothing to chunk",
-    "pages/embedding_map.py": "there is nothing to map",
-    "pages/presets_mcp.py": "there is nothing to configure",
-    "pages/tour.py": "The tour runs on the bundled demo, which is not loaded",
+    "app_pages/documents.py": "No collection yet. Create one above",
+    "app_pages/chunking_lab.py": "there is nothing to chunk",
+    "app_pages/embedding_map.py": "there is nothing to map",
+    "app_pages/presets_mcp.py": "there is nothing to configure",
+    "app_pages/tour.py": "The tour runs on the bundled demo, which is not loaded",
 }
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from workbench.ui.tour_steps import TOUR_STEPS
 
-PAGE = "pages/tour.py"
+PAGE = "app_pages/tour.py"
 
 
 def test_the_tour_walks_every_step_on_the_demo(demo_home: Path, open_app):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tests.app.conftest import open_evaluation_tab
 
-PAGE = "pages/evaluation.py"
+PAGE = "app_pages/evaluation.py"
 
 
 def test_the_tune_form_describes_the_space_it_will_search(demo_home_copy: Path, open_app):

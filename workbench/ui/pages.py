@@ -1,11 +1,17 @@
 """The app's pages: where each lives, its address, title and icon, and which sections group them.
 
+The page scripts live in ``app_pages/``, a folder Streamlit does not look in. Streamlit serves
+every ``*.py`` of a folder named ``pages`` beside ``app.py`` on its own (its legacy multipage app)
+until ``app.py`` has called ``st.navigation`` once, so on a fresh server a page's address as the
+first request ran that page without ``app.py`` and its sign-in gate (docs/SECURITY.md). Anywhere
+else a page script runs only when ``navigate`` registers it, and ``app.py`` calls that after
+``gate()``; ``tests/app/test_app_routes.py`` fails on a page script the gate does not cover.
+
 Every page has a stable ``url_path``: ``http://host:port/retrieval_lab`` opens the Retrieval lab
-with the sidebar, whatever the home holds. It is the page file's name, so it is also what
-Streamlit's legacy "pages/ folder" mode calls the page (see ``run_through_router``). The root URL
-is a hidden start page that switches to the page to begin with: the Retrieval lab once there is
-something to search, the welcome page before that. (Streamlit serves its default page only at
-the root, so a visible default page could not be opened by its own address.)
+with the sidebar, whatever the home holds. The root URL is a hidden start page that switches to
+the page to begin with: the Retrieval lab once there is something to search, the welcome page
+before that. (Streamlit serves its default page only at the root, so a visible default page could
+not be opened by its own address.)
 
 A page whose file does not exist yet is left out, so the app runs while pages are being built.
 """
@@ -16,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
+#: the page scripts' folder, beside app.py; never ``pages``, the folder Streamlit serves on its own
+PAGES_FOLDER = "app_pages"
 START_TITLE = "RAG Workbench"
 START_URL_PATH = "start"
 
@@ -26,8 +34,7 @@ class PageSpec:
     title: str
     icon: str
     section: str
-    #: the page's address below the app's root; keep it the file's name (without .py), the name
-    #: the legacy pages/ mode serves a first request by
+    #: the page's address below the app's root: the file's name without ``.py``
     url_path: str
 
     @property
@@ -35,20 +42,22 @@ class PageSpec:
         return (PROJECT_DIR / self.path).is_file()
 
 
-WELCOME = PageSpec("pages/welcome.py", "Welcome", ":material/home:", "Start", "welcome")
-TOUR = PageSpec("pages/tour.py", "Guided tour", ":material/tour:", "Start", "tour")
-DOCUMENTS = PageSpec("pages/documents.py", "Documents", ":material/description:", "Build", "documents")
-CHUNKING_LAB = PageSpec("pages/chunking_lab.py", "Chunking lab", ":material/content_cut:", "Build", "chunking_lab")
+WELCOME = PageSpec(f"{PAGES_FOLDER}/welcome.py", "Welcome", ":material/home:", "Start", "welcome")
+TOUR = PageSpec(f"{PAGES_FOLDER}/tour.py", "Guided tour", ":material/tour:", "Start", "tour")
+DOCUMENTS = PageSpec(f"{PAGES_FOLDER}/documents.py", "Documents", ":material/description:", "Build", "documents")
+CHUNKING_LAB = PageSpec(
+    f"{PAGES_FOLDER}/chunking_lab.py", "Chunking lab", ":material/content_cut:", "Build", "chunking_lab"
+)
 RETRIEVAL_LAB = PageSpec(
-    "pages/retrieval_lab.py", "Retrieval lab", ":material/manage_search:", "Search", "retrieval_lab"
+    f"{PAGES_FOLDER}/retrieval_lab.py", "Retrieval lab", ":material/manage_search:", "Search", "retrieval_lab"
 )
 EMBEDDING_MAP = PageSpec(
-    "pages/embedding_map.py", "Embedding map", ":material/scatter_plot:", "Search", "embedding_map"
+    f"{PAGES_FOLDER}/embedding_map.py", "Embedding map", ":material/scatter_plot:", "Search", "embedding_map"
 )
-EVALUATION = PageSpec("pages/evaluation.py", "Evaluation", ":material/analytics:", "Measure", "evaluation")
-JUDGING = PageSpec("pages/judging.py", "Judging", ":material/gavel:", "Measure", "judging")
-PRESETS_MCP = PageSpec("pages/presets_mcp.py", "Presets & MCP", ":material/tune:", "Share", "presets_mcp")
-MODELS = PageSpec("pages/models.py", "Models", ":material/model_training:", "Build", "models")
+EVALUATION = PageSpec(f"{PAGES_FOLDER}/evaluation.py", "Evaluation", ":material/analytics:", "Measure", "evaluation")
+JUDGING = PageSpec(f"{PAGES_FOLDER}/judging.py", "Judging", ":material/gavel:", "Measure", "judging")
+PRESETS_MCP = PageSpec(f"{PAGES_FOLDER}/presets_mcp.py", "Presets & MCP", ":material/tune:", "Share", "presets_mcp")
+MODELS = PageSpec(f"{PAGES_FOLDER}/models.py", "Models", ":material/model_training:", "Build", "models")
 
 ALL_PAGES = (
     WELCOME,
@@ -99,21 +108,3 @@ def navigate(has_collections: bool):
 
 def _start() -> None:
     """The root URL's page; ``navigate`` switches away from it before it runs."""
-
-
-def run_through_router() -> None:
-    """Call first in every page file: make sure the page runs inside ``app.py``'s navigation.
-
-    Streamlit still supports the legacy "pages/ folder" mode and picks it on a fresh server
-    because ``pages/`` exists; a deep link such as ``/documents`` as the server's first request
-    then runs the page file alone, without the router and the sidebar. ``st.navigation``
-    switches that mode off, but only once ``app.py`` has run. So if a page finds the mode still
-    on, it switches it off and reruns, which runs ``app.py`` and lands on the same page (its
-    ``url_path`` is its file name, the name the legacy mode knows it by).
-    """
-    import streamlit as st
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        PagesManager.uses_pages_directory = False
-        st.rerun()

@@ -50,10 +50,7 @@ from workbench.ui.lab_side import (
     render_side,
     side_controls,
 )
-from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape
-
-run_through_router()
 
 
 def _nothing_to_search(collection: str | None) -> str | None:

@@ -16,12 +16,9 @@ from workbench.text import shown_name
 from workbench.ui import session
 from workbench.ui.access import read_only
 from workbench.ui.demo_loader import load_demo_with_progress
-from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape, shorten
 from workbench.ui.tour_steps import TOUR_STEPS
 from workbench.ui.widgets import page_link
-
-run_through_router()
 
 STEP_KEY = "tour_step"
 CHUNKING_DOCUMENT = "chunking-strategies.docx"

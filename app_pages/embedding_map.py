@@ -11,11 +11,8 @@ from workbench.config import WorkbenchConfig
 from workbench.text import shown_name
 from workbench.ui import config_inputs, session
 from workbench.ui.figures import embedding_figure
-from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape, shorten
 from workbench.ui.widgets import require_collection, require_documents
-
-run_through_router()
 
 METHOD_LABELS = {"pca": "PCA (fast, linear)", "tsne": "t-SNE (slower, shows clusters)"}
 TSNE_SLOW_ABOVE = 3000

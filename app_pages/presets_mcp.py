@@ -20,11 +20,8 @@ from workbench.mcp_server.client_config import (
 from workbench.retrieval.llm_cost import endpoint_uses
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only
-from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape
 from workbench.ui.widgets import config_editor, require_collection
-
-run_through_router()
 
 
 def preset_editor(collection: str, preset: str) -> None:

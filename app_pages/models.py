@@ -14,10 +14,7 @@ from workbench.models.catalogue import EMBEDDING, RERANK
 from workbench.models.download import format_bytes, hub_endpoint
 from workbench.models.inventory import BUNDLED, DOWNLOADED, inventory
 from workbench.ui.model_downloads import offer_download, offer_remove, widget_key
-from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape
-
-run_through_router()
 
 KIND_TITLES = {EMBEDDING: "Embedding models (embedding.model)", RERANK: "Rerank models (rerank.model)"}
 

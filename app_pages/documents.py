@@ -21,12 +21,9 @@ from workbench.ui.llm_panels import enrichment_panel
 from workbench.ui.model_choice import model_picker
 from workbench.ui.model_downloads import offer_download
 from workbench.ui.new_collection import create_and_select
-from workbench.ui.pages import run_through_router
 from workbench.ui.runtime_table import runtime_panel
 from workbench.ui.text import md_escape, shorten
 from workbench.ui.widgets import chunking_controls, document_label
-
-run_through_router()
 
 #: which tab of a document's detail is open (its label)
 DETAIL_TAB_KEY = "documents_detail_tab"

@@ -17,12 +17,9 @@ from workbench.ui.pages import (
     PRESETS_MCP,
     RETRIEVAL_LAB,
     TOUR,
-    run_through_router,
 )
 from workbench.ui.text import md_escape
 from workbench.ui.widgets import page_link
-
-run_through_router()
 
 st.title("RAG Workbench")
 st.markdown(

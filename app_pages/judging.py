@@ -13,10 +13,7 @@ from workbench.ui.judging_panel import (
     render_pool_builder,
     stored_pools,
 )
-from workbench.ui.pages import run_through_router
 from workbench.ui.widgets import require_collection
-
-run_through_router()
 
 st.title("Judging")
 st.caption(

@@ -13,11 +13,8 @@ from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only
 from workbench.ui.chunk_bands import bands_html
 from workbench.ui.figures import token_histogram
-from workbench.ui.pages import run_through_router
 from workbench.ui.text import md_escape
 from workbench.ui.widgets import chunking_controls, document_label, require_collection, require_documents
-
-run_through_router()
 
 
 @st.cache_data(show_spinner="Chunking…", max_entries=64)

@@ -1,0 +1,42 @@
+"""Every page's address as the first request a freshly started server gets: what the two route
+tests share (``test_browser_routes_shared.py``, ``test_browser_routes_local.py``, one file each so
+that the test workers run them side by side).
+
+Streamlit serves the scripts of a folder named ``pages`` beside ``app.py`` on its own until
+``app.py`` has run once; on a fresh server, a page's address as the first request ran that page
+without ``app.py``, so without the sign-in gate and the sidebar (issue 39, docs/SECURITY.md). The
+page scripts now live in ``app_pages/``, which only ``app.py``'s navigation registers, after its
+gate. Because the hole was a fresh server's first request, each page gets a server of its own:
+
+- shared (``WORKBENCH_SHARE=1``): without the token the page's address shows the sign-in box and
+  nothing else, no collection or document name and no page control; with the token in the URL it
+  shows the real page, with its sidebar pickers;
+- local: the page's address shows the real page, with its sidebar pickers.
+
+``tests/app/test_app_routes.py`` is the guard that keeps a page added later behind the gate.
+"""
+
+from __future__ import annotations
+
+from tests.browser.app_server import STEP_S
+from workbench.ui.pages import WELCOME, PageSpec, available_pages
+
+TOKEN = "routes-token-8c1e4b7a2f9d3e6b"
+PAGES = available_pages()
+#: what a page draws as its title: the welcome page's is the app's name
+TITLES = {spec.url_path: ("RAG Workbench" if spec == WELCOME else spec.title) for spec in PAGES}
+
+
+def expect_real_page(page, spec: PageSpec) -> None:
+    """The page as the app's navigation draws it: its title, and the sidebar with its pickers."""
+    from playwright.sync_api import expect
+
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar.locator(".st-key-collection input")).to_have_value("demo", timeout=STEP_S * 1000)
+    expect(sidebar.locator(".st-key-preset")).to_be_visible(timeout=STEP_S * 1000)
+    expect(page.get_by_test_id("stMain").locator("h1").first).to_contain_text(
+        TITLES[spec.url_path], timeout=STEP_S * 1000
+    )
+    # the app's own navigation (sections and titles), not Streamlit's list of file names
+    expect(sidebar.get_by_test_id("stSidebarNav")).to_contain_text("Measure")
+    expect(page.get_by_label("Access token")).to_have_count(0)
