@@ -39,32 +39,17 @@ class Scenario:
     change: Callable  # (AppTest, step) -> None: change one query-time parameter
 
 
-def _use_navigation_app() -> None:
-    # AppTest re-detects the legacy pages/ folder mode on every run and would run page files
-    # without app.py; a live server stops doing that after the first st.navigation call (see
-    # tests/app/conftest.py)
-    from streamlit.runtime.pages_manager import PagesManager
-
-    detect = PagesManager.__init__
-
-    def init_as_navigation_app(self, *args, **kwargs) -> None:
-        detect(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    PagesManager.__init__ = init_as_navigation_app
-
-
 def scenarios() -> list[Scenario]:
     found = [
         Scenario(
             "embedding map: top_k",
-            "pages/embedding_map.py",
+            "app_pages/embedding_map.py",
             lambda app: app.text_input(key="map_query").input(QUERY),
             lambda app, step: app.number_input(key="map_top_k").set_value(5 if step % 2 else 10),
         ),
         Scenario(
             "presets: fusion.k in the editor",
-            "pages/presets_mcp.py",
+            "app_pages/presets_mcp.py",
             lambda app: None,
             lambda app, step: app.number_input(key="preset_editor.demo.default.fusion.k").set_value(
                 30 if step % 2 else 60
@@ -75,13 +60,13 @@ def scenarios() -> list[Scenario]:
         found += [
             Scenario(
                 "retrieval lab: fusion.k (side A)",
-                "pages/retrieval_lab.py",
+                "app_pages/retrieval_lab.py",
                 lambda app: app.text_input(key="lab_query").input(QUERY),
                 lambda app, step: app.number_input(key="lab_a_fusion.k").set_value(30 if step % 2 else 60),
             ),
             Scenario(
                 "retrieval lab: mmr.lambda (side B)",
-                "pages/retrieval_lab.py",
+                "app_pages/retrieval_lab.py",
                 lambda app: app.text_input(key="lab_query").input(QUERY),
                 lambda app, step: app.slider(key="lab_b_mmr.lambda").set_value(0.5 if step % 2 else 0.7),
             ),
@@ -117,7 +102,6 @@ def main() -> int:
     parser.add_argument("--home", type=Path, help="a home that already holds the demo collection")
     parser.add_argument("--repeats", type=int, default=12)
     args = parser.parse_args()
-    _use_navigation_app()
 
     home = args.home
     if home is None:

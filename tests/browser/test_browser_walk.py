@@ -5,8 +5,9 @@ run to finish, and fails on any Plotly placeholder text ("new text", "Click to e
 an empty ``key =`` value, a traceback, or an error box (a ``no_answer`` verdict is a verdict,
 not an error). In the Retrieval lab it asks a question and checks that the verdict and the first
 final hit are on screen in a 1400×1000 window without scrolling; in Evaluation it makes two runs
-(doc, then span level) and compares them, so the significance chart is drawn.
-Screenshots land in test-artifacts/browser/.
+(doc, then span level) and compares them, so the significance chart is drawn. Then the server
+restarts and the first address opened is ``/evaluation``: the page arrives whole, with the sidebar's
+pickers and the wide layout (issue 36, point 6). Screenshots land in test-artifacts/browser/.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ VERDICT_PREFIX = "No answer:"
 
 
 @pytest.fixture(scope="module")
-def walk_url(tmp_path_factory: pytest.TempPathFactory):
+def walk_home(tmp_path_factory: pytest.TempPathFactory):
     from workbench.demo import load_demo
     from workbench.service import Workbench
 
@@ -37,7 +38,12 @@ def walk_url(tmp_path_factory: pytest.TempPathFactory):
     home = tmp_path_factory.mktemp("browser-walk-home")
     loaded = load_demo(Workbench(home))
     assert not loaded.report.failures, loaded.report.summary()
-    with serve(home, "streamlit-server-walk.log") as url:
+    return home
+
+
+@pytest.fixture(scope="module")
+def walk_url(walk_home):
+    with serve(walk_home, "streamlit-server-walk.log") as url:
         yield url
 
 
@@ -145,3 +151,32 @@ def two_runs_and_a_comparison(page) -> None:
     settle(page)
     chart = page.locator(".st-key-comparison_null .js-plotly-plot")
     expect(chart).to_be_visible(timeout=STEP_S * 1000)
+
+
+def test_after_a_restart_the_evaluation_page_opened_first_arrives_whole(walk_url, walk_home) -> None:
+    """``walk_url`` first, so that this server is a restart on a home that a server already used."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with serve(walk_home, "streamlit-server-walk-restart.log") as url, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport=VIEWPORT)
+        try:
+            for attempt in ("first request", "reload"):
+                if attempt == "reload":
+                    page.reload()
+                else:
+                    page.goto(f"{url}/evaluation")
+                sidebar = page.get_by_test_id("stSidebar")
+                expect(sidebar.locator(".st-key-collection input")).to_have_value("demo", timeout=STEP_S * 1000)
+                expect(sidebar.locator(".st-key-preset")).to_be_visible()
+                nav = sidebar.get_by_test_id("stSidebarNav")
+                expect(nav).to_contain_text("Measure")  # the app's sections, not Streamlit's list of files
+                expect(nav).not_to_contain_text("presets mcp")
+                expect(page.get_by_test_id("stMain").get_by_role("heading", name="Evaluation")).to_be_visible()
+                settle(page)
+                width = page.get_by_test_id("stMainBlockContainer").bounding_box()["width"]
+                assert width > 800, (attempt, width)  # the wide layout: the centred one is at most 736 px wide
+                page.screenshot(path=str(ARTIFACTS / f"walk-restart-evaluation-{attempt.split()[0]}.png"))
+                assert not problems_on(page), (attempt, problems_on(page))
+        finally:
+            browser.close()
