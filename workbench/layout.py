@@ -113,9 +113,12 @@ def _digest(payload: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:10]
 
 
-#: chunking keys added after homes existed: left out of the key while at their defaults, so the
-#: chunk sets and indexes those homes built keep their keys
-_KEYED_ONLY_WHEN_SET = {"enrich": "none", "enrich_index": False}
+#: chunking keys added after homes existed: left out of the key at the value every earlier chunk
+#: set was made with, so the chunk sets and indexes those homes built keep their keys. For
+#: ``fit_window`` that is off, not the default: the chunks it cuts to the model's window are new,
+#: so a collection made before it gets new chunk sets on its next sync (unchanged texts come from
+#: the embedding cache)
+_KEYED_ONLY_WHEN_SET = {"enrich": "none", "enrich_index": False, "fit_window": False}
 
 
 def _keyed(chunking: ChunkingConfig) -> dict[str, Any]:

@@ -8,7 +8,8 @@ from workbench.config import Lifetime, WorkbenchConfig, keys_with_lifetime, plac
 from workbench.layout import Layout
 
 # Keys computed by the layout code before layouts were derived from the keys' lifetimes: a home
-# built then must find its chunk sets and indexes under the same names now.
+# built then must find its chunk sets and indexes under the same names now. Those homes did not cut
+# chunks to the model's window: their layouts are the ones with chunking.fit_window off.
 KEYS_OF_EARLIER_HOMES = [
     ((), "recursive-1000c-100-2eb45292a4", "recursive-1000c-100-2eb45292a4-8efa64"),
     (("chunking.size=500",), "recursive-500c-100-566f5913bb", "recursive-500c-100-566f5913bb-8efa64"),
@@ -60,8 +61,16 @@ KEYS_OF_EARLIER_HOMES = [
 
 @pytest.mark.parametrize(("overrides", "chunkset_key", "key"), KEYS_OF_EARLIER_HOMES)
 def test_a_layout_keeps_the_keys_earlier_homes_were_built_under(overrides, chunkset_key, key):
-    layout = Layout.of(WorkbenchConfig().with_overrides(overrides))
+    layout = Layout.of(WorkbenchConfig().with_overrides([*overrides, "chunking.fit_window=false"]))
     assert (layout.chunkset_key, layout.key) == (chunkset_key, key)
+
+
+def test_chunks_fitted_to_the_window_are_a_new_chunk_set_so_earlier_collections_sync_again():
+    earlier = Layout.of(WorkbenchConfig().with_value("chunking.fit_window", False))
+    now = Layout.of(WorkbenchConfig())
+    assert now.chunking.fit_window
+    assert now.chunkset_key != earlier.chunkset_key and now.key != earlier.key
+    assert now.key.startswith("recursive-1000c-100-")
 
 
 def test_a_layout_reads_every_index_time_key_and_no_other():
@@ -94,6 +103,7 @@ def test_every_index_time_key_changes_the_layout_key():
         "chunking.context_headers": False,
         "chunking.enrich": "title",
         "chunking.enrich_index": True,
+        "chunking.fit_window": False,
         "embedding.model": "another-model",
         "embedding.runtime": "onnx",
         "embedding.precision": "int8",

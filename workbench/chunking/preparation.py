@@ -13,6 +13,7 @@ from store.repository import NewChunk
 from workbench.chunking import chunk_markdown
 from workbench.chunking.chunk import Chunk
 from workbench.chunking.enrich import enrich_texts, enriched_indexed_text, enrichment_metadata
+from workbench.chunking.window import Window, fit_to_window, overlap_share
 from workbench.config import ChunkingConfig, embedding_settings
 from workbench.embedding import Embedder, content_hash
 from workbench.llm.client import LlmCall, LlmClient
@@ -49,6 +50,7 @@ def page_at(page_starts: list[int], offset: int) -> int | None:
 
 
 def split_document(markdown: str, chunking: ChunkingConfig, embedder: Embedder | None) -> list[Chunk]:
+    """The chunks of ``markdown``: the strategy's, fitted to the model's window (``fit_to_window``)."""
     tokens = None
     if chunking.unit == "tokens":
         from workbench.chunking.tokens import HuggingFaceTokenSpans
@@ -56,7 +58,45 @@ def split_document(markdown: str, chunking: ChunkingConfig, embedder: Embedder |
         model = embedding_settings(embedder.name)["embedding.model"] if embedder else "all-MiniLM-L6-v2"
         tokens = HuggingFaceTokenSpans(model)
     embed_sentences = embedder.embed if (chunking.strategy == "semantic" and embedder) else None
-    return chunk_markdown(markdown, chunking, tokens=tokens, embed_sentences=embed_sentences)
+    chunks = chunk_markdown(markdown, chunking, tokens=tokens, embed_sentences=embed_sentences)
+    return fitted_to_window(markdown, chunks, chunking, embedder)
+
+
+def encoder_window(embedder: Embedder | None) -> Window | None:
+    """What ``embedder`` reads of a text, or None when its window or tokenizer is unknown (an
+    embeddings endpoint, say): then nothing is cut to fit."""
+    if embedder is None or embedder.max_tokens is None:
+        return None
+    if embedder.token_spans("a") is None:
+        return None
+
+    def count(texts: list[str]) -> list[int]:
+        counts = embedder.token_counts(texts)
+        if counts is None:
+            raise ValueError(f"embedding model {embedder.name!r} reports token offsets but no token counts")
+        return counts
+
+    def spans(text: str) -> list[tuple[int, int]]:
+        return embedder.token_spans(text) or []
+
+    return Window(embedder.max_tokens, count, spans)
+
+
+def fitted_to_window(
+    markdown: str, chunks: list[Chunk], chunking: ChunkingConfig, embedder: Embedder | None
+) -> list[Chunk]:
+    """``chunks`` cut to fit the embedding model's window when ``chunking.fit_window`` is on (and
+    the model's window is known); as they are otherwise."""
+    window = encoder_window(embedder) if chunking.fit_window and chunks else None
+    if window is None:
+        return chunks
+    return fit_to_window(
+        markdown,
+        chunks,
+        window,
+        lambda chunk: indexed_text(chunk, chunking.context_headers),
+        overlap_share(chunking.size, chunking.overlap),
+    )
 
 
 def prepare_chunks(

@@ -53,6 +53,12 @@ class ChunkingConfig:
     enrich_index: bool = setting(
         False, "put the enrichment (chunking.enrich) into the indexed text, so BM25 and the vectors see it"
     )
+    fit_window: bool = setting(
+        True,
+        "cut every chunk longer than the embedding model's window (its max_seq_length in its own tokens, "
+        "heading path included; all-MiniLM-L6-v2: 256) so the encoder reads each one whole; off keeps "
+        "chunks at chunking.size, and ingest, the Documents page and the Chunking lab count those over it",
+    )
 
 
 #: the encoder runtime a new collection resolves by calibration (``workbench.embedding.calibration``)

@@ -32,3 +32,8 @@ class Embedder(ABC):
     def token_counts(self, texts: list[str]) -> list[int] | None:
         """Token counts in the model's tokenizer, or None when the model has none."""
         return None
+
+    def token_spans(self, text: str) -> list[tuple[int, int]] | None:
+        """Character offsets of each of ``text``'s tokens in the model's tokenizer (no special
+        tokens, no prefix), or None when the model has no tokenizer that reports offsets."""
+        return None

@@ -129,6 +129,17 @@ class SentenceTransformerEmbedder(Embedder):
             ids = self._untruncated_ids([self.passage_prefix + text for text in texts])
         return [len(row) for row in ids]
 
+    def token_spans(self, text: str) -> list[tuple[int, int]] | None:
+        tokenizer = self.model.tokenizer
+        if not getattr(tokenizer, "is_fast", False):  # only fast tokenizers report offsets
+            return None
+        with self._use_lock:
+            # verbose=False: a chunk may be longer than the window on purpose; no warning wanted
+            encoding = tokenizer(
+                text, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False
+            )
+        return [(start, end) for start, end in encoding["offset_mapping"] if end > start]
+
     def _untruncated_ids(self, texts: list[str]) -> list[list[int]]:
         """Each text's token ids, special tokens included, before truncation (callers hold the lock)."""
         return self.model.tokenizer(texts, add_special_tokens=True, truncation=False)["input_ids"]

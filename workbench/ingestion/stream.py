@@ -16,7 +16,7 @@ from pathlib import Path
 
 from store.catalog import Catalog, KeptOpen
 from store.embedding_cache import cached_hashes
-from workbench.chunking.preparation import finish_chunks, split_document
+from workbench.chunking.preparation import finish_chunks, fitted_to_window, split_document
 from workbench.config import IngestConfig
 from workbench.embedding import Embedder, get_embedder
 from workbench.ingestion.estimates import remember_load, remember_rate
@@ -202,6 +202,8 @@ def _prepare(
         chunks = document.outcome.chunks.get(layout.chunkset_key)
         if chunks is None:  # token units and semantic breaks need the model, which lives here
             chunks = split_document(parsed.markdown, layout.chunking, embedder)
+        else:  # and so does the window the worker's chunks are fitted to
+            chunks = fitted_to_window(parsed.markdown, chunks, layout.chunking, embedder)
         document.chunks[layout.chunkset_key] = finish_chunks(
             chunks,
             list(parsed.page_starts),

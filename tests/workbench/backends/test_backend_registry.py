@@ -31,10 +31,12 @@ def test_describe_says_where_a_collection_lives():
 def test_layout_keys_are_the_ones_homes_already_hold():
     # computed by the layout code before backends were plugins: a home's index folders and Milvus
     # collections keep their names, so nothing is rebuilt
-    local = Layout.of(WorkbenchConfig())
-    milvus = Layout.of(WorkbenchConfig().with_overrides(["index.backend=milvus"]))
+    # (chunks not cut to the model's window, as every layout was then)
+    earlier = WorkbenchConfig().with_value("chunking.fit_window", False)
+    local = Layout.of(earlier)
+    milvus = Layout.of(earlier.with_overrides(["index.backend=milvus"]))
     served = Layout.of(
-        WorkbenchConfig().with_overrides(
+        earlier.with_overrides(
             ["index.backend=milvus", "milvus.uri= http://x:1 ", "milvus.analysis=server", "chunking.size=300"]
         )
     )
