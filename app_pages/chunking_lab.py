@@ -31,6 +31,13 @@ def contrasting_chunking(chunking: ChunkingConfig) -> ChunkingConfig:
     return replace(chunking, strategy="fixed", unit="tokens", size=200, overlap=40)
 
 
+def window_advice(described: str, chunking: ChunkingConfig) -> str:
+    """What the chunks over the window mean, and the setting that changes it."""
+    if not chunking.fit_window:
+        return f"{described}. Tick “Cut chunks to the model's window” (chunking.fit_window) to cut them to fit."
+    return f"{described}: their heading paths (or enrichment) leave too little of the window to cut them to fit."
+
+
 def preset_name_for(chunking: ChunkingConfig) -> str:
     unit = "t" if chunking.unit == "tokens" else "c"
     return f"{chunking.strategy}-{chunking.size}{unit}-{chunking.overlap}"
@@ -50,11 +57,14 @@ def show_side(side: str, initial: ChunkingConfig, markdown: str, doc, model: str
     count.metric("Chunks", preview.count)
     median.metric("Median tokens", f"{stats['median']:.0f}")
     over.metric(
-        "Over the model's limit",
+        "Over the model's window",
         preview.over_limit,
         help=f"Chunks longer than the model's maximum sequence length ({preview.max_tokens} tokens) "
         "are cut off when embedded: vector search never sees their end.",
     )
+    overflow = preview.overflow
+    if overflow is not None and overflow.over:
+        st.warning(md_escape(window_advice(overflow.describe(model), chunking)), icon=":material/content_cut:")
     uncovered = len(markdown) - preview.covered_chars
     st.caption(
         f"{preview.overlap_chars:,} characters repeated in overlaps; "

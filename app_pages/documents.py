@@ -13,6 +13,7 @@ from workbench.ingestion.upload_limits import UploadLimit, raise_cost
 from workbench.language.coverage import models_covering, suggest_models
 from workbench.models.availability import ModelNotAvailableError, locate
 from workbench.models.catalogue import EMBEDDING, models
+from workbench.service.collection_info import ChunksOverWindow
 from workbench.text import count, shown_name
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only, read_only
@@ -233,13 +234,21 @@ def last_report(collection: str) -> None:
         st.dataframe(
             pd.DataFrame(
                 [
-                    {"file": shown_name(o.source), "outcome": o.status, "chunks": o.chunks, "reason": o.reason}
+                    {
+                        "file": shown_name(o.source),
+                        "outcome": o.status,
+                        "chunks": o.chunks,
+                        "over the window": len(o.over_window),
+                        "reason": o.reason,
+                    }
                     for o in report.outcomes
                 ]
             ),
             hide_index=True,
             width="stretch",
         )
+        if report.window_note():
+            st.warning(md_escape(report.window_note()), icon=":material/content_cut:")
         for failure in report.failures:
             st.error(
                 f"**{md_escape(shown_name(failure.source))}** was not ingested: {md_escape(failure.reason)}",
@@ -250,7 +259,26 @@ def last_report(collection: str) -> None:
             st.rerun()
 
 
-def document_table(documents: list) -> None:
+def window_panel(collection: str) -> ChunksOverWindow | None:
+    """How many chunks of the selected chunking are longer than the model's window, and by how much."""
+    config = session.current_config()
+    found = session.workbench().chunks_over_window(collection, config)
+    if found is not None and found.overflow.over:
+        described = found.overflow.describe(found.model)
+        fix = (
+            "chunking.fit_window is off for this preset; turn it on (the default) to cut them to fit"
+            if not config.chunking.fit_window
+            else "their heading paths (or enrichment) leave too little of the window to cut them to fit"
+        )
+        st.warning(
+            md_escape(f"Chunking of preset “{session.current_preset()}”: {described}; {fix}."),
+            icon=":material/content_cut:",
+        )
+    return found
+
+
+def document_table(documents: list, over_window: ChunksOverWindow | None = None) -> None:
+    over = over_window.by_document if over_window is not None else {}
     st.dataframe(
         pd.DataFrame(
             [
@@ -259,6 +287,7 @@ def document_table(documents: list) -> None:
                     "type": doc.doc_type,
                     "size (KB)": round(doc.size_bytes / 1024, 1),
                     "chunks": doc.chunk_count,
+                    "over the window": len(over.get(doc.id, ())),
                     "status": doc.status,
                     "ingested at": doc.ingested_at,
                     "reason": doc.error or "",
@@ -385,7 +414,7 @@ def collection_section(current: str | None) -> None:
         return
     if any(doc.status == "success" for doc in all_documents):
         language_panel(current)
-    document_table(all_documents)
+    document_table(all_documents, window_panel(current))
     document_detail(current, all_documents)
 
 

@@ -276,6 +276,12 @@ def chunks_of_document(catalog: Catalog, doc_id: int, chunkset: str | None) -> l
         return repo.chunks_of_document(con, doc_id, chunkset)
 
 
+def chunks_over_limit(catalog: Catalog, collection: str, chunkset: str) -> tuple[int, list[tuple[int, int]]]:
+    """(chunks in the collection's chunk set, (document id, token count) of each one over the model's limit)."""
+    with catalog.connect() as con:
+        return repo.chunks_over_limit(con, repo.get_collection(con, collection).id, chunkset)
+
+
 def chunk_metadata(catalog: Catalog, chunk_id: int) -> dict | None:
     """What the chunker and the parser stored with a chunk (an image's caption, a code unit's name)."""
     with catalog.connect() as con:

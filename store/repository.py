@@ -341,6 +341,22 @@ def chunks_of_document(con, doc_id: int, chunkset: str | None) -> list[tuple]:
     ).fetchall()
 
 
+def chunks_over_limit(con, collection_id: int, chunkset: str) -> tuple[int, list[tuple[int, int]]]:
+    """The chunk set's chunk count in the collection, and (document id, token count) of each of its
+    chunks flagged longer than the model reads (``over_max_length``)."""
+    total = con.execute(
+        "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id"
+        " WHERE d.collection_id = ? AND c.chunkset = ?",
+        [collection_id, chunkset],
+    ).fetchone()[0]
+    over = con.execute(
+        "SELECT c.document_id, c.token_count FROM chunks c JOIN documents d ON d.id = c.document_id"
+        " WHERE d.collection_id = ? AND c.chunkset = ? AND c.over_max_length ORDER BY c.document_id, c.ordinal",
+        [collection_id, chunkset],
+    ).fetchall()
+    return int(total), [(int(doc), int(tokens)) for doc, tokens in over]
+
+
 def chunk_metadata(con, chunk_id: int) -> dict | None:
     row = con.execute("SELECT metadata FROM chunks WHERE id = ?", [chunk_id]).fetchone()
     return None if row is None else json.loads(row[0] or "{}")

@@ -28,8 +28,19 @@ def test_the_demo_table_preview_and_chunk_browser(demo_home: Path, open_app):
     app = open_app(demo_home, page=PAGE)
     assert not app.exception, app.exception
     table = document_table(app)
-    assert list(table.columns) == ["name", "type", "size (KB)", "chunks", "status", "ingested at", "reason"]
+    assert list(table.columns) == [
+        "name",
+        "type",
+        "size (KB)",
+        "chunks",
+        "over the window",
+        "status",
+        "ingested at",
+        "reason",
+    ]
     assert len(table) == 44 and set(table["status"]) == {"success"}
+    assert set(table["over the window"]) == {0}  # the default chunking fits the model's window
+    assert not [text for text in texts(app, "warning") if "window" in text]
     assert set(table["type"]) == {"md", "pdf", "docx"}
 
     overview = Workbench(demo_home).document("rag-pipeline-overview.md", "demo")
@@ -262,6 +273,28 @@ def test_the_runtime_table_shows_each_runtimes_speed_and_scifact_cost(tmp_path: 
     assert rows["openvino-bf16"]["SciFact nDCG@10 dense (Δ fp32)"] == "0.6725 (-0.0005)"
     assert rows["openvino-bf16"]["SciFact nDCG@10 hybrid (Δ fp32)"] == "0.7190 (+0.0002)"
     assert not any(MEASURE_COMMAND in text for text in texts(app, "caption"))
+
+
+def test_chunks_over_the_window_are_counted_per_document_and_by_how_much(tmp_path: Path, open_app):
+    from workbench.config import WorkbenchConfig
+    from workbench.ingestion.ingest import Source
+
+    home = tmp_path / "home"
+    long_note = "# 长笔记\n\n" + "检索增强生成先检索相关段落，再让模型根据这些段落回答问题。" * 20  # 580 characters
+    notes = {"长笔记.md": long_note, "短笔记.md": "# 短笔记\n\n分块要让模型读完整。\n"}
+    unfitted = WorkbenchConfig().with_overrides(["chunking.fit_window=false", "chunking.size=2000"])
+    bench = Workbench(home)
+    assert not bench.ingest("zh", [Source.from_markdown(n, t) for n, t in notes.items()], unfitted).failures
+    (row,) = bench.chunks_of(bench.document("长笔记.md", "zh").id, bench.config_for("zh"))
+    excess = row[9] - 256  # one chunk of about 590 tokens (a token a character)
+    assert excess > 300
+    app = open_app(home, page=PAGE)
+    assert not app.exception, app.exception
+    (warning,) = [text for text in texts(app, "warning") if "window" in text]
+    assert f"1 of 2 chunks is longer than all-MiniLM-L6-v2's 256-token window, by {excess} tokens" in warning
+    assert "chunking.fit_window is off for this preset" in warning
+    table = document_table(app)
+    assert dict(zip(table["name"], table["over the window"], strict=True)) == {"短笔记.md": 0, "长笔记.md": 1}
 
 
 def test_a_chinese_document_among_english_ones_is_named_and_no_zero_share_is_listed(tmp_path: Path, open_app):

@@ -13,6 +13,7 @@ from itertools import pairwise
 import numpy as np
 
 from workbench.chunking.preparation import indexed_text, split_document
+from workbench.chunking.window import Overflow
 from workbench.config import ChunkingConfig
 from workbench.embedding import Embedder
 
@@ -49,6 +50,11 @@ class ChunkPreview:
                 covered += end - start
                 reach = end
         return covered
+
+    @property
+    def overflow(self) -> Overflow | None:
+        """The chunks over the model's window and by how much (None: window unknown)."""
+        return Overflow.of(self.token_counts, self.max_tokens)
 
     def token_stats(self) -> dict[str, float]:
         if not self.token_counts:

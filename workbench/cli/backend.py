@@ -36,7 +36,7 @@ def cmd_sync(args) -> int:
     reparsed = bench.reparse_outdated(args.collection, config, progress=print_progress)
     if reparsed.summary():
         print(f"{args.collection}: {reparsed.summary()}")
-    for result in bench.sync(args.collection, config, verify=True, reparse=False):
+    for result in bench.sync(args.collection, config, verify=True, reparse=False, progress=print_progress):
         if not result.rebuilt:
             print(f"{args.collection}/{result.layout_key}: up to date at generation {result.generation}")
             continue

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench.text import shown_name
+from workbench.text import count, shown_name
 
 EXIT_OK, EXIT_BELOW_THRESHOLD, EXIT_USAGE = 0, 1, 2
 EXIT_CANCELLED = 130  # the shell's code for Ctrl-C
@@ -85,6 +85,10 @@ def print_progress(event) -> None:
         print(f"  indexing  {shown_name(event.source)}", file=sys.stderr)
 
 
+#: files named one by one in a report's list (of chunks over the window, say)
+FILES_LISTED = 10
+
+
 def print_report(report) -> None:
     print(report.summary())
     if getattr(report, "cancelled", False):
@@ -96,5 +100,16 @@ def print_report(report) -> None:
         print("nothing to do: parsed 0 files and embedded 0 chunk texts (all unchanged)")
     for note in getattr(report, "notes", ()):  # e.g. an encoder runtime that fell back to torch fp32
         print(f"  note: {note}")
+    window_note = report.window_note() if hasattr(report, "window_note") else ""
+    if window_note:
+        print(f"  over the window: {window_note}")
+        over = [outcome for outcome in report.outcomes if outcome.over_window]
+        for outcome in over[:FILES_LISTED]:
+            print(
+                f"    {shown_name(outcome.source)}: {len(outcome.over_window)} of {outcome.chunks} chunks, "
+                f"by up to {max(outcome.over_window)} tokens"
+            )
+        if len(over) > FILES_LISTED:
+            print(f"    and {count(len(over) - FILES_LISTED, 'more file')}")
     for failure in report.failures:
         print(f"  FAILED {shown_name(failure.source)}: {failure.reason}")

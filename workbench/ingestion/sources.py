@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.chunking.window import Overflow
 from workbench.llm.client import LlmCall, summarize_calls
 from workbench.text import count
 
@@ -76,6 +77,16 @@ class FileOutcome:
     status: str  # ingested | replaced | skipped | failed
     reason: str = ""
     chunks: int = 0
+    #: tokens past the embedding model's window, one entry per chunk over it
+    over_window: tuple[int, ...] = ()
+
+
+def excess_tokens(chunks: Iterable, window: int | None) -> tuple[int, ...]:
+    """Tokens past ``window`` of each chunk (``token_count``) longer than it."""
+    if window is None:
+        return ()
+    counts = (chunk.token_count for chunk in chunks)
+    return tuple(count - window for count in counts if count is not None and count > window)
 
 
 @dataclass
@@ -95,6 +106,10 @@ class IngestReport:
     notes: list[str] = field(default_factory=list)
     #: sources whose bytes were ingested before, parsed again because a newer parser reads their type
     reparsed: list[str] = field(default_factory=list)
+    #: the collection's embedding model, its window (tokens; None: unknown) and whether chunks are cut to it
+    window_model: str = ""
+    window: int | None = None
+    fit_window: bool = True
 
     def count(self, status: str) -> int:
         return sum(1 for outcome in self.outcomes if outcome.status == status)
@@ -106,6 +121,26 @@ class IngestReport:
     @property
     def failures(self) -> list[FileOutcome]:
         return [o for o in self.outcomes if o.status == "failed"]
+
+    def overflow(self) -> Overflow | None:
+        """The chunks this run made that are longer than the model's window (None: window unknown)."""
+        made = [o for o in self.outcomes if o.status in ("ingested", "replaced")]
+        if self.window is None or not made:
+            return None
+        excess = tuple(tokens for outcome in made for tokens in outcome.over_window)
+        return Overflow(self.window, excess, sum(outcome.chunks for outcome in made))
+
+    def window_note(self) -> str:
+        """What the chunks over the window mean and what to set, or "" when every chunk fits."""
+        overflow = self.overflow()
+        if overflow is None or not overflow.over:
+            return ""
+        fix = (
+            "chunking.fit_window=false keeps chunks at chunking.size; set it to true (the default) to cut them to fit"
+            if not self.fit_window
+            else "their heading paths (or LLM enrichment) leave too little of the window to cut them to fit"
+        )
+        return f"{overflow.describe(self.window_model or 'the embedding model')}; {fix}"
 
     def summary(self) -> str:
         parts = [
@@ -131,10 +166,12 @@ class IngestReport:
                 f"({cost['endpoint_calls']} endpoint calls, {cost['cached']} cached, "
                 f"{cost['prompt_tokens'] + cost['completion_tokens']} tokens)"
             )
+        overflow = self.overflow()
+        over = f"; {overflow.over} of {overflow.chunks} chunks over the window" if overflow and overflow.over else ""
         return (
             f"{self.collection}: {stopped}{count(len(self.outcomes), 'file')}: {', '.join(parts)}{reparsed}; "
-            f"parsed {self.parsed}, embedded {self.embedded} new chunk texts ({self.cached} from cache){enriched}; "
-            f"{self.elapsed_s:.1f} s"
+            f"parsed {self.parsed}, embedded {self.embedded} new chunk texts ({self.cached} from cache){enriched}"
+            f"{over}; {self.elapsed_s:.1f} s"
         )
 
 

@@ -20,7 +20,7 @@ from workbench.chunking.preparation import finish_chunks, fitted_to_window, spli
 from workbench.config import IngestConfig
 from workbench.embedding import Embedder, get_embedder
 from workbench.ingestion.estimates import remember_load, remember_rate
-from workbench.ingestion.sources import MB, IngestReport, Progress, ProgressCallback
+from workbench.ingestion.sources import MB, IngestReport, Progress, ProgressCallback, excess_tokens
 from workbench.ingestion.workers import ParseOutcome, ParsePool, ParseTask, run_task
 from workbench.ingestion.writer import CatalogWriter, PendingDocument
 from workbench.layout import Layout
@@ -197,7 +197,7 @@ def _prepare(
     report: IngestReport,
 ) -> None:
     parsed = document.parsed
-    for layout in layouts:
+    for position, layout in enumerate(layouts):
         embedder = embedders[layout.embedding_model]
         chunks = document.outcome.chunks.get(layout.chunkset_key)
         if chunks is None:  # token units and semantic breaks need the model, which lives here
@@ -213,6 +213,10 @@ def _prepare(
             llm=llm,
             llm_calls=report.llm_calls,
         )
+        if position == 0:  # the collection's own chunking: what the report says of the window
+            window = report.window = embedder.max_tokens
+            report.window_model, report.fit_window = layout.embedding_model, layout.chunking.fit_window
+            document.over_window = excess_tokens(document.chunks[layout.chunkset_key], window)
 
 
 class _Embedding:

@@ -46,6 +46,8 @@ class PendingDocument:
     replaces: bool
     outcome: ParseOutcome
     chunks: dict[str, list] = field(default_factory=dict)  # chunkset key -> NewChunk list
+    #: tokens past the model's window, one entry per chunk over it (the first layout's chunks)
+    over_window: tuple[int, ...] = ()
 
     @property
     def parsed(self) -> ParsedDocument:
@@ -198,7 +200,7 @@ class CatalogWriter:
                 )
         statuses = stored_documents.commit_documents(self.catalog, self.collection_id, self.run_id, versions)
         self.report.outcomes.extend(
-            FileOutcome(d.source.name, status, chunks=len(next(iter(d.chunks.values()), [])))
+            FileOutcome(d.source.name, status, chunks=len(next(iter(d.chunks.values()), [])), over_window=d.over_window)
             for d, status in zip(documents, statuses, strict=False)
         )
 

@@ -61,7 +61,14 @@ from workbench.models.catalogue import EMBEDDING, RERANK
 from workbench.retrieval.llm_cost import llm_calls_per_query
 from workbench.retrieval.pipeline import run_pipeline
 from workbench.retrieval.trace import Trace
-from workbench.service.collection_info import CollectionInfo, Migration, interrupted_reason, known_only
+from workbench.service.collection_info import (
+    ChunksOverWindow,
+    CollectionInfo,
+    Migration,
+    chunks_over_window,
+    interrupted_reason,
+    known_only,
+)
 from workbench.service.home import resolve_home
 from workbench.service.reparsing import judged_outdated, reanchor_after
 from workbench.service.sharing import SHARE_VAR, read_only_message, refused_when_read_only
@@ -344,9 +351,15 @@ class Workbench:
         return document
 
     def sync(
-        self, collection: str, config: WorkbenchConfig | None = None, verify: bool = False, reparse: bool = True
+        self,
+        collection: str,
+        config: WorkbenchConfig | None = None,
+        verify: bool = False,
+        reparse: bool = True,
+        progress: ProgressCallback | None = None,
     ) -> list[SyncResult]:
-        """Bring every index of the collection in line with the catalog (after a crash, say).
+        """Bring every index of the collection in line with the catalog (after a crash, say), the
+        chunk set ``config`` asks for made first where the collection lacks it.
 
         ``reparse`` first parses again the documents an older parser wrote, from their kept
         originals (``reparse_outdated``; skipped on a read-only workbench). ``verify`` checks a
@@ -359,10 +372,10 @@ class Workbench:
             if reparsed.summary():
                 log.info("%s: %s", collection, reparsed.summary())
         config = self.reach(config or self.config_for(collection))
-        return [
-            sync_layout(self.catalog, self.home, collection, layout, verify=verify)
-            for layout in self.layouts_of(collection, config)
-        ]
+        layouts = self.layouts_of(collection, config)
+        if not self.read_only:  # a chunking new to the collection (a new default, say) is made first
+            ensure_chunkset(self.catalog, collection, layouts[0], progress)
+        return [sync_layout(self.catalog, self.home, collection, layout, verify=verify) for layout in layouts]
 
     @refused_when_read_only("Moving a collection's indexes")
     def migrate_backend(
@@ -553,6 +566,10 @@ class Workbench:
 
     def markdown(self, doc_id: int) -> tuple[str, list[int]]:
         return stored_documents.document_markdown(self.catalog, doc_id)
+
+    def chunks_over_window(self, collection: str, config: WorkbenchConfig) -> ChunksOverWindow | None:
+        """The chunks of ``config``'s chunking longer than its model's window (None: window unknown)."""
+        return chunks_over_window(self.catalog, collection, Layout.of(config))
 
     def chunks_of(self, doc_id: int, config: WorkbenchConfig | None = None) -> list[tuple]:
         chunkset = Layout.of(config).chunkset_key if config else None

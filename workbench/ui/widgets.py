@@ -125,6 +125,12 @@ def chunking_controls(prefix: str, initial: ChunkingConfig) -> ChunkingConfig:
         key=f"{prefix}.context_headers",
         help=KEY_DOCS["chunking.context_headers"],
     )
+    fit_window = st.checkbox(
+        "Cut chunks to the model's window",
+        value=initial.fit_window,
+        key=f"{prefix}.fit_window",
+        help=KEY_DOCS["chunking.fit_window"],
+    )
     enrich, enrich_index = llm_panels.enrichment_controls(prefix, initial)
     return ChunkingConfig(
         strategy=strategy,
@@ -136,6 +142,7 @@ def chunking_controls(prefix: str, initial: ChunkingConfig) -> ChunkingConfig:
         context_headers=bool(context_headers),
         enrich=enrich,
         enrich_index=enrich_index,
+        fit_window=bool(fit_window),
     )
 
 
