@@ -9,6 +9,7 @@ import streamlit as st
 from workbench.config import EmbeddingConfig, WorkbenchConfig
 from workbench.ingestion.ingest import IngestReport, Source
 from workbench.ingestion.parsers import SUPPORTED_TYPES
+from workbench.ingestion.parsers.image_notes import describe_images, images_in_brief, notes_of
 from workbench.ingestion.upload_limits import UploadLimit, raise_cost
 from workbench.language.coverage import models_covering, suggest_models
 from workbench.models.availability import ModelNotAvailableError, locate
@@ -239,6 +240,7 @@ def last_report(collection: str) -> None:
                         "outcome": o.status,
                         "chunks": o.chunks,
                         "over the window": len(o.over_window),
+                        "images": images_in_brief(o.images),
                         "reason": o.reason,
                     }
                     for o in report.outcomes
@@ -247,6 +249,12 @@ def last_report(collection: str) -> None:
             hide_index=True,
             width="stretch",
         )
+        for outcome in report.outcomes:
+            if outcome.images:
+                st.caption(
+                    f"Images in {md_escape(shown_name(outcome.source))}: "
+                    + "; ".join(md_escape(line) for line in describe_images(outcome.images))
+                )
         if report.window_note():
             st.warning(md_escape(report.window_note()), icon=":material/content_cut:")
         for failure in report.failures:
@@ -288,6 +296,7 @@ def document_table(documents: list, over_window: ChunksOverWindow | None = None)
                     "size (KB)": round(doc.size_bytes / 1024, 1),
                     "chunks": doc.chunk_count,
                     "over the window": len(over.get(doc.id, ())),
+                    "images": images_in_brief(notes_of(doc.parse_report)),
                     "status": doc.status,
                     "ingested at": doc.ingested_at,
                     "reason": doc.error or "",
@@ -315,6 +324,13 @@ def document_detail(collection: str, documents: list) -> None:
         )
     else:
         document_language_warning(collection, doc)
+        images = describe_images(notes_of(doc.parse_report))
+        if images:
+            st.info(
+                "Pictures in this document: " + "; ".join(md_escape(line) for line in images) + ". Text OCR "
+                "read is in the Markdown where the picture stands, as a quote headed “Text in the image (OCR)”.",
+                icon=":material/image_search:",
+            )
         image = session.workbench().original_image(doc)
         if image is not None:
             st.image(

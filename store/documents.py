@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from store import chunks_repository as chunk_repo
 from store import repository as repo
 from store.catalog import Catalog
 from store.document_versions import Fingerprint, OutdatedDocument, document_fingerprints
@@ -42,6 +43,7 @@ class DocumentVersion:
     chunks: dict[str, list[NewChunk]]  # chunk set key -> chunks
     replaces: bool  # a document of this source name was in the catalog when the run started
     parser_version: int = 1  # of the parser that wrote ``markdown``
+    parse_report: dict | None = None  # what the parser could not read, or read by OCR
 
 
 @dataclass(frozen=True)
@@ -150,11 +152,12 @@ def _insert_versions(con, collection_id: int, documents: list[DocumentVersion]) 
                 "markdown": d.markdown,
                 "page_starts": d.page_starts,
                 "parser_version": d.parser_version,
+                "parse_report": d.parse_report,
             }
             for d in documents
         ],
     )
-    repo.insert_chunk_rows(
+    chunk_repo.insert_chunk_rows(
         con,
         collection_id,
         [(key, doc_id, chunks) for d, doc_id in zip(documents, ids, strict=False) for key, chunks in d.chunks.items()],
@@ -211,7 +214,7 @@ def add_chunks(
 ) -> None:
     """Add a chunk set's chunks for several documents and bump the generation, in one transaction."""
     with catalog.connect() as con:
-        repo.insert_chunk_rows(
+        chunk_repo.insert_chunk_rows(
             con, collection_id, [(chunkset_key, doc_id, chunks) for doc_id, chunks in chunks_by_document]
         )
         repo.bump_generation(con, collection_id)
@@ -244,7 +247,7 @@ def index_source(catalog: Catalog, collection: str, chunkset_key: str, indexed_g
         if indexed_generation == row.generation:
             return IndexSource(row.generation, None, None)
         return IndexSource(
-            row.generation, repo.chunkset_rows(con, row.id, chunkset_key), repo.document_infos(con, row.id)
+            row.generation, chunk_repo.chunkset_rows(con, row.id, chunkset_key), repo.document_infos(con, row.id)
         )
 
 
@@ -273,19 +276,19 @@ def document_markdown(catalog: Catalog, doc_id: int) -> tuple[str, list[int]]:
 
 def chunks_of_document(catalog: Catalog, doc_id: int, chunkset: str | None) -> list[tuple]:
     with catalog.connect() as con:
-        return repo.chunks_of_document(con, doc_id, chunkset)
+        return chunk_repo.chunks_of_document(con, doc_id, chunkset)
 
 
 def chunks_over_limit(catalog: Catalog, collection: str, chunkset: str) -> tuple[int, list[tuple[int, int]]]:
     """(chunks in the collection's chunk set, (document id, token count) of each one over the model's limit)."""
     with catalog.connect() as con:
-        return repo.chunks_over_limit(con, repo.get_collection(con, collection).id, chunkset)
+        return chunk_repo.chunks_over_limit(con, repo.get_collection(con, collection).id, chunkset)
 
 
 def chunk_metadata(catalog: Catalog, chunk_id: int) -> dict | None:
     """What the chunker and the parser stored with a chunk (an image's caption, a code unit's name)."""
     with catalog.connect() as con:
-        return repo.chunk_metadata(con, chunk_id)
+        return chunk_repo.chunk_metadata(con, chunk_id)
 
 
 @dataclass(frozen=True)
@@ -299,7 +302,7 @@ class ChunkInContext:
 def chunk_in_context(catalog: Catalog, chunk_id: int) -> ChunkInContext | None:
     """A chunk with its document, collection name and the chunks around it, or ``None``."""
     with catalog.connect() as con:
-        chunk = repo.chunk_by_id(con, chunk_id)
+        chunk = chunk_repo.chunk_by_id(con, chunk_id)
         if chunk is None:
             return None
         document = repo.find_document(con, None, str(chunk[1]))
@@ -309,7 +312,7 @@ def chunk_in_context(catalog: Catalog, chunk_id: int) -> ChunkInContext | None:
         siblings = [chunk]
         # a document has one chunk list per chunk set (layout); neighbours come from the chunk's own
         for chunkset in repo.chunksets(con, document.collection_id):
-            rows = repo.chunks_of_document(con, document.id, chunkset)
+            rows = chunk_repo.chunks_of_document(con, document.id, chunkset)
             if any(r[0] == chunk[0] for r in rows):
                 siblings = rows
                 break

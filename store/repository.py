@@ -1,6 +1,7 @@
 """Catalog reads and writes, as functions over an open connection.
 
-These are the statements; the store modules that own a transaction (``store.collections``,
+These are the statements (a chunk's are in ``chunks_repository``, an evaluation run's in
+``runs_repository``); the store modules that own a transaction (``store.collections``,
 ``store.settings``, ``store.documents``) compose them into units of work. Nothing above ``store``
 calls them directly, since it has no connection to pass.
 """
@@ -41,6 +42,8 @@ class DocumentRow:
     status: str
     error: str | None
     ingested_at: datetime
+    #: what the parser could not read, or read by OCR (``{"images": [...]}``); None: nothing to say
+    parse_report: dict | None = None
     chunk_count: int = 0
 
 
@@ -166,8 +169,28 @@ def add_chunkset(con, collection_id: int, key: str, config: dict) -> None:
 
 _DOC_COLUMNS = (
     "d.id, d.collection_id, d.source, d.external_id, d.sha256, d.size_bytes, d.doc_type, d.title,"
-    " d.status, d.error, d.ingested_at"
+    " d.status, d.error, d.ingested_at, d.parse_report"
 )
+
+
+def _document_row(row: tuple) -> DocumentRow:
+    (doc_id, collection_id, source, external_id, sha256, size_bytes, doc_type, title, status, error, ingested_at,
+     report, chunk_count) = row  # fmt: skip
+    return DocumentRow(
+        doc_id,
+        collection_id,
+        source,
+        external_id,
+        sha256,
+        size_bytes,
+        doc_type,
+        title,
+        status,
+        error,
+        ingested_at,
+        json.loads(report) if report else None,
+        chunk_count,
+    )
 
 
 def documents(con, collection_id: int, chunkset: str | None = None) -> list[DocumentRow]:
@@ -176,7 +199,7 @@ def documents(con, collection_id: int, chunkset: str | None = None) -> list[Docu
         " AND (? IS NULL OR c.chunkset = ?)) FROM documents d WHERE d.collection_id = ? ORDER BY d.source",
         [chunkset, chunkset, collection_id],
     ).fetchall()
-    return [DocumentRow(*row) for row in rows]
+    return [_document_row(row) for row in rows]
 
 
 def find_document(con, collection_id: int | None, ref: str) -> DocumentRow | None:
@@ -194,7 +217,7 @@ def find_document(con, collection_id: int | None, ref: str) -> DocumentRow | Non
             [value, *params_tail],
         ).fetchone()
         if row:
-            return DocumentRow(*row)
+            return _document_row(row)
     return None
 
 
@@ -247,9 +270,6 @@ def documents_without_chunks(con, collection_id: int, chunkset: str) -> list[tup
     ).fetchall()
 
 
-# -- chunks -----------------------------------------------------------------------------------
-
-
 def insert_documents(con, collection_id: int, documents: list[dict]) -> list[int]:
     """Insert successful documents (dicts of ``insert_document``'s keywords but status and error)
     in one statement; their ids, row-aligned. Ids come from the table's own sequence."""
@@ -273,57 +293,13 @@ def insert_documents(con, collection_id: int, documents: list[dict]) -> list[int
             "page_starts": pa.array([list(p or []) for p in column("page_starts")], pa.list_(pa.int32())),
             "status": pa.array(["success"] * len(documents), pa.string()),
             "parser_version": pa.array([d.get("parser_version") for d in documents], pa.int32()),
+            "parse_report": pa.array(
+                [json.dumps(d["parse_report"]) if d.get("parse_report") else None for d in documents], pa.string()
+            ),
         }
     )
     insert_frame(con, "documents", table)
     return ids
-
-
-def insert_chunks(con, collection_id: int, chunkset: str, doc_id: int, chunks: list[NewChunk]) -> None:
-    insert_chunk_rows(con, collection_id, [(chunkset, doc_id, chunks)])
-
-
-def insert_chunk_rows(con, collection_id: int, groups: list[tuple[str, int, list[NewChunk]]]) -> None:
-    """Insert the chunks of several (chunk set, document id, chunks) groups in one statement."""
-    rows = [(chunkset, doc_id, c) for chunkset, doc_id, chunks in groups for c in chunks]
-    if not rows:
-        return
-    import pyarrow as pa
-
-    chunks = [c for _, _, c in rows]
-    table = pa.table(
-        {
-            "collection_id": pa.array([collection_id] * len(rows), pa.int64()),
-            "chunkset": pa.array([chunkset for chunkset, _, _ in rows], pa.string()),
-            "document_id": pa.array([doc_id for _, doc_id, _ in rows], pa.int64()),
-            "ordinal": pa.array([c.ordinal for c in chunks], pa.int32()),
-            "text": pa.array([c.text for c in chunks], pa.string()),
-            "indexed_text": pa.array([c.indexed_text for c in chunks], pa.string()),
-            "start_offset": pa.array([c.start for c in chunks], pa.int32()),
-            "end_offset": pa.array([c.end for c in chunks], pa.int32()),
-            "heading_path": pa.array([list(c.heading_path) for c in chunks], pa.list_(pa.string())),
-            "page": pa.array([c.page for c in chunks], pa.int32()),
-            "content_hash": pa.array([c.content_hash for c in chunks], pa.string()),
-            "token_count": pa.array([c.token_count for c in chunks], pa.int32()),
-            "over_max_length": pa.array([c.over_max_length for c in chunks], pa.bool_()),
-            "metadata": pa.array([json.dumps(c.metadata) for c in chunks], pa.string()),
-        }
-    )
-    insert_frame(con, "chunks", table)
-
-
-CHUNK_SELECT = (
-    "SELECT c.id, c.document_id, c.ordinal, c.start_offset, c.end_offset, c.text, c.indexed_text,"
-    " c.heading_path, c.page, c.token_count, c.over_max_length, c.content_hash, c.metadata FROM chunks c"
-)
-
-
-def chunkset_rows(con, collection_id: int, chunkset: str) -> dict[str, list]:
-    return con.execute(
-        f"{CHUNK_SELECT} JOIN documents d ON d.id = c.document_id"
-        " WHERE c.collection_id = ? AND c.chunkset = ? AND d.status = 'success' ORDER BY c.id",
-        [collection_id, chunkset],
-    ).fetchnumpy()
 
 
 def document_infos(con, collection_id: int) -> list[tuple]:
@@ -332,38 +308,6 @@ def document_infos(con, collection_id: int) -> list[tuple]:
         " WHERE collection_id = ? AND status = 'success' ORDER BY id",
         [collection_id],
     ).fetchall()
-
-
-def chunks_of_document(con, doc_id: int, chunkset: str | None) -> list[tuple]:
-    return con.execute(
-        f"{CHUNK_SELECT} WHERE c.document_id = ? AND (? IS NULL OR c.chunkset = ?) ORDER BY c.ordinal",
-        [doc_id, chunkset, chunkset],
-    ).fetchall()
-
-
-def chunks_over_limit(con, collection_id: int, chunkset: str) -> tuple[int, list[tuple[int, int]]]:
-    """The chunk set's chunk count in the collection, and (document id, token count) of each of its
-    chunks flagged longer than the model reads (``over_max_length``)."""
-    total = con.execute(
-        "SELECT count(*) FROM chunks c JOIN documents d ON d.id = c.document_id"
-        " WHERE d.collection_id = ? AND c.chunkset = ?",
-        [collection_id, chunkset],
-    ).fetchone()[0]
-    over = con.execute(
-        "SELECT c.document_id, c.token_count FROM chunks c JOIN documents d ON d.id = c.document_id"
-        " WHERE d.collection_id = ? AND c.chunkset = ? AND c.over_max_length ORDER BY c.document_id, c.ordinal",
-        [collection_id, chunkset],
-    ).fetchall()
-    return int(total), [(int(doc), int(tokens)) for doc, tokens in over]
-
-
-def chunk_metadata(con, chunk_id: int) -> dict | None:
-    row = con.execute("SELECT metadata FROM chunks WHERE id = ?", [chunk_id]).fetchone()
-    return None if row is None else json.loads(row[0] or "{}")
-
-
-def chunk_by_id(con, chunk_id: int) -> tuple | None:
-    return con.execute(f"{CHUNK_SELECT} WHERE c.id = ?", [chunk_id]).fetchone()
 
 
 # -- ingestion history ------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from workbench.ingestion.parsers.image_notes import describe_images
 from workbench.text import count, shown_name
 
 EXIT_OK, EXIT_BELOW_THRESHOLD, EXIT_USAGE = 0, 1, 2
@@ -111,5 +112,11 @@ def print_report(report) -> None:
             )
         if len(over) > FILES_LISTED:
             print(f"    and {count(len(over) - FILES_LISTED, 'more file')}")
+    with_images = [outcome for outcome in report.outcomes if getattr(outcome, "images", ())]
+    for outcome in with_images[:FILES_LISTED]:  # what OCR read of the pictures, and what it skipped
+        for line in describe_images(outcome.images):
+            print(f"  images in {shown_name(outcome.source)}: {line}")
+    if len(with_images) > FILES_LISTED:
+        print(f"  images in {count(len(with_images) - FILES_LISTED, 'more file')}")
     for failure in report.failures:
         print(f"  FAILED {shown_name(failure.source)}: {failure.reason}")

@@ -15,6 +15,7 @@ from workbench.cli.common import (
     print_report,
     workbench_from,
 )
+from workbench.ingestion.parsers.image_notes import images_in_brief, notes_of
 from workbench.text import shown_name
 
 
@@ -106,9 +107,10 @@ def cmd_documents(args) -> int:
     bench = workbench_from(args)
     for doc in bench.documents(args.collection):
         status = doc.status if doc.status == "success" else f"{doc.status}: {doc.error}"
+        images = images_in_brief(notes_of(doc.parse_report))
         print(
             f"{doc.id:>6}  {shown_name(doc.source):<40} {doc.doc_type:<5} {doc.size_bytes:>9} B "
-            f"{doc.chunk_count:>5} chunks  {status}"
+            f"{doc.chunk_count:>5} chunks  {status}{f'  (images: {images})' if images else ''}"
         )
     return EXIT_OK
 

@@ -58,6 +58,26 @@ class IngestConfig:
     captions: bool = setting(
         True, "caption images with the configured OpenAI-compatible vision endpoint (WORKBENCH_LLM_*)"
     )
+    ocr_image_share: float = setting(
+        0.25,
+        "a picture on a PDF page that also has text is OCR'd when it covers at least this share of the page "
+        "(0.25: a quarter); smaller ones are listed as skipped",
+        minimum=0.0,
+        maximum=1.0,
+    )
+    max_ocr_images: int = setting(
+        20,
+        "most pictures OCR'd in one PDF (pages that have text); 0 reads none; the rest are listed as skipped",
+        minimum=0,
+        maximum=100_000,
+    )
+    ocr_budget_s: float = setting(
+        30.0,
+        "seconds OCR of one PDF's pictures may take in all, at most half of ingest.parse_timeout_s; "
+        "pictures past it are listed as skipped",
+        minimum=0.1,
+        maximum=86_400.0,
+    )
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workbench.chunking.window import Overflow
+from workbench.ingestion.parsers.image_notes import ImageNote
 from workbench.llm.client import LlmCall, summarize_calls
 from workbench.text import count
 
@@ -79,6 +80,8 @@ class FileOutcome:
     chunks: int = 0
     #: tokens past the embedding model's window, one entry per chunk over it
     over_window: tuple[int, ...] = ()
+    #: the pictures in the file: their text read by OCR, or skipped and why
+    images: tuple[ImageNote, ...] = ()
 
 
 def excess_tokens(chunks: Iterable, window: int | None) -> tuple[int, ...]:

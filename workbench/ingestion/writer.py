@@ -187,6 +187,7 @@ class CatalogWriter:
                 chunks=d.chunks,
                 replaces=d.replaces,
                 parser_version=d.parsed.parser_version,
+                parse_report={"images": [note.to_json() for note in d.parsed.images]} if d.parsed.images else None,
             )
             for d in documents
         ]
@@ -200,7 +201,13 @@ class CatalogWriter:
                 )
         statuses = stored_documents.commit_documents(self.catalog, self.collection_id, self.run_id, versions)
         self.report.outcomes.extend(
-            FileOutcome(d.source.name, status, chunks=len(next(iter(d.chunks.values()), [])), over_window=d.over_window)
+            FileOutcome(
+                d.source.name,
+                status,
+                chunks=len(next(iter(d.chunks.values()), [])),
+                over_window=d.over_window,
+                images=d.parsed.images,
+            )
             for d, status in zip(documents, statuses, strict=False)
         )
 

@@ -205,6 +205,7 @@ def test_every_key_has_a_lifetime_and_the_index_time_ones_are_what_indexes_are_b
         "chunking.context_headers",
         "chunking.enrich",
         "chunking.enrich_index",
+        "chunking.fit_window",
         "embedding.model",
         "embedding.runtime",
         "embedding.precision",

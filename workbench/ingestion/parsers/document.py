@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from workbench.config import IngestConfig
+from workbench.ingestion.parsers.image_notes import ImageNote
 from workbench.plugins import Registry
 
 
@@ -28,6 +29,8 @@ class ParsedDocument:
     chunk_metadata: Mapping = field(default_factory=dict)
     #: the version of the parser that wrote ``markdown`` (``registry.parser_version``)
     parser_version: int = 1
+    #: the pictures inside the document: their text read by OCR, or skipped and why
+    images: tuple[ImageNote, ...] = ()
 
     def __post_init__(self) -> None:
         starts = self.page_starts
@@ -69,6 +72,7 @@ class Extraction:
     paged: bool = False
     title_hint: str | None = None
     chunk_metadata: Mapping = field(default_factory=dict)
+    images: tuple[ImageNote, ...] = ()
 
 
 #: a format's extractor: (file bytes, source name, limits) -> its raw text, or a ParseError

@@ -58,6 +58,10 @@ class ImageError(Exception):
     """An image that cannot become text; the message names the fix."""
 
 
+class OcrTimeout(ImageError):
+    """tesseract took longer than it was given on one image."""
+
+
 @dataclass(frozen=True)
 class ImageText:
     """What an image says: OCR text and/or a caption, and notes on what was not available."""
@@ -107,18 +111,18 @@ def ocr_unavailable_reason(requested: str) -> str:
     )
 
 
-def ocr_png(png: bytes, languages: str) -> str:
-    """Text tesseract reads in a PNG image (page segmentation: automatic)."""
+def ocr_png(png: bytes, languages: str, timeout_s: float = OCR_PAGE_TIMEOUT_S) -> str:
+    """Text tesseract reads in a PNG image (page segmentation: automatic); ``OcrTimeout`` past ``timeout_s``."""
     try:
         done = subprocess.run(
             [tesseract_path() or "tesseract", "stdin", "stdout", "-l", languages, "--psm", "3"],
             input=png,
             capture_output=True,
-            timeout=OCR_PAGE_TIMEOUT_S,
+            timeout=timeout_s,
         )
     except subprocess.TimeoutExpired as error:
-        raise ImageError(
-            f"OCR took longer than {OCR_PAGE_TIMEOUT_S:g} s on one image; crop or downscale it and upload it again"
+        raise OcrTimeout(
+            f"OCR took longer than {timeout_s:g} s on one image; crop or downscale it and upload it again"
         ) from error
     if done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()

@@ -81,6 +81,7 @@ def parse_bytes(data: bytes, filename: str, *, limits: IngestConfig | None = Non
         page_starts=page_starts,
         chunk_metadata=dict(extraction.chunk_metadata),
         parser_version=parser_version(doc_type),
+        images=extraction.images,
     )
 
 

@@ -8,9 +8,10 @@ aligned over several rows make one, lines joined into paragraphs (CJK with no sp
 one, hyphenated line ends mended), running headers, footers and page numbers dropped. Each page
 is one part, so ``page_starts`` stay exact. See docs/pdf.md for what it does and its limits.
 
-Pages without any glyph are OCR'd like images (``parsers.images``). ``PARSER_VERSION`` is part of
-what a document's Markdown depends on: documents parsed by an older version are parsed again by the
-next ``sync`` (or re-ingest of the same file).
+Pages without any glyph are OCR'd like images (``parsers.images``); on pages with glyphs, pictures
+large enough to hold text are OCR'd and their text placed where they stand (``image_text``).
+``PARSER_VERSION`` is part of what a document's Markdown depends on: documents parsed by an older
+version are parsed again by the next ``sync`` (or re-ingest of the same file).
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ import logging
 
 from workbench.config import IngestConfig
 from workbench.ingestion.parsers.document import Extraction, ParseError, register_parsers
+from workbench.ingestion.parsers.image_notes import ImageNote
 
 log = logging.getLogger(__name__)
 
 #: 1: markitdown (pdfminer's text); 2: the layout extractor of this package; 3: the same, with
 #: bullets drawn as shapes, bold painted as an outline, headings in colour, columns under text
-#: set across the page, nested items, and paragraphs going on from one column to the next
-PARSER_VERSION = 3
+#: set across the page, nested items, and paragraphs going on from one column to the next; 4: the
+#: text of large pictures on pages with text, OCR'd where the picture stands (``image_text``)
+PARSER_VERSION = 4
 
 
 class PdfReadError(Exception):
@@ -47,15 +50,22 @@ def extract_pdf(data: bytes, source: str, limits: IngestConfig) -> Extraction:
     from workbench.ingestion.parsers.pdf.layout import read_pages
 
     try:
-        pages = read_pages(data)
+        pages = read_pages(data, limits)
     except PdfReadError as error:
         raise ParseError(source, pdf_failure_reason(error.cause)) from error.cause
     if pages.textless:
-        return _with_ocr(data, source, pages.markdown, list(pages.textless), limits)
-    return Extraction(pages.markdown, paged=True)
+        return _with_ocr(data, source, pages.markdown, list(pages.textless), limits, pages.images)
+    return Extraction(pages.markdown, paged=True, images=pages.images)
 
 
-def _with_ocr(data: bytes, source: str, texts: tuple[str, ...], blank: list[int], limits: IngestConfig) -> Extraction:
+def _with_ocr(
+    data: bytes,
+    source: str,
+    texts: tuple[str, ...],
+    blank: list[int],
+    limits: IngestConfig,
+    images: tuple[ImageNote, ...] = (),
+) -> Extraction:
     """The pages with text as they are, the pages without any glyph OCR'd (when OCR is here)."""
     from workbench.ingestion.parsers.images import ImageError, ocr_pdf_pages
 
@@ -64,9 +74,10 @@ def _with_ocr(data: bytes, source: str, texts: tuple[str, ...], blank: list[int]
     except ImageError as error:
         if len(blank) == len(texts):  # a pure scan: without OCR there is nothing to index
             raise ParseError(source, f"no text layer (a scanned document) and {error}") from error
-        return Extraction(texts, paged=True)  # some pages are scans; the text pages are still worth having
+        # some pages are scans; the text pages are still worth having
+        return Extraction(texts, paged=True, images=images)
     pages = tuple(read.get(number, text) for number, text in enumerate(texts))
-    return Extraction(pages, paged=True, chunk_metadata={"ocr_pages": [n + 1 for n in blank]})
+    return Extraction(pages, paged=True, chunk_metadata={"ocr_pages": [n + 1 for n in blank]}, images=images)
 
 
 def pdf_failure_reason(cause: BaseException | None) -> str:
