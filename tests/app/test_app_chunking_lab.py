@@ -55,6 +55,29 @@ def test_settings_no_splitter_can_honour_name_the_key(demo_home: Path, open_app)
     assert len(app.get("html")) == 1  # side B still renders
 
 
+def test_chunks_over_the_window_are_counted_and_the_checkbox_cuts_them(demo_home: Path, open_app):
+    bench = Workbench(demo_home)
+    document = bench.document(DOCUMENT, "demo")
+    app = open_app(demo_home, page=PAGE)
+    app.selectbox(key="chunk_lab_document").set_value(document.id).run()
+    app.number_input(key="chunk_lab_A.size").set_value(5000).run()
+    app.checkbox(key="chunk_lab_A.fit_window").uncheck().run()
+    assert not app.exception, app.exception
+    markdown, _ = bench.markdown(document.id)
+    embedder = get_embedder("all-MiniLM-L6-v2")
+    unfitted = ChunkingConfig(size=5000, fit_window=False)
+    counts = [chunk.token_count for chunk in prepare_chunks(markdown, [], unfitted, embedder)]
+    over = [count - 256 for count in counts if count > 256]
+    assert over  # the whole overview in one chunk of 5000 characters is past 256 tokens
+    assert ("Over the model's window", str(len(over))) in metrics(app)
+    (warning,) = [plain(w.value) for w in app.warning if "window" in w.value]
+    assert f"longer than all-MiniLM-L6-v2's 256-token window, by {max(over)} tokens" in warning
+    assert "(chunking.fit_window) to cut them to fit" in warning
+    app.checkbox(key="chunk_lab_A.fit_window").check().run()
+    assert ("Over the model's window", "0") in metrics(app)
+    assert not [w for w in app.warning if "window" in w.value]
+
+
 def test_applying_a_chunking_embeds_only_new_texts_and_selects_its_preset(demo_home_copy: Path, open_app):
     bench = Workbench(demo_home_copy)
     chunking = ChunkingConfig(strategy="markdown", size=1000, overlap=100, unit="chars")

@@ -34,6 +34,7 @@ def test_the_demo_table_preview_and_chunk_browser(demo_home: Path, open_app):
         "size (KB)",
         "chunks",
         "over the window",
+        "images",
         "status",
         "ingested at",
         "reason",
