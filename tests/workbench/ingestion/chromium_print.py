@@ -10,7 +10,9 @@ Directives are HTML comments on a line of their own (the truth leaves them out):
 * ``<!-- page -->`` breaks the page;
 * ``<!-- columns 2 -->`` ... ``<!-- columns 1 -->`` sets what is between in two CSS columns;
 * ``<!-- unruled -->`` before a table draws it without borders;
-* ``<!-- bullets circle -->`` (or ``square``, ``disc``) before a list sets its bullets.
+* ``<!-- bullets circle -->`` (or ``square``, ``disc``) before a list sets its bullets;
+* ``<!-- overflow -->`` before a table centres its cells (Chromium wraps them in their column);
+* ``<!-- screenshot KEY -->`` draws the image ``images[KEY]`` (PNG bytes) across the text.
 
 Lists nest by indentation; ``1)`` numbers a list with ``1)`` markers (CSS ``::marker``). English
 paragraphs get soft hyphens in long words: Debian's Chromium has no hyphenation dictionary (it is
@@ -19,9 +21,10 @@ a component download, switched off here), so ``hyphens: auto`` alone never break
 
 from __future__ import annotations
 
+import base64
 import html
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,10 +95,10 @@ def markdown_blocks(lines: Sequence[str]) -> Iterator[tuple[str, list[str]]]:
         yield kind, block
 
 
-def _table(block: Sequence[str], ruled: bool, language: str) -> str:
+def _table(block: Sequence[str], ruled: bool, language: str, centred: bool = False) -> str:
     rows = [[cell.strip() for cell in row.strip().strip("|").split("|")] for row in block if "---" not in row]
     header, *body = rows
-    css = "ruled" if ruled else "unruled"
+    css = ("ruled" if ruled else "unruled") + (" centred" if centred else "")
     parts = [f'<table class="{css}"><thead><tr>']
     parts += [f"<th>{_inline(cell, language)}</th>" for cell in header]
     parts.append("</tr></thead><tbody>")
@@ -140,13 +143,18 @@ ul.circle { list-style-type: circle; } ul.square { list-style-type: square; } ul
 ol.paren > li::marker { content: counter(list-item) ") "; }
 li { margin: 0.15em 0; }
 .columns { columns: 2; column-gap: 22pt; }
+table.centred th, table.centred td { text-align: center; }
+img.screenshot { display: block; width: 460pt; margin: 0.6em auto 0.3em auto; }
+p.caption { text-align: center; }
 """
 
 
-def to_html(source: str, language: str, settings: PrintSettings, title: str) -> str:
+def to_html(
+    source: str, language: str, settings: PrintSettings, title: str, images: Mapping[str, bytes] | None = None
+) -> str:
     body: list[str] = []
     bullets = "disc"
-    unruled = False
+    unruled = centred = caption = False
     in_columns = False
     for kind, block in markdown_blocks(source.strip().split("\n")):
         if kind == "directive":
@@ -163,19 +171,26 @@ def to_html(source: str, language: str, settings: PrintSettings, title: str) -> 
                     body.append('<div class="columns">')
             elif words[0] == "unruled":
                 unruled = True
+            elif words[0] == "overflow":
+                centred = True
             elif words[0] == "bullets":
                 bullets = words[1]
+            elif words[0] == "screenshot":
+                data = base64.b64encode((images or {})[words[1]]).decode("ascii")
+                body.append(f'<img class="screenshot" src="data:image/png;base64,{data}">')
+                caption = True
         elif kind == "heading":
             level = len(block[0]) - len(block[0].lstrip("#"))
             body.append(f"<h{level}>{html.escape(block[0][level:].strip(), quote=False)}</h{level}>")
         elif kind == "table":
-            body.append(_table(block, not unruled, language))
-            unruled = False
+            body.append(_table(block, not unruled, language, centred))
+            unruled = centred = False
         elif kind == "list":
             body.append(_list(block, bullets, language))
             bullets = "disc"
         else:
-            body.append(f"<p>{_inline(block[0], language)}</p>")
+            body.append(f"<p{' class=caption' if caption else ''}>{_inline(block[0], language)}</p>")
+            caption = False
     if in_columns:
         body.append("</div>")
     lang = "zh-CN" if language == "zh" else "en"

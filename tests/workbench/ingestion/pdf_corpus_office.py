@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -195,7 +196,11 @@ def _page_number(paragraph: Any, before: str, language: str) -> None:
         paragraph.add_run(" 页")
 
 
-def build_docx(document: OfficeDocument, path: Path) -> None:
+def build_docx(document: OfficeDocument, path: Path, images: Mapping[str, bytes] | None = None) -> None:
+    """The document as DOCX; ``<!-- screenshot KEY -->`` inserts ``images[KEY]`` (PNG), 460 points wide,
+    and the paragraph after it is centred (its caption)."""
+    import io
+
     from docx import Document
     from docx.enum.section import WD_SECTION
     from docx.enum.text import WD_ALIGN_PARAGRAPH
@@ -218,12 +223,15 @@ def build_docx(document: OfficeDocument, path: Path) -> None:
     footer.alignment = WD_ALIGN_PARAGRAPH.CENTER
     _page_number(footer, document.footer, document.language)
 
-    unruled = False
+    unruled = caption = False
     for kind, block in markdown_blocks(document.source.strip().split("\n")):
         if kind == "directive":
             words = block[0][4:-3].split()
             if words[0] == "page":
                 docx.add_page_break()
+            elif words[0] == "screenshot":
+                docx.add_paragraph().add_run().add_picture(io.BytesIO((images or {})[words[1]]), width=Pt(460))
+                caption = True
             elif words[0] == "columns":
                 _columns(docx.add_section(WD_SECTION.CONTINUOUS), int(words[1]))
             elif words[0] == "unruled":
@@ -251,21 +259,31 @@ def build_docx(document: OfficeDocument, path: Path) -> None:
                 docx.add_paragraph(match.group(2), style=("List Number" if numbered else "List Bullet") + nested)
         else:
             text = soft_hyphenated(block[0]) if not chinese else block[0]
-            docx.add_paragraph(text).alignment = WD_ALIGN_PARAGRAPH.JUSTIFY
+            docx.add_paragraph(text).alignment = WD_ALIGN_PARAGRAPH.CENTER if caption else WD_ALIGN_PARAGRAPH.JUSTIFY
+            caption = False
     docx.save(str(path))
 
 
 def write_corpus(folder: Path) -> dict[str, tuple[Path, OfficeDocument]]:
     """Every document's PDF in ``folder`` (one LibreOffice run for all), with its truth beside it."""
+    written = convert_documents(DOCUMENTS, folder)
+    for path, document in written.values():
+        path.with_suffix(".md").write_text(document.truth, encoding="utf-8")
+    return written
+
+
+def convert_documents(
+    documents: Sequence[OfficeDocument], folder: Path, images: Mapping[str, bytes] | None = None
+) -> dict[str, tuple[Path, OfficeDocument]]:
+    """Each document written as DOCX, then converted to ``folder/NAME`` by one LibreOffice run."""
     folder.mkdir(parents=True, exist_ok=True)
     written = {}
     with tempfile.TemporaryDirectory(prefix="office-") as scratch:
         sources = []
-        for document in DOCUMENTS:
+        for document in documents:
             source = Path(scratch) / document.name.replace(".pdf", ".docx")
-            build_docx(document, source)
+            build_docx(document, source, images)
             sources.append(str(source))
-            (folder / document.name).with_suffix(".md").write_text(document.truth, encoding="utf-8")
             written[document.name] = (folder / document.name, document)
         profile = Path(scratch) / "profile"
         subprocess.run(
