@@ -132,6 +132,8 @@ The system must answer within two seconds for ninety-five percent of queries, ci
 
 Documents arrive as PDF, Word and HTML files. Each one is parsed into Markdown, split into chunks and embedded; the catalog keeps the page on which each chunk starts. The reference implementation lives at https://git.example.com/platform/advanced-rag-system/tree/main/pipeline/ingestion and is deployed on every release.
 
+Each service reads its settings at start-up from three files: deployment/helm/advanced-rag/values-production.yaml for the cluster, config/retrieval/hybrid-search-settings.toml for the retriever and config/generation/answer-templates-with-citations.json for the generator; their schemas are checked by tools/validate_configuration_schemas.py before every release.
+
 <!-- overflow -->
 | Stage | Tools | Output |
 | --- | --- | --- |

@@ -203,20 +203,35 @@ def _continues(previous: Row, row: Row, first: Row, style: Style, right_edge: fl
     if not style.is_body(row):
         return True  # a heading wrapped onto another line, centred or not
     hyphenated = previous.text[-1:] in "-\u2010\u00ad" and row.text[:1].islower()
-    if not hyphenated and previous.x1 + first_word_width(row) + 0.3 * row.size < right_edge:
+    if not hyphenated and previous.x1 + first_word_width(row, previous) + 0.3 * row.size < right_edge:
         return False  # the next line's first word would have fit: the paragraph ended on purpose
     if previous is not first and row.x0 > previous.x0 + 0.5 * row.size:
         return False  # indented under a line that was not: a new paragraph's first-line indent
     return row.x0 <= first.x0 + 1.5 * row.size or row.x0 <= previous.x0 + 0.5 * row.size
 
 
-def first_word_width(row: Row) -> float:
-    """How wide the row's first word is (a CJK character is a word)."""
+def first_word_width(row: Row, previous: Row | None = None) -> float:
+    """How wide the start of ``row`` is that would have had to fit after ``previous`` for the writer
+    to have broken the line on purpose.
+
+    After a sentence's end, or between two CJK characters (where every producer may break), it is
+    the row's first word (a CJK character is a word). Where the break has Latin text on either
+    side, the producer broke at a space, and it may break nowhere else: reportlab, without
+    ``wordWrap="CJK"``, keeps ``GPT-4、Claude、LLaMA`` or a run of Chinese up to the next space
+    together. Then it is everything up to the row's first space."""
     glyphs = row.glyphs
     end = 0
-    while end + 1 < len(glyphs) and not is_cjk(glyphs[end].text) and not needs_space(glyphs[end], glyphs[end + 1]):
+    last = previous.text[-1:] if previous is not None else ""
+    at_space = bool(last) and not previous_ends_sentence(previous) and not (is_cjk(last) and is_cjk(glyphs[0].text))
+    while end + 1 < len(glyphs) and not needs_space(glyphs[end], glyphs[end + 1]):
+        if not at_space and is_cjk(glyphs[end].text):
+            break
         end += 1
     return glyphs[end].x1 - glyphs[0].x0
+
+
+def previous_ends_sentence(row: Row | None) -> bool:
+    return row is not None and row.text.endswith(_SENTENCE_ENDS)
 
 
 def page_blocks(regions: Sequence[Region], style: Style) -> list[Block]:
@@ -259,6 +274,6 @@ def _runs_on(last: TextBlock, first: TextBlock, column: Region, next_column: Reg
     right_edge = max(row.x1 for row in column.items if isinstance(row, Row))
     left_edge = min(row.x0 for row in next_column.items if isinstance(row, Row))
     size = last.size
-    if last.last.x1 + first_word_width(first.first) + 0.3 * size < right_edge:
+    if last.last.x1 + first_word_width(first.first, last.last) + 0.3 * size < right_edge:
         return False
     return first.first.x0 <= left_edge + 0.5 * size

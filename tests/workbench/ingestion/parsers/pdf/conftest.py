@@ -1,4 +1,5 @@
-"""The held-out Chromium PDF set, printed once per test session and parsed as ingestion parses it."""
+"""The PDF sets printed once per test session (the held-out Chromium set, and the users' set printed by
+reportlab), each parsed as ingestion parses it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from dataclasses import dataclass
 import pytest
 
 from tests.workbench.ingestion.pdf_corpus_chromium import HeldOutDocument, available, write_corpus
+from tests.workbench.ingestion.pdf_corpus_mixed import MixedDocument
+from tests.workbench.ingestion.pdf_corpus_mixed import available as mixed_available
+from tests.workbench.ingestion.pdf_corpus_mixed import write_corpus as write_mixed
 from workbench.ingestion.parsers import ParsedDocument, parse_bytes
 
 
@@ -30,4 +34,29 @@ def chromium_set(tmp_path_factory: pytest.TempPathFactory) -> dict[str, HeldOutP
     for name, (path, document) in written.items():
         data = path.read_bytes()
         pdfs[name] = HeldOutPdf(document, data, parse_bytes(data, name))
+    return pdfs
+
+
+@dataclass(frozen=True)
+class MixedPdf:
+    document: MixedDocument
+    data: bytes
+    parsed: ParsedDocument
+
+    @property
+    def lines(self) -> list[str]:
+        return self.parsed.markdown.split("\n")
+
+
+@pytest.fixture(scope="session")
+def mixed_set(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MixedPdf]:
+    """The users' set printed by reportlab (about a second), parsed as ingestion parses it."""
+    missing = mixed_available("reportlab")
+    if missing:
+        pytest.skip(f"needs {missing}")
+    written = write_mixed(tmp_path_factory.mktemp("pdf-corpus-mixed"), "reportlab")
+    pdfs = {}
+    for name, (path, document) in written.items():
+        data = path.read_bytes()
+        pdfs[name] = MixedPdf(document, data, parse_bytes(data, name))
     return pdfs

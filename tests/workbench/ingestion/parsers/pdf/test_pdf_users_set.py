@@ -1,0 +1,42 @@
+"""The layout causes issue 35 found in users' PDFs, one by one, in English and Chinese.
+
+The PDFs are the users' set printed by reportlab as report scripts print (``pdf_corpus_mixed``,
+``reportlab_print``): Chinese broken only at spaces, so lines end in Latin words and justified
+lines stretch their few spaces; numbered headings larger, bold or blue; sub-headings half a point
+above the body right under a full line; cells that wrap, and centred cells wider than their
+column; numbers without a full stop. Each expectation is a line of the Markdown the PDF was
+printed from, and each case quoted in the issue is here as it was quoted.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _truth_paragraphs(pdf, starting: str) -> list[str]:
+    return [line for line in pdf.document.truth.split("\n") if line.startswith(starting)]
+
+
+@pytest.mark.parametrize(
+    ("name", "starts", "quoted"),
+    [
+        (
+            "zh-guide.pdf",
+            ("大语言模型（Large Language Model", "第一阶段的召回", "生产系统必须具备"),
+            (
+                "代表性模型包括 GPT-4、Claude",
+                "（Multi-Head Self-Attention）",
+                "LLM 上下文利用率下降",
+                "Cross-Encoder 将查询和文档拼接",
+            ),
+        ),
+        ("en-spec.pdf", ("Documents arrive as PDF", "A modular RAG system"), ("lives at https://",)),
+    ],
+)
+def test_a_paragraph_goes_on_across_a_line_that_ends_in_a_latin_word(mixed_set, name, starts, quoted):
+    pdf = mixed_set[name]
+    for start in starts:
+        (paragraph,) = _truth_paragraphs(pdf, start)
+        assert paragraph in pdf.lines  # one line: the whole paragraph, nothing more
+    markdown = pdf.parsed.markdown
+    assert all(words in markdown for words in quoted)
