@@ -82,16 +82,16 @@ def _escaped(text: str) -> str:
 
 
 def _column_widths(rows: list[list[str]], style: Any, width: float) -> list[float]:
-    """Widths in proportion to each column's text, each wide enough for its longest word."""
+    """Widths in proportion to each column's text, each wide enough for its longest Latin word
+    (Chinese breaks between any two characters)."""
+    import re
+
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    columns = len(rows[0])
-    text = [sum(len(row[c]) for row in rows) for c in range(columns)]
-    longest = [
-        max(stringWidth(w, style.fontName, style.fontSize) for row in rows for w in row[c].split())
-        for c in range(columns)
-    ]
-    floor = [word + 16 for word in longest]
+    columns = range(len(rows[0]))
+    text = [sum(len(row[c]) for row in rows) for c in columns]
+    words = [[w for row in rows for w in re.findall(r"[\x21-\x7e]+", row[c])] or ["M"] for c in columns]
+    floor = [max(stringWidth(w, style.fontName, style.fontSize) for w in words[c]) + 16 for c in columns]
     spare = width - sum(floor)
     return [low + spare * share / sum(text) for low, share in zip(floor, text, strict=True)]
 

@@ -1,11 +1,14 @@
 """Glyphs to rows: the glyphs that share a baseline, left to right, with their text and pieces.
 
 A row may still span several columns of a page (``columns`` splits it); ``pieces`` are its runs
-of glyphs separated by gaps wider than ``PIECE_GAP_EM`` (column gutters, table cells, or a very
-wide justified space). Spaces come from gaps, not from space glyphs: a gap wider than
-``SPACE_GAP_EM`` of the font size is a space, except between two CJK characters, where only a
-gap as wide as a character is (justified Chinese stretches every gap, and has no spaces); and a
-space glyph drawn between two glyphs is a space.
+of glyphs separated by gaps wider than ``PIECE_GAP_EM`` (column gutters, table cells). A line of
+justified text whose spaces are stretched that wide is one piece: each of its wide gaps has a
+space glyph in it, and justification widens all of a line's spaces alike.
+
+Spaces come from gaps, not from space glyphs: a gap wider than ``SPACE_GAP_EM`` of the font size
+is a space, except between two CJK characters, where only a gap as wide as a character is
+(justified Chinese stretches every gap, and has no spaces); and a space glyph drawn between two
+glyphs is a space.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ CJK_SPACE_GAP_EM = 1.0
 PIECE_GAP_EM = 1.0
 #: glyphs whose middles are this close (in ems of the smaller size) sit on one baseline
 SAME_LINE_EM = 0.4
+#: the spaces of a justified line are as wide as each other within this many points and this share
+SAME_SPACE = (0.5, 0.05)
 
 
 @dataclass(frozen=True)
@@ -67,7 +72,21 @@ class Row:
 
     @cached_property
     def pieces(self) -> tuple[Row, ...]:
-        return tuple(Row(run) for run in split_at_gaps(self.glyphs, PIECE_GAP_EM))
+        return tuple(Row(run) for run in split_at_gaps(self.glyphs, PIECE_GAP_EM, self.stretched_spaces))
+
+    @cached_property
+    def stretched_spaces(self) -> bool:
+        """A line of justified text with its spaces stretched to a piece gap or more: every gap that
+        a space glyph was drawn in is as wide as every other (within ``SAME_SPACE``). A table
+        row whose cells end in a space has narrow spaces inside its cells and a wide one between."""
+        spaces = [
+            right.x0 - left.x1
+            for left, right in zip(self.glyphs, self.glyphs[1:], strict=False)
+            if right.space_before and right.x0 > left.x1
+        ]
+        if not spaces or max(spaces) <= PIECE_GAP_EM * self.size:
+            return False
+        return max(spaces) - min(spaces) <= SAME_SPACE[0] + SAME_SPACE[1] * max(spaces)
 
     def left_of(self, x: float) -> Row | None:
         kept = tuple(glyph for glyph in self.glyphs if glyph.x1 <= x)
@@ -78,11 +97,16 @@ class Row:
         return Row(kept) if kept else None
 
 
-def split_at_gaps(glyphs: Sequence[Glyph], gap_em: float) -> list[tuple[Glyph, ...]]:
-    """Runs of ``glyphs`` (sorted by x) broken where a gap exceeds ``gap_em`` of the font size."""
+def split_at_gaps(glyphs: Sequence[Glyph], gap_em: float, keep_spaces: bool = False) -> list[tuple[Glyph, ...]]:
+    """Runs of ``glyphs`` (sorted by x) broken where a gap exceeds ``gap_em`` of the font size; with
+    ``keep_spaces``, never where a space glyph was drawn."""
     runs: list[list[Glyph]] = []
     for glyph in glyphs:
-        if runs and glyph.x0 - runs[-1][-1].x1 <= gap_em * max(glyph.size, runs[-1][-1].size):
+        if runs and (
+            keep_spaces
+            and glyph.space_before
+            or glyph.x0 - runs[-1][-1].x1 <= gap_em * max(glyph.size, runs[-1][-1].size)
+        ):
             runs[-1].append(glyph)
         else:
             runs.append([glyph])

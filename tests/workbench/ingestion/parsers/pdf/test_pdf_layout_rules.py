@@ -146,3 +146,30 @@ def test_heading_sizes_rank_into_three_levels():
         TextBlock("paragraph", "Body text that goes on.", 10.0, False, 4),
     ]
     assert heading_levels(blocks, style) == {20.0: 1, 15.2: 2, 15.0: 2, 12.5: 3, 11.5: 3}
+
+
+def _spaced(*words: tuple[str, float], top: float = 100.0) -> Row:
+    """Words with a space glyph drawn before each but the first (``space_before``)."""
+    glyphs = []
+    for index, (text, x) in enumerate(words):
+        for offset, glyph in enumerate(_word(text, x, top)):
+            glyphs.append(Glyph(glyph.text, glyph.x0, glyph.x1, top, top + 10, 10.0, False, index > 0 and not offset))
+    return Row(tuple(glyphs))
+
+
+def test_a_justified_line_with_its_spaces_stretched_is_one_piece():
+    """Broken only at spaces, a justified line puts all its slack into its few spaces, alike."""
+    stretched = _spaced(("结构化日志（JSON", 0), ("Lines", 85), ("格式）、全链路", 145))  # two 35-point spaces
+    assert stretched.stretched_spaces and len(stretched.pieces) == 1
+    # cells that end in a space: narrow spaces inside them, a wide one between
+    cells = _spaced(("Parse", 0), ("and", 28), ("extract", 46), ("PyPDF2,", 140), ("docx", 178))
+    assert not cells.stretched_spaces and [piece.text for piece in cells.pieces] == [
+        "Parse and extract",
+        "PyPDF2, docx",
+    ]
+    # three such lines, each stretched its own way: a channel runs through them, but no table
+    rows = [
+        _spaced(("aaaaaa", 0), ("bbbbbb", 30 + gap), ("cc", 60 + 2 * gap), top=100 + 14 * n)
+        for n, gap in enumerate([20, 24, 28])
+    ]
+    assert unruled_table_runs(rows) == []

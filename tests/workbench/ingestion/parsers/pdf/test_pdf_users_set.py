@@ -40,3 +40,24 @@ def test_a_paragraph_goes_on_across_a_line_that_ends_in_a_latin_word(mixed_set, 
         assert paragraph in pdf.lines  # one line: the whole paragraph, nothing more
     markdown = pdf.parsed.markdown
     assert all(words in markdown for words in quoted)
+
+
+@pytest.mark.parametrize(
+    ("name", "start", "quoted"),
+    [
+        ("zh-guide.pdf", "评估分为检索评估", "检索评估使用 nDCG@10、Recall@10 和 MRR 等指标"),
+        ("zh-guide.pdf", "生产系统必须具备", "结构化日志（JSON Lines 格式）、全链路追踪"),
+        (
+            "en-spec.pdf",
+            "Each service reads its settings",
+            "deployment/helm/advanced-rag/values-production.yaml for the",
+        ),
+    ],
+)
+def test_justified_text_is_never_a_table(mixed_set, name, start, quoted):
+    """Lines broken only at spaces and justified stretch their few spaces wide: no table."""
+    pdf = mixed_set[name]
+    (paragraph,) = _truth_paragraphs(pdf, start)
+    assert paragraph in pdf.lines and quoted in paragraph
+    cells = {cell.strip() for line in pdf.lines if line.startswith("|") for cell in line.strip("|").split("|")}
+    assert not any(cell in paragraph for cell in cells if len(cell) > 3)  # no piece of it in a table
