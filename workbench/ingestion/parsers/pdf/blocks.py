@@ -9,20 +9,19 @@ justified, the writer broke there on purpose).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from workbench.ingestion.parsers.pdf.columns import Item, Region
-from workbench.ingestion.parsers.pdf.glyphs import BLACK, UNMAPPED, Colour, is_cjk
+from workbench.ingestion.parsers.pdf.glyphs import BLACK, Colour, is_cjk
+from workbench.ingestion.parsers.pdf.lists import items_in_company, list_marker
 from workbench.ingestion.parsers.pdf.paragraphs import join_lines
 from workbench.ingestion.parsers.pdf.rows import Row, glyph_run_text, needs_space
-from workbench.ingestion.parsers.pdf.tables import TableBlock, is_marker, unruled_table, unruled_table_runs
+from workbench.ingestion.parsers.pdf.tables import TableBlock, unruled_table, unruled_table_runs
 
 #: a paragraph ends when the next row is further than this many of its usual pitches below
 PARAGRAPH_GAP = 1.3
 _SENTENCE_ENDS = (".", "!", "?", "。", "！", "？", ".\u201d", "。\u201d", "\u3002\u300d")
-_NUMBER = re.compile(r"^(\d{1,3}|[a-zA-Z])([.)])$|^\((\d{1,3})\)$")
 
 
 @dataclass(frozen=True)
@@ -63,55 +62,6 @@ class Style:
         return abs(row.size - self.body_size) <= 0.6 and row.bold == self.body_bold and row.colour == self.body_colour
 
 
-def list_marker(row: Row, dashes: bool = False) -> tuple[str, Row] | None:
-    """("-", "N." or "N)", the rest of the row) when the row starts with a list marker.
-
-    A marker is a bullet glyph (or a glyph with no Unicode mapping, as word processors draw
-    bullets), a dash or a number ("3." "3)" "(3)" "c.") set apart from the text by a wide gap,
-    or a bullet glyph or a number and "." or ")" before a space. A dash before a mere space
-    counts only with ``dashes`` (when other rows start with one too: a line of prose can begin
-    with a dash, "- or so -", a list has items).
-    """
-    pieces = row.pieces
-    first = pieces[0]
-    if len(pieces) >= 2 and len(first.glyphs) <= 4 and is_marker(first.text or UNMAPPED):
-        return _marker_text(first.text), Row(tuple(glyph for piece in pieces[1:] for glyph in piece.glyphs))
-    glyphs = row.glyphs
-    if len(glyphs) > 1 and glyphs[0].text in _BULLETS:
-        return "-", Row(glyphs[1:])
-    if dashes and _dash_first(row):
-        return "-", Row(glyphs[1:])
-    end = 0
-    while end < len(glyphs) and end < 3 and glyphs[end].text.isdigit():
-        end += 1
-    if 0 < end < len(glyphs) - 1 and glyphs[end].text in ".)" and needs_space(glyphs[end], glyphs[end + 1]):
-        return f"{''.join(g.text for g in glyphs[:end])}{glyphs[end].text}", Row(glyphs[end + 1 :])
-    return None
-
-
-_BULLETS = frozenset("\u2022\u25cf\u25aa\u25a0\u25e6\u2023\u2043\u2219" + UNMAPPED)
-_DASHES = frozenset("-\u2013\u2014")
-
-
-def _dash_first(row: Row) -> bool:
-    glyphs = row.glyphs
-    return len(glyphs) > 2 and glyphs[0].text in _DASHES and needs_space(glyphs[0], glyphs[1])
-
-
-def _dash_items(rows: Sequence[Row]) -> set[int]:
-    """Indexes of the rows that start with a dash and a space, where another such row starts at
-    the same place (within half an em)."""
-    starts = [(index, row.x0, row.size) for index, row in enumerate(rows) if _dash_first(row)]
-    return {index for index, x, size in starts if sum(1 for _, other, _ in starts if abs(other - x) <= 0.5 * size) >= 2}
-
-
-def _marker_text(marker: str) -> str:
-    number = _NUMBER.match(marker)
-    if number:
-        return f"{number.group(1) or number.group(3)}{number.group(2) or ')'}"
-    return "-"
-
-
 def _pitch(style: Style, size: float) -> float:
     return style.body_pitch * size / style.body_size if style.body_size else size * 1.2
 
@@ -145,17 +95,20 @@ def _row_run(items: Sequence[Item], start: int) -> list[Row]:
 
 def _blocks_of_rows(rows: Sequence[Row], style: Style, right_edge: float) -> list[Block]:
     blocks: list[Block] = []
-    tables = unruled_table_runs(rows)
+    in_company = items_in_company(rows)
+    tables = unruled_table_runs(rows, in_company)
     position = 0
     for start, end in tables + [(len(rows), len(rows))]:
-        blocks.extend(_text_blocks(rows[position:start], style, right_edge))
+        items = {index - position for index in in_company if position <= index < start}
+        blocks.extend(_text_blocks(rows[position:start], style, right_edge, items))
         if start < end:
             blocks.append(unruled_table(rows[start:end]))
         position = end
     return blocks
 
 
-def _text_blocks(rows: Sequence[Row], style: Style, right_edge: float) -> list[Block]:
+def _text_blocks(rows: Sequence[Row], style: Style, right_edge: float, in_company: set[int]) -> list[Block]:
+    """``in_company``: the rows that start list items only because others like them do."""
     blocks: list[Block] = []
     lines: list[str] = []
     current: Row | None = None  # the block's first row
@@ -174,15 +127,19 @@ def _text_blocks(rows: Sequence[Row], style: Style, right_edge: float) -> list[B
                     )
                 )
 
-    dash_items = _dash_items(rows)
     for index, row in enumerate(rows):
-        found = list_marker(row, index in dash_items)
+        found = list_marker(row, index in in_company)
         if found is not None:
             close()
             marker, rest = found
             current, previous, lines, indent = row, row, [rest.text], rest.x0
             continue
-        if current is not None and previous is not None and _continues(previous, row, current, style, right_edge):
+        start = indent if marker else None
+        if (
+            current is not None
+            and previous is not None
+            and _continues(previous, row, current, style, right_edge, start)
+        ):
             if not marker or row.x0 >= indent - 0.5 * row.size:
                 lines.append(glyph_run_text(row.glyphs))
                 previous = row
@@ -193,8 +150,11 @@ def _text_blocks(rows: Sequence[Row], style: Style, right_edge: float) -> list[B
     return blocks
 
 
-def _continues(previous: Row, row: Row, first: Row, style: Style, right_edge: float) -> bool:
-    """Whether ``row`` goes on with the block that ``previous`` (and ``first``) are in."""
+def _continues(
+    previous: Row, row: Row, first: Row, style: Style, right_edge: float, text_start: float | None = None
+) -> bool:
+    """Whether ``row`` goes on with the block that ``previous`` (and ``first``) are in; an item's
+    lines go on from ``text_start``, where the text after its marker starts."""
     if abs(row.size - first.size) > 0.6 or row.bold != first.bold or row.colour != first.colour:
         return False
     pitch = row.top - previous.top
@@ -207,7 +167,8 @@ def _continues(previous: Row, row: Row, first: Row, style: Style, right_edge: fl
         return False  # the next line's first word would have fit: the paragraph ended on purpose
     if previous is not first and row.x0 > previous.x0 + 0.5 * row.size:
         return False  # indented under a line that was not: a new paragraph's first-line indent
-    return row.x0 <= first.x0 + 1.5 * row.size or row.x0 <= previous.x0 + 0.5 * row.size
+    start = first.x0 if text_start is None else text_start
+    return row.x0 <= start + 1.5 * row.size or row.x0 <= previous.x0 + 0.5 * row.size
 
 
 def first_word_width(row: Row, previous: Row | None = None) -> float:

@@ -4,7 +4,7 @@ Browsers (Chromium's print to PDF), and other producers, paint a list's bullets 
 than as a bullet glyph, so the text layer has no marker at all. A small, roughly square shape
 whose middle is on the middle of a line of text, within ``MAX_GAP_EM`` to the left of its first
 glyph and with no text just before it on that line (``CLEAR_BEFORE_EM``), becomes a ``•`` glyph there. It then reads
-as any bullet does (``blocks.list_marker``).
+as any bullet does (``lists.list_marker``).
 """
 
 from __future__ import annotations

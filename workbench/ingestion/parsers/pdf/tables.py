@@ -8,7 +8,7 @@ so no whitespace channel runs through three rows of it, and its lines are not ma
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,16 +109,17 @@ def _columns_filled(rows: Sequence[Row], channels: list[tuple[float, float]]) ->
     return True
 
 
-def unruled_table_runs(rows: Sequence[Row]) -> list[tuple[int, int]]:
-    """[start, end) ranges of ``rows`` (in reading order) that form unruled tables."""
+def unruled_table_runs(rows: Sequence[Row], items: Collection[int] = ()) -> list[tuple[int, int]]:
+    """[start, end) ranges of ``rows`` (in reading order) that form unruled tables; ``items`` are
+    rows known to start list items, which no table holds."""
     runs: list[tuple[int, int]] = []
     start = 0
     while start < len(rows):
-        if not _table_row(rows[start]):
+        if start in items or not _table_row(rows[start]):
             start += 1
             continue
         end = start + 1
-        while end < len(rows) and _table_row(rows[end]):
+        while end < len(rows) and end not in items and _table_row(rows[end]):
             pitch = rows[end].top - rows[end - 1].top
             candidate = rows[start : end + 1]
             if not 0 < pitch <= MAX_ROW_PITCH_EM * rows[end].size:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.ingestion.parsers.pdf.blocks import Style, TextBlock, list_marker
+from workbench.ingestion.parsers.pdf.blocks import Style, TextBlock, page_blocks
+from workbench.ingestion.parsers.pdf.columns import Region
 from workbench.ingestion.parsers.pdf.furniture import is_page_number, without_furniture
 from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, Glyph, glyph_text
 from workbench.ingestion.parsers.pdf.headings import heading_levels
+from workbench.ingestion.parsers.pdf.lists import items_in_company, list_marker
 from workbench.ingestion.parsers.pdf.paragraphs import join_lines, join_pair
 from workbench.ingestion.parsers.pdf.rows import Row, glyph_run_text, rows_of
 from workbench.ingestion.parsers.pdf.tables import unruled_table, unruled_table_runs
@@ -173,3 +175,34 @@ def test_a_justified_line_with_its_spaces_stretched_is_one_piece():
         for n, gap in enumerate([20, 24, 28])
     ]
     assert unruled_table_runs(rows) == []
+
+
+def test_numbers_without_a_full_stop_start_items_only_in_company():
+    """reportlab numbers items ``1``, ``2``: a number alone, a wide gap, then the text."""
+    steps = [_row(("1", 0), ("Hash the file", 20), top=100), _row(("2", 0), ("Parse it", 20), top=114)]
+    assert items_in_company(steps) == {0, 1}
+    marker, rest = list_marker(steps[1], in_company=True) or ("", None)
+    assert marker == "2." and rest is not None and rest.text == "Parse it"
+    lone = [_row(("2019", 0), ("was a year of change", 30), top=100)]
+    assert items_in_company(lone) == set() and list_marker(lone[0]) is None
+    numbered_rows = [
+        _row(("1", 0), ("Apple", 20), ("3", 80), top=100),
+        _row(("2", 0), ("Pear", 20), ("5", 80), top=114),
+    ]
+    assert items_in_company(numbered_rows) == set()  # a table whose first column counts its rows
+
+
+def test_a_numbered_list_drawn_without_full_stops_is_a_list_one_item_a_line():
+    style = Style(body_size=10.0, body_pitch=14.0)
+    rows = [
+        _row(("1", 0), ("Multi-document", 20), ("reasoning", 95), ("that", 145), ("combines", 170), top=100),
+        _row(("evidence", 20), ("from", 65), ("sources.", 90), top=114),  # wrapped, at the item's text
+        _row(("2", 0), ("Knowledge", 20), ("graphs.", 70), top=128),
+        _row(("3", 0), ("Adaptive", 20), ("chunking.", 65), top=142),
+    ]
+    blocks = page_blocks([Region(tuple(rows))], style)
+    assert [(block.marker, block.text) for block in blocks if isinstance(block, TextBlock)] == [
+        ("1.", "Multi-document reasoning that combines evidence from sources."),
+        ("2.", "Knowledge graphs."),
+        ("3.", "Adaptive chunking."),
+    ]

@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (the expectations are whole lines of the truth)
 """The layout causes issue 35 found in users' PDFs, one by one, in English and Chinese.
 
 The PDFs are the users' set printed by reportlab as report scripts print (``pdf_corpus_mixed``,
@@ -61,3 +62,37 @@ def test_justified_text_is_never_a_table(mixed_set, name, start, quoted):
     assert paragraph in pdf.lines and quoted in paragraph
     cells = {cell.strip() for line in pdf.lines if line.startswith("|") for cell in line.strip("|").split("|")}
     assert not any(cell in paragraph for cell in cells if len(cell) > 3)  # no piece of it in a table
+
+
+@pytest.mark.parametrize(
+    ("name", "items"),
+    [
+        (
+            "en-spec.pdf",
+            [
+                "1. Multi-document reasoning that combines evidence from several sources and resolves conflicts between them.",
+                "2. Knowledge graph integration, so that entities and their relations are retrieved alongside passages.",
+                "3. Adaptive chunking that follows the structure of each document instead of a fixed window.",
+            ],
+        ),
+        (
+            "en-spec.pdf",
+            ["1. Introduction to Modular RAG Systems", "2. Document Processing Pipeline", "3. Retrieval and Ranking"],
+        ),
+        (
+            "zh-guide.pdf",
+            [
+                "1. 用 BM25 和向量检索分别召回前 100 个候选段落。",
+                "2. 用倒数排名融合（RRF）把两路结果合并成一个列表。",
+                "3. 用 Cross-Encoder 对前 50 个段落重新打分并排序。",
+                "4. 把得分最高的 5 个段落放进 Prompt，生成带引用的回答。",
+            ],
+        ),
+    ],
+)
+def test_numbered_lists_become_ordered_lists_one_item_a_line(mixed_set, name, items):
+    """The issue's ``1 Multi-document reasoning … 2 Knowledge graph integration …``: numbers without
+    a full stop, as reportlab draws them, each item on its own line."""
+    lines = mixed_set[name].lines
+    first = lines.index(items[0])
+    assert lines[first : first + len(items)] == items
