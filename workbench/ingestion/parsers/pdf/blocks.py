@@ -21,6 +21,10 @@ from workbench.ingestion.parsers.pdf.tables import TableBlock, unruled_table, un
 
 #: a paragraph ends when the next row is further than this many of its usual pitches below
 PARAGRAPH_GAP = 1.3
+#: rows whose sizes differ by more than this (points) are set in another type
+SAME_SIZE_PT = 0.3
+#: a short line at least this much larger than the body (points) is set apart from it
+LARGER_PT = 0.4
 _SENTENCE_ENDS = (".", "!", "?", "。", "！", "？", ".\u201d", "。\u201d", "\u3002\u300d")
 
 
@@ -60,6 +64,10 @@ class Style:
     def is_body(self, row: Row) -> bool:
         """Whether ``row`` is set like the body text."""
         return abs(row.size - self.body_size) <= 0.6 and row.bold == self.body_bold and row.colour == self.body_colour
+
+    def set_apart(self, row: Row) -> bool:
+        """Whether ``row`` stands out from the body text: larger, or bold, or in another colour."""
+        return row.size >= self.body_size + LARGER_PT or row.bold != self.body_bold or row.colour != self.body_colour
 
 
 def _pitch(style: Style, size: float) -> float:
@@ -129,6 +137,8 @@ def _text_blocks(rows: Sequence[Row], style: Style, right_edge: float, in_compan
 
     for index, row in enumerate(rows):
         found = list_marker(row, index in in_company)
+        if found is not None and found[0][:1].isdigit() and _numbered_heading(rows, index, style):
+            found = None  # "1. Introduction": a heading's number, read with its text
         if found is not None:
             close()
             marker, rest = found
@@ -150,13 +160,35 @@ def _text_blocks(rows: Sequence[Row], style: Style, right_edge: float, in_compan
     return blocks
 
 
+def _numbered_heading(rows: Sequence[Row], index: int, style: Style) -> bool:
+    """Whether the numbered row ``rows[index]`` is a heading's first line: set apart from the body
+    (larger, bold or in colour) and no list item, which it is when another numbered row in its
+    type starts at its place just before or after it (with only its own type's lines between)."""
+    row = rows[index]
+    if not style.set_apart(row):
+        return False
+    for step in (-1, 1):
+        other = index + step
+        while 0 <= other < len(rows) and same_type(rows[other], row):
+            found = list_marker(rows[other])
+            if found is not None and found[0][:1].isdigit():
+                return abs(rows[other].x0 - row.x0) > 0.5 * row.size
+            other += step
+    return True
+
+
+def same_type(row: Row, other: Row) -> bool:
+    """Set in one size (within ``SAME_SIZE_PT``), weight and colour."""
+    return abs(row.size - other.size) <= SAME_SIZE_PT and row.bold == other.bold and row.colour == other.colour
+
+
 def _continues(
     previous: Row, row: Row, first: Row, style: Style, right_edge: float, text_start: float | None = None
 ) -> bool:
     """Whether ``row`` goes on with the block that ``previous`` (and ``first``) are in; an item's
     lines go on from ``text_start``, where the text after its marker starts."""
-    if abs(row.size - first.size) > 0.6 or row.bold != first.bold or row.colour != first.colour:
-        return False
+    if abs(row.size - first.size) > SAME_SIZE_PT or row.bold != first.bold or row.colour != first.colour:
+        return False  # another type: a heading even half a point larger ends the paragraph
     pitch = row.top - previous.top
     if pitch <= 0 or pitch > PARAGRAPH_GAP * _pitch(style, row.size):
         return False

@@ -2,9 +2,10 @@
 
 The body size is the size most characters are set in; its pitch is the usual distance between
 the baselines of its lines, its colour the one most of its characters are painted in. A block
-is a heading when it is set larger than the body (by ``LARGER``), or at the body's size but set
-apart from it, in bold or in another colour (word processors' default headings are blue), and
-short; and is at most ``MAX_ROWS`` lines. Heading
+is a heading when it is set larger than the body (by ``LARGER``), or set apart from it and short:
+at the body's size in bold or in another colour (word processors' default headings are blue), or
+a little larger (``blocks.LARGER_PT``); and is at most ``MAX_ROWS`` lines. A heading's number
+(``1.``, ``2.2``, ``第一章``) is part of its text. Heading
 sizes rank into levels: the largest is ``#``, the next ``##``, the rest ``###``.
 """
 
@@ -14,7 +15,7 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from workbench.ingestion.parsers.pdf.blocks import Block, Style, TextBlock
+from workbench.ingestion.parsers.pdf.blocks import LARGER_PT, Block, Style, TextBlock
 from workbench.ingestion.parsers.pdf.rows import Row
 
 LARGER = 1.12
@@ -51,8 +52,9 @@ def is_heading(block: Block, style: Style) -> bool:
         return False
     if block.size >= LARGER * style.body_size:
         return True
+    set_apart = block.bold and not style.body_bold or block.colour != style.body_colour
     return (
-        ((block.bold and not style.body_bold) or block.colour != style.body_colour)
+        (set_apart or block.size >= style.body_size + LARGER_PT)
         and block.size >= style.body_size - SAME_SIZE
         and block.rows <= 2
         and len(block.text) <= MAX_BOLD_HEADING_CHARS

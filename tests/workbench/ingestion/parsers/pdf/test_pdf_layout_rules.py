@@ -8,7 +8,7 @@ from workbench.ingestion.parsers.pdf.blocks import Style, TextBlock, page_blocks
 from workbench.ingestion.parsers.pdf.columns import Region
 from workbench.ingestion.parsers.pdf.furniture import is_page_number, without_furniture
 from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, Glyph, glyph_text
-from workbench.ingestion.parsers.pdf.headings import heading_levels
+from workbench.ingestion.parsers.pdf.headings import heading_levels, is_heading
 from workbench.ingestion.parsers.pdf.lists import items_in_company, list_marker
 from workbench.ingestion.parsers.pdf.paragraphs import join_lines, join_pair
 from workbench.ingestion.parsers.pdf.rows import Row, glyph_run_text, rows_of
@@ -206,3 +206,32 @@ def test_a_numbered_list_drawn_without_full_stops_is_a_list_one_item_a_line():
         ("2.", "Knowledge graphs."),
         ("3.", "Adaptive chunking."),
     ]
+
+
+def _typed(*words: tuple[str, float], top: float, size: float = 10.0, bold: bool = False) -> Row:
+    glyphs = (
+        Glyph(g.text, g.x0, g.x1, top, top + size, size, bold) for text, x in words for g in _word(text, x, top, size)
+    )
+    return Row(tuple(glyphs))
+
+
+def test_a_numbered_line_set_apart_from_the_body_is_a_heading_and_a_run_of_them_a_list():
+    style = Style(body_size=10.0, body_pitch=14.0)
+    heading = _typed(("1.", 0), ("Introduction", 14), top=100, size=14.0, bold=True)
+    body = _typed(("Body", 0), ("text.", 30), top=122)
+    blocks = page_blocks([Region((heading, body))], style)
+    assert isinstance(blocks[0], TextBlock) and (blocks[0].kind, blocks[0].text) == ("paragraph", "1. Introduction")
+    assert is_heading(blocks[0], style)
+    bold_list = [_typed((f"{n}.", 0), ("Step", 14), top=100 + 14 * n, bold=True) for n in (1, 2, 3)]
+    assert [block.kind for block in page_blocks([Region(tuple(bold_list))], style)] == ["item"] * 3
+
+
+def test_a_heading_half_a_point_larger_ends_the_full_line_before_it():
+    """The issue's ``…视频讲解。2.2 八股内容``: the line before is full, so only the type tells."""
+    style = Style(body_size=10.5, body_pitch=15.0)
+    full = _typed(("字" * 30, 0), top=100, size=10.5)  # ends at the right edge
+    heading = _typed(("2.2", 0), ("八股内容", 20), top=118, size=11.0)
+    after = _typed(("字" * 30, 0), top=136, size=10.5)
+    blocks = page_blocks([Region((full, heading, after))], style)
+    assert [block.text for block in blocks if isinstance(block, TextBlock)] == ["字" * 30, "2.2 八股内容", "字" * 30]
+    assert is_heading(blocks[1], style) and not is_heading(blocks[0], style)

@@ -65,6 +65,40 @@ def test_justified_text_is_never_a_table(mixed_set, name, start, quoted):
 
 
 @pytest.mark.parametrize(
+    ("name", "headings"),
+    [
+        (
+            "en-spec.pdf",
+            ["## 1. Introduction to Modular RAG Systems", "## 4. Evaluation and Future Work", "### 2.1 Chunking"],
+        ),
+        ("zh-guide.pdf", ["## 1. 大语言模型基础", "## 3. 可观测性与评估", "### 1.1 为什么需要检索"]),
+        ("zh-profile.pdf", ["## 1. 个人介绍", "## 2. 学习经历", "### 2.1 项目实践", "### 2.2 八股内容"]),
+        ("en-profile.pdf", ["## 1. Introduction", "### 2.2 Interview notes", "### 2.3 Open source"]),
+    ],
+)
+def test_numbered_headings_are_headings_whatever_their_number(mixed_set, name, headings):
+    pdf = mixed_set[name]
+    for heading in headings:
+        assert heading in pdf.lines
+    written = [line for line in pdf.lines if line.startswith("#")]
+    assert written == [line for line in pdf.document.truth.split("\n") if line.startswith("#")]
+
+
+@pytest.mark.parametrize(
+    ("name", "paragraph_end", "heading"),
+    [
+        ("zh-profile.pdf", "并录制了配套的视频讲解。", "### 2.2 八股内容"),
+        ("en-profile.pdf", "the code that goes with each.", "### 2.2 Interview notes"),
+    ],
+)
+def test_a_heading_line_ends_the_paragraph_before_it(mixed_set, name, paragraph_end, heading):
+    """The issue's ``…视频讲解。2.2 八股内容``: a sub-heading half a point above the body, under a full line."""
+    lines = mixed_set[name].lines
+    ending = next(index for index, line in enumerate(lines) if line.endswith(paragraph_end))
+    assert lines[ending + 1 : ending + 3] == ["", heading]
+
+
+@pytest.mark.parametrize(
     ("name", "items"),
     [
         (
