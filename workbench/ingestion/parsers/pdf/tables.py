@@ -14,7 +14,7 @@ from typing import Any
 
 from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, Glyph
 from workbench.ingestion.parsers.pdf.paragraphs import join_lines
-from workbench.ingestion.parsers.pdf.rows import Row, rows_of
+from workbench.ingestion.parsers.pdf.rows import PIECE_GAP_EM, SPACE_GAP_EM, Row, rows_of, split_at_gaps
 
 #: an unruled table needs this many rows whose cells stay in their columns
 MIN_UNRULED_ROWS = 3
@@ -47,29 +47,54 @@ def ruled_tables(page: Any, glyphs: Sequence[Glyph]) -> tuple[list[TableBlock], 
     if not any(edge["orientation"] == "v" for edge in edges) or not any(edge["orientation"] == "h" for edge in edges):
         return [], list(glyphs)
     tables: list[TableBlock] = []
-    boxes: list[tuple[float, float, float, float]] = []
+    taken: set[int] = set()
     for found in page.find_tables():
-        grid = [list(row.cells) for row in found.rows]
+        grid = [[cell for cell in row.cells if cell is not None] for row in found.rows]
         if len(grid) < 2 or max(len(row) for row in grid) < 2:
             continue  # a box around text, not a table
-        cells = tuple(tuple(_cell_text(glyphs, cell) for cell in row) for row in grid)
+        placed = glyphs_in_cells(glyphs, grid, found.bbox)
+        taken.update(id(glyph) for cell in placed.values() for glyph in cell)
+        cells = tuple(tuple(_cell_text(placed.get((r, c), [])) for c in range(len(row))) for r, row in enumerate(grid))
         x0, top, x1, bottom = found.bbox
         tables.append(TableBlock(cells, x0, x1, top, bottom))
-        boxes.append(found.bbox)
-    outside = [glyph for glyph in glyphs if not any(_inside(glyph, box) for box in boxes)]
-    return tables, outside
+    return tables, [glyph for glyph in glyphs if id(glyph) not in taken]
 
 
-def _inside(glyph: Glyph, box: tuple[float, float, float, float]) -> bool:
-    x0, top, x1, bottom = box
-    middle_x = (glyph.x0 + glyph.x1) / 2
-    return x0 <= middle_x <= x1 and top <= glyph.middle <= bottom
+Box = tuple[float, float, float, float]  # x0, top, x1, bottom
 
 
-def _cell_text(glyphs: Sequence[Glyph], cell: tuple[float, float, float, float] | None) -> str:
-    if cell is None:
-        return ""
-    lines = [row.text for row in rows_of(glyph for glyph in glyphs if _inside(glyph, cell))]
+def glyphs_in_cells(glyphs: Sequence[Glyph], grid: list[list[Box]], bbox: Box) -> dict[tuple[int, int], list[Glyph]]:
+    """The glyphs of each cell ((row, column) -> glyphs), a word at a time: a word goes to the
+    cell that holds most of it, so that text wider than its cell stays whole where it runs over a
+    rule (reportlab lets centred text do so), even past the table's edge, when the run of text it
+    is in starts inside the table."""
+    x0, top, x1, bottom = bbox
+    placed: dict[tuple[int, int], list[Glyph]] = {}
+    for line in rows_of(glyph for glyph in glyphs if top <= glyph.middle <= bottom):
+        for run in split_at_gaps(line.glyphs, PIECE_GAP_EM):
+            if not any(x0 <= (glyph.x0 + glyph.x1) / 2 <= x1 for glyph in run):
+                continue  # text beside the table
+            for word in split_at_gaps(run, SPACE_GAP_EM):
+                cell = _cell_of(word, grid)
+                if cell is not None:
+                    placed.setdefault(cell, []).extend(word)
+    return placed
+
+
+def _cell_of(glyphs: Sequence[Glyph], grid: list[list[Box]]) -> tuple[int, int] | None:
+    """The cell holding most of ``glyphs`` (by their middles; the nearest when none holds any), in
+    the table row their line is in."""
+    middle = sum(glyph.middle for glyph in glyphs) / len(glyphs)
+    centre = (glyphs[0].x0 + glyphs[-1].x1) / 2
+    for r, row in enumerate(grid):
+        if row and row[0][1] <= middle <= row[0][3]:
+            held = [sum(cell[0] <= (glyph.x0 + glyph.x1) / 2 <= cell[2] for glyph in glyphs) for cell in row]
+            return r, max(range(len(row)), key=lambda c: (held[c], -abs((row[c][0] + row[c][2]) / 2 - centre)))
+    return None
+
+
+def _cell_text(glyphs: Sequence[Glyph]) -> str:
+    lines = [row.text for row in rows_of(glyphs)]
     return join_lines([line for line in lines if line])
 
 

@@ -12,7 +12,7 @@ from workbench.ingestion.parsers.pdf.headings import heading_levels, is_heading
 from workbench.ingestion.parsers.pdf.lists import items_in_company, list_marker
 from workbench.ingestion.parsers.pdf.paragraphs import join_lines, join_pair
 from workbench.ingestion.parsers.pdf.rows import Row, glyph_run_text, rows_of
-from workbench.ingestion.parsers.pdf.tables import unruled_table, unruled_table_runs
+from workbench.ingestion.parsers.pdf.tables import glyphs_in_cells, unruled_table, unruled_table_runs
 
 
 def _word(text: str, x: float, top: float, size: float = 10.0, advance: float = 5.0) -> list[Glyph]:
@@ -235,3 +235,17 @@ def test_a_heading_half_a_point_larger_ends_the_full_line_before_it():
     blocks = page_blocks([Region((full, heading, after))], style)
     assert [block.text for block in blocks if isinstance(block, TextBlock)] == ["字" * 30, "2.2 八股内容", "字" * 30]
     assert is_heading(blocks[1], style) and not is_heading(blocks[0], style)
+
+
+def test_text_wider_than_its_cell_stays_in_that_cell():
+    """The issue's ``| Parse and extract content P | yPDF2, python-docx, BeautifulSou |`` and ``p``:
+    centred text that runs over the rules on both sides, and past the table's edge."""
+    grid = [[(0.0, 100.0, 150.0, 120.0), (150.0, 100.0, 300.0, 120.0)]]
+    first = _word("Parse", 40, 105)  # 40-65, inside the first cell
+    # "P" lies left of the rule at 150, and "p" past the table's edge at 300
+    tools = _word("PyPDF2,", 147, 105) + _word("BeautifulSoup", 240, 105)
+    placed = glyphs_in_cells(first + tools, grid, (0.0, 100.0, 300.0, 120.0))
+    assert Row(tuple(placed[(0, 0)])).text == "Parse"
+    assert Row(tuple(placed[(0, 1)])).text == "PyPDF2, BeautifulSoup"
+    beside = glyphs_in_cells(_word("Note", 330, 105), grid, (0.0, 100.0, 300.0, 120.0))
+    assert beside == {}  # text beside the table is not the table's
