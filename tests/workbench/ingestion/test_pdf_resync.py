@@ -22,6 +22,7 @@ from workbench.ingestion.chunksets import ensure_chunkset
 from workbench.ingestion.ingest import Source
 from workbench.ingestion.parsers.canonical import join_pages
 from workbench.ingestion.parsers.converter import convert
+from workbench.ingestion.parsers.pdf import PARSER_VERSION
 
 pytestmark = pytest.mark.skipif(not chinese_font_available(), reason="needs fonts-wqy-microhei")
 
@@ -147,3 +148,16 @@ def test_reingesting_the_same_file_reparses_a_document_without_original(old_coll
     again = bench.ingest("kb", [Source.from_path(root / ZH)])
     assert [o.status for o in again.outcomes] == ["skipped"] and not again.reparsed
     assert not bench.reparse_outdated("kb").without_original
+
+
+def test_pdfs_the_extractor_wrote_before_the_layout_fixes_of_issue_35_are_parsed_again(old_collection):
+    """Versions up to 4 read users' PDFs badly (issue 35): their documents are outdated, and sync
+    parses them again."""
+    bench, _root, _pdfs = old_collection
+    with bench.catalog.connect() as con:
+        con.execute("UPDATE documents SET parser_version = 4 WHERE source = ?", [EN])
+    reparse = bench.reparse_outdated("kb")
+    assert reparse.report is not None and reparse.report.reparsed == [EN]
+    with bench.catalog.connect() as con:
+        (version,) = con.execute("SELECT parser_version FROM documents WHERE source = ?", [EN]).fetchone()
+    assert version == PARSER_VERSION > 4

@@ -27,8 +27,12 @@ log = logging.getLogger(__name__)
 #: 1: markitdown (pdfminer's text); 2: the layout extractor of this package; 3: the same, with
 #: bullets drawn as shapes, bold painted as an outline, headings in colour, columns under text
 #: set across the page, nested items, and paragraphs going on from one column to the next; 4: the
-#: text of large pictures on pages with text, OCR'd where the picture stands (``image_text``)
-PARSER_VERSION = 4
+#: text of large pictures on pages with text, OCR'd where the picture stands (``image_text``);
+#: 5: what users' PDFs needed (issue 35): paragraphs across lines that end in a Latin word,
+#: justified lines with stretched spaces never a table, numbered headings and headings a little
+#: larger than the body, numbers without a delimiter as list items, text that runs over a cell's
+#: rules kept in its cell
+PARSER_VERSION = 5
 
 
 class PdfReadError(Exception):
