@@ -11,6 +11,8 @@ every PDF with both extractors. The sets (docs/pdf.md says which shaped the extr
   (``mixed-office``). Modelled on the real PDFs of issue 35: mixed Chinese and Latin, lines
   ending in Latin words, numbered and coloured headings, wrapped and overflowing table cells,
   numbered lists, pages of screenshots of text;
+* the held-out set (``pdf_corpus_heldout.py``), written after issue 35's fixes and measured once,
+  by the same three producers (``heldout-reportlab``, ``heldout-chromium``, ``heldout-office``);
 * the earlier sets: ``reportlab`` (``pdf_corpus.py``), ``chromium`` (``pdf_corpus_chromium.py``),
   ``office`` (``pdf_corpus_office.py``) and ``book`` (``pdf_corpus_book.py``).
 
@@ -64,15 +66,17 @@ def layout_pages(data: bytes) -> tuple[str, ...]:
 EXTRACTORS: dict[str, Callable[[bytes], tuple[str, ...]]] = {"markitdown": markitdown_pages, "layout": layout_pages}
 
 
-def _mixed(producer: str) -> Callable[[Path], dict[str, Any]]:
+def _mixed(producer: str, held_out: bool = False) -> Callable[[Path], dict[str, Any]]:
     def build(folder: Path) -> dict[str, Any]:
+        from tests.workbench.ingestion.pdf_corpus_heldout import write_heldout
         from tests.workbench.ingestion.pdf_corpus_mixed import available, write_corpus
 
         missing = available(producer)
         if missing:
-            print(f"\n(the users' set printed by {producer} is left out: it needs {missing})")
+            which = "held-out" if held_out else "users'"
+            print(f"\n(the {which} set printed by {producer} is left out: it needs {missing})")
             return {}
-        return write_corpus(folder, producer)
+        return write_heldout(folder, producer) if held_out else write_corpus(folder, producer)
 
     return build
 
@@ -97,6 +101,9 @@ SETS: dict[str, tuple[str, Callable[[Path], dict[str, Any]]]] = {
     "mixed-reportlab": ("the users' set printed by reportlab (issue 35)", _mixed("reportlab")),
     "mixed-chromium": ("the users' set printed by Chromium (issue 35)", _mixed("chromium")),
     "mixed-office": ("the users' set printed by LibreOffice from DOCX (issue 35)", _mixed("office")),
+    "heldout-reportlab": ("the held-out set printed by reportlab (after issue 35's fixes)", _mixed("reportlab", True)),
+    "heldout-chromium": ("the held-out set printed by Chromium (after issue 35's fixes)", _mixed("chromium", True)),
+    "heldout-office": ("the held-out set printed by LibreOffice (after issue 35's fixes)", _mixed("office", True)),
     "reportlab": ("the first reportlab set", _earlier("pdf_corpus")),
     "chromium": ("the Chromium set", _earlier("pdf_corpus_chromium", needs=_CHROMIUM)),
     "office": ("the LibreOffice set", _earlier("pdf_corpus_office", needs="LibreOffice (soffice)")),

@@ -49,6 +49,9 @@ class MixedDocument:
     paper: str = "A4"
     #: reportlab: break Chinese lines only at spaces (no ``wordWrap="CJK"``, as most scripts leave it)
     spaces_only: bool = False
+    #: how the producers style it: "report" (bold blue headings), "profile" (sub-headings half a
+    #: point above the body), "plain" (the held-out look: ``reportlab_print._plain_styles``)
+    look: str = "report"
 
     @property
     def truth(self) -> str:
@@ -321,27 +324,29 @@ SCREENSHOTS = {
 DOCUMENTS = (
     MixedDocument("zh-guide.pdf", "zh", ZH_GUIDE, "RAG 技术指南 内部资料", "第 {page} 页", spaces_only=True),
     MixedDocument("en-spec.pdf", "en", EN_SPEC, "Advanced RAG System - Technical Specification", "Page {page}"),
-    MixedDocument("zh-profile.pdf", "zh", ZH_PROFILE, "个人技术简介", "- {page} -"),
-    MixedDocument("en-profile.pdf", "en", EN_PROFILE, "About me", "{page}", paper="Letter"),
+    MixedDocument("zh-profile.pdf", "zh", ZH_PROFILE, "个人技术简介", "- {page} -", look="profile"),
+    MixedDocument("en-profile.pdf", "en", EN_PROFILE, "About me", "{page}", paper="Letter", look="profile"),
 )
 
 
-def write_corpus(folder: Path, producer: str = "reportlab") -> dict[str, tuple[Path, MixedDocument]]:
+def write_corpus(
+    folder: Path, producer: str = "reportlab", documents: tuple[MixedDocument, ...] = DOCUMENTS
+) -> dict[str, tuple[Path, MixedDocument]]:
     """Every document printed by ``producer`` into ``folder``, with its truth beside it (``NAME.md``)."""
     folder.mkdir(parents=True, exist_ok=True)
     if producer == "reportlab":
         from tests.workbench.ingestion.reportlab_print import build_pdf
 
-        for document in DOCUMENTS:
+        for document in documents:
             (folder / document.name).write_bytes(build_pdf(document))
     elif producer == "chromium":
-        _print_with_chromium(folder)
+        _print_with_chromium(folder, documents)
     elif producer == "office":
-        _convert_with_libreoffice(folder)
+        _convert_with_libreoffice(folder, documents)
     else:
         raise ValueError(f"unknown producer {producer!r}; known: {', '.join(PRODUCERS)}")
     written = {}
-    for document in DOCUMENTS:
+    for document in documents:
         (folder / document.name).with_suffix(".md").write_text(document.truth, encoding="utf-8")
         written[document.name] = (folder / document.name, document)
     return written
@@ -360,17 +365,24 @@ _CSS = {
     "zh": "body { font-family: 'WenQuanYi Micro Hei'; font-size: 10.5pt; line-height: 1.6; }",
 }
 _HEADINGS = "h1 { font-size: 20pt; } h2 { font-size: 15pt; } h3 { font-size: 12pt; }"
-_BLUE_HEADINGS = " h2, h3 { color: #1a5490; }"
+_LOOKS = {
+    "report": " h2, h3 { color: #1a5490; }",
+    "profile": "",
+    # the held-out look: a serif body; Chinese paragraphs indented, no space between them
+    "plain": " body { font-family: 'Liberation Serif', 'WenQuanYi Micro Hei'; font-size: 11pt; }"
+    " h2 { color: #1e5631; font-size: 13.5pt; } h3 { font-size: 11.5pt; }"
+    " p:lang(zh-CN) { text-indent: 2em; margin: 0; }",
+}
 
 
-def _print_with_chromium(folder: Path) -> None:
+def _print_with_chromium(folder: Path, documents: tuple[MixedDocument, ...]) -> None:
     from tests.workbench.ingestion.chromium_print import PrintSettings, print_pdfs, to_html
 
     images = _images()
     jobs = []
-    for document in DOCUMENTS:
+    for document in documents:
         font = "WenQuanYi Micro Hei" if document.language == "zh" else "Liberation Sans"
-        css = _CSS[document.language] + _HEADINGS + ("" if "profile" in document.name else _BLUE_HEADINGS)
+        css = _CSS[document.language] + _HEADINGS + _LOOKS[document.look]
         settings = PrintSettings(
             document.paper, "20mm", css, document.header, document.footer.replace("{page}", "{page}"), font
         )
@@ -380,7 +392,7 @@ def _print_with_chromium(folder: Path) -> None:
     print_pdfs(jobs)
 
 
-def _convert_with_libreoffice(folder: Path) -> None:
+def _convert_with_libreoffice(folder: Path, documents: tuple[MixedDocument, ...]) -> None:
     """DOCX with Word's heading and list styles, converted by LibreOffice."""
     from tests.workbench.ingestion.pdf_corpus_office import OfficeDocument, convert_documents
 
@@ -388,7 +400,7 @@ def _convert_with_libreoffice(folder: Path) -> None:
     office = [
         OfficeDocument(document.name, document.language, document.source, document.paper, document.header,
                        footers[document.language])
-        for document in DOCUMENTS
+        for document in documents
     ]  # fmt: skip
     convert_documents(office, folder, _images())
 

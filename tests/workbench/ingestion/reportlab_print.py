@@ -53,9 +53,13 @@ def _styles(document: MixedDocument) -> dict[Any, Any]:
     body = ParagraphStyle(
         "body", fontName=regular, fontSize=10.5, leading=15.5, alignment=TA_JUSTIFY, spaceAfter=4, **wrap
     )
-    profile = "profile" in document.name
+    if document.look == "plain":
+        return _plain_styles(document)
+    profile = document.look == "profile"
     blue = colors.HexColor(BLUE)
     return {
+        "bullet": "\u2022",
+        "numbers": None,
         "body": body,
         "caption": ParagraphStyle("caption", parent=body, alignment=TA_CENTER, spaceBefore=4, spaceAfter=10),
         "cell": ParagraphStyle("cell", parent=body, alignment=0, spaceAfter=0),
@@ -74,6 +78,35 @@ def _styles(document: MixedDocument) -> dict[Any, Any]:
             "h3", parent=body, fontName=bold, fontSize=12, leading=16, spaceBefore=6, spaceAfter=4, alignment=0,
             textColor=blue,
         ),
+    }  # fmt: skip
+
+
+def _plain_styles(document: MixedDocument) -> dict[Any, Any]:
+    """The held-out look: a serif body, Chinese paragraphs told apart by a first-line indent with no
+    space between them, headings dark green and bold (the Chinese sub-heading only half a point
+    larger), bullets ``●``, items numbered ``1)``."""
+    from reportlab.lib import colors
+    from reportlab.lib.enums import TA_CENTER, TA_JUSTIFY
+    from reportlab.lib.styles import ParagraphStyle
+
+    chinese = document.language == "zh"
+    regular, bold = ("WQY", "WQY") if chinese else ("Times-Roman", "Times-Bold")
+    indent = {"firstLineIndent": 22, "spaceAfter": 0, "wordWrap": "CJK"} if chinese else {"spaceAfter": 6}
+    body = ParagraphStyle("body", fontName=regular, fontSize=11, leading=16, alignment=TA_JUSTIFY, **indent)
+    green = colors.HexColor("#1e5631")
+    return {
+        "bullet": "\u25cf",
+        "numbers": "%s)",
+        "body": body,
+        "caption": ParagraphStyle("caption", parent=body, alignment=TA_CENTER, firstLineIndent=0),
+        "cell": ParagraphStyle("cell", parent=body, alignment=0, firstLineIndent=0, spaceAfter=0),
+        "head": ParagraphStyle("head", parent=body, fontName=bold, alignment=0, firstLineIndent=0, spaceAfter=0),
+        1: ParagraphStyle("h1", parent=body, fontName=bold, fontSize=18, leading=24, alignment=TA_CENTER,
+                          firstLineIndent=0, spaceAfter=14),
+        2: ParagraphStyle("h2", parent=body, fontName=bold, fontSize=13.5, leading=19, alignment=0, firstLineIndent=0,
+                          spaceBefore=8, spaceAfter=4, textColor=green),
+        3: ParagraphStyle("h3", parent=body, fontName=bold, fontSize=11.5, leading=16, alignment=0, firstLineIndent=0,
+                          spaceBefore=4, spaceAfter=2),
     }  # fmt: skip
 
 
@@ -151,7 +184,10 @@ def _story(document: MixedDocument, width: float) -> list[Any]:
         elif kind == "list":
             numbered = block[0].strip()[0].isdigit()
             items = [ListItem(Paragraph(_escaped(line.strip().split(" ", 1)[1]), styles["body"])) for line in block]
-            options: dict[str, Any] = {"bulletType": "1"} if numbered else {"bulletType": "bullet", "start": "\u2022"}
+            numbers = (
+                {"bulletType": "1", "bulletFormat": styles["numbers"]} if styles["numbers"] else {"bulletType": "1"}
+            )
+            options: dict[str, Any] = numbers if numbered else {"bulletType": "bullet", "start": styles["bullet"]}
             font = {"bulletFontName": styles["body"].fontName, "bulletFontSize": 10.5}
             story += [ListFlowable(items, leftIndent=20, **options, **font), Spacer(1, 6)]
         else:
