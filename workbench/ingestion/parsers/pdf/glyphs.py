@@ -13,7 +13,8 @@ disc, a circle or a square instead of a glyph.
 
 pdfplumber (on pdfminer) reads the content stream without pdfminer's own layout analysis. A
 glyph whose font has no Unicode mapping comes out as ``(cid:N)``: those are kept as
-``UNMAPPED`` so a list can still recognise a bullet drawn with one, and never reach the text.
+``UNMAPPED`` so a list can still recognise a bullet drawn with one, and never reach the text; so
+is a glyph of a picture font (ZapfDingbats, Wingdings), whose letters stand for symbols.
 """
 
 from __future__ import annotations
@@ -27,6 +28,13 @@ from workbench.ingestion.parsers.pdf.render_modes import painted_bold
 
 #: the text of a glyph whose font gives no Unicode mapping
 UNMAPPED = "\ufffd"
+#: glyphs that start list items (discs, circles, squares, diamonds, triangles, arrows, ticks, stars)
+BULLETS = (
+    "\u2022\u25cf\u25aa\u25a0\u25e6\u2023\u2043\u2219\u25cb\u25c6\u25c7\u25a1"
+    "\u25b6\u25ba\u25b8\u27a2\u27a4\u2713\u2714\u2605\u25fc"
+)
+#: fonts of pictures, whose letters stand for symbols (reportlab draws "●" as ZapfDingbats "l")
+_PICTURE_FONT = re.compile(r"dingbat|wingding|webding", re.IGNORECASE)
 #: the colour most text is painted in, as (red, green, blue) from 0 to 1
 Colour = tuple[float, float, float]
 BLACK: Colour = (0.0, 0.0, 0.0)
@@ -162,9 +170,10 @@ def page_glyphs(page: Any) -> PageContent:
         if space_at is not None and float(char["x0"]) < space_middle and abs(space_at - float(char["top"])) < 1:
             space_at = None  # a space with no advance: the next glyph is drawn over it
         size = float(char.get("size") or 0.0) or float(char["bottom"] - char["top"])
+        picture = bool(_PICTURE_FONT.search(str(char.get("fontname") or "")))
         glyphs.append(
             Glyph(
-                text=glyph_text(raw),
+                text=UNMAPPED if picture else glyph_text(raw),
                 x0=float(char["x0"]),
                 x1=float(char["x1"]),
                 top=float(char["top"]),

@@ -14,13 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED
+from workbench.ingestion.parsers.pdf.glyphs import BULLETS, UNMAPPED
 from workbench.ingestion.parsers.pdf.rows import Row, needs_space
 from workbench.ingestion.parsers.pdf.tables import is_marker
 
 _NUMBER = re.compile(r"^(\d{1,3}|[a-zA-Z])([.)])$|^\((\d{1,3})\)$")
 _BARE_NUMBER = re.compile(r"^\d{1,3}$")
-_BULLETS = frozenset("\u2022\u25cf\u25aa\u25a0\u25e6\u2023\u2043\u2219" + UNMAPPED)
+_BULLETS = frozenset(BULLETS + UNMAPPED)
 _DASHES = frozenset("-\u2013\u2014")
 #: markers in company stand this close to each other (ems)
 SAME_PLACE_EM = 0.5

@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, Glyph
+from workbench.ingestion.parsers.pdf.glyphs import BULLETS, UNMAPPED, Glyph
 from workbench.ingestion.parsers.pdf.paragraphs import join_lines
 from workbench.ingestion.parsers.pdf.rows import PIECE_GAP_EM, SPACE_GAP_EM, Row, rows_of, split_at_gaps
 
@@ -22,9 +22,7 @@ MIN_UNRULED_ROWS = 3
 MIN_CHANNEL_EM = 0.8
 #: consecutive table rows are at most this many row heights apart
 MAX_ROW_PITCH_EM = 2.6
-_MARKER = re.compile(
-    r"^(?:[\u2022\u25cf\u25aa\u25a0\u25e6\u2023\u2043\u2219\u00b7*\-\u2013\u2014]|\d{1,3}[.)]|\(\d{1,3}\))$"
-)
+_MARKER = re.compile(rf"^(?:[{BULLETS}\u00b7*\-\u2013\u2014]|\d{{1,3}}[.)]|\(\d{{1,3}}\))$")
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from workbench.ingestion.parsers.pdf.columns import Region, reading_order
 from workbench.ingestion.parsers.pdf.furniture import without_furniture
 from workbench.ingestion.parsers.pdf.glyphs import BLACK, Glyph, Mark, colour_of, page_glyphs
 from workbench.ingestion.parsers.pdf.headings import is_heading
+from workbench.ingestion.parsers.pdf.lists import list_marker
 from workbench.ingestion.parsers.pdf.markdown import page_markdown
 from workbench.ingestion.parsers.pdf.marks import drawn_bullets
 from workbench.ingestion.parsers.pdf.render_modes import painted_bold
@@ -207,3 +208,16 @@ def test_a_heading_bold_by_outline_or_in_colour_at_the_body_size_is_a_heading():
     assert plain.startswith("选择块的大小") and "#" not in plain
     everything_outlined = parse_bytes(_chinese_page(2, (0, 0, 0), scoped=False), "bold.pdf").markdown
     assert everything_outlined.split("\n\n") == plain.split("\n\n")  # bold body text: its paragraphs still end
+
+
+def test_a_bullet_drawn_in_a_picture_font_is_a_bullet_not_a_letter():
+    """reportlab draws ``●`` as the letter ``l`` of ZapfDingbats: a text layer reads "l Keep the…"."""
+    chars = [
+        _char("l", 0, 6, fontname="ZapfDingbats"),
+        *(_char(c, 18 + 5 * i, 23 + 5 * i) for i, c in enumerate("Keep")),
+    ]
+    row = Row(page_glyphs(_page(chars)).glyphs)
+    assert row.text == "Keep"
+    assert list_marker(row) is not None and list_marker(row)[0] == "-"
+    ticked = Row(tuple(_word("\u2713", 0, 100) + _word("Done", 12, 100)))
+    assert (list_marker(ticked) or ("", None))[0] == "-"
