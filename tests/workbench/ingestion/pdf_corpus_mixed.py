@@ -107,6 +107,13 @@ ZH_GUIDE = """# 大模型检索增强生成技术指南
 
 评估分为检索评估和生成评估两部分。检索评估使用 nDCG@10、Recall@10 和 MRR 等指标，需要一个标注好相关段落的 Golden Set；生成评估关注答案是否忠实于检索到的证据，可以借助 RAGAS 或 LLM-as-a-Judge 自动打分，但仍然需要定期抽样人工复核。
 
+<!-- unruled -->
+| 指标 | 衡量的内容 | 适用场景 |
+| --- | --- | --- |
+| nDCG@10 | 相关段落是否排在前面，排名越靠前的相关段落得分越高，多个相关段落的得分累加后再归一化 | 比较两种排序配置的质量 |
+| Recall@10 | 前十个结果中找到了多少相关段落，不考虑它们的先后顺序 | 检查第一阶段的召回是否足够，为重排序留出足够多的候选段落 |
+| MRR | 第一个相关段落的名次的倒数 | 只需要一个答案的问答场景 |
+
 - 每次修改分块或排序策略之后，都在同一个 Golden Set 上重新评估。
 - 指标的差异要附带置信区间，避免把噪声当成改进。
 - 线上查询日志是发现新问题的主要来源。
@@ -147,6 +154,13 @@ Each service reads its settings at start-up from three files: deployment/helm/ad
 ### 2.1 Chunking
 
 Chunks follow the document's headings where it has them, and fall back to windows of sentences where it does not. A chunk never spans two sections, so its heading path is a faithful breadcrumb for the citation.
+
+<!-- unruled -->
+| Setting | Default | What it changes |
+| --- | --- | --- |
+| chunking.size | 512 tokens | The longest passage the index holds, counted in the embedding model's own tokens |
+| chunking.overlap | 64 tokens | How much of the end of one chunk starts the next, so that a sentence cut at a boundary is found whole |
+| retrieval.fusion | rrf | How the keyword and the vector lists are merged into one |
 
 <!-- page -->
 

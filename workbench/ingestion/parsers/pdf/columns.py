@@ -5,7 +5,8 @@ crosses, with text on both sides. Rows that cross it (a title over both columns,
 across the page above or below the columns, a centred footer) end one band of columns and start
 the next; the gutter is the strip that puts the most rows into two-column bands. Within a
 two-column band the left column is read before the right. Narrow "columns" (table cells) are
-not columns: each side must be at least ``MIN_COLUMN_SHARE`` of the page wide. A band's first
+not columns: each side must be at least ``MIN_COLUMN_SHARE`` of the page wide, and neither side may
+be cut by wide gaps in most of its rows (a borderless table's columns). A band's first
 and last rows may belong to the text above or below it (``_peel_head``, ``_peel_tail``), and
 so may rows of a table that leave the gutter free (``_foreign_ends``).
 """
@@ -136,7 +137,14 @@ def _is_two_columns(band: Sequence[Item], x: float, width: float) -> bool:
         return False
     span_left = max(item.x1 for item in lefts) - min(item.x0 for item in lefts)
     span_right = max(item.x1 for item in rights) - min(item.x0 for item in rights)
-    return min(span_left, span_right) >= MIN_COLUMN_SHARE * width
+    return min(span_left, span_right) >= MIN_COLUMN_SHARE * width and not (_tabular(lefts) or _tabular(rights))
+
+
+def _tabular(side: Sequence[Item]) -> bool:
+    """Most of a side's rows are cut by wide gaps: it is part of a table (a borderless table whose
+    columns leave a strip free), not a column of text, whose lines are one piece each."""
+    rows = [item for item in side if isinstance(item, Row)]
+    return sum(len(row.pieces) > 1 for row in rows) * 2 > len(rows)
 
 
 def _side(item: Item, x: float) -> int | None:

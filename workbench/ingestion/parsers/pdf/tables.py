@@ -22,6 +22,12 @@ MIN_UNRULED_ROWS = 3
 MIN_CHANNEL_EM = 0.8
 #: consecutive table rows are at most this many row heights apart
 MAX_ROW_PITCH_EM = 2.6
+#: a wrapped cell's next line is at most this many ems below the line before it
+WRAP_PITCH_EM = 1.6
+#: rows stand apart from each other when some are this many times further apart than the closest
+ROW_SPACING = 1.2
+#: and then a line this close (times the closest pitch) goes on with the row above
+WRAP_PITCH_SHARE = 1.1
 _MARKER = re.compile(rf"^(?:[{BULLETS}\u00b7*\-\u2013\u2014]|\d{{1,3}}[.)]|\(\d{{1,3}}\))$")
 
 
@@ -132,9 +138,22 @@ def _columns_filled(rows: Sequence[Row], channels: list[tuple[float, float]]) ->
     return True
 
 
+def _crosses_a_channel(row: Row, channels: list[tuple[float, float]]) -> bool:
+    return any(piece.x0 < right and piece.x1 > left for piece in row.pieces for left, right in channels)
+
+
+def _wrapped_line(row: Row, above: Row, channels: list[tuple[float, float]]) -> bool:
+    """A line of text that only goes on with cells of the row above (a cell wrapped onto another
+    line): at most a line's pitch below it, with text in one column only and none across the gaps
+    between columns."""
+    pitch = row.top - above.top
+    return 0 < pitch <= WRAP_PITCH_EM * row.size and bool(channels) and not _crosses_a_channel(row, channels)
+
+
 def unruled_table_runs(rows: Sequence[Row], items: Collection[int] = ()) -> list[tuple[int, int]]:
     """[start, end) ranges of ``rows`` (in reading order) that form unruled tables; ``items`` are
-    rows known to start list items, which no table holds."""
+    rows known to start list items, which no table holds. A line of a wrapped cell with text in one
+    column only goes on with the table."""
     runs: list[tuple[int, int]] = []
     start = 0
     while start < len(rows):
@@ -142,16 +161,24 @@ def unruled_table_runs(rows: Sequence[Row], items: Collection[int] = ()) -> list
             start += 1
             continue
         end = start + 1
-        while end < len(rows) and end not in items and _table_row(rows[end]):
-            pitch = rows[end].top - rows[end - 1].top
-            candidate = rows[start : end + 1]
-            if not 0 < pitch <= MAX_ROW_PITCH_EM * rows[end].size:
+        channels: list[tuple[float, float]] = []
+        while end < len(rows) and end not in items:
+            row = rows[end]
+            if not _table_row(row):
+                if _wrapped_line(row, rows[end - 1], channels):
+                    end += 1
+                    continue
                 break
-            channels = _channels(candidate)
-            if not channels or not _columns_filled(candidate, channels):
+            pitch = row.top - rows[end - 1].top
+            candidate = [r for r in rows[start : end + 1] if _table_row(r)]
+            if not 0 < pitch <= MAX_ROW_PITCH_EM * row.size:
                 break
+            found = _channels(rows[start : end + 1])
+            if not found or not _columns_filled(candidate, found):
+                break
+            channels = found
             end += 1
-        if end - start >= MIN_UNRULED_ROWS:
+        if sum(_table_row(row) for row in rows[start:end]) >= MIN_UNRULED_ROWS:
             runs.append((start, end))
             start = end
         else:
@@ -160,16 +187,27 @@ def unruled_table_runs(rows: Sequence[Row], items: Collection[int] = ()) -> list
 
 
 def unruled_table(rows: Sequence[Row]) -> TableBlock:
-    """The rows as a table: one column per channel-separated band; the first row is the header."""
+    """The rows as a table: one column per channel-separated band; the first row is the header.
+    Lines of wrapped cells join the row they go on from: a line with text in one column only,
+    or, where the table's rows stand further apart than the lines of its cells, a line at the
+    lines' pitch."""
     cuts = [(a + b) / 2 for a, b in _channels(rows)]
-    cells = []
-    for row in rows:
+    pitches = [below.top - above.top for above, below in zip(rows, rows[1:], strict=False)]
+    line = min(pitches, default=0.0)
+    spaced = any(pitch > ROW_SPACING * line for pitch in pitches)
+    cells: list[list[list[str]]] = []
+    for index, row in enumerate(rows):
         columns: list[list[str]] = [[] for _ in range(len(cuts) + 1)]
         for piece in row.pieces:
             columns[sum(piece.x0 > cut for cut in cuts)].append(piece.text)
-        cells.append(tuple(" ".join(parts) for parts in columns))
+        wrapped = index > 0 and (not _table_row(row) or spaced and pitches[index - 1] <= WRAP_PITCH_SHARE * line)
+        if wrapped:
+            for column, parts in zip(cells[-1], columns, strict=True):
+                column.append(" ".join(parts))
+        else:
+            cells.append([[" ".join(parts)] for parts in columns])
     return TableBlock(
-        tuple(cells),
+        tuple(tuple(join_lines(part for part in column if part) for column in row) for row in cells),
         min(row.x0 for row in rows),
         max(row.x1 for row in rows),
         rows[0].top,

@@ -249,3 +249,23 @@ def test_text_wider_than_its_cell_stays_in_that_cell():
     assert Row(tuple(placed[(0, 1)])).text == "PyPDF2, BeautifulSoup"
     beside = glyphs_in_cells(_word("Note", 330, 105), grid, (0.0, 100.0, 300.0, 120.0))
     assert beside == {}  # text beside the table is not the table's
+
+
+def test_an_unruled_table_keeps_the_lines_of_a_wrapped_cell_in_that_cell():
+    """Rows 20 points apart, a cell's lines 12: the lines at the closer pitch go on with the row,
+    and so does a line with text in one column only."""
+    rows = [
+        _row(("Symptom", 0), ("Action", 100), top=100),
+        _row(("Timeouts", 0), ("Fail", 100), ("over", 125), top=120),
+        _row(("on", 0), ("every", 15), ("to", 100), ("the", 115), top=132),
+        _row(("standby", 100), top=144),  # the last line of the wrapped "Action" cell
+        _row(("Errors", 0), ("Remove", 100), ("it", 140), top=164),
+    ]
+    assert unruled_table_runs(rows) == [(0, 5)]
+    assert unruled_table(rows).cells == (
+        ("Symptom", "Action"),
+        ("Timeouts on every", "Fail over to the standby"),
+        ("Errors", "Remove it"),
+    )
+    following = [*rows, _row(("A", 0), ("paragraph", 10), ("across", 60), ("both", 100), ("columns.", 130), top=190)]
+    assert unruled_table_runs(following) == [(0, 5)]  # prose below the table is not a wrapped line
