@@ -48,15 +48,24 @@ class MixedPdf:
         return self.parsed.markdown.split("\n")
 
 
-@pytest.fixture(scope="session")
-def mixed_set(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MixedPdf]:
-    """The users' set printed by reportlab (about a second), parsed as ingestion parses it."""
-    missing = mixed_available("reportlab")
+def _printed_mixed_set(folder, producer: str) -> dict[str, MixedPdf]:
+    missing = mixed_available(producer)
     if missing:
         pytest.skip(f"needs {missing}")
-    written = write_mixed(tmp_path_factory.mktemp("pdf-corpus-mixed"), "reportlab")
     pdfs = {}
-    for name, (path, document) in written.items():
+    for name, (path, document) in write_mixed(folder, producer).items():
         data = path.read_bytes()
         pdfs[name] = MixedPdf(document, data, parse_bytes(data, name))
     return pdfs
+
+
+@pytest.fixture(scope="session")
+def mixed_set(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MixedPdf]:
+    """The users' set printed by reportlab (about a second), parsed as ingestion parses it."""
+    return _printed_mixed_set(tmp_path_factory.mktemp("pdf-corpus-mixed"), "reportlab")
+
+
+@pytest.fixture(scope="session")
+def mixed_chromium_set(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MixedPdf]:
+    """The users' set printed by Chromium (one Chromium, a few seconds), parsed as ingestion parses it."""
+    return _printed_mixed_set(tmp_path_factory.mktemp("pdf-corpus-mixed-chromium"), "chromium")
