@@ -16,7 +16,8 @@ from workbench.ingestion.parsers.pdf.glyphs import BULLETS, UNMAPPED, Glyph
 from workbench.ingestion.parsers.pdf.paragraphs import join_lines
 from workbench.ingestion.parsers.pdf.rows import PIECE_GAP_EM, SPACE_GAP_EM, Row, rows_of, split_at_gaps
 
-#: an unruled table needs this many rows whose cells stay in their columns
+#: an unruled table needs this many rows whose cells stay in their columns (two do when a cell's
+#: text wraps within its column: prose does not, and a table cut by a page break may keep two)
 MIN_UNRULED_ROWS = 3
 #: the narrowest whitespace channel between two columns, in ems
 MIN_CHANNEL_EM = 0.8
@@ -161,7 +162,7 @@ def unruled_table_runs(rows: Sequence[Row], items: Collection[int] = ()) -> list
             start += 1
             continue
         end = start + 1
-        channels: list[tuple[float, float]] = []
+        channels = _channels(rows[start : start + 1])  # the first row's own gaps, until others come
         while end < len(rows) and end not in items:
             row = rows[end]
             if not _table_row(row):
@@ -178,7 +179,8 @@ def unruled_table_runs(rows: Sequence[Row], items: Collection[int] = ()) -> list
                 break
             channels = found
             end += 1
-        if sum(_table_row(row) for row in rows[start:end]) >= MIN_UNRULED_ROWS:
+        table_rows = sum(_table_row(row) for row in rows[start:end])
+        if table_rows >= MIN_UNRULED_ROWS or table_rows == 2 and end - start > 2:
             runs.append((start, end))
             start = end
         else:

@@ -269,3 +269,11 @@ def test_an_unruled_table_keeps_the_lines_of_a_wrapped_cell_in_that_cell():
     )
     following = [*rows, _row(("A", 0), ("paragraph", 10), ("across", 60), ("both", 100), ("columns.", 130), top=190)]
     assert unruled_table_runs(following) == [(0, 5)]  # prose below the table is not a wrapped line
+    # a table cut by a page break keeps two rows: they make a table when a cell wraps in its column
+    cut = [
+        _row(("overlap", 0), ("64", 60), ("How", 100), ("much", 120), top=100),
+        _row(("of", 100), ("the", 115), ("end", 135), top=112),
+        _row(("fusion", 0), ("rrf", 60), ("How", 100), ("the", 120), top=130),
+    ]
+    assert unruled_table_runs(cut) == [(0, 3)]
+    assert unruled_table(cut).cells[1] == ("fusion", "rrf", "How the")
