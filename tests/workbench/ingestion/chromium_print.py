@@ -68,12 +68,18 @@ def _inline(text: str, language: str) -> str:
 
 
 def markdown_blocks(lines: Sequence[str]) -> Iterator[tuple[str, list[str]]]:
-    """(kind, lines): directive, heading, table, list or paragraph; one paragraph a line."""
+    """(kind, lines): directive, heading, table, list, code (the lines between ``` fences) or
+    paragraph; one paragraph a line."""
     index = 0
     while index < len(lines):
         line = lines[index]
         if not line.strip():
             index += 1
+            continue
+        if line.startswith("```"):
+            end = next(i for i in range(index + 1, len(lines)) if lines[i].startswith("```"))
+            yield "code", list(lines[index + 1 : end])
+            index = end + 1
             continue
         if DIRECTIVE.match(line.strip()):
             yield "directive", [line.strip()]
@@ -146,6 +152,7 @@ li { margin: 0.15em 0; }
 table.centred th, table.centred td { text-align: center; }
 img.screenshot { display: block; width: 460pt; margin: 0.6em auto 0.3em auto; }
 p.caption { text-align: center; }
+pre { font-family: 'Liberation Mono'; font-size: 9pt; line-height: 1.3; margin: 0.3em 0 0.8em 1em; }
 """
 
 
@@ -188,6 +195,8 @@ def to_html(
         elif kind == "list":
             body.append(_list(block, bullets, language))
             bullets = "disc"
+        elif kind == "code":
+            body.append(f"<pre>{html.escape(chr(10).join(block), quote=False)}</pre>")
         else:
             body.append(f"<p{' class=caption' if caption else ''}>{_inline(block[0], language)}</p>")
             caption = False

@@ -12,6 +12,7 @@ screenshots in each language. Between them:
 * tables whose cells wrap over several lines, and a table whose cells are centred and wider
   than their column;
 * numbered lists, and bullet lists;
+* a block of code;
 * a page of screenshots of text in each language (``screenshots``), whose text only OCR reads;
 * a running header and page numbers.
 
@@ -154,6 +155,12 @@ Each service reads its settings at start-up from three files: deployment/helm/ad
 ### 2.1 Chunking
 
 Chunks follow the document's headings where it has them, and fall back to windows of sentences where it does not. A chunk never spans two sections, so its heading path is a faithful breadcrumb for the citation.
+
+```
+chunks = chunk_markdown(text, ChunkingConfig(size=512))
+for chunk in chunks:
+    print(chunk.heading_path, len(chunk.text))
+```
 
 <!-- unruled -->
 | Setting | Default | What it changes |

@@ -250,6 +250,10 @@ def build_docx(document: OfficeDocument, path: Path, images: Mapping[str, bytes]
                     run.bold = r == 0
             unruled = False
             docx.add_paragraph()
+        elif kind == "code":
+            for line in block:
+                run = docx.add_paragraph().add_run(line)
+                run.font.name, run.font.size = "Liberation Mono", Pt(9)
         elif kind == "list":
             for line in block:
                 match = _ITEM.match(line)

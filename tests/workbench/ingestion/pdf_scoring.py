@@ -65,11 +65,16 @@ def ngrams(text: str, n: int = NGRAM) -> Counter[str]:
 
 
 def paragraphs(markdown: str) -> list[str]:
-    """The prose lines of a Markdown text (not headings, list items, table rows or blank lines)."""
+    """The prose lines of a Markdown text (not headings, list items, table rows, code or blank lines)."""
     found = []
+    fenced = False
     for line in markdown.split("\n"):
         stripped = line.strip()
-        if stripped and not (_HEADING.match(stripped) or _ITEM.match(line) or stripped.startswith("|")):
+        if stripped.startswith("```"):
+            fenced = not fenced
+        elif (
+            stripped and not fenced and not (_HEADING.match(stripped) or _ITEM.match(line) or stripped.startswith("|"))
+        ):
             found.append(stripped)
     return found
 

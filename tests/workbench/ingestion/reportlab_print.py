@@ -13,6 +13,7 @@ scripts commonly draw it.
   ``<!-- overflow -->`` cells are plain strings centred in equal columns, which reportlab lets
   run over the column's rule; after ``<!-- unruled -->`` no rules.
 * ``<!-- screenshot KEY -->``: the screenshot's PNG, ``screenshots.WIDTH_PT`` wide.
+* Code between ``` fences: ``Preformatted`` in Courier.
 * A running header and a page number in the footer.
 """
 
@@ -154,7 +155,8 @@ def _table(block: list[str], styles: dict[Any, Any], kind: str, width: float) ->
 
 
 def _story(document: MixedDocument, width: float) -> list[Any]:
-    from reportlab.platypus import Image, ListFlowable, ListItem, PageBreak, Paragraph, Spacer
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Image, ListFlowable, ListItem, PageBreak, Paragraph, Preformatted, Spacer
 
     from tests.workbench.ingestion.pdf_corpus_mixed import SCREENSHOTS
 
@@ -181,6 +183,9 @@ def _story(document: MixedDocument, width: float) -> list[Any]:
         elif kind == "table":
             story += [_table(block, styles, table_kind, width), Spacer(1, 10)]
             table_kind = "ruled"
+        elif kind == "code":
+            code = ParagraphStyle("code", fontName="Courier", fontSize=8.5, leading=11, leftIndent=12, spaceAfter=8)
+            story.append(Preformatted("\n".join(block), code))
         elif kind == "list":
             numbered = block[0].strip()[0].isdigit()
             items = [ListItem(Paragraph(_escaped(line.strip().split(" ", 1)[1]), styles["body"])) for line in block]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from workbench.ingestion.parsers.pdf.code import code_lines, goes_on, is_code
 from workbench.ingestion.parsers.pdf.columns import Item, Region
 from workbench.ingestion.parsers.pdf.glyphs import BLACK, Colour, is_cjk
 from workbench.ingestion.parsers.pdf.lists import items_in_company, list_marker
@@ -30,7 +31,8 @@ _SENTENCE_ENDS = (".", "!", "?", "。", "！", "？", ".\u201d", "。\u201d", "\
 
 @dataclass(frozen=True)
 class TextBlock:
-    """A run of rows read as one: ``kind`` is paragraph or item (with its ``marker``)."""
+    """A run of rows read as one: ``kind`` is paragraph, item (with its ``marker``) or code (its
+    lines joined by line breaks)."""
 
     kind: str
     text: str
@@ -60,6 +62,7 @@ class Style:
     body_pitch: float
     body_colour: Colour = BLACK
     body_bold: bool = False  # a document set in bold throughout (or painted with an outline)
+    body_mono: bool = False  # a document set in a monospaced font throughout: no code blocks then
 
     def is_body(self, row: Row) -> bool:
         """Whether ``row`` is set like the body text."""
@@ -104,28 +107,39 @@ def _row_run(items: Sequence[Item], start: int) -> list[Row]:
 def _blocks_of_rows(rows: Sequence[Row], style: Style, right_edge: float) -> list[Block]:
     blocks: list[Block] = []
     in_company = items_in_company(rows)
-    tables = unruled_table_runs(rows, in_company)
+    code = set() if style.body_mono else {index for index, row in enumerate(rows) if is_code(row)}
+    tables = unruled_table_runs(rows, in_company | code)
     position = 0
     for start, end in tables + [(len(rows), len(rows))]:
         items = {index - position for index in in_company if position <= index < start}
-        blocks.extend(_text_blocks(rows[position:start], style, right_edge, items))
+        lines_of_code = {index - position for index in code if position <= index < start}
+        blocks.extend(_text_blocks(rows[position:start], style, right_edge, items, lines_of_code))
         if start < end:
             blocks.append(unruled_table(rows[start:end]))
         position = end
     return blocks
 
 
-def _text_blocks(rows: Sequence[Row], style: Style, right_edge: float, in_company: set[int]) -> list[Block]:
-    """``in_company``: the rows that start list items only because others like them do."""
+def _text_blocks(
+    rows: Sequence[Row], style: Style, right_edge: float, in_company: set[int], code: set[int]
+) -> list[Block]:
+    """``in_company``: the rows that start list items only because others like them do; ``code``:
+    the rows set in a monospaced font."""
     blocks: list[Block] = []
     lines: list[str] = []
     current: Row | None = None  # the block's first row
     previous: Row | None = None
     marker = ""
     indent = 0.0  # where an item's text starts
+    listing: list[Row] = []  # the rows of the code block being read
 
     def close() -> None:
-        if current is not None and lines:
+        if listing:
+            text = "\n".join(code_lines(listing))
+            first, last = listing[0], listing[-1]
+            blocks.append(TextBlock("code", text, first.size, first.bold, len(listing), "", first, last, first.colour))
+            listing.clear()
+        elif current is not None and lines:
             text = join_lines(lines)
             if text:
                 kind = "item" if marker else "paragraph"
@@ -136,6 +150,15 @@ def _text_blocks(rows: Sequence[Row], style: Style, right_edge: float, in_compan
                 )
 
     for index, row in enumerate(rows):
+        if index in code:
+            if not (listing and goes_on(listing[-1], row)):
+                close()
+                marker, current, previous, lines = "", None, None, []
+            listing.append(row)
+            continue
+        if listing:
+            close()
+            marker, current, previous, lines = "", None, None, []
         found = list_marker(row, index in in_company)
         if found is not None and found[0][:1].isdigit() and _numbered_heading(rows, index, style):
             found = None  # "1. Introduction": a heading's number, read with its text

@@ -35,6 +35,8 @@ BULLETS = (
 )
 #: fonts of pictures, whose letters stand for symbols (reportlab draws "●" as ZapfDingbats "l")
 _PICTURE_FONT = re.compile(r"dingbat|wingding|webding", re.IGNORECASE)
+#: monospaced fonts, which set code
+_MONOSPACED = re.compile(r"courier|mono|consol|menlo|inconsolata|typewriter|fixed|code", re.IGNORECASE)
 #: the colour most text is painted in, as (red, green, blue) from 0 to 1
 Colour = tuple[float, float, float]
 BLACK: Colour = (0.0, 0.0, 0.0)
@@ -66,6 +68,8 @@ class Glyph:
     #: a space glyph was drawn just before this one, on its line (a word break the PDF spells out)
     space_before: bool = False
     colour: Colour = BLACK
+    #: set in a monospaced font
+    mono: bool = False
 
     @property
     def middle(self) -> float:
@@ -170,7 +174,8 @@ def page_glyphs(page: Any) -> PageContent:
         if space_at is not None and float(char["x0"]) < space_middle and abs(space_at - float(char["top"])) < 1:
             space_at = None  # a space with no advance: the next glyph is drawn over it
         size = float(char.get("size") or 0.0) or float(char["bottom"] - char["top"])
-        picture = bool(_PICTURE_FONT.search(str(char.get("fontname") or "")))
+        font = str(char.get("fontname") or "")
+        picture = bool(_PICTURE_FONT.search(font))
         glyphs.append(
             Glyph(
                 text=UNMAPPED if picture else glyph_text(raw),
@@ -179,9 +184,10 @@ def page_glyphs(page: Any) -> PageContent:
                 top=float(char["top"]),
                 bottom=float(char["bottom"]),
                 size=round(size, 1),
-                bold=bool(_BOLD.search(str(char.get("fontname") or ""))) or painted_bold(char),
+                bold=bool(_BOLD.search(font)) or painted_bold(char),
                 space_before=space_at is not None and abs(space_at - float(char["top"])) < 0.5 * size,
                 colour=colour_of(char.get("non_stroking_color")),
+                mono=bool(_MONOSPACED.search(font)),
             )
         )
         space_at = None

@@ -38,13 +38,15 @@ def body_style(pages: Iterable[Sequence[Row]]) -> Style:
     body_glyphs = [glyph for rows in all_pages for row in rows if row.size == body for glyph in row.glyphs]
     colours = Counter(glyph.colour for glyph in body_glyphs)
     bold = sum(glyph.bold for glyph in body_glyphs) * 2 > len(body_glyphs)
+    mono = sum(glyph.mono for glyph in body_glyphs) * 2 > len(body_glyphs)
     pitches = [
         below.top - above.top
         for rows in all_pages
         for above, below in zip(rows, rows[1:], strict=False)
         if above.size == below.size == body and 0.9 * body < below.top - above.top < 2.5 * body
     ]
-    return Style(body, statistics.median(pitches) if pitches else 1.2 * body, colours.most_common(1)[0][0], bold)
+    pitch = statistics.median(pitches) if pitches else 1.2 * body
+    return Style(body, pitch, colours.most_common(1)[0][0], bold, mono)
 
 
 def is_heading(block: Block, style: Style) -> bool:

@@ -5,7 +5,8 @@
    the page's objects are released straight after;
 2. running headers, footers and page numbers dropped across pages (``furniture``);
 3. the body text's size and pitch (``headings.body_style``);
-4. every page: reading order (``columns``), blocks (``blocks``), then heading levels over the
+4. every page: reading order (``columns``), blocks (``blocks``); a table's rows left at the foot
+   of a page join the table heading the next (``page_breaks``); then heading levels over the
    whole document (``headings``) and the Markdown of each page (``markdown``).
 
 Pictures on pages with text are OCR'd between 1 and 4 and their text placed among the page's
@@ -27,6 +28,7 @@ from workbench.ingestion.parsers.pdf.headings import body_style, heading_levels
 from workbench.ingestion.parsers.pdf.image_text import PageImage, page_images, read_image_texts, with_image_text
 from workbench.ingestion.parsers.pdf.markdown import page_markdown
 from workbench.ingestion.parsers.pdf.marks import drawn_bullets
+from workbench.ingestion.parsers.pdf.page_breaks import tables_across_pages
 from workbench.ingestion.parsers.pdf.render_modes import interpret_page
 from workbench.ingestion.parsers.pdf.rows import Row, rows_of
 from workbench.ingestion.parsers.pdf.tables import TableBlock, ruled_tables
@@ -85,6 +87,7 @@ def read_pages(data: bytes, limits: IngestConfig | None = None) -> PdfPages:
         blocks = page_blocks(regions, style)
         texts = pictures.on(len(blocks_of_pages)) if pictures is not None else []
         blocks_of_pages.append(with_image_text(blocks, texts, style) if texts else blocks)
+    tables_across_pages(blocks_of_pages)
     levels = heading_levels((block for blocks in blocks_of_pages for block in blocks), style)
     return PdfPages(
         tuple(page_markdown(blocks, style, levels) for blocks in blocks_of_pages),

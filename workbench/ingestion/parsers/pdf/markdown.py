@@ -1,4 +1,4 @@
-"""Blocks to Markdown: ``#`` headings, ``-`` and ``1.`` list items, pipe tables, paragraphs.
+"""Blocks to Markdown: ``#`` headings, ``-`` and ``1.`` list items, pipe tables, fenced code, paragraphs.
 
 An item whose marker stands at least ``NEST_EM`` right of the item before it is nested under it,
 indented to that item's text as CommonMark wants.
@@ -50,6 +50,8 @@ def page_markdown(blocks: Sequence[Block], style: Style, levels: Mapping[float, 
             text, item = table_markdown(block), False
         elif block.kind == "item":
             text, item = _item_line(block, open_items), True
+        elif block.kind == "code":
+            text, item = f"```\n{block.text}\n```", False
         elif is_heading(block, style) and block.size in levels:
             text, item = f"{'#' * levels[block.size]} {block.text}", False
         else:

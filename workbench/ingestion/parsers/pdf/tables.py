@@ -41,6 +41,8 @@ class TableBlock:
     x1: float
     top: float
     bottom: float
+    #: where one column ends and the next begins (x), left to right
+    cuts: tuple[float, ...] = ()
 
 
 # -- ruled ----------------------------------------------------------------------------------------
@@ -61,7 +63,8 @@ def ruled_tables(page: Any, glyphs: Sequence[Glyph]) -> tuple[list[TableBlock], 
         taken.update(id(glyph) for cell in placed.values() for glyph in cell)
         cells = tuple(tuple(_cell_text(placed.get((r, c), [])) for c in range(len(row))) for r, row in enumerate(grid))
         x0, top, x1, bottom = found.bbox
-        tables.append(TableBlock(cells, x0, x1, top, bottom))
+        cuts = tuple(cell[2] for cell in max(grid, key=len)[:-1])
+        tables.append(TableBlock(cells, x0, x1, top, bottom, cuts))
     return tables, [glyph for glyph in glyphs if id(glyph) not in taken]
 
 
@@ -214,4 +217,5 @@ def unruled_table(rows: Sequence[Row]) -> TableBlock:
         max(row.x1 for row in rows),
         rows[0].top,
         rows[-1].bottom,
+        tuple(cuts),
     )

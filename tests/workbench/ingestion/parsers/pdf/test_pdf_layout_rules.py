@@ -10,9 +10,11 @@ from workbench.ingestion.parsers.pdf.furniture import is_page_number, without_fu
 from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, Glyph, glyph_text
 from workbench.ingestion.parsers.pdf.headings import heading_levels, is_heading
 from workbench.ingestion.parsers.pdf.lists import items_in_company, list_marker
+from workbench.ingestion.parsers.pdf.markdown import page_markdown
+from workbench.ingestion.parsers.pdf.page_breaks import tables_across_pages
 from workbench.ingestion.parsers.pdf.paragraphs import join_lines, join_pair
 from workbench.ingestion.parsers.pdf.rows import Row, glyph_run_text, rows_of
-from workbench.ingestion.parsers.pdf.tables import glyphs_in_cells, unruled_table, unruled_table_runs
+from workbench.ingestion.parsers.pdf.tables import TableBlock, glyphs_in_cells, unruled_table, unruled_table_runs
 
 
 def _word(text: str, x: float, top: float, size: float = 10.0, advance: float = 5.0) -> list[Glyph]:
@@ -277,3 +279,44 @@ def test_an_unruled_table_keeps_the_lines_of_a_wrapped_cell_in_that_cell():
     ]
     assert unruled_table_runs(cut) == [(0, 3)]
     assert unruled_table(cut).cells[1] == ("fusion", "rrf", "How the")
+
+
+def _mono(text: str, x: float, top: float) -> list[Glyph]:
+    return [Glyph(ch, x + 5 * i, x + 5 * (i + 1), top, top + 8, 8.0, False, mono=True) for i, ch in enumerate(text)]
+
+
+def test_lines_in_a_monospaced_font_are_a_code_block_with_their_indentation():
+    style = Style(body_size=10.0, body_pitch=14.0)
+    body = _row(("Run", 0), ("this:", 20), top=100)
+    code = [
+        Row(tuple(_mono("def", 0, 118) + _mono("search(query):", 20, 118))),
+        Row(tuple(_mono("return", 20, 128) + _mono("hits", 60, 128))),  # indented four advances
+    ]
+    after = _row(("Then", 0), ("go", 25), ("on.", 40), top=146)
+    blocks = page_blocks([Region((body, *code, after))], style)
+    assert [(block.kind, block.text) for block in blocks if isinstance(block, TextBlock)] == [
+        ("paragraph", "Run this:"),
+        ("code", "def search(query):\n    return  hits"),
+        ("paragraph", "Then go on."),
+    ]
+    assert "```\ndef search(query):\n    return  hits\n```" in page_markdown(blocks, style, {})
+    # a document set in a monospaced font throughout has paragraphs, not code
+    typed = Style(body_size=8.0, body_pitch=10.0, body_mono=True)
+    assert [block.kind for block in page_blocks([Region(tuple(code))], typed)] == ["paragraph", "paragraph"]
+
+
+def test_a_tables_header_left_at_the_foot_of_a_page_joins_the_table_heading_the_next():
+    header = TextBlock(
+        "paragraph", "Setting Default", 10.0, True, 1, first=_row(("Setting", 0), ("Default", 100), top=780)
+    )
+    table = TableBlock((("size", "512"), ("overlap", "64")), 0.0, 200.0, 60.0, 90.0, cuts=(90.0,))
+    prose = TextBlock("paragraph", "Some text", 10.0, False, 1, first=_row(("Some", 0), ("text", 30), top=760))
+    pages: list[list] = [[prose, header], [table]]
+    tables_across_pages(pages)
+    assert pages[0] == [prose] and pages[1][0].cells == (("Setting", "Default"), ("size", "512"), ("overlap", "64"))
+    across = TextBlock(
+        "paragraph", "A long line", 10.0, True, 1, first=_row(("A", 80), ("long", 88), ("line", 150), top=780)
+    )
+    pages = [[across], [table]]
+    tables_across_pages(pages)
+    assert pages == [[across], [table]]  # its words lie across the column's edge: no row of that table

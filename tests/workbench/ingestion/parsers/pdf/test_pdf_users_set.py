@@ -198,3 +198,12 @@ def test_the_users_set_meets_the_targets_in_each_language(request, printed, lang
     assert min(scores.heading_recall or 0, scores.heading_precision or 0) >= 0.95
     assert min(scores.cell_recall or 0, scores.cell_precision or 0) >= 0.95
     assert (scores.items_kept or 0) >= 0.95 and (scores.text_recall or 0) >= 0.99
+
+
+@pytest.mark.parametrize("printed", ["mixed_set", "mixed_chromium_set"])
+def test_code_keeps_its_lines_and_indentation(request, printed):
+    markdown = request.getfixturevalue(printed)["en-spec.pdf"].parsed.markdown
+    truth = request.getfixturevalue(printed)["en-spec.pdf"].document.truth
+    start = truth.index("```")
+    code = truth[start : truth.index("```", start + 3) + 3]
+    assert code in markdown and "    print(chunk.heading_path, len(chunk.text))" in code
