@@ -27,6 +27,10 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tests.workbench.ingestion.pdf_corpus_mixed import MixedDocument
 
 DIRECTIVE = re.compile(r"^<!--\s*(.+?)\s*-->$")
 _ITEM = re.compile(r"^( *)([-*]|\d{1,3}[.)]) (.*)$")
@@ -246,3 +250,35 @@ def print_pdfs(jobs: Sequence[tuple[str, PrintSettings, Path]]) -> None:
                 )
         finally:
             browser.close()
+
+
+#: Chromium prints the sources as a Markdown editor exports them: bold headings a size apart,
+#: the specification's in blue, body text justified
+_MIXED_CSS = {
+    "en": "body { font-family: 'Liberation Sans'; font-size: 10.5pt; line-height: 1.45; }",
+    "zh": "body { font-family: 'WenQuanYi Micro Hei'; font-size: 10.5pt; line-height: 1.6; }",
+}
+_MIXED_HEADINGS = "h1 { font-size: 20pt; } h2 { font-size: 15pt; } h3 { font-size: 12pt; }"
+_MIXED_LOOKS = {
+    "report": " h2, h3 { color: #1a5490; }",
+    "profile": "",
+    # the held-out look: a serif body; Chinese paragraphs indented, no space between them
+    "plain": " body { font-family: 'Liberation Serif', 'WenQuanYi Micro Hei'; font-size: 11pt; }"
+    " h2 { color: #1e5631; font-size: 13.5pt; } h3 { font-size: 11.5pt; }"
+    " p:lang(zh-CN) { text-indent: 2em; margin: 0; }",
+}
+
+
+def print_mixed(documents: Sequence[MixedDocument], folder: Path, images: Mapping[str, bytes]) -> None:
+    """The users' set (``pdf_corpus_mixed``) printed into ``folder``, in each document's look."""
+    jobs = []
+    for document in documents:
+        font = "WenQuanYi Micro Hei" if document.language == "zh" else "Liberation Sans"
+        css = _MIXED_CSS[document.language] + _MIXED_HEADINGS + _MIXED_LOOKS[document.look]
+        settings = PrintSettings(
+            document.paper, "20mm", css, document.header, document.footer.replace("{page}", "{page}"), font
+        )
+        title = document.truth.split("\n", 1)[0].lstrip("# ")
+        html = to_html(document.source, document.language, settings, title, images)
+        jobs.append((html, settings, folder / document.name))
+    print_pdfs(jobs)

@@ -361,9 +361,13 @@ def write_corpus(
         for document in documents:
             (folder / document.name).write_bytes(build_pdf(document))
     elif producer == "chromium":
-        _print_with_chromium(folder, documents)
+        from tests.workbench.ingestion.chromium_print import print_mixed
+
+        print_mixed(documents, folder, _images())
     elif producer == "office":
-        _convert_with_libreoffice(folder, documents)
+        from tests.workbench.ingestion.pdf_corpus_office import convert_mixed
+
+        convert_mixed(documents, folder, _images())
     else:
         raise ValueError(f"unknown producer {producer!r}; known: {', '.join(PRODUCERS)}")
     written = {}
@@ -377,53 +381,6 @@ def _images() -> dict[str, bytes]:
     from tests.workbench.ingestion.screenshots import screenshot_png
 
     return {key: screenshot_png(shot) for key, shot in SCREENSHOTS.items()}
-
-
-#: Chromium prints the sources as a Markdown editor exports them: bold headings a size apart,
-#: the specification's in blue, body text justified
-_CSS = {
-    "en": "body { font-family: 'Liberation Sans'; font-size: 10.5pt; line-height: 1.45; }",
-    "zh": "body { font-family: 'WenQuanYi Micro Hei'; font-size: 10.5pt; line-height: 1.6; }",
-}
-_HEADINGS = "h1 { font-size: 20pt; } h2 { font-size: 15pt; } h3 { font-size: 12pt; }"
-_LOOKS = {
-    "report": " h2, h3 { color: #1a5490; }",
-    "profile": "",
-    # the held-out look: a serif body; Chinese paragraphs indented, no space between them
-    "plain": " body { font-family: 'Liberation Serif', 'WenQuanYi Micro Hei'; font-size: 11pt; }"
-    " h2 { color: #1e5631; font-size: 13.5pt; } h3 { font-size: 11.5pt; }"
-    " p:lang(zh-CN) { text-indent: 2em; margin: 0; }",
-}
-
-
-def _print_with_chromium(folder: Path, documents: tuple[MixedDocument, ...]) -> None:
-    from tests.workbench.ingestion.chromium_print import PrintSettings, print_pdfs, to_html
-
-    images = _images()
-    jobs = []
-    for document in documents:
-        font = "WenQuanYi Micro Hei" if document.language == "zh" else "Liberation Sans"
-        css = _CSS[document.language] + _HEADINGS + _LOOKS[document.look]
-        settings = PrintSettings(
-            document.paper, "20mm", css, document.header, document.footer.replace("{page}", "{page}"), font
-        )
-        title = document.truth.split("\n", 1)[0].lstrip("# ")
-        html = to_html(document.source, document.language, settings, title, images)
-        jobs.append((html, settings, folder / document.name))
-    print_pdfs(jobs)
-
-
-def _convert_with_libreoffice(folder: Path, documents: tuple[MixedDocument, ...]) -> None:
-    """DOCX with Word's heading and list styles, converted by LibreOffice."""
-    from tests.workbench.ingestion.pdf_corpus_office import OfficeDocument, convert_documents
-
-    footers = {"en": "Page ", "zh": "第 "}
-    office = [
-        OfficeDocument(document.name, document.language, document.source, document.paper, document.header,
-                       footers[document.language])
-        for document in documents
-    ]  # fmt: skip
-    convert_documents(office, folder, _images())
 
 
 def available(producer: str) -> str | None:

@@ -25,9 +25,12 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tests.workbench.ingestion.chromium_print import DIRECTIVE, markdown_blocks, soft_hyphenated
+
+if TYPE_CHECKING:
+    from tests.workbench.ingestion.pdf_corpus_mixed import MixedDocument
 
 SOFFICE = "soffice"
 CONVERT_TIMEOUT_S = 180
@@ -298,6 +301,18 @@ def convert_documents(
             timeout=CONVERT_TIMEOUT_S,
         )
     return written
+
+
+def convert_mixed(documents: Sequence[MixedDocument], folder: Path, images: Mapping[str, bytes]) -> None:
+    """The users' set (``pdf_corpus_mixed``) as DOCX with Word's heading and list styles, converted
+    by LibreOffice into ``folder``."""
+    footers = {"en": "Page ", "zh": "第 "}
+    office = [
+        OfficeDocument(document.name, document.language, document.source, document.paper, document.header,
+                       footers[document.language])
+        for document in documents
+    ]  # fmt: skip
+    convert_documents(office, folder, images)
 
 
 if __name__ == "__main__":
