@@ -58,17 +58,14 @@ def markitdown_pages(data: bytes) -> tuple[str, ...]:
 
 def layout_pages(data: bytes, ocr: bool = True) -> tuple[str, ...]:
     """What ingestion stores for a PDF: the layout extractor's pages with the default limits (scanned
-    pages and large pictures OCR'd); without ``ocr``, no picture is (``ingest.max_ocr_images`` 0,
-    where that setting exists), which is how its speed is timed."""
-    from dataclasses import fields, replace
+    pages and large pictures OCR'd); without ``ocr``, no picture is (``ingest.max_ocr_images`` 0),
+    which is how its speed is timed."""
+    from dataclasses import replace
 
     from workbench.config import IngestConfig
     from workbench.ingestion.parsers.pdf import extract_pdf
 
-    limits = IngestConfig()
-    if not ocr and "max_ocr_images" in {field.name for field in fields(limits)}:
-        no_pictures: dict[str, Any] = {"max_ocr_images": 0}  # the setting comes with the OCR of pictures
-        limits = replace(limits, **no_pictures)
+    limits = IngestConfig() if ocr else replace(IngestConfig(), max_ocr_images=0)
     return extract_pdf(data, "bench.pdf", limits).parts
 
 

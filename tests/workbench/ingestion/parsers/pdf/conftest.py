@@ -11,6 +11,7 @@ from tests.workbench.ingestion.pdf_corpus_chromium import HeldOutDocument, avail
 from tests.workbench.ingestion.pdf_corpus_mixed import MixedDocument
 from tests.workbench.ingestion.pdf_corpus_mixed import available as mixed_available
 from tests.workbench.ingestion.pdf_corpus_mixed import write_corpus as write_mixed
+from workbench.config import IngestConfig
 from workbench.ingestion.parsers import ParsedDocument, parse_bytes
 
 
@@ -53,15 +54,19 @@ def _printed_mixed_set(folder, producer: str) -> dict[str, MixedPdf]:
     if missing:
         pytest.skip(f"needs {missing}")
     pdfs = {}
+    no_pictures = IngestConfig(
+        max_ocr_images=0
+    )  # the layout is tested here; the OCR of pictures in test_pdf_image_text
     for name, (path, document) in write_mixed(folder, producer).items():
         data = path.read_bytes()
-        pdfs[name] = MixedPdf(document, data, parse_bytes(data, name))
+        pdfs[name] = MixedPdf(document, data, parse_bytes(data, name, limits=no_pictures))
     return pdfs
 
 
 @pytest.fixture(scope="session")
 def mixed_set(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MixedPdf]:
-    """The users' set printed by reportlab (about a second), parsed as ingestion parses it."""
+    """The users' set printed by reportlab (about a second), parsed as ingestion parses it, but for
+    the OCR of pictures."""
     return _printed_mixed_set(tmp_path_factory.mktemp("pdf-corpus-mixed"), "reportlab")
 
 

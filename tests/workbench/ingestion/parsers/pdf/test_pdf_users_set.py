@@ -149,7 +149,8 @@ def test_text_wrapped_or_run_over_a_table_cell_stays_in_that_cell(mixed_set, nam
     for row in rows:
         assert row in pdf.lines
     truth = set(pdf.document.truth.split("\n"))
-    assert [line for line in pdf.lines if len(line) <= 3 and line and line not in truth] == []  # no stray piece
+    stray = [line for line in pdf.lines if 0 < len(line) <= 3 and line not in truth and not line.startswith(">")]
+    assert stray == []  # no piece of a cell left outside the table (">" lines quote OCR text)
 
 
 @pytest.mark.parametrize(
