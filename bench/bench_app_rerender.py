@@ -56,7 +56,7 @@ def scenarios() -> list[Scenario]:
             ),
         ),
     ]
-    if (PROJECT_DIR / "pages" / "retrieval_lab.py").exists():
+    if (PROJECT_DIR / "app_pages" / "retrieval_lab.py").exists():
         found += [
             Scenario(
                 "retrieval lab: fusion.k (side A)",

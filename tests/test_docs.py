@@ -18,7 +18,7 @@ DOCS = PROJECT_DIR / "docs"
 README_MAX_LINES = 250
 MODULE_MAX_LINES = 450
 #: where the module limit applies
-CODE_ROOTS = ("workbench", "store", "pages")
+CODE_ROOTS = ("workbench", "store", "app_pages")
 LARGE_MODULES_HEADING = "## Large modules"
 IMAGE_MAX_BYTES = 300_000
 

@@ -164,7 +164,7 @@ def test_every_page_opens_by_its_url_with_the_sidebar(demo_app_url: str) -> None
 
     titles = {page.url_path: page.title for page in ALL_PAGES}
     assert set(PAGE_HEADINGS) == set(titles)
-    # the lab first: as a fresh server's first request it takes the legacy pages/ path
+    # the lab first, as the server's first request: a deep link after a start arrives whole
     addresses = ["retrieval_lab"] + [address for address in PAGE_HEADINGS if address != "retrieval_lab"]
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)

@@ -252,7 +252,7 @@ def test_a_deep_link_or_a_reload_signs_in_on_the_page_asked_for(browser, full_sh
     page = _page(browser)
     main = page.get_by_test_id("stMain")
     try:
-        # a server that has run its navigation once (any visitor) no longer serves the legacy pages/ mode
+        # the start address shows the box, and so does a deep link opened after it
         page.goto(f"{url}/")
         expect(page.get_by_label("Access token")).to_be_visible(timeout=STEP_S * 1000)
         page.goto(f"{url}/documents")
