@@ -1,28 +1,31 @@
-"""Every page's address as the first request a freshly started server gets: what the two route
-tests share (``test_browser_routes_shared.py``, ``test_browser_routes_local.py``, one file each so
-that the test workers run them side by side).
+"""Every page's address as the first request of a new visitor: what the two route tests share
+(``test_browser_routes_shared.py``, ``test_browser_routes_local.py``, one file each so that the test
+workers run them side by side).
 
 Streamlit serves the scripts of a folder named ``pages`` beside ``app.py`` on its own until
 ``app.py`` has run once; on a fresh server, a page's address as the first request ran that page
 without ``app.py``, so without the sign-in gate and the sidebar (issue 39, docs/SECURITY.md). The
 page scripts now live in ``app_pages/``, which only ``app.py``'s navigation registers, after its
-gate. Because the hole was a fresh server's first request, each page gets a server of its own:
+gate, so that route no longer exists: ``tests/app/test_app_routes.py`` shows Streamlit discovers no
+page script of its own and that every script is registered behind the gate (and keeps a page added
+later there). One fresh server per mode is therefore enough. Its first request is the Evaluation
+page, the address that was open; every other page is then opened first by a new visitor (a new
+browser context, so a new session):
 
 - shared (``WORKBENCH_SHARE=1``): without the token the page's address shows the sign-in box and
   nothing else, no collection or document name and no page control; with the token in the URL it
   shows the real page, with its sidebar pickers;
 - local: the page's address shows the real page, with its sidebar pickers.
-
-``tests/app/test_app_routes.py`` is the guard that keeps a page added later behind the gate.
 """
 
 from __future__ import annotations
 
 from tests.browser.app_server import STEP_S
-from workbench.ui.pages import WELCOME, PageSpec, available_pages
+from workbench.ui.pages import EVALUATION, WELCOME, PageSpec, available_pages
 
 TOKEN = "routes-token-8c1e4b7a2f9d3e6b"
-PAGES = available_pages()
+#: the Evaluation page first: it is each fresh server's first request
+PAGES = sorted(available_pages(), key=lambda spec: spec != EVALUATION)
 #: what a page draws as its title: the welcome page's is the app's name
 TITLES = {spec.url_path: ("RAG Workbench" if spec == WELCOME else spec.title) for spec in PAGES}
 
