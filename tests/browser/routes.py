@@ -20,6 +20,8 @@ browser context, so a new session):
 
 from __future__ import annotations
 
+import re
+
 from tests.browser.app_server import STEP_S
 from workbench.ui.pages import EVALUATION, WELCOME, PageSpec, available_pages
 
@@ -40,6 +42,10 @@ def expect_real_page(page, spec: PageSpec) -> None:
     expect(page.get_by_test_id("stMain").locator("h1").first).to_contain_text(
         TITLES[spec.url_path], timeout=STEP_S * 1000
     )
-    # the app's own navigation (sections and titles), not Streamlit's list of file names
+    # the app's own navigation (sections and titles), not Streamlit's list of file names, with this
+    # page the current one, under its own address
     expect(sidebar.get_by_test_id("stSidebarNav")).to_contain_text("Measure")
+    active = sidebar.locator('[data-testid="stSidebarNavLink"][aria-current="page"]')
+    expect(active).to_have_text(re.compile(re.escape(spec.title) + "$"))
+    expect(page.get_by_text("Page not found")).to_have_count(0)
     expect(page.get_by_label("Access token")).to_have_count(0)

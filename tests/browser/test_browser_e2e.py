@@ -3,9 +3,8 @@ driven by Playwright with Debian's chromium.
 
 The walk, on an empty home: load the demo with the sidebar button, upload a file on the
 Documents page, ask a question in the Retrieval lab, and check that both sides' stage lists and
-the rank-flow chart appear. The addresses, on a home with the demo: open every page by its URL
-(the first as a fresh server's first request) and check it rendered with the sidebar. Screenshots
-of every step land in ``test-artifacts/browser/`` (with the server logs).
+the rank-flow chart appear (every page opened by its address: ``test_browser_routes_local.py``).
+Screenshots of every step land in ``test-artifacts/browser/`` (with the server logs).
 """
 
 from __future__ import annotations
@@ -124,75 +123,6 @@ def test_demo_upload_and_retrieval_lab_in_chromium(app_url: str) -> None:
             page.locator(".st-key-rank_flow_a").screenshot(path=str(ARTIFACTS / "07-rank-flow-a.png"))
         except Exception:
             shot("failure")
-            raise
-        finally:
-            browser.close()
-
-
-#: every page's address and the heading it shows (the welcome page's title is the app's name)
-PAGE_HEADINGS = {
-    "welcome": "RAG Workbench",
-    "tour": "Guided tour",
-    "documents": "Documents",
-    "models": "Models",
-    "chunking_lab": "Chunking lab",
-    "retrieval_lab": "Retrieval lab",
-    "embedding_map": "Embedding map",
-    "evaluation": "Evaluation",
-    "judging": "Judging",
-    "presets_mcp": "Presets & MCP",
-}
-
-
-@pytest.fixture(scope="module")
-def demo_app_url(tmp_path_factory: pytest.TempPathFactory, artifacts: Path):
-    """A fresh server on a home with the demo loaded (loaded in-process, not through the browser)."""
-    from workbench.demo import load_demo
-    from workbench.service import Workbench
-
-    home = tmp_path_factory.mktemp("browser-demo-home")
-    loaded = load_demo(Workbench(home))
-    assert not loaded.report.failures, loaded.report.summary()
-    with serve(home, "streamlit-server-pages.log") as url:
-        yield url
-
-
-def test_every_page_opens_by_its_url_with_the_sidebar(demo_app_url: str) -> None:
-    from playwright.sync_api import expect, sync_playwright
-
-    from workbench.ui.pages import ALL_PAGES
-
-    titles = {page.url_path: page.title for page in ALL_PAGES}
-    assert set(PAGE_HEADINGS) == set(titles)
-    # the lab first, as the server's first request: a deep link after a start arrives whole
-    addresses = ["retrieval_lab"] + [address for address in PAGE_HEADINGS if address != "retrieval_lab"]
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1500, "height": 1100})
-        try:
-            for number, address in enumerate(addresses, start=1):
-                page.goto(f"{demo_app_url}/{address}")
-                main = page.get_by_test_id("stMain")
-                expect(main.get_by_role("heading", name=PAGE_HEADINGS[address], exact=True).first).to_be_visible(
-                    timeout=STEP_S * 1000
-                )
-                sidebar = page.get_by_test_id("stSidebar")
-                # a fresh server's first request reruns through the router before the sidebar is
-                # drawn, while the background warm-up loads the models in the same process
-                expect(sidebar.locator(".st-key-collection input")).to_have_value("demo", timeout=STEP_S * 1000)
-                expect(page.get_by_text("Page not found")).to_have_count(0)
-                active = sidebar.locator('[data-testid="stSidebarNavLink"][aria-current="page"]')
-                expect(active).to_have_text(re.compile(re.escape(titles[address]) + "$"))
-                assert page.url == f"{demo_app_url}/{address}"
-                page.screenshot(path=str(ARTIFACTS / f"url-{number:02d}-{address}.png"))
-
-            # the root opens the page to start on, under its own address
-            page.goto(demo_app_url)
-            lab_heading = page.get_by_test_id("stMain").get_by_role("heading", name="Retrieval lab", exact=True)
-            expect(lab_heading).to_be_visible(timeout=STEP_S * 1000)
-            expect(page).to_have_url(f"{demo_app_url}/retrieval_lab")
-        except Exception:
-            page.screenshot(path=str(ARTIFACTS / "url-failure.png"), full_page=True)
             raise
         finally:
             browser.close()

@@ -24,6 +24,21 @@ def test_a_local_app_opened_first_at_a_page_shows_that_page_with_its_pickers(bro
     try:
         page.goto(f"{local_url}/{spec.url_path}")
         expect_real_page(page, spec)
+        assert page.url == f"{local_url}/{spec.url_path}"
         page.screenshot(path=str(ARTIFACTS / f"routes-local-{spec.url_path}.png"))
+    finally:
+        page.close()
+
+
+def test_the_root_opens_the_retrieval_lab_under_its_own_address(browser, local_url):
+    from playwright.sync_api import expect
+
+    from workbench.ui.pages import RETRIEVAL_LAB
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(local_url)
+        expect_real_page(page, RETRIEVAL_LAB)
+        expect(page).to_have_url(f"{local_url}/{RETRIEVAL_LAB.url_path}")
     finally:
         page.close()

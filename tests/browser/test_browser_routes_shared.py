@@ -22,9 +22,7 @@ def shared_url(routes_home):
 
 
 @pytest.mark.parametrize("spec", PAGES, ids=[spec.url_path for spec in PAGES])
-def test_a_shared_app_opened_first_at_a_page_shows_only_the_sign_in_box(
-    browser, shared_url, routes_home_names, spec
-):
+def test_a_shared_app_opened_first_at_a_page_shows_only_the_sign_in_box(browser, shared_url, routes_home_names, spec):
     from playwright.sync_api import expect
 
     page = browser.new_page(viewport={"width": 1400, "height": 1000})  # a new context: a new visitor
