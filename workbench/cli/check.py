@@ -60,7 +60,7 @@ def cmd_check(args) -> int:
     started = time.monotonic()
     properties = {"baseline": args.baseline, "candidate": args.preset or "", "metric": args.metric}
     try:
-        result, properties = _run(args, properties)
+        result, properties = run_check(args, properties)
     except (InputProblem, GoldenSetError, LookupError, ValueError) as error:
         message = error_message(error)
         if args.junit:
@@ -81,7 +81,9 @@ def cmd_check(args) -> int:
     return EXIT_BELOW_THRESHOLD if result.failed else EXIT_OK
 
 
-def _run(args, properties: dict):
+def run_check(args, properties: dict, bench=None):
+    """The comparison ``check`` makes (the MCP ``check`` tool runs this too); ``bench`` defaults to
+    the one ``args.home`` names. Raises ``InputProblem`` (or a lookup/value error) for exit status 2."""
     from store.corpus import corpus_fingerprint
     from workbench.evaluation import golden as golden_sets
     from workbench.evaluation.metrics import validate
@@ -92,7 +94,7 @@ def _run(args, properties: dict):
     if not args.preset:
         raise InputProblem("check needs --preset NAME: the configuration to test against the baseline")
     metric = validate([args.metric])[0]
-    bench = workbench_from(args)
+    bench = bench or workbench_from(args)
     collection = collection_of(bench, args.collection)
     golden = golden_sets.find(args.golden or collection, bench.home)
     candidate_config = checked_config(bench, collection, args)

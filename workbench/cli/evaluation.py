@@ -121,21 +121,15 @@ def golden_and_config(bench, args):
     return golden_sets.find(args.golden or args.collection, bench.home), config
 
 
-def cmd_eval(args) -> int:
-    from workbench.evaluation import export
-    from workbench.evaluation.answer_metrics import ANSWER_METRICS
-    from workbench.evaluation.metrics import parse_list
+def evaluate_and_store(bench, args, metric_names, progress=None):
+    """What ``eval`` does before it reports (the MCP ``evaluate`` tool runs this too): evaluate
+    the golden set with the effective configuration and store the run unless ``args.no_store``."""
     from workbench.evaluation.runner import evaluate_collection
     from workbench.evaluation.runs import save_run
 
-    thresholds = parse_thresholds(args.fail_under)
-    ranking_thresholds = tuple(name for name in thresholds if name not in ANSWER_METRICS)
-    metric_names = tuple(dict.fromkeys(parse_list(args.metrics) + ranking_thresholds))
-    bench = workbench_from(args)
     args.collection = collection_of(bench, args.collection)
     golden, config = golden_and_config(bench, args)
     announce_llm_calls([config], len(golden), args.json)
-    progress = _QueryProgress() if not args.json else None
     result = evaluate_collection(
         bench,
         args.collection,
@@ -150,6 +144,19 @@ def cmd_eval(args) -> int:
         result.label = args.label
     if not args.no_store:
         save_run(bench.catalog, result, label=args.label)
+    return result
+
+
+def cmd_eval(args) -> int:
+    from workbench.evaluation import export
+    from workbench.evaluation.answer_metrics import ANSWER_METRICS
+    from workbench.evaluation.metrics import parse_list
+
+    thresholds = parse_thresholds(args.fail_under)
+    ranking_thresholds = tuple(name for name in thresholds if name not in ANSWER_METRICS)
+    metric_names = tuple(dict.fromkeys(parse_list(args.metrics) + ranking_thresholds))
+    bench = workbench_from(args)
+    result = evaluate_and_store(bench, args, metric_names, _QueryProgress() if not args.json else None)
     if args.export:
         export.write(result, args.export)
     failed = failures(result.metrics, thresholds)
