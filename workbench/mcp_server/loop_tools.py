@@ -53,6 +53,7 @@ Preset = Annotated[str | None, Field(description="preset to start from; default:
 Settings = Annotated[
     list[str], Field(description="config overrides on top of the preset, each 'key=value' (like --set)")
 ]
+INGEST_PATHS = "files or folders under the server's --ingest-root (a relative path is taken from there)"
 Metric = Annotated[str, Field(description="ranking metric, e.g. ndcg@10, recall@10, mrr@10")]
 
 
@@ -254,7 +255,7 @@ def register_loop_tools(server: WorkbenchMCPServer, provider: HubProvider, optio
         @tool("Ingest files", writes=True)
         def ingest(
             ctx: Context,
-            paths: Annotated[list[str], Field(description=f"files or folders under {root}", min_length=1)],
+            paths: Annotated[list[str], Field(description=INGEST_PATHS, min_length=1)],
             collection: Annotated[str, Field(description="collection to ingest into (created if new)")],
         ) -> Annotated[CallToolResult, IngestOut]:
             """Parse, chunk and embed files into a collection, like `workbench ingest`. Only paths
