@@ -60,7 +60,7 @@ def mean_interval(values: list[float]) -> IntervalOut:
 
 def _options(**given: Any) -> Namespace:
     """What the CLI's parser would hand a command: the common options plus ``given``."""
-    return Namespace(home=None, preset=None, overrides=[], json=True, **given)
+    return Namespace(**{"home": None, "preset": None, "overrides": [], "json": True, **given})
 
 
 class EvaluationLoop:
