@@ -31,21 +31,14 @@ from workbench.mcp_server.loop_schemas import (
     RunList,
     TuneOut,
 )
+from workbench.mcp_server.loop_uris import run_uri, study_uri
 from workbench.mcp_server.tools import ToolOutput
 from workbench.service import Workbench
 
-RUN_URI = "workbench://runs/{run_id}"
-STUDY_URI = "workbench://studies/{study}"
+#: what ``workbench check`` exits with: pass, a significant drop, a comparison that cannot be made
+EXIT_OK, EXIT_BELOW_THRESHOLD, EXIT_USAGE = 0, 1, 2
 #: the interval every mean carries: the tune verdict's own bootstrap, on per-query values
 MEAN_INTERVAL_SEED = 0
-
-
-def run_uri(run_id: int) -> str:
-    return RUN_URI.format(run_id=run_id)
-
-
-def study_uri(study: str) -> str:
-    return STUDY_URI.format(study=study)
 
 
 def _interval(interval: Any) -> IntervalOut:
@@ -70,6 +63,37 @@ class EvaluationLoop:
         self._reports: dict[str, Any] = {}
         self._lock = threading.Lock()
 
+    def run_table(self, run_id: int) -> str:
+        """Resource: a stored run's per-query table (JSON), the rows compare_runs pairs."""
+        import json
+
+        from workbench.evaluation.runs import load_run
+
+        run = load_run(self.bench.catalog, run_id)
+        rows = [q.to_dict() for q in run.per_query]
+        return json.dumps({"run_id": run_id, "golden": run.golden, "queries": rows}, ensure_ascii=False)
+
+    def study_trials(self, study: str) -> str:
+        """Resource: every completed trial of a study, per part (JSON), read from its stored journal."""
+        import json
+        from dataclasses import asdict
+
+        import optuna
+
+        from workbench.service import NotFoundError
+        from workbench.tuning import study as studies
+
+        path = studies.storage_path(self.bench.home, study)
+        if not path.exists():
+            known = ", ".join(studies.known_studies(self.bench.home)) or "none yet"
+            raise NotFoundError(f"no study {study!r} in this home; known: {known}")
+        storage = studies.open_storage(path)
+        parts = []
+        for summary in storage.get_all_studies():
+            loaded = optuna.load_study(study_name=summary.study_name, storage=storage)
+            parts.append({"part": summary.study_name, "trials": [asdict(t) for t in studies.completed_trials(loaded)]})
+        return json.dumps({"study": study, "parts": parts}, ensure_ascii=False, default=str)
+
     def list_golden_sets(self) -> ToolOutput:
         from workbench.evaluation import golden as golden_sets
 
@@ -93,8 +117,8 @@ class EvaluationLoop:
         store: bool,
         label: str,
     ) -> ToolOutput:
-        from workbench.cli.evaluation import evaluate_and_store
         from workbench.evaluation.metrics import parse_list
+        from workbench.service.commands import evaluate_and_store
 
         progress = current_progress()
         args = _options(collection=collection, golden=golden, level=level, label=label, no_store=not store)
@@ -181,8 +205,7 @@ class EvaluationLoop:
         permutations: int,
         store: bool,
     ) -> ToolOutput:
-        from workbench.cli.check import run_check
-        from workbench.cli.common import EXIT_BELOW_THRESHOLD, EXIT_OK, EXIT_USAGE
+        from workbench.service.commands import run_check
         from workbench.text import error_message
 
         args = _options(
@@ -236,7 +259,7 @@ class EvaluationLoop:
         return ToolOutput(f"{result.describe()}\n{result.reason()} (exit status {out.exit_code})", out)
 
     def tune(self, **options: Any) -> ToolOutput:
-        from workbench.cli.tune import build_request, report_dict
+        from workbench.service.commands import build_request, report_dict
         from workbench.tuning.tune import run_tune
 
         progress = current_progress()
@@ -323,7 +346,9 @@ class EvaluationLoop:
                     "study set to it (resume=true continues a stored study) first"
                 )
             decision = save_winner(self.bench, report, name, force)
-            out = PresetOut(name=decision.name, saved=decision.saved, message=decision.message, settings=decision.overrides)
+            out = PresetOut(
+                name=decision.name, saved=decision.saved, message=decision.message, settings=decision.overrides
+            )
             return ToolOutput(decision.message, out)
         if not settings:
             raise ConfigError("save_preset needs study (a tuned study's winner) or settings (key=value items)")
@@ -360,8 +385,8 @@ class EvaluationLoop:
 
     def ingest(self, root: Path, paths: list[str], collection: str) -> ToolOutput:
         """``ingest PATHS --collection C``, for paths under ``root`` only (a relative path is taken from there)."""
-        from workbench.cli.common import config_for_new_or_existing
         from workbench.mcp_server.arguments import ToolInputError
+        from workbench.service.commands import config_for_new_or_existing
 
         base = root.resolve()
         files: list[Path] = []
@@ -381,7 +406,10 @@ class EvaluationLoop:
         progress = current_progress()
         config = config_for_new_or_existing(self.bench, collection, _options())
         report = self.bench.ingest_paths(
-            collection, files, config, progress=lambda event: progress(str(getattr(event, "message", event))),
+            collection,
+            files,
+            config,
+            progress=lambda event: progress(str(getattr(event, "message", event))),
             cancel=progress.cancel,
         )
         failed = [f"{o.source}: {o.reason}" for o in report.failures]

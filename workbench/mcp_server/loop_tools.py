@@ -32,10 +32,10 @@ from workbench.mcp_server.loop_schemas import (
     RunList,
     TuneOut,
 )
+from workbench.mcp_server.loop_uris import RUN_URI, STUDY_URI
 
 if TYPE_CHECKING:
     from workbench.mcp_server.loop import EvaluationLoop
-    from workbench.mcp_server.server import HubProvider, WorkbenchMCPServer
 
 TASK_TOOLS = frozenset({"tune", "evaluate", "check", "ingest"})
 LOOP_INSTRUCTIONS = """ The evaluation loop: list_golden_sets names the test sets; evaluate scores \
@@ -70,7 +70,7 @@ class LoopOptions:
 class _LoopProvider:
     """One ``EvaluationLoop`` over the hub's ``Workbench``, made on first use."""
 
-    def __init__(self, provider: HubProvider):
+    def __init__(self, provider: Any):  # the server module's HubProvider (it imports this module)
         self._provider = provider
         self._loop: EvaluationLoop | None = None
         self._lock = threading.Lock()
@@ -92,10 +92,14 @@ def _progress_for(ctx: Context | None) -> Progress | None:
     def report(message: str, done: float | None, total: float | None) -> None:
         try:
             anyio.from_thread.run(ctx.report_progress, done or 0, total, message)
-        except Exception:  # noqa: BLE001 - a client gone mid-call must not stop the work
+        except Exception:
             pass
 
     return Progress(report, threading.Event())
+
+
+def _no_run(given: str) -> str:
+    raise LookupError(f"run id {given!r} is not a number; list_runs names the stored runs")
 
 
 def _caller_mistakes_named(work: Callable[[], Any]) -> Any:
@@ -115,7 +119,8 @@ def _caller_mistakes_named(work: Callable[[], Any]) -> Any:
         raise ToolInputError(error_message(error)) from None
 
 
-def register_loop_tools(server: WorkbenchMCPServer, provider: HubProvider, options: LoopOptions) -> None:
+def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> None:
+    """Register the tools on ``server`` (a ``WorkbenchMCPServer``) over ``provider`` (its ``HubProvider``)."""
     from workbench.mcp_server.tasks import TasksExtension
 
     loop = _LoopProvider(provider)
@@ -161,7 +166,9 @@ def register_loop_tools(server: WorkbenchMCPServer, provider: HubProvider, optio
         configurations whose intervals overlap may not differ. The run is stored (run_id) for
         compare_runs and check; per_query_resource holds its per-query table. Long on big sets:
         a task for clients with the Tasks extension."""
-        return call(lambda lp: lp.evaluate(collection, golden, preset, settings, metrics, level, store_runs, label), ctx)
+        return call(
+            lambda lp: lp.evaluate(collection, golden, preset, settings, metrics, level, store_runs, label), ctx
+        )
 
     @tool("Compare two runs", annotations=READS)
     def compare_runs(
@@ -200,7 +207,13 @@ def register_loop_tools(server: WorkbenchMCPServer, provider: HubProvider, optio
         distinguishable" (it covers zero: keep what you have) or "worse". Runs as a task for
         clients with the Tasks extension; cancelling keeps completed trials, and resume=true
         continues the study (also after a server restart)."""
-        given = {"collection": collection, "golden": golden, "keys": keys, "metric": metric, "trials": trials}
+        given: dict[str, Any] = {
+            "collection": collection,
+            "golden": golden,
+            "keys": keys,
+            "metric": metric,
+            "trials": trials,
+        }
         given |= {"minutes": minutes, "holdout": holdout, "folds": folds, "seed": seed, "study": study}
         given |= {"resume": resume, "preset": preset, "overrides": list(settings)}
         return call(lambda lp: lp.tune(**given), ctx)
@@ -222,7 +235,9 @@ def register_loop_tools(server: WorkbenchMCPServer, provider: HubProvider, optio
         max_drop that the paired test calls significant, 2 the comparison cannot be made (reason
         says why, e.g. the golden set or corpus changed since the baseline run)."""
         return call(
-            lambda lp: lp.check(preset, baseline, collection, golden, metric, max_drop, alpha, permutations, store_runs),
+            lambda lp: lp.check(
+                preset, baseline, collection, golden, metric, max_drop, alpha, permutations, store_runs
+            ),
             ctx,
         )
 
@@ -248,6 +263,27 @@ def register_loop_tools(server: WorkbenchMCPServer, provider: HubProvider, optio
         """Stored evaluation runs, newest first, with their main metrics: ids for compare_runs and
         check, and each run's per-query table as a resource."""
         return call(lambda lp: lp.list_runs(collection, golden, limit))
+
+    def resource_text(produce: Callable[[EvaluationLoop], str]) -> str:
+        from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+
+        from workbench.mcp_server.tools import CALLER_ERRORS, NotFoundError
+        from workbench.text import error_message
+
+        try:
+            return produce(loop.get())
+        except (NotFoundError, LookupError) as error:
+            raise ResourceNotFoundError(error_message(error)) from None
+        except (*CALLER_ERRORS, ValueError) as error:
+            raise ResourceError(error_message(error)) from None
+
+    @server.resource(RUN_URI, name="run", title="An evaluation run's per-query table", mime_type="application/json")
+    def run_queries(run_id: str) -> str:
+        return resource_text(lambda lp: lp.run_table(int(run_id)) if run_id.isdigit() else _no_run(run_id))
+
+    @server.resource(STUDY_URI, name="study", title="A tune study's completed trials", mime_type="application/json")
+    def study_trials(study: str) -> str:
+        return resource_text(lambda lp: lp.study_trials(study))
 
     root = options.ingest_root
     if root is not None:

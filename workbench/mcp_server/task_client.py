@@ -15,7 +15,7 @@ from typing import Any, Literal
 import anyio
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.session import ClientSession
-from mcp_types import CallToolResult, Request, Result
+from mcp_types import CallToolResult, Request, Result, TextContent
 from pydantic import ConfigDict, Field
 
 from workbench.mcp_server.tasks import TASKS_EXTENSION, TaskIdParams
@@ -49,7 +49,7 @@ class TaskState(Result):
         if self.status == "completed" and self.result is not None:
             return CallToolResult.model_validate(self.result)
         message = (self.error or {}).get("message") or self.status_message or self.status
-        return CallToolResult(content=[{"type": "text", "text": f"task {self.status}: {message}"}], is_error=True)
+        return CallToolResult(content=[TextContent(text=f"task {self.status}: {message}")], is_error=True)
 
 
 class _GetTask(Request[TaskIdParams, Literal["tasks/get"]]):

@@ -83,7 +83,15 @@ def test_evaluate_compare_check_and_save_as_tools(server, home):
         expected = paired_bootstrap_interval(list(stored.values()), seed=0)
         assert (metric["interval"]["low"], metric["interval"]["high"]) == pytest.approx((expected.low, expected.high))
         assert metric["interval"]["low"] <= metric["mean"] <= metric["interval"]["high"]
-        assert bm25["per_query_resource"] == f"workbench://runs/{bm25['run_id']}"
+        assert bm25["per_query_resource"] == f"workbench://runs/{bm25['run_id']}/queries"
+        table = json.loads(client.read_resource(bm25["per_query_resource"]).contents[0].text)
+        assert (
+            len(table["queries"]) == 60 and {q["query_id"]: q["metrics"]["ndcg@10"] for q in table["queries"]} == stored
+        )
+        document = client.read_resource("workbench://lex/note-07.md").contents[0].text  # documents still resolve
+        assert "zq07hx" in document
+        missing = client.call_tool("list_runs", {"limit": 1})
+        assert not missing.is_error
 
         compared = ok(client, "compare_runs", {"run_a": dense["run_id"], "run_b": bm25["run_id"], "permutations": 2000})
         assert compared["queries"] == 60 and compared["wins"] > compared["losses"] and compared["p_value"] < 0.05
@@ -128,8 +136,11 @@ def test_tune_runs_as_a_task_another_client_reads_it_and_it_equals_the_cli(tune_
     assert state.status == "completed", state
     result = state.tool_result()
     over_mcp = result.structured_content
-    assert over_mcp["trials"] == 20 and over_mcp["trials_resource"] == "workbench://studies/over-mcp"
+    assert over_mcp["trials"] == 20 and over_mcp["trials_resource"] == "workbench://studies/over-mcp/trials"
     assert over_mcp["verdict"] == "better than your current configuration" and over_mcp["interval"]["low"] > 0
+    with connect(server.url) as reader:
+        trials = json.loads(reader.read_resource(over_mcp["trials_resource"]).contents[0].text)
+    assert sum(len(part["trials"]) for part in trials["parts"]) == 20
     cli = _cli_tune(home, capsys, "--trials", "20", "--study", "over-cli")
     report = over_mcp["report"]
     for key in ("held_out", "changes", "split", "space", "studies", "metric"):

@@ -30,7 +30,11 @@ def post(url: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
     request = urllib.request.Request(
         url,
         data=json.dumps(INITIALIZE).encode(),
-        headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **(headers or {})},
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **(headers or {}),
+        },
         method="POST",
     )
     try:
