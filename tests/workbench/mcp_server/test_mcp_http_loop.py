@@ -69,10 +69,14 @@ def test_evaluate_compare_check_and_save_as_tools(server, home):
         sets = ok(client, "list_golden_sets", {})["golden_sets"]
         assert {(s["name"], s["queries"]) for s in sets} == {("codes", 60), ("noise", 60)}
         progress: list[tuple[float, float | None, str | None]] = []
+
+        async def on_progress(done: float, total: float | None, message: str | None) -> None:
+            progress.append((done, total, message))
+
         bm25 = client.call_tool(
             "evaluate",
             {"golden": "codes", "settings": ["retrieval.mode=bm25"], "metrics": "ndcg@10"},
-            progress_callback=lambda done, total, message: progress.append((done, total, message)),
+            progress_callback=on_progress,
         ).structured_content
         assert progress and progress[-1][:2] == (60, 60)  # notifications/progress on the call's own stream
         dense = ok(client, "evaluate", {"golden": "codes", "settings": ["retrieval.mode=dense"], "metrics": "ndcg@10"})
