@@ -274,7 +274,9 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
             return produce(loop.get())
         except (NotFoundError, LookupError) as error:
             raise ResourceNotFoundError(error_message(error)) from None
-        except (*CALLER_ERRORS, ValueError) as error:
+        except CALLER_ERRORS as error:
+            raise ResourceError(error_message(error)) from None
+        except ValueError as error:  # a study that cannot be read, say
             raise ResourceError(error_message(error)) from None
 
     @server.resource(RUN_URI, name="run", title="An evaluation run's per-query table", mime_type="application/json")
