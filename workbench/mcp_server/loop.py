@@ -29,6 +29,7 @@ from workbench.mcp_server.loop_schemas import (
     QueryChangeOut,
     RunEntry,
     RunList,
+    SynthOut,
     TuneOut,
 )
 from workbench.mcp_server.loop_uris import run_uri, study_uri
@@ -225,21 +226,7 @@ class EvaluationLoop:
             result, properties = run_check(args, properties, self.bench)
         except (ValueError, LookupError) as error:  # the CLI's exit status 2: the message names the fix
             message = error_message(error)
-            out = CheckOut(
-                exit_code=EXIT_USAGE,
-                passed=False,
-                status="error",
-                reason=message,
-                metric=metric,
-                queries=0,
-                baseline=None,
-                candidate=None,
-                difference=None,
-                interval=None,
-                p_value=None,
-                baseline_run=None,
-                candidate_run=None,
-            )
+            out = CheckOut(exit_code=EXIT_USAGE, passed=False, status="error", reason=message, metric=metric)
             return ToolOutput(f"check could not compare (exit status 2): {message}", out)
         out = CheckOut(
             exit_code=EXIT_BELOW_THRESHOLD if result.failed else EXIT_OK,
@@ -417,3 +404,33 @@ class EvaluationLoop:
             collection=collection, summary=report.summary(), files=len(files), failed=failed, cancelled=report.cancelled
         )
         return ToolOutput(f"{collection}: {out.summary}" + "".join(f"\nfailed: {f}" for f in failed), out)
+
+    def synthesize(
+        self, collection: str | None, out: str, n: int, seed: int, kinds: str, preset: str | None, settings: list[str]
+    ) -> ToolOutput:
+        """``golden synth``: questions written by the configured LLM endpoint from sampled chunks."""
+        from workbench.golden.build import plan_synth, run_synth
+        from workbench.service.commands import checked_config, collection_of
+
+        progress = current_progress()
+        args = _options(collection=collection)
+        args.preset, args.overrides = preset, list(settings)
+        name = collection_of(self.bench, collection)
+        config = checked_config(self.bench, name, args)
+        plan = plan_synth(self.bench, name, config, n=n, seed=seed, out=out, kinds=kinds)
+        report = run_synth(self.bench, plan, lambda done, total: progress(f"{done}/{total} questions", done, total))
+        result = SynthOut(
+            golden=plan.out,
+            path=str(plan.out_path),
+            planned=report.planned,
+            kept=len(report.kept),
+            rejected={reason: count for reason, count in report.rejected.items() if count},
+            endpoint_calls=report.endpoint_calls,
+            cached_calls=report.cached_calls,
+            complete=report.complete,
+            stopped=report.stopped,
+        )
+        markdown = f"golden set {result.golden}: kept {result.kept} of {result.planned} questions ({result.path})"
+        if report.stopped:
+            markdown += f"; the endpoint failed ({report.stopped}): call again with the same options to finish"
+        return ToolOutput(markdown, result)

@@ -83,14 +83,14 @@ class CheckOut(BaseModel):
     status: str = Field(description="pass, fail or error")
     reason: str
     metric: str
-    queries: int = Field(description="paired queries (0 on an input problem)")
-    baseline: float | None
-    candidate: float | None
-    difference: float | None
-    interval: IntervalOut | None = Field(description="95% interval of the difference (candidate - baseline)")
-    p_value: float | None
-    baseline_run: int | None
-    candidate_run: int | None
+    queries: int = Field(default=0, description="paired queries (0 on an input problem)")
+    baseline: float | None = None
+    candidate: float | None = None
+    difference: float | None = None
+    interval: IntervalOut | None = Field(default=None, description="95% interval of candidate - baseline")
+    p_value: float | None = None
+    baseline_run: int | None = None
+    candidate_run: int | None = None
 
 
 class PresetOut(BaseModel):
@@ -138,3 +138,15 @@ class IngestOut(BaseModel):
     files: int = Field(description="files given to the ingest")
     failed: list[str] = Field(description="files that failed, each with its reason")
     cancelled: bool
+
+
+class SynthOut(BaseModel):
+    golden: str = Field(description="the golden set written (evaluate takes it, with level span)")
+    path: str
+    planned: int = Field(description="questions asked for")
+    kept: int = Field(description="questions kept: their quote was found in the chunk they came from")
+    rejected: dict[str, int] = Field(description="questions dropped, per reason")
+    endpoint_calls: int
+    cached_calls: int
+    complete: bool = Field(description="false when the endpoint failed midway: call again to finish (kept ones stay)")
+    stopped: str

@@ -30,6 +30,7 @@ from workbench.mcp_server.loop_schemas import (
     IngestOut,
     PresetOut,
     RunList,
+    SynthOut,
     TuneOut,
 )
 from workbench.mcp_server.loop_uris import RUN_URI, STUDY_URI
@@ -37,7 +38,7 @@ from workbench.mcp_server.loop_uris import RUN_URI, STUDY_URI
 if TYPE_CHECKING:
     from workbench.mcp_server.loop import EvaluationLoop
 
-TASK_TOOLS = frozenset({"tune", "evaluate", "check", "ingest"})
+TASK_TOOLS = frozenset({"tune", "evaluate", "check", "ingest", "synthesize_golden_set"})
 LOOP_INSTRUCTIONS = """ The evaluation loop: list_golden_sets names the test sets; evaluate scores \
 a configuration on one (metrics with 95% intervals, stored as a run); compare_runs pairs two runs; \
 tune searches configurations and reports the winner's held-out gain; check gates a preset \
@@ -105,6 +106,7 @@ def _no_run(given: str) -> str:
 def _caller_mistakes_named(work: Callable[[], Any]) -> Any:
     """The loop's own mistakes a caller can fix (an unknown golden set, run or metric; a write on
     a read-only server; a study that does not match its options) as ``isError`` results."""
+    from workbench.llm.client import LlmUnavailable
     from workbench.mcp_server.arguments import ToolInputError
     from workbench.mcp_server.tools import CALLER_ERRORS
     from workbench.service.sharing import SharingError
@@ -115,7 +117,7 @@ def _caller_mistakes_named(work: Callable[[], Any]) -> Any:
         return work()
     except CALLER_ERRORS:
         raise
-    except (ValueError, LookupError, StudyError, PermissionError, SharingError) as error:
+    except (ValueError, LookupError, StudyError, PermissionError, SharingError, LlmUnavailable) as error:
         raise ToolInputError(error_message(error)) from None
 
 
@@ -263,6 +265,27 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
         """Stored evaluation runs, newest first, with their main metrics: ids for compare_runs and
         check, and each run's per-query table as a resource."""
         return call(lambda lp: lp.list_runs(collection, golden, limit))
+
+    @tool("Synthesize a golden set", writes=True)
+    def synthesize_golden_set(
+        ctx: Context,
+        out: Annotated[str, Field(description="name of the golden set to write")],
+        collection: Collection = None,
+        n: Annotated[int, Field(description="questions to ask for", ge=1)] = 30,
+        seed: Annotated[int, Field(description="seed of the chunk sample")] = 0,
+        kinds: Annotated[
+            str, Field(description="comma separated: specific, abstract, multi_hop, unanswerable")
+        ] = "specific,abstract,multi_hop,unanswerable",
+        preset: Preset = None,
+        settings: Settings = [],  # noqa: B006
+    ) -> Annotated[CallToolResult, SynthOut]:
+        """Write a golden set from the collection's own chunks with the configured LLM endpoint
+        (`workbench golden synth`): each question keeps the quote it was written from, and one
+        whose quote is not found is dropped. Needs the OpenAI-compatible endpoint the workbench is
+        configured with (WORKBENCH_LLM_BASE_URL, WORKBENCH_LLM_MODEL); without one the call fails
+        saying so. Runs as a task for clients with the Tasks extension; after an endpoint failure,
+        call it again with the same options to finish."""
+        return call(lambda lp: lp.synthesize(collection, out, n, seed, kinds, preset, settings), ctx)
 
     def resource_text(produce: Callable[[EvaluationLoop], str]) -> str:
         from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError

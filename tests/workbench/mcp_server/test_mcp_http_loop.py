@@ -186,3 +186,10 @@ def test_chinese_and_unanswerable_questions_answer_over_http_as_over_stdio(serve
             direct = hub.query_knowledge_hub(query, 3, None, None, None).result.model_dump(mode="json")
             assert over_http["citations"] == direct["citations"], query
             assert over_http["confidence"]["verdict"] == direct["confidence"]["verdict"], query
+
+
+def test_synthesizing_a_golden_set_without_an_llm_endpoint_says_what_to_set(server, no_llm):
+    with connect(server.url, extensions=[TasksClient()]) as client:
+        result = client.call_tool("synthesize_golden_set", {"out": "written", "n": 3})
+    assert result.is_error  # as a task too: the task completes with the tool's error result
+    assert "golden synth" in result.content[0].text and "WORKBENCH_LLM_BASE_URL" in result.content[0].text
