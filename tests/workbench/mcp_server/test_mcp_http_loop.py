@@ -39,7 +39,10 @@ def server(home):
 
 @pytest.fixture(scope="module")
 def tune_home(tmp_path_factory, lexicon_template) -> Path:  # noqa: F811
-    """A home of its own: the CLI's study must start from the state the server's did."""
+    """A home and server of their own, so the server's study starts from the state the CLI's does:
+    the hashing embedder's vector of a text depends on its place in the batch (``row %
+    dimension``), so query vectors kept from an earlier ``evaluate`` of all 60 queries would score
+    the starting configuration slightly differently from the ones ``tune`` embeds in its own batches."""
     copy = tmp_path_factory.mktemp("mcp-http-tune") / "home"
     shutil.copytree(lexicon_template, copy)
     return copy
