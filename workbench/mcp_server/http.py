@@ -130,7 +130,20 @@ class Gate:
                     {"www-authenticate": 'Bearer realm="rag-workbench"'},
                 )
                 return
-        await self.app(scope, receive, send)
+        status = 0
+
+        async def send_noting_status(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_noting_status)
+        finally:
+            # our access log: the path without its query string, where a token must never be but
+            # a client might put one (uvicorn's own access log, which prints it, is off)
+            log.info("%s %s %s", scope.get("method", "?"), scope.get("path", "?"), status or "-")
 
 
 async def _refuse(send: Send, status: int, message: str, extra: dict[str, str] | None = None) -> None:
@@ -166,8 +179,8 @@ def run_http(server: Any, settings: HttpSettings) -> None:
     """Serve until interrupted (Ctrl-C or SIGTERM)."""
     import uvicorn
 
-    # uvicorn's access log names the method and path only: never a header, so never the token
-    uvicorn.run(build_app(server, settings), host=settings.host, port=settings.port, log_level="info")
+    # uvicorn's access log prints the query string: off, the gate logs each request without it
+    uvicorn.run(build_app(server, settings), host=settings.host, port=settings.port, log_level="info", access_log=False)
 
 
 def serve_http(

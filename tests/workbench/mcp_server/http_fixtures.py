@@ -55,7 +55,9 @@ def http_server(
     options = LoopOptions(read_only=read_only, ingest_root=ingest_root)
     provider = HubProvider(home, ServerDefaults(collection=collection), read_only=read_only)
     app = build_app(build_server(provider, options), settings)
-    server = uvicorn.Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info"))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info", access_log=False)
+    )
     thread = threading.Thread(target=server.run, name="mcp-http-test", daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

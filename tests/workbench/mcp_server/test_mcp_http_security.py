@@ -120,3 +120,41 @@ def test_ingest_reads_under_its_root_only(home, tmp_path):
         assert done.structured_content["files"] == 1 and "1 new" in done.structured_content["summary"]
         hit = client.call_tool("search_by_keyword", {"query": "quokkaflux", "collection": "lex"})
         assert hit.structured_content["citations"][0]["source"] == "airship.md"
+
+
+def test_the_real_servers_log_holds_no_token(home, tmp_path):
+    """``python -m workbench mcp --http`` as a process: its whole stderr (start-up lines, uvicorn's
+    access log, refusals) after good and bad requests."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from tests.workbench.mcp_server.http_fixtures import free_port
+
+    port = free_port()
+    env = {**os.environ, "WORKBENCH_TOKEN": TOKEN, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    log_path = tmp_path / "server.log"
+    with log_path.open("w") as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "workbench", "mcp", "--http", "--port", str(port), "--home", str(home)],
+            stderr=log,
+            stdout=log,
+            env=env,
+        )
+        try:
+            url = f"http://127.0.0.1:{port}/mcp"
+            deadline = time.monotonic() + 60
+            while "Uvicorn running" not in log_path.read_text():
+                assert server.poll() is None and time.monotonic() < deadline, log_path.read_text()
+                time.sleep(0.1)
+            assert post(url)[0] == 401
+            assert post(url, {"Authorization": f"Bearer {TOKEN[:-1]}x"})[0] == 401
+            assert post(f"{url}?token={TOKEN}")[0] == 401  # a token in the URL is not accepted
+            assert post(url, {"Authorization": f"Bearer {TOKEN}"})[0] == 200
+        finally:
+            server.terminate()
+            server.wait(30)
+    text = log_path.read_text()
+    assert "token required" in text and "POST /mcp" in text and "refused a request: wrong token" in text
+    assert TOKEN not in text and TOKEN[:-1] not in text
