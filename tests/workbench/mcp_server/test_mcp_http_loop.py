@@ -156,7 +156,7 @@ def test_tune_runs_as_a_task_another_client_reads_it_and_it_equals_the_cli(tune_
     assert over_mcp["winner"] == cli["changes"] and over_mcp["gain"] == cli["held_out"]["gain"]
 
 
-def test_a_cancelled_tune_task_ends_cancelled_and_its_study_resumes(tune_server):
+def test_a_cancelled_tune_task_ends_cancelled_and_its_study_resumes(tune_server, tune_home, capsys):
     server = tune_server
     with connect(server.url, extensions=[TasksClient()]) as client:
         session = client.client.session
@@ -175,6 +175,9 @@ def test_a_cancelled_tune_task_ends_cancelled_and_its_study_resumes(tune_server)
     assert not resumed.is_error, resumed.content[0].text
     study = resumed.structured_content["report"]["studies"][0]
     assert study["resumed"] >= 3 and study["trials"] >= 6  # completed trials were kept, none repeated
+    # the study is the CLI's own: tune --resume continues it, as after a server killed mid-study
+    cli = _cli_tune(tune_home, capsys, "--trials", str(study["trials"] + 2), "--study", "to-cancel", "--resume")
+    assert cli["studies"][0]["resumed"] == study["trials"] and cli["studies"][0]["trials"] == study["trials"] + 2
 
 
 def test_chinese_and_unanswerable_questions_answer_over_http_as_over_stdio(server, home):
