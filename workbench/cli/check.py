@@ -9,7 +9,6 @@ outcome, errors included, as JUnit XML.
 from __future__ import annotations
 
 import json
-import re
 import sys
 import time
 from pathlib import Path
@@ -19,13 +18,11 @@ from workbench.cli.common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_OK,
     EXIT_USAGE,
-    checked_config,
-    collection_of,
-    workbench_from,
 )
+from workbench.service.commands import InputProblem, run_check
 from workbench.text import error_message
 
-_RUN_ID = re.compile(r"^(?:run:|#)?(\d+)$")
+__all__ = ["InputProblem", "run_check"]
 
 
 def add_commands(commands, common) -> None:
@@ -50,17 +47,13 @@ def add_commands(commands, common) -> None:
     p.set_defaults(handler=cmd_check)
 
 
-class InputProblem(ValueError):
-    """The comparison cannot be made as asked; the message names what to change."""
-
-
 def cmd_check(args) -> int:
     from workbench.evaluation.golden import GoldenSetError
 
     started = time.monotonic()
     properties = {"baseline": args.baseline, "candidate": args.preset or "", "metric": args.metric}
     try:
-        result, properties = _run(args, properties)
+        result, properties = run_check(args, properties)
     except (InputProblem, GoldenSetError, LookupError, ValueError) as error:
         message = error_message(error)
         if args.junit:
@@ -79,70 +72,6 @@ def cmd_check(args) -> int:
         print(f"  {result.describe()}")
         print(result.reason())
     return EXIT_BELOW_THRESHOLD if result.failed else EXIT_OK
-
-
-def _run(args, properties: dict):
-    from store.corpus import corpus_fingerprint
-    from workbench.evaluation import golden as golden_sets
-    from workbench.evaluation.metrics import validate
-    from workbench.evaluation.runner import evaluate_collection
-    from workbench.evaluation.runs import load_run, save_run
-    from workbench.tuning.gate import baseline_problems, gate
-
-    if not args.preset:
-        raise InputProblem("check needs --preset NAME: the configuration to test against the baseline")
-    metric = validate([args.metric])[0]
-    bench = workbench_from(args)
-    collection = collection_of(bench, args.collection)
-    golden = golden_sets.find(args.golden or collection, bench.home)
-    candidate_config = checked_config(bench, collection, args)
-    properties |= {"collection": collection, "golden": golden.name, "golden_hash": golden_sets.content_hash(golden)}
-    found = _RUN_ID.match(args.baseline.strip())
-    if found:
-        baseline = load_run(bench.catalog, int(found.group(1)))
-        corpus = corpus_fingerprint(bench.catalog, collection).to_dict()
-        problems = baseline_problems(
-            baseline,
-            collection=collection,
-            golden_name=golden.name,
-            golden_hash=golden_sets.content_hash(golden),
-            golden_queries=len(golden),
-            level=args.level,
-            metric=metric,
-            corpus=corpus,
-        )
-        if problems:
-            raise InputProblem(
-                f"cannot compare with run {baseline.run_id}: " + "; ".join(problems) + "; evaluate the baseline again "
-                "(python -m workbench eval ...) and pass the new run, or pass a preset as --baseline"
-            )
-        properties["baseline_shown"] = f"run {baseline.run_id}" + (f" ({baseline.label})" if baseline.label else "")
-    else:
-        preset = args.baseline.strip()
-        bench.preset_overrides(preset)  # an unknown preset fails here, listing the known ones
-        baseline_config = bench.config_for(collection, preset)
-        bench.check_models(baseline_config)
-        baseline = evaluate_collection(
-            bench, collection, golden, baseline_config, level=args.level, metric_names=(metric,)
-        )
-        if not args.no_store:
-            save_run(bench.catalog, baseline, label=f"check baseline: preset {preset}")
-        properties["baseline_shown"] = f"preset {preset!r} (evaluated now)"
-    candidate = evaluate_collection(
-        bench, collection, golden, candidate_config, level=args.level, metric_names=(metric,)
-    )
-    if not args.no_store:
-        save_run(bench.catalog, candidate, label=f"check candidate: preset {args.preset}")
-    result = gate(
-        metric,
-        baseline.per_query_values(metric),
-        candidate.per_query_values(metric),
-        max_drop=args.max_drop,
-        alpha=args.alpha,
-        permutations=args.permutations,
-    )
-    properties |= {"baseline_run": baseline.run_id or "", "candidate_run": candidate.run_id or ""}
-    return result, properties
 
 
 def _write_junit(args, result, elapsed: float, properties: dict, error: str | None) -> None:

@@ -6,7 +6,10 @@ import argparse
 import sys
 
 from workbench.ingestion.parsers.image_notes import describe_images
+from workbench.service.commands import checked_config, collection_of, config_for_new_or_existing, workbench_from
 from workbench.text import count, shown_name
+
+__all__ = ["checked_config", "collection_of", "config_for_new_or_existing", "workbench_from"]
 
 EXIT_OK, EXIT_BELOW_THRESHOLD, EXIT_USAGE = 0, 1, 2
 EXIT_CANCELLED = 130  # the shell's code for Ctrl-C
@@ -26,49 +29,6 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
 
 
 COLLECTION_HELP = "collection to use (default: the home's only collection)"
-
-
-def workbench_from(args):
-    from workbench.service import Workbench
-
-    return Workbench(args.home)
-
-
-def collection_of(bench, named: str | None) -> str:
-    """``named``, or the home's only collection when none is named."""
-    from workbench.service import NotFoundError
-
-    if named:
-        return named
-    names = bench.collection_names()
-    if len(names) == 1:
-        return names[0]
-    if not names:
-        raise NotFoundError(
-            "this home has no collections yet; create one with: python -m workbench ingest FILES --collection NAME"
-        )
-    raise NotFoundError(f"this home has {len(names)} collections ({', '.join(names)}); pick one with --collection NAME")
-
-
-def checked_config(bench, collection, args):
-    """The effective configuration, with its models checked: a model that is not on this machine
-    stops the command here, with the command that downloads it, before anything is written."""
-    config = bench.config_for(collection, args.preset, args.overrides)
-    bench.check_models(config)
-    return config
-
-
-def config_for_new_or_existing(bench, collection, args):
-    from workbench.service import NotFoundError
-
-    try:
-        config = bench.config_for(collection, args.preset, args.overrides)
-    except NotFoundError:
-        if collection in bench.collection_names():
-            raise
-        config = bench.config_for(None, args.preset, args.overrides)
-    bench.check_models(config)
-    return config
 
 
 def print_progress(event) -> None:

@@ -13,10 +13,11 @@ from workbench.cli.common import (
     COLLECTION_HELP,
     EXIT_BELOW_THRESHOLD,
     EXIT_OK,
-    checked_config,
-    collection_of,
     workbench_from,
 )
+from workbench.service.commands import announce_llm_calls, evaluate_and_store, golden_and_config
+
+__all__ = ["announce_llm_calls", "evaluate_and_store", "golden_and_config"]
 
 STAGE_COLUMNS_SHOWN = 4  # metrics shown per stage in text output (plus the pool columns)
 
@@ -114,42 +115,16 @@ def failures(metrics: dict[str, float], thresholds: dict[str, float]) -> list[st
     ]
 
 
-def golden_and_config(bench, args):
-    from workbench.evaluation import golden as golden_sets
-
-    config = checked_config(bench, args.collection, args)
-    return golden_sets.find(args.golden or args.collection, bench.home), config
-
-
 def cmd_eval(args) -> int:
     from workbench.evaluation import export
     from workbench.evaluation.answer_metrics import ANSWER_METRICS
     from workbench.evaluation.metrics import parse_list
-    from workbench.evaluation.runner import evaluate_collection
-    from workbench.evaluation.runs import save_run
 
     thresholds = parse_thresholds(args.fail_under)
     ranking_thresholds = tuple(name for name in thresholds if name not in ANSWER_METRICS)
     metric_names = tuple(dict.fromkeys(parse_list(args.metrics) + ranking_thresholds))
     bench = workbench_from(args)
-    args.collection = collection_of(bench, args.collection)
-    golden, config = golden_and_config(bench, args)
-    announce_llm_calls([config], len(golden), args.json)
-    progress = _QueryProgress() if not args.json else None
-    result = evaluate_collection(
-        bench,
-        args.collection,
-        golden,
-        config,
-        level=args.level,
-        metric_names=metric_names,
-        progress=progress,
-        answers=args.answers,
-    )
-    if args.label:
-        result.label = args.label
-    if not args.no_store:
-        save_run(bench.catalog, result, label=args.label)
+    result = evaluate_and_store(bench, args, metric_names, _QueryProgress() if not args.json else None)
     if args.export:
         export.write(result, args.export)
     failed = failures(result.metrics, thresholds)
@@ -193,19 +168,6 @@ def _print_run(result) -> None:
         print(f"note: {note}")
     if result.run_id is not None:
         print(f"stored as run {result.run_id}")
-
-
-def announce_llm_calls(configs, queries: int, quiet: bool) -> None:
-    """Say up front what a run may ask of the LLM endpoint (on stderr: stdout may be JSON)."""
-    from workbench.retrieval.llm_cost import llm_calls_for_run
-
-    bound = llm_calls_for_run(configs, queries)
-    if bound.calls and not quiet:
-        print(
-            f"LLM: {bound.describe()} over {queries} queries; replies already cached cost nothing",
-            file=sys.stderr,
-            flush=True,
-        )
 
 
 class _QueryProgress:

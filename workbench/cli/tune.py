@@ -14,7 +14,8 @@ import sys
 import threading
 from collections.abc import Iterator
 
-from workbench.cli.common import COLLECTION_HELP, EXIT_CANCELLED, EXIT_OK, checked_config, collection_of, workbench_from
+from workbench.cli.common import COLLECTION_HELP, EXIT_CANCELLED, EXIT_OK, workbench_from
+from workbench.service.commands import build_request, report_dict
 
 
 def add_commands(commands, common) -> None:
@@ -44,60 +45,6 @@ def add_commands(commands, common) -> None:
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     common(p)
     p.set_defaults(handler=cmd_tune)
-
-
-def build_request(bench, args):
-    """The request the options describe (validated before anything runs)."""
-    from pathlib import Path
-
-    from workbench.config import DEFAULT_PRESET, ConfigError, WorkbenchConfig
-    from workbench.evaluation import golden as golden_sets
-    from workbench.evaluation.metrics import validate
-    from workbench.tuning.space import default_space, models_on_this_machine, space_from_file
-    from workbench.tuning.tune import DEFAULT_TRIALS, TuneRequest
-
-    if args.trials is not None and args.trials < 1:
-        raise ConfigError(f"--trials must be at least 1, got {args.trials}")
-    if args.minutes is not None and args.minutes <= 0:
-        raise ConfigError(f"--minutes must be above 0, got {args.minutes:g}")
-    if args.force and not args.save_preset:
-        raise ConfigError("--force only applies with --save-preset NAME")
-    if args.keys and args.space:
-        raise ConfigError("give --keys or --space, not both (a space file names its own keys)")
-    metric = validate([args.metric])[0]
-    collection = collection_of(bench, args.collection)
-    golden = golden_sets.find(args.golden or collection, bench.home)
-    base = checked_config(bench, collection, args)
-    preset = args.preset or bench.settings().collection(collection).default_preset or DEFAULT_PRESET
-    given = WorkbenchConfig().with_overrides(args.overrides).flat()
-    base_overrides = {**bench.preset_overrides(preset), **{key: given[key] for key in _set_keys(args)}}
-    if args.space:
-        space = space_from_file(Path(args.space), base)
-    else:
-        space = default_space(base, models_on_this_machine(base), args.keys.split(",") if args.keys else None)
-    return TuneRequest(
-        collection=collection,
-        golden=golden,
-        base=base,
-        base_name=f"preset {preset}" + (f" with {' '.join(args.overrides)}" if args.overrides else ""),
-        base_overrides=base_overrides,
-        space=space,
-        metric=metric,
-        level=args.level,
-        holdout=args.holdout,
-        folds=args.folds,
-        seed=args.seed,
-        trials=args.trials if args.trials is not None else (None if args.minutes else DEFAULT_TRIALS),
-        minutes=args.minutes,
-        max_p95_ms=args.max_p95_ms,
-        pareto=args.pareto,
-        study=args.study,
-        resume=args.resume,
-    )
-
-
-def _set_keys(args) -> set[str]:
-    return {assignment.partition("=")[0].strip() for assignment in args.overrides}
 
 
 def cmd_tune(args) -> int:
@@ -285,59 +232,6 @@ def _print_report(report, decision) -> None:
     print(f"embedded {report.embedded_texts:,} corpus texts; {report.trials} trials in {report.elapsed_s:.0f} s")
     if decision is not None:
         print(decision.message)
-
-
-def report_dict(report, decision) -> dict:
-    from workbench.tuning.study import pareto_front
-
-    request = report.request
-    final = report.final
-    return {
-        "study": report.name,
-        "storage": report.storage,
-        "collection": request.collection,
-        "golden": request.golden.name,
-        "metric": request.metric,
-        "split": request.split_description(),
-        "space": request.space.describe(),
-        "cost": report.cost.to_dict() if report.cost else None,
-        "stopped": report.stopped,
-        "studies": [
-            {
-                "part": label,
-                "trials": len(outcome.trials),
-                "exhaustive": outcome.exhaustive,
-                "resumed": outcome.resumed,
-                "rerun": outcome.rerun,
-                "duplicates": outcome.duplicates,
-            }
-            for label, outcome in report.outcomes
-        ],
-        "parts": [
-            {
-                "part": part.label,
-                "winner": part.winner.params,
-                "tuning_metric": part.winner.metric,
-                "held_out_queries": part.base.queries,
-                "held_out_base": part.base.metric,
-                "held_out_winner": part.tuned.metric,
-                "base_p95_ms": part.base.p95_ms,
-                "winner_p95_ms": part.tuned.p95_ms,
-            }
-            for part in report.parts
-        ],
-        "winner": report.winner.params if report.winner else None,
-        "changes": report.changed_keys(),
-        "held_out": report.gain.to_dict() if report.gain else None,
-        "pareto": [
-            {"trial": t.number, "metric": t.metric, "p95_ms": t.p95_ms, "params": t.params}
-            for t in (pareto_front(final.trials) if final else [])
-        ],
-        "embedded_texts": report.embedded_texts,
-        "elapsed_s": report.elapsed_s,
-        "notes": report.notes,
-        "preset": {"name": decision.name, "saved": decision.saved, "message": decision.message} if decision else None,
-    }
 
 
 def _show(value) -> str:

@@ -119,9 +119,10 @@ workbench://<collection>/<doc_id> hold full documents as Markdown."""
 class HubProvider:
     """Creates the ``KnowledgeHub`` (and imports the core) on first use, and warms it once."""
 
-    def __init__(self, home: str | os.PathLike | None, defaults: ServerDefaults):
+    def __init__(self, home: str | os.PathLike | None, defaults: ServerDefaults, read_only: bool = False):
         self._home = home
         self._defaults = defaults
+        self.read_only = read_only
         self._hub: KnowledgeHub | None = None
         self._lock = threading.Lock()
         # separate, because start_warm_up runs on the event loop while get() may hold _lock
@@ -135,7 +136,7 @@ class HubProvider:
                 from workbench.mcp_server.tools import KnowledgeHub
                 from workbench.service import Workbench
 
-                self._hub = KnowledgeHub(Workbench(self._home), self._defaults)
+                self._hub = KnowledgeHub(Workbench(self._home, read_only=self.read_only), self._defaults)
             return self._hub
 
     def start_warm_up(self) -> None:
@@ -235,13 +236,21 @@ class WorkbenchMCPServer(MCPServer):
         ]
 
 
-def build_server(provider: HubProvider) -> WorkbenchMCPServer:
+def build_server(provider: HubProvider, loop: Any = None) -> WorkbenchMCPServer:
+    """The server; ``loop`` (a ``workbench.mcp_server.loop_tools.LoopOptions``) adds the
+    evaluation loop's tools and long jobs as tasks (the HTTP server does)."""
+    extensions = []
+    if loop is not None:
+        from workbench.mcp_server.tasks import TasksExtension
+
+        extensions.append(TasksExtension(loop.jobs))
     server = WorkbenchMCPServer(
         provider,
         name=SERVER_NAME,
         title="RAG Workbench knowledge base",
-        instructions=INSTRUCTIONS,
+        instructions=INSTRUCTIONS + (loop.instructions if loop is not None else ""),
         middleware=[WarmUpAfterHandshake(provider)],
+        extensions=extensions,
     )
 
     def tool(title: str):
@@ -346,6 +355,10 @@ def build_server(provider: HubProvider) -> WorkbenchMCPServer:
         except CALLER_ERRORS as error:
             raise ResourceError(error_message(error)) from None
 
+    if loop is not None:
+        from workbench.mcp_server.loop_tools import register_loop_tools
+
+        register_loop_tools(server, provider, loop)
     return server
 
 

@@ -1,0 +1,167 @@
+"""MCP over HTTP under load: concurrent ``query_knowledge_hub`` calls while a ``tune`` task runs.
+
+    python bench/bench_mcp.py --home DIR [--collection demo] [--golden demo] [--clients 8] [--calls 400]
+    python bench/bench_mcp.py --smoke            # builds the demo home in a temporary folder; 2 clients, 40 calls
+
+Starts ``python -m workbench mcp --http`` on the home, starts ``tune`` as a task (Tasks
+extension), and has ``--clients`` SDK clients share ``--calls`` calls of ``query_knowledge_hub``
+(the golden set's questions, in turn) while it runs. Then the same number of calls, one at a time,
+over stdio (``python -m workbench mcp``, no tune running). Prints errors (goal 0), p50 and p95
+latency of each, the ratio of the p95s (goal: HTTP within 3x stdio's) and the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def questions(home: Path, golden: str) -> list[str]:
+    from workbench.evaluation import golden as golden_sets
+
+    return [q.query for q in golden_sets.find(golden, home).queries]
+
+
+async def http_load(url: str, queries: list[str], clients: int, calls: int, collection: str, trials: int) -> dict:
+    from mcp.client.client import Client
+
+    from workbench.mcp_server.task_client import TasksClient, get_task
+
+    latencies: list[float] = []
+    errors: list[str] = []
+    async with Client(url, extensions=[TasksClient()]) as starter:
+        # warm, as the stdio run is: the model and the index snapshot load on the first query
+        await starter.call_tool("query_knowledge_hub", {"query": queries[0], "collection": collection})
+        arguments = {
+            "collection": collection,
+            "keys": "retrieval.mode,fusion.k,mmr.enabled",
+            "trials": trials,
+            "study": f"bench-mcp-{int(time.time())}",  # a new study each run: the tune really runs
+        }
+        handle = await starter.session.call_tool("tune", arguments, allow_claimed=True)
+        task_id = handle.task_id
+        counter = iter(range(calls))
+
+        async def one_client() -> None:
+            async with Client(url) as client:
+                for number in counter:
+                    started = time.perf_counter()
+                    try:
+                        result = await client.call_tool(
+                            "query_knowledge_hub", {"query": queries[number % len(queries)], "collection": collection}
+                        )
+                        if result.is_error:
+                            errors.append(result.content[0].text[:200])
+                    except Exception as error:
+                        errors.append(repr(error)[:200])
+                    latencies.append((time.perf_counter() - started) * 1000)
+
+        async with anyio.create_task_group() as group:
+            for _ in range(clients):
+                group.start_soon(one_client)
+        state = await get_task(starter.session, task_id)
+    return {"latencies": latencies, "errors": errors, "tune": f"{state.status}: {state.status_message}"}
+
+
+async def stdio_load(home: Path, queries: list[str], calls: int, collection: str) -> list[float]:
+    from mcp.client.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "workbench", "mcp", "--home", str(home)], cwd=str(ROOT), env=ENV
+    )
+    latencies = []
+    async with Client(params) as client:
+        await client.call_tool("query_knowledge_hub", {"query": queries[0], "collection": collection})  # warm
+        for number in range(calls):
+            started = time.perf_counter()
+            await client.call_tool(
+                "query_knowledge_hub", {"query": queries[number % len(queries)], "collection": collection}
+            )
+            latencies.append((time.perf_counter() - started) * 1000)
+    return latencies
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--home", type=Path, help="a home with the collection (default with --smoke: the demo, built)")
+    parser.add_argument("--collection", default="demo")
+    parser.add_argument("--golden", default="demo")
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--calls", type=int, default=400)
+    parser.add_argument("--trials", type=int, default=40, help="the tune task's trials")
+    parser.add_argument("--smoke", action="store_true", help="2 clients, 40 calls, 5 trials (builds the demo home)")
+    arguments = parser.parse_args()
+    if arguments.smoke:
+        arguments.clients, arguments.calls, arguments.trials = 2, 40, 5
+    home = arguments.home
+    if home is None:
+        if not arguments.smoke:
+            parser.error("--home DIR is required without --smoke")
+        from workbench.demo import load_demo
+        from workbench.service import Workbench
+
+        home = Path(tempfile.mkdtemp(prefix="bench-mcp-")) / "home"
+        load_demo(Workbench(home))
+    queries = questions(home, arguments.golden)
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "workbench", "mcp", "--http", "--port", str(port), "--home", str(home)],
+        cwd=ROOT,
+        env=ENV,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise SystemExit("the HTTP server did not start") from None
+                time.sleep(0.2)
+        url = f"http://127.0.0.1:{port}/mcp"
+        load_before = os.getloadavg()
+        http = anyio.run(
+            http_load, url, queries, arguments.clients, arguments.calls, arguments.collection, arguments.trials
+        )
+    finally:
+        server.terminate()
+        server.wait(30)
+    stdio = anyio.run(stdio_load, home, queries, arguments.calls, arguments.collection)
+    http_p95, stdio_p95 = percentile(http["latencies"], 0.95), percentile(stdio, 0.95)
+    print(f"HTTP: {arguments.clients} clients, {len(http['latencies'])} calls while tune ran ({http['tune']})")
+    print(f"  errors {len(http['errors'])} (goal 0)" + "".join(f"\n    {e}" for e in http["errors"][:5]))
+    print(f"  p50 {percentile(http['latencies'], 0.5):.1f} ms, p95 {http_p95:.1f} ms")
+    print(f"stdio: 1 client, {len(stdio)} calls: p50 {percentile(stdio, 0.5):.1f} ms, p95 {stdio_p95:.1f} ms")
+    print(f"p95 HTTP / stdio: {http_p95 / stdio_p95:.2f} (goal <= 3)")
+    print(f"load average: {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after (1 min)")
+    return 0 if not http["errors"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,278 @@
+"""What the commands compute, shared by the CLI and the MCP server: the same code path for both.
+
+The ``args`` these take are the CLI's parsed options (an ``argparse.Namespace``); the MCP server
+builds the same namespace from a tool's arguments. Printing and exit statuses stay in the CLI.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+_RUN_ID = re.compile(r"^(?:run:|#)?(\d+)$")
+
+
+def workbench_from(args):
+    from workbench.service import Workbench
+
+    return Workbench(args.home)
+
+
+def collection_of(bench, named: str | None) -> str:
+    """``named``, or the home's only collection when none is named."""
+    from workbench.service import NotFoundError
+
+    if named:
+        return named
+    names = bench.collection_names()
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        raise NotFoundError(
+            "this home has no collections yet; create one with: python -m workbench ingest FILES --collection NAME"
+        )
+    raise NotFoundError(f"this home has {len(names)} collections ({', '.join(names)}); pick one with --collection NAME")
+
+
+def checked_config(bench, collection, args):
+    """The effective configuration, with its models checked: a model that is not on this machine
+    stops the command here, with the command that downloads it, before anything is written."""
+    config = bench.config_for(collection, args.preset, args.overrides)
+    bench.check_models(config)
+    return config
+
+
+def config_for_new_or_existing(bench, collection, args):
+    from workbench.service import NotFoundError
+
+    try:
+        config = bench.config_for(collection, args.preset, args.overrides)
+    except NotFoundError:
+        if collection in bench.collection_names():
+            raise
+        config = bench.config_for(None, args.preset, args.overrides)
+    bench.check_models(config)
+    return config
+
+
+def golden_and_config(bench, args):
+    from workbench.evaluation import golden as golden_sets
+
+    config = checked_config(bench, args.collection, args)
+    return golden_sets.find(args.golden or args.collection, bench.home), config
+
+
+def evaluate_and_store(bench, args, metric_names, progress=None):
+    """What ``eval`` does before it reports (the MCP ``evaluate`` tool runs this too): evaluate
+    the golden set with the effective configuration and store the run unless ``args.no_store``."""
+    from workbench.evaluation.runner import evaluate_collection
+    from workbench.evaluation.runs import save_run
+
+    args.collection = collection_of(bench, args.collection)
+    golden, config = golden_and_config(bench, args)
+    announce_llm_calls([config], len(golden), args.json)
+    result = evaluate_collection(
+        bench,
+        args.collection,
+        golden,
+        config,
+        level=args.level,
+        metric_names=metric_names,
+        progress=progress,
+        answers=args.answers,
+    )
+    if args.label:
+        result.label = args.label
+    if not args.no_store:
+        save_run(bench.catalog, result, label=args.label)
+    return result
+
+
+def announce_llm_calls(configs, queries: int, quiet: bool) -> None:
+    """Say up front what a run may ask of the LLM endpoint (on stderr: stdout may be JSON)."""
+    from workbench.retrieval.llm_cost import llm_calls_for_run
+
+    bound = llm_calls_for_run(configs, queries)
+    if bound.calls and not quiet:
+        print(
+            f"LLM: {bound.describe()} over {queries} queries; replies already cached cost nothing",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def build_request(bench, args):
+    """The request the options describe (validated before anything runs)."""
+    from pathlib import Path
+
+    from workbench.config import DEFAULT_PRESET, ConfigError, WorkbenchConfig
+    from workbench.evaluation import golden as golden_sets
+    from workbench.evaluation.metrics import validate
+    from workbench.tuning.space import default_space, models_on_this_machine, space_from_file
+    from workbench.tuning.tune import DEFAULT_TRIALS, TuneRequest
+
+    if args.trials is not None and args.trials < 1:
+        raise ConfigError(f"--trials must be at least 1, got {args.trials}")
+    if args.minutes is not None and args.minutes <= 0:
+        raise ConfigError(f"--minutes must be above 0, got {args.minutes:g}")
+    if args.force and not args.save_preset:
+        raise ConfigError("--force only applies with --save-preset NAME")
+    if args.keys and args.space:
+        raise ConfigError("give --keys or --space, not both (a space file names its own keys)")
+    metric = validate([args.metric])[0]
+    collection = collection_of(bench, args.collection)
+    golden = golden_sets.find(args.golden or collection, bench.home)
+    base = checked_config(bench, collection, args)
+    preset = args.preset or bench.settings().collection(collection).default_preset or DEFAULT_PRESET
+    given = WorkbenchConfig().with_overrides(args.overrides).flat()
+    base_overrides = {**bench.preset_overrides(preset), **{key: given[key] for key in _set_keys(args)}}
+    if args.space:
+        space = space_from_file(Path(args.space), base)
+    else:
+        space = default_space(base, models_on_this_machine(base), args.keys.split(",") if args.keys else None)
+    return TuneRequest(
+        collection=collection,
+        golden=golden,
+        base=base,
+        base_name=f"preset {preset}" + (f" with {' '.join(args.overrides)}" if args.overrides else ""),
+        base_overrides=base_overrides,
+        space=space,
+        metric=metric,
+        level=args.level,
+        holdout=args.holdout,
+        folds=args.folds,
+        seed=args.seed,
+        trials=args.trials if args.trials is not None else (None if args.minutes else DEFAULT_TRIALS),
+        minutes=args.minutes,
+        max_p95_ms=args.max_p95_ms,
+        pareto=args.pareto,
+        study=args.study,
+        resume=args.resume,
+    )
+
+
+def _set_keys(args) -> set[str]:
+    return {assignment.partition("=")[0].strip() for assignment in args.overrides}
+
+
+def report_dict(report, decision) -> dict:
+    from workbench.tuning.study import pareto_front
+
+    request = report.request
+    final = report.final
+    return {
+        "study": report.name,
+        "storage": report.storage,
+        "collection": request.collection,
+        "golden": request.golden.name,
+        "metric": request.metric,
+        "split": request.split_description(),
+        "space": request.space.describe(),
+        "cost": report.cost.to_dict() if report.cost else None,
+        "stopped": report.stopped,
+        "studies": [
+            {
+                "part": label,
+                "trials": len(outcome.trials),
+                "exhaustive": outcome.exhaustive,
+                "resumed": outcome.resumed,
+                "rerun": outcome.rerun,
+                "duplicates": outcome.duplicates,
+            }
+            for label, outcome in report.outcomes
+        ],
+        "parts": [
+            {
+                "part": part.label,
+                "winner": part.winner.params,
+                "tuning_metric": part.winner.metric,
+                "held_out_queries": part.base.queries,
+                "held_out_base": part.base.metric,
+                "held_out_winner": part.tuned.metric,
+                "base_p95_ms": part.base.p95_ms,
+                "winner_p95_ms": part.tuned.p95_ms,
+            }
+            for part in report.parts
+        ],
+        "winner": report.winner.params if report.winner else None,
+        "changes": report.changed_keys(),
+        "held_out": report.gain.to_dict() if report.gain else None,
+        "pareto": [
+            {"trial": t.number, "metric": t.metric, "p95_ms": t.p95_ms, "params": t.params}
+            for t in (pareto_front(final.trials) if final else [])
+        ],
+        "embedded_texts": report.embedded_texts,
+        "elapsed_s": report.elapsed_s,
+        "notes": report.notes,
+        "preset": {"name": decision.name, "saved": decision.saved, "message": decision.message} if decision else None,
+    }
+
+
+class InputProblem(ValueError):
+    """The comparison cannot be made as asked; the message names what to change."""
+
+
+def run_check(args, properties: dict, bench=None):
+    """The comparison ``check`` makes (the MCP ``check`` tool runs this too); ``bench`` defaults to
+    the one ``args.home`` names. Raises ``InputProblem`` (or a lookup/value error) for exit status 2."""
+    from store.corpus import corpus_fingerprint
+    from workbench.evaluation import golden as golden_sets
+    from workbench.evaluation.metrics import validate
+    from workbench.evaluation.runner import evaluate_collection
+    from workbench.evaluation.runs import load_run, save_run
+    from workbench.tuning.gate import baseline_problems, gate
+
+    if not args.preset:
+        raise InputProblem("check needs --preset NAME: the configuration to test against the baseline")
+    metric = validate([args.metric])[0]
+    bench = bench or workbench_from(args)
+    collection = collection_of(bench, args.collection)
+    golden = golden_sets.find(args.golden or collection, bench.home)
+    candidate_config = checked_config(bench, collection, args)
+    properties |= {"collection": collection, "golden": golden.name, "golden_hash": golden_sets.content_hash(golden)}
+    found = _RUN_ID.match(args.baseline.strip())
+    if found:
+        baseline = load_run(bench.catalog, int(found.group(1)))
+        corpus = corpus_fingerprint(bench.catalog, collection).to_dict()
+        problems = baseline_problems(
+            baseline,
+            collection=collection,
+            golden_name=golden.name,
+            golden_hash=golden_sets.content_hash(golden),
+            golden_queries=len(golden),
+            level=args.level,
+            metric=metric,
+            corpus=corpus,
+        )
+        if problems:
+            raise InputProblem(
+                f"cannot compare with run {baseline.run_id}: " + "; ".join(problems) + "; evaluate the baseline again "
+                "(python -m workbench eval ...) and pass the new run, or pass a preset as --baseline"
+            )
+        properties["baseline_shown"] = f"run {baseline.run_id}" + (f" ({baseline.label})" if baseline.label else "")
+    else:
+        preset = args.baseline.strip()
+        bench.preset_overrides(preset)  # an unknown preset fails here, listing the known ones
+        baseline_config = bench.config_for(collection, preset)
+        bench.check_models(baseline_config)
+        baseline = evaluate_collection(
+            bench, collection, golden, baseline_config, level=args.level, metric_names=(metric,)
+        )
+        if not args.no_store:
+            save_run(bench.catalog, baseline, label=f"check baseline: preset {preset}")
+        properties["baseline_shown"] = f"preset {preset!r} (evaluated now)"
+    candidate = evaluate_collection(
+        bench, collection, golden, candidate_config, level=args.level, metric_names=(metric,)
+    )
+    if not args.no_store:
+        save_run(bench.catalog, candidate, label=f"check candidate: preset {args.preset}")
+    result = gate(
+        metric,
+        baseline.per_query_values(metric),
+        candidate.per_query_values(metric),
+        max_drop=args.max_drop,
+        alpha=args.alpha,
+        permutations=args.permutations,
+    )
+    properties |= {"baseline_run": baseline.run_id or "", "candidate_run": candidate.run_id or ""}
+    return result, properties
