@@ -21,6 +21,7 @@ from workbench.cli.common import (
     EXIT_USAGE,
     checked_config,
     collection_of,
+    golden_for,
     workbench_from,
 )
 from workbench.text import error_message
@@ -94,7 +95,7 @@ def _run(args, properties: dict):
     metric = validate([args.metric])[0]
     bench = workbench_from(args)
     collection = collection_of(bench, args.collection)
-    golden = golden_sets.find(args.golden or collection, bench.home)
+    golden = golden_for(bench, collection, args.golden)
     candidate_config = checked_config(bench, collection, args)
     properties |= {"collection": collection, "golden": golden.name, "golden_hash": golden_sets.content_hash(golden)}
     found = _RUN_ID.match(args.baseline.strip())

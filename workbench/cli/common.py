@@ -50,6 +50,18 @@ def collection_of(bench, named: str | None) -> str:
     raise NotFoundError(f"this home has {len(names)} collections ({', '.join(names)}); pick one with --collection NAME")
 
 
+def golden_for(bench, collection: str, name: str | None):
+    """The golden set ``name`` (default: the collection's name), refused when it judges another
+    collection's documents (``workbench.evaluation.golden_fit.require_fit``): exit status 2."""
+    from workbench.evaluation import golden as golden_sets
+    from workbench.evaluation.golden_fit import collection_names, require_fit
+
+    golden = golden_sets.find(name or collection, bench.home)
+    names = collection_names((doc.source, doc.external_id) for doc in bench.documents(collection))
+    require_fit(golden, collection, names, bench.home)
+    return golden
+
+
 def checked_config(bench, collection, args):
     """The effective configuration, with its models checked: a model that is not on this machine
     stops the command here, with the command that downloads it, before anything is written."""

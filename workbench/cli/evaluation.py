@@ -15,6 +15,7 @@ from workbench.cli.common import (
     EXIT_OK,
     checked_config,
     collection_of,
+    golden_for,
     workbench_from,
 )
 
@@ -115,10 +116,8 @@ def failures(metrics: dict[str, float], thresholds: dict[str, float]) -> list[st
 
 
 def golden_and_config(bench, args):
-    from workbench.evaluation import golden as golden_sets
-
     config = checked_config(bench, args.collection, args)
-    return golden_sets.find(args.golden or args.collection, bench.home), config
+    return golden_for(bench, args.collection, args.golden), config
 
 
 def cmd_eval(args) -> int:

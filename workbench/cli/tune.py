@@ -14,7 +14,15 @@ import sys
 import threading
 from collections.abc import Iterator
 
-from workbench.cli.common import COLLECTION_HELP, EXIT_CANCELLED, EXIT_OK, checked_config, collection_of, workbench_from
+from workbench.cli.common import (
+    COLLECTION_HELP,
+    EXIT_CANCELLED,
+    EXIT_OK,
+    checked_config,
+    collection_of,
+    golden_for,
+    workbench_from,
+)
 
 
 def add_commands(commands, common) -> None:
@@ -51,7 +59,6 @@ def build_request(bench, args):
     from pathlib import Path
 
     from workbench.config import DEFAULT_PRESET, ConfigError, WorkbenchConfig
-    from workbench.evaluation import golden as golden_sets
     from workbench.evaluation.metrics import validate
     from workbench.tuning.space import default_space, models_on_this_machine, space_from_file
     from workbench.tuning.tune import DEFAULT_TRIALS, TuneRequest
@@ -66,7 +73,7 @@ def build_request(bench, args):
         raise ConfigError("give --keys or --space, not both (a space file names its own keys)")
     metric = validate([args.metric])[0]
     collection = collection_of(bench, args.collection)
-    golden = golden_sets.find(args.golden or collection, bench.home)
+    golden = golden_for(bench, collection, args.golden)
     base = checked_config(bench, collection, args)
     preset = args.preset or bench.settings().collection(collection).default_preset or DEFAULT_PRESET
     given = WorkbenchConfig().with_overrides(args.overrides).flat()

@@ -14,7 +14,6 @@ import pandas as pd
 import streamlit as st
 
 from workbench.config import ConfigError
-from workbench.evaluation import golden as golden_sets
 from workbench.ingestion.estimates import describe_duration
 from workbench.text import count
 from workbench.tuning.charts import pareto_chart
@@ -24,6 +23,7 @@ from workbench.tuning.study import StudyError
 from workbench.tuning.tune import TuneReport, TuneRequest, save_winner
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only
+from workbench.ui.evaluation_widgets import golden_picker
 from workbench.ui.text import md_escape
 
 METRICS = ("ndcg@10", "ndcg@5", "mrr@10", "map@100", "recall@10", "recall@100", "hit@10")
@@ -69,14 +69,11 @@ def render(collection: str) -> None:
 
 def _form(collection: str, running: bool) -> None:
     bench = session.workbench()
-    names = golden_sets.available(bench.home)
-    if not names:
-        st.info("No golden set yet: make one in the **Golden sets** tab first.", icon=":material/info:")
-        return
     left, middle, right = st.columns(3)
-    golden_name = left.selectbox(
-        "Golden set", names, index=names.index(collection) if collection in names else 0, key="tune_golden"
-    )
+    with left:  # only the sets that judge this collection's documents (issue 36: the demo's scored 0)
+        golden = golden_picker(collection, "tune_golden")
+    if golden is None:
+        return
     metric = middle.selectbox("Metric to maximise", METRICS, key="tune_metric")
     objectives = right.radio(
         "Objectives",
@@ -104,8 +101,7 @@ def _form(collection: str, running: bool) -> None:
     try:
         base = session.current_config()
         space = default_space(base, models_on_this_machine(base), keys)
-        golden = golden_sets.find(golden_name, bench.home)
-    except (ConfigError, golden_sets.GoldenSetError) as error:
+    except ConfigError as error:
         st.error(md_escape(error))
         return
     size = space.size(base)

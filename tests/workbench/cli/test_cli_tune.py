@@ -76,6 +76,25 @@ def test_tune_usage_errors_exit_2_and_name_the_fix(lexicon_home, capsys):
     assert code == 2 and "--holdout must be between 0 and 1" in err
 
 
+def test_a_golden_set_of_another_collection_is_refused_naming_the_sets_that_fit(lexicon_home, capsys):
+    """Issue 36: the demo's set scored 0.0000 on every trial of another collection, and nothing said why."""
+    home = lexicon_home.home
+    foreign = [{"id": f"d{i}", "query": f"question {i}", "relevant": [f"scifact-{i}"]} for i in range(3)]
+    (home / "golden_sets" / "demo.jsonl").write_text("".join(json.dumps(line) + "\n" for line in foreign), "utf-8")
+    for command in ("tune", "eval", "sweep", "check"):
+        extra = {
+            "sweep": ("--grid", "mmr.enabled=false,true"),
+            "check": ("--baseline", "default", "--preset", "default"),
+        }
+        code, out, err = run_cli(capsys, home, command, "-c", "lex", "--golden", "demo", *extra.get(command, ()))
+        assert code == 2, (command, out, err)
+        assert (
+            "golden set 'demo' does not judge collection 'lex': the collection holds 0 of its 3 judged documents "
+            in err
+        ), command
+        assert "(0%), fewer than the 50% needed; sets that fit: codes, noise" in err, command
+
+
 def test_progress_lines_off_a_terminal_never_repeat_the_last_trials_line(capsys):
     from workbench.cli.tune import _ProgressPrinter
     from workbench.tuning.study import StudyProgress, TrialRecord
