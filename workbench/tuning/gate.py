@@ -23,8 +23,9 @@ from xml.etree import ElementTree
 
 from workbench.evaluation.compare import DEFAULT_PERMUTATIONS, paired_randomization_test
 from workbench.evaluation.inputs import CORPUS
+from workbench.evaluation.intervals import DEFAULT_RESAMPLES, Interval, paired_bootstrap_interval
 from workbench.evaluation.runner import EvaluationResult
-from workbench.tuning.verdict import DEFAULT_RESAMPLES, Interval, pair, paired_bootstrap_interval
+from workbench.tuning.verdict import pair
 
 DEFAULT_MAX_DROP = 0.01
 DEFAULT_ALPHA = 0.05

@@ -1,10 +1,7 @@
 """How much better the winner is than the starting configuration on held-out queries, with an interval.
 
-Paired bootstrap, percentile interval: with d_i = winner_i - base_i over the n held-out queries
-both scored, draw R resamples of n indices with replacement, take each resample's mean of d, and
-report the (1 - c) / 2 and (1 + c) / 2 quantiles of those R means (c = 0.95 by default). The RNG
-is seeded, so a verdict is repeatable. Pairing matters: the two configurations are scored on the
-same queries, so query difficulty cancels and only the difference varies.
+The interval is the paired bootstrap of ``workbench.evaluation.intervals`` (the one
+implementation) over d_i = winner_i - base_i on the n held-out queries both scored.
 
 The verdict reads the interval: above zero, the winner is better; below zero, worse; covering
 zero, it is "not distinguishable from your current configuration", and ``tune`` saves nothing
@@ -13,59 +10,22 @@ unless forced.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-DEFAULT_RESAMPLES = 10_000
-DEFAULT_CONFIDENCE = 0.95
+from workbench.evaluation.intervals import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    Interval,
+    paired_bootstrap_interval,
+)
+
 #: fewer paired queries than this and the interval is said to be rough
 FEW_QUERIES = 10
-_BATCH = 1_000
 
 NOT_DISTINGUISHABLE = "not distinguishable from your current configuration"
-
-
-@dataclass(frozen=True)
-class Interval:
-    low: float
-    high: float
-    confidence: float = DEFAULT_CONFIDENCE
-
-    def covers(self, value: float = 0.0) -> bool:
-        return self.low <= value <= self.high
-
-    def describe(self) -> str:
-        return f"[{self.low:+.4f}, {self.high:+.4f}]"
-
-    def to_dict(self) -> dict[str, float]:
-        return {"low": self.low, "high": self.high, "confidence": self.confidence}
-
-
-def paired_bootstrap_interval(
-    differences: Sequence[float] | np.ndarray,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence: float = DEFAULT_CONFIDENCE,
-) -> Interval:
-    """The percentile bootstrap interval of the mean of paired ``differences`` (see module doc)."""
-    values = np.asarray(differences, dtype=np.float64)
-    if values.ndim != 1 or values.size == 0:
-        raise ValueError("a bootstrap interval needs at least one paired difference")
-    if resamples < 1:
-        raise ValueError(f"resamples must be at least 1, got {resamples}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    rng = np.random.default_rng(seed)
-    means = np.empty(resamples)
-    for offset in range(0, resamples, _BATCH):
-        count = min(_BATCH, resamples - offset)
-        picks = rng.integers(0, values.size, size=(count, values.size))
-        means[offset : offset + count] = values[picks].mean(axis=1)
-    tail = (1 - confidence) / 2
-    low, high = np.quantile(means, [tail, 1 - tail])
-    return Interval(float(low), float(high), confidence)
 
 
 @dataclass(frozen=True)

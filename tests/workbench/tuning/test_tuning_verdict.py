@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.tuning.verdict import (
-    NOT_DISTINGUISHABLE,
-    Gain,
-    Interval,
-    held_out_gain,
-    pair,
-    paired_bootstrap_interval,
-)
+from workbench.evaluation.intervals import Interval, paired_bootstrap_interval
+from workbench.tuning.verdict import NOT_DISTINGUISHABLE, Gain, held_out_gain, pair
 
 
 def test_identical_differences_give_a_point_interval():
