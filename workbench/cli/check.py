@@ -78,6 +78,8 @@ def cmd_check(args) -> int:
             f"{properties['baseline_shown']}"
         )
         print(f"  {result.describe()}")
+        if result.power_note():
+            print(f"  {result.power_note()}")
         print(result.reason())
     return EXIT_BELOW_THRESHOLD if result.failed else EXIT_OK
 

@@ -21,9 +21,7 @@ from workbench.evaluation.intervals import (
     Interval,
     paired_bootstrap_interval,
 )
-
-#: fewer paired queries than this and the interval is said to be rough
-FEW_QUERIES = 10
+from workbench.evaluation.power import Power, power_of
 
 NOT_DISTINGUISHABLE = "not distinguishable from your current configuration"
 
@@ -57,6 +55,8 @@ class Gain:
     interval: Interval
     resamples: int
     seed: int
+    #: how many queries a gain would need to show (``workbench.evaluation.power``)
+    power: Power | None = None
 
     @property
     def mean(self) -> float:
@@ -80,14 +80,17 @@ class Gain:
 
     def describe(self) -> str:
         level = f"{self.interval.confidence:.0%}"
-        rough = (
-            f"; only {self.queries} held-out queries, so the interval is rough" if self.queries < FEW_QUERIES else ""
-        )
         return (
             f"held-out {self.metric}: {self.base:.4f} -> {self.winner:.4f}, gain {self.mean:+.4f}, "
             f"{level} interval {self.interval.describe()} over {self.queries} queries "
-            f"(paired bootstrap, {self.resamples} resamples){rough}: {self.verdict()}"
+            f"(paired bootstrap, {self.resamples} resamples): {self.verdict()}"
         )
+
+    def power_note(self) -> str:
+        """Said when the held-out queries are few or cannot tell: how many a gain would need."""
+        if self.power is None or not (self.power.few or not (self.better or self.worse)):
+            return ""
+        return self.power.note().replace(" queries, so", " held-out queries, so", 1)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -100,6 +103,8 @@ class Gain:
             "resamples": self.resamples,
             "seed": self.seed,
             "verdict": self.verdict(),
+            "power": self.power.to_dict() if self.power else None,
+            "power_note": self.power_note(),
         }
 
 
@@ -121,4 +126,5 @@ def held_out_gain(
         interval,
         resamples,
         seed,
+        power_of(paired.differences),
     )

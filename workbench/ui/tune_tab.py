@@ -200,6 +200,8 @@ def _results(report: TuneReport, view: JobView, collection: str) -> None:
         f"({md_escape(request.split_description())}): **{md_escape(gain.verdict())}**."
     )
     (st.success if gain.better else st.warning if gain.worse else st.info)(text)
+    if gain.power_note():  # few held-out queries, or an interval that cannot tell: how many would
+        st.warning(md_escape(gain.power_note()[0].upper() + gain.power_note()[1:]) + ".", icon=":material/query_stats:")
     changed = report.changed_keys()
     st.markdown(
         f"Winner (trial {report.winner.number}): "
