@@ -44,6 +44,11 @@ def add_commands(commands, common) -> None:
     p.add_argument("--max-drop", type=float, default=0.01, help="a smaller drop always passes (default 0.01)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level of the paired test (default 0.05)")
     p.add_argument("--permutations", type=int, default=10_000)
+    p.add_argument(
+        "--held-out-only",
+        action="store_true",
+        help="compare only on the queries the candidate preset's tune study never saw (from its provenance)",
+    )
     p.add_argument("--junit", metavar="FILE", help="also write the outcome as JUnit XML")
     p.add_argument("--no-store", action="store_true", help="do not store the evaluations made now as runs")
     p.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
@@ -77,6 +82,8 @@ def cmd_check(args) -> int:
             f"check {properties['collection']} / {properties['golden']}: preset {args.preset!r} against "
             f"{properties['baseline_shown']}"
         )
+        if properties.get("study_queries"):
+            print(f"  {properties['study_queries']}")
         print(f"  {result.describe()}")
         if result.power_note():
             print(f"  {result.power_note()}")
@@ -91,6 +98,7 @@ def _run(args, properties: dict):
     from workbench.evaluation.runner import evaluate_collection
     from workbench.evaluation.runs import load_run, save_run
     from workbench.tuning.gate import baseline_problems, gate
+    from workbench.tuning.seen import study_queries
 
     if not args.preset:
         raise InputProblem("check needs --preset NAME: the configuration to test against the baseline")
@@ -136,16 +144,44 @@ def _run(args, properties: dict):
     )
     if not args.no_store:
         save_run(bench.catalog, candidate, label=f"check candidate: preset {args.preset}")
+    before, after = baseline.per_query_values(metric), candidate.per_query_values(metric)
+    seen = study_queries(_provenance(bench, args.preset), golden)
+    compared = frozenset(before) & frozenset(after)
+    if args.held_out_only:
+        if seen is None:
+            raise InputProblem(
+                f"--held-out-only needs a preset saved by tune (its provenance names the study); preset "
+                f"{args.preset!r} records no study"
+            )
+        unseen = compared - seen.tuned_on
+        if not unseen:
+            raise InputProblem(
+                f"study {seen.study} tuned on all {len(compared)} queries compared (nested cross-validation "
+                "tunes the configuration it saves on every query): none is left for --held-out-only"
+            )
+        before = {qid: value for qid, value in before.items() if qid in unseen}
+        after = {qid: value for qid, value in after.items() if qid in unseen}
+        properties["study_queries"] = (
+            f"compared only on the {len(unseen)} queries study {seen.study} never saw "
+            f"({len(compared) - len(unseen)} it tuned on left out)" + (f"; {seen.caveat}" if seen.caveat else "")
+        )
+    elif seen is not None:
+        properties["study_queries"] = seen.describe(compared)
     result = gate(
         metric,
-        baseline.per_query_values(metric),
-        candidate.per_query_values(metric),
+        before,
+        after,
         max_drop=args.max_drop,
         alpha=args.alpha,
         permutations=args.permutations,
     )
     properties |= {"baseline_run": baseline.run_id or "", "candidate_run": candidate.run_id or ""}
     return result, properties
+
+
+def _provenance(bench, preset: str):
+    """The provenance recorded with ``preset`` (None for a preset saved by hand)."""
+    return next((stored.provenance for stored in bench.presets() if stored.name == preset), None)
 
 
 def _write_junit(args, result, elapsed: float, properties: dict, error: str | None) -> None:

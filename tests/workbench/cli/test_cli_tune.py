@@ -119,3 +119,23 @@ def test_progress_lines_off_a_terminal_never_repeat_the_last_trials_line(capsys)
         "[holdout, study 1/1] trial 5/10: best ndcg@10 0.5000 (p95 2.0 ms)",
         "[holdout, study 1/1] trial 10/10: best ndcg@10 0.5000 (p95 2.0 ms)",
     ]
+
+
+def test_check_names_the_queries_a_tuned_presets_study_saw_and_can_leave_them_out(lexicon_home, capsys):
+    """Issue 36: check compared a tuned preset on all 24 queries, 17 of which it was tuned on, silently."""
+    home = lexicon_home.home
+    tune = ("tune", "-c", "lex", "--golden", "codes", "--keys", "retrieval.mode,mmr.enabled", *DENSE_START)
+    code, out, err = run_cli(capsys, home, *tune, "--save-preset", "best")
+    assert code == 0 and "saved preset 'best'" in out, err
+    check = ("check", "-c", "lex", "--golden", "codes", "--preset", "best", "--baseline", "default", "--no-store")
+    code, out, err = run_cli(capsys, home, *check, "--permutations", "500")
+    assert code == 0, err
+    # 60 scorable queries, 30% (18) held out with seed 1: the study tuned on the other 42
+    assert "the candidate's study lex-codes-" in out and "tuned on 42 of the 60 queries compared" in out
+    assert "on 60 paired queries" in out
+    code, out, err = run_cli(capsys, home, *check, "--permutations", "500", "--held-out-only")
+    assert code == 0, err
+    assert "compared only on the 18 queries study lex-codes-" in out and "(42 it tuned on left out)" in out
+    assert "on 18 paired queries" in out
+    code, _, err = run_cli(capsys, home, *check[:-5], "--preset", "default", "--baseline", "default", "--held-out-only")
+    assert code == 2 and "--held-out-only needs a preset saved by tune" in err
