@@ -14,6 +14,8 @@ def test_the_tune_form_describes_the_space_it_will_search(demo_home_copy: Path, 
     assert not page.exception, page.exception
     assert page.selectbox(key="tune_golden").value == "demo"
     assert "chunking.size" in page.multiselect(key="tune_keys").value
+    level = page.radio(key="tune_level")  # issue 36: synthesised sets are judged at span level
+    assert list(level.options) == ["doc", "span"] and level.value == "doc"
     captions = [str(caption.value) for caption in page.caption]
     assert any("9 keys, 7,200 configurations" in text for text in captions)
     page.multiselect(key="tune_keys").set_value(["retrieval.mode", "mmr.enabled"]).run()

@@ -23,7 +23,7 @@ from workbench.tuning.study import StudyError
 from workbench.tuning.tune import TuneReport, TuneRequest, save_winner
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only
-from workbench.ui.evaluation_widgets import golden_picker
+from workbench.ui.evaluation_widgets import LEVEL_HELP, golden_picker
 from workbench.ui.text import md_escape
 
 METRICS = ("ndcg@10", "ndcg@5", "mrr@10", "map@100", "recall@10", "recall@100", "hit@10")
@@ -75,6 +75,7 @@ def _form(collection: str, running: bool) -> None:
     if golden is None:
         return
     metric = middle.selectbox("Metric to maximise", METRICS, key="tune_metric")
+    level = middle.radio("Level", ("doc", "span"), horizontal=True, key="tune_level", help=LEVEL_HELP)
     objectives = right.radio(
         "Objectives",
         ("metric", "metric and p95 latency"),
@@ -128,6 +129,7 @@ def _form(collection: str, running: bool) -> None:
             base_overrides=bench.preset_overrides(preset),
             space=space,
             metric=metric,
+            level=level,
             folds=folds or None,
             seed=seed_value,
             trials=trials,
@@ -165,7 +167,12 @@ def _progress(job: TuneJob, view: JobView) -> None:
     best = view.best
     shown = f"best {job.request.metric} {best.metric:.4f} (p95 {best.p95_ms:.1f} ms)" if best else "no trial yet"
     target = f"/{view.target}" if view.target else ""
-    left = f", about {describe_duration(view.eta_s)} left" if view.eta_s is not None else ""
+    left = (
+        f", about {describe_duration(view.time_left_s)} left"
+        + (f" ({describe_duration(view.embed_left_s)} of it embedding)" if view.embed_left_s else "")
+        if view.time_left_s is not None
+        else ""
+    )
     part = f"{view.part}, study {view.index} of {view.studies}: " if view.part else "Starting: "
     st.progress(view.fraction, text=md_escape(f"{part}trial {view.done}{target}, {shown}{left}"))
     for line in view.estimate:
@@ -207,29 +214,29 @@ def _results(report: TuneReport, view: JobView, collection: str) -> None:
         f"Winner (trial {report.winner.number}): "
         + (md_escape(", ".join(f"{k} = {_show(v)}" for k, v in changed.items())) or "the starting configuration")
     )
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "part": part.label,
-                    "winner trial": part.winner.number,
-                    "tuning queries": part.winner.metric,
-                    "held-out queries": part.base.queries,
-                    "held-out, current": part.base.metric,
-                    "held-out, winner": part.tuned.metric,
-                    "p95 ms, current": part.base.p95_ms,
-                    "p95 ms, winner": part.tuned.p95_ms,
-                }
-                for part in report.parts
-            ]
-        ),
-        hide_index=True,
-        width="stretch",
-    )
+    st.dataframe(pd.DataFrame(part_rows(report)), hide_index=True, width="stretch")
     final = report.final
     if final is not None:
         st.plotly_chart(pareto_chart(final.trials, request.metric, report.winner), key="tune_pareto_final")
     _save(report, gain.better, collection)
+
+
+def part_rows(report: TuneReport) -> list[dict[str, object]]:
+    """One row per part, each column named for what it holds (a metric's name, or a count)."""
+    metric = report.request.metric
+    return [
+        {
+            "part": part.label,
+            "winner trial": part.winner.number,
+            f"winner's {metric} on its tuning queries": part.winner.metric,
+            "held-out queries (count)": part.base.queries,
+            f"{metric} held out, current": part.base.metric,
+            f"{metric} held out, winner": part.tuned.metric,
+            "p95 ms, current": part.base.p95_ms,
+            "p95 ms, winner": part.tuned.p95_ms,
+        }
+        for part in report.parts
+    ]
 
 
 def _save(report: TuneReport, better: bool, collection: str) -> None:
