@@ -78,6 +78,11 @@ def list_runs(
         )
 
 
+def query_metrics(catalog: Catalog, run_ids: list[int]) -> dict[int, list[dict[str, float]]]:
+    with catalog.connect() as con:
+        return runs_repo.query_metrics(con, run_ids)
+
+
 def label_run(catalog: Catalog, run_id: int, label: str) -> None:
     with catalog.connect() as con:
         runs_repo.set_label(con, run_id, label)

@@ -189,6 +189,21 @@ def query_results(con, run_id: int) -> list[QueryResultRow]:
     ]
 
 
+def query_metrics(con, run_ids: list[int]) -> dict[int, list[dict[str, float]]]:
+    """Each run's per-query metrics (run id -> one dict per query), for intervals in a runs table."""
+    found: dict[int, list[dict[str, float]]] = {run_id: [] for run_id in run_ids}
+    if not run_ids:
+        return found
+    marks = ", ".join("?" for _ in run_ids)
+    rows = con.execute(
+        f"SELECT run_id, metrics FROM evaluation_query_results WHERE run_id IN ({marks}) ORDER BY run_id, position",
+        list(run_ids),
+    ).fetchall()
+    for run_id, metrics in rows:
+        found[run_id].append(json.loads(metrics))
+    return found
+
+
 def list_runs(
     con,
     *,

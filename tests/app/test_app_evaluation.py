@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,9 @@ def test_evaluate_compare_and_export(page):
     assert not page.exception, page.exception
     shown = {metric.label: float(metric.value) for metric in page.metric}
     assert set(shown) >= {"ndcg@10", "recall@100", "map@100"} and 0 < shown["ndcg@10"] <= 1
+    # issue 36: beside every mean, its 95% interval and its number of queries
+    deltas = {metric.label: metric.delta for metric in page.metric}
+    assert re.fullmatch(r"\[\d\.\d{4}, \d\.\d{4}\] · \d+ queries", deltas["ndcg@10"]), deltas
     assert any("span level over" in text for text in _texts(page, "caption"))
     stage_tables = [t.value for t in page.dataframe if "stage" in t.value.columns]
     assert list(stage_tables[0]["stage"]) == ["dense", "bm25", "fusion", "final"]
@@ -57,6 +61,10 @@ def test_evaluate_compare_and_export(page):
     assert 0 < float(labels["p-value"]) <= 1
     assert any("differ in level" in text for text in _texts(page, "warning"))
     assert page.get_by_key("comparison_null").type == "plotly_chart"
+    runs = next(t.value for t in page.dataframe if "run" in t.value.columns)
+    assert re.fullmatch(r"\[\d\.\d{4}, \d\.\d{4}\]", runs["ndcg@10 95% interval"].iloc[0])
+    deltas = next(t.value for t in page.dataframe if "95% interval of the delta" in t.value.columns)
+    assert deltas["95% interval of the delta"].iloc[0].startswith("[")
 
 
 def test_sweep_runs_and_saves_the_best_as_a_preset(page):
@@ -75,6 +83,8 @@ def test_sweep_runs_and_saves_the_best_as_a_preset(page):
     assert any("embedded 0 corpus texts" in text for text in _texts(page, "success"))
     results = [t.value for t in page.dataframe if "fusion.k" in t.value.columns]
     assert len(results[0]) == 4
+    assert list(results[0]["vs best"]).count("best") == 1  # issue 36: each point against the best
+    assert {"ndcg@10 95% interval", "queries"} <= set(results[0].columns)
     assert page.get_by_key("sweep_chart").type == "plotly_chart"
     page.text_input(key="sweep_preset_name").set_value("demo-best")
     page.button(key="sweep_save_best").click().run()

@@ -21,6 +21,9 @@ def test_build_a_set_then_review_it_with_the_quote_in_its_document(demo_home_cop
     assert not app.exception, app.exception
     assert "From your documents" in [tab.label for tab in app.tabs]
     open_evaluation_tab(app, "From your documents").run()
+    # issue 36: the default can show a gain of 0.05 on a typical collection, and says why
+    assert app.number_input(key="synth_n").value == 52
+    assert any("about 46 kept queries can show a gain of 0.05" in text for text in _texts(app, "caption"))
     app.number_input(key="synth_n").set_value(6)
     app.multiselect(key="synth_kinds").set_value(["specific", "multi_hop"]).run()
     assert any(text.startswith("LLM (fake\\-llm@") and "at most 6 LLM calls" in text for text in _texts(app, "caption"))

@@ -40,6 +40,11 @@ def add_commands(commands, common) -> None:
     p.add_argument("--max-drop", type=float, default=0.01, help="a smaller drop always passes (default 0.01)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level of the paired test (default 0.05)")
     p.add_argument("--permutations", type=int, default=10_000)
+    p.add_argument(
+        "--held-out-only",
+        action="store_true",
+        help="compare only on the queries the candidate preset's tune study never saw (from its provenance)",
+    )
     p.add_argument("--junit", metavar="FILE", help="also write the outcome as JUnit XML")
     p.add_argument("--no-store", action="store_true", help="do not store the evaluations made now as runs")
     p.add_argument("--json", action="store_true", help="print the outcome as one JSON object")
@@ -69,7 +74,11 @@ def cmd_check(args) -> int:
             f"check {properties['collection']} / {properties['golden']}: preset {args.preset!r} against "
             f"{properties['baseline_shown']}"
         )
+        if properties.get("study_queries"):
+            print(f"  {properties['study_queries']}")
         print(f"  {result.describe()}")
+        if result.power_note():
+            print(f"  {result.power_note()}")
         print(result.reason())
     return EXIT_BELOW_THRESHOLD if result.failed else EXIT_OK
 

@@ -118,6 +118,7 @@ def failures(metrics: dict[str, float], thresholds: dict[str, float]) -> list[st
 def cmd_eval(args) -> int:
     from workbench.evaluation import export
     from workbench.evaluation.answer_metrics import ANSWER_METRICS
+    from workbench.evaluation.intervals import metric_intervals
     from workbench.evaluation.metrics import parse_list
 
     thresholds = parse_thresholds(args.fail_under)
@@ -129,7 +130,9 @@ def cmd_eval(args) -> int:
         export.write(result, args.export)
     failed = failures(result.metrics, thresholds)
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False))
+        intervals = metric_intervals([q.metrics for q in result.per_query], result.metrics)
+        shown = {name: value.to_dict() for name, value in intervals.items()}
+        print(json.dumps({**result.to_dict(), "intervals": shown}, ensure_ascii=False))
     else:
         _print_run(result)
         if args.export:
@@ -140,6 +143,7 @@ def cmd_eval(args) -> int:
 
 
 def _print_run(result) -> None:
+    from workbench.evaluation.intervals import metric_intervals
     from workbench.evaluation.stages import POOL_RECALL, POOL_SIZE
 
     mode = result.config["retrieval"]["mode"]
@@ -149,8 +153,12 @@ def _print_run(result) -> None:
         f"ranked to depth {result.evaluated_top_k}, {result.elapsed_s:.1f} s"
     )
     width = max([14, *map(len, result.metrics)])
+    intervals = metric_intervals([q.metrics for q in result.per_query], result.metrics)
+    print(f"  {'metric':<{width}} {'mean':>6}  95% interval (bootstrap over queries)")
     for name, value in result.metrics.items():
-        print(f"  {name:<{width}} {value:.4f}")
+        found = intervals.get(name)
+        extra = f"  {found.interval.describe_mean()} over {found.queries} queries" if found else ""
+        print(f"  {name:<{width}} {value:.4f}{extra}")
     if result.stage_metrics:
         shown = list(result.metrics)[:STAGE_COLUMNS_SHOWN]
         print("per stage:")
@@ -206,7 +214,16 @@ def cmd_compare(args) -> int:
                     "run_a": comparison.run_a,
                     "run_b": comparison.run_b,
                     "metric": comparison.metric,
-                    "metrics": {d.metric: {"a": d.a, "b": d.b, "delta": d.delta} for d in comparison.deltas},
+                    "metrics": {
+                        d.metric: {
+                            "a": d.a,
+                            "b": d.b,
+                            "delta": d.delta,
+                            "interval": d.interval.to_dict() if d.interval else None,
+                        }
+                        for d in comparison.deltas
+                    },
+                    "queries": len(comparison.changes),
                     "wins": comparison.wins,
                     "losses": comparison.losses,
                     "ties": comparison.ties,
@@ -238,9 +255,13 @@ def cmd_compare(args) -> int:
             + ", ".join(f"{k}: {shown_value(x)} -> {shown_value(y)}" for k, x, y in comparison.config_changes)
         )
     width = max([14, *(len(d.metric) + 1 for d in comparison.deltas)])
-    print(f"  {'metric':<{width}}{'run a':>10}{'run b':>10}{'delta':>10}")
+    print(
+        f"  {'metric':<{width}}{'run a':>10}{'run b':>10}{'delta':>10}  95% interval of the delta "
+        f"(paired bootstrap over {len(comparison.changes)} queries)"
+    )
     for d in comparison.deltas:
-        print(f"  {d.metric:<{width}}{d.a:>10.4f}{d.b:>10.4f}{d.delta:>+10.4f}")
+        interval = d.interval.describe() if d.interval else ""
+        print(f"  {d.metric:<{width}}{d.a:>10.4f}{d.b:>10.4f}{d.delta:>+10.4f}  {interval}")
     test = comparison.test
     print(
         f"{comparison.metric}: b wins {comparison.wins}, loses {comparison.losses}, ties {comparison.ties}; "
@@ -261,7 +282,7 @@ def cmd_compare(args) -> int:
 
 
 def cmd_runs(args) -> int:
-    from workbench.evaluation.runs import get_sweep, list_runs, list_sweeps
+    from workbench.evaluation.runs import get_sweep, list_runs, list_sweeps, run_intervals, shown_metrics
 
     bench = workbench_from(args)
     if args.sweeps:
@@ -281,6 +302,7 @@ def cmd_runs(args) -> int:
         include_sweeps=not args.no_sweeps,
         limit=args.limit,
     )
+    intervals = run_intervals(bench.catalog, shown_metrics(rows))
     if args.json:
         print(
             json.dumps(
@@ -295,6 +317,7 @@ def cmd_runs(args) -> int:
                         "sweep_id": r.sweep_id,
                         "queries": r.queries,
                         "metrics": r.metrics,
+                        "intervals": {k: v.to_dict() for k, v in intervals.get(r.id, {}).items()},
                         "overrides": r.overrides,
                     }
                     for r in rows
@@ -307,7 +330,11 @@ def cmd_runs(args) -> int:
         print("no evaluation runs stored yet; run: python -m workbench eval --collection NAME")
         return EXIT_OK
     for r in rows:
-        metrics = "  ".join(f"{k}={v:.4f}" for k, v in list(r.metrics.items())[:3])
+        shown = intervals.get(r.id, {})
+        metrics = "  ".join(
+            f"{k}={v:.4f}" + (f" {shown[k].interval.describe_mean()}" if k in shown else "")
+            for k, v in list(r.metrics.items())[:3]
+        )
         in_sweep = f" sweep {r.sweep_id}" if r.sweep_id else ""
         mode = r.config.get("retrieval", {}).get("mode", "?")
         print(

@@ -61,7 +61,7 @@ def cmd_sweep(args) -> int:
     rank_by = args.rank_by.strip().lower()
     best = result.best(rank_by)
     saved = save_best_as_preset(bench, result, args.save_best, rank_by) if args.save_best else None
-    rows = result.table()
+    rows = result.table(rank_by)
     if args.export:
         path = args.export
         text = (
@@ -110,11 +110,14 @@ def cmd_sweep(args) -> int:
         + " ".join(f"{k:>{max(len(k), 8)}}" for k in keys)
         + "".join(f"{m:>12}" for m in shown_metrics)
     )
-    print(header)
+    print(header + f"  {rank_by} 95% interval, queries, against the best (paired bootstrap)")
+    by_entry = {id(entry): row for entry, row in zip(result.entries, rows, strict=True)}
     for entry in result.ranked(rank_by):
         values = " ".join(f"{shown_value(entry.point.overrides[k]):>{max(len(k), 8)}}" for k in keys)
         metrics = "".join(f"{entry.result.metrics[m]:>12.4f}" for m in shown_metrics)
-        print(f"  {entry.result.run_id or '-':>5} {values}{metrics}")
+        row = by_entry[id(entry)]
+        interval = f"  {row.get(f'{rank_by} 95% interval', '')} {row.get('queries', 0)}q {row.get('vs best', '')}"
+        print(f"  {entry.result.run_id or '-':>5} {values}{metrics}{interval}")
     print(f"best {rank_by} = {best.result.metrics[rank_by]:.4f}: {best.point.label}")
     if saved is not None:
         shown = " ".join(f"{k}={shown_value(v)}" for k, v in sorted(saved.items())) or "(defaults)"

@@ -224,6 +224,8 @@ def _print_report(report, decision) -> None:
         )
     )
     print(report.gain.describe())
+    if report.gain.power_note():
+        print(f"  {report.gain.power_note()}")
     if request.folds:
         print("  (nested cross-validation: this estimates what tuning this way gains on queries it has not seen)")
     base_p95 = max(part.base.p95_ms for part in report.parts)

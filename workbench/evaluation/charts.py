@@ -12,6 +12,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from workbench.evaluation.compare import Comparison
+from workbench.evaluation.intervals import BEST, NOT_DISTINGUISHABLE
 
 
 def stage_chart(stage_metrics: Mapping[str, Mapping[str, float]], metric_names: Sequence[str]) -> go.Figure:
@@ -77,15 +78,25 @@ def query_delta_chart(comparison: Comparison) -> go.Figure:
     return figure
 
 
+#: a heatmap cell's mark by its standing against the best point (``workbench.evaluation.intervals``)
+CELL_MARKS = {BEST: " ★", NOT_DISTINGUISHABLE: " ≈"}
+
+
 def sweep_heatmap(rows: Sequence[Mapping[str, Any]], x_key: str, y_key: str, metric: str) -> go.Figure:
-    """The metric over two grid keys; cells with several points (other keys varied) show their best."""
+    """The metric over two grid keys; cells with several points (other keys varied) show their best.
+    With the rows' ``vs best`` column (``SweepResult.table(rank_by)``), the best cell is marked ★ and
+    the cells whose paired 95% interval against it reaches zero ≈: not distinguishable from it."""
     xs = list(dict.fromkeys(str(row[x_key]) for row in rows))
     ys = list(dict.fromkeys(str(row[y_key]) for row in rows))
     best: dict[tuple[str, str], float] = {}
+    marks: dict[tuple[str, str], str] = {}
     for row in rows:
         cell = (str(row[x_key]), str(row[y_key]))
-        best[cell] = max(best.get(cell, float("-inf")), float(row[metric]))
+        if float(row[metric]) > best.get(cell, float("-inf")):
+            best[cell] = float(row[metric])
+            marks[cell] = CELL_MARKS.get(str(row.get("vs best", "")), "")
     z = [[best.get((x, y)) for x in xs] for y in ys]
+    marked = any(marks.values())
     figure = go.Figure(
         go.Heatmap(
             x=xs,
@@ -93,12 +104,16 @@ def sweep_heatmap(rows: Sequence[Mapping[str, Any]], x_key: str, y_key: str, met
             z=z,
             colorscale="Viridis",
             colorbar_title=metric,
-            text=[[f"{v:.4f}" if v is not None else "" for v in line] for line in z],
+            text=[
+                [f"{v:.4f}{marks.get((x, y), '')}" if v is not None else "" for x, v in zip(xs, line, strict=True)]
+                for y, line in zip(ys, z, strict=True)
+            ],
             texttemplate="%{text}",
         )
     )
+    note = " (★ best; ≈ not distinguishable from it, paired bootstrap 95%)" if marked else ""
     figure.update_layout(
-        title=f"{metric} by {x_key} and {y_key}",
+        title=f"{metric} by {x_key} and {y_key}{note}",
         xaxis=dict(title=x_key, type="category"),
         yaxis=dict(title=y_key, type="category"),
         height=420,

@@ -10,17 +10,21 @@ of scores could have come from either system, so each difference is equally like
 either sign. With d_i the differences and D = mean(d), draw R random sign vectors s, compute
 D_r = mean(s_i * d_i) and report p = (1 + #{r : |D_r| >= |D|}) / (R + 1). The +1 counts the
 observed assignment itself, so p is never 0. The RNG is seeded, so a comparison is repeatable.
+
+Each metric's difference also carries its paired bootstrap 95% interval
+(``workbench.evaluation.intervals``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from workbench.config import flatten
+from workbench.evaluation.intervals import Interval, paired_bootstrap_interval
 from workbench.evaluation.runner import EvaluationResult
 
 TIE_TOLERANCE = 1e-12
@@ -55,6 +59,8 @@ class MetricDelta:
     metric: str
     a: float
     b: float
+    #: the paired bootstrap 95% interval of the mean of b - a over the paired queries
+    interval: Interval | None = None
 
     @property
     def delta(self) -> float:
@@ -123,6 +129,14 @@ def config_changes(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[tuple[st
     )
 
 
+def _delta(name: str, a: Sequence[Mapping[str, float]], b: Sequence[Mapping[str, float]], seed: int) -> MetricDelta:
+    pairs = [(x[name], y[name]) for x, y in zip(a, b, strict=True) if name in x and name in y]
+    if not pairs:
+        return MetricDelta(name, float("nan"), float("nan"))
+    interval = paired_bootstrap_interval([y - x for x, y in pairs], seed=seed)
+    return MetricDelta(name, float(np.mean([x for x, _ in pairs])), float(np.mean([y for _, y in pairs])), interval)
+
+
 def compare_runs(
     a: EvaluationResult,
     b: EvaluationResult,
@@ -163,11 +177,7 @@ def compare_runs(
     test = paired_randomization_test([c.a for c in changes], [c.b for c in changes], permutations, seed)
     shared_metrics = [name for name in a.metrics if name in b.metrics]
     deltas = tuple(
-        MetricDelta(
-            name,
-            float(np.mean([queries_a[q].metrics[name] for q in paired])),
-            float(np.mean([queries_b[q].metrics[name] for q in paired])),
-        )
+        _delta(name, [queries_a[q].metrics for q in paired], [queries_b[q].metrics for q in paired], seed)
         for name in shared_metrics
     )
     only_a = tuple(q for q in queries_a if q not in queries_b)

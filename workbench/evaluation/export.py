@@ -17,6 +17,7 @@ from typing import Any
 
 from workbench.config import flatten
 from workbench.evaluation.compare import Comparison
+from workbench.evaluation.intervals import metric_intervals
 from workbench.evaluation.runner import EvaluationResult
 from workbench.evaluation.stages import POOL_RECALL, POOL_SIZE
 
@@ -63,9 +64,20 @@ def run_report(result: EvaluationResult) -> Report:
         f"{result.evaluated_top_k}, {result.elapsed_s:.1f} s" + (f", {result.created_at}" if result.created_at else ""),
     )
     metric_names = list(result.metrics)
+    intervals = metric_intervals([q.metrics for q in result.per_query], metric_names)
     sections = [
         Section("Summary", about + ((f"label: {result.label}",) if result.label else ())),
-        Section("Metrics", table=Table(("metric", "value"), tuple((k, v) for k, v in result.metrics.items()))),
+        Section(
+            "Metrics",
+            (f"95% intervals: percentile bootstrap over the {len(result.per_query)} queries.",),
+            Table(
+                ("metric", "value", "95% interval", "queries"),
+                tuple(
+                    (k, v, intervals[k].interval.describe_mean() if k in intervals else "", len(result.per_query))
+                    for k, v in result.metrics.items()
+                ),
+            ),
+        ),
     ]
     if result.stage_metrics:
         columns = metric_names + [POOL_RECALL, POOL_SIZE]
@@ -121,7 +133,11 @@ def comparison_report(comparison: Comparison) -> Report:
         Section(
             "Metrics",
             table=Table(
-                ("metric", "run a", "run b", "delta"), tuple((d.metric, d.a, d.b, d.delta) for d in comparison.deltas)
+                ("metric", "run a", "run b", "delta", "95% interval of the delta", "queries"),
+                tuple(
+                    (d.metric, d.a, d.b, d.delta, d.interval.describe() if d.interval else "", len(comparison.changes))
+                    for d in comparison.deltas
+                ),
             ),
         ),
     ]

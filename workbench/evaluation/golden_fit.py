@@ -10,8 +10,11 @@ own name, or the name followed by ``-`` (``notes-synth``, written from the colle
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
 
-from workbench.evaluation.golden import GoldenSet
+from workbench.evaluation import golden as golden_sets
+from workbench.evaluation.golden import GoldenSet, GoldenSetError
 from workbench.evaluation.relevance import document_names
 
 #: the share of a set's judged documents a collection must hold for the set to count as its own
@@ -30,8 +33,62 @@ def collection_names(documents: Iterable[tuple[str, str | None]]) -> set[str]:
 
 def belongs_to(golden: GoldenSet, collection: str, names: set[str]) -> bool:
     """Whether ``golden`` judges the collection whose documents go by ``names``."""
-    judged = judged_documents(golden)
-    if not judged:
+    share = share_found(golden, names)
+    if not share.judged:
         return golden.name == collection or golden.name.startswith(f"{collection}-")
-    found = sum(1 for doc in judged if doc in names)
-    return found >= MIN_SHARE_FOUND * len(judged)
+    return share.fits
+
+
+@dataclass(frozen=True)
+class Share:
+    """How many of a set's judged documents a collection holds."""
+
+    found: int
+    judged: int
+
+    @property
+    def fits(self) -> bool:
+        return self.judged == 0 or self.found >= MIN_SHARE_FOUND * self.judged
+
+    def describe(self) -> str:
+        return f"{self.found} of its {self.judged} judged documents ({self.found / max(1, self.judged):.0%})"
+
+
+def share_found(golden: GoldenSet, names: set[str]) -> Share:
+    judged = judged_documents(golden)
+    return Share(sum(1 for doc in judged if doc in names), len(judged))
+
+
+class GoldenMismatchError(GoldenSetError):
+    """A golden set that judges another collection's documents; the message names the sets that fit."""
+
+
+def sets_that_fit(home: Path, collection: str, names: set[str]) -> list[str]:
+    """The golden sets of ``home`` (and the project's) that belong to ``collection``."""
+    fitting = []
+    for name in golden_sets.available(home):
+        try:
+            if belongs_to(golden_sets.find(name, home), collection, names):
+                fitting.append(name)
+        except GoldenSetError:
+            continue  # a set that cannot be read is reported where it is opened
+    return fitting
+
+
+def require_fit(golden: GoldenSet, collection: str, names: set[str], home: Path) -> None:
+    """Refuse ``golden`` for ``collection`` when the collection holds fewer than half of the
+    documents the set judges: every score would be about documents that are not there."""
+    share = share_found(golden, names)
+    if share.fits:
+        return
+    fitting = sets_that_fit(home, collection, names)
+    offer = (
+        f"sets that fit: {', '.join(fitting)}"
+        if fitting
+        else "no golden set fits it yet; make one on the Evaluation page (From your documents) or with "
+        f"python -m workbench golden synth --collection {collection}"
+    )
+    raise GoldenMismatchError(
+        f"golden set {golden.name!r} does not judge collection {collection!r}: the collection holds "
+        f"{share.describe()}, fewer than the {MIN_SHARE_FOUND:.0%} needed; {offer}"
+    )

@@ -7,12 +7,14 @@ query's metrics and ranking (which is what a comparison between two runs pairs u
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 
 from store import evaluation_runs as stored_runs
 from store.catalog import Catalog
 from store.runs_repository import QueryResultRow, RunRow, SweepRow
 from workbench.evaluation.abstention import AbstentionReport
+from workbench.evaluation.intervals import MeanInterval, metric_intervals
 from workbench.evaluation.runner import EvaluationResult, QueryResult, SkippedQuery
 
 
@@ -117,6 +119,20 @@ def list_runs(
     return stored_runs.list_runs(
         catalog, collection=collection, golden=golden, sweep_id=sweep_id, include_sweeps=include_sweeps, limit=limit
     )
+
+
+def run_intervals(catalog: Catalog, metric_names: Mapping[int, Sequence[str]]) -> dict[int, dict[str, MeanInterval]]:
+    """For each run id, its metrics ``metric_names[id]``, each with its 95% interval over the run's queries."""
+    per_query = stored_runs.query_metrics(catalog, list(metric_names))
+    return {run_id: metric_intervals(per_query.get(run_id, []), names) for run_id, names in metric_names.items()}
+
+
+#: metrics per run shown with an interval in runs tables (the first ones the run measured)
+SHOWN_WITH_INTERVAL = 3
+
+
+def shown_metrics(rows: Sequence[RunRow]) -> dict[int, tuple[str, ...]]:
+    return {row.id: tuple(list(row.metrics)[:SHOWN_WITH_INTERVAL]) for row in rows}
 
 
 def list_sweeps(catalog: Catalog, collection: str | None = None, limit: int = 50) -> list[SweepRow]:

@@ -22,6 +22,7 @@ from workbench.config import DEFAULT_PRESET, ConfigError, WorkbenchConfig, flatt
 from workbench.evaluation import metrics as m
 from workbench.evaluation.golden import GoldenSet
 from workbench.evaluation.inputs import run_inputs
+from workbench.evaluation.intervals import against_best, mean_interval
 from workbench.evaluation.runner import EvaluationResult, check_level, evaluate, judge_for, needs_query_vectors
 from workbench.evaluation.runs import save_run
 from workbench.facade import WorkbenchFacade
@@ -123,16 +124,27 @@ class SweepResult:
     def ranked(self, metric: str = "ndcg@10") -> list[SweepEntry]:
         return sorted(self.distinct, key=lambda entry: -entry.result.metrics[metric])
 
-    def table(self) -> list[dict[str, object]]:
+    def table(self, rank_by: str | None = None) -> list[dict[str, object]]:
         """One row per point: run id, the grid values, every metric, and which earlier point it is the
-        same as when it differs from it only in keys its configuration ignores."""
+        same as when it differs from it only in keys its configuration ignores. With ``rank_by``:
+        that metric's 95% interval over the queries, their number, and how the point stands against
+        the best one (``workbench.evaluation.intervals.against_best``)."""
+        standing: dict[int, str] = {}
+        if rank_by and self.entries:
+            scores = {i: e.result.per_query_values(rank_by) for i, e in enumerate(self.entries)}
+            standing = against_best(scores, self.entries.index(self.best(rank_by)))
         rows = []
-        for entry in self.entries:
+        for index, entry in enumerate(self.entries):
             row: dict[str, object] = {
                 "run_id": entry.result.run_id,
                 **{k: _show(v) for k, v in entry.point.overrides.items()},
                 **entry.result.metrics,
             }
+            values = list(entry.result.per_query_values(rank_by).values()) if rank_by else []
+            if values:
+                row[f"{rank_by} 95% interval"] = mean_interval(values).interval.describe_mean()
+                row["queries"] = len(values)
+                row["vs best"] = standing.get(index, "")
             if any(e.point.same_as or e.point.ignored for e in self.entries):
                 row["same as"] = entry.point.same_as or ""
                 row["ignored"] = ", ".join(entry.point.ignored)

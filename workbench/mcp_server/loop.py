@@ -38,7 +38,7 @@ from workbench.service import Workbench
 
 #: what ``workbench check`` exits with: pass, a significant drop, a comparison that cannot be made
 EXIT_OK, EXIT_BELOW_THRESHOLD, EXIT_USAGE = 0, 1, 2
-#: the interval every mean carries: the tune verdict's own bootstrap, on per-query values
+#: the interval every mean carries: the one bootstrap eval, tune and check use, on per-query values
 MEAN_INTERVAL_SEED = 0
 
 
@@ -47,9 +47,9 @@ def _interval(interval: Any) -> IntervalOut:
 
 
 def mean_interval(values: list[float]) -> IntervalOut:
-    from workbench.tuning.verdict import paired_bootstrap_interval
+    from workbench.evaluation.intervals import bootstrap_interval
 
-    return _interval(paired_bootstrap_interval(values, seed=MEAN_INTERVAL_SEED))
+    return _interval(bootstrap_interval(values, seed=MEAN_INTERVAL_SEED))
 
 
 def _options(**given: Any) -> Namespace:

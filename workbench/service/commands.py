@@ -55,11 +55,21 @@ def config_for_new_or_existing(bench, collection, args):
     return config
 
 
-def golden_and_config(bench, args):
+def golden_for(bench, collection: str, name: str | None):
+    """The golden set ``name`` (default: the collection's name), refused when it judges another
+    collection's documents (``workbench.evaluation.golden_fit.require_fit``): exit status 2."""
     from workbench.evaluation import golden as golden_sets
+    from workbench.evaluation.golden_fit import collection_names, require_fit
 
+    golden = golden_sets.find(name or collection, bench.home)
+    names = collection_names((doc.source, doc.external_id) for doc in bench.documents(collection))
+    require_fit(golden, collection, names, bench.home)
+    return golden
+
+
+def golden_and_config(bench, args):
     config = checked_config(bench, args.collection, args)
-    return golden_sets.find(args.golden or args.collection, bench.home), config
+    return golden_for(bench, args.collection, args.golden), config
 
 
 def evaluate_and_store(bench, args, metric_names, progress=None):
@@ -106,7 +116,6 @@ def build_request(bench, args):
     from pathlib import Path
 
     from workbench.config import DEFAULT_PRESET, ConfigError, WorkbenchConfig
-    from workbench.evaluation import golden as golden_sets
     from workbench.evaluation.metrics import validate
     from workbench.tuning.space import default_space, models_on_this_machine, space_from_file
     from workbench.tuning.tune import DEFAULT_TRIALS, TuneRequest
@@ -121,7 +130,7 @@ def build_request(bench, args):
         raise ConfigError("give --keys or --space, not both (a space file names its own keys)")
     metric = validate([args.metric])[0]
     collection = collection_of(bench, args.collection)
-    golden = golden_sets.find(args.golden or collection, bench.home)
+    golden = golden_for(bench, collection, args.golden)
     base = checked_config(bench, collection, args)
     preset = args.preset or bench.settings().collection(collection).default_preset or DEFAULT_PRESET
     given = WorkbenchConfig().with_overrides(args.overrides).flat()
@@ -221,13 +230,14 @@ def run_check(args, properties: dict, bench=None):
     from workbench.evaluation.runner import evaluate_collection
     from workbench.evaluation.runs import load_run, save_run
     from workbench.tuning.gate import baseline_problems, gate
+    from workbench.tuning.seen import study_queries
 
     if not args.preset:
         raise InputProblem("check needs --preset NAME: the configuration to test against the baseline")
     metric = validate([args.metric])[0]
     bench = bench or workbench_from(args)
     collection = collection_of(bench, args.collection)
-    golden = golden_sets.find(args.golden or collection, bench.home)
+    golden = golden_for(bench, collection, args.golden)
     candidate_config = checked_config(bench, collection, args)
     properties |= {"collection": collection, "golden": golden.name, "golden_hash": golden_sets.content_hash(golden)}
     found = _RUN_ID.match(args.baseline.strip())
@@ -266,13 +276,41 @@ def run_check(args, properties: dict, bench=None):
     )
     if not args.no_store:
         save_run(bench.catalog, candidate, label=f"check candidate: preset {args.preset}")
+    before, after = baseline.per_query_values(metric), candidate.per_query_values(metric)
+    seen = study_queries(_provenance(bench, args.preset), golden)
+    compared = frozenset(before) & frozenset(after)
+    if args.held_out_only:
+        if seen is None:
+            raise InputProblem(
+                f"--held-out-only needs a preset saved by tune (its provenance names the study); preset "
+                f"{args.preset!r} records no study"
+            )
+        unseen = compared - seen.tuned_on
+        if not unseen:
+            raise InputProblem(
+                f"study {seen.study} tuned on all {len(compared)} queries compared (nested cross-validation "
+                "tunes the configuration it saves on every query): none is left for --held-out-only"
+            )
+        before = {qid: value for qid, value in before.items() if qid in unseen}
+        after = {qid: value for qid, value in after.items() if qid in unseen}
+        properties["study_queries"] = (
+            f"compared only on the {len(unseen)} queries study {seen.study} never saw "
+            f"({len(compared) - len(unseen)} it tuned on left out)" + (f"; {seen.caveat}" if seen.caveat else "")
+        )
+    elif seen is not None:
+        properties["study_queries"] = seen.describe(compared)
     result = gate(
         metric,
-        baseline.per_query_values(metric),
-        candidate.per_query_values(metric),
+        before,
+        after,
         max_drop=args.max_drop,
         alpha=args.alpha,
         permutations=args.permutations,
     )
     properties |= {"baseline_run": baseline.run_id or "", "candidate_run": candidate.run_id or ""}
     return result, properties
+
+
+def _provenance(bench, preset: str):
+    """The provenance recorded with ``preset`` (None for a preset saved by hand)."""
+    return next((stored.provenance for stored in bench.presets() if stored.name == preset), None)

@@ -23,8 +23,10 @@ from xml.etree import ElementTree
 
 from workbench.evaluation.compare import DEFAULT_PERMUTATIONS, paired_randomization_test
 from workbench.evaluation.inputs import CORPUS
+from workbench.evaluation.intervals import DEFAULT_RESAMPLES, Interval, paired_bootstrap_interval
+from workbench.evaluation.power import Power, power_of
 from workbench.evaluation.runner import EvaluationResult
-from workbench.tuning.verdict import DEFAULT_RESAMPLES, Interval, pair, paired_bootstrap_interval
+from workbench.tuning.verdict import pair
 
 DEFAULT_MAX_DROP = 0.01
 DEFAULT_ALPHA = 0.05
@@ -84,6 +86,8 @@ class GateResult:
     permutations: int
     max_drop: float
     alpha: float
+    #: how many queries a difference would need to show (``workbench.evaluation.power``)
+    power: Power | None = None
 
     @property
     def difference(self) -> float:
@@ -103,6 +107,12 @@ class GateResult:
             f"{self.candidate:.4f}, difference {self.difference:+.4f} (95% interval {self.interval.describe()}), "
             f"p = {self.p_value:.4f} (paired randomization, {self.permutations} permutations)"
         )
+
+    def power_note(self) -> str:
+        """Said when the queries are few or the interval covers zero."""
+        if self.power is None or not (self.power.few or self.interval.covers(0.0)):
+            return ""
+        return self.power.note()
 
     def reason(self) -> str:
         drop = -self.difference
@@ -131,6 +141,8 @@ class GateResult:
             "permutations": self.permutations,
             "max_drop": self.max_drop,
             "alpha": self.alpha,
+            "power": self.power.to_dict() if self.power else None,
+            "power_note": self.power_note(),
             "reason": self.reason(),
         }
 
@@ -166,6 +178,7 @@ def gate(
         permutations,
         max_drop,
         alpha,
+        power_of(paired.differences),
     )
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from workbench.facade import WorkbenchFacade
 from workbench.tuning import study as studies
 from workbench.tuning.cost import CostEstimate
+from workbench.tuning.objective import OPENING
 from workbench.tuning.study import TrialRecord
 from workbench.tuning.tune import TuneProgress, TuneReport, TuneRequest, run_tune
 
@@ -41,6 +42,16 @@ class JobView:
     stop_requested: bool = False
     report: TuneReport | None = None
     error: str | None = None
+    #: the estimated embedding time of the layouts not built yet (``CostEstimate``), which the
+    #: trials' own pace cannot foresee: a trial that builds a layout takes far longer than the rest
+    embed_left_s: float = 0.0
+
+    @property
+    def time_left_s(self) -> float | None:
+        """The trials' time left plus the embedding still to come."""
+        if self.eta_s is None:
+            return self.embed_left_s or None
+        return self.eta_s + self.embed_left_s
 
     @property
     def fraction(self) -> float:
@@ -61,6 +72,8 @@ class TuneJob:
     _trials: dict[str, list[TrialRecord]] = field(default_factory=dict)
     _started: float = 0.0
     _thread: threading.Thread | None = None
+    _embed_s: dict[str, float] = field(default_factory=dict)  # layout -> estimated embedding seconds
+    _opened: set[str] = field(default_factory=set)  # layouts a trial has started to build
 
     def start(self) -> None:
         """Run the study in a daemon thread; a study these options already started is resumed."""
@@ -113,16 +126,22 @@ class TuneJob:
                 trials = self._trials.setdefault(event.part, [])
                 if study.last is not None:
                     trials.append(study.last)
+                    for layout in self._opened:  # a trial completed: the layouts it opened are built
+                        self._embed_s.pop(layout, None)
                 view = replace(view, done=study.done, target=study.target, best=study.best, trials=tuple(trials))
-            self._view = view
+            self._view = replace(view, embed_left_s=sum(self._embed_s.values()))
 
     def _message(self, message: str) -> None:
         with self._lock:
+            if message.startswith(OPENING):
+                self._opened.add(message.removeprefix(OPENING).split(" ", 1)[0])
             self._view = replace(self._view, messages=(*self._view.messages, message)[-MESSAGES_KEPT:])
 
     def _estimate(self, cost: CostEstimate) -> None:
         with self._lock:
-            self._view = replace(self._view, estimate=tuple(cost.describe()))
+            rate = cost.rate or 1.0
+            self._embed_s = {item.layout.chunkset_key: item.texts / rate for item in cost.layouts if item.texts}
+            self._view = replace(self._view, estimate=tuple(cost.describe()), embed_left_s=sum(self._embed_s.values()))
 
 
 def existing(bench: WorkbenchFacade, request: TuneRequest) -> bool:

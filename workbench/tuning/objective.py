@@ -35,6 +35,10 @@ class Stopped(Exception):
     """The user asked the study to stop (Ctrl-C, or Stop in the app)."""
 
 
+#: how a layout opened for a trial is announced (the app's progress reads it: ``workbench.tuning.job``)
+OPENING = "opening layout "
+
+
 @dataclass(frozen=True)
 class Score:
     """A configuration on a set of queries: the metric's mean, its per-query values and p95 latency."""
@@ -71,7 +75,7 @@ class Evaluator:
         found = self._judges.get(layout)
         if found is None:
             if self.on_build is not None:
-                self.on_build(f"opening layout {layout.chunkset_key} (built first if it does not exist)")
+                self.on_build(f"{OPENING}{layout.chunkset_key} (built first if it does not exist)")
 
             def building(event: Progress) -> None:
                 self._check_cancel()  # a stop lands between batches; what was committed stays

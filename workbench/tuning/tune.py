@@ -32,6 +32,7 @@ from store.embedding_cache import embedding_counts
 from workbench.config import WorkbenchConfig
 from workbench.evaluation.golden import GoldenSet, content_hash
 from workbench.evaluation.inputs import config_hash
+from workbench.evaluation.intervals import DEFAULT_RESAMPLES
 from workbench.facade import WorkbenchFacade
 from workbench.tuning import study as studies
 from workbench.tuning.cost import CostEstimate, estimate
@@ -39,7 +40,7 @@ from workbench.tuning.objective import Evaluator, Score, tuning_objective
 from workbench.tuning.space import SearchSpace, apply
 from workbench.tuning.split import DEFAULT_HOLDOUT, Split, all_queries, fold_splits, holdout_split
 from workbench.tuning.study import Budget, StudyError, StudyOutcome, StudyProgress, TrialRecord
-from workbench.tuning.verdict import DEFAULT_RESAMPLES, Gain, held_out_gain, pair
+from workbench.tuning.verdict import Gain, held_out_gain, pair
 
 DEFAULT_TRIALS = 50
 DEFAULT_METRIC = "ndcg@10"

@@ -1,10 +1,7 @@
 """How much better the winner is than the starting configuration on held-out queries, with an interval.
 
-Paired bootstrap, percentile interval: with d_i = winner_i - base_i over the n held-out queries
-both scored, draw R resamples of n indices with replacement, take each resample's mean of d, and
-report the (1 - c) / 2 and (1 + c) / 2 quantiles of those R means (c = 0.95 by default). The RNG
-is seeded, so a verdict is repeatable. Pairing matters: the two configurations are scored on the
-same queries, so query difficulty cancels and only the difference varies.
+The interval is the paired bootstrap of ``workbench.evaluation.intervals`` (the one
+implementation) over d_i = winner_i - base_i on the n held-out queries both scored.
 
 The verdict reads the interval: above zero, the winner is better; below zero, worse; covering
 zero, it is "not distinguishable from your current configuration", and ``tune`` saves nothing
@@ -13,59 +10,20 @@ unless forced.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
-DEFAULT_RESAMPLES = 10_000
-DEFAULT_CONFIDENCE = 0.95
-#: fewer paired queries than this and the interval is said to be rough
-FEW_QUERIES = 10
-_BATCH = 1_000
+from workbench.evaluation.intervals import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    Interval,
+    paired_bootstrap_interval,
+)
+from workbench.evaluation.power import Power, power_of
 
 NOT_DISTINGUISHABLE = "not distinguishable from your current configuration"
-
-
-@dataclass(frozen=True)
-class Interval:
-    low: float
-    high: float
-    confidence: float = DEFAULT_CONFIDENCE
-
-    def covers(self, value: float = 0.0) -> bool:
-        return self.low <= value <= self.high
-
-    def describe(self) -> str:
-        return f"[{self.low:+.4f}, {self.high:+.4f}]"
-
-    def to_dict(self) -> dict[str, float]:
-        return {"low": self.low, "high": self.high, "confidence": self.confidence}
-
-
-def paired_bootstrap_interval(
-    differences: Sequence[float] | np.ndarray,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
-    confidence: float = DEFAULT_CONFIDENCE,
-) -> Interval:
-    """The percentile bootstrap interval of the mean of paired ``differences`` (see module doc)."""
-    values = np.asarray(differences, dtype=np.float64)
-    if values.ndim != 1 or values.size == 0:
-        raise ValueError("a bootstrap interval needs at least one paired difference")
-    if resamples < 1:
-        raise ValueError(f"resamples must be at least 1, got {resamples}")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    rng = np.random.default_rng(seed)
-    means = np.empty(resamples)
-    for offset in range(0, resamples, _BATCH):
-        count = min(_BATCH, resamples - offset)
-        picks = rng.integers(0, values.size, size=(count, values.size))
-        means[offset : offset + count] = values[picks].mean(axis=1)
-    tail = (1 - confidence) / 2
-    low, high = np.quantile(means, [tail, 1 - tail])
-    return Interval(float(low), float(high), confidence)
 
 
 @dataclass(frozen=True)
@@ -97,6 +55,8 @@ class Gain:
     interval: Interval
     resamples: int
     seed: int
+    #: how many queries a gain would need to show (``workbench.evaluation.power``)
+    power: Power | None = None
 
     @property
     def mean(self) -> float:
@@ -120,14 +80,17 @@ class Gain:
 
     def describe(self) -> str:
         level = f"{self.interval.confidence:.0%}"
-        rough = (
-            f"; only {self.queries} held-out queries, so the interval is rough" if self.queries < FEW_QUERIES else ""
-        )
         return (
             f"held-out {self.metric}: {self.base:.4f} -> {self.winner:.4f}, gain {self.mean:+.4f}, "
             f"{level} interval {self.interval.describe()} over {self.queries} queries "
-            f"(paired bootstrap, {self.resamples} resamples){rough}: {self.verdict()}"
+            f"(paired bootstrap, {self.resamples} resamples): {self.verdict()}"
         )
+
+    def power_note(self) -> str:
+        """Said when the held-out queries are few or cannot tell: how many a gain would need."""
+        if self.power is None or not (self.power.few or not (self.better or self.worse)):
+            return ""
+        return self.power.note().replace(" queries, so", " held-out queries, so", 1)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -140,6 +103,8 @@ class Gain:
             "resamples": self.resamples,
             "seed": self.seed,
             "verdict": self.verdict(),
+            "power": self.power.to_dict() if self.power else None,
+            "power_note": self.power_note(),
         }
 
 
@@ -161,4 +126,5 @@ def held_out_gain(
         interval,
         resamples,
         seed,
+        power_of(paired.differences),
     )

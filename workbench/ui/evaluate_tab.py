@@ -11,6 +11,7 @@ import streamlit as st
 from workbench.analysis.side_config import describe as describe_config
 from workbench.evaluation import charts
 from workbench.evaluation import golden as golden_sets
+from workbench.evaluation.intervals import metric_intervals
 from workbench.evaluation.runner import EvaluationResult, evaluate_collection
 from workbench.evaluation.runs import describe, load_run, save_run
 from workbench.evaluation.stages import POOL_RECALL, POOL_SIZE
@@ -34,8 +35,18 @@ def show_run(result: EvaluationResult) -> None:
         f"{result.evaluated_top_k}, {result.elapsed_s:.1f} s"
     )
     columns = st.columns(min(len(result.metrics), 7))
+    intervals = metric_intervals([q.metrics for q in result.per_query], result.metrics)
     for column, (name, value) in zip(itertools.cycle(columns), result.metrics.items()):
-        column.metric(name, f"{value:.4f}")
+        shown = intervals.get(name)
+        column.metric(
+            name,
+            f"{value:.4f}",
+            # the interval beside the mean, not under a hover: a difference inside it is noise
+            delta=f"{shown.interval.describe_mean()} · {shown.queries} queries" if shown else None,
+            delta_color="off",
+            delta_arrow="off",
+            help="95% interval: percentile bootstrap over the queries (10,000 resamples, seed 0).",
+        )
     if result.abstention is not None:
         report = result.abstention
         left, right, rest = st.columns([1, 1, 3])

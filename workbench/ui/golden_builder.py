@@ -11,6 +11,7 @@ import streamlit as st
 
 from workbench.config import ConfigError
 from workbench.evaluation import golden as golden_sets
+from workbench.evaluation.power import TYPICAL_SPREAD, queries_needed, synthesis_size
 from workbench.golden import review
 from workbench.golden.build import SYNTH_FOLDER, plan_synth, read_summary, run_synth
 from workbench.golden.prompts import KINDS
@@ -21,6 +22,10 @@ from workbench.ui.text import md_escape
 REPORT_KEY = "synth_report"
 SAVED_KEY = "synth_review_saved"
 PLAN_KEY = "synth_plan"
+
+
+#: the gain a set written with the default number of questions can show on a typical collection
+SYNTH_GAIN = 0.05
 
 
 def render(collection: str) -> None:
@@ -41,16 +46,23 @@ def build(collection: str) -> None:
     config = session.current_config(collection)
     left, middle, right = st.columns([2, 1, 1])
     out = left.text_input("Golden set name", value=f"{collection}-synth", key="synth_out")
+    size = min(synthesis_size(SYNTH_GAIN), config.synth.max_items)
     n = middle.number_input(
         "Questions",
         min_value=1,
         max_value=config.synth.max_items,
-        value=20,
+        value=size,
         key="synth_n",
         help=f"at most synth.max_items ({config.synth.max_items})",
     )
     seed = right.number_input(
         "Seed", min_value=0, value=1, key="synth_seed", help="the same seed samples the same chunks"
+    )
+    st.caption(
+        f"{size} questions by default: about {queries_needed(TYPICAL_SPREAD, SYNTH_GAIN)} kept queries can show a "
+        f"gain of {SYNTH_GAIN:.2f} when the per-query differences spread as they typically do (sd "
+        f"{TYPICAL_SPREAD:.2f}), and about 1 question in 10 is dropped when its quote is not found. Fewer "
+        "questions can tell only larger gains apart (docs/evaluation.md, *How many queries*)."
     )
     kinds = st.multiselect(
         "Kinds",

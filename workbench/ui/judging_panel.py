@@ -24,8 +24,9 @@ from workbench.golden import judging, pools, query_sets, set_agreement
 from workbench.golden.judging import GRADE_MEANINGS, GRADES, JudgingError, PoolItem, PoolRow
 from workbench.golden.judging_session import JudgingSession, settle_grades
 from workbench.service import Workbench
-from workbench.text import error_message
+from workbench.text import count, error_message
 from workbench.ui import session
+from workbench.ui.evaluation_widgets import follow_collection
 from workbench.ui.text import md_escape
 
 JUDGE_KEY = "judging_judge"
@@ -376,13 +377,18 @@ def _render_export(pool: str, judge: str) -> None:
 def render_agreement(collection: str) -> None:
     """Two golden sets: kappa and the confusion table, and (on request) Kendall tau over configurations."""
     bench = session.workbench()
-    names = golden_sets.available(bench.home)
+    names = session.golden_sets_for(collection)  # two sets of this collection, never the demo's by default
     if len(names) < 2:
-        st.caption("Agreement needs two golden sets (for example a person's export and an LLM judge's).")
+        st.caption(
+            f"Agreement needs two golden sets that judge {md_escape(collection)}'s documents (for example a "
+            f"person's export and an LLM judge's); {count(len(names), 'set')} so far."
+        )
         return
     left, right = st.columns(2)
+    follow_collection("judging_agree_a", collection, names, names[0])
+    follow_collection("judging_agree_b", collection, names, names[1])
     a = left.selectbox("A (trusted)", names, key="judging_agree_a")
-    b = right.selectbox("B", names, index=1, key="judging_agree_b")
+    b = right.selectbox("B", names, key="judging_agree_b")
     rank = st.toggle("Also rank the built-in configurations under both (Kendall tau)", key="judging_agree_rank")
     if not st.button("Compare", key="judging_agree"):
         return

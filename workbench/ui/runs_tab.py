@@ -7,7 +7,8 @@ import streamlit as st
 
 from workbench.evaluation import charts
 from workbench.evaluation.compare import Comparison, compare_pickers, compare_runs
-from workbench.evaluation.runs import delete_run, describe, list_runs, load_run
+from workbench.evaluation.intervals import MeanInterval
+from workbench.evaluation.runs import delete_run, describe, list_runs, load_run, run_intervals, shown_metrics
 from workbench.ui import session
 from workbench.ui.access import read_only
 from workbench.ui.evaluation_widgets import (
@@ -28,6 +29,7 @@ def render(collection: str) -> None:
             icon=":material/info:",
         )
         return
+    intervals = _intervals(str(session.home_path()), session.catalog_version(), tuple(shown_metrics(rows).items()))
     st.dataframe(
         pd.DataFrame(
             [
@@ -39,7 +41,7 @@ def render(collection: str) -> None:
                     "label": r.label,
                     "mode": r.config.get("retrieval", {}).get("mode"),
                     "queries": r.queries,
-                    **r.metrics,
+                    **_with_intervals(r.metrics, intervals.get(r.id, {})),
                     "sweep": r.sweep_id,
                 }
                 for r in rows
@@ -87,6 +89,21 @@ def render(collection: str) -> None:
             st.rerun()
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _intervals(home: str, version: tuple, shown: tuple[tuple[int, tuple[str, ...]], ...]) -> dict:
+    return run_intervals(session.workbench().catalog, dict(shown))
+
+
+def _with_intervals(metrics: dict[str, float], intervals: dict[str, MeanInterval]) -> dict[str, object]:
+    """Each metric, and beside the first few their 95% interval over the run's queries."""
+    cells: dict[str, object] = {}
+    for name, value in metrics.items():
+        cells[name] = value
+        if name in intervals:
+            cells[f"{name} 95% interval"] = intervals[name].interval.describe_mean()
+    return cells
+
+
 def _distinct_compare_defaults(ids: list[int]) -> None:
     """Baseline a = the older run, new b = the newest; a new run resets them to that (the user's
     pick holds otherwise)."""
@@ -113,7 +130,19 @@ def show_comparison(comparison: Comparison) -> None:
     verdict = "significant at 0.05" if test.p_value < 0.05 else "not significant at 0.05"
     st.markdown(f"Mean {md_escape(comparison.metric)} difference (b − a): **{test.mean_difference:+.4f}**, {verdict}.")
     st.dataframe(
-        pd.DataFrame([{"metric": d.metric, "run a": d.a, "run b": d.b, "delta": d.delta} for d in comparison.deltas]),
+        pd.DataFrame(
+            [
+                {
+                    "metric": d.metric,
+                    "run a": d.a,
+                    "run b": d.b,
+                    "delta (b − a)": d.delta,
+                    "95% interval of the delta": d.interval.describe() if d.interval else "",
+                    "queries": len(comparison.changes),
+                }
+                for d in comparison.deltas
+            ]
+        ),
         hide_index=True,
         width="stretch",
     )

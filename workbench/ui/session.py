@@ -203,18 +203,10 @@ def golden_files_signature(home: Path) -> tuple:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _golden_sets_for(home: str, version: tuple, signature: tuple, collection: str) -> list[str]:
-    from workbench.evaluation import golden
-    from workbench.evaluation.golden_fit import belongs_to, collection_names
+    from workbench.evaluation.golden_fit import collection_names, sets_that_fit
 
     names = collection_names((doc.source, doc.external_id) for doc in _documents(home, version, collection))
-    fitting = []
-    for name in golden.available(Path(home)):
-        try:
-            if belongs_to(golden.find(name, Path(home)), collection, names):
-                fitting.append(name)
-        except golden.GoldenSetError:
-            continue  # a set that cannot be read is reported where it is opened
-    return fitting
+    return sets_that_fit(Path(home), collection, names)
 
 
 def golden_sets_for(collection: str) -> list[str]:

@@ -113,7 +113,7 @@ def show_sweep(result: SweepResult, rank_by: str) -> None:
         f"{md_escape(result.reuse_summary())}. Best {md_escape(rank_by)} = "
         f"**{best.result.metrics[rank_by]:.4f}** with {md_escape(best.point.label)}."
     )
-    rows = result.table()
+    rows = result.table(rank_by)
     st.dataframe(pd.DataFrame(rows).sort_values(rank_by, ascending=False), hide_index=True, width="stretch")
     st.plotly_chart(charts.sweep_chart(rows, list(result.grid), rank_by), key="sweep_chart")
     name_col, button_col = st.columns([3, 1])

@@ -14,7 +14,6 @@ import pandas as pd
 import streamlit as st
 
 from workbench.config import ConfigError
-from workbench.evaluation import golden as golden_sets
 from workbench.ingestion.estimates import describe_duration
 from workbench.text import count
 from workbench.tuning.charts import pareto_chart
@@ -24,6 +23,7 @@ from workbench.tuning.study import StudyError
 from workbench.tuning.tune import TuneReport, TuneRequest, save_winner
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only
+from workbench.ui.evaluation_widgets import LEVEL_HELP, golden_picker
 from workbench.ui.text import md_escape
 
 METRICS = ("ndcg@10", "ndcg@5", "mrr@10", "map@100", "recall@10", "recall@100", "hit@10")
@@ -69,15 +69,13 @@ def render(collection: str) -> None:
 
 def _form(collection: str, running: bool) -> None:
     bench = session.workbench()
-    names = golden_sets.available(bench.home)
-    if not names:
-        st.info("No golden set yet: make one in the **Golden sets** tab first.", icon=":material/info:")
-        return
     left, middle, right = st.columns(3)
-    golden_name = left.selectbox(
-        "Golden set", names, index=names.index(collection) if collection in names else 0, key="tune_golden"
-    )
+    with left:  # only the sets that judge this collection's documents (issue 36: the demo's scored 0)
+        golden = golden_picker(collection, "tune_golden")
+    if golden is None:
+        return
     metric = middle.selectbox("Metric to maximise", METRICS, key="tune_metric")
+    level = middle.radio("Level", ("doc", "span"), horizontal=True, key="tune_level", help=LEVEL_HELP)
     objectives = right.radio(
         "Objectives",
         ("metric", "metric and p95 latency"),
@@ -104,8 +102,7 @@ def _form(collection: str, running: bool) -> None:
     try:
         base = session.current_config()
         space = default_space(base, models_on_this_machine(base), keys)
-        golden = golden_sets.find(golden_name, bench.home)
-    except (ConfigError, golden_sets.GoldenSetError) as error:
+    except ConfigError as error:
         st.error(md_escape(error))
         return
     size = space.size(base)
@@ -132,6 +129,7 @@ def _form(collection: str, running: bool) -> None:
             base_overrides=bench.preset_overrides(preset),
             space=space,
             metric=metric,
+            level=level,
             folds=folds or None,
             seed=seed_value,
             trials=trials,
@@ -169,7 +167,12 @@ def _progress(job: TuneJob, view: JobView) -> None:
     best = view.best
     shown = f"best {job.request.metric} {best.metric:.4f} (p95 {best.p95_ms:.1f} ms)" if best else "no trial yet"
     target = f"/{view.target}" if view.target else ""
-    left = f", about {describe_duration(view.eta_s)} left" if view.eta_s is not None else ""
+    left = (
+        f", about {describe_duration(view.time_left_s)} left"
+        + (f" ({describe_duration(view.embed_left_s)} of it embedding)" if view.embed_left_s else "")
+        if view.time_left_s is not None
+        else ""
+    )
     part = f"{view.part}, study {view.index} of {view.studies}: " if view.part else "Starting: "
     st.progress(view.fraction, text=md_escape(f"{part}trial {view.done}{target}, {shown}{left}"))
     for line in view.estimate:
@@ -204,34 +207,36 @@ def _results(report: TuneReport, view: JobView, collection: str) -> None:
         f"({md_escape(request.split_description())}): **{md_escape(gain.verdict())}**."
     )
     (st.success if gain.better else st.warning if gain.worse else st.info)(text)
+    if gain.power_note():  # few held-out queries, or an interval that cannot tell: how many would
+        st.warning(md_escape(gain.power_note()[0].upper() + gain.power_note()[1:]) + ".", icon=":material/query_stats:")
     changed = report.changed_keys()
     st.markdown(
         f"Winner (trial {report.winner.number}): "
         + (md_escape(", ".join(f"{k} = {_show(v)}" for k, v in changed.items())) or "the starting configuration")
     )
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "part": part.label,
-                    "winner trial": part.winner.number,
-                    "tuning queries": part.winner.metric,
-                    "held-out queries": part.base.queries,
-                    "held-out, current": part.base.metric,
-                    "held-out, winner": part.tuned.metric,
-                    "p95 ms, current": part.base.p95_ms,
-                    "p95 ms, winner": part.tuned.p95_ms,
-                }
-                for part in report.parts
-            ]
-        ),
-        hide_index=True,
-        width="stretch",
-    )
+    st.dataframe(pd.DataFrame(part_rows(report)), hide_index=True, width="stretch")
     final = report.final
     if final is not None:
         st.plotly_chart(pareto_chart(final.trials, request.metric, report.winner), key="tune_pareto_final")
     _save(report, gain.better, collection)
+
+
+def part_rows(report: TuneReport) -> list[dict[str, object]]:
+    """One row per part, each column named for what it holds (a metric's name, or a count)."""
+    metric = report.request.metric
+    return [
+        {
+            "part": part.label,
+            "winner trial": part.winner.number,
+            f"winner's {metric} on its tuning queries": part.winner.metric,
+            "held-out queries (count)": part.base.queries,
+            f"{metric} held out, current": part.base.metric,
+            f"{metric} held out, winner": part.tuned.metric,
+            "p95 ms, current": part.base.p95_ms,
+            "p95 ms, winner": part.tuned.p95_ms,
+        }
+        for part in report.parts
+    ]
 
 
 def _save(report: TuneReport, better: bool, collection: str) -> None:

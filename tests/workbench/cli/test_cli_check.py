@@ -57,6 +57,9 @@ def test_check_exits_1_on_a_truly_worse_preset_and_0_on_the_same(check_home, cap
 
     code, out, _ = run_cli(capsys, check_home, *CHECK, "--preset", "default", "--baseline", "#1", "--junit", str(junit))
     assert code == 0 and "difference +0.0000" in out and "pass: no drop" in out
+    # issue 36: the interval covers zero, so check says how many queries a gain would need (every
+    # difference is 0: the typical spread 0.12 stands in, (2.8 · 0.12 / 0.02)² -> 283)
+    assert "a gain of 0.02 would need about 283 queries to show (from a typical spread" in out
     assert ElementTree.parse(junit).getroot().find("testsuite").get("failures") == "0"
 
     code, out, _ = run_cli(capsys, check_home, *CHECK, "--preset", "worse", "--baseline", "default")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -36,6 +37,8 @@ def test_eval_text_output_and_span_level(eval_home, capsys):
     )
     assert code == 0
     assert "level=span" in out and "3 queries evaluated (1 skipped)" in out
+    # issue 36: every mean with its 95% interval and its number of queries
+    assert re.search(r"\n  ndcg@10 +0\.\d{4}  \[[01]\.\d{4}, [01]\.\d{4}\] over 3 queries\n", out), out
     assert "per stage:" in out and "recall@pool" in out
     assert "stored as run 1" in out
 
@@ -73,6 +76,8 @@ def test_compare_and_runs(eval_home, capsys):
     assert code == 0
     assert "config changes: retrieval.mode: bm25 -> dense" in out
     assert "p = " in out and "wins" in out and "ndcg@10" in out
+    assert "95% interval of the delta (paired bootstrap over 4 queries)" in out  # issue 36
+    assert re.search(r"\n  ndcg@10 .*  \[[-+]\d\.\d{4}, [-+]\d\.\d{4}\]\n", out), out
     assert (home / "cmp.md").read_text().startswith("# Comparison of runs #1 and #2")
     code, out, _ = run_cli(capsys, home, "compare", "1", "2", "--json", "--permutations", "200")
     data = json.loads(out)
@@ -80,6 +85,7 @@ def test_compare_and_runs(eval_home, capsys):
     code, out, _ = run_cli(capsys, home, "runs")
     lines = out.splitlines()
     assert len(lines) == 2 and lines[0].split()[0] == "2" and lines[0].endswith("# dense")
+    assert re.search(r"ndcg@10=\d\.\d{4} \[\d\.\d{4}, \d\.\d{4}\]", lines[0]), lines[0]  # issue 36
     code, _, err = run_cli(capsys, home, "compare", "1", "9")
     assert code == 2 and "evaluation run 9 not found" in err
 
@@ -106,6 +112,7 @@ def test_sweep_reports_reuse_and_saves_the_best(eval_home, capsys):
     )
     assert code == 0
     assert "4 configurations over 4 queries" in out
+    assert "ndcg@10 95% interval, queries, against the best" in out and " 4q best" in out  # issue 36
     assert f"embedded 0 corpus texts (all {chunk_texts} chunk texts cached)" in out
     assert "saved preset 'best'" in out
     assert len((home / "sweep.csv").read_text().splitlines()) == 5

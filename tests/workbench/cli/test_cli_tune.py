@@ -76,6 +76,25 @@ def test_tune_usage_errors_exit_2_and_name_the_fix(lexicon_home, capsys):
     assert code == 2 and "--holdout must be between 0 and 1" in err
 
 
+def test_a_golden_set_of_another_collection_is_refused_naming_the_sets_that_fit(lexicon_home, capsys):
+    """Issue 36: the demo's set scored 0.0000 on every trial of another collection, and nothing said why."""
+    home = lexicon_home.home
+    foreign = [{"id": f"d{i}", "query": f"question {i}", "relevant": [f"scifact-{i}"]} for i in range(3)]
+    (home / "golden_sets" / "demo.jsonl").write_text("".join(json.dumps(line) + "\n" for line in foreign), "utf-8")
+    for command in ("tune", "eval", "sweep", "check"):
+        extra = {
+            "sweep": ("--grid", "mmr.enabled=false,true"),
+            "check": ("--baseline", "default", "--preset", "default"),
+        }
+        code, out, err = run_cli(capsys, home, command, "-c", "lex", "--golden", "demo", *extra.get(command, ()))
+        assert code == 2, (command, out, err)
+        assert (
+            "golden set 'demo' does not judge collection 'lex': the collection holds 0 of its 3 judged documents "
+            in err
+        ), command
+        assert "(0%), fewer than the 50% needed; sets that fit: codes, noise" in err, command
+
+
 def test_progress_lines_off_a_terminal_never_repeat_the_last_trials_line(capsys):
     from workbench.cli.tune import _ProgressPrinter
     from workbench.tuning.study import StudyProgress, TrialRecord
@@ -100,3 +119,23 @@ def test_progress_lines_off_a_terminal_never_repeat_the_last_trials_line(capsys)
         "[holdout, study 1/1] trial 5/10: best ndcg@10 0.5000 (p95 2.0 ms)",
         "[holdout, study 1/1] trial 10/10: best ndcg@10 0.5000 (p95 2.0 ms)",
     ]
+
+
+def test_check_names_the_queries_a_tuned_presets_study_saw_and_can_leave_them_out(lexicon_home, capsys):
+    """Issue 36: check compared a tuned preset on all 24 queries, 17 of which it was tuned on, silently."""
+    home = lexicon_home.home
+    tune = ("tune", "-c", "lex", "--golden", "codes", "--keys", "retrieval.mode,mmr.enabled", *DENSE_START)
+    code, out, err = run_cli(capsys, home, *tune, "--save-preset", "best")
+    assert code == 0 and "saved preset 'best'" in out, err
+    check = ("check", "-c", "lex", "--golden", "codes", "--preset", "best", "--baseline", "default", "--no-store")
+    code, out, err = run_cli(capsys, home, *check, "--permutations", "500")
+    assert code == 0, err
+    # 60 scorable queries, 30% (18) held out with seed 1: the study tuned on the other 42
+    assert "the candidate's study lex-codes-" in out and "tuned on 42 of the 60 queries compared" in out
+    assert "on 60 paired queries" in out
+    code, out, err = run_cli(capsys, home, *check, "--permutations", "500", "--held-out-only")
+    assert code == 0, err
+    assert "compared only on the 18 queries study lex-codes-" in out and "(42 it tuned on left out)" in out
+    assert "on 18 paired queries" in out
+    code, _, err = run_cli(capsys, home, *check[:-5], "--preset", "default", "--baseline", "default", "--held-out-only")
+    assert code == 2 and "--held-out-only needs a preset saved by tune" in err

@@ -66,7 +66,7 @@ def ok(client, tool: str, arguments: dict) -> dict:
 def test_evaluate_compare_check_and_save_as_tools(server, home):
     from workbench.evaluation.runs import load_run
     from workbench.service import Workbench
-    from workbench.tuning.verdict import paired_bootstrap_interval
+    from workbench.evaluation.intervals import bootstrap_interval
 
     with connect(server.url) as client:
         sets = ok(client, "list_golden_sets", {})["golden_sets"]
@@ -87,7 +87,7 @@ def test_evaluate_compare_check_and_save_as_tools(server, home):
         metric = bm25["metrics"][0]
         assert metric["queries"] == 60 == len(stored)
         assert metric["mean"] == pytest.approx(sum(stored.values()) / 60)
-        expected = paired_bootstrap_interval(list(stored.values()), seed=0)
+        expected = bootstrap_interval(list(stored.values()), seed=0)
         assert (metric["interval"]["low"], metric["interval"]["high"]) == pytest.approx((expected.low, expected.high))
         assert metric["interval"]["low"] <= metric["mean"] <= metric["interval"]["high"]
         assert bm25["per_query_resource"] == f"workbench://runs/{bm25['run_id']}/queries"

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.tuning.verdict import (
-    NOT_DISTINGUISHABLE,
-    Gain,
-    Interval,
-    held_out_gain,
-    pair,
-    paired_bootstrap_interval,
-)
+from workbench.evaluation.intervals import Interval, paired_bootstrap_interval
+from workbench.tuning.verdict import NOT_DISTINGUISHABLE, Gain, held_out_gain, pair
 
 
 def test_identical_differences_give_a_point_interval():
@@ -76,7 +70,7 @@ def test_held_out_gain_means_and_rough_note():
     gain = held_out_gain("ndcg@10", pair({"a": 0.5, "b": 0.5}, {"a": 0.7, "b": 0.9}), resamples=2000)
     assert gain.base == pytest.approx(0.5) and gain.winner == pytest.approx(0.8)
     assert gain.mean == pytest.approx(0.3) and gain.interval.low == pytest.approx(0.2)
-    assert gain.better and "only 2 held-out queries" in gain.describe()
+    assert gain.better and gain.power_note().startswith("only 2 held-out queries, so the interval is rough")
     assert gain.to_dict()["verdict"] == "better than your current configuration"
     with pytest.raises(ValueError, match="no held-out query"):
         held_out_gain("ndcg@10", pair({"a": 1.0}, {"b": 1.0}))
