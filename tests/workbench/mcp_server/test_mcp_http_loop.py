@@ -64,9 +64,9 @@ def ok(client, tool: str, arguments: dict) -> dict:
 
 
 def test_evaluate_compare_check_and_save_as_tools(server, home):
+    from workbench.evaluation.intervals import bootstrap_interval
     from workbench.evaluation.runs import load_run
     from workbench.service import Workbench
-    from workbench.evaluation.intervals import bootstrap_interval
 
     with connect(server.url) as client:
         sets = ok(client, "list_golden_sets", {})["golden_sets"]
