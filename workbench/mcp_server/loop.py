@@ -205,6 +205,7 @@ class EvaluationLoop:
         alpha: float,
         permutations: int,
         store: bool,
+        held_out_only: bool = False,
     ) -> ToolOutput:
         from workbench.service.commands import run_check
         from workbench.text import error_message
@@ -219,6 +220,7 @@ class EvaluationLoop:
             alpha=alpha,
             permutations=permutations,
             no_store=not store,
+            held_out_only=held_out_only,
         )
         args.preset = preset
         properties: dict[str, Any] = {"baseline": baseline, "candidate": preset, "metric": metric}
@@ -242,8 +244,11 @@ class EvaluationLoop:
             p_value=result.p_value,
             baseline_run=properties.get("baseline_run") or None,
             candidate_run=properties.get("candidate_run") or None,
+            study_queries=properties.get("study_queries") or None,
+            power_note=result.power_note() or None,
         )
-        return ToolOutput(f"{result.describe()}\n{result.reason()} (exit status {out.exit_code})", out)
+        notes = "".join(f"\n{note}" for note in (out.study_queries, out.power_note) if note)
+        return ToolOutput(f"{result.describe()}{notes}\n{result.reason()} (exit status {out.exit_code})", out)
 
     def tune(self, **options: Any) -> ToolOutput:
         from workbench.service.commands import build_request, report_dict

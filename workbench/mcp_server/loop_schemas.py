@@ -91,6 +91,12 @@ class CheckOut(BaseModel):
     p_value: float | None = None
     baseline_run: int | None = None
     candidate_run: int | None = None
+    study_queries: str | None = Field(
+        default=None, description="for a preset saved by tune: how many compared queries its study tuned on"
+    )
+    power_note: str | None = Field(
+        default=None, description="when the queries are too few to show a gain, and roughly how many would"
+    )
 
 
 class PresetOut(BaseModel):

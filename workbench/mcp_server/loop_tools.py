@@ -231,14 +231,19 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
         max_drop: Annotated[float, Field(description="a smaller drop always passes", ge=0)] = 0.01,
         alpha: Annotated[float, Field(description="significance level", gt=0, lt=1)] = 0.05,
         permutations: Annotated[int, Field(ge=100)] = 10_000,
+        held_out_only: Annotated[
+            bool, Field(description="compare only on the queries the preset's tune study never saw")
+        ] = False,
     ) -> Annotated[CallToolResult, CheckOut]:
         """The CI regression gate (`workbench check`): is `preset` significantly worse than
         `baseline`? exit_code is what the command exits with: 0 passes, 1 a drop larger than
         max_drop that the paired test calls significant, 2 the comparison cannot be made (reason
-        says why, e.g. the golden set or corpus changed since the baseline run)."""
+        says why, e.g. the golden set or corpus changed since the baseline run). For a preset saved
+        by tune, study_queries says how many compared queries its study tuned on; held_out_only
+        compares on the others. power_note says when the queries are too few to show a gain."""
         return call(
             lambda lp: lp.check(
-                preset, baseline, collection, golden, metric, max_drop, alpha, permutations, store_runs
+                preset, baseline, collection, golden, metric, max_drop, alpha, permutations, store_runs, held_out_only
             ),
             ctx,
         )
