@@ -95,7 +95,7 @@ def main() -> None:
 
     texts, queries = scifact_texts(args.texts), scifact_queries(args.queries)
     embedders, skipped = {}, []
-    for runtime in RUNTIMES.values() if args.rounds > 0 else ():  # --rounds 0: only auto's pick (and --ndcg)
+    for runtime in RUNTIMES if args.rounds > 0 else ():  # --rounds 0: only auto's pick (and --ndcg)
         for precision in runtime.precisions:
             opened = open_runtime(args.model, runtime.name, precision)
             key = runtime_key(runtime.name, precision)

@@ -74,7 +74,7 @@ def main() -> None:
     groups = [[(query, passage) for passage in passages] for query in scifact_queries(args.queries)]
 
     opened, export_s, skipped = {}, {}, []
-    for runtime in RUNTIMES.values():
+    for runtime in RUNTIMES:
         for precision in runtime.precisions:
             key = runtime_key(runtime.name, precision)
             started = time.perf_counter()
