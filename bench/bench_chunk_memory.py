@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +88,7 @@ def build(folder: Path, count: int, chars: int) -> dict:
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     chunk_ids = np.arange(1, count + 1, dtype=np.int64)
     doc_ids = (chunk_ids - 1) // 10 + 1  # ten chunks a document
-    columns: dict[str, Sequence[Any]] = {
+    columns: dict[str, Sequence[Any] | np.ndarray] = {
         "chunk_id": chunk_ids,
         "doc_id": doc_ids,
         "ordinal": (chunk_ids - 1) % 10,
@@ -139,6 +139,11 @@ def resident() -> dict[str, int]:
         if name in ("VmRSS", "RssAnon", "RssFile"):
             fields[name] = int(value.split()[0]) * 1024
     return fields
+
+
+def answer_with(vector: np.ndarray) -> Callable[[str], np.ndarray]:
+    """A query embedder that answers every query with ``vector`` (the bench's random one)."""
+    return lambda _query: vector
 
 
 def measure(part: str, folder: Path, queries: int) -> dict:
@@ -196,7 +201,7 @@ def measure(part: str, folder: Path, queries: int) -> dict:
         fetched = snapshot.chunks.record_fetches()
         config = WorkbenchConfig().with_overrides(["retrieval.mode=hybrid"])
         for text, vector in zip(query_texts, query_vectors, strict=False):
-            trace = run_pipeline(text, config, snapshot, lambda _q, v=vector: v, "bench")
+            trace = run_pipeline(text, config, snapshot, answer_with(vector), "bench")
             shown |= {view.chunk_id for view in trace.final_chunks()}
     split = resident()
     result["queried"], result["queried_file"] = split["VmRSS"], split["RssFile"]

@@ -35,10 +35,10 @@ def save_tiny_cross_encoder(model_dir: Path) -> Path:
         num_attention_heads=2,
         intermediate_size=64,
         vocab_size=tokenizer.vocab_size,
-        num_labels=1,
         # Much larger than BERT's 0.02 so different texts get clearly different scores.
         initializer_range=0.5,
     )
+    config.num_labels = 1  # one relevance logit (a property of the config, not one of BertConfig's arguments)
     with torch.random.fork_rng():  # seed the weights without disturbing other tests' randomness
         torch.manual_seed(0)
         model = BertForSequenceClassification(config)
