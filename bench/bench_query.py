@@ -117,7 +117,9 @@ def main() -> int:
 
     def raw_dense(position: int) -> list[int]:
         assert graph is not None  # only the modes with vectors ask (the loop below skips the others)
-        ids: list[int] = graph.knn_query(unit_vectors[position], k=candidates, num_threads=1)[0][0].tolist()
+        # hnswlib refuses a k above the vectors it holds: a small collection has fewer than the candidates
+        k = min(candidates, graph.get_current_count())
+        ids: list[int] = graph.knn_query(unit_vectors[position], k=k, num_threads=1)[0][0].tolist()
         return ids
 
     raw_routes = {
