@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -103,8 +104,9 @@ def tables(stdout: str) -> list[tuple[tuple[str, ...], list[str]]]:
 
 def run_smoke(
     name: str, scratch: Path, demo_home: Path | None = None
-) -> tuple[subprocess.CompletedProcess[str], float]:
-    """Run ``bench/NAME.py --smoke`` in a fresh process; its result and its wall seconds."""
+) -> tuple[subprocess.CompletedProcess[str], float, float]:
+    """Run ``bench/NAME.py --smoke`` in a fresh process; its result, its wall seconds and the CPU
+    seconds it and the processes it waited for spent (what it costs the suite on a shared machine)."""
     smoke = SMOKE[name]
     arguments = [*smoke.arguments]
     if smoke.demo_home:
@@ -123,17 +125,22 @@ def run_smoke(
     if not smoke.chromium:  # Chromium's sockets would not fit under the test's long folder name
         env["TMPDIR"] = str(scratch)  # the benches' temporary homes go with the test's folder
     command = [sys.executable, str(BENCH_DIR / f"{name}.py"), "--smoke", *arguments]
-    started = time.perf_counter()
+    started, cpu_before = time.perf_counter(), _children_cpu()
     done = subprocess.run(
         command, cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=TIMEOUT_S, check=False
     )
-    return done, time.perf_counter() - started
+    return done, time.perf_counter() - started, _children_cpu() - cpu_before
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def check_smoke(name: str, scratch: Path, demo_home: Path | None = None) -> None:
     """The smoke run exits 0 and prints its table: the expected header over at least one row."""
-    done, seconds = run_smoke(name, scratch, demo_home)
-    print(f"{name} --smoke: {seconds:.1f} s")  # shown with -s and in the report of a failure
+    done, seconds, cpu = run_smoke(name, scratch, demo_home)
+    print(f"{name} --smoke: {seconds:.1f} s wall, {cpu:.1f} s CPU")  # shown with -s or -rA
     assert done.returncode == 0, (
         f"{name} --smoke exited {done.returncode} after {seconds:.0f} s:\n{done.stderr[-3000:]}"
     )
