@@ -38,17 +38,19 @@ class Smoke:
 
 
 SMOKE: dict[str, Smoke] = {
-    # runtimes and parsing: the tests' tiny models, the demo's abstracts, the tests' corpora
+    # encoder and cross-encoder runtimes: the tests' tiny models, the demo's abstracts
     "bench_encode": Smoke("runtimes", ("runtime-precision", "texts/s", "vs torch fp32", "query ms p50")),
     "bench_rerank": Smoke("runtimes", ("runtime-precision", "pairs/s", "vs torch fp32")),
-    "bench_ingest": Smoke("runtimes", ("round", "order", "chunk texts", "import s")),
-    "bench_hostile": Smoke("runtimes", ("file", "kind", "outcome", "stopped by", "worker s")),
-    "bench_pdf": Smoke("runtimes", ("set", "lang", "extractor", "paragraphs whole", "heading R")),
-    # indexes: built from the demo's abstracts or synthetic chunks
+    # import and parsing: the demo's abstracts, the tests' corpora
+    "bench_ingest": Smoke("ingestion", ("round", "order", "chunk texts", "import s")),
+    "bench_hostile": Smoke("ingestion", ("file", "kind", "outcome", "stopped by", "worker s")),
+    "bench_pdf": Smoke("ingestion", ("set", "lang", "extractor", "paragraphs whole", "heading R")),
+    # indexes built from the demo's abstracts, queried in process and over MCP
     "bench_backends": Smoke("indexes", ("mode", "backend", "queries", "p50", "p95", "mean", "raw p50")),
     "bench_core": Smoke("indexes", ("pipeline", "queries", "p50", "p95", "max")),
-    "bench_chunk_memory": Smoke("indexes", ("part", "disk B/chunk", "RSS open B/chunk", "RSS queried B/chunk")),
-    "bench_scale": Smoke("indexes", ("mode", "p50", "p95", "mean")),
+    # memory and scale: synthetic chunks
+    "bench_chunk_memory": Smoke("memory", ("part", "disk B/chunk", "RSS open B/chunk", "RSS queried B/chunk")),
+    "bench_scale": Smoke("memory", ("mode", "p50", "p95", "mean")),
     "bench_query_log": Smoke("indexes", ("server", "queries", "p50 ms", "p90 ms")),
     # on a copy of the demo home: evaluation and the LLM stages
     "bench_bm25_stopwords": Smoke("evaluation", ("mode", "stopwords", "queries", "ndcg@10"), demo_home=True),

@@ -1,5 +1,4 @@
-"""Smoke runs of the benches of encoder and cross-encoder runtimes, import and parsing (the tests' tiny
-models, the demo's abstracts, the tests' corpora)."""
+"""Smoke runs of the encoder and cross-encoder runtime benches (the tests' tiny models, the demo's abstracts)."""
 
 from __future__ import annotations
 
