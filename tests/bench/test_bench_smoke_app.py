@@ -7,7 +7,7 @@ import pytest
 from tests.bench.smoke import SMOKE, check_smoke, in_group
 from tests.browser.app_server import CHROMIUM
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.bench_smoke]
 
 
 @pytest.mark.parametrize("name", in_group("app"))

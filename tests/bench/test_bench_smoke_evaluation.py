@@ -6,7 +6,7 @@ import pytest
 
 from tests.bench.smoke import check_smoke, in_group
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.bench_smoke]
 
 
 @pytest.mark.parametrize("name", in_group("evaluation"))
