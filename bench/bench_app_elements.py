@@ -153,7 +153,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--queries", type=int, default=14, help="queries per kind (the first two are not counted)")
     parser.add_argument("kinds", nargs="*", default=list(KINDS), help=f"kinds to price; known: {', '.join(KINDS)}")
+    parser.add_argument("--smoke", action="store_true", help="the whole path in seconds: markdown, 3 queries")
     args = parser.parse_args()
+    if args.smoke:
+        args.queries, args.kinds = 3, ["markdown"]
     unknown = [kind for kind in args.kinds if kind not in KINDS]
     if unknown:
         parser.error(f"unknown kind {', '.join(unknown)}; known: {', '.join(KINDS)}")

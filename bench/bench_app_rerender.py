@@ -21,12 +21,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from streamlit.testing.v1 import AppTest
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_DIR))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from bench.printing import table  # noqa: E402
 
 QUERY = "How is the reciprocal rank fusion score of a document computed?"
 
@@ -35,8 +41,8 @@ QUERY = "How is the reciprocal rank fusion score of a document computed?"
 class Scenario:
     name: str
     page: str
-    prepare: Callable  # AppTest -> None: set up once (e.g. type the query)
-    change: Callable  # (AppTest, step) -> None: change one query-time parameter
+    prepare: Callable[[AppTest], object]  # set up once (e.g. type the query)
+    change: Callable[[AppTest, int], object]  # (app, step): change one query-time parameter
 
 
 def scenarios() -> list[Scenario]:
@@ -101,7 +107,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, help="a home that already holds the demo collection")
     parser.add_argument("--repeats", type=int, default=12)
+    parser.add_argument("--smoke", action="store_true", help="the whole path in seconds: one rerun per scenario")
     args = parser.parse_args()
+    if args.smoke:
+        args.repeats = 1
 
     home = args.home
     if home is None:
@@ -114,16 +123,20 @@ def main() -> int:
         print(f"loaded the demo into {home} in {time.perf_counter() - started:.1f} s: {loaded.report.summary()}")
     os.environ["WORKBENCH_HOME"] = str(home)
 
-    print(f"\nrerun after one query-time change, {args.repeats} runs each (AppTest, demo collection, no rerank)\n")
-    print(f"{'scenario':<38} {'median ms':>10} {'p90 ms':>8} {'max ms':>8}")
+    rows: list[list[object]] = []
     for scenario in scenarios():
         result = measure(home, scenario, args.repeats)
         if isinstance(result, str):
-            print(f"{scenario.name:<38} skipped: {result}")
+            rows.append([scenario.name, "-", "-", "-", f"skipped: {result}"])
             continue
         ordered = sorted(result)
         p90 = ordered[min(len(ordered) - 1, round(0.9 * (len(ordered) - 1)))]
-        print(f"{scenario.name:<38} {statistics.median(result):>10.0f} {p90:>8.0f} {max(result):>8.0f}")
+        rows.append([scenario.name, f"{statistics.median(result):.0f}", f"{p90:.0f}", f"{max(result):.0f}", ""])
+    table(
+        f"rerun after one query-time change, {args.repeats} runs each (AppTest, demo collection, no rerank)",
+        ["scenario", "median ms", "p90 ms", "max ms", "note"],
+        rows,
+    )
     return 0
 
 

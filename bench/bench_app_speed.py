@@ -122,14 +122,14 @@ def load_average() -> str:
     return " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def reference_loop_s() -> float:
+def reference_loop_s(steps: int = 30_000_000) -> float:
     """Seconds one core takes for a fixed pure-Python sum, best of three: the machine's speed at
     the moment, so that runs on a shared host that slows and speeds up can be compared. On the
     development machine it ranged 0.57-0.92 s within a minute, idle."""
     best = float("inf")
     for _ in range(3):
         started = time.perf_counter()
-        sum(range(30_000_000))
+        sum(range(steps))
         best = min(best, time.perf_counter() - started)
     return best
 
@@ -268,19 +268,27 @@ def main() -> int:
     parser.add_argument("--idle-s", type=float, default=20.0, help="seconds of idle CPU measured")
     parser.add_argument("--settle-s", type=float, default=3.0, help="seconds before the idle measurement")
     parser.add_argument("--ready-timeout", type=float, default=120.0, help="seconds to wait for the warm-up")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the whole path in seconds: 1 lab query after the first, 1 key, 1 round, 1 s idle, a short reference loop",
+    )
     args = parser.parse_args()
+    steps = 30_000_000
+    if args.smoke:
+        args.queries, args.keys, args.rounds, args.idle_s, args.settle_s, steps = 1, 1, 1, 1.0, 0.0, 300_000
     if not CHROMIUM.exists():
         print(f"needs {CHROMIUM} (apt-get install -y chromium)")
         return 1
     home = prepare_home(args.home, args.keys)
-    speed_before = reference_loop_s()
+    speed_before = reference_loop_s(steps)
     before = load_average()
     try:
         goals, facts = run(home, args)
     finally:
         shutil.rmtree(home.parent, ignore_errors=True)
     after = load_average()
-    speed_after = reference_loop_s()
+    speed_after = reference_loop_s(steps)
     facts.append(["reference loop (one core, best of 3) before / after", f"{speed_before:.3f} / {speed_after:.3f} s"])
     table(
         f"App speed in Chromium, `make app` on the demo ({os.cpu_count()} cores; load average 1/5/15 min "

@@ -16,7 +16,6 @@ share of the latency that is ours. Prints tables; asserts nothing. Numbers depen
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -28,24 +27,24 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import data
 from bench.printing import table
-from workbench.ingestion.beir import corpus_sources
 from workbench.service import Workbench
 
-SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 MODES = ("bm25", "dense", "hybrid")
 #: the pymilvus client's read calls; the pipeline writes nothing
 CLIENT_READS = ("search", "hybrid_search", "query", "get")
 
 
-def build_slice(docs: int) -> tuple[Workbench, str, str]:
+def build_slice(docs: int, demo: bool) -> tuple[Workbench, str, str]:
     """The first ``docs`` SciFact abstracts in a local and a Milvus Lite collection of a temp home."""
     bench = Workbench(Path(tempfile.mkdtemp(prefix="bench-backends-")))
-    sources, _ = corpus_sources(SCIFACT)
-    rows = []
+    sources = [abstract.source() for abstract in data.abstracts(docs, demo)]
+    rows: list[list[object]] = []
+    overrides: list[str]
     for name, overrides in (("local", []), ("milvus", ["index.backend=milvus"])):
         started = time.perf_counter()
-        report = bench.ingest(name, sources[:docs], bench.config_for(None, overrides=overrides))
+        report = bench.ingest(name, sources, bench.config_for(None, overrides=overrides))
         rows.append([name, docs, report.embedded, f"{time.perf_counter() - started:.1f}"])
     table("ingestion (the Milvus one reuses the embedding cache)", ["backend", "docs", "embedded", "seconds"], rows)
     return bench, "local", "milvus"
@@ -76,7 +75,9 @@ def recorded_reads(client, calls: list):
 def milvus_client(bench: Workbench, collection: str, config):
     """The pymilvus client the snapshot's routes search with (None for a local snapshot)."""
     snapshot = bench.snapshot(collection, config)
-    return snapshot.dense.collection.client if snapshot.backend == "milvus" else None
+    from store.milvus.views import MilvusDenseIndex
+
+    return snapshot.dense.collection.client if isinstance(snapshot.dense, MilvusDenseIndex) else None
 
 
 def latency(bench: Workbench, collection: str, mode: str, queries: list[str]) -> tuple[list[float], list[float], int]:
@@ -124,12 +125,15 @@ def main() -> None:
     parser.add_argument("--milvus", default="scifact-milvus", help="the Milvus collection in --home")
     parser.add_argument("--docs", type=int, default=300, help="abstracts in the slice (without --home)")
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--smoke", action="store_true", help="the whole path in seconds: 6 demo abstracts, 3 claims")
     args = parser.parse_args()
+    if args.smoke:
+        args.docs, args.queries = 6, 3
     if args.home:
         bench, local, milvus = Workbench(args.home), args.local, args.milvus
     else:
-        bench, local, milvus = build_slice(args.docs)
-    queries = [json.loads(line)["text"] for line in (SCIFACT / "queries.jsonl").open()][: args.queries]
+        bench, local, milvus = build_slice(args.docs, args.smoke)
+    queries = data.claims(args.queries, args.smoke)
     rows = []
     for mode in MODES:
         for backend, collection in (("local", local), ("milvus lite", milvus)):

@@ -63,7 +63,10 @@ def main() -> None:
     parser.add_argument("--golden", default="demo")
     parser.add_argument("--level", default="doc", choices=("doc", "span"))
     parser.add_argument("--modes", default="bm25,hybrid", help="retrieval modes to measure, comma separated")
+    parser.add_argument("--smoke", action="store_true", help="the whole path in seconds: BM25 only")
     args = parser.parse_args()
+    if args.smoke:
+        args.modes = "bm25"
 
     from bench.printing import table
     from workbench.evaluation import golden as golden_sets

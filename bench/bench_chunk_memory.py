@@ -29,7 +29,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,7 +88,7 @@ def build(folder: Path, count: int, chars: int) -> dict:
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     chunk_ids = np.arange(1, count + 1, dtype=np.int64)
     doc_ids = (chunk_ids - 1) // 10 + 1  # ten chunks a document
-    columns = {
+    columns: dict[str, Sequence[Any] | np.ndarray] = {
         "chunk_id": chunk_ids,
         "doc_id": doc_ids,
         "ordinal": (chunk_ids - 1) % 10,
@@ -139,6 +141,11 @@ def resident() -> dict[str, int]:
     return fields
 
 
+def answer_with(vector: np.ndarray) -> Callable[[str], np.ndarray]:
+    """A query embedder that answers every query with ``vector`` (the bench's random one)."""
+    return lambda _query: vector
+
+
 def measure(part: str, folder: Path, queries: int) -> dict:
     """Run in a fresh process: RSS after imports, after opening ``part``, after ``queries`` queries."""
     import bm25s  # noqa: F401  (every import before the first reading: only the part counts after it)
@@ -163,37 +170,38 @@ def measure(part: str, folder: Path, queries: int) -> dict:
     shown: set[int] = set()
     if part == PARTS[0]:
         table_ = read_table(folder / "chunks.parquet")
-        held = {
-            values[0]: ChunkRecord(*values[:7], tuple(values[7] or ()), *values[8:])
-            for values in zip(*(table_[name] for name in CHUNK_COLUMNS), strict=False)
-        }
-        doc_id_of = {cid: chunk.doc_id for cid, chunk in held.items()}
+        records = {}
+        for values in zip(*(table_[name] for name in CHUNK_COLUMNS), strict=False):
+            fields = dict(zip(CHUNK_COLUMNS, values, strict=True))
+            fields["heading_path"] = tuple(fields["heading_path"] or ())
+            records[values[0]] = ChunkRecord(**fields)
+        doc_id_of = {cid: chunk.doc_id for cid, chunk in records.items()}
         del table_
         result["opened"] = rss()
         for cid in query_ids.tolist():
-            _ = held[cid].text, doc_id_of[cid]
+            _ = records[cid].text, doc_id_of[cid]
     elif part == PARTS[1]:
-        held = ChunkStore(folder / "chunks")
+        store = ChunkStore(folder / "chunks")
         result["opened"] = rss()
         for start in range(0, queries, 10):  # a page of ten hits per query, as the app shows
-            held.records(query_ids[start : start + 10].tolist())
+            store.records(query_ids[start : start + 10].tolist())
     elif part == PARTS[2]:
-        held = SparseIndex.load(folder / "sparse")
+        sparse = SparseIndex.load(folder / "sparse")
         result["opened"] = rss()
         for text in query_texts:
-            held.search(text, 100)
+            sparse.search(text, 100)
     elif part == PARTS[3]:
-        held = DenseIndex.load(folder / "dense")
+        dense = DenseIndex.load(folder / "dense")
         result["opened"] = rss()
         for vector in query_vectors:
-            held.search(vector, 100)
+            dense.search(vector, 100)
     else:
-        held = Snapshot(folder, open_snapshot_indexes)
+        snapshot = Snapshot(folder, open_snapshot_indexes)
         result["opened"] = rss()
-        fetched = held.chunks.record_fetches()
+        fetched = snapshot.chunks.record_fetches()
         config = WorkbenchConfig().with_overrides(["retrieval.mode=hybrid"])
         for text, vector in zip(query_texts, query_vectors, strict=False):
-            trace = run_pipeline(text, config, held, lambda _q, v=vector: v, "bench")
+            trace = run_pipeline(text, config, snapshot, answer_with(vector), "bench")
             shown |= {view.chunk_id for view in trace.final_chunks()}
     split = resident()
     result["queried"], result["queried_file"] = split["VmRSS"], split["RssFile"]
@@ -217,9 +225,14 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, nargs="+", default=[20_000, 100_000])
     parser.add_argument("--chars", type=int, default=1000, help="characters per synthetic chunk text")
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument(
+        "--smoke", action="store_true", help="the whole path in seconds: 300 chunks of 100 characters, 5 queries"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--folder", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.smoke:
+        args.chunks, args.chars, args.queries = [300], 100, 5
     if args.child:
         print(json.dumps(measure(args.child, Path(args.folder), args.queries)))
         return

@@ -23,6 +23,7 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.printing import table
 from workbench.evaluation import golden as golden_sets
 from workbench.evaluation.golden import GoldenSet
 from workbench.evaluation.runner import evaluate_collection
@@ -37,6 +38,9 @@ def main() -> None:
     parser.add_argument("--collection", default="demo")
     parser.add_argument("--golden", help="golden set name or path (default: the collection's name)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument(
+        "--smoke", action="store_true", help="the whole path in seconds: the golden set's first 5 queries, 5 off-topic"
+    )
     args = parser.parse_args()
     if args.home:
         bench = Workbench(args.home)
@@ -48,27 +52,38 @@ def main() -> None:
         load_demo(bench)
     golden = golden_sets.find(args.golden or args.collection, bench.home)
     off_topic = golden_sets.load(OFF_TOPIC)
-    combined = GoldenSet(f"{golden.name}+off-topic", golden.queries + off_topic.queries)
+    mine, theirs = (golden.queries[:5], off_topic.queries[:5]) if args.smoke else (golden.queries, off_topic.queries)
+    combined = GoldenSet(f"{golden.name}+off-topic", mine + theirs)
     config = bench.config_for(args.collection, None, args.overrides)
     started = time.perf_counter()
     result = evaluate_collection(bench, args.collection, combined, config, metric_names=["ndcg@10"])
     elapsed = time.perf_counter() - started
     report = result.abstention
+    if report is None:
+        raise SystemExit(f"evaluating {args.collection} gave no abstention report: is retrieval.verdict off?")
     answerable_verdicts = [q.verdict for q in result.per_query]
     counts = {v: answerable_verdicts.count(v) for v in ("relevant", "ambiguous", "no_answer")}
     no_answer_counts = {v: report.verdicts[v] - counts[v] for v in counts}
-    print(
-        f"\n{args.collection} / {combined.name}, mode {config.retrieval.mode}, "
-        f"language_guard {config.retrieval.language_guard}"
-    )
-    print(f"{'queries':<28}{'n':>5}{'relevant':>10}{'ambiguous':>11}{'no_answer':>11}{'rate':>9}")
-    print(
-        f"{'answerable (golden set)':<28}{report.answerable:>5}{counts['relevant']:>10}{counts['ambiguous']:>11}"
-        f"{counts['no_answer']:>11}{report.answered_rate:>9.1%}   (relevant or ambiguous)"
-    )
-    print(
-        f"{'no answer (off-topic + set)':<28}{report.no_answer:>5}{no_answer_counts['relevant']:>10}"
-        f"{no_answer_counts['ambiguous']:>11}{no_answer_counts['no_answer']:>11}{report.recall:>9.1%}   (no_answer)"
+    table(
+        f"{args.collection} / {combined.name}, mode {config.retrieval.mode}, "
+        f"language_guard {config.retrieval.language_guard}",
+        ["queries", "n", "relevant", "ambiguous", "no_answer", "rate", "rate of"],
+        [
+            [
+                "answerable (golden set)",
+                report.answerable,
+                *(counts[v] for v in ("relevant", "ambiguous", "no_answer")),
+                f"{report.answered_rate:.1%}",
+                "relevant or ambiguous",
+            ],
+            [
+                "no answer (off-topic + set)",
+                report.no_answer,
+                *(no_answer_counts[v] for v in ("relevant", "ambiguous", "no_answer")),
+                f"{report.recall:.1%}",
+                "no_answer",
+            ],
+        ],
     )
     print(report.describe())
     print(

@@ -10,7 +10,6 @@ Prints tables; asserts nothing. Numbers depend on the machine (2 cores here).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import statistics
@@ -22,19 +21,16 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import data
 from bench.printing import table
-from workbench.ingestion.beir import corpus_sources
 from workbench.service import Workbench
 
-SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 
-
-def build_slice(docs: int) -> tuple[Workbench, str, list[dict]]:
+def build_slice(docs: int, demo: bool) -> tuple[Workbench, str]:
     home = Path(tempfile.mkdtemp(prefix="bench-core-"))
     bench = Workbench(home)
-    sources, _ = corpus_sources(SCIFACT)
-    sources = sources[:docs]
-    rows = []
+    sources = [abstract.source() for abstract in data.abstracts(docs, demo)]
+    rows: list[list[object]] = []
     for label in ("first ingest", "re-run (unchanged)"):
         started = time.perf_counter()
         report = bench.ingest("slice", sources, bench.config_for(None))
@@ -42,8 +38,8 @@ def build_slice(docs: int) -> tuple[Workbench, str, list[dict]]:
         rows.append(
             [label, len(sources), report.parsed, report.embedded, f"{elapsed:.1f}", f"{len(sources) / elapsed:.1f}"]
         )
-    table("ingestion (SciFact abstracts)", ["run", "docs", "parsed", "embedded", "seconds", "docs/s"], rows)
-    return bench, "slice", []
+    table(f"ingestion ({data.described(demo)})", ["run", "docs", "parsed", "embedded", "seconds", "docs/s"], rows)
+    return bench, "slice"
 
 
 def query_latency(bench: Workbench, collection: str, queries: list[str]) -> None:
@@ -89,12 +85,15 @@ def main() -> None:
     parser.add_argument("--collection", default="scifact")
     parser.add_argument("--docs", type=int, default=300)
     parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--smoke", action="store_true", help="the whole path in seconds: 6 demo abstracts, 3 claims")
     args = parser.parse_args()
+    if args.smoke:
+        args.docs, args.queries = 6, 3
     if args.home:
         bench, collection = Workbench(args.home), args.collection
     else:
-        bench, collection, _ = build_slice(args.docs)
-    queries = [json.loads(line)["text"] for line in (SCIFACT / "queries.jsonl").open()][: args.queries]
+        bench, collection = build_slice(args.docs, args.smoke)
+    queries = data.claims(args.queries, args.smoke)
     query_latency(bench, collection, queries)
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     table("memory", ["measure", "value"], [["peak RSS (MiB)", f"{peak_mib:.0f}"]])

@@ -36,13 +36,19 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import numpy as np
+
+from bench.data import SCIFACT, abstracts, claims, described, scifact_here
 from bench.printing import table
 
-SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
+if TYPE_CHECKING:
+    from workbench.embedding.base import Embedder
+
 MAX_CHARS = 1000
 REPO = Path(__file__).resolve().parents[1]
 NDCG_ROOT = Path.home() / ".cache" / "rag-workbench" / "bench-homes"
@@ -50,20 +56,19 @@ NDCG_TOLERANCE = 0.002
 MODES = ("dense", "hybrid")
 
 
-def scifact_texts(count: int) -> list[str]:
-    texts = []
-    with (SCIFACT / "corpus.jsonl").open(encoding="utf-8") as lines:
-        for line in lines:
-            row = json.loads(line)
-            texts.append(f"{row['title']}\n\n{row['text']}"[:MAX_CHARS])
-            if len(texts) == count:
-                break
-    return texts
+def scifact_texts(count: int, demo: bool = False) -> list[str]:
+    return [abstract.joined(MAX_CHARS) for abstract in abstracts(count, demo)]
 
 
-def scifact_queries(count: int) -> list[str]:
-    with (SCIFACT / "queries.jsonl").open(encoding="utf-8") as lines:
-        return [json.loads(line)["text"] for _, line in zip(range(count), lines, strict=False)]
+def scifact_queries(count: int, demo: bool = False) -> list[str]:
+    return claims(count, demo)
+
+
+def smoke_model(folder: Path) -> str:
+    """A tiny random-weight sentence model (the tests' own), so a smoke run exports in seconds."""
+    from tests.conftest import save_tiny_sentence_model
+
+    return str(save_tiny_sentence_model(folder / "tiny-encoder"))
 
 
 def main() -> None:
@@ -88,14 +93,26 @@ def main() -> None:
         metavar="HOME",
         help="with --ndcg: also record the nDCG numbers in this home (repeatable)",
     )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the whole path in seconds: a tiny random model, 8 of the demo's abstracts, 2 queries, 1 round",
+    )
     args = parser.parse_args()
+    scratch = tempfile.TemporaryDirectory(prefix="bench-encode-")
+    if args.smoke:
+        args.texts, args.rounds, args.queries, args.ndcg = 8, 1, 2, None
+        args.model = smoke_model(Path(scratch.name))
+        os.environ["WORKBENCH_EXPORT_CACHE"] = str(Path(scratch.name) / "exports")  # the user's cache untouched
 
     from workbench.embedding.calibration import calibrate
     from workbench.embedding.runtimes import RUNTIMES, TORCH_FP32, open_runtime, runtime_key
 
-    texts, queries = scifact_texts(args.texts), scifact_queries(args.queries)
-    embedders, skipped = {}, []
-    for runtime in RUNTIMES.values() if args.rounds > 0 else ():  # --rounds 0: only auto's pick (and --ndcg)
+    texts, queries = scifact_texts(args.texts, args.smoke), scifact_queries(args.queries, args.smoke)
+    args.described = described(args.smoke)
+    embedders: dict[str, Embedder] = {}
+    skipped: list[str] = []
+    for runtime in RUNTIMES if args.rounds > 0 else ():  # --rounds 0: only auto's pick (and --ndcg)
         for precision in runtime.precisions:
             opened = open_runtime(args.model, runtime.name, precision)
             key = runtime_key(runtime.name, precision)
@@ -104,10 +121,10 @@ def main() -> None:
                 continue
             embedders[key] = opened.embedder
     baseline = runtime_key(*TORCH_FP32)
-    rates = {key: [] for key in embedders}
-    query_ms = {key: [] for key in embedders}
-    loads = {key: [] for key in embedders}
-    vectors = {}
+    rates: dict[str, list[float]] = {key: [] for key in embedders}
+    query_ms: dict[str, list[float]] = {key: [] for key in embedders}
+    loads: dict[str, list[float]] = {key: [] for key in embedders}
+    vectors: dict[str, np.ndarray] = {}
     for round_number in range(args.rounds):
         for key, embedder in embedders.items():
             embedder.embed(texts[:8])  # warm-up outside the timing
@@ -138,11 +155,21 @@ def main() -> None:
         print(f"not measured: {line}")
     if args.ndcg:
         ndcg_table(args.ndcg, args.model, record["chosen"], args.record_in)
+    scratch.cleanup()
 
 
-def speed_table(args, texts, queries, embedders, baseline, rates, query_ms, loads, vectors, chosen) -> None:
-    import numpy as np
-
+def speed_table(
+    args: argparse.Namespace,
+    texts: list[str],
+    queries: list[str],
+    embedders: dict[str, Embedder],
+    baseline: str,
+    rates: dict[str, list[float]],
+    query_ms: dict[str, list[float]],
+    loads: dict[str, list[float]],
+    vectors: dict[str, np.ndarray],
+    chosen: str,
+) -> None:
     fp32_rate = statistics.median(rates[baseline])
     rows = []
     for key in embedders:
@@ -159,7 +186,8 @@ def speed_table(args, texts, queries, embedders, baseline, rates, query_ms, load
             ]
         )
     table(
-        f"encoder runtimes ({args.model}; {len(texts)} SciFact texts of title + text cut to {MAX_CHARS} chars; "
+        f"encoder runtimes ({args.model}; {len(texts)} texts of {args.described}, title + text cut to {MAX_CHARS} "
+        f"chars; "
         f"{args.rounds} alternating round(s); {len(queries)} single queries per runtime and round)",
         ["runtime-precision", "texts/s", "vs torch fp32", "query ms p50", "min cosine to fp32", "load (1m)"],
         rows,
@@ -236,6 +264,8 @@ def ndcg_table(root: Path, model: str, chosen: str, record_in: list[Path]) -> No
     from workbench.embedding.quality import QUALITY_FILE, record_quality
     from workbench.embedding.runtimes import TORCH_FP32, runtime_key
 
+    if not scifact_here():
+        raise SystemExit(f"--ndcg imports SciFact, which is not at {SCIFACT} ($WORKBENCH_SCIFACT names another folder)")
     baseline = runtime_key(*TORCH_FP32)
     results = {key: scifact_quality(root, key) for key in dict.fromkeys([baseline, chosen])}
     rows = []

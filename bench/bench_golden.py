@@ -89,7 +89,10 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=30, help="questions to write (default 30)")
     parser.add_argument("--depth", type=int, default=5, help="pool depth per configuration (default 5)")
     parser.add_argument("--endpoint", action="store_true", help="use WORKBENCH_LLM_* instead of the fake server")
+    parser.add_argument("--smoke", action="store_true", help="the whole path in seconds: 3 questions, depth 2")
     args = parser.parse_args()
+    if args.smoke:
+        args.n, args.depth = 3, 2
     fake = None
     if not args.endpoint:
         from tests.fake_openai import FakeOpenAI

@@ -16,6 +16,7 @@ Prints tables; asserts nothing.
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
@@ -27,15 +28,25 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from bench.printing import table  # noqa: E402
 
+#: what --smoke writes: a file refused before reading, some stopped by a check, one ingested
+SMOKE_FILES = ("huge.txt", "program.pdf", "truncated.pdf", "gbk.txt", "empty.md", "scripts.md")
+
 
 def main() -> None:
-    from tests.workbench.ingestion.hostile_corpus import CONTROLS, write_corpus
+    from tests.workbench.ingestion.hostile_corpus import CONTROLS, hostile_kinds
     from workbench.config import IngestConfig, WorkbenchConfig
     from workbench.ingestion.workers import ChunkPlan, ParsePool, ParseTask
 
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help=f"the whole path in seconds: {', '.join(SMOKE_FILES)}")
+    args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="hostile-corpus-"))
     home = Path(tempfile.mkdtemp(prefix="hostile-home-"))
-    kinds = write_corpus(folder)
+    kinds = [kind for kind in hostile_kinds() if not args.smoke or kind.filename in SMOKE_FILES]
+    for kind in kinds:
+        kind.make(folder / kind.filename)
+    for name, text in CONTROLS.items():
+        (folder / name).write_text(text, encoding="utf-8")
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     load_before = os.getloadavg()[0]
     began = time.perf_counter()

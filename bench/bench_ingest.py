@@ -42,9 +42,9 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench import data
 from bench.printing import table
 
-SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 TARGET_SAME_RUNTIME = 1.10
 TARGET_TORCH_FP32 = 0.6
 
@@ -113,12 +113,16 @@ def main() -> None:
         default="auto",
         help="auto (default), or runtime-precision: openvino-bf16, torch-fp32, onnx-int8, ...",
     )
+    parser.add_argument(
+        "--smoke", action="store_true", help="the whole path in seconds: 4 demo abstracts, 1 round, torch-fp32"
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.docs, args.rounds, args.runtime = 4, 1, "torch-fp32"
 
     from workbench.config import WorkbenchConfig
     from workbench.embedding import get_embedder
     from workbench.embedding.runtimes import runtime_key
-    from workbench.ingestion.beir import corpus_sources
     from workbench.service import Workbench
 
     base = WorkbenchConfig()
@@ -131,7 +135,7 @@ def main() -> None:
     fp32 = get_embedder(base.embedding.model)
     fp32.embed(["warm up"])
     load_s = time.perf_counter() - started
-    sources = corpus_sources(SCIFACT)[0][: args.docs]
+    sources = [abstract.source() for abstract in data.abstracts(args.docs, args.smoke)]
 
     def raw(embedder, texts: list[str]) -> float:
         began = time.perf_counter()
@@ -192,7 +196,8 @@ def main() -> None:
             ]
         )
     table(
-        f"import vs raw encode ({args.docs} SciFact documents, {base.embedding.model} on {key}"
+        f"import vs raw encode ({len(sources)} documents of {data.described(args.smoke)}, "
+        f"{base.embedding.model} on {key}"
         f"{' (auto)' if args.runtime == 'auto' else ''}; {os.cpu_count()} cpus)",
         [
             "round",

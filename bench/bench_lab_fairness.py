@@ -49,7 +49,7 @@ def ratio(row: dict) -> float:
     return max(a, b) / min(a, b)
 
 
-def one_process(home: str, collection: str, mode: str) -> list[dict]:
+def one_process(home: str, collection: str, mode: str, queries: int) -> list[dict]:
     """Run in the child: both sides of every query; stage ms per side."""
     from workbench.service import Workbench
     from workbench.service.first_use import warm_up
@@ -57,7 +57,7 @@ def one_process(home: str, collection: str, mode: str) -> list[dict]:
     bench = Workbench(Path(home))
     config = bench.config_for(collection)
     rows = []
-    for query in QUERIES:
+    for query in QUERIES[:queries]:
         first_use_ms = 0.0
         if mode == "warm":
             first_use_ms = warm_up(bench, collection, query, [config, config]).total_ms
@@ -83,10 +83,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home")
     parser.add_argument("--collection", default="demo")
+    parser.add_argument("--queries", type=int, default=len(QUERIES), help="how many of its queries (Chinese first)")
+    parser.add_argument("--smoke", action="store_true", help="the whole path in seconds: 2 queries")
     parser.add_argument("--child", choices=("cold", "warm"))
     args = parser.parse_args()
+    if args.smoke:
+        args.queries = 2
     if args.child:
-        print(json.dumps(one_process(args.home, args.collection, args.child)))
+        print(json.dumps(one_process(args.home, args.collection, args.child, args.queries)))
         return
     from bench.printing import table
 
@@ -100,7 +104,8 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.2f} at start")
     for mode in ("cold", "warm"):
         output = subprocess.run(
-            [sys.executable, __file__, "--home", home, "--collection", args.collection, "--child", mode],
+            [sys.executable, __file__, "--home", home, "--collection", args.collection, "--child", mode]
+            + ["--queries", str(args.queries)],
             capture_output=True,
             text=True,
             check=True,
@@ -109,7 +114,7 @@ def main() -> None:
         worst = max(ratio(r) for r in rows)
         within = sum(1 for r in rows if ratio(r) <= 3)
         table(
-            f"{mode}: A = B, stage ms over {len(QUERIES)} queries after a fresh start; {within} of {len(rows)} "
+            f"{mode}: A = B, stage ms over {args.queries} queries after a fresh start; {within} of {len(rows)} "
             f"stage pairs within 3x (times under {FLOOR_MS:g} ms count as {FLOOR_MS:g} ms), worst {worst:.1f}x",
             ["query", "stage", "A ms", "B ms", "A/B", "first-use ms"],
             [

@@ -16,10 +16,10 @@ Prints tables; asserts nothing. Numbers depend on the machine (2 cores here).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,10 +27,10 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import data  # noqa: E402
 from bench.printing import table  # noqa: E402
 from workbench.service import Workbench  # noqa: E402
 
-SCIFACT = ROOT.parent / "shared" / "datasets" / "scifact"
 SETTINGS = {
     "none (baseline)": [],
     "query.enhance=keywords": ["query.enhance=keywords"],
@@ -63,18 +63,31 @@ def run(bench: Workbench, collection: str, queries: list[str], overrides: list[s
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--home", required=True, help="a copy of a home (its catalog keeps the replies)")
-    parser.add_argument("--collection", default="scifact")
+    parser.add_argument(
+        "--home", help="a copy of a home (its catalog keeps the replies); default: the demo in a temp home"
+    )
+    parser.add_argument("--collection", help="default: scifact in --home, demo without it")
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--endpoint", action="store_true", help="use WORKBENCH_LLM_* instead of the fake server")
+    parser.add_argument("--smoke", action="store_true", help="the whole path in seconds: 2 claims")
     args = parser.parse_args()
+    if args.smoke:
+        args.queries = 2
+    demo = args.home is None
+    if demo:
+        from workbench.demo import load_demo
+
+        args.home = tempfile.mkdtemp(prefix="bench-llm-")
+        print(f"loading the demo into {args.home} ...", file=sys.stderr)
+        load_demo(Workbench(args.home))
+    args.collection = args.collection or ("demo" if demo else "scifact")
     fake = None
     if not args.endpoint:
         from tests.fake_openai import FakeOpenAI
 
         fake = FakeOpenAI().start()
         os.environ.update({k: v for k, v in fake.env().items() if v})
-    queries = [json.loads(line)["text"] for line in (SCIFACT / "queries.jsonl").open()][: args.queries]
+    queries = data.claims(args.queries, args.smoke)
     bench = Workbench(args.home)
     base = bench.config_for(args.collection)
     bench.embed_queries(base.embedding.key, queries)
@@ -101,7 +114,7 @@ def main() -> None:
         )
     source = "configured endpoint" if args.endpoint else "fake endpoint on 127.0.0.1"
     table(
-        f"per query, {len(queries)} SciFact queries, {source} (ms are p50)",
+        f"per query, {len(queries)} claims of {data.described(args.smoke)}, {source} (ms are p50)",
         ["setting", "calls/q", "tokens/q", "first ms", "memory-cached ms", "calls", "catalog-cached ms", "calls"],
         rows,
     )

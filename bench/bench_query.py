@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -70,7 +71,17 @@ def main() -> int:
     parser.add_argument("--golden", help="golden set whose queries are timed (default: the collection's name)")
     parser.add_argument("--queries", type=int, default=300, help="how many of its queries (default: 300)")
     parser.add_argument("--rounds", type=int, default=5, help="timed passes over the queries per mode (default: 5)")
+    parser.add_argument(
+        "--smoke", action="store_true", help="the whole path in seconds: 3 queries, 1 round (the demo without --home)"
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.queries, args.rounds = 3, 1
+        if args.home is None:
+            from workbench.demo import load_demo
+
+            args.home, args.collection = tempfile.mkdtemp(prefix="bench-query-"), "demo"
+            load_demo(Workbench(args.home))
 
     bench = Workbench(args.home)
     try:
@@ -105,7 +116,11 @@ def main() -> int:
         return [chunk_id for chunk_id, _ in sparse.search(texts[position], candidates)]
 
     def raw_dense(position: int) -> list[int]:
-        return graph.knn_query(unit_vectors[position], k=candidates, num_threads=1)[0][0].tolist()
+        assert graph is not None  # only the modes with vectors ask (the loop below skips the others)
+        # hnswlib refuses a k above the vectors it holds: a small collection has fewer than the candidates
+        k = min(candidates, graph.get_current_count())
+        ids: list[int] = graph.knn_query(unit_vectors[position], k=k, num_threads=1)[0][0].tolist()
+        return ids
 
     raw_routes = {
         "bm25": {"bm25": raw_bm25},

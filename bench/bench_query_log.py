@@ -14,7 +14,6 @@ load average; asserts nothing.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -31,9 +30,9 @@ from anyio.from_thread import start_blocking_portal  # noqa: E402
 from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
+from bench import data  # noqa: E402
 from bench.printing import table  # noqa: E402
 
-SCIFACT = PROJECT_DIR.parent / "shared" / "datasets" / "scifact"
 SERVER_ENV = {
     "HF_HUB_OFFLINE": "1",
     "TRANSFORMERS_OFFLINE": "1",
@@ -42,20 +41,8 @@ SERVER_ENV = {
 }
 
 
-def abstracts(limit: int) -> list[tuple[str, str]]:
-    found = []
-    with (SCIFACT / "corpus.jsonl").open(encoding="utf-8") as handle:
-        for line in handle:
-            doc = json.loads(line)
-            found.append((f"{doc['_id']}.md", f"# {doc['title']}\n\n{doc['text']}\n"))
-            if len(found) == limit:
-                break
-    return found
-
-
-def claims(limit: int) -> list[str]:
-    with (SCIFACT / "queries.jsonl").open(encoding="utf-8") as handle:
-        return [json.loads(line)["text"] for line, _ in zip(handle, range(limit), strict=False)]
+def abstracts(limit: int, demo: bool) -> list[tuple[str, str]]:
+    return [(f"{a.doc_id}.md", f"# {a.title}\n\n{a.text}\n") for a in data.abstracts(limit, demo)]
 
 
 def write_batch(folder: Path, docs: list[tuple[str, str]]) -> list[Path]:
@@ -73,10 +60,17 @@ def main() -> None:
     parser.add_argument("--base", type=int, default=300, help="abstracts in the home before the rounds")
     parser.add_argument("--batch", type=int, default=60, help="new abstracts the other process ingests per round")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--smoke", action="store_true", help="the whole path in seconds: 4 demo abstracts, then 1 round of 2"
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.base, args.batch, args.rounds = 4, 2, 1
 
-    docs = abstracts(args.base + args.batch * args.rounds)
-    questions = claims(300)
+    docs = abstracts(args.base + args.batch * args.rounds, args.smoke)
+    if len(docs) < args.base + args.batch * args.rounds:
+        raise SystemExit(f"{data.described(args.smoke)}: {len(docs)} abstracts, fewer than --base + --batch x --rounds")
+    questions = data.claims(300, args.smoke)
     with tempfile.TemporaryDirectory(prefix="bench-query-log-") as scratch:
         home = Path(scratch) / "home"
         base_files = write_batch(Path(scratch) / "base", docs[: args.base])
@@ -99,7 +93,7 @@ def main() -> None:
         )
         print(f"home built: {args.base} abstracts in {time.perf_counter() - started:.0f} s")
         latencies: dict[str, list[float]] = {"log on": [], "log off": []}
-        servers = {"log on": [], "log off": ["--set", "log.queries=off"]}
+        servers: dict[str, list[str]] = {"log on": [], "log off": ["--set", "log.queries=off"]}
         with start_blocking_portal() as portal:
             sessions = {}
             contexts = []

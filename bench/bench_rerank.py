@@ -29,12 +29,19 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench import data
 from bench.bench_encode import MAX_CHARS, scifact_queries, scifact_texts
 from bench.printing import table
+
+if TYPE_CHECKING:
+    from workbench.retrieval.cross_encoder import OpenedCrossEncoder
 
 
 def minilm_stand_in(folder: Path) -> str:
@@ -57,11 +64,19 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--top-m", type=int, default=30, help="passages per query (rerank.top_m)")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the whole path in seconds: the tests' tiny cross-encoder, 2 of the demo's claims x 4 abstracts, 1 round",
+    )
     args = parser.parse_args()
 
-    import numpy as np
-
     scratch = tempfile.TemporaryDirectory()
+    if args.smoke:
+        from tests.conftest import save_tiny_cross_encoder
+
+        args.queries, args.top_m, args.rounds = 2, 4, 1
+        args.model = str(save_tiny_cross_encoder(Path(scratch.name) / "tiny-cross-encoder"))
     os.environ.setdefault("WORKBENCH_EXPORT_CACHE", str(Path(scratch.name) / "exports"))
     os.environ["WORKBENCH_CALIBRATION_DIR"] = str(Path(scratch.name) / "calibration")
     from workbench.embedding.runtimes import RUNTIMES, TORCH_FP32, runtime_key
@@ -69,12 +84,18 @@ def main() -> None:
     from workbench.retrieval.rerank_calibration import calibrate_cross_encoder, kendall_tau_a, query_tie
 
     model = args.model or minilm_stand_in(Path(scratch.name) / "minilm-cross-encoder")
-    described = args.model or "MiniLM-L6 stand-in (random head: speed is real, scores are not)"
-    passages = scifact_texts(args.top_m)
-    groups = [[(query, passage) for passage in passages] for query in scifact_queries(args.queries)]
+    described = (
+        "the tests' tiny random cross-encoder (smoke)"
+        if args.smoke
+        else args.model or "MiniLM-L6 stand-in (random head: speed is real, scores are not)"
+    )
+    passages = scifact_texts(args.top_m, args.smoke)
+    groups = [[(query, passage) for passage in passages] for query in scifact_queries(args.queries, args.smoke)]
 
-    opened, export_s, skipped = {}, {}, []
-    for runtime in RUNTIMES.values():
+    opened: dict[str, OpenedCrossEncoder] = {}
+    export_s: dict[str, float] = {}
+    skipped: list[str] = []
+    for runtime in RUNTIMES:
         for precision in runtime.precisions:
             key = runtime_key(runtime.name, precision)
             started = time.perf_counter()
@@ -85,9 +106,9 @@ def main() -> None:
                 continue
             opened[key] = scorer
     baseline = runtime_key(*TORCH_FP32)
-    rates = {key: [] for key in opened}
-    call_ms = {key: [] for key in opened}
-    loads = {key: [] for key in opened}
+    rates: dict[str, list[float]] = {key: [] for key in opened}
+    call_ms: dict[str, list[float]] = {key: [] for key in opened}
+    loads: dict[str, list[float]] = {key: [] for key in opened}
     scores: dict[str, list[np.ndarray]] = {}
     for round_number in range(args.rounds):
         for key, scorer in opened.items():
@@ -129,8 +150,8 @@ def main() -> None:
             ]
         )
     table(
-        f"cross-encoder runtimes ({described}; {len(groups)} SciFact queries x {len(passages)} abstracts cut to "
-        f"{MAX_CHARS} chars, one call per query; {args.rounds} alternating round(s))",
+        f"cross-encoder runtimes ({described}; {len(groups)} claims x {len(passages)} abstracts of "
+        f"{data.described(args.smoke)} cut to {MAX_CHARS} chars, one call per query; {args.rounds} round(s))",
         [
             "runtime-precision",
             "pairs/s",

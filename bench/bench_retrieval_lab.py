@@ -23,6 +23,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.printing import table
 from workbench.analysis.charts import rank_flow_figure
 from workbench.analysis.diff import diff_finals
 from workbench.analysis.explain import explain_hit
@@ -92,9 +93,7 @@ def run(bench: Workbench, collection: str, queries: list[str], repeats: int) -> 
     for query in queries:
         bench.embed_query(base.embedding.key, query)  # a typed query is embedded once, then cached
 
-    header = f"{'change':<22} {'query':<42} {'A ms':>7} {'B ms':>7} {'analysis':>9} {'total':>7}"
-    print(header)
-    print("-" * len(header))
+    rows: list[list[object]] = []
     totals = []
     for label, change in CHANGES.items():
         config_b = side_config(base, {**side_values(base), **change})
@@ -103,7 +102,12 @@ def run(bench: Workbench, collection: str, queries: list[str], repeats: int) -> 
             a_ms, b_ms, analysis_ms = (statistics.median(column) for column in zip(*samples, strict=False))
             total = a_ms + b_ms + analysis_ms
             totals.append(total)
-            print(f"{label:<22} {query[:42]:<42} {a_ms:7.1f} {b_ms:7.1f} {analysis_ms:9.1f} {total:7.1f}")
+            rows.append([label, query[:42], f"{a_ms:.1f}", f"{b_ms:.1f}", f"{analysis_ms:.1f}", f"{total:.1f}"])
+    table(
+        f"one lab re-render, ms (median of {repeats}; side A the collection's configuration)",
+        ["change", "query", "A ms", "B ms", "analysis", "total"],
+        rows,
+    )
     print(
         f"\nmedian re-render (queries + analyses, no Streamlit drawing): {statistics.median(totals):.1f} ms; "
         f"slowest {max(totals):.1f} ms"
@@ -117,8 +121,11 @@ def main() -> int:
     parser.add_argument("--collection", default="demo")
     parser.add_argument("--repeats", type=int, default=5, help="re-renders per row (the median is shown)")
     parser.add_argument("--query", action="append", help="a query to time (repeatable)")
+    parser.add_argument("--smoke", action="store_true", help="the whole path in seconds: one query, one re-render")
     args = parser.parse_args()
     queries = args.query or list(DEFAULT_QUERIES)
+    if args.smoke:
+        queries, args.repeats = queries[:1], 1
     if args.home:
         return run(Workbench(args.home), args.collection, queries, args.repeats)
 

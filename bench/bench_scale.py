@@ -38,6 +38,7 @@ import numpy as np
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import data
 from bench.printing import table
 
 COLLECTION = "scale"
@@ -46,7 +47,6 @@ CHUNKS_PER_DOCUMENT = 50
 DOCUMENTS_PER_BATCH = 400  # 20,000 chunks per catalog transaction
 VOCABULARY = 60_000
 SEED = 17
-SCIFACT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact" / "corpus.jsonl"
 #: the top Zipf ranks: what real English text is made of most (the BM25 tokenizer drops them)
 STOP_WORDS = (
     "the of and to in a is that for it as was with be by on not he this are or his from at which but "
@@ -63,12 +63,12 @@ MODES = {
 # -- the synthetic corpus ---------------------------------------------------------------------
 
 
-def vocabulary(rng: np.random.Generator) -> np.ndarray:
+def vocabulary(rng: np.random.Generator, size: int = VOCABULARY) -> np.ndarray:
     """Stop words, then made-up words of 2-4 syllables, about 3 % of them Chinese (2-3 characters)."""
     consonants, vowels = list("bcdfghjklmnprstvwz"), list("aeiou")
     words: list[str] = list(STOP_WORDS)
     seen = set(words)
-    while len(words) < VOCABULARY:
+    while len(words) < size:
         if rng.random() < 0.03:
             word = "".join(chr(int(c)) for c in rng.integers(0x4E00, 0x9FA5, size=rng.integers(2, 4)))
         else:
@@ -87,9 +87,9 @@ def zipf_probabilities(size: int) -> np.ndarray:
 class Corpus:
     """Deterministic synthetic text: the same seed gives the same vocabulary, chunks and queries."""
 
-    def __init__(self, seed: int = SEED) -> None:
+    def __init__(self, seed: int = SEED, size: int = VOCABULARY) -> None:
         self.rng = np.random.default_rng(seed)
-        self.words = vocabulary(np.random.default_rng(seed))
+        self.words = vocabulary(np.random.default_rng(seed), size)
         self.cumulative = np.cumsum(zipf_probabilities(len(self.words)))
 
     def draw(self, count: int) -> np.ndarray:
@@ -114,7 +114,7 @@ def unit_vectors(rng: np.random.Generator, count: int) -> np.ndarray:
 # -- the build --------------------------------------------------------------------------------
 
 
-def build(home: Path, chunks: int) -> list[list]:
+def build(home: Path, chunks: int, words: int) -> list[list]:
     """The collection through the workbench's own store and backend code; returns timing rows."""
     from store import documents as stored_documents
     from store.embedding_cache import store_vectors
@@ -131,7 +131,7 @@ def build(home: Path, chunks: int) -> list[list]:
     config = bench.config_for(COLLECTION)
     layout = Layout.of(config)
     model = get_embedder(layout.embedding_model).name  # the cache's key; the weights stay unloaded
-    corpus, vector_rng = Corpus(), np.random.default_rng(SEED + 1)
+    corpus, vector_rng = Corpus(size=words), np.random.default_rng(SEED + 1)
     documents = -(-chunks // CHUNKS_PER_DOCUMENT)
     start = stored_documents.start_ingest(
         bench.catalog, COLLECTION, [(layout.chunkset_key, layout.chunkset_config())], documents
@@ -293,7 +293,7 @@ def load() -> str:
 # -- the fresh query process ------------------------------------------------------------------
 
 
-def query_process(home: Path, queries: int, golden_path: Path) -> dict:
+def query_process(home: Path, queries: int, golden_path: Path, words: int) -> dict:
     """Runs in a child: open the home as the app does, query every mode, evaluate; report as JSON."""
     from workbench.embedding.base import Embedder
     from workbench.embedding.registry import register_embedder
@@ -323,7 +323,7 @@ def query_process(home: Path, queries: int, golden_path: Path) -> dict:
     snapshot = bench.snapshot(COLLECTION, config)
     report["open_s"] = time.perf_counter() - started
     report["rss_after_open"] = rss_bytes("VmRSS")
-    corpus = Corpus(SEED + 2)
+    corpus = Corpus(SEED + 2, words)
     texts = [corpus.query() for _ in range(queries)]
     report["latency"] = {}
     fetched = snapshot.chunks.record_fetches()  # every chunk whose text is read from now on
@@ -381,7 +381,7 @@ def write_golden(home: Path, count: int, path: Path) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def encode_rate(texts: int) -> tuple[str, str, float]:
+def encode_rate(texts: int, demo: bool = False) -> tuple[str, str, float]:
     """Texts/s of the default encoder (torch fp32) on ``texts`` real chunk-sized texts: SciFact
     abstracts cut to the default chunk size when the shared datasets are there (synthetic words
     split into far more word pieces than real ones, so they would understate the rate), else
@@ -389,12 +389,8 @@ def encode_rate(texts: int) -> tuple[str, str, float]:
     from workbench.embedding import get_embedder
     from workbench.embedding.calibration import calibration_sample
 
-    if SCIFACT_CORPUS.exists():
-        with SCIFACT_CORPUS.open(encoding="utf-8") as lines:
-            sample = [
-                (record["title"] + "\n\n" + record["text"])[:1000]
-                for record in (json.loads(line) for line, _ in zip(lines, range(texts), strict=False))
-            ]
+    if data.scifact_here(demo):
+        sample = [abstract.joined(1000) for abstract in data.abstracts(texts)]
         what = f"{len(sample)} SciFact abstracts, first 1,000 characters"
     else:
         sample = calibration_sample(texts)
@@ -425,12 +421,20 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200, help="queries per mode for the latency table")
     parser.add_argument("--eval-queries", type=int, default=1000)
     parser.add_argument("--encode-texts", type=int, default=200, help="texts for the encode-rate sample (0: skip)")
+    parser.add_argument("--vocabulary", type=int, default=VOCABULARY, help="distinct words of the synthetic text")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the whole path in seconds: 500 chunks of 2,000 distinct words, 3 queries, 5 evaluated, 4 encoded",
+    )
     parser.add_argument("--query-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.smoke:
+        args.chunks, args.queries, args.eval_queries, args.encode_texts, args.vocabulary = 500, 3, 5, 4, 2000
 
     if args.query_child:
         home, golden_path = args.query_child.split("::")
-        print(json.dumps(query_process(Path(home), args.queries, Path(golden_path))))
+        print(json.dumps(query_process(Path(home), args.queries, Path(golden_path), args.vocabulary)))
         return
 
     home = Path(args.home) if args.home else Path(tempfile.mkdtemp(prefix="bench-scale-"))
@@ -450,7 +454,7 @@ def main() -> None:
         if catalog_holds_collection(home):
             sys.exit(f"{home} already holds collection {COLLECTION!r}; pass --reuse to query it, or another --home")
         build_load = load()
-        rows = build(home, args.chunks)
+        rows = build(home, args.chunks, args.vocabulary)
         table(
             f"build of {args.chunks:,} chunks (load average before {build_load}, after {load()})",
             ["phase", "seconds", "µs per chunk"],
@@ -484,7 +488,8 @@ def main() -> None:
         write_golden(home, args.eval_queries, golden_path)
     query_load = load()
     child = subprocess.run(
-        [sys.executable, __file__, "--query-child", f"{home}::{golden_path}", "--queries", str(args.queries)],
+        [sys.executable, __file__, "--query-child", f"{home}::{golden_path}", "--queries", str(args.queries)]
+        + ["--vocabulary", str(args.vocabulary)],
         capture_output=True,
         text=True,
         check=False,
@@ -565,7 +570,7 @@ def main() -> None:
     )
 
     if args.encode_texts:
-        name, what, rate = encode_rate(args.encode_texts)
+        name, what, rate = encode_rate(args.encode_texts, args.smoke)
         rows = [[name, f"{rate:.1f}", f"{chunks / rate / 3600:.1f} h"]]
         from workbench.embedding.calibration import read_calibrations
         from workbench.service.home import resolve_home

@@ -44,6 +44,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+import numpy as np  # noqa: E402
+
 from bench.printing import table  # noqa: E402
 
 
@@ -90,15 +92,16 @@ def query_time_trials(bench, collection: str, golden, trials: int, seed: int) ->
 def slice_home(bench, collection: str, golden, documents: int):
     """A new home with the first ``documents`` documents ``golden`` judges relevant (from their
     Markdown, chunked and embedded as the collection is) and the queries they answer."""
+    from store.repository import DocumentRow
     from workbench.ingestion.sources import Source
     from workbench.service import Workbench
 
-    rows = {}
+    rows: dict[str, DocumentRow] = {}
     for row in bench.documents(collection):
         rows[row.source] = row
         if row.external_id:
             rows[row.external_id] = row
-    chosen: dict[int, object] = {}
+    chosen: dict[int, DocumentRow] = {}
     for query in golden.queries:
         for item in query.relevant:
             row = rows.get(item.doc) or rows.get(item.doc.removesuffix(".md"))
@@ -142,11 +145,11 @@ def index_time_trials(bench, collection: str, golden, seed: int) -> list[list]:
     seen: list[str] = []
     original = embedder.embed
 
-    def counting(texts):
+    def counting(texts: list[str]) -> np.ndarray:
         seen.extend(texts)
         return original(texts)
 
-    embedder.embed = counting
+    embedder.embed = counting  # type: ignore[method-assign]  # the bench watches this one instance, then restores it
     queries = {q.query for q in golden.queries}
     before = embedding_counts(bench.catalog, [model])[model]
     storage = open_storage(Path(tempfile.mkdtemp(prefix="bench-tune-")) / "study.journal")
@@ -155,7 +158,7 @@ def index_time_trials(bench, collection: str, golden, seed: int) -> list[list]:
     started = time.monotonic()
     outcome = run_study(study, space, base, tuning_objective(evaluator, all_queries(golden)), Budget(10), seed=seed)
     elapsed = time.monotonic() - started
-    embedder.embed = original
+    embedder.embed = original  # type: ignore[method-assign]
     corpus = [text for text in seen if text not in queries]
     cached = embedding_counts(bench.catalog, [model])[model] - before
     return [
@@ -216,11 +219,23 @@ def main() -> None:
         help="index-time trials on a new home of this many documents (default 300; 0: on --home itself)",
     )
     parser.add_argument("--skip-index", action="store_true", help="only the query-time trials")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="the whole path in seconds: 2 trials, a 4-document slice (the demo without --home)",
+    )
     args = parser.parse_args()
+    if args.smoke:
+        args.trials, args.index_docs = 2, 4
 
     from workbench.evaluation import golden as golden_sets
     from workbench.service import Workbench
 
+    if args.smoke and not args.home:
+        from workbench.demo import load_demo
+
+        args.home, args.collection, args.golden = tempfile.mkdtemp(prefix="bench-tune-demo-"), "demo", "demo"
+        load_demo(Workbench(args.home))
     source = Path(args.home).expanduser() if args.home else scifact_home(args.cache)
     scratch = Path(tempfile.mkdtemp(prefix="bench-tune-"))
     shutil.copytree(source, scratch / "home")

@@ -57,7 +57,7 @@ class ChunkRecord:
     over_max_length: bool
 
 
-def write_chunk_store(folder: Path, columns: Mapping[str, Sequence]) -> int:
+def write_chunk_store(folder: Path, columns: Mapping[str, Sequence | np.ndarray]) -> int:
     """Write the chunk table given as columns (``store.index_set.CHUNK_COLUMNS``); returns its rows.
 
     Rows are stored in chunk id order, so a lookup is a binary search.

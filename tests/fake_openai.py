@@ -144,7 +144,10 @@ def default_reply(purpose: str, system: str, user: str) -> str:
     if purpose == "query.rewrite":
         return f"{_field(user, 'Query').rstrip('?？')} overview"
     if purpose in ("query.multi", "query.decompose"):
-        n = int(re.search(r"\b(\d+)\b", system).group(1))
+        asked = re.search(r"\b(\d+)\b", system)
+        if asked is None:
+            raise ValueError(f"{purpose}: the system prompt names no count of queries")
+        n = int(asked.group(1))
         question = _field(user, "Query" if purpose == "query.multi" else "Question")
         if purpose == "query.decompose":
             parts = [p.strip() for p in re.split(r"\band\b|和|以及|,|，", question) if p.strip()]
@@ -174,8 +177,8 @@ def default_reply(purpose: str, system: str, user: str) -> str:
         return f"{_first_sentence(sources['S1'])} [S1]"
     if purpose == "judge.faithfulness":
         statement = _block(user, "statement")
-        sources = "\n".join(text for name, text in data_blocks(user) if re.fullmatch(r"S\d+", name))
-        return "yes" if overlap(statement, sources) >= 0.6 else "no"
+        cited = "\n".join(text for name, text in data_blocks(user) if re.fullmatch(r"S\d+", name))
+        return "yes" if overlap(statement, cited) >= 0.6 else "no"
     if purpose == "judge.answer_relevance":
         question, answer = _field(user, "Question"), _block(user, "answer")
         return str(min(10, round(10 * overlap(question, answer) * 1.5)))

@@ -42,7 +42,10 @@ CONTROLS = {
 
 
 def _write(data: bytes) -> Callable[[Path], None]:
-    return lambda path: path.write_bytes(data)
+    def write(path: Path) -> None:
+        path.write_bytes(data)
+
+    return write
 
 
 def _zip_package(
