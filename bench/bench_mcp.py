@@ -27,6 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PYTHONPATH": str(ROOT)}
 
+from bench.printing import table  # noqa: E402  (after the checkout is on the path)
+
 
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
@@ -154,12 +156,27 @@ def main() -> int:
         server.wait(30)
     stdio = anyio.run(stdio_load, home, queries, arguments.calls, arguments.collection)
     http_p95, stdio_p95 = percentile(http["latencies"], 0.95), percentile(stdio, 0.95)
-    print(f"HTTP: {arguments.clients} clients, {len(http['latencies'])} calls while tune ran ({http['tune']})")
-    print(f"  errors {len(http['errors'])} (goal 0)" + "".join(f"\n    {e}" for e in http["errors"][:5]))
-    print(f"  p50 {percentile(http['latencies'], 0.5):.1f} ms, p95 {http_p95:.1f} ms")
-    print(f"stdio: 1 client, {len(stdio)} calls: p50 {percentile(stdio, 0.5):.1f} ms, p95 {stdio_p95:.1f} ms")
-    print(f"p95 HTTP / stdio: {http_p95 / stdio_p95:.2f} (goal <= 3)")
-    print(f"load average: {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after (1 min)")
+    load_after = os.getloadavg()
+    table(
+        f"query_knowledge_hub over MCP, {arguments.collection}: HTTP while a {arguments.trials}-trial tune task ran "
+        f"({http['tune']}), stdio alone; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after, "
+        f"{os.cpu_count()} cores",
+        ["transport", "clients", "calls", "errors", "p50 ms", "p95 ms", "p95 vs stdio"],
+        [
+            [
+                "HTTP",
+                arguments.clients,
+                len(http["latencies"]),
+                len(http["errors"]),
+                f"{percentile(http['latencies'], 0.5):.1f}",
+                f"{http_p95:.1f}",
+                f"{http_p95 / stdio_p95:.2f} (goal <= 3)",
+            ],
+            ["stdio", 1, len(stdio), 0, f"{percentile(stdio, 0.5):.1f}", f"{stdio_p95:.1f}", "1.00"],
+        ],
+    )
+    for error in http["errors"][:5]:
+        print(f"  error: {error}")
     return 0 if not http["errors"] else 1
 
 
