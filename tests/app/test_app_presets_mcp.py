@@ -75,7 +75,7 @@ def test_mcp_json_serves_this_home_and_preset(demo_home: Path, open_app):
     server = {
         "command": sys.executable,
         "args": ["-m", "workbench", "mcp", "--home", str(demo_home), "--preset", "default"],
-        "env": {"PYTHONPATH": str(PROJECT_DIR)},
+        "env": {"PYTHONPATH": str(PROJECT_DIR), "HF_HUB_OFFLINE": "1"},  # as README shows it
     }
     assert claude == {"mcpServers": {"rag-workbench": server}}
     assert vscode == {"servers": {"rag-workbench": {"type": "stdio", **server}}}
@@ -104,6 +104,7 @@ def test_a_preset_using_the_llm_passes_the_endpoint_but_never_the_key(
     env = claude["mcpServers"]["rag-workbench"]["env"]
     assert env == {
         "PYTHONPATH": str(PROJECT_DIR),
+        "HF_HUB_OFFLINE": "1",
         "WORKBENCH_LLM_BASE_URL": fake_llm.base_url,
         "WORKBENCH_LLM_MODEL": "fake-llm",
         "WORKBENCH_LLM_API_KEY": "<your API key>",
