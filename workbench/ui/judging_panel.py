@@ -26,6 +26,7 @@ from workbench.golden.judging_session import JudgingSession, settle_grades
 from workbench.service import Workbench
 from workbench.text import error_message
 from workbench.ui import session
+from workbench.ui.chunk_text import show_chunk_text
 from workbench.ui.text import md_escape
 
 JUDGE_KEY = "judging_judge"
@@ -312,7 +313,7 @@ def _render_judging(view: JudgingView) -> None:
         )
     text = view.text if view.text is not None else f"(document {item.document} is no longer in {held.row.collection})"
     with st.container(border=True, height=260, key="judging_chunk"):
-        st.text(text)
+        show_chunk_text(text)  # its Markdown tables as tables, not raw pipes
     with st.container(horizontal=True, key="judging_keys"):
         for grade in GRADES:
             st.button(
