@@ -55,3 +55,9 @@ def first_line(error: BaseException, *, with_type: bool = False) -> str:
     if with_type:
         return f"{type(error).__name__}: {cause}".rstrip(": ")
     return cause or type(error).__name__
+
+
+def preset_label(name: str, forced: bool) -> str:
+    """A preset's name as every list shows it: marked when it was saved although its held-out
+    interval did not lie above zero (``tune --force``), so it is never taken for a real gain."""
+    return f"{name} (forced)" if forced else name

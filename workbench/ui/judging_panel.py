@@ -102,6 +102,7 @@ def render_pool_builder(collection: str, found: list[tuple[PoolRow, int, int]]) 
             presets + built_in,
             default=built_in[:4],
             key="judging_new_configs",
+            format_func=session.preset_label,
             help="Presets, and built-in configurations spanning the modes, fusion methods and "
             "MMR. More configurations find more of what is relevant.",
         )
