@@ -59,6 +59,9 @@ def test_an_empty_home_says_what_to_do(tmp_path: Path, open_app):
 
 def test_without_a_query_the_page_explains_the_next_step(lab):
     assert any("Type a query above" in text for text in _texts(lab, "info"))
+    # the settings start folded, so a first query's verdicts and final lists are in view
+    assert not [box for box in lab.toggle if box.key == "lab_a_mmr.enabled"]
+    _open_settings(lab, "a", "b")
     # both sides are configured from the preset; B starts as A plus MMR
     assert lab.toggle(key="lab_a_mmr.enabled").value is False
     assert lab.toggle(key="lab_b_mmr.enabled").value is True
@@ -68,6 +71,8 @@ def test_without_a_query_the_page_explains_the_next_step(lab):
 @pytest.mark.parametrize("side", ["a", "b"])
 def test_the_side_widgets_offer_exactly_the_configuration_limits(lab, side):
     from workbench.config import key_limits
+
+    _open_settings(lab, side)
 
     numbers = {"retrieval.top_k", "retrieval.candidates", "fusion.k", "mmr.pool", "rerank.top_m", "dense.ef_search"}
     for key in numbers:
