@@ -181,6 +181,6 @@ def test_a_forced_preset_is_marked_wherever_listed_and_its_whole_record_opens(de
     assert [json.loads(block.value) for block in app.json] == [FORCED_PROVENANCE]
 
     record.set_value("chinese-notes").run()
-    assert f"Description: 中文笔记的配置" in [plain(block.value) for block in app.markdown]
+    assert "Description: 中文笔记的配置" in [plain(block.value) for block in app.markdown]
     assert any("No provenance: saved by hand" in caption.value for caption in app.caption)
     assert not app.json
