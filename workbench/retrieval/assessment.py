@@ -150,10 +150,10 @@ def _terms(query: str, chunk_ids: list[int], snapshot: Snapshot, config: Confide
     # a function word ("does", "how", "which") names no topic: the keyword index may keep it, but a
     # collection that never writes "does" is no sign that a question with it has no answer there
     function = function_terms(query, sparse.tokenizer)
-    rows = [row for row in rows if row["term"] not in function]
+    rows = tuple(row for row in rows if row["term"] not in function)
     if not rows:
         return Evidence(TERMS, None, *thresholds, False, "the query has only function words (how, does, what…)")
-    explained = [(cid, [row for row in parts if row["term"] not in function]) for cid, parts in explained]
+    explained = [(cid, tuple(row for row in parts if row["term"] not in function)) for cid, parts in explained]
     unseen_idf = lucene_idf(0, max(len(sparse), 1))
     idf = {row["term"]: (row["idf"] if row["df"] else unseen_idf) for row in rows}
     unseen = [row["term"] for row in rows if not row["df"]]
