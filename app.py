@@ -25,11 +25,11 @@ from workbench.ui.access import gate, read_only
 from workbench.ui.demo_loader import load_demo_with_progress
 from workbench.ui.expected_errors import shown_as_messages
 from workbench.ui.lab_runs import run_ahead
-from workbench.ui.pages import RETRIEVAL_LAB, navigate
+from workbench.ui.pages import FAVICON, RETRIEVAL_LAB, navigate
 from workbench.ui.sidebar import render_sidebar
 from workbench.ui.text import md_escape
 
-st.set_page_config(page_title="RAG Workbench", page_icon=":material/hub:", layout="wide")
+st.set_page_config(page_title="RAG Workbench", page_icon=str(FAVICON), layout="wide")
 
 # the sign-in gate before anything reads the home: a visitor without the token sees only its box
 try:

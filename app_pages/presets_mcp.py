@@ -18,10 +18,15 @@ from workbench.mcp_server.client_config import (
     vscode_config,
 )
 from workbench.retrieval.llm_cost import endpoint_uses
+from workbench.text import preset_label
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only
+from workbench.ui.preset_record import preset_record_view
 from workbench.ui.text import md_escape
 from workbench.ui.widgets import config_editor, require_collection
+
+#: the confirmation of the preset just saved, shown beside the button on the next run
+SAVED_KEY = "preset_saved_note"
 
 
 def preset_editor(collection: str, preset: str) -> None:
@@ -54,8 +59,13 @@ def preset_editor(collection: str, preset: str) -> None:
         "Description", key="preset_save_description", placeholder="what this configuration is for"
     )
     make_default = st.checkbox(f"Make it the default preset of {md_escape(collection)}", key="preset_make_default")
-    if st.button("Save preset", key="preset_save", type="primary", icon=":material/save:"):
-        save(collection, name.strip(), description.strip(), overrides, edited.errors, make_default)
+    button_column, said_column = st.columns([1, 3], vertical_alignment="center")
+    if button_column.button("Save preset", key="preset_save", type="primary", icon=":material/save:"):
+        with said_column:
+            save(collection, name.strip(), description.strip(), overrides, edited.errors, make_default)
+    saved = st.session_state.pop(SAVED_KEY, None)
+    if saved:  # said beside the button, on the run that shows the saved preset selected
+        said_column.success(saved, icon=":material/check:")
 
 
 def save(collection: str, name: str, description: str, overrides: dict, errors: dict, make_default: bool) -> None:
@@ -73,7 +83,7 @@ def save(collection: str, name: str, description: str, overrides: dict, errors: 
     if make_default:
         bench.set_default_preset(collection, name)
     session.request_preset(name)
-    session.flash("success", f"Saved preset **{md_escape(name)}** ({len(overrides)} settings) and selected it.")
+    st.session_state[SAVED_KEY] = f"Saved preset **{md_escape(name)}** ({len(overrides)} settings) and selected it."
     st.rerun()
 
 
@@ -83,17 +93,18 @@ def preset_table() -> None:
         pd.DataFrame(
             [
                 {
-                    "preset": name,
-                    "settings": " ".join(f"{key}={value}" for key, value in sorted(overrides.items()))
+                    "preset": preset_label(preset.name, preset.forced),
+                    "settings": " ".join(f"{key}={value}" for key, value in sorted(preset.overrides.items()))
                     or "(built-in defaults)",
-                    "description": description,
+                    "description": preset.description,
                 }
-                for name, overrides, description in session.preset_list()
+                for preset in session.preset_records()
             ]
         ),
         hide_index=True,
         width="stretch",
     )
+    preset_record_view(session.preset_records())
 
 
 def mcp_panel(collection: str, preset: str) -> None:

@@ -64,7 +64,9 @@ async def http_load(url: str, queries: list[str], clients: int, calls: int, coll
             "study": f"bench-mcp-{int(time.time())}",  # a new study each run: the tune really runs
         }
         handle = await starter.session.call_tool("tune", arguments, allow_claimed=True)
-        task_id = handle.task_id
+        task_id = getattr(handle, "task_id", None)  # the Tasks extension's field on a claimed result
+        if not isinstance(task_id, str):
+            raise SystemExit(f"tune did not start as a task: {handle!r}"[:300])
         counter = iter(range(calls))
 
         async def one_client() -> None:
@@ -76,7 +78,7 @@ async def http_load(url: str, queries: list[str], clients: int, calls: int, coll
                             "query_knowledge_hub", {"query": queries[number % len(queries)], "collection": collection}
                         )
                         if result.is_error:
-                            errors.append(result.content[0].text[:200])
+                            errors.append(str(getattr(result.content[0], "text", result.content[0]))[:200])
                     except Exception as error:
                         errors.append(repr(error)[:200])
                     latencies.append((time.perf_counter() - started) * 1000)

@@ -28,6 +28,11 @@ class StoredPreset:
     #: held-out estimate and interval, forced or not); None for presets saved by hand
     provenance: dict | None = None
 
+    @property
+    def forced(self) -> bool:
+        """Saved although its held-out interval did not lie above zero (``tune --force``)."""
+        return bool((self.provenance or {}).get("forced"))
+
 
 @dataclass(frozen=True)
 class StoredSettings:

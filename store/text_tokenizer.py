@@ -139,6 +139,30 @@ class Bm25Tokenizer:
         tokens.extend(self._latin_tokens(text[position:]))
         return tokens
 
+    def surface_forms(self, text: str) -> dict[str, str]:
+        """Each token of ``text`` -> the first word of ``text``, as written, that gives it: what a
+        person typed ("combine") for the stem the index holds ("combin"). A Chinese word is its own."""
+        forms: dict[str, str] = {}
+        position = 0
+        runs = list(_CJK_RUN.finditer(text)) if self.cjk != "none" else []
+        for run in runs:
+            self._latin_forms(text[position : run.start()], forms)
+            for word in _cjk_tokens(run.group()):
+                forms.setdefault(word, word)
+            position = run.end()
+        self._latin_forms(text[position:], forms)
+        return forms
+
+    def _latin_forms(self, text: str, forms: dict[str, str]) -> None:
+        stopwords = STOPWORD_LISTS[self.stopwords]
+        for match in _WORD.finditer(text):
+            word = match.group()
+            lowered = word.lower()
+            if lowered in stopwords:
+                continue
+            snowball = self._snowball
+            forms.setdefault(lowered if snowball is None else self._stem(snowball, lowered), word)
+
     def tokenize_many(self, texts: Iterable[str]) -> list[list[str]]:
         return [self.tokenize(text) for text in texts]
 

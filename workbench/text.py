@@ -55,3 +55,23 @@ def first_line(error: BaseException, *, with_type: bool = False) -> str:
     if with_type:
         return f"{type(error).__name__}: {cause}".rstrip(": ")
     return cause or type(error).__name__
+
+
+def preset_label(name: str, forced: bool) -> str:
+    """A preset's name as every list shows it: marked when it was saved although its held-out
+    interval did not lie above zero (``tune --force``), so it is never taken for a real gain."""
+    return f"{name} (forced)" if forced else name
+
+
+def number(value: float, digits: int = 4) -> str:
+    """``value`` with ``digits`` decimals and a true minus sign ("−0.0829"); a value that rounds to
+    zero shows no sign."""
+    shown = f"{abs(value):.{digits}f}"
+    return f"\u2212{shown}" if value < 0 and float(shown) != 0 else shown
+
+
+def operand(value: float, digits: int = 4) -> str:
+    """``number`` as the right-hand side of an operator: a negative one in parentheses, so a
+    formula reads "0.5422 − (−0.0829)", never "0.5422 − -0.0829"."""
+    shown = number(value, digits)
+    return f"({shown})" if shown.startswith("\u2212") else shown

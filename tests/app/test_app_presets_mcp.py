@@ -75,7 +75,7 @@ def test_mcp_json_serves_this_home_and_preset(demo_home: Path, open_app):
     server = {
         "command": sys.executable,
         "args": ["-m", "workbench", "mcp", "--home", str(demo_home), "--preset", "default"],
-        "env": {"PYTHONPATH": str(PROJECT_DIR)},
+        "env": {"PYTHONPATH": str(PROJECT_DIR), "HF_HUB_OFFLINE": "1"},  # as README shows it
     }
     assert claude == {"mcpServers": {"rag-workbench": server}}
     assert vscode == {"servers": {"rag-workbench": {"type": "stdio", **server}}}
@@ -104,6 +104,7 @@ def test_a_preset_using_the_llm_passes_the_endpoint_but_never_the_key(
     env = claude["mcpServers"]["rag-workbench"]["env"]
     assert env == {
         "PYTHONPATH": str(PROJECT_DIR),
+        "HF_HUB_OFFLINE": "1",
         "WORKBENCH_LLM_BASE_URL": fake_llm.base_url,
         "WORKBENCH_LLM_MODEL": "fake-llm",
         "WORKBENCH_LLM_API_KEY": "<your API key>",
@@ -126,3 +127,60 @@ def test_without_an_endpoint_a_preset_using_the_llm_gets_placeholders(demo_home_
     env = claude["mcpServers"]["rag-workbench"]["env"]
     assert env["WORKBENCH_LLM_BASE_URL"] == "http://localhost:11434/v1" and env["WORKBENCH_LLM_MODEL"] == "<model name>"
     assert any("fill in your endpoint and model" in plain(info.value) for info in app.info)
+
+
+FORCED_DESCRIPTION = (
+    "tune demo-demo-d9783613: held-out ndcg@10 +0.0714 [+0.0000, +0.1769] on 7 queries (30% held out, "
+    "seed 0); saved with --force although the interval does not lie above zero"
+)
+FORCED_PROVENANCE = {
+    "tool": "tune",
+    "study": "demo-demo-d9783613",
+    "collection": "demo",
+    "golden": "demo",
+    "split": {"holdout": 0.3},
+    "seed": 0,
+    "metric": "ndcg@10",
+    "level": "doc",
+    "held_out": {
+        "metric": "ndcg@10",
+        "queries": 7,
+        "base": 0.8758,
+        "winner": 0.9473,
+        "gain": 0.0714,
+        "interval": {"low": 0.0, "high": 0.1769, "confidence": 0.95},
+        "verdict": "not distinguishable",
+    },
+    "forced": True,
+    "based_on": "default",
+    "varied": ["fusion.k", "mmr.enabled"],
+    "trials": 40,
+}
+
+
+def test_a_forced_preset_is_marked_wherever_listed_and_its_whole_record_opens(demo_home_copy: Path, open_app):
+    bench = Workbench(demo_home_copy)
+    bench.save_preset("tuned", {"fusion.k": 20}, FORCED_DESCRIPTION, FORCED_PROVENANCE)
+    bench.save_preset("chinese-notes", {"mmr.enabled": True}, "中文笔记的配置")
+    app = open_app(demo_home_copy, page=PAGE)
+    assert not app.exception, app.exception
+    assert "tuned (forced)" in app.sidebar.selectbox(key="preset").options
+    assert "chinese-notes" in app.sidebar.selectbox(key="preset").options
+    assert "tuned (forced)" in list(app.dataframe[0].value["preset"])
+
+    record = app.selectbox(key="preset_record_pick")
+    assert record.value == "tuned" and "tuned (forced)" in record.options  # the tuned one opens first
+    assert any(w.value.startswith("Forced: saved with force") for w in app.warning)
+    texts = [plain(block.value) for block in app.markdown]
+    assert f"Description: {FORCED_DESCRIPTION}" in texts  # whole, not cut
+    assert any(
+        "Held-out ndcg@10: 0.8758 -> 0.9473, gain +0.0714, 95% interval [+0.0000, +0.1769] over 7 queries: "
+        "not distinguishable." in text
+        for text in texts
+    ), texts
+    assert [json.loads(block.value) for block in app.json] == [FORCED_PROVENANCE]
+
+    record.set_value("chinese-notes").run()
+    assert "Description: 中文笔记的配置" in [plain(block.value) for block in app.markdown]
+    assert any("No provenance: saved by hand" in caption.value for caption in app.caption)
+    assert not app.json

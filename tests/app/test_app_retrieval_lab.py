@@ -59,6 +59,9 @@ def test_an_empty_home_says_what_to_do(tmp_path: Path, open_app):
 
 def test_without_a_query_the_page_explains_the_next_step(lab):
     assert any("Type a query above" in text for text in _texts(lab, "info"))
+    # the settings start folded, so a first query's verdicts and final lists are in view
+    assert not [box for box in lab.toggle if box.key == "lab_a_mmr.enabled"]
+    _open_settings(lab, "a", "b")
     # both sides are configured from the preset; B starts as A plus MMR
     assert lab.toggle(key="lab_a_mmr.enabled").value is False
     assert lab.toggle(key="lab_b_mmr.enabled").value is True
@@ -68,6 +71,8 @@ def test_without_a_query_the_page_explains_the_next_step(lab):
 @pytest.mark.parametrize("side", ["a", "b"])
 def test_the_side_widgets_offer_exactly_the_configuration_limits(lab, side):
     from workbench.config import key_limits
+
+    _open_settings(lab, side)
 
     numbers = {"retrieval.top_k", "retrieval.candidates", "fusion.k", "mmr.pool", "rerank.top_m", "dense.ef_search"}
     for key in numbers:
@@ -484,7 +489,7 @@ def _configuration_open(app, side: str) -> bool:
 
 
 def test_a_side_configuration_opened_after_a_query_folds_away_at_the_next_query(lab):
-    assert _configuration_open(lab, "b")  # before any query: open, to set up the sides
+    assert not _configuration_open(lab, "b")  # folded from the start: a first query's results come first
     lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
     assert not _configuration_open(lab, "b")
     _open_settings(lab, "b")  # the user opens B's panel to change a setting
@@ -496,7 +501,7 @@ def test_a_side_configuration_opened_after_a_query_folds_away_at_the_next_query(
 
 
 def test_a_folded_panel_draws_no_widgets_and_its_settings_still_apply(lab):
-    lab.number_input(key="lab_b_retrieval.top_k").set_value(3).run()  # before any query: both panels open
+    _open_settings(lab, "b").number_input(key="lab_b_retrieval.top_k").set_value(3).run()  # opened before a query
     lab.selectbox(key="lab_b_fusion.method").set_value("weighted").run()
     lab.number_input(key="lab_b_fusion.weights.bm25").set_value(0.8).run()
     lab.selectbox(key="lab_b_rerank.model").set_value("__other__").run()

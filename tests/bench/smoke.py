@@ -60,6 +60,7 @@ SMOKE: dict[str, Smoke] = {
         "evaluation", ("setting", "calls/q", "tokens/q", "first ms"), demo_home=True, arguments=("--collection", "demo")
     ),
     "bench_mcp": Smoke("evaluation", ("transport", "clients", "calls", "errors", "p50 ms", "p95 ms"), demo_home=True),
+    "bench_new_collection": Smoke("evaluation", ("step", "seconds", "load average")),
     # on a copy of the demo home: the query path and tuning
     "bench_lab_fairness": Smoke("queries", ("query", "stage", "A ms", "B ms", "A/B"), demo_home=True),
     "bench_query": Smoke(

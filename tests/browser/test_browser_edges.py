@@ -43,8 +43,26 @@ def edges_url(demo_home: Path, tmp_path_factory: pytest.TempPathFactory):
     shutil.copytree(demo_home, home)
     add_notes_collection(home)
     add_generated_set(home)
+    _add_forced_preset(home)
     with serve(home, "streamlit-server-edges.log") as url:
         yield url
+
+
+FORCED_DESCRIPTION = (
+    "tune demo-demo-d9783613: held-out ndcg@10 +0.0714 [+0.0000, +0.1769] on 7 queries (30% held out, "
+    "seed 0); saved with --force although the interval does not lie above zero"
+)
+
+
+def _add_forced_preset(home: Path) -> None:
+    """A preset ``tune --force`` saved: its provenance says forced (issue 36, point 5)."""
+    from workbench.service import Workbench
+
+    held_out = {"metric": "ndcg@10", "queries": 7, "base": 0.8758, "winner": 0.9473, "gain": 0.0714}
+    held_out |= {"interval": {"low": 0.0, "high": 0.1769, "confidence": 0.95}, "verdict": "not distinguishable"}
+    provenance = {"tool": "tune", "study": "demo-demo-d9783613", "golden": "demo", "collection": "demo"}
+    provenance |= {"held_out": held_out, "forced": True, "trials": 40}
+    Workbench(home).save_preset("tuned", {"fusion.k": 20}, FORCED_DESCRIPTION, provenance)
 
 
 @pytest.fixture(scope="module")
@@ -277,3 +295,59 @@ def test_a_lab_query_reruns_only_the_lab_and_a_sidebar_pick_the_page(page, edges
     frames.clear()
     _pick_sidebar_collection(page, "notes")
     assert () in script_runs(frames), script_runs(frames)  # the signal is real: a sidebar pick is a whole-page run
+
+
+def test_the_lab_reads_at_1400_px_and_no_page_reaches_another_host(page, edges_url):
+    """Issue 36, point 8: the settings start folded so both final lists are in view, and the
+    passage column is wide and wrapped; point 9: the favicon is the app's own (it came from a font
+    host, an error on every page offline)."""
+    from playwright.sync_api import expect
+
+    elsewhere: list[str] = []
+    page.on("request", lambda request: elsewhere.append(request.url) if "127.0.0.1" not in request.url else None)
+    _open(page, edges_url, "retrieval_lab", "Retrieval lab")
+    for side in ("a", "b"):  # folded before the first query too
+        expect(page.locator(f".st-key-lab_{side}_mmr-enabled")).to_have_count(0)
+    _ask(page, "How does reciprocal rank fusion combine BM25 and dense results?")
+    for side in ("a", "b"):
+        container = page.locator(f".st-key-side_{side}")
+        expect(container.get_by_text("Relevant: the top hits look like", exact=False)).to_be_visible()
+        final = container.get_by_test_id("stDataFrame").filter(visible=True).first
+        box = final.bounding_box()
+        assert box is not None and box["y"] < VIEWPORT["height"], box  # the results start in view
+        names = _visible_columns(final)
+        assert "snippet" in names, names
+        # the passage wraps over three lines: rows of 72 px (one line of ~25 characters before)
+        assert box["height"] >= 72 * 4, box
+    page.screenshot(path=str(ARTIFACTS / "edges-06-lab-readable.png"))
+    icon = page.locator("link[rel~=icon]").first.get_attribute("href") or ""
+    assert icon.startswith(("data:", "/", edges_url)), icon
+    assert not elsewhere, elsewhere
+
+
+def test_a_forced_preset_is_marked_and_its_record_opens_and_saving_says_so_beside_the_button(page, edges_url):
+    """Issue 36, point 5, on Presets & MCP."""
+    from playwright.sync_api import expect
+
+    _open(page, edges_url, "presets_mcp", "Presets & MCP")
+    sidebar_preset = page.get_by_test_id("stSidebar").locator(".st-key-preset")
+    sidebar_preset.locator("input").click()
+    expect(page.get_by_role("option", name="tuned (forced)", exact=True)).to_be_visible(timeout=STEP_S * 1000)
+    page.keyboard.press("Escape")
+
+    open_panel(page, "Whole record of a preset")
+    record = page.locator(".st-key-preset_record")
+    expect(record.locator(".st-key-preset_record_pick input")).to_have_value("tuned (forced)")
+    expect(record.get_by_text("Forced: saved with force", exact=False)).to_be_visible()
+    expect(record.get_by_text(FORCED_DESCRIPTION, exact=False)).to_be_visible()  # whole, not cut
+
+    page.locator(".st-key-preset_save_name-default input").fill("readable")
+    page.locator(".st-key-preset_save_name-default input").press("Tab")
+    button = page.locator(".st-key-preset_save button")
+    button.click()
+    said = page.get_by_text("Saved preset readable", exact=False)
+    expect(said).to_be_visible(timeout=STEP_S * 1000)
+    settle(page)
+    button_box, said_box = page.locator(".st-key-preset_save button").bounding_box(), said.bounding_box()
+    assert button_box and said_box and abs(said_box["y"] - button_box["y"]) < 80, (button_box, said_box)
+    page.screenshot(path=str(ARTIFACTS / "edges-07-preset-saved.png"))

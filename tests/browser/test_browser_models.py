@@ -152,6 +152,8 @@ def test_download_use_and_remove_models_from_the_app(app, hub) -> None:
             page.get_by_test_id("stSidebar").get_by_role("link", name="Retrieval lab").click()
             expect(page.locator(".st-key-lab_query input")).to_be_visible(timeout=STEP_S * 1000)
             settle(page)
+            page.locator(".st-key-side_a").get_by_text("Configuration", exact=True).click()  # starts folded
+            settle(page)
             pick(page, "lab_a_rerank-model", RERANKER)
             query = page.locator(".st-key-lab_query input")
             query.fill("What closes its tentacles at low tide?")

@@ -66,3 +66,21 @@ def test_english_tokens_equal_bm25s_reference_setup():
         texts, stopwords="en", stemmer=Stemmer.Stemmer("english"), return_ids=False, show_progress=False
     )
     assert Bm25Tokenizer().tokenize_many(texts) == reference
+
+
+def test_surface_forms_give_back_the_words_as_typed_for_their_stems():
+    from store.text_tokenizer import Bm25Tokenizer
+
+    tokenizer = Bm25Tokenizer()
+    query = "How does reciprocal rank fusion combine BM25 and dense Results?"
+    forms = tokenizer.surface_forms(query)
+    assert set(forms) == set(tokenizer.tokenize(query))  # a form for every token, no more
+    assert forms["doe"] == "does" and forms["combin"] == "combine" and forms["result"] == "Results"
+    assert forms["bm25"] == "BM25"
+    chinese = tokenizer.surface_forms("倒数排名融合的分数怎么计算")
+    assert set(chinese) == set(tokenizer.tokenize("倒数排名融合的分数怎么计算"))
+    assert all(word == token for token, word in chinese.items())
+    assert Bm25Tokenizer(stemmer="none").surface_forms("Combining results") == {
+        "combining": "Combining",
+        "results": "results",
+    }

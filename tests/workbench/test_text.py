@@ -54,3 +54,12 @@ def test_error_message_is_the_message_as_written():
     assert str(KeyError("x")) == "'x'"  # what it mends
     assert error_message(ValueError("bad value")) == "bad value"
     assert error_message(LookupError()) == ""  # no argument: str() of it
+
+
+def test_numbers_carry_a_true_minus_and_negative_operands_their_parentheses():
+    from workbench.text import number, operand
+
+    assert number(-0.08291) == "−0.0829" and number(0.5422) == "0.5422"
+    assert number(-0.00001) == "0.0000"  # rounds to zero: no sign
+    assert f"(0.5422 − {operand(-0.08291)})" == "(0.5422 − (−0.0829))"  # was "(0.5422 − -0.0829)"
+    assert operand(0.0829) == "0.0829" and operand(-1 / 3, 6) == "(−0.333333)"

@@ -28,10 +28,11 @@ from workbench.llm.client import LlmCall
 from workbench.retrieval.enhance import QueryVariant
 from workbench.retrieval.stages import FUSION, MMR, RERANK, ROUTES
 from workbench.retrieval.trace import ChunkView, Trace
+from workbench.text import number, operand
 
 
 def _num(value: float, digits: int = 4) -> str:
-    return f"{value:.{digits}f}"
+    return number(value, digits)
 
 
 @dataclass(frozen=True)
@@ -221,13 +222,15 @@ def explain_fusion(
         else:
             weight, normalized = float(entry["weight"]), float(entry["normalized"])
             how = _normalization_formula(trace, route, score, normalized, stage.config.get("normalization", "minmax"))
-            formula = f"{route}: weight × normalised = {weight:g} × {_num(normalized)} = {_num(contribution)}   ({how})"
+            formula = (
+                f"{route}: weight × normalised = {weight:g} × {operand(normalized)} = {_num(contribution)}   ({how})"
+            )
             terms.append(FusionTerm(route, rank, score, contribution, weight, normalized, formula))
     total = math.fsum(term.contribution for term in terms)
     stage_score = stage.ranked.score_map()[chunk_id]
     digits = 6 if method == "rrf" else 4
     name = "RRF" if method == "rrf" else "weighted"
-    formula = f"{name} = {' + '.join(_num(t.contribution, digits) for t in terms)} = {_num(total, digits)}"
+    formula = f"{name} = {' + '.join(operand(t.contribution, digits) for t in terms)} = {_num(total, digits)}"
     return FusionExplanation(method, tuple(terms), total, stage_score, stage.ranked.rank_of(chunk_id), formula)
 
 
@@ -242,9 +245,9 @@ def _normalization_formula(trace: Trace, route: str, score: float | None, normal
     if method == "zscore":
         mean = statistics.fmean(scores)
         std = statistics.pstdev(scores, mu=mean)
-        return f"zscore: ({_num(score)} − mean {_num(mean)}) / std {_num(std)} = {_num(normalized)}"
+        return f"zscore: ({_num(score)} − mean {operand(mean)}) / std {_num(std)} = {_num(normalized)}"
     low, high = min(scores), max(scores)
-    return f"minmax: ({_num(score)} − {_num(low)}) / ({_num(high)} − {_num(low)}) = {_num(normalized)}"
+    return f"minmax: ({_num(score)} − {operand(low)}) / ({_num(high)} − {operand(low)}) = {_num(normalized)}"
 
 
 def explain_mmr(trace: Trace, chunk_id: int) -> MmrExplanation | None:
@@ -262,8 +265,8 @@ def explain_mmr(trace: Trace, chunk_id: int) -> MmrExplanation | None:
     versus = "first pick: nothing selected yet" if against is None else f"most similar selected chunk: {against}"
     formula = (
         "MMR = λ·relevance − (1 − λ)·max_similarity\n"
-        f"    = {lambda_:g} × {_num(relevance)} − {_num(1.0 - lambda_, 2)} × {_num(max_similarity)}"
-        f" = {_num(lambda_ * relevance)} − {_num(penalty)} = {_num(score)}   ({versus})"
+        f"    = {lambda_:g} × {operand(relevance)} − {_num(1.0 - lambda_, 2)} × {operand(max_similarity)}"
+        f" = {_num(lambda_ * relevance)} − {operand(penalty)} = {_num(score)}   ({versus})"
     )
     return MmrExplanation(
         lambda_,

@@ -21,10 +21,11 @@ from store.retrieval_index import ExplainNotSupported
 from workbench.retrieval.enhance import AS_TYPED
 from workbench.retrieval.stages import BM25, DENSE, variant_stage
 from workbench.retrieval.trace import Trace
+from workbench.text import number
 
 
 def _num(value: float, digits: int = 4) -> str:
-    return f"{value:.{digits}f}"
+    return number(value, digits)
 
 
 def route_text(trace: Trace, route: str) -> tuple[str, str]:
@@ -51,6 +52,12 @@ class TermContribution:
     avg_doc_len: float
     contribution: float
     formula: str
+    #: the query's word as typed ("combine") for the indexed term ("combin"); ``term`` when none
+    word: str = ""
+
+    @property
+    def shown(self) -> str:
+        return self.word or self.term
 
 
 @dataclass(frozen=True)
@@ -100,8 +107,10 @@ def explain_bm25(trace: Trace, snapshot: Snapshot, chunk_id: int) -> Bm25Explana
     except KeyError:
         return None
     k1, b, n = float(sparse.k1), float(sparse.b), len(sparse)
+    forms = sparse.tokenizer.surface_forms(text)
     terms = []
     for row in rows:
+        word = forms.get(row["term"], row["term"])
         terms.append(
             TermContribution(
                 term=row["term"],
@@ -112,7 +121,8 @@ def explain_bm25(trace: Trace, snapshot: Snapshot, chunk_id: int) -> Bm25Explana
                 doc_len=int(row["doc_len"]),
                 avg_doc_len=float(row["avg_doc_len"]),
                 contribution=float(row["contribution"]),
-                formula=_term_formula(row, k1, b, n),
+                formula=_term_formula(row, k1, b, n, word),
+                word=word,
             )
         )
     total = math.fsum(term.contribution for term in terms)
@@ -158,18 +168,21 @@ def explain_bm25_server(
     )
 
 
-def _term_formula(row: Mapping[str, Any], k1: float, b: float, num_chunks: int) -> str:
-    term, tf, df = row["term"], int(row["tf"]), int(row["df"])
+def _term_formula(row: Mapping[str, Any], k1: float, b: float, num_chunks: int, word: str = "") -> str:
+    tf, df = int(row["tf"]), int(row["df"])
+    # the query's word, and the form the index holds when stemming changed it
+    indexed = row["term"]
+    named = f"“{word}” (indexed as “{indexed}”)" if word and word.lower() != indexed else f"“{word or indexed}”"
     if df == 0:
-        return f"“{term}” is in no chunk of the index: contributes 0"
+        return f"{named} is in no chunk of the index: contributes 0"
     idf_part = (
         f"idf = ln(1 + (N − df + 0.5)/(df + 0.5)) = ln(1 + ({num_chunks} − {df} + 0.5)/({df} + 0.5)) "
         f"= {_num(row['idf'])}"
     )
     if tf == 0:
-        return f"“{term}” does not occur in this chunk: contributes 0   ({idf_part})"
+        return f"{named} does not occur in this chunk: contributes 0   ({idf_part})"
     return (
-        f"{idf_part};  “{term}”: {row['query_count']} × {_num(row['idf'])} × {tf}·({k1:g} + 1) / "
+        f"{idf_part};  {named}: {row['query_count']} × {_num(row['idf'])} × {tf}·({k1:g} + 1) / "
         f"({tf} + {k1:g}·(1 − {b:g} + {b:g}·{row['doc_len']}/{_num(row['avg_doc_len'], 2)})) "
         f"= {_num(row['contribution'])}"
     )

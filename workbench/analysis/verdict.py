@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from store.retrieval_index import lucene_idf
+from workbench.retrieval.assessment import FUNCTION_WORDS
 from workbench.retrieval.confidence import AMBIGUOUS, NO_ANSWER, RELEVANT, Confidence, TermMatch, term_coverage
 
 #: Streamlit message kind per verdict
@@ -49,7 +50,8 @@ def hit_term_coverage(terms: Iterable, num_chunks: int) -> TermMatch | None:
     """The idf-weighted share of the query's terms one hit holds, from its BM25 explanation rows
     (each with ``term``, ``tf``, ``df``, ``idf``); an unseen term weighs as the rarest possible,
     as in the verdict's ``terms`` signal. None when the query has no indexed term."""
-    rows = list(terms)
+    # as the verdict does: function words ("does") name no topic (``assessment.FUNCTION_WORDS``)
+    rows = [row for row in terms if (getattr(row, "word", "") or row.term).lower() not in FUNCTION_WORDS]
     if not rows:
         return None
     unseen = lucene_idf(0, max(num_chunks, 1))

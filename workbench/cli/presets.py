@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from workbench.cli.common import EXIT_OK, workbench_from
+from workbench.text import preset_label
 
 
 def add_commands(commands, common) -> None:
@@ -21,7 +22,8 @@ def cmd_presets(args) -> int:
     bench = workbench_from(args)
     for preset in bench.presets():
         shown = " ".join(f"{k}={v}" for k, v in sorted(preset.overrides.items())) or "(built-in defaults)"
-        print(f"{preset.name:<20} {shown}" + (f"  # {preset.description}" if preset.description else ""))
+        name = preset_label(preset.name, preset.forced)
+        print(f"{name:<20} {shown}" + (f"  # {preset.description}" if preset.description else ""))
     return EXIT_OK
 
 

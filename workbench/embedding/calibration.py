@@ -5,6 +5,11 @@ this machine can run, and picks the fastest whose vectors keep a cosine of at le
 ``MIN_COSINE`` to fp32's on every text. The numbers (texts/s, single-query ms, min cosine, and
 the load average they ran at) go to ``encoder_calibration.json`` in the home, under this
 machine's CPU and the model, so the next collection reads the choice instead of measuring.
+
+The demo embeds on torch fp32 without calibrating (a newcomer should not wait for it), so once it
+is loaded the app measures its model in the background (``calibrate_in_background``, at the
+lowest CPU priority): the collection the user creates next reads that record instead of waiting
+a minute, and one created while the measuring still runs waits for it rather than measuring again.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import logging
 import os
 import platform
 import statistics
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -220,6 +226,48 @@ def will_calibrate(home: Path, embedding: EmbeddingConfig) -> bool:
     return embedding.model not in read_calibrations(home)
 
 
+_background: dict[tuple[str, str], threading.Thread] = {}
+_background_lock = threading.Lock()
+
+
+def background_calibration(home: Path, model: str) -> threading.Thread | None:
+    """The background calibration of ``model`` in ``home`` while it runs (None otherwise)."""
+    with _background_lock:
+        running = _background.get((str(Path(home).absolute()), model))
+    return running if running is not None and running.is_alive() else None
+
+
+def calibrate_in_background(home: Path, embedding: EmbeddingConfig) -> threading.Thread | None:
+    """Start calibrating ``embedding``'s model for ``home`` in a daemon thread when a collection
+    made with it would otherwise calibrate (``will_calibrate``); the running thread, or None."""
+    if not will_calibrate(home, embedding):
+        return None
+    key = (str(Path(home).absolute()), embedding.model)
+    with _background_lock:
+        running = _background.get(key)
+        if running is not None and running.is_alive():
+            return running
+        thread = threading.Thread(
+            target=_calibrate_quietly, args=(Path(home), embedding.model), name="encoder-calibration", daemon=True
+        )
+        _background[key] = thread
+        thread.start()
+    return thread
+
+
+def _calibrate_quietly(home: Path, model: str) -> None:
+    # this thread only (Linux nices threads apart), and the runtimes' worker threads it starts
+    # inherit it: a query the user asks meanwhile keeps the CPU
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    except (AttributeError, OSError):
+        pass
+    try:
+        calibrate(home, model)
+    except Exception as error:  # a collection made later calibrates itself and says why it fails
+        log.warning("background calibration of %s failed: %s", model, error)
+
+
 def choose_runtime(home: Path, embedding: EmbeddingConfig) -> RuntimeChoice:
     """The runtime and precision a new collection is built with: ``auto`` from this machine's
     calibration (made now if there is none), an explicit one if it runs here; otherwise torch
@@ -240,6 +288,9 @@ def choose_runtime(home: Path, embedding: EmbeddingConfig) -> RuntimeChoice:
     if pinned:
         chosen, why = pinned, f"{PIN_ENV}={pinned}"
     else:
+        running = background_calibration(home, model)
+        if running is not None:  # the same measurement, already under way: wait for its record
+            running.join()
         record = read_calibrations(home).get(model)
         try:
             record = record or calibrate(home, model)

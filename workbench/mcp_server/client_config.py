@@ -4,7 +4,8 @@ The server is ``python -m workbench mcp --home HOME --preset PRESET [--collectio
 client starts it with this project's virtualenv Python by absolute path (so the right packages
 load whatever the client's PATH is) and with the project folder on ``PYTHONPATH`` (so
 ``-m workbench`` resolves from any working directory: neither Claude Desktop nor VS Code's
-``mcp.json`` lets a stdio server set its working directory).
+``mcp.json`` lets a stdio server set its working directory). ``HF_HUB_OFFLINE=1`` keeps the
+server's model loading from reaching the Hub: it loads what is on disk, as the app does.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class McpLaunch:
         return args
 
     def env(self) -> dict[str, str]:
-        return {"PYTHONPATH": str(Path(self.project_dir).absolute()), **dict(self.extra_env)}
+        return {"PYTHONPATH": str(Path(self.project_dir).absolute()), "HF_HUB_OFFLINE": "1", **dict(self.extra_env)}
 
     def command_line(self) -> str:
         """The same launch as one shell line, for trying the server by hand."""

@@ -18,6 +18,7 @@ import numpy as np
 
 from store.index_set import Snapshot
 from store.retrieval_index import lucene_idf
+from store.text_tokenizer import STOPWORD_LISTS, Bm25Tokenizer
 from workbench.config import ConfidenceConfig
 from workbench.retrieval.confidence import (
     DENSE,
@@ -37,6 +38,14 @@ from workbench.retrieval.confidence import (
 from workbench.retrieval.language_guard import LanguageCheck
 from workbench.retrieval.ranking import RankedList
 
+#: words that carry no topic, for the ``terms`` signal: NLTK's English stopwords (question words,
+#: auxiliaries, pronouns), a superset of the index's default list, and Chinese particles, question
+#: words and auxiliaries as jieba cuts them ("怎么", "是否", "的")
+FUNCTION_WORDS = STOPWORD_LISTS["en_plus"] | frozenset(
+    "的 地 得 了 着 过 是 在 和 与 及 或 或者 把 被 将 对 从 向 这 那 这个 那个 这些 那些 哪 哪个 哪些 什么 "
+    "怎么 怎样 怎么样 如何 为什么 为何 吗 呢 吧 啊 是否 能否 可以 能 会 要 一个 一种 一些 其 之 也 都 就 还 "
+    "又 请问 我 你 他 她 它 我们 你们 他们".split()
+)
 #: chunk vectors drawn for a collection's similarity background (400 give 79,800 pairs)
 BASELINE_SAMPLE = 400
 
@@ -138,6 +147,13 @@ def _terms(query: str, chunk_ids: list[int], snapshot: Snapshot, config: Confide
             False,
             "the query has no term the keyword index reads (only stopwords, digits or punctuation)",
         )
+    # a function word ("does", "how", "which") names no topic: the keyword index may keep it, but a
+    # collection that never writes "does" is no sign that a question with it has no answer there
+    function = function_terms(query, sparse.tokenizer)
+    rows = tuple(row for row in rows if row["term"] not in function)
+    if not rows:
+        return Evidence(TERMS, None, *thresholds, False, "the query has only function words (how, does, what…)")
+    explained = [(cid, tuple(row for row in parts if row["term"] not in function)) for cid, parts in explained]
     unseen_idf = lucene_idf(0, max(len(sparse), 1))
     idf = {row["term"]: (row["idf"] if row["df"] else unseen_idf) for row in rows}
     unseen = [row["term"] for row in rows if not row["df"]]
@@ -156,6 +172,13 @@ def _terms(query: str, chunk_ids: list[int], snapshot: Snapshot, config: Confide
         "idf": {term: round(weight, 4) for term, weight in idf.items()},
     }
     return Evidence(TERMS, best.coverage, *thresholds, True, detail, numbers)
+
+
+def function_terms(query: str, tokenizer: Bm25Tokenizer) -> set[str]:
+    """The index terms of ``query`` that come from function words (``FUNCTION_WORDS``): the
+    ``terms`` signal leaves them out, whichever stopwords the index uses."""
+    forms = tokenizer.surface_forms(query)
+    return {term for term, word in forms.items() if word.lower() in FUNCTION_WORDS}
 
 
 def _dense(

@@ -6,7 +6,7 @@ signals, each a pure function of numbers the pipeline already has:
 - ``terms``: the idf-weighted share of the query's terms that the best of the top hits
   contains. Rare terms weigh most; a term the collection has never seen weighs as much as the
   rarest possible, because a question about something the collection never mentions has no
-  answer in it.
+  answer in it. Function words ("does", "怎么") are left out (``assessment.FUNCTION_WORDS``).
 - ``dense``: how far the best cosine similarity stands above chance. Against the collection's
   own background (cosines between random pairs of its chunks: mean, sd) the best cosine is a
   z-score; the best of n unrelated chunks would reach about ``sqrt(2 ln n)`` by chance alone, so

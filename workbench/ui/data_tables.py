@@ -19,6 +19,10 @@ from workbench.analysis.tables import RELEVANT_COLUMN
 MISSING = "—"
 RELEVANT_MARK = "✓"
 TABLE_HEIGHT = 320
+#: a row tall enough for the grid to wrap text (it wraps above 4 rem): three lines of a passage
+WRAPPED_ROW_HEIGHT = 72
+#: wrapped rows shown before the table scrolls
+WRAPPED_ROWS_SHOWN = 6
 
 
 def table_data(rows: list[dict]) -> pa.Table:
@@ -38,9 +42,9 @@ def _column(values: list) -> pa.Array:
     return column.cast(pa.string()) if pa.types.is_null(column.type) else column
 
 
-def column_config(table: pa.Table, highlight: bool = False) -> dict:
+def column_config(table: pa.Table, highlight: bool = False, wrap: bool = False) -> dict:
     """Scores with four decimals, ranks and counts as whole numbers, the passage wide enough to
-    read, and the relevant mark drawn by the grid."""
+    read (with ``wrap``, the widest column, over three lines), and the relevant mark drawn by the grid."""
     config: dict = {}
     for field in table.schema:
         if pa.types.is_floating(field.type):
@@ -50,7 +54,9 @@ def column_config(table: pa.Table, highlight: bool = False) -> dict:
     columns = set(table.column_names)
     if "snippet" in columns:
         # wide enough to read, narrow enough that the document beside it stays in view
-        config["snippet"] = st.column_config.TextColumn("snippet", width="medium", help="the chunk's text")
+        config["snippet"] = st.column_config.TextColumn(
+            "snippet", width="large" if wrap else "medium", help="the chunk's text"
+        )
     if RELEVANT_COLUMN in columns and highlight:
         # a green ✓ drawn by the grid itself: a pandas Styler row colour cost 20-30 ms a table
         config[RELEVANT_COLUMN] = st.column_config.MultiselectColumn(
@@ -64,9 +70,15 @@ def column_config(table: pa.Table, highlight: bool = False) -> dict:
 
 
 def show_table(
-    rows: list[dict], empty: str, height: int | Literal["auto"] = TABLE_HEIGHT, highlight: bool = False
+    rows: list[dict],
+    empty: str,
+    height: int | Literal["auto"] = TABLE_HEIGHT,
+    highlight: bool = False,
+    wrap: bool = False,
 ) -> None:
     """A read-only table; relevant rows are marked ✓, and with ``highlight`` the ✓ is a green mark.
+    With ``wrap`` the passage is the wide column and wraps over three lines: a ranked list is read
+    by its passages (one line of a half-window column showed about 25 characters of each).
 
     The mark is a grid column type, not a pandas Styler: styling rows through a Styler cost
     20-30 ms per table (the Styler renders every cell to text, then Streamlit copies each cell),
@@ -76,10 +88,13 @@ def show_table(
         st.caption(empty)
         return
     table = table_data(rows)
+    if wrap:
+        height = WRAPPED_ROW_HEIGHT * (min(len(rows), WRAPPED_ROWS_SHOWN) + 1) + 3
     st.dataframe(
         table,
         hide_index=True,
-        height=height if len(rows) > 8 else "auto",
-        column_config=column_config(table, highlight),
+        height=height if wrap or len(rows) > 8 else "auto",
+        column_config=column_config(table, highlight, wrap),
         placeholder=MISSING,
+        row_height=WRAPPED_ROW_HEIGHT if wrap else None,
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from workbench import demo
+from workbench.config import WorkbenchConfig
+from workbench.embedding.calibration import calibrate_in_background
 from workbench.text import count
 from workbench.ui import session
 from workbench.ui.ingest_progress import IngestProgressView
@@ -40,6 +42,9 @@ def load_demo_with_progress() -> None:
             )
             return
         status.update(label=md_escape(loaded.report.summary()), state="complete", expanded=False)
+    # the demo ran on torch fp32 without measuring the other runtimes; measure them now, quietly,
+    # so the collection the user creates next picks its runtime at once (workbench.embedding.calibration)
+    calibrate_in_background(session.home_path(), WorkbenchConfig().embedding)
     failures = loaded.report.failures
     queries = f"{loaded.golden_queries} {'query' if loaded.golden_queries == 1 else 'queries'}"
     session.flash(

@@ -104,7 +104,8 @@ def show_explanation(explained: HitExplanation) -> None:
         show_table(
             [
                 {
-                    "term": t.term,
+                    "word": t.shown,
+                    "indexed as": t.term,
                     "query count": t.query_count,
                     "tf": t.tf,
                     "df": t.df,
@@ -120,7 +121,8 @@ def show_explanation(explained: HitExplanation) -> None:
         )
         coverage = hit_term_coverage(bm25.terms, bm25.num_chunks)
         if coverage is not None:
-            missing = f"; missing: {', '.join(coverage.missing)}" if coverage.missing else ""
+            words = {t.term: t.shown for t in bm25.terms}  # the query's words, not the index's stems
+            missing = f"; missing: {', '.join(words.get(m, m) for m in coverage.missing)}" if coverage.missing else ""
             st.caption(
                 md_escape(
                     f"This hit holds {len(coverage.matched)} of the query's "

@@ -26,6 +26,7 @@ from workbench.golden.judging_session import JudgingSession, settle_grades
 from workbench.service import Workbench
 from workbench.text import count, error_message
 from workbench.ui import session
+from workbench.ui.chunk_text import show_chunk_text
 from workbench.ui.evaluation_widgets import follow_collection
 from workbench.ui.text import md_escape
 
@@ -102,6 +103,7 @@ def render_pool_builder(collection: str, found: list[tuple[PoolRow, int, int]]) 
             presets + built_in,
             default=built_in[:4],
             key="judging_new_configs",
+            format_func=session.preset_label,
             help="Presets, and built-in configurations spanning the modes, fusion methods and "
             "MMR. More configurations find more of what is relevant.",
         )
@@ -313,7 +315,7 @@ def _render_judging(view: JudgingView) -> None:
         )
     text = view.text if view.text is not None else f"(document {item.document} is no longer in {held.row.collection})"
     with st.container(border=True, height=260, key="judging_chunk"):
-        st.text(text)
+        show_chunk_text(text)  # its Markdown tables as tables, not raw pipes
     with st.container(horizontal=True, key="judging_keys"):
         for grade in GRADES:
             st.button(

@@ -47,14 +47,15 @@ def settle_sides(base: WorkbenchConfig, signature: str, query: str) -> None:
 
 
 def _fold_settings(query: str) -> None:
-    """Each side's settings are open before the first query and fold away at every new one, so the
-    verdicts and final lists come first; one the user opens stays open until the next query. The
-    panels' state is tracked (a keyed expander) and set here, before they are drawn."""
+    """Each side's settings start folded and fold away again at every new query, so the verdicts
+    and final lists come first (two open panels pushed them below the fold at 1400 px); one the
+    user opens stays open until the next query. The panels' state is tracked (a keyed expander)
+    and set here, before they are drawn."""
     panels = [f"lab_config_{side}" for side in SIDES]
     if st.session_state.get(FOLDED_FOR_KEY) == query and all(panel in st.session_state for panel in panels):
         return
     for panel in panels:
-        st.session_state[panel] = not query
+        st.session_state[panel] = False
     st.session_state[FOLDED_FOR_KEY] = query
 
 

@@ -333,7 +333,7 @@ def render_side(side: str, trace: Trace, view: SideView, relevant: dict[int, int
     # and how long it took (one element, not two: each costs the browser a few ms a query)
     st.caption(f"**Final · {len(trace.final)}** · {view.caption}")
     if trace.stages:
-        show_table(view.final_rows, "the final stage returned nothing", highlight=True)
+        show_table(view.final_rows, "the final stage returned nothing", highlight=True, wrap=True)
     if trace.notes:
         st.info("  \n".join(f"• {md_escape(note)}" for note in trace.notes), icon=":material/info:")
     llm_panels.query_stage_view(trace, key=f"query_stage_{side}")
@@ -389,7 +389,7 @@ def _stage_lists(side: str, view: SideView) -> None:
     if stage is None:
         st.markdown("  \n".join(md_escape(line) for line in view.overview))
         return
-    show_table(view.picked_rows, f"the {stage.stage} stage returned nothing", highlight=stage.stage == FINAL)
+    show_table(view.picked_rows, f"the {stage.stage} stage returned nothing", highlight=stage.stage == FINAL, wrap=True)
     llm_panels.calls_view(stage.llm_calls, key=f"llm_calls_{side}_{stage.stage}")
 
 

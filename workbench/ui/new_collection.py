@@ -1,7 +1,8 @@
 """Creating a collection from the Documents page: say what the wait is, then select the new one.
 
 A first collection on ``embedding.runtime = auto`` measures every encoder runtime before it exists
-(a minute or more), so the button's run says so under a spinner instead of leaving the page still.
+(a minute or more; after the demo's load, the measuring it started in the background), so the
+button's run says so under a spinner instead of leaving the page still.
 A click that arrives while that run is still going reruns the page and would meet "already exists";
 the name being created is remembered in the session, so that second click reports the creation too.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from workbench.config import WorkbenchConfig
-from workbench.embedding.calibration import will_calibrate
+from workbench.embedding.calibration import background_calibration, will_calibrate
 from workbench.models.availability import ModelNotAvailableError
 from workbench.ui import session
 from workbench.ui.text import md_escape
@@ -20,7 +21,12 @@ from workbench.ui.text import md_escape
 CREATING_KEY = "_documents_creating_collection"
 
 
-def waiting_message(name: str, calibrates: bool, model: str) -> str:
+def waiting_message(name: str, calibrates: bool, model: str, under_way: bool = False) -> str:
+    if calibrates and under_way:
+        return (
+            f"Creating {name}: waiting for the measurement of which encoder runtime runs {model} fastest "
+            "on this machine, which began when the demo was loaded…"
+        )
     if calibrates:
         return (
             f"Creating {name}: first measuring which encoder runtime runs {model} fastest on this machine "
@@ -36,8 +42,9 @@ def create_and_select(name: str, config: WorkbenchConfig) -> None:
     pending = st.session_state.get(CREATING_KEY)
     st.session_state[CREATING_KEY] = name
     calibrates = will_calibrate(bench.home, config.embedding)
+    under_way = background_calibration(bench.home, config.embedding.model) is not None
     try:
-        with st.spinner(md_escape(waiting_message(name, calibrates, config.embedding.model))):
+        with st.spinner(md_escape(waiting_message(name, calibrates, config.embedding.model, under_way))):
             bench.create_collection(name, config)
     except (ValueError, ModelNotAvailableError) as error:  # the message names the fix
         if not (pending == name and name in bench.collection_names()):

@@ -26,6 +26,9 @@ PROJECT_DIR = Path(__file__).resolve().parents[2]
 PAGES_FOLDER = "app_pages"
 START_TITLE = "RAG Workbench"
 START_URL_PATH = "start"
+#: the tab's icon, a file served with the app: a ``:material/...:`` page icon makes every page fetch
+#: its picture from a font host, which fails (and logs an error) offline
+FAVICON = Path(__file__).with_name("favicon.svg")
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ import streamlit as st
 
 from workbench.config import WorkbenchConfig
 from workbench.service import CollectionInfo, Workbench
+from workbench.text import preset_label as labelled
 
 COLLECTION_KEY = "collection"
 PRESET_KEY = "preset"
@@ -108,7 +109,12 @@ def _collections(home: str, version: tuple) -> list[CollectionInfo]:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _presets(home: str, version: tuple) -> list[tuple[str, dict, str]]:
-    return [(preset.name, preset.overrides, preset.description) for preset in _workbench_for(home).presets()]
+    return [(preset.name, preset.overrides, preset.description) for preset in _preset_records(home, version)]
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _preset_records(home: str, version: tuple) -> list:
+    return _workbench_for(home).presets()
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -181,6 +187,16 @@ def collection_info(name: str) -> CollectionInfo | None:
 def preset_list() -> list[tuple[str, dict, str]]:
     """Every preset as (name, overrides, description); ``default`` is always there."""
     return _presets(str(home_path()), catalog_version())
+
+
+def preset_records() -> list:
+    """Every preset whole: its provenance too (what chose it, whether it was forced)."""
+    return _preset_records(str(home_path()), catalog_version())
+
+
+def preset_label(name: str) -> str:
+    """``name`` as every list of presets shows it: ``tuned (forced)`` for a forced one."""
+    return labelled(name, any(preset.forced for preset in preset_records() if preset.name == name))
 
 
 def documents(collection: str) -> list:

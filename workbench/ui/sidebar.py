@@ -108,11 +108,19 @@ def _preset_picker(collection_default: str) -> None:
         "Preset",
         names,
         key=session.PRESET_KEY,
+        format_func=session.preset_label,
         help="A named set of configuration overrides (chunking, retrieval, fusion, MMR, rerank). "
         "Save new ones on the Presets & MCP page.",
     )
     st.caption(
-        "The collection's default preset."
-        if name == collection_default
-        else f"The collection's default is {md_escape(collection_default)}."
+        (
+            "The collection's default preset."
+            if name == collection_default
+            else f"The collection's default is {md_escape(collection_default)}."
+        )
+        + (
+            " Forced: saved although its held-out gain was not distinguishable from zero."
+            if session.preset_label(name) != name
+            else ""
+        )
     )

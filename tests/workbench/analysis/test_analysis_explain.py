@@ -147,3 +147,16 @@ def test_rerank_explanation_reads_the_stage_details():
         "cross-encoder tiny-ce: score(query, chunk text) = 3.5000; rank 2 before rerank → 1 after"
     )
     assert explain_rerank(trace, 9) is None  # beyond top_m: never rescored
+
+
+def test_bm25_terms_show_the_querys_words_not_the_stems(lab_workbench):
+    config = lab_workbench.config_for(COLLECTION)
+    query = "Installing foo"
+    trace = lab_workbench.query(query, COLLECTION, config)
+    snapshot = lab_workbench.snapshot(COLLECTION, config)
+    vector = lab_workbench.embed_query(config.embedding.model, query)
+    top = trace.stage("bm25").ranked.hits[0].chunk_id
+    terms = {t.term: t for t in explain_hit(trace, snapshot, top, vector).bm25.terms}
+    assert terms["instal"].shown == "Installing" and terms["foo"].shown == "foo"
+    assert "“Installing” (indexed as “instal”)" in terms["instal"].formula
+    assert "“foo”:" in terms["foo"].formula or "“foo” " in terms["foo"].formula

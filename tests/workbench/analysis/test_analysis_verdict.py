@@ -50,3 +50,15 @@ def test_hit_term_coverage_from_explain_rows():
     assert match.coverage == pytest.approx(1.5 / (1.5 + 2.5 + unseen))
     assert match.matched == ("dough",) and match.missing == ("yeast", "volcano")
     assert hit_term_coverage([], 10) is None
+
+
+@dataclass
+class WordRow(Row):
+    word: str = ""
+
+
+def test_hit_term_coverage_leaves_function_words_out_as_the_verdict_does():
+    rows = [WordRow("doe", 0, 0, 0.0, "does"), WordRow("dough", 2, 3, 1.5, "dough"), WordRow("怎么", 0, 0, 0.0, "怎么")]
+    match = hit_term_coverage(rows, num_chunks=10)
+    assert match.coverage == pytest.approx(1.0) and match.missing == ()
+    assert hit_term_coverage(rows[:1], 10) is None

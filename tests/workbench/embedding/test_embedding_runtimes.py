@@ -379,3 +379,28 @@ def test_will_calibrate_says_when_a_new_collection_waits_for_calibration(tmp_pat
     monkeypatch.delenv(calibration.PIN_ENV)
     calibration.write_calibration(home, model, {"chosen": "torch-fp32", "runtimes": {}})
     assert not calibration.will_calibrate(home, EmbeddingConfig(model=model))
+
+
+def test_the_measuring_started_after_the_demo_is_the_one_a_new_collection_reads(tiny_model, tmp_path, monkeypatch):
+    """The demo embeds on torch fp32 without measuring; the app then measures its model in the
+    background, and a collection created meanwhile waits for that record instead of measuring again
+    (issue 36: creating a collection after the demo took 41 s)."""
+    monkeypatch.delenv(calibration.PIN_ENV, raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    measured: list[str] = []
+    real = calibration.calibrate
+
+    def counted(at, model, sample=40):
+        measured.append(model)
+        return real(at, model, sample=8)
+
+    monkeypatch.setattr(calibration, "calibrate", counted)
+    config = EmbeddingConfig(model=tiny_model)
+    thread = calibration.calibrate_in_background(home, config)
+    assert thread is not None and calibration.calibrate_in_background(home, config) in (thread, None)
+    choice = calibration.choose_runtime(home, config)  # waits for the running measurement
+    assert measured == [tiny_model]
+    assert f"{choice.runtime}-{choice.precision}" == calibration.read_calibrations(home)[tiny_model]["chosen"]
+    assert calibration.calibrate_in_background(home, config) is None  # recorded: nothing left to measure
+    assert calibration.background_calibration(home, tiny_model) is None

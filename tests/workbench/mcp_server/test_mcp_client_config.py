@@ -20,7 +20,7 @@ def test_claude_desktop_config():
             "rag-workbench": {
                 "command": "/opt/rag/.venv/bin/python",
                 "args": ["-m", "workbench", "mcp", "--home", "/data/my home", "--preset", "hybrid-mmr"],
-                "env": {"PYTHONPATH": "/opt/rag"},
+                "env": {"PYTHONPATH": "/opt/rag", "HF_HUB_OFFLINE": "1"},
             }
         }
     }
@@ -39,7 +39,8 @@ def test_a_pinned_collection_and_server_name():
 
 def test_the_shell_line_quotes_paths_with_spaces():
     assert LAUNCH.command_line() == (
-        "PYTHONPATH=/opt/rag /opt/rag/.venv/bin/python -m workbench mcp --home '/data/my home' --preset hybrid-mmr"
+        "PYTHONPATH=/opt/rag HF_HUB_OFFLINE=1 /opt/rag/.venv/bin/python -m workbench mcp "
+        "--home '/data/my home' --preset hybrid-mmr"
     )
 
 

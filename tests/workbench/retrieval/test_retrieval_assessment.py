@@ -38,6 +38,29 @@ def test_an_unseen_term_weighs_as_much_as_the_rarest_possible(kb, fake_config):
     assert "never in the collection: volcano" in terms.detail
 
 
+def test_a_function_word_the_collection_never_writes_does_not_weigh_as_unseen(kb, fake_config):
+    """ "does" is no stopword of the index (bm25s' list), and a collection of statements may never
+    write it; counted as unseen it weighed as the rarest term and made an answered question look
+    half-answered (issue 36: "How does reciprocal rank fusion combine…" was ambiguous on the demo)."""
+    trace = kb.query("How do you knead dough?", "kb", fake_config)
+    terms = trace.confidence.signal("terms")
+    assert terms.value == pytest.approx(1.0) and terms.numbers["matched"] == ["knead", "dough"]
+    assert "never in the collection" not in terms.detail
+    # a topic word the collection never writes still weighs as the rarest possible
+    assert kb.query("How do you knead volcano?", "kb", fake_config).confidence.signal("terms").value < 0.5
+    only = kb.query("What does it do?", "kb", fake_config).confidence.signal("terms")
+    assert not only.used and "only function words" in only.detail
+
+
+def test_function_terms_in_english_and_chinese():
+    from store.text_tokenizer import Bm25Tokenizer
+    from workbench.retrieval.assessment import function_terms
+
+    tokenizer = Bm25Tokenizer()
+    assert function_terms("How does reciprocal rank fusion combine results?", tokenizer) == {"how", "doe"}
+    assert function_terms("倒数排名融合是怎么计算的？", tokenizer) == {"是", "怎么", "的"}
+
+
 def test_dense_evidence_is_the_best_cosine_above_chance(kb, fake_config):
     trace = kb.query("solar panels electricity", "kb", fake_config)
     snapshot = kb.snapshot("kb", fake_config)

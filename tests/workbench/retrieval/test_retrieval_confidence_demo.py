@@ -41,3 +41,15 @@ def test_demo_answers_and_abstains(demo_home):
     )
     assert answered >= 0.9
     assert report.recall >= 0.9
+
+
+def test_a_question_the_demo_answers_is_not_ambiguous_for_its_function_words(demo_home):
+    """The demo never writes "does": counted as an unseen term it weighed as the rarest one and
+    made this answered question "ambiguous" (issue 36)."""
+    from workbench.service import Workbench
+
+    bench = Workbench(demo_home)
+    query = "How does reciprocal rank fusion combine BM25 and dense results?"
+    confidence = bench.query(query, "demo", bench.config_for("demo")).confidence
+    assert confidence.verdict == "relevant", confidence.reason
+    assert "doe" not in confidence.signal("terms").numbers["idf"]
