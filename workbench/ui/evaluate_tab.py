@@ -112,10 +112,11 @@ def render(collection: str) -> None:
         st.warning(md_escape(golden_sets.unreviewed_note(golden)) + ".", icon=":material/rate_review:")
     level, metric_names = level_and_metrics("evaluate")
     preset = session.current_preset()
+    shown_preset = session.preset_label(preset) if preset else "none"
     config = session.current_config()
     llm_calls = llm_calls_for_run([config], len(golden))
     st.caption(
-        f"Configuration: preset “{md_escape(preset)}” from the sidebar ({md_escape(describe_config(config))})"
+        f"Configuration: preset “{md_escape(shown_preset)}” from the sidebar ({md_escape(describe_config(config))})"
         + (
             f"; {llm_calls.describe()} over {len(golden)} queries, cached replies cost nothing"
             if llm_calls.calls

@@ -109,7 +109,7 @@ def _form(collection: str, running: bool) -> None:
     st.caption(
         f"{count(len(space.dimensions), 'key')}, "
         + (count(size, "configuration") if size is not None else "more configurations than can be listed")
-        + f"; starting from preset “{md_escape(session.current_preset())}”. "
+        + f"; starting from preset “{md_escape(session.preset_label(session.current_preset() or 'default'))}”. "
         + " ".join(md_escape(note) for note in space.notes)
     )
     if folds == 1:
