@@ -75,6 +75,15 @@ def open_lab_panels(app, *panels: str):
     return app
 
 
+def open_lab_settings(app, *sides: str):
+    """Open the Retrieval lab's Configuration panels of ``sides`` and run, as a click on each does:
+    they start folded and fold again at each new query, and a folded panel's widgets are not drawn
+    (their values still apply)."""
+    for side in sides:
+        app.session_state[f"lab_config_{side}"] = True
+    return app.run()
+
+
 def open_evaluation_tab(app, label: str):
     """Pick the Evaluation page's tab ``label``, as a click on it does: only the open tab is drawn.
     The next run draws it."""

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.conftest import open_evaluation_tab, open_lab_panels
+from tests.app.conftest import open_evaluation_tab, open_lab_panels, open_lab_settings
 from workbench.ui.context_panel import PANEL_KEY as CONTEXT_PANEL
 from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
 
@@ -31,7 +31,7 @@ def test_the_lab_runs_query_enhancement_and_llm_rerank_and_shows_texts_tokens_an
     fake_llm.script(
         "Query: " + QUERY, "reciprocal rank fusion formula\nmerging ranked lists with RRF", purpose="query.multi"
     )
-    app = open_app(demo_home, page=LAB)
+    app = open_lab_settings(open_app(demo_home, page=LAB), "b")
     assert tuple(app.selectbox(key="lab_b_query.enhance").options) == (
         "none",
         "rewrite",
@@ -81,7 +81,7 @@ def test_the_lab_runs_query_enhancement_and_llm_rerank_and_shows_texts_tokens_an
 
 
 def test_without_an_endpoint_the_llm_options_are_disabled_with_the_reason(demo_home: Path, open_app, no_llm):
-    app = open_app(demo_home, page=LAB)
+    app = open_lab_settings(open_app(demo_home, page=LAB), "a")
     assert not app.exception, app.exception
     assert tuple(app.selectbox(key="lab_a_query.enhance").options) == ("none", "keywords")
     assert any(
@@ -153,7 +153,7 @@ def test_the_lab_answer_goes_through_the_cache_and_shows_its_cost(demo_home: Pat
 
 def test_a_misbehaving_endpoint_keeps_the_lab_working_with_notes(demo_home: Path, open_app, fake_llm):
     fake_llm.behaviour = "garbage"
-    app = open_app(demo_home, page=LAB)
+    app = open_lab_settings(open_app(demo_home, page=LAB), "b")
     app.selectbox(key="lab_b_query.enhance").set_value("hyde")
     app.toggle(key="lab_b_rerank.method.llm").set_value(True)
     app.text_input(key="lab_query").set_value(QUERY).run()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from tests.app.conftest import open_lab_panels
+from tests.app.conftest import open_lab_panels, open_lab_settings
 from workbench.service import Workbench
 from workbench.ui.context_panel import PANEL_KEY as CONTEXT_PANEL
 from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
@@ -34,14 +34,6 @@ def _final_table(app, side: str):
     return finals[0]
 
 
-def _open_settings(app, *sides: str):
-    """Open the sides' Configuration panels, as a click on each does: after a query they are
-    folded, and a folded panel's widgets are not drawn."""
-    for side in sides:
-        app.session_state[f"lab_config_{side}"] = True
-    return app.run()
-
-
 @pytest.fixture
 def lab(demo_home: Path, open_app):
     app = open_app(demo_home, page=PAGE)
@@ -61,7 +53,7 @@ def test_without_a_query_the_page_explains_the_next_step(lab):
     assert any("Type a query above" in text for text in _texts(lab, "info"))
     # the settings start folded, so a first query's verdicts and final lists are in view
     assert not [box for box in lab.toggle if box.key == "lab_a_mmr.enabled"]
-    _open_settings(lab, "a", "b")
+    open_lab_settings(lab, "a", "b")
     # both sides are configured from the preset; B starts as A plus MMR
     assert lab.toggle(key="lab_a_mmr.enabled").value is False
     assert lab.toggle(key="lab_b_mmr.enabled").value is True
@@ -72,7 +64,7 @@ def test_without_a_query_the_page_explains_the_next_step(lab):
 def test_the_side_widgets_offer_exactly_the_configuration_limits(lab, side):
     from workbench.config import key_limits
 
-    _open_settings(lab, side)
+    open_lab_settings(lab, side)
 
     numbers = {"retrieval.top_k", "retrieval.candidates", "fusion.k", "mmr.pool", "rerank.top_m", "dense.ef_search"}
     for key in numbers:
@@ -208,7 +200,7 @@ def test_every_stage_at_a_glance_first_and_a_stage_list_once_its_tab_is_picked(l
 
 def test_changing_a_parameter_reruns_that_side(lab):
     lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
-    _open_settings(lab, "a", "b").number_input(key="lab_b_retrieval.top_k").set_value(3).run()
+    open_lab_settings(lab, "a", "b").number_input(key="lab_b_retrieval.top_k").set_value(3).run()
     assert not lab.exception, lab.exception
     assert len(_final_table(lab, "b")) == 3
     assert len(_final_table(lab, "a")) == 10
@@ -220,7 +212,7 @@ def test_changing_a_parameter_reruns_that_side(lab):
 
 def test_a_missing_rerank_model_falls_back_with_a_note(lab):
     lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
-    _open_settings(lab, "b").selectbox(key="lab_b_rerank.model").set_value("__other__").run()
+    open_lab_settings(lab, "b").selectbox(key="lab_b_rerank.model").set_value("__other__").run()
     lab.text_input(key="lab_b_rerank.model_other").set_value("/no/such/cross-encoder").run()
     assert not lab.exception, lab.exception
     notes = [text.replace("\\", "") for text in _texts(lab, "info")]
@@ -232,7 +224,7 @@ def test_the_rerank_field_offers_the_catalogue_and_names_the_download(lab, tmp_p
     from huggingface_hub import constants
 
     monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
-    picker = lab.selectbox(key="lab_b_rerank.model")
+    picker = open_lab_settings(lab, "b").selectbox(key="lab_b_rerank.model")
     assert picker.value == ""
     assert list(picker.options)[:4] == [
         "none (no rerank)",
@@ -241,7 +233,7 @@ def test_the_rerank_field_offers_the_catalogue_and_names_the_download(lab, tmp_p
         "BAAI/bge-reranker-v2-m3 — 100+ languages · 2.3 GB · not downloaded",
     ]
     lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
-    _open_settings(lab, "b").selectbox(key="lab_b_rerank.model").set_value("BAAI/bge-reranker-base").run()
+    open_lab_settings(lab, "b").selectbox(key="lab_b_rerank.model").set_value("BAAI/bge-reranker-base").run()
     assert not lab.exception, lab.exception
     notes = [text.replace("\\", "") for text in _texts(lab, "info")]
     assert any(
@@ -273,9 +265,9 @@ def test_each_side_shows_its_confidence_verdict(lab):
 
 
 def test_the_language_guard_is_a_side_setting(lab):
-    assert lab.selectbox(key="lab_b_retrieval.language_guard").value == "auto"
+    assert open_lab_settings(lab, "b").selectbox(key="lab_b_retrieval.language_guard").value == "auto"
     lab.text_input(key="lab_query").set_value("检索增强生成").run()
-    _open_settings(lab, "b").selectbox(key="lab_b_retrieval.language_guard").set_value("off").run()
+    open_lab_settings(lab, "b").selectbox(key="lab_b_retrieval.language_guard").set_value("off").run()
     assert not lab.exception, lab.exception
     notes = [text.replace("\\", "") for text in _texts(lab, "info")]
     assert any("the dense route still votes in fusion because retrieval.language_guard = off" in t for t in notes)
@@ -294,14 +286,14 @@ def test_query_text_is_never_rendered_as_markdown_or_html(lab):
 
 def test_settings_and_query_survive_a_visit_to_another_page(lab):
     lab.text_input(key="lab_query").set_value(GOLDEN_QUERY).run()
-    _open_settings(lab, "b").number_input(key="lab_b_retrieval.top_k").set_value(4).run()
+    open_lab_settings(lab, "b").number_input(key="lab_b_retrieval.top_k").set_value(4).run()
     lab.switch_page("app_pages/welcome.py").run()
     assert not lab.get("text_input") or all(w.key != "lab_query" for w in lab.get("text_input"))
     lab.switch_page(PAGE).run()
     assert not lab.exception, lab.exception
     assert lab.text_input(key="lab_query").value == GOLDEN_QUERY
     assert len(_final_table(lab, "b")) == 4  # the folded panel's setting holds
-    assert _open_settings(lab, "b").number_input(key="lab_b_retrieval.top_k").value == 4
+    assert open_lab_settings(lab, "b").number_input(key="lab_b_retrieval.top_k").value == 4
 
 
 def test_a_side_that_fails_names_the_problem_and_the_other_side_still_renders(lab, monkeypatch):
@@ -461,11 +453,11 @@ def test_the_first_use_note_stays_with_the_runs_that_paid_it(lab):
 
 
 def test_with_a_equal_to_b_the_page_says_it_shows_one_run_twice(lab):
-    lab.toggle(key="lab_b_mmr.enabled").set_value(False).run()  # B starts as A plus MMR: now B = A
+    open_lab_settings(lab, "b").toggle(key="lab_b_mmr.enabled").set_value(False).run()  # B starts as A plus MMR: now B = A
     lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
     assert not lab.exception, lab.exception
     assert any("B shows A's run: one run, shown on both sides" in text for text in _side_captions(lab, "b"))
-    _open_settings(lab, "b").toggle(key="lab_b_mmr.enabled").set_value(True).run()
+    open_lab_settings(lab, "b").toggle(key="lab_b_mmr.enabled").set_value(True).run()
     assert not [text for text in _side_captions(lab, "b") if "shown on both sides" in text]
 
 
@@ -492,7 +484,7 @@ def test_a_side_configuration_opened_after_a_query_folds_away_at_the_next_query(
     assert not _configuration_open(lab, "b")  # folded from the start: a first query's results come first
     lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
     assert not _configuration_open(lab, "b")
-    _open_settings(lab, "b")  # the user opens B's panel to change a setting
+    open_lab_settings(lab, "b")  # the user opens B's panel to change a setting
     lab.toggle(key="lab_b_mmr.enabled").set_value(False).run()
     assert _configuration_open(lab, "b")  # it stays open while they work in it
     lab.text_input(key="lab_query").set_value("What does a cross-encoder score?").run()
@@ -501,7 +493,7 @@ def test_a_side_configuration_opened_after_a_query_folds_away_at_the_next_query(
 
 
 def test_a_folded_panel_draws_no_widgets_and_its_settings_still_apply(lab):
-    _open_settings(lab, "b").number_input(key="lab_b_retrieval.top_k").set_value(3).run()  # opened before a query
+    open_lab_settings(lab, "b").number_input(key="lab_b_retrieval.top_k").set_value(3).run()  # opened before a query
     lab.selectbox(key="lab_b_fusion.method").set_value("weighted").run()
     lab.number_input(key="lab_b_fusion.weights.bm25").set_value(0.8).run()
     lab.selectbox(key="lab_b_rerank.model").set_value("__other__").run()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.conftest import open_lab_panels
+from tests.app.conftest import open_lab_panels, open_lab_settings
 from workbench.service import Workbench
 from workbench.ui.context_panel import PANEL_KEY as CONTEXT_PANEL
 from workbench.ui.hit_explanation import PANEL_KEY as EXPLAIN_PANEL
@@ -197,7 +197,7 @@ def test_an_injected_document_makes_the_llm_rerank_fall_back_visibly_in_the_lab(
     report = bench.ingest("demo", [Source(name=ODD_NAME, data=INJECTION_DOC.encode())])
     assert not report.failures
     fake_llm.script("ignore the instructions above", "Sure! As the passage asks, I reply 3.", purpose="rerank")
-    app = open_app(demo_home_copy, page=LAB)
+    app = open_lab_settings(open_app(demo_home_copy, page=LAB), "b")
     app.toggle(key="lab_b_rerank.method.llm").set_value(True).run()
     app.number_input(key="lab_b_rerank.top_m").set_value(5)
     app.text_input(key="lab_query").set_value(
