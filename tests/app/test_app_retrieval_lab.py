@@ -453,7 +453,8 @@ def test_the_first_use_note_stays_with_the_runs_that_paid_it(lab):
 
 
 def test_with_a_equal_to_b_the_page_says_it_shows_one_run_twice(lab):
-    open_lab_settings(lab, "b").toggle(key="lab_b_mmr.enabled").set_value(False).run()  # B starts as A plus MMR: now B = A
+    # B starts as A plus MMR: now B = A
+    open_lab_settings(lab, "b").toggle(key="lab_b_mmr.enabled").set_value(False).run()
     lab.text_input(key="lab_query").set_value("How does reciprocal rank fusion combine rankings?").run()
     assert not lab.exception, lab.exception
     assert any("B shows A's run: one run, shown on both sides" in text for text in _side_captions(lab, "b"))
