@@ -78,6 +78,12 @@ def single_int(con: duckdb.DuckDBPyConnection, sql: str, parameters: Sequence[ob
 
 #: the catalog's file inside a workbench home
 CATALOG_FILE_NAME = "catalog.duckdb"
+#: a file changed less than this long ago may change again without its time stamp moving (the
+#: file system stamps with a coarse clock): a read of it is not kept (git's "racily clean" entries)
+RACY_S = 0.1
+
+#: the catalog file and its write-ahead log as they are on disk: (name, inode, size, mtime) each
+FileState = tuple[tuple[str, int, int, int], ...]
 #: ``hold_between``: the file is let go this long after the last unit of work...
 HOLD_IDLE_S = 1.0
 #: ...or after this long held without a break, and not taken up again for ``HOLD_PAUSE_S``, so a
@@ -147,6 +153,25 @@ class Catalog:
         self._migrated = False
         self._local = threading.local()
         self._hold: _Hold | None = None
+
+    def file_state(self) -> FileState | None:
+        """The catalog file and its write-ahead log as they are on disk, or None when either
+        changed too recently (``RACY_S``) for the next change to be told from it.
+
+        Every committed write changes one of them: the log grows, or a checkpoint rewrites the
+        file and removes the log. Reading changes neither, so an equal state means equal contents.
+        """
+        state = []
+        now = time.time_ns()
+        for path in (self.path, self.path.with_name(self.path.name + ".wal")):
+            try:
+                found = path.stat()
+            except FileNotFoundError:
+                continue
+            if now - found.st_mtime_ns < RACY_S * 1e9:
+                return None
+            state.append((path.name, found.st_ino, found.st_size, found.st_mtime_ns))
+        return tuple(state)
 
     def hold_between(
         self, idle_s: float = HOLD_IDLE_S, max_s: float = HOLD_MAX_S, pause_s: float = HOLD_PAUSE_S

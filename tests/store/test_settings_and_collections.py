@@ -66,3 +66,53 @@ def test_a_collection_is_created_with_its_first_chunk_set_and_only_once(catalog)
     assert [(s.row.name, s.documents, s.chunks) for s in summaries] == [("kb", 0, 0)]
     stored_collections.delete_collection(catalog, "kb")
     assert stored_collections.find_collection(catalog, "kb") is None
+
+
+def _wait_past_racy_window() -> None:
+    import time
+
+    from store.catalog import RACY_S
+
+    time.sleep(RACY_S + 0.05)
+
+
+def test_a_read_is_kept_while_the_file_is_unchanged_and_each_caller_gets_its_own_copy(catalog, monkeypatch):
+    stored_settings.save_preset(catalog, "wide", {"retrieval.top_k": 20}, "more hits")
+    stored_settings.read_settings(catalog)  # opens the file once (migrations, then the read)
+    _wait_past_racy_window()
+    first = stored_settings.read_settings(catalog)  # the file is settled: this read is kept
+    opened = []
+    real_open = Catalog._open
+    monkeypatch.setattr(Catalog, "_open", lambda self: opened.append(self.path) or real_open(self))
+    first.preset("wide")["retrieval.top_k"] = 99  # a caller changing its copy
+    again = stored_settings.read_settings(catalog)
+    assert opened == []
+    assert again.preset("wide") == {"retrieval.top_k": 20}
+    assert again is not first
+
+
+def test_a_write_by_another_process_is_read_at_once(catalog, tmp_path):
+    stored_settings.save_preset(catalog, "wide", {"retrieval.top_k": 20}, "more hits")
+    _wait_past_racy_window()
+    assert stored_settings.read_settings(catalog).preset("wide") == {"retrieval.top_k": 20}  # kept
+    other = Catalog.in_home(tmp_path)  # another handle on the file, as another process has
+    other._lock = __import__("threading").RLock()  # and not this process's lock
+    stored_settings.save_preset(other, "wide", {"retrieval.top_k": 30}, "more hits")
+    stored_collections.create_collection(other, "notes", {}, "k", {})
+    settings = stored_settings.read_settings(catalog)
+    assert settings.preset("wide") == {"retrieval.top_k": 30}
+    assert list(settings.collections) == ["notes"]
+
+
+def test_a_file_changed_within_the_racy_window_is_read_again(catalog, monkeypatch):
+    import store.catalog
+
+    stored_settings.save_preset(catalog, "wide", {"retrieval.top_k": 20}, "more hits")
+    monkeypatch.setattr(store.catalog, "RACY_S", 3600.0)  # every change is recent: none can be told apart
+    assert catalog.file_state() is None
+    opened = []
+    real_open = Catalog._open
+    monkeypatch.setattr(Catalog, "_open", lambda self: opened.append(self.path) or real_open(self))
+    stored_settings.read_settings(catalog)
+    stored_settings.read_settings(catalog)
+    assert len(opened) == 2

@@ -151,3 +151,65 @@ def test_an_embedding_ahead_reports_its_own_time_to_the_first_that_asks() -> Non
     assert seconds >= 0.05 and vector.tolist() == [8.0, 1.0]
     assert cache.vector_with_cost("m", "灯塔的光能照多远")[1] == 0.0  # reported once
     assert embed.batches == [("m", ["灯塔的光能照多远"])]
+
+
+class GatedEmbedder(CountingEmbedder):
+    """Holds its first batch until ``release`` is set, so misses can arrive while it runs."""
+
+    def __init__(self, fail_second: bool = False) -> None:
+        super().__init__()
+        self.first_started = threading.Event()
+        self.release = threading.Event()
+        self.fail_second = fail_second
+
+    def __call__(self, model: str, texts: list[str]) -> np.ndarray:
+        if not self.batches:
+            self.first_started.set()
+            assert self.release.wait(10)
+        elif self.fail_second and len(self.batches) == 1:
+            self.batches.append((model, list(texts)))
+            raise RuntimeError("the model fell over")
+        return super().__call__(model, texts)
+
+
+def _ask_while_the_first_batch_runs(cache, embed, texts: list[str]) -> dict[str, object]:
+    answers: dict[str, object] = {}
+
+    def ask(text: str) -> None:
+        try:
+            answers[text] = cache.vector("m", text).tolist()
+        except RuntimeError as error:
+            answers[text] = str(error)
+
+    first = threading.Thread(target=ask, args=("a",))
+    first.start()
+    assert embed.first_started.wait(10)
+    others = [threading.Thread(target=ask, args=(text,)) for text in texts]
+    for thread in others:
+        thread.start()
+    deadline = time.monotonic() + 10
+    while sum(len(queued) for queued in cache._queue.values()) < len(set(texts)) and time.monotonic() < deadline:
+        time.sleep(0.01)  # every other text queued behind the running batch
+    embed.release.set()
+    for thread in [first, *others]:
+        thread.join(10)
+    return answers
+
+
+def test_misses_that_arrive_during_a_batch_are_embedded_together_in_the_next() -> None:
+    embed = GatedEmbedder()
+    cache = QueryVectorCache(embed, capacity=10)
+    answers = _ask_while_the_first_batch_runs(cache, embed, ["bb", "ccc", "dddd", "bb"])
+    assert embed.batches[0] == ("m", ["a"])
+    assert len(embed.batches) == 2 and sorted(embed.batches[1][1]) == ["bb", "ccc", "dddd"]  # "bb" once
+    assert answers == {"a": [1.0, 1.0], "bb": [2.0, 2.0], "ccc": [3.0, 2.0], "dddd": [4.0, 2.0]}
+    assert cache.vector("m", "ccc").tolist() == [3.0, 2.0] and len(embed.batches) == 2  # kept
+
+
+def test_a_failed_batch_fails_each_of_its_callers_and_keeps_nothing() -> None:
+    embed = GatedEmbedder(fail_second=True)
+    cache = QueryVectorCache(embed, capacity=10)
+    answers = _ask_while_the_first_batch_runs(cache, embed, ["bb", "ccc"])
+    assert answers == {"a": [1.0, 1.0], "bb": "the model fell over", "ccc": "the model fell over"}
+    assert ("m", "bb") not in cache
+    assert cache.vector("m", "bb").tolist() == [2.0, 3.0]  # asked again: embedded again

@@ -15,6 +15,11 @@ import pytest
 
 from workbench.evaluation.runner import document_judgements, evaluate_collection, judge_for, span_judgements
 
+# ranx compiles each metric with numba on its first use: about 45 CPU-seconds on a fresh virtualenv,
+# which has no compiled cache yet. Interpreted, the same functions give the same values on this
+# slice in a few seconds. numba reads the switch when ranx's functions are decorated, so before the import.
+numba = pytest.importorskip("numba")
+numba.config.DISABLE_JIT = True
 ranx = pytest.importorskip("ranx")
 
 OUR_TO_RANX = {
