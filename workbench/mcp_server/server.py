@@ -346,7 +346,8 @@ def build_server(provider: HubProvider, loop: Any = None) -> WorkbenchMCPServer:
         mime_type="text/markdown",
     )
     def read_document(collection: str, doc_id: str) -> str:
-        from workbench.mcp_server.tools import CALLER_ERRORS, NotFoundError, error_message
+        from workbench.mcp_server.tools import CALLER_ERRORS, NotFoundError
+        from workbench.text import error_message
 
         try:
             return provider.get().document_markdown(collection, doc_id)

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 
 from store import collections as stored_collections
 from store import repository as repo
-from store.catalog import CatalogBusyError, FileState
+from store.catalog import CatalogBusyError
 from store.documents import chunk_in_context
 from store.retrieval_index import IndexBackendError
 from workbench.chunking.enrich import stored_enrichment
@@ -61,11 +61,11 @@ from workbench.mcp_server.schemas import (
 from workbench.mcp_server.schemas import (
     Enrichment as EnrichmentEntry,
 )
+from workbench.mcp_server.targets import Target, TargetResolver
 from workbench.models.availability import ModelNotAvailableError
 from workbench.retrieval.confidence import NO_ANSWER, reaches
 from workbench.retrieval.pipeline import QueryError
 from workbench.service import NotFoundError, Workbench, uses_llm
-from workbench.text import error_message
 
 log = logging.getLogger(__name__)
 
@@ -97,15 +97,6 @@ class ToolOutput:
 
 
 @dataclass(frozen=True)
-class Target:
-    """The collection, preset name and effective configuration a call runs with."""
-
-    collection: str
-    preset: str
-    config: WorkbenchConfig
-
-
-@dataclass(frozen=True)
 class DocumentResource:
     uri: str
     name: str
@@ -124,81 +115,14 @@ class KnowledgeHub:
         # One pipeline run at a time: Hugging Face fast tokenizers raise "Already borrowed" when
         # two threads encode at once, and the tool calls arrive on a thread pool.
         self._pipeline_lock = threading.Lock()
-        self._last_targets: dict[tuple[str | None, str | None], Target] = {}
-        #: by the names asked for: the target, and the catalog's file state it was resolved at
-        self._resolved: dict[tuple[str | None, str | None], tuple[FileState, Target]] = {}
-        self._targets_lock = threading.Lock()
+        self._targets = TargetResolver(bench, self.defaults)
 
     # -- what a call runs against -------------------------------------------------------------
 
     def resolve(self, collection: str | None, preset: str | None) -> Target:
         """Collection: argument, else ``--collection``, else the only one. Preset: argument,
         else ``--preset``, else the collection's default."""
-        key = ((collection or "").strip() or None, (preset or "").strip() or None)
-        try:
-            target = self._resolve_from_catalog(*key)
-        except CatalogBusyError:
-            with self._targets_lock:
-                known = self._last_targets.get(key)
-            if known is None:
-                raise
-            log.warning("catalog busy; reusing the settings read last for %s / %s", known.collection, known.preset)
-            return known
-        with self._targets_lock:
-            self._last_targets[key] = target
-        return target
-
-    def _resolve_from_catalog(self, collection: str | None, preset: str | None) -> Target:
-        # the catalog unchanged since a call resolved the same names: the same target, without
-        # building the configuration again (a millisecond of the two a query costs in all)
-        state = self.bench.catalog.file_state()
-        with self._targets_lock:
-            known = self._resolved.get((collection, preset))
-        if state is not None and known is not None and known[0] == state:
-            return known[1]
-        target = self._resolve_from_settings(collection, preset)
-        if state is not None and self.bench.catalog.file_state() == state:
-            with self._targets_lock:
-                self._resolved[(collection, preset)] = (state, target)
-        return target
-
-    def _resolve_from_settings(self, collection: str | None, preset: str | None) -> Target:
-        # one catalog read per call (collections and presets together): a busy client then
-        # costs the app's ingest one lock hand-over per query, not three
-        settings = self.bench.settings()
-        rows = settings.collections
-        name = collection or self.defaults.collection or self._only_collection(sorted(rows))
-        row = rows.get(name)
-        if row is None:
-            known = ", ".join(sorted(rows)) or "none yet"
-            raise NotFoundError(
-                f"collection {name!r} not found; known: {known}. Pass one of them as `collection` "
-                "(list_collections shows them)"
-            )
-        preset_name = preset or self.defaults.preset or row.default_preset
-        try:
-            config = self.bench.config_for(name, preset_name, list(self.defaults.overrides), settings=settings)
-        except NotFoundError as error:
-            if not preset:
-                raise
-            raise NotFoundError(
-                f"{error_message(error)}; pass one of them as `preset`, or omit it to use "
-                f"the collection's default ({row.default_preset})"
-            ) from None
-        return Target(name, preset_name, config)
-
-    def _only_collection(self, names: list[str]) -> str:
-        if len(names) == 1:
-            return names[0]
-        if not names:
-            raise ToolInputError(
-                f"the knowledge base at {self.bench.home} has no collections yet; ingest documents first "
-                f"(python -m workbench ingest FILES --collection NAME --home {self.bench.home})"
-            )
-        raise ToolInputError(
-            f"several collections exist ({', '.join(names)}); pass `collection` as one of them, "
-            "or start the server with --collection NAME"
-        )
+        return self._targets.resolve(collection, preset)
 
     def default_collection(self, names: list[str]) -> str | None:
         if self.defaults.collection in names:
