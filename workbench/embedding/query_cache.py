@@ -116,7 +116,7 @@ class QueryVectorCache:
         """Start embedding ``text`` on a thread of its own unless it is cached or under way."""
         key = (model, text)
         with self._lock:
-            if key in self._vectors or key in self._pending:
+            if key in self._vectors or key in self._pending or key in self._queued:
                 return
             future: Future[np.ndarray] = Future()
             self._pending[key] = future
