@@ -20,9 +20,10 @@ import contextlib
 import logging
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import duckdb
 
@@ -84,6 +85,8 @@ RACY_S = 0.1
 
 #: the catalog file and its write-ahead log as they are on disk: (name, inode, size, mtime) each
 FileState = tuple[tuple[str, int, int, int], ...]
+K = TypeVar("K")
+V = TypeVar("V")
 #: ``hold_between``: the file is let go this long after the last unit of work...
 HOLD_IDLE_S = 1.0
 #: ...or after this long held without a break, and not taken up again for ``HOLD_PAUSE_S``, so a
@@ -132,6 +135,27 @@ class _Hold:
                     continue
                 _close(self._held)
                 self._held, self._let_go_at = None, now
+
+
+class KeptReads(Generic[K, V]):
+    """Values read from a catalog, each kept while the catalog's files stay as they were when it
+    was read (``Catalog.file_state``); a value read while a write landed is not kept."""
+
+    def __init__(self) -> None:
+        self._kept: dict[K, tuple[FileState, V]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, catalog: Catalog, key: K, read: Callable[[], V]) -> V:
+        before = catalog.file_state()
+        with self._lock:
+            kept = self._kept.get(key)
+        if before is not None and kept is not None and kept[0] == before:
+            return kept[1]
+        value = read()
+        if before is not None and catalog.file_state() == before:
+            with self._lock:
+                self._kept[key] = (before, value)
+        return value
 
 
 class Catalog:

@@ -8,12 +8,11 @@ costs a writer in another process one lock hand-over, however many lookups it th
 from __future__ import annotations
 
 import copy
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from store import repository as repo
-from store.catalog import Catalog, FileState
+from store.catalog import Catalog, KeptReads
 from store.repository import CollectionRow, NotFoundError
 
 #: the built-in preset: it sets nothing, always exists, and is every new collection's default
@@ -69,25 +68,19 @@ def _presets(con) -> dict[str, StoredPreset]:
 
 def read_settings(catalog: Catalog) -> StoredSettings:
     """Every collection row and preset. A read is kept while the catalog's files stay as they
-    were before it (``Catalog.file_state``): opening the file costs some 15-20 ms, and a server
-    resolves its configuration on every query. Each caller gets its own copy to change."""
-    before = catalog.file_state()
-    with _KEPT_LOCK:
-        kept = _KEPT.get(catalog.path)
-    if before is not None and kept is not None and kept[0] == before:
-        return copy.deepcopy(kept[1])
+    were (``KeptReads``): opening the file costs some 15-20 ms, and a server resolves its
+    configuration on every query. Each caller gets its own copy to change."""
+    return copy.deepcopy(_KEPT.get(catalog, catalog.path, lambda: _read_settings(catalog)))
+
+
+def _read_settings(catalog: Catalog) -> StoredSettings:
     with catalog.connect() as con:
         collections = {row.name: row for row in repo.list_collections(con)}
-        settings = StoredSettings(collections, _presets(con))
-    if before is not None and catalog.file_state() == before:  # no write landed while it read
-        with _KEPT_LOCK:
-            _KEPT[catalog.path] = (before, copy.deepcopy(settings))
-    return settings
+        return StoredSettings(collections, _presets(con))
 
 
-#: the last settings read from each catalog file, with the file state they were read at
-_KEPT: dict[Path, tuple[FileState, StoredSettings]] = {}
-_KEPT_LOCK = threading.Lock()
+#: the last settings read from each catalog file
+_KEPT: KeptReads[Path, StoredSettings] = KeptReads()
 
 
 def list_presets(catalog: Catalog) -> list[StoredPreset]:

@@ -12,7 +12,7 @@ import logging
 import threading
 from dataclasses import dataclass
 
-from store.catalog import CatalogBusyError, FileState
+from store.catalog import CatalogBusyError, KeptReads
 from workbench.config import WorkbenchConfig
 from workbench.mcp_server.arguments import ToolInputError
 from workbench.mcp_server.defaults import ServerDefaults
@@ -39,8 +39,7 @@ class TargetResolver:
         self.bench = bench
         self.defaults = defaults
         self._last_targets: dict[Names, Target] = {}
-        #: the target, and the catalog's file state it was resolved at
-        self._resolved: dict[Names, tuple[FileState, Target]] = {}
+        self._resolved: KeptReads[Names, Target] = KeptReads()
         self._targets_lock = threading.Lock()
 
     def resolve(self, collection: str | None, preset: str | None) -> Target:
@@ -63,16 +62,8 @@ class TargetResolver:
     def _resolve_from_catalog(self, collection: str | None, preset: str | None) -> Target:
         # the catalog unchanged since a call resolved the same names: the same target, without
         # building the configuration again (a millisecond of the two a query costs in all)
-        state = self.bench.catalog.file_state()
-        with self._targets_lock:
-            known = self._resolved.get((collection, preset))
-        if state is not None and known is not None and known[0] == state:
-            return known[1]
-        target = self._resolve_from_settings(collection, preset)
-        if state is not None and self.bench.catalog.file_state() == state:
-            with self._targets_lock:
-                self._resolved[(collection, preset)] = (state, target)
-        return target
+        names = (collection, preset)
+        return self._resolved.get(self.bench.catalog, names, lambda: self._resolve_from_settings(*names))
 
     def _resolve_from_settings(self, collection: str | None, preset: str | None) -> Target:
         # one catalog read per call (collections and presets together): a busy client then
