@@ -234,10 +234,6 @@ os.environ.setdefault("WORKBENCH_EMBEDDING_RUNTIME", "torch-fp32")
 # the same for ``rerank.runtime = auto``; and what is measured once per machine goes to a
 # temporary folder, not the user's cache
 os.environ.setdefault("WORKBENCH_RERANK_RUNTIME", "torch-fp32")
-# ``make test`` runs three workers, with their servers and benches, on two cores: an operator split
-# across threads has its threads spin while they wait for a core another process holds (8% of the
-# bench smoke runs' CPU). One thread per process, here and in every process the tests start.
-os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 @pytest.fixture(scope="session", autouse=True)
