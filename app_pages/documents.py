@@ -41,9 +41,6 @@ def collections_panel(collection: str | None) -> None:
         return
     bench = session.workbench()
     with st.expander("New collection", expanded=collection is None, icon=":material/add:"):
-        name = st.text_input(
-            "Name", key="new_collection_name", placeholder="e.g. handbook", help="Letters, digits, '-' and '_'."
-        )
         st.caption("How its documents are chunked (you can compare and add other chunkings later in the Chunking lab).")
         chunking = chunking_controls("new_collection_chunking", WorkbenchConfig().chunking)
         model = model_picker(
@@ -55,8 +52,14 @@ def collections_panel(collection: str | None) -> None:
             f"{chinese_advice()} (a model that is not here yet gets a Download button below the picker; "
             "all models: the Models page).",
         )
-        if st.button("Create collection", key="create_collection", type="primary"):
-            create_and_select(name, WorkbenchConfig(chunking=chunking, embedding=EmbeddingConfig(model)))
+        # The name and its button are one form: a name still being typed reaches the server with the
+        # click (Enter submits too), where a bare text box's blur rerun could swallow the click.
+        with st.form("new_collection_form", border=False, enter_to_submit=True):
+            name = st.text_input(
+                "Name", key="new_collection_name", placeholder="e.g. handbook", help="Letters, digits, '-' and '_'."
+            )
+            if st.form_submit_button("Create collection", key="create_collection", type="primary"):
+                create_and_select(name, WorkbenchConfig(chunking=chunking, embedding=EmbeddingConfig(model)))
     if collection is None:
         return
     with st.expander(f"Delete collection “{md_escape(collection)}”", icon=":material/delete:"):

@@ -109,7 +109,7 @@ def test_create_a_collection_then_delete_it(tmp_path: Path, open_app):
     app.button(key="create_collection").click().run()
     assert any("collection name '' is not valid" in text for text in texts(app, "error"))
 
-    app.text_input(key="new_collection_name").input("field_notes").run()
+    app.text_input(key="new_collection_name").input("field_notes")  # a form: sent with its button
     app.button(key="create_collection").click().run()
     assert not app.exception, app.exception
     assert app.session_state["collection"] == "field_notes"
@@ -128,7 +128,7 @@ def test_create_a_collection_then_delete_it(tmp_path: Path, open_app):
 def test_a_new_collection_beside_the_demo_is_selected_and_the_page_says_so(demo_home_copy: Path, open_app):
     app = open_app(demo_home_copy, page=PAGE)
     assert app.sidebar.selectbox(key="collection").value == "demo"
-    app.text_input(key="new_collection_name").input("notes").run()
+    app.text_input(key="new_collection_name").input("notes")  # a form: sent with its button
     app.button(key="create_collection").click().run()
     assert not app.exception, app.exception
     assert app.sidebar.selectbox(key="collection").value == "notes"
@@ -141,14 +141,14 @@ def test_a_second_click_while_the_first_still_creates_reports_the_creation(demo_
     Workbench(demo_home_copy).create_collection("notes")
     app = open_app(demo_home_copy, page=PAGE)
     app.session_state["_documents_creating_collection"] = "notes"
-    app.text_input(key="new_collection_name").input("notes").run()
+    app.text_input(key="new_collection_name").input("notes")  # a form: sent with its button
     app.button(key="create_collection").click().run()
     assert not app.exception, app.exception
     assert not [text for text in texts(app, "error") if "already exists" in text]
     assert app.sidebar.selectbox(key="collection").value == "notes"
     assert "Created collection notes and selected it in the sidebar. Upload files below." in texts(app, "success")
     # without a creation in flight, the same name is refused as before
-    app.text_input(key="new_collection_name").input("notes").run()
+    app.text_input(key="new_collection_name").input("notes")  # a form: sent with its button
     app.button(key="create_collection").click().run()
     assert any("collection 'notes' already exists" in text for text in texts(app, "error"))
 
@@ -168,8 +168,8 @@ def test_a_model_that_is_not_downloaded_cannot_create_a_collection(tmp_path: Pat
     labels = list(picker.options)  # AppTest holds the formatted labels
     assert "all-MiniLM-L6-v2 — en · 91 MB · bundled" in labels
     assert "BAAI/bge-small-zh-v1.5 — zh · 96 MB · not downloaded" in labels
-    app.text_input(key="new_collection_name").input("chinese").run()
     picker.set_value("BAAI/bge-small-zh-v1.5").run()
+    app.text_input(key="new_collection_name").input("chinese")  # a form: sent with its button
     app.button(key="create_collection").click().run()
     assert not app.exception, app.exception
     expected = (
@@ -183,9 +183,9 @@ def test_a_model_that_is_not_downloaded_cannot_create_a_collection(tmp_path: Pat
 
 def test_a_local_model_folder_can_be_typed_in(tmp_path: Path, open_app, tiny_chinese_model_dir: Path):
     app = open_app(tmp_path / "home", page=PAGE)
-    app.text_input(key="new_collection_name").input("local").run()
     app.selectbox(key="new_collection_model").set_value("__other__").run()
     app.text_input(key="new_collection_model_other").input(str(tiny_chinese_model_dir)).run()
+    app.text_input(key="new_collection_name").input("local")  # a form: sent with its button
     app.button(key="create_collection").click().run()
     assert not app.exception, app.exception
     (info,) = Workbench(tmp_path / "home").collections()

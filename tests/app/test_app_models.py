@@ -69,8 +69,8 @@ def test_download_by_id_then_pick_it_for_a_collection_then_remove_it(tmp_path: P
     app.switch_page("app_pages/documents.py").run()
     picker = app.selectbox(key="new_collection_model")
     assert any(option.startswith(f"{EMBED} — zh, en · downloaded") for option in picker.options)
-    app.text_input(key="new_collection_name").input("tiny").run()
     picker.set_value(EMBED).run()
+    app.text_input(key="new_collection_name").input("tiny")  # a form: sent with its button
     app.button(key="create_collection").click().run()
     assert not app.exception, app.exception
     assert app.session_state["collection"] == "tiny"

@@ -55,9 +55,7 @@ def test_the_tune_tab_offers_the_new_collections_set_and_not_the_demos(golden_ur
             main.get_by_text("New collection", exact=True).click()
             name = page.locator(".st-key-new_collection_name input")
             name.fill(COLLECTION)
-            name.press("Tab")
-            settle(page)
-            page.locator(".st-key-create_collection button").click()
+            name.press("Enter")  # the name's form submits on Enter
             expect(sidebar.locator(".st-key-collection input")).to_have_value(COLLECTION, timeout=STEP_S * 1000)
             settle(page)
             page.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(
