@@ -9,7 +9,9 @@ its page; asking for it then waits for that embedding rather than making a secon
 Misses that arrive together are embedded together: while one batch of a model runs, the texts
 asked for meanwhile queue, and the first of their callers to find the model free embeds the whole
 queue as the next batch (eight short queries take about three times one query's time, not eight).
-A lone miss waits for nothing: it is a batch of one at once.
+A lone miss waits for nothing: it is a batch of one at once. Warming (an evaluation's queries)
+queues its texts the same way, so a query asked meanwhile waits for the warm batch instead of
+embedding beside it on the same cores.
 """
 
 from __future__ import annotations
@@ -53,31 +55,39 @@ class QueryVectorCache:
         """``text``'s query vector under ``model``: cached, being embedded ahead (waited for), or
         embedded now, in one batch with the misses that arrived meanwhile, and kept. An embedding
         that failed raises its error here, in every caller that waited for it."""
-        key = (model, text)
+        return self._vectors_of(model, [text])[0]
+
+    def _vectors_of(self, model: str, texts: list[str]) -> list[np.ndarray]:
+        """One vector per text: the kept ones at once, the others from the batches they join."""
+        found: list[np.ndarray | Future[np.ndarray]] = []
+        queued: list[Future[np.ndarray]] = []
         with self._lock:
-            found = self._vectors.get(key)
-            if found is not None:
-                self._vectors.move_to_end(key)
-                return found
-            pending = self._pending.get(key)
-            queued = self._queued.get(key)
-            if pending is None and queued is None:
-                queued = self._queued[key] = Future()
-                self._queue.setdefault(model, []).append(text)
-        if pending is not None:
-            return pending.result()
-        assert queued is not None
-        while not queued.done():
-            with self._lock:
-                while model in self._embedding and not queued.done():
-                    self._batch_ended.wait()
-                if queued.done():
-                    break
-                # the model is free and this text still queued: this caller embeds the queue
-                self._embedding.add(model)
-                batch = self._queue.pop(model, [])
-            self._embed_batch(model, batch)
-        return queued.result()
+            for text in texts:
+                key = (model, text)
+                vector = self._vectors.get(key)
+                if vector is not None:
+                    self._vectors.move_to_end(key)
+                    found.append(vector)
+                    continue
+                future = self._pending.get(key) or self._queued.get(key)
+                if future is None:
+                    future = self._queued[key] = Future()
+                    self._queue.setdefault(model, []).append(text)
+                if key in self._queued:
+                    queued.append(future)
+                found.append(future)
+        for future in queued:
+            while not future.done():
+                with self._lock:
+                    while model in self._embedding and not future.done():
+                        self._batch_ended.wait()
+                    if future.done():
+                        break
+                    # the model is free and this text still queued: this caller embeds the queue
+                    self._embedding.add(model)
+                    batch = self._queue.pop(model, [])
+                self._embed_batch(model, batch)
+        return [item.result() if isinstance(item, Future) else item for item in found]
 
     def _embed_batch(self, model: str, texts: list[str]) -> None:
         """Embed ``texts`` and settle their callers' futures; then let the next batch start."""
@@ -139,11 +149,10 @@ class QueryVectorCache:
         threading.Thread(target=embed, name="query-vector-ahead", daemon=True).start()
 
     def warm(self, model: str, texts: Iterable[str]) -> None:
-        """Embed the texts not cached yet in one batch (evaluation embeds all its queries at once)."""
-        with self._lock:
-            missing = [text for text in dict.fromkeys(texts) if (model, text) not in self._vectors]
-        if missing:
-            self._keep(model, missing, self._embed(model, missing))
+        """Embed the texts not kept yet in one batch (evaluation embeds all its queries at once).
+        They queue like misses: a caller asking for one of them meanwhile waits for this batch
+        instead of embedding it a second time beside it."""
+        self._vectors_of(model, list(dict.fromkeys(texts)))
 
     def _keep(self, model: str, texts: list[str], vectors) -> None:
         with self._lock:

@@ -54,10 +54,10 @@ def test_warm_embeds_only_the_missing_texts_in_one_batch_and_keeps_the_cap() -> 
     cache.warm("m", ["a", "bb", "bb", "ccc"])
     assert embed.batches == [("m", ["a"]), ("m", ["bb", "ccc"])]
     assert cache.vector("m", "ccc").tolist() == [3.0, 2.0]
-    cache.warm("m", ["a", "bb"])  # all cached: no call
+    cache.warm("m", ["a", "bb"])  # all cached: no call, but both are used now (a, then bb, most recent)
     assert len(embed.batches) == 2
     cache.warm("m", ["dddd", "eeeee"])  # 5 vectors for 3 places: the two least recent go
-    assert len(cache) == 3 and ("m", "a") not in cache and ("m", "bb") not in cache and ("m", "ccc") in cache
+    assert len(cache) == 3 and ("m", "ccc") not in cache and ("m", "a") not in cache and ("m", "bb") in cache
 
 
 def test_capacity_must_be_positive() -> None:
@@ -213,3 +213,21 @@ def test_a_failed_batch_fails_each_of_its_callers_and_keeps_nothing() -> None:
     assert answers == {"a": [1.0, 1.0], "bb": "the model fell over", "ccc": "the model fell over"}
     assert ("m", "bb") not in cache
     assert cache.vector("m", "bb").tolist() == [2.0, 3.0]  # asked again: embedded again
+
+
+def test_a_query_asked_while_its_text_is_being_warmed_waits_for_the_warm_batch() -> None:
+    embed = GatedEmbedder()
+    cache = QueryVectorCache(embed, capacity=10)
+    warming = threading.Thread(target=cache.warm, args=("m", ["a", "bb", "ccc"]))
+    warming.start()
+    assert embed.first_started.wait(10)
+    asked: list[list[float]] = []
+    reader = threading.Thread(target=lambda: asked.append(cache.vector("m", "bb").tolist()))
+    reader.start()
+    reader.join(0.2)
+    assert reader.is_alive() and not asked  # waiting for the warm batch, not embedding beside it
+    embed.release.set()
+    for thread in (warming, reader):
+        thread.join(10)
+    assert asked == [[2.0, 1.0]]
+    assert embed.batches == [("m", ["a", "bb", "ccc"])]
