@@ -35,6 +35,11 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
+def first_asking(number: int, queries: list[str]) -> bool:
+    """Call ``number`` asks its question for the first time (question 0 was asked to warm)."""
+    return 0 < number < len(queries)
+
+
 def split_by_first_asking(transport: str, latencies: list[float], first_asked: list[bool]) -> str:
     """The calls that embedded their question for the first time apart from the repeats (whose
     vector is kept): with few distinct questions, the first ones are what a p95 is made of."""
@@ -94,7 +99,7 @@ async def http_load(url: str, queries: list[str], clients: int, calls: int, coll
                     except Exception as error:
                         errors.append(repr(error)[:200])
                     latencies.append((time.perf_counter() - started) * 1000)
-                    first_asked.append(0 < number < len(queries))  # the first question was asked to warm
+                    first_asked.append(first_asking(number, queries))
 
         async with anyio.create_task_group() as group:
             for _ in range(clients):
@@ -124,7 +129,7 @@ async def stdio_load(home: Path, queries: list[str], calls: int, collection: str
                 "query_knowledge_hub", {"query": queries[number % len(queries)], "collection": collection}
             )
             latencies.append((time.perf_counter() - started) * 1000)
-            first_asked.append(0 < number < len(queries))
+            first_asked.append(first_asking(number, queries))
     return latencies, first_asked
 
 
