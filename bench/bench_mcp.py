@@ -1,13 +1,15 @@
 """MCP over HTTP under load: concurrent ``query_knowledge_hub`` calls while a ``tune`` task runs.
 
     python bench/bench_mcp.py --home DIR [--collection demo] [--golden demo] [--clients 8] [--calls 400]
-    python bench/bench_mcp.py --smoke            # builds the demo home in a temporary folder; 2 clients, 40 calls
+    python bench/bench_mcp.py --home DIR --clients 1,2,4,8   # how the p95 grows with concurrent clients
+    python bench/bench_mcp.py --smoke            # builds the demo home in a temporary folder; 1 and 2 clients, 40 calls
 
-Starts ``python -m workbench mcp --http`` on the home, starts ``tune`` as a task (Tasks
-extension), and has ``--clients`` SDK clients share ``--calls`` calls of ``query_knowledge_hub``
-(the golden set's questions, in turn) while it runs. Then the same number of calls, one at a time,
-over stdio (``python -m workbench mcp``, no tune running). Prints errors (goal 0), p50 and p95
-latency of each, the ratio of the p95s (goal: HTTP within 3x stdio's) and the load average.
+For each count in ``--clients``, starts ``python -m workbench mcp --http`` on the home afresh,
+starts ``tune`` as a task (Tasks extension), and has that many SDK clients share ``--calls``
+calls of ``query_knowledge_hub`` (the golden set's questions, in turn) while it runs. Then the
+same number of calls, one at a time, over stdio (``python -m workbench mcp``, no tune running).
+Prints errors (goal 0), p50 and p95 latency of each, the ratio of the p95s (goal: HTTP within 3x
+stdio's) and the load average.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ async def http_load(url: str, queries: list[str], clients: int, calls: int, coll
             "collection": collection,
             "keys": "retrieval.mode,fusion.k,mmr.enabled",
             "trials": trials,
-            "study": f"bench-mcp-{int(time.time())}",  # a new study each run: the tune really runs
+            "study": f"bench-mcp-{time.time_ns()}",  # a new study each run: the tune really runs
         }
         handle = await starter.session.call_tool("tune", arguments, allow_claimed=True)
         task_id = getattr(handle, "task_id", None)  # the Tasks extension's field on a claimed result
@@ -133,28 +135,19 @@ async def stdio_load(home: Path, queries: list[str], calls: int, collection: str
     return latencies, first_asked
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--home", type=Path, help="a home with the collection (default with --smoke: the demo, built)")
-    parser.add_argument("--collection", default="demo")
-    parser.add_argument("--golden", default="demo")
-    parser.add_argument("--clients", type=int, default=8)
-    parser.add_argument("--calls", type=int, default=400)
-    parser.add_argument("--trials", type=int, default=40, help="the tune task's trials")
-    parser.add_argument("--smoke", action="store_true", help="2 clients, 40 calls, 5 trials (builds the demo home)")
-    arguments = parser.parse_args()
-    if arguments.smoke:
-        arguments.clients, arguments.calls, arguments.trials = 2, 40, 5
-    home = arguments.home
-    if home is None:
-        if not arguments.smoke:
-            parser.error("--home DIR is required without --smoke")
-        from workbench.demo import load_demo
-        from workbench.service import Workbench
+def client_counts(text: str) -> list[int]:
+    """``--clients``: one count (8) or several (1,2,4,8), each at least 1."""
+    try:
+        counts = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--clients takes counts separated by commas (1,2,4,8): {text!r}") from None
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"--clients takes counts of at least 1, got {text!r}")
+    return counts
 
-        home = Path(tempfile.mkdtemp(prefix="bench-mcp-")) / "home"
-        load_demo(Workbench(home))
-    queries = questions(home, arguments.golden)
+
+def http_run(home: Path, queries: list[str], clients: int, calls: int, collection: str, trials: int) -> dict:
+    """One HTTP measurement on a server started for it, so each count starts with nothing cached."""
     port = free_port()
     server = subprocess.Popen(
         [sys.executable, "-m", "workbench", "mcp", "--http", "--port", str(port), "--home", str(home)],
@@ -173,39 +166,78 @@ def main() -> int:
                     raise SystemExit("the HTTP server did not start") from None
                 time.sleep(0.2)
         url = f"http://127.0.0.1:{port}/mcp"
-        load_before = os.getloadavg()
-        http = anyio.run(
-            http_load, url, queries, arguments.clients, arguments.calls, arguments.collection, arguments.trials
-        )
+        return anyio.run(http_load, url, queries, clients, calls, collection, trials)
     finally:
         server.terminate()
         server.wait(30)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--home", type=Path, help="a home with the collection (default with --smoke: the demo, built)")
+    parser.add_argument("--collection", default="demo")
+    parser.add_argument("--golden", default="demo")
+    parser.add_argument(
+        "--clients", type=client_counts, default=[8], help="concurrent HTTP clients; several counts, e.g. 1,2,4,8"
+    )
+    parser.add_argument("--calls", type=int, default=400)
+    parser.add_argument("--trials", type=int, default=40, help="the tune task's trials")
+    parser.add_argument("--smoke", action="store_true", help="1 and 2 clients, 40 calls, 5 trials (builds a demo home)")
+    arguments = parser.parse_args()
+    if arguments.smoke:
+        arguments.clients, arguments.calls, arguments.trials = [1, 2], 40, 5
+    home = arguments.home
+    if home is None:
+        if not arguments.smoke:
+            parser.error("--home DIR is required without --smoke")
+        from workbench.demo import load_demo
+        from workbench.service import Workbench
+
+        home = Path(tempfile.mkdtemp(prefix="bench-mcp-")) / "home"
+        load_demo(Workbench(home))
+    queries = questions(home, arguments.golden)
+    load_before = os.getloadavg()
+    runs = {
+        clients: http_run(home, queries, clients, arguments.calls, arguments.collection, arguments.trials)
+        for clients in arguments.clients
+    }
     stdio, stdio_first = anyio.run(stdio_load, home, queries, arguments.calls, arguments.collection)
-    http_p95, stdio_p95 = percentile(http["latencies"], 0.95), percentile(stdio, 0.95)
+    stdio_p95 = percentile(stdio, 0.95)
     load_after = os.getloadavg()
-    table(
-        f"query_knowledge_hub over MCP, {arguments.collection}: HTTP while a {arguments.trials}-trial tune task ran "
-        f"({http['tune']}), stdio alone; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after, "
-        f"{os.cpu_count()} cores",
-        ["transport", "clients", "calls", "errors", "p50 ms", "p95 ms", "p95 vs stdio"],
-        [
+    rows = []
+    for clients, http in runs.items():
+        http_p95 = percentile(http["latencies"], 0.95)
+        rows.append(
             [
                 "HTTP",
-                arguments.clients,
+                clients,
                 len(http["latencies"]),
                 len(http["errors"]),
                 f"{percentile(http['latencies'], 0.5):.1f}",
                 f"{http_p95:.1f}",
                 f"{http_p95 / stdio_p95:.2f} (goal <= 3)",
-            ],
-            ["stdio", 1, len(stdio), 0, f"{percentile(stdio, 0.5):.1f}", f"{stdio_p95:.1f}", "1.00"],
-        ],
+            ]
+        )
+    rows.append(["stdio", 1, len(stdio), 0, f"{percentile(stdio, 0.5):.1f}", f"{stdio_p95:.1f}", "1.00"])
+    tunes = "; ".join(sorted({http["tune"] for http in runs.values()}))
+    table(
+        f"query_knowledge_hub over MCP, {arguments.collection}: HTTP while a {arguments.trials}-trial tune task ran "
+        f"({tunes}), stdio alone; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after, "
+        f"{os.cpu_count()} cores",
+        ["transport", "clients", "calls", "errors", "p50 ms", "p95 ms", "p95 vs stdio"],
+        rows,
     )
-    print(split_by_first_asking("HTTP", http["latencies"], http["first_asked"]))
+    for clients, http in runs.items():
+        print(
+            split_by_first_asking(
+                f"HTTP, {clients} client{'s' * (clients != 1)}", http["latencies"], http["first_asked"]
+            )
+        )
     print(split_by_first_asking("stdio", stdio, stdio_first))
-    for error in http["errors"][:5]:
+    errors = [error for http in runs.values() for error in http["errors"]]
+    for error in errors[:5]:
         print(f"  error: {error}")
-    return 0 if not http["errors"] else 1
+    return 0 if not errors else 1
 
 
 if __name__ == "__main__":
