@@ -8,6 +8,8 @@ For each count in ``--clients``, starts ``python -m workbench mcp --http`` on th
 starts ``tune`` as a task (Tasks extension), and has that many SDK clients share ``--calls``
 calls of ``query_knowledge_hub`` (the golden set's questions, in turn) while it runs. Then the
 same number of calls, one at a time, over stdio (``python -m workbench mcp``, no tune running).
+Every client, stdio's too, makes one untimed call first: a session's first call lists the tools
+and compiles the output schema the client validates against, a cost of the session, not of a query.
 Prints errors (goal 0), p50 and p95 latency of each, the ratio of the p95s (goal: HTTP within 3x
 stdio's) and the load average.
 """
@@ -90,6 +92,9 @@ async def http_load(url: str, queries: list[str], clients: int, calls: int, coll
 
         async def one_client() -> None:
             async with Client(url) as client:
+                # warm, as the stdio client is: a session's first call lists the tools and compiles
+                # the output schema it validates against, once, on the client's side
+                await client.call_tool("query_knowledge_hub", {"query": queries[0], "collection": collection})
                 for number in counter:
                     started = time.perf_counter()
                     try:

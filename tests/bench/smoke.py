@@ -41,6 +41,7 @@ SMOKE: dict[str, Smoke] = {
     # encoder and cross-encoder runtimes: the tests' tiny models, the demo's abstracts
     "bench_encode": Smoke("runtimes", ("runtime-precision", "texts/s", "vs torch fp32", "query ms p50")),
     "bench_rerank": Smoke("runtimes", ("runtime-precision", "pairs/s", "vs torch fp32")),
+    "bench_query_embedding": Smoke("runtimes", ("forward", "busy threads", "queries", "p50 ms", "p95 ms")),
     # import and parsing: the demo's abstracts, the tests' corpora
     "bench_ingest": Smoke("ingestion", ("round", "order", "chunk texts", "import s")),
     "bench_hostile": Smoke("ingestion", ("file", "kind", "outcome", "stopped by", "worker s")),

@@ -24,14 +24,13 @@ from typing import ClassVar
 
 import numpy as np
 
+from workbench.embedding.sentence_graph import graph_inputs, sentence_graph, tokenize
 from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
 from workbench.embedding.token_ids import CountedIds
 
 EXPORT_CACHE_ENV = "WORKBENCH_EXPORT_CACHE"
 #: bump when the exported graph changes, so older exports are not reused
 EXPORT_FORMAT = 2  # 2: int8 quantized per tensor, not per channel
-#: inputs a BERT-style tokenizer may produce, in the order the graph takes them
-GRAPH_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 BATCH_SIZE = 32
 
 
@@ -63,35 +62,6 @@ def cached_export(folder: Path, variant: str, build: Callable[[Path], None]) -> 
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return target
-
-
-def graph_inputs(model, probe=("probe",)) -> tuple[str, ...]:
-    features = tokenize(model, list(probe))
-    return tuple(name for name in GRAPH_INPUTS if name in features)
-
-
-def tokenize(model, texts: list[str] | list[tuple[str, str]]) -> dict:
-    """The model's own tokenization (padding, truncation at its max_seq_length), as tensors; a
-    cross-encoder's texts are (query, passage) pairs."""
-    prepare = getattr(model, "preprocess", None) or model.tokenize
-    return {name: value for name, value in prepare(texts).items() if hasattr(value, "numpy")}
-
-
-def sentence_graph(model, names: tuple[str, ...], output: str = "sentence_embedding"):
-    """The model from token ids to ``output`` (a sentence-transformers model's sentence embedding,
-    pooling and any dense layers included; a cross-encoder's ``scores``), as a module taking
-    positional tensors: what both exporters trace."""
-    import torch
-
-    class SentenceGraph(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.model = model
-
-        def forward(self, *tensors):
-            return self.model(dict(zip(names, tensors, strict=False)))[output]
-
-    return SentenceGraph().eval()
 
 
 class ExportedEmbedder(SentenceTransformerEmbedder):

@@ -7,11 +7,13 @@ a hit). A query can be embedded ahead, on a thread of its own, while the app dra
 its page; asking for it then waits for that embedding rather than making a second.
 
 Misses that arrive together are embedded together: while one batch of a model runs, the texts
-asked for meanwhile queue, and the first of their callers to find the model free embeds the whole
-queue as the next batch (eight short queries take about three times one query's time, not eight).
-A lone miss waits for nothing: it is a batch of one at once. Warming (an evaluation's queries)
-queues its texts the same way, so a query asked meanwhile waits for the warm batch instead of
-embedding beside it on the same cores.
+asked for meanwhile queue, and the first of their callers to find the model free embeds the queue
+as the next batch. A lone miss waits for nothing: it is a batch of one at once. Warming (an
+evaluation's queries) queues its texts the same way, so a query asked meanwhile never embeds
+beside it on the same cores, but a batch holds at most ``max_batch`` texts and a text someone is
+waiting for goes first: a query asked while an evaluation warms its 300 queries waits for one
+batch in progress (about 0.1 s), not for all 300 (seconds), and its own text, if the warming
+queued it too, moves to the front.
 """
 
 from __future__ import annotations
@@ -29,25 +31,32 @@ EmbedQueries = Callable[[str, list[str]], np.ndarray]
 
 #: vectors kept by default: 20,000 x 384 float32 is about 30 MB
 DEFAULT_CAPACITY = 20_000
+#: texts embedded in one batch at most: the longest a query asked meanwhile waits for
+DEFAULT_MAX_BATCH = 16
 
 
 class QueryVectorCache:
     """At most ``capacity`` query vectors by (model, text), filled by ``embed`` on a miss."""
 
-    def __init__(self, embed: EmbedQueries, capacity: int = DEFAULT_CAPACITY) -> None:
+    def __init__(self, embed: EmbedQueries, capacity: int = DEFAULT_CAPACITY, max_batch: int = DEFAULT_MAX_BATCH):
         if capacity < 1:
             raise ValueError(f"query-vector cache capacity must be at least 1, got {capacity}")
+        if max_batch < 1:
+            raise ValueError(f"query-vector cache max_batch must be at least 1, got {max_batch}")
         self._embed = embed
         self.capacity = capacity
+        self.max_batch = max_batch
         self._vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         #: embeddings started by ``embed_ahead`` and not finished yet
         self._pending: dict[tuple[str, str], Future[np.ndarray]] = {}
         #: seconds each embedding made ahead took, until ``vector_with_cost`` reports it once
         self._ahead_seconds: dict[tuple[str, str], float] = {}
         self._lock = threading.Lock()
-        #: misses waiting for the next batch of their model, and the models with a batch running
+        #: misses waiting for a batch of their model: texts a caller asked for, ahead of texts
+        #: being warmed; and the models with a batch running
         self._queued: dict[tuple[str, str], Future[np.ndarray]] = {}
-        self._queue: dict[str, list[str]] = {}
+        self._asked: dict[str, list[str]] = {}
+        self._warming: dict[str, list[str]] = {}
         self._embedding: set[str] = set()
         self._batch_ended = threading.Condition(self._lock)
 
@@ -55,10 +64,11 @@ class QueryVectorCache:
         """``text``'s query vector under ``model``: cached, being embedded ahead (waited for), or
         embedded now, in one batch with the misses that arrived meanwhile, and kept. An embedding
         that failed raises its error here, in every caller that waited for it."""
-        return self._vectors_of(model, [text])[0]
+        return self._vectors_of(model, [text], asked=True)[0]
 
-    def _vectors_of(self, model: str, texts: list[str]) -> list[np.ndarray]:
-        """One vector per text: the kept ones at once, the others from the batches they join."""
+    def _vectors_of(self, model: str, texts: list[str], asked: bool) -> list[np.ndarray]:
+        """One vector per text: the kept ones at once, the others from the batches they join
+        (``asked``: a caller waits for them now, so they go ahead of texts being warmed)."""
         found: list[np.ndarray | Future[np.ndarray]] = []
         queued: list[Future[np.ndarray]] = []
         with self._lock:
@@ -72,7 +82,10 @@ class QueryVectorCache:
                 future = self._pending.get(key) or self._queued.get(key)
                 if future is None:
                     future = self._queued[key] = Future()
-                    self._queue.setdefault(model, []).append(text)
+                    (self._asked if asked else self._warming).setdefault(model, []).append(text)
+                elif asked and text in self._warming.get(model, ()):
+                    self._warming[model].remove(text)
+                    self._asked.setdefault(model, []).append(text)
                 if key in self._queued:
                     queued.append(future)
                 found.append(future)
@@ -83,11 +96,23 @@ class QueryVectorCache:
                         self._batch_ended.wait()
                     if future.done():
                         break
-                    # the model is free and this text still queued: this caller embeds the queue
+                    # the model is free and this text still queued: this caller embeds the next batch
                     self._embedding.add(model)
-                    batch = self._queue.pop(model, [])
+                    batch = self._next_batch(model)
                 self._embed_batch(model, batch)
         return [item.result() if isinstance(item, Future) else item for item in found]
+
+    def _next_batch(self, model: str) -> list[str]:
+        """Up to ``max_batch`` queued texts, the asked-for first (callers hold the lock)."""
+        batch: list[str] = []
+        for queue in (self._asked, self._warming):
+            waiting = queue.get(model, [])
+            taken = waiting[: self.max_batch - len(batch)]
+            batch += taken
+            del waiting[: len(taken)]
+            if not waiting:
+                queue.pop(model, None)
+        return batch
 
     def _embed_batch(self, model: str, texts: list[str]) -> None:
         """Embed ``texts`` and settle their callers' futures; then let the next batch start."""
@@ -149,10 +174,10 @@ class QueryVectorCache:
         threading.Thread(target=embed, name="query-vector-ahead", daemon=True).start()
 
     def warm(self, model: str, texts: Iterable[str]) -> None:
-        """Embed the texts not kept yet in one batch (evaluation embeds all its queries at once).
-        They queue like misses: a caller asking for one of them meanwhile waits for this batch
-        instead of embedding it a second time beside it."""
-        self._vectors_of(model, list(dict.fromkeys(texts)))
+        """Embed the texts not kept yet, in batches of at most ``max_batch`` (evaluation embeds
+        all its queries up front). They queue like misses, behind the texts callers ask for: a
+        caller asking for one of them meanwhile moves it to the front, and it is embedded once."""
+        self._vectors_of(model, list(dict.fromkeys(texts)), asked=False)
 
     def _keep(self, model: str, texts: list[str], vectors) -> None:
         with self._lock:

@@ -12,10 +12,12 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from typing import ClassVar
 
 import numpy as np
 
 from workbench.embedding.base import Embedder
+from workbench.embedding.sentence_graph import LazyTrace
 from workbench.models.availability import (
     ModelNotAvailableError,
     card_for,
@@ -32,6 +34,8 @@ BUNDLED_MODEL = "all-MiniLM-L6-v2"
 #: (the browser drawing the lab's last answer) torch's threads wait for each other at every one.
 #: In the app a lab query's embedding took 50-300 ms on two threads and 26-31 ms on one.
 ONE_THREAD_BATCH = 4
+#: texts per forward pass; longer ones first, so each batch pads little
+BATCH_SIZE = 64
 # held while a small batch has lowered torch's thread count, so two of them never restore each
 # other's lowered count as the process's own
 _THREAD_COUNT_LOCK = threading.Lock()
@@ -46,6 +50,10 @@ class SentenceTransformerEmbedder(Embedder):
     (the same, unless a runtime subclass adds ``@runtime-precision`` to the key).
     """
 
+    #: the forward pass runs a traced graph of the model: the same vectors, without waiting for
+    #: the GIL at every operator while other threads compute
+    traces: ClassVar[bool] = True
+
     def __init__(self, name: str, model: str | None = None):
         self.name = name
         self.model_name = model or name
@@ -54,6 +62,7 @@ class SentenceTransformerEmbedder(Embedder):
         self._load_lock = threading.Lock()
         # a Hugging Face fast tokenizer raises "Already borrowed" when two threads use it at once
         self._use_lock = threading.Lock()
+        self._trace = LazyTrace()
         card = card_for(self.model_name, EMBEDDING)
         self.query_prefix, self.passage_prefix = card.query_prefix, card.passage_prefix
         if is_path_like(self.model_name):
@@ -115,10 +124,20 @@ class SentenceTransformerEmbedder(Embedder):
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = self.model
         with self._use_lock, _threads_for(len(texts)), self._arithmetic():
-            vectors = model.encode(
-                texts, batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-            )
+            vectors = self._forward(model, texts)
         return np.asarray(vectors, dtype=np.float32)
+
+    def _forward(self, model, texts: list[str]) -> np.ndarray:
+        """Unit vectors for ``texts`` (callers hold the lock): through the traced graph, which
+        lets go of the GIL once for a whole pass rather than at every operator
+        (``workbench.embedding.sentence_graph`` says why), or, for a model that cannot be traced,
+        the eager forward pass."""
+        traced = self._trace.get(model, self.model_name) if self.traces else None
+        if traced is not None:
+            return traced.encode(texts, batch_size=BATCH_SIZE)
+        return model.encode(
+            texts, batch_size=BATCH_SIZE, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
 
     def _arithmetic(self):
         """The context the forward pass runs in: plain fp32 here (a subclass casts)."""

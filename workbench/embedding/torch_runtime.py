@@ -10,6 +10,9 @@ from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
 
 
 class TorchBf16Embedder(SentenceTransformerEmbedder):
+    #: autocast decides its casts as the eager pass runs; a traced graph would fix the ones it saw
+    traces = False
+
     def __init__(self, name: str, model: str, precision: str = "bf16") -> None:
         # built like every runtime's class; torch fp32 is the plain SentenceTransformerEmbedder, so this is bf16
         super().__init__(name, model)

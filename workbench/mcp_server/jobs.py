@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from workbench.mcp_server.foreground import FOREGROUND, Foreground
+
 log = logging.getLogger(__name__)
 
 WORKING, COMPLETED, FAILED, CANCELLED = "working", "completed", "failed", "cancelled"
@@ -58,11 +60,18 @@ class Job:
 
 
 class Progress:
-    """What a running tool reports: a line per step, and whether it should stop."""
+    """What a running tool reports: a line per step, whether it should stop, and ``pace``, which
+    it calls between steps to let the calls being answered go first (``foreground.py``)."""
 
-    def __init__(self, report: Callable[[str, float | None, float | None], None], cancel: threading.Event):
+    def __init__(
+        self,
+        report: Callable[[str, float | None, float | None], None],
+        cancel: threading.Event,
+        pace: Callable[[], object] = lambda: None,
+    ):
         self._report = report
         self.cancel = cancel
+        self.pace = pace
 
     def __call__(self, message: str, done: float | None = None, total: float | None = None) -> None:
         self._report(message, done, total)
@@ -87,10 +96,12 @@ def with_progress(progress: Progress, work: Callable[[], Any]) -> Any:
 
 
 class Jobs:
-    """Every job this server started; ``task_tools`` names the tools that run as jobs."""
+    """Every job this server started; ``task_tools`` names the tools that run as jobs, whose
+    steps wait for the tool calls ``foreground`` counts."""
 
-    def __init__(self, task_tools: frozenset[str]):
+    def __init__(self, task_tools: frozenset[str], foreground: Foreground = FOREGROUND):
         self.task_tools = task_tools
+        self.foreground = foreground
         self._jobs: dict[str, Job] = {}
         self._lock = threading.Lock()
 
@@ -106,7 +117,7 @@ class Jobs:
         def work() -> None:
             started = time.monotonic()
             try:
-                result, error = with_progress(Progress(report, job.cancel), run)
+                result, error = with_progress(Progress(report, job.cancel, self.foreground.wait_turn), run)
             except BaseException as exc:  # a bug: the job fails with a message, the server stays up
                 log.exception("job %s (%s) failed", job.job_id, tool)
                 result, error = None, {"code": -32603, "message": f"{tool} failed: {exc}"}

@@ -124,12 +124,12 @@ class EvaluationLoop:
         progress = current_progress()
         args = _options(collection=collection, golden=golden, level=level, label=label, no_store=not store)
         args.preset, args.overrides, args.answers = preset, list(settings), False
-        result = evaluate_and_store(
-            self.bench,
-            args,
-            tuple(parse_list(metrics)),
-            lambda done, total: progress(f"{done}/{total} queries", done, total),
-        )
+
+        def each_query(done: int, total: int) -> None:
+            progress(f"{done}/{total} queries", done, total)
+            progress.pace()
+
+        result = evaluate_and_store(self.bench, args, tuple(parse_list(metrics)), each_query)
         shown = []
         for name, value in result.metrics.items():
             values = list(result.per_query_values(name).values())
@@ -296,7 +296,9 @@ class EvaluationLoop:
                 study.target,
             )
 
-        tuned = run_tune(self.bench, request, progress=report, on_build=progress, cancel=progress.cancel)
+        tuned = run_tune(
+            self.bench, request, progress=report, on_build=progress, cancel=progress.cancel, pace=progress.pace
+        )
         with self._lock:
             self._reports[tuned.name] = tuned
         full = report_dict(tuned, None)

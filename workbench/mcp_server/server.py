@@ -41,6 +41,7 @@ from workbench.mcp_server.arguments import (
     TOP_K_LIMITS,
 )
 from workbench.mcp_server.defaults import ServerDefaults
+from workbench.mcp_server.foreground import FOREGROUND, Foreground
 from workbench.mcp_server.jsonrpc_errors import unreadable_line_error
 from workbench.mcp_server.schemas import ChunkResult, CollectionList, DocumentSummary, SearchResult, SectionList
 
@@ -119,10 +120,18 @@ workbench://<collection>/<doc_id> hold full documents as Markdown."""
 class HubProvider:
     """Creates the ``KnowledgeHub`` (and imports the core) on first use, and warms it once."""
 
-    def __init__(self, home: str | os.PathLike | None, defaults: ServerDefaults, read_only: bool = False):
+    def __init__(
+        self,
+        home: str | os.PathLike | None,
+        defaults: ServerDefaults,
+        read_only: bool = False,
+        foreground: Foreground = FOREGROUND,
+    ):
         self._home = home
         self._defaults = defaults
         self.read_only = read_only
+        #: counts the calls being answered, which the evaluation loop's jobs wait for
+        self.foreground = foreground
         self._hub: KnowledgeHub | None = None
         self._lock = threading.Lock()
         # separate, because start_warm_up runs on the event loop while get() may hold _lock
@@ -163,7 +172,8 @@ class HubProvider:
         from workbench.text import error_message
 
         try:
-            output = produce(self.get())
+            with self.foreground.answering():
+                output = produce(self.get())
         except CALLER_ERRORS as error:
             return CallToolResult(content=[TextContent(text=error_message(error))], is_error=True)
         images = [

@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from workbench.embedding.exported import BATCH_SIZE, cached_export, graph_inputs, sentence_graph, tokenize
+from workbench.embedding.exported import BATCH_SIZE, cached_export
 from workbench.embedding.runtimes import TORCH_FP32, check_runtime, runtime_key
+from workbench.embedding.sentence_graph import graph_inputs, sentence_graph, tokenize
 from workbench.text import first_line
 
 if TYPE_CHECKING:

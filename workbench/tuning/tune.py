@@ -191,8 +191,10 @@ def run_tune(
     on_build: Callable[[str], None] | None = None,
     cancel: threading.Event | None = None,
     on_estimate: Callable[[CostEstimate], None] | None = None,
+    pace: Callable[[], object] | None = None,
 ) -> TuneReport:
-    """Run the studies, then score each winner on its held-out part; see the module doc."""
+    """Run the studies, then score each winner on its held-out part; see the module doc.
+    ``pace`` is called before every query a trial runs (the MCP server lets its calls go first)."""
     bench.require_writable("Tuning")  # the study and any new layout are written into the home
     started = time.monotonic()
     splits, everything = _parts(request)
@@ -208,7 +210,7 @@ def run_tune(
     plan: list[tuple[str, GoldenSet]] = [(split.label, split.tuning) for split in splits]
     if everything is not None:
         plan.append(("all queries", everything))
-    evaluator = Evaluator(bench, request.collection, request.metric, request.level, on_build, cancel)
+    evaluator = Evaluator(bench, request.collection, request.metric, request.level, on_build, cancel, pace)
     deadline = started + request.minutes * 60 if request.minutes else None
     with studies.exclusive(bench.home, name):
         storage = studies.open_storage(path)

@@ -172,6 +172,16 @@ class GatedEmbedder(CountingEmbedder):
         return super().__call__(model, texts)
 
 
+def _queued(cache: QueryVectorCache) -> int:
+    with cache._lock:
+        return len(cache._queued)
+
+
+def _asked(cache: QueryVectorCache) -> int:
+    with cache._lock:
+        return sum(len(texts) for texts in cache._asked.values())
+
+
 def _ask_while_the_first_batch_runs(cache, embed, texts: list[str]) -> dict[str, object]:
     answers: dict[str, object] = {}
 
@@ -188,7 +198,7 @@ def _ask_while_the_first_batch_runs(cache, embed, texts: list[str]) -> dict[str,
     for thread in others:
         thread.start()
     deadline = time.monotonic() + 10
-    while sum(len(queued) for queued in cache._queue.values()) < len(set(texts)) and time.monotonic() < deadline:
+    while _queued(cache) < len(set(texts)) and time.monotonic() < deadline:
         time.sleep(0.01)  # every other text queued behind the running batch
     embed.release.set()
     for thread in [first, *others]:
@@ -231,3 +241,42 @@ def test_a_query_asked_while_its_text_is_being_warmed_waits_for_the_warm_batch()
         thread.join(10)
     assert asked == [[2.0, 1.0]]
     assert embed.batches == [("m", ["a", "bb", "ccc"])]
+
+
+def test_warming_embeds_in_batches_of_at_most_max_batch() -> None:
+    embed = CountingEmbedder()
+    cache = QueryVectorCache(embed, capacity=10, max_batch=2)
+    cache.warm("m", ["a", "bb", "ccc", "dddd", "eeeee"])
+    assert embed.batches == [("m", ["a", "bb"]), ("m", ["ccc", "dddd"]), ("m", ["eeeee"])]
+    with pytest.raises(ValueError, match="max_batch must be at least 1, got 0"):
+        QueryVectorCache(embed, max_batch=0)
+
+
+def test_a_text_asked_for_goes_ahead_of_the_texts_being_warmed() -> None:
+    """While a batch runs, an evaluation queues its queries to warm and two callers ask: one for a
+    new text, one for a text the warming queued too (混合检索). Both callers' texts make the next
+    batch, the warming's own texts the ones after, and no text is embedded twice."""
+    embed = GatedEmbedder()
+    cache = QueryVectorCache(embed, capacity=10, max_batch=2)
+    first = threading.Thread(target=cache.vector, args=("m", "a"))
+    first.start()
+    assert embed.first_started.wait(10)
+    warming = threading.Thread(target=cache.warm, args=("m", ["w1", "w2", "混合检索"]))
+    warming.start()
+    deadline = time.monotonic() + 10
+    while _queued(cache) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    asked: dict[str, list[float]] = {}
+    readers = [
+        threading.Thread(target=lambda text=text: asked.update({text: cache.vector("m", text).tolist()}))
+        for text in ("new", "混合检索")
+    ]
+    for number, reader in enumerate(readers, start=1):
+        reader.start()
+        while _asked(cache) < number and time.monotonic() < deadline:
+            time.sleep(0.01)  # one at a time, so the order they asked in is known
+    embed.release.set()
+    for thread in (first, warming, *readers):
+        thread.join(10)
+    assert embed.batches == [("m", ["a"]), ("m", ["new", "混合检索"]), ("m", ["w1", "w2"])]
+    assert asked == {"new": [3.0, 2.0], "混合检索": [4.0, 2.0]}

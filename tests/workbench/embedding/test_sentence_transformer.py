@@ -26,13 +26,13 @@ def recorded(tiny_chinese_model_dir, monkeypatch) -> tuple[SentenceTransformerEm
     """An embedder whose forward passes record torch's thread count while they run."""
     embedder = SentenceTransformerEmbedder(str(tiny_chinese_model_dir))
     counts: list[int] = []
-    encode = embedder.model.encode
+    forward = embedder._forward
 
-    def counting(*args, **kwargs):
+    def counting(model, texts):
         counts.append(torch.get_num_threads())
-        return encode(*args, **kwargs)
+        return forward(model, texts)
 
-    monkeypatch.setattr(embedder.model, "encode", counting)
+    monkeypatch.setattr(embedder, "_forward", counting)
     return embedder, counts
 
 

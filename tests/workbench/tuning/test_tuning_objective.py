@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from workbench.evaluation import golden as golden_sets
@@ -40,3 +42,21 @@ def test_a_trial_scores_like_eval_on_only_the_queries_it_is_given(lexicon_home):
         assert dict(score.per_query) == pytest.approx(reference.per_query_values("ndcg@10"))
         assert score.queries == 20 and sorted(asked) == sorted(q.query for q in part.queries)
         assert score.p95_ms > 0
+
+
+def test_a_trial_paces_itself_before_each_query_outside_its_timings(lexicon_home):
+    """``pace`` (where the MCP server lets its calls go first) runs once before every query, and
+    the time spent in it is not in the trial's latencies."""
+    bench = lexicon_home.bench()
+    golden = golden_sets.find("codes", bench.home)
+    part = GoldenSet("codes[part]", golden.queries[:6])
+    config = bench.config_for("lex", overrides=["retrieval.mode=bm25"])
+    paced: list[float] = []
+
+    def pace() -> None:
+        paced.append(time.monotonic())
+        time.sleep(0.5)
+
+    score = Evaluator(bench, "lex", "ndcg@10", pace=pace).score(part, config)
+    assert len(paced) == 6 and score.queries == 6
+    assert score.p95_ms < 500  # bm25 over a small lexicon takes milliseconds: the 500 ms waits are not in it
