@@ -157,6 +157,14 @@ class KeptReads(Generic[K, V]):
                 self._kept[key] = (before, value)
         return value
 
+    def peek(self, catalog: Catalog, key: K) -> V | None:
+        """The value kept for ``key`` if the catalog's files are as they were when it was read;
+        None where ``get`` would read the catalog first. Costs a stat, never a read."""
+        state = catalog.file_state()
+        with self._lock:
+            kept = self._kept.get(key)
+        return kept[1] if state is not None and kept is not None and kept[0] == state else None
+
 
 class Catalog:
     """A handle on the catalog file; holds no open connection between units of work.

@@ -232,6 +232,22 @@ class SnapshotCache:
         self._pointers[layout_dir] = (path, signature, pointer)
         return pointer
 
+    def peek(self, layout_dir: Path) -> Snapshot | None:
+        """The loaded snapshot while CURRENT still points at it (a stat); None where ``get``
+        would read CURRENT or load a version first."""
+        cached = self._pointers.get(layout_dir)
+        if cached is None or cached[2] is None:
+            return None
+        try:
+            stat = os.stat(cached[0])
+        except FileNotFoundError:
+            return None
+        if (stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size) != cached[1]:
+            return None
+        with self._lock:
+            loaded = self._loaded.get(layout_dir)
+        return loaded[1] if loaded is not None and loaded[0] == cached[2]["version"] else None
+
     def get(self, layout_dir: Path) -> Snapshot | None:
         pointer = self._current(layout_dir)
         if pointer is None:

@@ -179,3 +179,22 @@ def test_a_steady_stream_of_work_still_lets_another_process_in(tmp_path):
         worker.join()
     assert other.returncode == 0, other.stderr[-2000:]
     assert int(other.stdout) >= 1
+
+
+def test_a_peek_at_kept_reads_never_reads_and_ends_when_the_catalog_changes(tmp_path):
+    from store.catalog import KeptReads
+
+    catalog = Catalog(tmp_path / "catalog.duckdb")
+    kept: KeptReads[str, str] = KeptReads()
+    reads: list[str] = []
+
+    def read() -> str:
+        reads.append("read")
+        return "预设 a"
+
+    assert kept.peek(catalog, "names") is None  # nothing read yet
+    assert kept.get(catalog, "names", read) == "预设 a"
+    assert kept.peek(catalog, "names") == "预设 a" and reads == ["read"]
+    with catalog.connect() as con:
+        con.execute("INSERT INTO presets (name, config) VALUES ('p', '{}')")
+    assert kept.peek(catalog, "names") is None and reads == ["read"]  # changed: get would read again

@@ -58,3 +58,15 @@ def test_the_cache_follows_current_to_a_new_version(tmp_path):
     build_version(layout, 2, [1, 2, 3])
     second = cache.get(layout)
     assert second is not first and second.generation == 2
+
+
+def test_a_peek_gives_the_loaded_snapshot_only_while_current_points_at_it(tmp_path):
+    layout = tmp_path / "layout"
+    cache = SnapshotCache(open_snapshot_indexes)
+    build_version(layout, 1, [1, 2, 3])
+    assert cache.peek(layout) is None  # not loaded yet: get would load it
+    first = cache.get(layout)
+    assert cache.peek(layout) is first
+    build_version(layout, 2, [1, 2, 3])
+    assert cache.peek(layout) is None  # CURRENT moved: get would load the new version
+    assert cache.get(layout).generation == 2 and cache.peek(layout).generation == 2

@@ -45,7 +45,7 @@ class TargetResolver:
     def resolve(self, collection: str | None, preset: str | None) -> Target:
         """Collection: argument, else ``--collection``, else the only one. Preset: argument,
         else ``--preset``, else the collection's default."""
-        key = ((collection or "").strip() or None, (preset or "").strip() or None)
+        key = _names(collection, preset)
         try:
             target = self._resolve_from_catalog(*key)
         except CatalogBusyError:
@@ -58,6 +58,10 @@ class TargetResolver:
         with self._targets_lock:
             self._last_targets[key] = target
         return target
+
+    def kept(self, collection: str | None, preset: str | None) -> Target | None:
+        """The target ``resolve`` would give, if it can give it without reading the catalog."""
+        return self._resolved.peek(self.bench.catalog, _names(collection, preset))
 
     def _resolve_from_catalog(self, collection: str | None, preset: str | None) -> Target:
         # the catalog unchanged since a call resolved the same names: the same target, without
@@ -102,3 +106,8 @@ class TargetResolver:
             f"several collections exist ({', '.join(names)}); pass `collection` as one of them, "
             "or start the server with --collection NAME"
         )
+
+
+def _names(collection: str | None, preset: str | None) -> Names:
+    """The names a call gave, blank ones as not given."""
+    return ((collection or "").strip() or None, (preset or "").strip() or None)

@@ -64,7 +64,7 @@ from workbench.mcp_server.schemas import (
 from workbench.mcp_server.targets import Target, TargetResolver
 from workbench.models.availability import ModelNotAvailableError
 from workbench.retrieval.confidence import NO_ANSWER, reaches
-from workbench.retrieval.pipeline import QueryError
+from workbench.retrieval.pipeline import QueryError, reranks
 from workbench.service import NotFoundError, Workbench, uses_llm
 
 log = logging.getLogger(__name__)
@@ -85,6 +85,12 @@ CALLER_ERRORS: tuple[type[Exception], ...] = (
 _ROUTE_ONLY = {"mmr.enabled": False, "rerank.method": "cross_encoder", "rerank.model": "", "query.enhance": "none"}
 KEYWORD_ONLY = {"retrieval.mode": "bm25", **_ROUTE_ONLY}
 SEMANTIC_ONLY = {"retrieval.mode": "dense", **_ROUTE_ONLY}
+#: the settings each search tool sets on the preset's configuration
+SEARCH_ROUTES: dict[str, dict[str, object]] = {
+    "query_knowledge_hub": {},
+    "search_by_keyword": KEYWORD_ONLY,
+    "search_by_semantic": SEMANTIC_ONLY,
+}
 #: resources/list has no paging in the SDK's server; past this, clients read documents by template
 MAX_LISTED_RESOURCES = 1000
 
@@ -106,6 +112,13 @@ class DocumentResource:
 
 def resource_uri(collection: str, doc_id: int) -> str:
     return f"{URI_SCHEME}://{quote(collection, safe='')}/{doc_id}"
+
+
+def _routed(config: WorkbenchConfig, route: dict[str, object]) -> WorkbenchConfig:
+    """``config`` with a search tool's route (keyword only, semantic only) set."""
+    for key, value in route.items():
+        config = config.with_value(key, value)
+    return config
 
 
 class KnowledgeHub:
@@ -151,6 +164,28 @@ class KnowledgeHub:
     ) -> ToolOutput:
         return self._search(query, top_k, collection, None, SEMANTIC_ONLY, min_confidence)
 
+    def answers_at_once(self, tool: str, query: str, collection: str | None, preset: str | None = None) -> bool:
+        """Whether the search ``tool`` (one of ``SEARCH_ROUTES``) needs nothing slow: its
+        collection and preset resolved before and the catalog unchanged since, its indexes
+        loaded, its query's vector kept (or no dense route), and no model or endpoint to call
+        (rerank, LLM stages). The server answers such a call on its event loop
+        (``HubProvider.answer``); anything else, mistakes included, goes to a worker thread,
+        where the call itself says what is wrong."""
+        try:
+            target = self._targets.kept(collection, preset)
+            if target is None:
+                return False
+            config = _routed(target.config, SEARCH_ROUTES[tool])
+            if uses_llm(config) or reranks(config.rerank):
+                return False
+            if config.retrieval.mode in ("dense", "hybrid") and not self.bench.query_vector_kept(
+                config.embedding.key, check_query(query)
+            ):
+                return False
+            return self.bench.snapshot_loaded(target.collection, config)
+        except Exception:  # a mistake in the arguments: the worker thread's call reports it
+            return False
+
     def _search(
         self,
         query: str,
@@ -163,9 +198,7 @@ class KnowledgeHub:
         text, k = check_query(query), check_top_k(top_k)
         minimum = check_min_confidence(min_confidence)
         target = self.resolve(collection, preset)
-        config = target.config.with_value("retrieval.top_k", k)
-        for key, value in route.items():
-            config = config.with_value(key, value)
+        config = _routed(target.config, route).with_value("retrieval.top_k", k)
         if config.retrieval.mode in ("dense", "hybrid") and not uses_llm(config):
             # before the pipeline's lock: the queries of clients that ask at once are embedded in one batch
             self.bench.embed_query(config.embedding.key, text)

@@ -454,6 +454,11 @@ class Workbench:
 
     # -- retrieval ----------------------------------------------------------------------------
 
+    def snapshot_loaded(self, collection: str, config: WorkbenchConfig) -> bool:
+        """Whether ``snapshot`` would return at once: the layout's indexes loaded and current."""
+        target = self._layout_dirs.get((collection, Layout.of(config)))
+        return target is not None and self._snapshots.peek(target) is not None
+
     def snapshot(self, collection: str, config: WorkbenchConfig, progress: ProgressCallback | None = None) -> Snapshot:
         """The loaded indexes for this collection and layout, built first if they do not exist."""
         layout = Layout.of(config)
@@ -499,6 +504,10 @@ class Workbench:
 
     def embed_query(self, model: str, text: str) -> np.ndarray:
         return self._query_vectors.vector(model, text)
+
+    def query_vector_kept(self, model: str, text: str) -> bool:
+        """Whether ``text``'s vector under ``model`` is kept: ``embed_query`` returns it at once."""
+        return (model, text) in self._query_vectors
 
     def embed_query_cost_ms(self, model: str, text: str) -> float:
         """Embed a query (or wait for its embedding ahead); the milliseconds its embedding took
