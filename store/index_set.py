@@ -205,6 +205,15 @@ def _collect_garbage(layout_dir: Path, keep: str) -> None:
             shutil.rmtree(unfinished, ignore_errors=True)
 
 
+def _signature(path: str) -> tuple[int, int, int, int] | None:
+    """What changes whenever a file is replaced or rewritten (None: it does not exist)."""
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return (stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)
+
+
 class SnapshotCache:
     """Loaded snapshots per layout folder, reloaded when CURRENT moves to a new version."""
 
@@ -220,11 +229,9 @@ class SnapshotCache:
         inode), so a new version always shows in the stat."""
         cached = self._pointers.get(layout_dir)
         path = cached[0] if cached is not None else str(layout_dir / CURRENT)
-        try:
-            stat = os.stat(path)
-        except FileNotFoundError:
+        signature = _signature(path)
+        if signature is None:
             return None
-        signature = (stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size)
         if cached is not None and cached[1] == signature:
             return cached[2]
         # Read after the stat: if CURRENT moves in between, the next stat differs and re-reads.
@@ -238,11 +245,7 @@ class SnapshotCache:
         cached = self._pointers.get(layout_dir)
         if cached is None or cached[2] is None:
             return None
-        try:
-            stat = os.stat(cached[0])
-        except FileNotFoundError:
-            return None
-        if (stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size) != cached[1]:
+        if _signature(cached[0]) != cached[1]:
             return None
         with self._lock:
             loaded = self._loaded.get(layout_dir)

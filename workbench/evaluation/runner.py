@@ -40,6 +40,7 @@ from workbench.evaluation.stages import (
 )
 from workbench.facade import WorkbenchFacade
 from workbench.llm.client import LlmClient
+from workbench.retrieval.pipeline import needs_query_vectors
 from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import ChunkView, Trace, chunk_view, stored_chunks
 
@@ -189,10 +190,6 @@ def evaluation_config(config: WorkbenchConfig, metric_names: Sequence[str], leve
             )
         )
     return config.with_value("retrieval.top_k", depth)
-
-
-def needs_query_vectors(config: WorkbenchConfig) -> bool:
-    return config.retrieval.mode != "bm25" or config.mmr.enabled
 
 
 def document_judgements(query: GoldenQuery, names: Mapping[str, str]) -> dict[Hashable, int]:

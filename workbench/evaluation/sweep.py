@@ -23,11 +23,12 @@ from workbench.evaluation import metrics as m
 from workbench.evaluation.golden import GoldenSet
 from workbench.evaluation.inputs import run_inputs
 from workbench.evaluation.intervals import against_best, mean_interval
-from workbench.evaluation.runner import EvaluationResult, check_level, evaluate, judge_for, needs_query_vectors
+from workbench.evaluation.runner import EvaluationResult, check_level, evaluate, judge_for
 from workbench.evaluation.runs import save_run
 from workbench.facade import WorkbenchFacade
 from workbench.layout import Layout
 from workbench.retrieval.ignored_keys import effective, ignored_keys
+from workbench.retrieval.pipeline import needs_query_vectors
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,12 @@ from dataclasses import dataclass, field, replace
 from workbench.config import WorkbenchConfig, dumps
 from workbench.evaluation.golden import GoldenQuery, GoldenSet, RelevantItem
 from workbench.evaluation.relevance import ChunkJudge
-from workbench.evaluation.runner import evaluate, judge_for, needs_query_vectors
+from workbench.evaluation.runner import evaluate, judge_for
 from workbench.facade import WorkbenchFacade
 from workbench.golden.agreement_measures import confusion_table, describe_kappa, kendall_tau_b, weighted_kappa
 from workbench.golden.pools import NamedConfig
 from workbench.layout import Layout
+from workbench.retrieval.pipeline import needs_query_vectors
 from workbench.retrieval.trace import Trace
 
 DEFAULT_METRIC = "ndcg@10"

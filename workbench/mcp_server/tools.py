@@ -64,7 +64,7 @@ from workbench.mcp_server.schemas import (
 from workbench.mcp_server.targets import Target, TargetResolver
 from workbench.models.availability import ModelNotAvailableError
 from workbench.retrieval.confidence import NO_ANSWER, reaches
-from workbench.retrieval.pipeline import QueryError, reranks
+from workbench.retrieval.pipeline import QueryError, needs_query_vectors, reranks
 from workbench.service import NotFoundError, Workbench, uses_llm
 
 log = logging.getLogger(__name__)
@@ -178,7 +178,7 @@ class KnowledgeHub:
             config = _routed(target.config, SEARCH_ROUTES[tool])
             if uses_llm(config) or reranks(config.rerank):
                 return False
-            if config.retrieval.mode in ("dense", "hybrid") and not self.bench.query_vector_kept(
+            if needs_query_vectors(config) and not self.bench.query_vector_kept(
                 config.embedding.key, check_query(query)
             ):
                 return False
@@ -199,7 +199,7 @@ class KnowledgeHub:
         minimum = check_min_confidence(min_confidence)
         target = self.resolve(collection, preset)
         config = _routed(target.config, route).with_value("retrieval.top_k", k)
-        if config.retrieval.mode in ("dense", "hybrid") and not uses_llm(config):
+        if needs_query_vectors(config) and not uses_llm(config):
             # before the pipeline's lock: the queries of clients that ask at once are embedded in one batch
             self.bench.embed_query(config.embedding.key, text)
         with self._pipeline_lock:

@@ -47,6 +47,12 @@ from workbench.retrieval.trace import SnapshotChunkViews, StageTrace, Trace
 QueryEmbedder = Callable[[str], np.ndarray]
 
 
+def needs_query_vectors(config: WorkbenchConfig) -> bool:
+    """Whether a query under ``config`` is embedded: for the dense route, or for MMR (which
+    weighs each pick's similarity to the query) on top of BM25 alone."""
+    return config.retrieval.mode != "bm25" or config.mmr.enabled
+
+
 class QueryError(ValueError):
     """The query itself cannot be run (empty text, bad parameters); the message says why."""
 

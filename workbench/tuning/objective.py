@@ -22,10 +22,11 @@ import numpy as np
 from workbench.config import WorkbenchConfig
 from workbench.evaluation.golden import GoldenSet
 from workbench.evaluation.relevance import ChunkJudge
-from workbench.evaluation.runner import evaluate, judge_for, needs_query_vectors
+from workbench.evaluation.runner import evaluate, judge_for
 from workbench.facade import WorkbenchFacade
 from workbench.ingestion.sources import Progress
 from workbench.layout import Layout
+from workbench.retrieval.pipeline import needs_query_vectors
 from workbench.retrieval.trace import Trace
 
 P95 = 95.0

@@ -71,3 +71,14 @@ def test_the_provider_answers_on_the_loop_once_it_can_and_the_answers_agree(lexi
     # worker threads until the target is kept and the vector made (see ask_until_kept), then the loop
     assert threads[0] != loop_thread and threads[-1] == loop_thread
     assert not answers[0].is_error and answers[0].structured_content == answers[-1].structured_content
+
+
+def test_mmr_over_bm25_alone_waits_for_the_querys_vector_too(hub):
+    """MMR weighs each pick's similarity to the query, so a BM25 preset with MMR embeds it."""
+    hub.bench.save_preset("bm25-mmr", {"retrieval.mode": "bm25", "mmr.enabled": True})
+    for _ in range(5):
+        hub.query_knowledge_hub(ASKED, 3, None, "bm25-mmr", None)
+        if hub.answers_at_once("query_knowledge_hub", ASKED, None, "bm25-mmr"):
+            break
+    assert hub.answers_at_once("query_knowledge_hub", ASKED, None, "bm25-mmr")
+    assert not hub.answers_at_once("query_knowledge_hub", "混合检索如何融合排名？", None, "bm25-mmr")
