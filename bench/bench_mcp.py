@@ -5,7 +5,7 @@
     python bench/bench_mcp.py --smoke            # builds the demo home in a temporary folder; 1 and 2 clients, 40 calls
 
 For each count in ``--clients``, starts ``python -m workbench mcp --http`` on the home afresh,
-starts ``tune`` as a task (Tasks extension), and has that many SDK clients share ``--calls``
+starts ``tune`` on the golden set as a task (Tasks extension), and has that many SDK clients share ``--calls``
 calls of ``query_knowledge_hub`` (the golden set's questions, in turn) while it runs. Then the
 same number of calls, one at a time, over stdio (``python -m workbench mcp``, no tune running).
 Every client, stdio's too, makes one untimed call first: a session's first call lists the tools
@@ -67,7 +67,9 @@ def questions(home: Path, golden: str) -> list[str]:
     return [q.query for q in golden_sets.find(golden, home).queries]
 
 
-async def http_load(url: str, queries: list[str], clients: int, calls: int, collection: str, trials: int) -> dict:
+async def http_load(
+    url: str, queries: list[str], clients: int, calls: int, collection: str, golden: str, trials: int
+) -> dict:
     from mcp.client.client import Client
 
     from workbench.mcp_server.task_client import TasksClient, get_task
@@ -80,6 +82,7 @@ async def http_load(url: str, queries: list[str], clients: int, calls: int, coll
         await starter.call_tool("query_knowledge_hub", {"query": queries[0], "collection": collection})
         arguments = {
             "collection": collection,
+            "golden": golden,  # the set the clients ask from, not whichever the collection names first
             "keys": "retrieval.mode,fusion.k,mmr.enabled",
             "trials": trials,
             "study": f"bench-mcp-{time.time_ns()}",  # a new study each run: the tune really runs
@@ -151,7 +154,9 @@ def client_counts(text: str) -> list[int]:
     return counts
 
 
-def http_run(home: Path, queries: list[str], clients: int, calls: int, collection: str, trials: int) -> dict:
+def http_run(
+    home: Path, queries: list[str], clients: int, calls: int, collection: str, golden: str, trials: int
+) -> dict:
     """One HTTP measurement on a server started for it, so each count starts with nothing cached."""
     port = free_port()
     server = subprocess.Popen(
@@ -171,7 +176,7 @@ def http_run(home: Path, queries: list[str], clients: int, calls: int, collectio
                     raise SystemExit("the HTTP server did not start") from None
                 time.sleep(0.2)
         url = f"http://127.0.0.1:{port}/mcp"
-        return anyio.run(http_load, url, queries, clients, calls, collection, trials)
+        return anyio.run(http_load, url, queries, clients, calls, collection, golden, trials)
     finally:
         server.terminate()
         server.wait(30)
@@ -204,7 +209,10 @@ def main() -> int:
     load_before = os.getloadavg()
     # a list, not a dict: a count given twice (8,8,8) is measured each time
     runs = [
-        (clients, http_run(home, queries, clients, arguments.calls, arguments.collection, arguments.trials))
+        (
+            clients,
+            http_run(home, queries, clients, arguments.calls, arguments.collection, arguments.golden, arguments.trials),
+        )
         for clients in arguments.clients
     ]
     stdio, stdio_first = anyio.run(stdio_load, home, queries, arguments.calls, arguments.collection)

@@ -7,6 +7,7 @@ into the catalog first (``store.query_log``), so ``log list`` sees the MCP serve
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 from collections.abc import Iterable
@@ -37,6 +38,19 @@ __all__ = [
 
 def config_hash(config: WorkbenchConfig) -> str:
     """12 hex digits naming a configuration: equal configurations, equal hashes."""
+    try:
+        return _kept_hash(config)
+    except TypeError:  # a value that cannot be a dict key (a list someone set): hashed each time
+        return _digest(config)
+
+
+@functools.lru_cache(maxsize=64)
+def _kept_hash(config: WorkbenchConfig) -> str:
+    # every logged query hashes its configuration: dumping it costs more than the rest of logging
+    return _digest(config)
+
+
+def _digest(config: WorkbenchConfig) -> str:
     return hashlib.sha256(dumps(config).encode("utf-8")).hexdigest()[:12]
 
 

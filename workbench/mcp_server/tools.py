@@ -15,9 +15,11 @@ last time for the same collection and preset are reused, so queries do not fail 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -114,6 +116,10 @@ def resource_uri(collection: str, doc_id: int) -> str:
     return f"{URI_SCHEME}://{quote(collection, safe='')}/{doc_id}"
 
 
+#: set while the server answers a search on its event loop (``HubProvider.answer``)
+ON_EVENT_LOOP: ContextVar[bool] = ContextVar("answering_on_the_event_loop", default=False)
+
+
 def _routed(config: WorkbenchConfig, route: dict[str, object]) -> WorkbenchConfig:
     """``config`` with a search tool's route (keyword only, semantic only) set."""
     for key, value in route.items():
@@ -202,7 +208,9 @@ class KnowledgeHub:
         if needs_query_vectors(config) and not uses_llm(config):
             # before the pipeline's lock: the queries of clients that ask at once are embedded in one batch
             self.bench.embed_query(config.embedding.key, text)
-        with self._pipeline_lock:
+        # on the event loop the call runs no model (answers_at_once), so it needs no tokenizer and
+        # must not wait for a worker thread's rerank to let go of the lock
+        with contextlib.nullcontext() if ON_EVENT_LOOP.get() else self._pipeline_lock:
             trace = self.bench.query(text, target.collection, config, source="mcp")
         verdict = trace.confidence.verdict if trace.confidence else None
         citations = citations_from_hits(trace.final.hits, trace.chunks, low_confidence=verdict == NO_ANSWER)

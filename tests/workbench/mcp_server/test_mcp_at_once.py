@@ -82,3 +82,33 @@ def test_mmr_over_bm25_alone_waits_for_the_querys_vector_too(hub):
             break
     assert hub.answers_at_once("query_knowledge_hub", ASKED, None, "bm25-mmr")
     assert not hub.answers_at_once("query_knowledge_hub", "混合检索如何融合排名？", None, "bm25-mmr")
+
+
+def test_an_answer_on_the_loop_does_not_wait_for_a_worker_threads_pipeline_lock(lexicon_home):  # noqa: F811
+    """A rerank on a worker thread holds the pipeline lock for as long as its model runs; a
+    search answered on the event loop calls no model, and waiting there would stall every client."""
+    provider = HubProvider(lexicon_home.home, ServerDefaults(collection="lex"))
+    ask_until_kept(provider.get())
+    held, answered, released = threading.Event(), threading.Event(), threading.Event()
+
+    def hold_the_lock():
+        with provider.get()._pipeline_lock:
+            held.set()
+            answered.wait(timeout=10)  # without the fix the loop waits here until this ends
+        released.set()
+
+    holder = threading.Thread(target=hold_the_lock)
+    holder.start()
+    held.wait()
+
+    async def ask():
+        return await provider.answer(
+            lambda hub: hub.query_knowledge_hub(ASKED, 3, None, None, None),
+            lambda hub: hub.answers_at_once("query_knowledge_hub", ASKED, None),
+        )
+
+    result = anyio.run(ask)
+    answered_while_held = not released.is_set()
+    answered.set()
+    holder.join()
+    assert answered_while_held and not result.is_error and result.structured_content["citations"]
