@@ -40,7 +40,7 @@ def config_hash(config: WorkbenchConfig) -> str:
     """12 hex digits naming a configuration: equal configurations, equal hashes."""
     try:
         return _kept_hash(config)
-    except TypeError:  # a value that cannot be a dict key (a list someone set): hashed each time
+    except TypeError:  # a configuration holding an unhashable value (a plugin's list): hashed each time
         return _digest(config)
 
 
