@@ -36,21 +36,12 @@ __all__ = [
 ]
 
 
-def config_hash(config: WorkbenchConfig) -> str:
-    """12 hex digits naming a configuration: equal configurations, equal hashes."""
-    try:
-        return _kept_hash(config)
-    except TypeError:  # a configuration holding an unhashable value (a plugin's list): hashed each time
-        return _digest(config)
-
-
 @functools.lru_cache(maxsize=64)
-def _kept_hash(config: WorkbenchConfig) -> str:
-    # every logged query hashes its configuration: dumping it costs more than the rest of logging
-    return _digest(config)
+def config_hash(config: WorkbenchConfig) -> str:
+    """12 hex digits naming a configuration: equal configurations, equal hashes.
 
-
-def _digest(config: WorkbenchConfig) -> str:
+    Kept per configuration (frozen, every section a tuple of values): every logged query hashes
+    its configuration, and dumping it cost more than the rest of logging."""
     return hashlib.sha256(dumps(config).encode("utf-8")).hexdigest()[:12]
 
 

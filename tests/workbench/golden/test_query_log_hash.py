@@ -16,5 +16,5 @@ def test_the_hash_is_of_the_whole_configuration_and_a_kept_one_is_the_same():
     changed = config.with_value("retrieval.top_k", config.retrieval.top_k + 1)
     assert config_hash(changed) != expected
     assert config_hash(changed) == hashlib.sha256(dumps(changed).encode("utf-8")).hexdigest()[:12]
-    filtered = config.with_value("filters.doc_types", ["pdf"])  # a list set: kept as a tuple
+    filtered = config.with_value("filters.doc_types", ["pdf"])  # a list set: kept as a tuple, so hashable
     assert config_hash(filtered) not in {expected, config_hash(changed)}
