@@ -10,19 +10,24 @@ calls of ``query_knowledge_hub`` (the golden set's questions, in turn) while it 
 same number of calls, one at a time, over stdio (``python -m workbench mcp``, no tune running).
 Every client, stdio's too, makes one untimed call first: a session's first call lists the tools
 and compiles the output schema the client validates against, a cost of the session, not of a query.
-Prints errors (goal 0), p50 and p95 latency of each, the ratio of the p95s (goal: HTTP within 3x
-stdio's) and the load average.
+Then the same calls to ``bench/mcp_floor_server.py``, a server that searches nothing and returns
+a kept answer of the same shape: what the SDK, the transport and the machine cost before any
+search runs ("no search" rows). Prints errors (goal 0), p50 and p95 latency of each, the ratio of
+each p95 to stdio's (goal: HTTP within 3x) and the load average.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -67,19 +72,51 @@ def questions(home: Path, golden: str) -> list[str]:
     return [q.query for q in golden_sets.find(golden, home).queries]
 
 
-async def http_load(
-    url: str, queries: list[str], clients: int, calls: int, collection: str, golden: str, trials: int
-) -> dict:
+async def ask(target, queries: list[str], clients: int, calls: int, collection: str) -> dict:
+    """``clients`` sessions to ``target`` (a URL, or stdio server parameters) share ``calls`` calls
+    of ``query_knowledge_hub``, the golden set's questions in turn, each client ``calls`` at a time."""
     from mcp.client.client import Client
-
-    from workbench.mcp_server.task_client import TasksClient, get_task
 
     latencies: list[float] = []
     first_asked: list[bool] = []
     errors: list[str] = []
+    counter = iter(range(calls))
+
+    async def one_client() -> None:
+        async with Client(target) as client:
+            # warm, untimed: a session's first call lists the tools and compiles the output schema
+            # it validates against, once, on the client's side
+            await client.call_tool("query_knowledge_hub", {"query": queries[0], "collection": collection})
+            for number in counter:
+                started = time.perf_counter()
+                try:
+                    result = await client.call_tool(
+                        "query_knowledge_hub", {"query": queries[number % len(queries)], "collection": collection}
+                    )
+                    if result.is_error:
+                        errors.append(str(getattr(result.content[0], "text", result.content[0]))[:200])
+                except Exception as error:
+                    errors.append(repr(error)[:200])
+                latencies.append((time.perf_counter() - started) * 1000)
+                first_asked.append(first_asking(number, queries))
+
+    async with anyio.create_task_group() as group:
+        for _ in range(clients):
+            group.start_soon(one_client)
+    return {"latencies": latencies, "first_asked": first_asked, "errors": errors}
+
+
+async def http_load(
+    url: str, queries: list[str], clients: int, calls: int, collection: str, golden: str, trials: int
+) -> dict:
+    """``ask`` over HTTP while ``tune`` runs as a task; also returns an answer (for the floor server)."""
+    from mcp.client.client import Client
+
+    from workbench.mcp_server.task_client import TasksClient, get_task
+
     async with Client(url, extensions=[TasksClient()]) as starter:
         # warm, as the stdio run is: the model and the index snapshot load on the first query
-        await starter.call_tool("query_knowledge_hub", {"query": queries[0], "collection": collection})
+        answer = await starter.call_tool("query_knowledge_hub", {"query": queries[0], "collection": collection})
         arguments = {
             "collection": collection,
             "golden": golden,  # the set the clients ask from, not whichever the collection names first
@@ -91,56 +128,19 @@ async def http_load(
         task_id = getattr(handle, "task_id", None)  # the Tasks extension's field on a claimed result
         if not isinstance(task_id, str):
             raise SystemExit(f"tune did not start as a task: {handle!r}"[:300])
-        counter = iter(range(calls))
-
-        async def one_client() -> None:
-            async with Client(url) as client:
-                # warm, as the stdio client is: a session's first call lists the tools and compiles
-                # the output schema it validates against, once, on the client's side
-                await client.call_tool("query_knowledge_hub", {"query": queries[0], "collection": collection})
-                for number in counter:
-                    started = time.perf_counter()
-                    try:
-                        result = await client.call_tool(
-                            "query_knowledge_hub", {"query": queries[number % len(queries)], "collection": collection}
-                        )
-                        if result.is_error:
-                            errors.append(str(getattr(result.content[0], "text", result.content[0]))[:200])
-                    except Exception as error:
-                        errors.append(repr(error)[:200])
-                    latencies.append((time.perf_counter() - started) * 1000)
-                    first_asked.append(first_asking(number, queries))
-
-        async with anyio.create_task_group() as group:
-            for _ in range(clients):
-                group.start_soon(one_client)
+        measured = await ask(url, queries, clients, calls, collection)
         state = await get_task(starter.session, task_id)
     return {
-        "latencies": latencies,
-        "first_asked": first_asked,
-        "errors": errors,
+        **measured,
         "tune": f"{state.status}: {state.status_message}",
+        "answer": answer.model_dump(mode="json", by_alias=True, exclude_none=True),
     }
 
 
-async def stdio_load(home: Path, queries: list[str], calls: int, collection: str) -> tuple[list[float], list[bool]]:
-    from mcp.client.client import Client
+def stdio_parameters(module_arguments: list[str]):
     from mcp.client.stdio import StdioServerParameters
 
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "workbench", "mcp", "--home", str(home)], cwd=str(ROOT), env=ENV
-    )
-    latencies, first_asked = [], []
-    async with Client(params) as client:
-        await client.call_tool("query_knowledge_hub", {"query": queries[0], "collection": collection})  # warm
-        for number in range(calls):
-            started = time.perf_counter()
-            await client.call_tool(
-                "query_knowledge_hub", {"query": queries[number % len(queries)], "collection": collection}
-            )
-            latencies.append((time.perf_counter() - started) * 1000)
-            first_asked.append(first_asking(number, queries))
-    return latencies, first_asked
+    return StdioServerParameters(command=sys.executable, args=["-m", *module_arguments], cwd=str(ROOT), env=ENV)
 
 
 def client_counts(text: str) -> list[int]:
@@ -154,16 +154,12 @@ def client_counts(text: str) -> list[int]:
     return counts
 
 
-def http_run(
-    home: Path, queries: list[str], clients: int, calls: int, collection: str, golden: str, trials: int
-) -> dict:
-    """One HTTP measurement on a server started for it, so each count starts with nothing cached."""
+@contextlib.contextmanager
+def serving(module_arguments: list[str]) -> Iterator[str]:
+    """``python -m <module_arguments> --port P`` started and listening; yields its MCP URL."""
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "workbench", "mcp", "--http", "--port", str(port), "--home", str(home)],
-        cwd=ROOT,
-        env=ENV,
-        stderr=subprocess.DEVNULL,
+        [sys.executable, "-m", *module_arguments, "--port", str(port)], cwd=ROOT, env=ENV, stderr=subprocess.DEVNULL
     )
     try:
         deadline = time.monotonic() + 120
@@ -173,13 +169,48 @@ def http_run(
                 break
             except OSError:
                 if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("the HTTP server did not start") from None
+                    raise SystemExit(f"the HTTP server did not start: {' '.join(module_arguments)}") from None
                 time.sleep(0.2)
-        url = f"http://127.0.0.1:{port}/mcp"
-        return anyio.run(http_load, url, queries, clients, calls, collection, golden, trials)
+        yield f"http://127.0.0.1:{port}/mcp"
     finally:
         server.terminate()
         server.wait(30)
+
+
+def http_run(
+    home: Path, queries: list[str], clients: int, calls: int, collection: str, golden: str, trials: int
+) -> dict:
+    """One HTTP measurement on a server started for it, so each count starts with nothing cached."""
+    with serving(["workbench", "mcp", "--http", "--home", str(home)]) as url:
+        return anyio.run(http_load, url, queries, clients, calls, collection, golden, trials)
+
+
+def floor_runs(answer: dict, queries: list[str], counts: list[int], calls: int, collection: str) -> dict:
+    """The same calls to ``bench.mcp_floor_server``, which returns ``answer`` and searches nothing:
+    one row per HTTP client count, and stdio's; what the SDK, the transport and the machine cost."""
+    with tempfile.TemporaryDirectory(prefix="bench-mcp-floor-") as folder:
+        answer_file = Path(folder) / "answer.json"
+        answer_file.write_text(json.dumps(answer), "utf-8")
+        floor = ["bench.mcp_floor_server", "--answer", str(answer_file)]
+        rows = {}
+        for clients in dict.fromkeys(counts):
+            with serving(floor) as url:
+                rows[clients] = anyio.run(ask, url, queries, clients, calls, collection)
+        rows[0] = anyio.run(ask, stdio_parameters(floor), queries, 1, calls, collection)
+    return rows
+
+
+def latency_row(transport: str, clients: int, measured: dict, stdio_p95: float, goal: str = "") -> list:
+    p95 = percentile(measured["latencies"], 0.95)
+    return [
+        transport,
+        clients,
+        len(measured["latencies"]),
+        len(measured["errors"]),
+        f"{percentile(measured['latencies'], 0.5):.1f}",
+        f"{p95:.1f}",
+        f"{p95 / stdio_p95:.2f}{goal}",
+    ]
 
 
 def main() -> int:
@@ -206,37 +237,29 @@ def main() -> int:
         home = Path(tempfile.mkdtemp(prefix="bench-mcp-")) / "home"
         load_demo(Workbench(home))
     queries = questions(home, arguments.golden)
+    calls, collection = arguments.calls, arguments.collection
     load_before = os.getloadavg()
     # a list, not a dict: a count given twice (8,8,8) is measured each time
     runs = [
-        (
-            clients,
-            http_run(home, queries, clients, arguments.calls, arguments.collection, arguments.golden, arguments.trials),
-        )
+        (clients, http_run(home, queries, clients, calls, collection, arguments.golden, arguments.trials))
         for clients in arguments.clients
     ]
-    stdio, stdio_first = anyio.run(stdio_load, home, queries, arguments.calls, arguments.collection)
-    stdio_p95 = percentile(stdio, 0.95)
+    stdio = anyio.run(ask, stdio_parameters(["workbench", "mcp", "--home", str(home)]), queries, 1, calls, collection)
+    floor = floor_runs(runs[0][1]["answer"], queries, arguments.clients, calls, collection)
     load_after = os.getloadavg()
-    rows = []
-    for clients, http in runs:
-        http_p95 = percentile(http["latencies"], 0.95)
-        rows.append(
-            [
-                "HTTP",
-                clients,
-                len(http["latencies"]),
-                len(http["errors"]),
-                f"{percentile(http['latencies'], 0.5):.1f}",
-                f"{http_p95:.1f}",
-                f"{http_p95 / stdio_p95:.2f} (goal <= 3)",
-            ]
-        )
-    rows.append(["stdio", 1, len(stdio), 0, f"{percentile(stdio, 0.5):.1f}", f"{stdio_p95:.1f}", "1.00"])
+    stdio_p95 = percentile(stdio["latencies"], 0.95)
+    rows = [latency_row("HTTP", clients, http, stdio_p95, " (goal <= 3)") for clients, http in runs]
+    rows.append(latency_row("stdio", 1, stdio, stdio_p95))
+    rows += [
+        latency_row("HTTP, no search", clients, floor[clients], stdio_p95)
+        for clients in dict.fromkeys(arguments.clients)
+    ]
+    rows.append(latency_row("stdio, no search", 1, floor[0], stdio_p95))
     tunes = "; ".join(http["tune"] for _clients, http in runs)
     table(
-        f"query_knowledge_hub over MCP, {arguments.collection}: HTTP while a {arguments.trials}-trial tune task ran "
-        f"({tunes}), stdio alone; load average {load_before[0]:.2f} before, {load_after[0]:.2f} after, "
+        f"query_knowledge_hub over MCP, {collection}: HTTP while a {arguments.trials}-trial tune task ran "
+        f"({tunes}), stdio alone; 'no search': the same calls to a server that returns a kept answer "
+        f"(bench/mcp_floor_server.py); load average {load_before[0]:.2f} before, {load_after[0]:.2f} after, "
         f"{os.cpu_count()} cores",
         ["transport", "clients", "calls", "errors", "p50 ms", "p95 ms", "p95 vs stdio"],
         rows,
@@ -247,8 +270,8 @@ def main() -> int:
                 f"HTTP, {clients} client{'s' * (clients != 1)}", http["latencies"], http["first_asked"]
             )
         )
-    print(split_by_first_asking("stdio", stdio, stdio_first))
-    errors = [error for _clients, http in runs for error in http["errors"]]
+    print(split_by_first_asking("stdio", stdio["latencies"], stdio["first_asked"]))
+    errors = [error for _clients, measured in [*runs, *floor.items(), (1, stdio)] for error in measured["errors"]]
     for error in errors[:5]:
         print(f"  error: {error}")
     return 0 if not errors else 1
