@@ -74,7 +74,7 @@ def questions(home: Path, golden: str) -> list[str]:
 
 async def ask(target, queries: list[str], clients: int, calls: int, collection: str) -> dict:
     """``clients`` sessions to ``target`` (a URL, or stdio server parameters) share ``calls`` calls
-    of ``query_knowledge_hub``, the golden set's questions in turn, each client ``calls`` at a time."""
+    of ``query_knowledge_hub``, the golden set's questions in turn, each client one call at a time."""
     from mcp.client.client import Client
 
     latencies: list[float] = []
@@ -185,19 +185,21 @@ def http_run(
         return anyio.run(http_load, url, queries, clients, calls, collection, golden, trials)
 
 
-def floor_runs(answer: dict, queries: list[str], counts: list[int], calls: int, collection: str) -> dict:
+def floor_runs(
+    answer: dict, queries: list[str], counts: list[int], calls: int, collection: str
+) -> tuple[dict[int, dict], dict]:
     """The same calls to ``bench.mcp_floor_server``, which returns ``answer`` and searches nothing:
-    one row per HTTP client count, and stdio's; what the SDK, the transport and the machine cost."""
+    HTTP's by client count, and stdio's; what the SDK, the transport and the machine cost."""
     with tempfile.TemporaryDirectory(prefix="bench-mcp-floor-") as folder:
         answer_file = Path(folder) / "answer.json"
         answer_file.write_text(json.dumps(answer), "utf-8")
         floor = ["bench.mcp_floor_server", "--answer", str(answer_file)]
-        rows = {}
+        http = {}
         for clients in dict.fromkeys(counts):
             with serving(floor) as url:
-                rows[clients] = anyio.run(ask, url, queries, clients, calls, collection)
-        rows[0] = anyio.run(ask, stdio_parameters(floor), queries, 1, calls, collection)
-    return rows
+                http[clients] = anyio.run(ask, url, queries, clients, calls, collection)
+        stdio = anyio.run(ask, stdio_parameters(floor), queries, 1, calls, collection)
+    return http, stdio
 
 
 def latency_row(transport: str, clients: int, measured: dict, stdio_p95: float, goal: str = "") -> list:
@@ -245,7 +247,7 @@ def main() -> int:
         for clients in arguments.clients
     ]
     stdio = anyio.run(ask, stdio_parameters(["workbench", "mcp", "--home", str(home)]), queries, 1, calls, collection)
-    floor = floor_runs(runs[0][1]["answer"], queries, arguments.clients, calls, collection)
+    floor, floor_stdio = floor_runs(runs[0][1]["answer"], queries, arguments.clients, calls, collection)
     load_after = os.getloadavg()
     stdio_p95 = percentile(stdio["latencies"], 0.95)
     rows = [latency_row("HTTP", clients, http, stdio_p95, " (goal <= 3)") for clients, http in runs]
@@ -254,7 +256,7 @@ def main() -> int:
         latency_row("HTTP, no search", clients, floor[clients], stdio_p95)
         for clients in dict.fromkeys(arguments.clients)
     ]
-    rows.append(latency_row("stdio, no search", 1, floor[0], stdio_p95))
+    rows.append(latency_row("stdio, no search", 1, floor_stdio, stdio_p95))
     tunes = "; ".join(http["tune"] for _clients, http in runs)
     table(
         f"query_knowledge_hub over MCP, {collection}: HTTP while a {arguments.trials}-trial tune task ran "
@@ -271,7 +273,8 @@ def main() -> int:
             )
         )
     print(split_by_first_asking("stdio", stdio["latencies"], stdio["first_asked"]))
-    errors = [error for _clients, measured in [*runs, *floor.items(), (1, stdio)] for error in measured["errors"]]
+    measured = [http for _clients, http in runs] + [stdio, *floor.values(), floor_stdio]
+    errors = [error for one in measured for error in one["errors"]]
     for error in errors[:5]:
         print(f"  error: {error}")
     return 0 if not errors else 1
