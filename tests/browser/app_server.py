@@ -123,6 +123,21 @@ def script_runs(frames: list) -> list[tuple[str, ...]]:
     return runs
 
 
+def auto_reruns(frames: list) -> list[str]:
+    """The fragment ids of the timed reruns the browser asked for, from its websocket messages
+    (``frames``, as a page's ``framesent`` gives them): a ``run_every`` fragment's timer sends one a
+    tick, whether or not the server then runs it."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    asked = []
+    for payload in frames:
+        if isinstance(payload, bytes):
+            message = BackMsg.FromString(payload)
+            if message.WhichOneof("type") == "rerun_script" and message.rerun_script.is_auto_rerun:
+                asked.append(message.rerun_script.fragment_id)
+    return asked
+
+
 def open_panel(page, label: str) -> None:
     """Open the folded panel (an expander) labelled ``label`` and wait for what it draws."""
     from playwright.sync_api import expect

@@ -8,6 +8,7 @@ import streamlit as st
 from workbench.text import count, shown_name
 from workbench.ui import session, warmup
 from workbench.ui.access import read_only
+from workbench.ui.polling import polling_fragment
 from workbench.ui.text import md_escape
 
 LOAD_DEMO_KEY = "sidebar_load_demo"
@@ -54,19 +55,22 @@ def render_sidebar() -> bool:
     return load_demo
 
 
-@st.fragment(run_every=WARMUP_POLL_S)
-def _warming_status() -> None:
-    poll_warmup()
+@polling_fragment(WARMUP_POLL_S)
+def _warming_status() -> bool:
+    return poll_warmup()
 
 
-def poll_warmup() -> None:
-    """The warm-up's line, redrawn every second while it runs. Once it is over the line says so and
-    the rest of the page is left alone: a full rerun from here would wipe what the page's last run
-    showed once (a failed download's error, a saved preset's note) or stop a run in progress. The
-    polling ends at the page's next run, which no longer draws this fragment."""
+def poll_warmup() -> bool:
+    """The warm-up's line, redrawn every second while it runs; True while it still runs. Once it is
+    over the line says so, the fragment stops its timer (``workbench.ui.polling``), and the rest of
+    the page is left alone: a full rerun from here would wipe what the page's last run showed once
+    (a failed download's error, a saved preset's note) or stop a run in progress."""
     warm = warmup.current(session.home_path(), read_only())
-    if warm is not None:
-        _warmup_line(warm.status())
+    if warm is None:
+        return False
+    status = warm.status()
+    _warmup_line(status)
+    return status.state == warmup.WARMING
 
 
 def _warmup_line(status: warmup.WarmUpStatus) -> None:

@@ -24,6 +24,7 @@ from workbench.tuning.tune import TuneReport, TuneRequest, save_winner
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only
 from workbench.ui.evaluation_widgets import LEVEL_HELP, golden_picker
+from workbench.ui.polling import polling_fragment
 from workbench.ui.text import md_escape
 
 METRICS = ("ndcg@10", "ndcg@5", "mrr@10", "map@100", "recall@10", "recall@100", "hit@10")
@@ -148,8 +149,8 @@ def _form(collection: str, running: bool) -> None:
 def _job_panel(job: TuneJob, collection: str) -> None:
     running = job.view().running
 
-    @st.fragment(run_every=POLL_S if running else None)
-    def panel() -> None:
+    @polling_fragment(POLL_S if running else None)
+    def panel() -> bool:
         view = job.view()
         if running and not view.running:
             st.rerun()  # over: draw the verdict and the form again, without polling
@@ -159,6 +160,7 @@ def _job_panel(job: TuneJob, collection: str) -> None:
             st.error(f"The study failed: {md_escape(view.error)}")
         elif view.report is not None:
             _results(view.report, view, collection)
+        return view.running
 
     panel()
 
