@@ -21,11 +21,11 @@ from workbench.ingestion.parsers.pdf.glyphs import Glyph
 from workbench.ingestion.parsers.pdf.image_text import (
     ImageText,
     PageImage,
-    _chinese_first,
     image_text_markdown,
     with_image_text,
 )
 from workbench.ingestion.parsers.pdf.rows import Row
+from workbench.ingestion.parsers.picture_text import _chinese_first
 
 A4 = (595.2756, 841.8898)
 #: 450 x 300 points: 26.9% of an A4 page, over the default quarter
