@@ -76,7 +76,9 @@ def bar_chart(size: tuple[int, int] = (1200, 800)) -> bytes:
     for index, value in enumerate(values):
         x = left + index * slot + slot // 4
         draw.rectangle((x, bottom - value * (bottom - top) // 100, x + slot // 2, bottom), fill=(66, 133, 244))
-        draw.text((x + 10, bottom + 15), ("Jan", "Feb", "Mar", "Apr", "May", "Jun")[index], font=font, fill=(80, 80, 80))
+        draw.text(
+            (x + 10, bottom + 15), ("Jan", "Feb", "Mar", "Apr", "May", "Jun")[index], font=font, fill=(80, 80, 80)
+        )
     draw.line((left, top, left, bottom), fill=(60, 60, 60), width=2)
     draw.line((left, bottom, width - 40, bottom), fill=(60, 60, 60), width=2)
     return _png(image)

@@ -111,7 +111,9 @@ def test_docx_links_come_from_relationships_and_local_paths_never_leak(parsed_do
     markdown = parsed_docx.markdown
     assert "[the docs](https://example.com/docs)" in markdown
     # a file on the author's disk, a field code's switches and paths: the text stays, no link
-    assert "See the docs, my notes, the guide and the spec." in markdown.replace("[the docs](https://example.com/docs)", "the docs")
+    assert "See the docs, my notes, the guide and the spec." in markdown.replace(
+        "[the docs](https://example.com/docs)", "the docs"
+    )
     for leak in ("/Users", "alice", "%5C", "%22", "file:", "example.org"):
         assert leak not in markdown
 

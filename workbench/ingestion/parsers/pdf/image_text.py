@@ -3,10 +3,10 @@
 A page with no glyph at all is a scan and is OCR'd whole (``parsers.images.ocr_pdf_pages``). On a
 page with glyphs (a caption, say), every picture is rendered by pdfium at 300 dpi and, when the
 quick text check finds lines of text in it (``parsers.picture_text``: a screenshot of a table at
-15% of the page, not a chart or a photo), read by tesseract. Its text goes into the page's Markdown where the picture stands: after the
-last block that starts above the picture's middle in its column, before the rest. It is a block
-quote headed "Text in the image (OCR):" ("图中文字（OCR）：" when it is mostly Chinese), its lines
-joined into paragraphs as the page's own are.
+15% of the page, not a chart or a photo), read by tesseract. Its text goes into the page's
+Markdown where the picture stands: after the last block that starts above the picture's middle
+in its column, before the rest. It is a block quote headed "Text in the image (OCR):"
+("图中文字（OCR）：" when it is mostly Chinese), its lines joined into paragraphs as the page's own are.
 
 A picture with the page's own text drawn over it is not read: that text is already there (a scan
 with a text layer, a slide over a background picture). At most ``ingest.max_ocr_images`` pictures
