@@ -223,11 +223,12 @@ def docx_markdown(data: bytes, source: str, limits: IngestConfig) -> tuple[str, 
 
     from workbench.ingestion.parsers.converter import convert
     from workbench.ingestion.parsers.images import ImageError
+    from workbench.ingestion.parsers.pdf.image_text import ocr_characters
     from workbench.ingestion.parsers.picture_text import PictureReader, open_picture
 
     names = media_names(data)
     pictures = DocxPictures()
-    reader = PictureReader(limits)
+    reader = PictureReader(limits, ocr_characters)
 
     def read_picture(image: Any) -> dict[str, str]:
         with image.open() as stream:

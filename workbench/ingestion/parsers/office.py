@@ -134,10 +134,11 @@ def _pptx_markdown(data: bytes, source: str, limits: IngestConfig) -> tuple[str,
 
     from workbench.ingestion.parsers.docx import media_names
     from workbench.ingestion.parsers.images import ImageError
+    from workbench.ingestion.parsers.pdf.image_text import ocr_characters
     from workbench.ingestion.parsers.picture_text import PictureReader, open_picture
 
     names = media_names(data)
-    reader = PictureReader(limits)
+    reader = PictureReader(limits, ocr_characters)
     pictures: list[tuple[str, str, ImageNote]] = []
 
     class Presentation(PptxConverter):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -103,11 +104,12 @@ def _runs(flags) -> list[tuple[int, int]]:
 class PictureReader:
     """Reads one document's pictures in turn: the text check, then OCR within the settings' limits.
 
-    ``read`` returns the text (empty when none was read) and the picture's note.
+    ``read`` returns the text (empty when none was read) and the picture's note, whose characters
+    ``measure`` counts (the text as the Markdown will hold it: ``pdf.image_text.ocr_characters``).
     """
 
-    def __init__(self, limits: IngestConfig):
-        self.limits = limits
+    def __init__(self, limits: IngestConfig, measure: Callable[[str], int]):
+        self.limits, self.measure = limits, measure
         self.total_s = PARSE_TIME_SHARE * limits.parse_timeout_s
         self.spent = 0.0
         self.read_count = 0
@@ -184,10 +186,7 @@ class PictureReader:
         finally:
             self.spent += time.perf_counter() - started
         self.read_count += 1
-        from workbench.ingestion.parsers.pdf.image_text import ocr_paragraphs
-
-        characters = sum(len(paragraph) for paragraph in ocr_paragraphs(text))
-        return text, ImageNote(page, share, characters=characters, name=name)
+        return text, ImageNote(page, share, characters=self.measure(text), name=name)
 
     def _ocr(self, picture: Image, seconds: float) -> str:
         from workbench.ingestion.parsers.images import OcrTimeout, ocr_png, text_language

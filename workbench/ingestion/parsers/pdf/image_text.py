@@ -101,7 +101,7 @@ def read_image_texts(data: bytes, images: Iterable[PageImage], limits: IngestCon
     from workbench.ingestion.parsers.picture_text import PictureReader
 
     result = ImageTexts()
-    reader = PictureReader(limits)
+    reader = PictureReader(limits, ocr_characters)
     renderer = _Renderer(data, limits)
     try:
         for image in images:
@@ -181,6 +181,11 @@ def ocr_paragraphs(text: str) -> list[str]:
                     lines[-1].append(line)
         paragraphs.extend(joined for joined in (join_lines(group) for group in lines) if joined)
     return paragraphs
+
+
+def ocr_characters(text: str) -> int:
+    """The characters of OCR text as the Markdown holds it (``ocr_paragraphs``)."""
+    return sum(len(paragraph) for paragraph in ocr_paragraphs(text))
 
 
 def image_text_markdown(text: str) -> str:
