@@ -112,7 +112,8 @@ def extract_pptx(data: bytes, source: str, limits: IngestConfig) -> Extraction:
         def placed(match: re.Match[str], number: int = number) -> str:
             return _placed_picture(pictures[int(match.group(1))], number if paged else 0, notes)
 
-        slides[number - 1] = _PICTURE_TOKEN.sub(placed, slide)
+        # a blank line on each side: a quote's next line would otherwise continue it
+        slides[number - 1] = re.sub(r"\n{3,}", "\n\n", _PICTURE_TOKEN.sub(placed, slide))
     return Extraction(tuple(slides), paged=paged, images=tuple(notes))
 
 
@@ -123,7 +124,7 @@ def _placed_picture(picture: tuple[str, str, ImageNote], slide: int, notes: list
 
     name, text, note = picture
     notes.append(replace(note, page=slide))
-    return picture_text(name, "", text).strip()
+    return "\n" + picture_text(name, "", text).strip() + "\n"
 
 
 def _pptx_markdown(data: bytes, source: str, limits: IngestConfig) -> tuple[str, list[tuple[str, str, ImageNote]]]:

@@ -157,6 +157,7 @@ def parsed_pptx():
     table = deck.slides.add_slide(deck.slide_layouts[5])
     table.shapes.title.text = "指标"
     table.shapes.add_picture(io.BytesIO(table_screenshot(TABLE_ZH)), Inches(0.5), Inches(2), width=Inches(9))
+    table.shapes.add_textbox(Inches(0.5), Inches(5.5), Inches(9), Inches(1)).text_frame.text = "数据来自基准测试。"
     photo = deck.slides.add_slide(deck.slide_layouts[5])
     photo.shapes.title.text = "团队"
     photo.shapes.add_picture(io.BytesIO(photo_like()), Inches(2), Inches(2), width=Inches(6))
@@ -170,6 +171,7 @@ def test_a_chinese_table_screenshot_in_a_pptx_is_read_on_its_slide(parsed_pptx):
     slide = parsed_pptx.markdown[parsed_pptx.page_starts[1] : parsed_pptx.page_starts[2]]
     assert slide.startswith("# 指标\n\n> 图中文字（OCR）：\n>\n> ")
     assert all(cell in slide for cell in ("模型", "准确率", "召回率", "0.69", "8192"))
+    assert slide.rstrip().endswith("\n\n数据来自基准测试。")  # its own paragraph, not the quote's last line
     table, photo = parsed_pptx.images
     assert (table.page, table.name, table.read) == (2, "image1.png", True)
     assert (photo.page, photo.name) == (3, "image2.png") and photo.skipped.startswith("no text found")
