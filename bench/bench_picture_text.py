@@ -130,7 +130,7 @@ def write_mixed(folder: Path) -> list[Path]:
     from docx.shared import Inches
 
     from tests.workbench.ingestion import pictures as drawn
-    from tests.workbench.ingestion.parsers.pdf.test_pdf_image_text import picture_page
+    from tests.workbench.ingestion.pictures import picture_page
 
     folder.mkdir(parents=True, exist_ok=True)
     document = docx.Document()
@@ -139,7 +139,7 @@ def write_mixed(folder: Path) -> list[Path]:
     document.add_picture(io.BytesIO(drawn.table_screenshot()), width=Inches(6))
     document.add_paragraph("The team at the offsite:")
     document.add_picture(io.BytesIO(drawn.photo_like()), width=Inches(4))
-    document.save(folder / "models.docx")
+    document.save(str(folder / "models.docx"))
     deck = pptx.Presentation()
     slide = deck.slides.add_slide(deck.slide_layouts[5])
     slide.shapes.title.text = "模型对比"
@@ -147,7 +147,7 @@ def write_mixed(folder: Path) -> list[Path]:
     slide = deck.slides.add_slide(deck.slide_layouts[5])
     slide.shapes.title.text = "团队"
     slide.shapes.add_picture(io.BytesIO(drawn.photo_like()), Inches(2), Inches(2), Inches(6))
-    deck.save(folder / "对比.pptx")
+    deck.save(str(folder / "对比.pptx"))
     page = picture_page(
         [(72, 800, "Benchmarks."), (72, 560, "A chart and a photo."), (72, 100, "The end.")],
         [

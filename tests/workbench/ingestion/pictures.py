@@ -1,6 +1,7 @@
 """Pictures a user puts into a document, drawn with Pillow: a screenshot of a table (English or
 Chinese), a bar chart with a title and axis labels, and a photo-like picture (soft shapes and sensor
-noise). Only the first holds text worth reading; the text check must tell them apart.
+noise). Only the first holds text worth reading; the text check must tell them apart. And a PDF
+page (reportlab) with glyphs and such pictures on it (``picture_page``).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import random
 
 LATIN_FONT_FILE = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 CHINESE_FONT_FILE = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
+A4 = (595.2756, 841.8898)
 
 #: an 8 x 6 table (a header and 5 rows of 8 cells), as the user's ocr_03.pdf held
 TABLE_EN = (
@@ -104,3 +106,48 @@ def photo_like(size: tuple[int, int] = (1200, 800), seed: int = 7) -> bytes:
     noise = np.random.default_rng(seed).normal(0, 9, (height, width, 3))
     pixels = np.clip(np.asarray(image, dtype=np.float64) + noise, 0, 255).astype(np.uint8)
     return _png(Image.fromarray(pixels))
+
+
+# -- pictures of text on a PDF page (reportlab) ----------------------------------------------------
+
+
+def text_picture(lines: list[str], size: tuple[int, int] = (1500, 1000)) -> bytes:
+    from PIL import Image, ImageDraw, ImageFont
+
+    picture = Image.new("L", size, 255)
+    draw = ImageDraw.Draw(picture)
+    font = ImageFont.truetype(CHINESE_FONT_FILE, 64)  # its Latin letters read as well as its Chinese
+    for number, line in enumerate(lines):
+        draw.text((60, 60 + 102 * number), line, font=font, fill=0)
+    out = io.BytesIO()
+    picture.save(out, format="PNG")
+    return out.getvalue()
+
+
+def picture_page(
+    texts: list[tuple[float, float, str]],
+    pictures: list[tuple[list[str] | bytes, tuple[float, float, float, float]]],
+    chinese: bool = False,
+) -> bytes:
+    """One A4 page: ``texts`` (x, y from the bottom, text) as glyphs, ``pictures`` (lines or PNG
+    bytes, (x, y, w, h))."""
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfbase import pdfmetrics
+    from reportlab.pdfbase.ttfonts import TTFont
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    page = canvas.Canvas(out, pagesize=A4)
+    font = "Helvetica"
+    if chinese:
+        pdfmetrics.registerFont(TTFont("wqy", CHINESE_FONT_FILE, subfontIndex=0))
+        font = "wqy"
+    page.setFont(font, 11)
+    for x, y, text in texts:
+        page.drawString(x, y, text)
+    for lines, (x, y, width, height) in pictures:
+        png = lines if isinstance(lines, bytes) else text_picture(lines)
+        page.drawImage(ImageReader(io.BytesIO(png)), x, y, width=width, height=height)
+    page.showPage()
+    page.save()
+    return out.getvalue()

@@ -7,12 +7,12 @@ rendered with Pillow (the Chinese ones in WenQuanYi Micro Hei).
 
 from __future__ import annotations
 
-import io
 from dataclasses import replace
 
 import pytest
 
-from tests.workbench.ingestion.test_images import CHINESE_FONT, needs_ocr
+from tests.workbench.ingestion.pictures import A4, picture_page
+from tests.workbench.ingestion.test_images import needs_ocr
 from workbench.config import IngestConfig
 from workbench.ingestion.parsers import parse_bytes
 from workbench.ingestion.parsers.image_notes import ImageNote, describe_images, images_in_brief, notes_of
@@ -27,53 +27,10 @@ from workbench.ingestion.parsers.pdf.image_text import (
 from workbench.ingestion.parsers.pdf.rows import Row
 from workbench.ingestion.parsers.picture_text import _chinese_first
 
-A4 = (595.2756, 841.8898)
-#: 450 x 300 points: 26.9% of an A4 page, over the default quarter
+#: 450 x 300 points: 26.9% of an A4 page
 LARGE = (72.0, 380.0, 450.0, 300.0)
 ENGLISH = ["Hybrid search fuses BM25", "with dense vectors, then", "reranks the candidates."]
 CHINESE = ["检索增强生成把文档切成块，", "再用向量和关键词找回", "最相关的内容交给模型。"]
-
-
-def text_picture(lines: list[str], size: tuple[int, int] = (1500, 1000)) -> bytes:
-    from PIL import Image, ImageDraw, ImageFont
-
-    picture = Image.new("L", size, 255)
-    draw = ImageDraw.Draw(picture)
-    font = ImageFont.truetype(CHINESE_FONT, 64)  # its Latin letters read as well as its Chinese
-    for number, line in enumerate(lines):
-        draw.text((60, 60 + 102 * number), line, font=font, fill=0)
-    out = io.BytesIO()
-    picture.save(out, format="PNG")
-    return out.getvalue()
-
-
-def picture_page(
-    texts: list[tuple[float, float, str]],
-    pictures: list[tuple[list[str] | bytes, tuple[float, float, float, float]]],
-    chinese: bool = False,
-) -> bytes:
-    """One A4 page: ``texts`` (x, y from the bottom, text) as glyphs, ``pictures`` (lines or PNG
-    bytes, (x, y, w, h))."""
-    from reportlab.lib.utils import ImageReader
-    from reportlab.pdfbase import pdfmetrics
-    from reportlab.pdfbase.ttfonts import TTFont
-    from reportlab.pdfgen import canvas
-
-    out = io.BytesIO()
-    page = canvas.Canvas(out, pagesize=A4)
-    font = "Helvetica"
-    if chinese:
-        pdfmetrics.registerFont(TTFont("wqy", CHINESE_FONT, subfontIndex=0))
-        font = "wqy"
-    page.setFont(font, 11)
-    for x, y, text in texts:
-        page.drawString(x, y, text)
-    for lines, (x, y, width, height) in pictures:
-        png = lines if isinstance(lines, bytes) else text_picture(lines)
-        page.drawImage(ImageReader(io.BytesIO(png)), x, y, width=width, height=height)
-    page.showPage()
-    page.save()
-    return out.getvalue()
 
 
 def around(above: str, caption: str, below: str) -> list[tuple[float, float, str]]:
