@@ -78,7 +78,7 @@ class IngestConfig:
         maximum=100_000,
     )
     ocr_budget_s: float = setting(
-        20.0,
+        30.0,
         "seconds OCR may take on one picture in a document; a picture past it is listed as skipped "
         "(sync --ocr reads it later); a document's pictures take at most half of ingest.parse_timeout_s",
         minimum=0.1,
