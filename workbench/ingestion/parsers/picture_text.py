@@ -4,7 +4,8 @@ A picture's share of its page says nothing about its text: a screenshot of a tab
 is all text, a full-page photo has none. So every picture gets one quick text check first
 (``text_check``): lines of separate glyph-sized strokes, found in the picture's pixels in a few
 milliseconds. Only a picture with at least ``MIN_TEXT_LINES`` such lines is given to tesseract, for
-at most ``ingest.ocr_budget_s`` seconds (each picture its own budget), and a document's pictures
+at most ``ingest.ocr_budget_s`` seconds (each picture its own budget; a Chinese picture's second
+reading, Chinese packs first, its own again), and a document's pictures
 for at most half of ``ingest.parse_timeout_s`` in all (the parse worker's own limit stops the whole
 file). ``bench/bench_picture_text.py`` measures the check against a quick tesseract pass on a table
 screenshot, a chart and a photo.
@@ -199,7 +200,8 @@ class PictureReader:
         started = time.perf_counter()
         text = ocr_png(png, languages, timeout_s=max(0.1, seconds))
         chinese_first = _chinese_first(languages)
-        left = seconds - (time.perf_counter() - started)
+        # the second reading is a reading of its own: its own budget, within the document's time
+        left = min(self.limits.ocr_budget_s, self.total_s - self.spent - (time.perf_counter() - started))
         if chinese_first != languages and text_language(text) == "zh" and left > 0.1:
             # tesseract reads a line in its first language first: English first garbles the
             # first line of Chinese text ("检索增强生成…" came out as "fo Fate oe FHV…")
