@@ -19,6 +19,7 @@ most half of ``ingest.parse_timeout_s`` (the parse worker's own limit); pictures
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -112,11 +113,14 @@ def read_image_texts(data: bytes, images: Iterable[PageImage], limits: IngestCon
             if skipped:
                 result.notes.append(ImageNote(image.page + 1, image.share, skipped=skipped, retryable=retryable))
                 continue
+            started = time.perf_counter()
             try:
                 picture = renderer.render(image)
             except ImageError as error:
                 result.notes.append(ImageNote(image.page + 1, image.share, skipped=f"OCR failed: {error}"))
                 continue
+            finally:  # a page of many small pictures spends its time rendering them: it counts
+                reader.spent += time.perf_counter() - started
             text, note = reader.read(picture, image.page + 1, image.share)
             result.notes.append(note)
             if text:
