@@ -9,7 +9,7 @@ import streamlit as st
 from workbench.config import EmbeddingConfig, WorkbenchConfig
 from workbench.ingestion.ingest import IngestReport, Source
 from workbench.ingestion.parsers import SUPPORTED_TYPES
-from workbench.ingestion.parsers.image_notes import describe_images, images_in_brief, notes_of
+from workbench.ingestion.parsers.image_notes import describe_images, images_in_brief, notes_of, retryable
 from workbench.ingestion.upload_limits import UploadLimit, raise_cost
 from workbench.language.coverage import models_covering, suggest_models
 from workbench.models.availability import ModelNotAvailableError, locate
@@ -313,6 +313,27 @@ def document_table(documents: list, over_window: ChunksOverWindow | None = None)
     )
 
 
+def ocr_retry_panel(collection: str, documents: list) -> None:
+    """A button that reads the pictures an ingest skipped for time, a limit or a missing tesseract
+    (``sync --ocr``): only their documents are parsed again, from the kept originals."""
+    waiting = {doc.source: len(retryable(notes_of(doc.parse_report))) for doc in documents if doc.status == "success"}
+    waiting = {source: n for source, n in waiting.items() if n}
+    if read_only() or not waiting:
+        return
+    pictures = count(sum(waiting.values()), "picture")
+    if st.button(
+        f"Read {pictures} skipped by OCR",
+        key="retry_ocr",
+        icon=":material/image_search:",
+        help=f"In {', '.join(shown_name(source) for source in waiting)}: skipped for time, a limit or a missing "
+        "tesseract. Only these documents are parsed again; the rest stay as they are (as sync --ocr)",
+    ):
+        with st.spinner(f"Reading {pictures} in {count(len(waiting), 'document')}"):
+            retry = session.workbench().retry_ocr(collection)
+        session.flash("info", md_escape("; ".join(line.strip() for line in retry.lines())))
+        st.rerun()
+
+
 def document_detail(collection: str, documents: list) -> None:
     by_id = {doc.id: doc for doc in documents}
     doc_id = st.selectbox(
@@ -434,6 +455,7 @@ def collection_section(current: str | None) -> None:
     if any(doc.status == "success" for doc in all_documents):
         language_panel(current)
     document_table(all_documents, window_panel(current))
+    ocr_retry_panel(current, all_documents)
     document_detail(current, all_documents)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from workbench.service import Workbench
 
 PAGE = "app_pages/documents.py"
@@ -320,3 +322,30 @@ def test_a_chinese_document_among_english_ones_is_named_and_no_zero_share_is_lis
     # the document's own view says it too
     app.selectbox(key="documents_inspect").set_value(Workbench(home).document("笔记.md", "mixed").id).run()
     assert any(text.startswith("笔记.md is in zh") for text in texts(app, "warning"))
+
+
+def test_pictures_skipped_for_time_are_read_by_the_button_and_only_their_document_again(
+    tmp_path: Path, open_app, fake_embedder, fake_config
+):
+    from tests.workbench.ingestion.parsers.pdf.test_pdf_image_text import ENGLISH, LARGE, around, picture_page
+    from workbench.ingestion.ingest import Source
+    from workbench.ingestion.parsers.images import ocr_languages
+
+    if ocr_languages("eng+chi_sim") != "eng+chi_sim":
+        pytest.skip("tesseract-ocr with eng and chi_sim data is not installed (.ci/run installs it)")
+    home = tmp_path / "home"
+    figure = picture_page(around("Before the figure.", "Figure 1.", "After the figure."), [(ENGLISH, LARGE)])
+    sources = [Source(name="figure.pdf", data=figure), Source(name="notes.md", data=b"# Notes\n\nNo pictures.\n")]
+    Workbench(home).ingest("figs", sources, fake_config.with_overrides(["ingest.ocr_budget_s=0.1"]))
+    app = open_app(home, page=PAGE)
+    assert not app.exception, app.exception
+    images = dict(zip(document_table(app)["name"], document_table(app)["images"], strict=False))
+    assert images == {"figure.pdf": "0 read by OCR, 1 skipped", "notes.md": ""}
+    assert app.button(key="retry_ocr").label == "Read 1 picture skipped by OCR"
+    app.button(key="retry_ocr").click().run()
+    assert not app.exception, app.exception
+    (said,) = [text for text in texts(app, "info") if text.startswith("OCR of skipped pictures")]
+    assert said.startswith("OCR of skipped pictures: 1 of 1 picture read now, in 1 document parsed again")
+    images = dict(zip(document_table(app)["name"], document_table(app)["images"], strict=False))
+    assert images == {"figure.pdf": "1 read by OCR, 0 skipped", "notes.md": ""}
+    assert not [button for button in app.button if button.key == "retry_ocr"]  # nothing left to read

@@ -46,6 +46,7 @@ SMOKE: dict[str, Smoke] = {
     "bench_ingest": Smoke("ingestion", ("round", "order", "chunk texts", "import s")),
     "bench_hostile": Smoke("ingestion", ("file", "kind", "outcome", "stopped by", "worker s")),
     "bench_pdf": Smoke("ingestion", ("set", "lang", "extractor", "paragraphs whole", "heading R")),
+    "bench_picture_text": Smoke("ingestion", ("picture", "pixels", "text lines", "check says", "check ms")),
     # indexes built from the demo's abstracts, queried in process and over MCP
     "bench_backends": Smoke("indexes", ("mode", "backend", "queries", "p50", "p95", "mean", "raw p50")),
     "bench_core": Smoke("indexes", ("pipeline", "queries", "p50", "p95", "max")),

@@ -13,6 +13,12 @@ def add_commands(commands, common) -> None:
         "parses again the documents an older parser wrote, from their kept originals",
     )
     p.add_argument("--collection", "-c", required=True)
+    p.add_argument(
+        "--ocr",
+        action="store_true",
+        help="first read the pictures an ingest skipped for time, a limit or a missing tesseract (their "
+        "documents only, from the kept originals; raise a limit with --set ingest.ocr_budget_s=60, say)",
+    )
     common(p)
     p.set_defaults(handler=cmd_sync)
 
@@ -33,6 +39,9 @@ def add_commands(commands, common) -> None:
 def cmd_sync(args) -> int:
     bench = workbench_from(args)
     config = bench.config_for(args.collection, args.preset, args.overrides)
+    if args.ocr:
+        for line in bench.retry_ocr(args.collection, config, progress=print_progress).lines():
+            print(f"{args.collection}: {line}" if not line.startswith(" ") else line)
     reparsed = bench.reparse_outdated(args.collection, config, progress=print_progress)
     if reparsed.summary():
         print(f"{args.collection}: {reparsed.summary()}")

@@ -59,22 +59,28 @@ class IngestConfig:
         True, "caption images with the configured OpenAI-compatible vision endpoint (WORKBENCH_LLM_*)"
     )
     ocr_image_share: float = setting(
-        0.25,
-        "a picture on a PDF page that also has text is OCR'd when it covers at least this share of the page "
-        "(0.25: a quarter); smaller ones are listed as skipped",
+        0.0,
+        "pictures on a PDF page that also has text, smaller than this share of the page, are not looked at "
+        "(0: any size; the text check decides)",
         minimum=0.0,
         maximum=1.0,
     )
+    ocr_text_check: bool = setting(
+        True,
+        "check every picture in a document (PDF, DOCX, PPTX) for lines of text before OCR, in milliseconds; "
+        "off OCRs every picture",
+    )
     max_ocr_images: int = setting(
         20,
-        "most pictures OCR'd in one PDF (pages that have text); 0 reads none; the rest are listed as skipped",
+        "most pictures OCR'd in one document (PDF pages that have text, DOCX, PPTX); 0 reads none; "
+        "the rest are listed as skipped",
         minimum=0,
         maximum=100_000,
     )
     ocr_budget_s: float = setting(
         30.0,
-        "seconds OCR of one PDF's pictures may take in all, at most half of ingest.parse_timeout_s; "
-        "pictures past it are listed as skipped",
+        "seconds OCR may take on one picture in a document; a picture past it is listed as skipped "
+        "(sync --ocr reads it later); a document's pictures take at most half of ingest.parse_timeout_s",
         minimum=0.1,
         maximum=86_400.0,
     )

@@ -86,10 +86,13 @@ def ingest(
     progress: ProgressCallback | None = None,
     limits: IngestConfig | None = None,
     cancel: threading.Event | None = None,
+    again: frozenset[str] = frozenset(),
 ) -> IngestReport:
     """Ingest ``sources``; every layout in ``layouts`` gets its chunks (the first is the default).
 
     Setting ``cancel`` (or Ctrl-C) stops after the documents in flight; what was committed stays.
+    Sources named in ``again`` are parsed even when unchanged (``sync --ocr`` reading the pictures
+    an earlier parse skipped); the embedding cache keeps their unchanged chunks from being embedded.
     """
     # the catalog stays open in this process for the run, but for the encode calls and the waits
     # for parse workers: other processes have the file then, and this run does not reopen it for
@@ -104,6 +107,7 @@ def ingest(
             limits or IngestConfig(),
             cancel or threading.Event(),
             held,
+            again,
         )
 
 
@@ -116,6 +120,7 @@ def _ingest(
     limits: IngestConfig,
     cancel: threading.Event,
     held: KeptOpen,
+    again: frozenset[str] = frozenset(),
 ) -> IngestReport:
     started = time.perf_counter()
     home = catalog.path.parent
@@ -142,11 +147,11 @@ def _ingest(
             sha = source.sha256
             known = fingerprints.get(source.name)
             if known and (known.sha256, known.status) == (sha, "success"):
-                if known.parser_version >= parser_version(known.doc_type):
+                if known.parser_version >= parser_version(known.doc_type) and source.name not in again:
                     report.outcomes.append(FileOutcome(source.name, "skipped", "unchanged since last ingest"))
                     progress(Progress("skip", source.name, position, total, "unchanged"))
                     continue
-                report.reparsed.append(source.name)  # same bytes, but an older parser wrote its Markdown
+                report.reparsed.append(source.name)  # same bytes, but an older parser (or a skipped picture)
             too_big = _size_violation(source, limits, layouts[0], rate)
             if too_big:
                 writer.failure(source, sha, too_big, replaces=known is not None)

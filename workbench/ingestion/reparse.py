@@ -22,6 +22,7 @@ from store import documents as stored_documents
 from store.catalog import Catalog
 from store.document_versions import OutdatedDocument
 from store.originals import read_original
+from workbench.ingestion.parsers.image_notes import ImageNote, notes_of, retryable
 from workbench.ingestion.parsers.registry import PARSER_VERSIONS
 from workbench.ingestion.sources import IngestReport, Source
 from workbench.text import count
@@ -129,3 +130,70 @@ class Reparse:
                 + ", ".join(self.without_original)
             )
         return "; ".join(parts + self.notes)
+
+
+@dataclass(frozen=True)
+class OcrRetryPlan:
+    """What ``sync --ocr`` reads again: the documents with pictures skipped for time, a limit or a
+    missing tesseract (sources from their kept originals, with those pictures), and the others by name."""
+
+    sources: list[Source]
+    skipped: dict[str, list[ImageNote]] = field(default_factory=dict)
+    without_original: list[str] = field(default_factory=list)
+
+
+def ocr_retry_plan(catalog: Catalog, home: Path, collection: str) -> OcrRetryPlan:
+    """The collection's documents with retryable pictures (``ImageNote.retryable``)."""
+    sources, skipped, missing = [], {}, []
+    for document in stored_documents.documents_of(catalog, collection):
+        waiting = retryable(notes_of(document.parse_report)) if document.status == "success" else []
+        if not waiting:
+            continue
+        data = read_original(home, document.sha256, PurePath(document.source).suffix)
+        if data is None:
+            missing.append(document.source)
+            continue
+        skipped[document.source] = waiting
+        sources.append(Source(name=document.source, data=data, external_id=document.external_id))
+    return OcrRetryPlan(sources, skipped, missing)
+
+
+@dataclass
+class OcrRetry:
+    """What ``sync --ocr`` did: pictures skipped before and read now, per document."""
+
+    plan: OcrRetryPlan
+    report: IngestReport | None = None
+    #: source -> the notes of its pictures after the retry
+    after: dict[str, list[ImageNote]] = field(default_factory=dict)
+
+    @property
+    def read_now(self) -> int:
+        before = sum(len(notes) for notes in self.plan.skipped.values())
+        return before - sum(len(retryable(notes)) for notes in self.after.values())
+
+    def lines(self) -> list[str]:
+        plan = self.plan
+        if not plan.sources and not plan.without_original:
+            return ["no picture is waiting for OCR: none was skipped for time, a limit or a missing tesseract"]
+        lines = []
+        if plan.sources:
+            waiting = sum(len(notes) for notes in plan.skipped.values())
+            lines.append(
+                f"OCR of skipped pictures: {self.read_now} of {count(waiting, 'picture')} read now, in "
+                f"{count(len(plan.sources), 'document')} parsed again from their kept originals (no other "
+                f"document touched); {self.report.embedded if self.report else 0} new chunk texts embedded"
+            )
+        for source, notes in self.after.items():
+            for note in retryable(notes):
+                where = f"page {note.page}" if note.page else note.name or "a picture"
+                lines.append(f"  still skipped in {source} ({where}): {note.skipped}")
+        if self.report is not None:
+            lines += [f"  {outcome.source}: {outcome.reason}" for outcome in self.report.failures]
+        if plan.without_original:
+            lines.append(
+                f"{count(len(plan.without_original), 'document')} with skipped pictures cannot be read again here: "
+                "their originals were not kept (ingested before DOCX and PPTX originals were kept); ingest the "
+                "same files again: " + ", ".join(plan.without_original)
+            )
+        return lines

@@ -29,8 +29,9 @@ from workbench.ingestion.sources import FileOutcome, IngestReport, Progress, Pro
 from workbench.ingestion.workers import ParseOutcome
 
 #: document types whose original file is kept beside the catalog: images (the picture is what the
-#: app and MCP show) and PDFs (so a newer PDF parser can read them again on ``sync``)
-KEEP_ORIGINAL_TYPES = IMAGE_DOC_TYPES | {"pdf"}
+#: app and MCP show), and PDFs, DOCX and PPTX (so a newer parser can read them again on ``sync``, and
+#: ``sync --ocr`` the pictures an ingest skipped)
+KEEP_ORIGINAL_TYPES = IMAGE_DOC_TYPES | {"pdf", "docx", "pptx"}
 
 #: documents committed per catalog transaction at most (a crash loses at most these, and they are
 #: imported again next time); each transaction costs ~8 ms besides its rows, so fewer is faster

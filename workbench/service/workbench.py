@@ -51,7 +51,8 @@ from workbench.golden.query_log import record_query
 from workbench.ingestion.chunksets import ensure_chunkset
 from workbench.ingestion.indexing import SyncResult, layout_dir, sync_layout
 from workbench.ingestion.ingest import IngestReport, ProgressCallback, Source, ingest
-from workbench.ingestion.reparse import Reparse, reparse_plan
+from workbench.ingestion.parsers.image_notes import notes_of
+from workbench.ingestion.reparse import OcrRetry, Reparse, ocr_retry_plan, reparse_plan
 from workbench.language.coverage import CollectionLanguage, collection_language
 from workbench.layout import Layout
 from workbench.llm.client import LlmClient
@@ -297,8 +298,10 @@ class Workbench:
         config: WorkbenchConfig | None = None,
         progress: ProgressCallback | None = None,
         cancel: threading.Event | None = None,
+        again: frozenset[str] = frozenset(),
     ) -> IngestReport:
-        """Ingest ``sources`` under ``config.ingest``'s limits; setting ``cancel`` stops it cleanly."""
+        """Ingest ``sources`` under ``config.ingest``'s limits; setting ``cancel`` stops it cleanly.
+        Sources named in ``again`` are parsed even when unchanged."""
         if config is not None:
             self.check_models(config)  # before a new collection is created
         found = stored_collections.find_collection(self.catalog, collection)
@@ -320,6 +323,7 @@ class Workbench:
             progress,
             limits=config.ingest,
             cancel=cancel,
+            again=again,
         )
         report.notes.extend([runtime_note] if runtime_note else [])
         reanchor_after(self.catalog, self.home, collection, before, report)  # golden spans follow re-parsed text
@@ -333,6 +337,24 @@ class Workbench:
         plan = reparse_plan(self.catalog, self.home, collection)
         report = self.ingest(collection, plan.sources, config, progress) if plan.sources else None
         return Reparse(report, plan.without_original, list(report.notes) if report else [])
+
+    @refused_when_read_only("Reading skipped pictures")
+    def retry_ocr(
+        self, collection: str, config: WorkbenchConfig | None = None, progress: ProgressCallback | None = None
+    ) -> OcrRetry:
+        """Parse again, from their kept originals, only the documents with pictures skipped for time, a
+        limit or a missing tesseract (``sync --ocr``), under ``config.ingest``'s limits."""
+        plan = ocr_retry_plan(self.catalog, self.home, collection)
+        if not plan.sources:
+            return OcrRetry(plan)
+        report = self.ingest(
+            collection, plan.sources, config, progress, again=frozenset(source.name for source in plan.sources)
+        )
+        after = {}
+        for source in plan.skipped:
+            found = stored_documents.find_document(self.catalog, source, collection)
+            after[source] = notes_of(found.parse_report) if found is not None else []
+        return OcrRetry(plan, report, after)
 
     def ingest_paths(
         self,

@@ -14,13 +14,18 @@ from workbench.text import count
 
 @dataclass(frozen=True)
 class ImageNote:
-    """One picture: its page (1-based), the share of the page it covers, and either the characters
-    OCR read in it or why it was not read (``skipped``)."""
+    """One picture: its page or slide (1-based; 0 in a document without pages), the share of the
+    page it covers (0 when unknown), and either the characters OCR read in it or why it was not read
+    (``skipped``); ``name`` is its part in a DOCX or PPTX package ("image1.png"), ``retryable`` says
+    that ``sync --ocr`` may read it (skipped for time, a limit or a missing tesseract; not one
+    without text, nor one under the page's own text)."""
 
     page: int
     share: float
     characters: int = 0
     skipped: str = ""
+    name: str = ""
+    retryable: bool = False
 
     @property
     def read(self) -> bool:
@@ -31,12 +36,24 @@ class ImageNote:
 
     @classmethod
     def from_json(cls, stored: dict) -> ImageNote:
-        return cls(int(stored["page"]), float(stored["share"]), int(stored["characters"]), str(stored["skipped"]))
+        skipped = str(stored["skipped"])
+        # notes stored before the text check: every skip but the covered one was for size, count or time
+        retryable = stored.get("retryable", bool(skipped) and "drawn over it" not in skipped)
+        return cls(
+            int(stored["page"]),
+            float(stored["share"]),
+            int(stored["characters"]),
+            skipped,
+            str(stored.get("name", "")),
+            bool(retryable),
+        )
 
 
 def _pages(notes: Sequence[ImageNote]) -> str:
-    pages = sorted({note.page for note in notes})
-    return f"page{'s' if len(pages) > 1 else ''} {', '.join(str(page) for page in pages)}"
+    pages = sorted({note.page for note in notes if note.page})
+    names = [note.name for note in notes if not note.page and note.name]
+    where = [f"page{'s' if len(pages) > 1 else ''} {', '.join(str(page) for page in pages)}"] if pages else []
+    return ", ".join(where + names) or "no page"
 
 
 def describe_images(notes: Iterable[ImageNote]) -> list[str]:
@@ -73,3 +90,8 @@ def images_in_brief(notes: Iterable[ImageNote]) -> str:
 def notes_of(parse_report: dict | None) -> list[ImageNote]:
     """The picture notes a stored document's parse report holds."""
     return [ImageNote.from_json(stored) for stored in (parse_report or {}).get("images", [])]
+
+
+def retryable(notes: Iterable[ImageNote]) -> list[ImageNote]:
+    """The pictures ``sync --ocr`` may read now: skipped for time, a limit or a missing tesseract."""
+    return [note for note in notes if note.skipped and note.retryable]

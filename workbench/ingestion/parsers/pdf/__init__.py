@@ -31,8 +31,9 @@ log = logging.getLogger(__name__)
 #: 5: what users' PDFs needed (issue 35): paragraphs across lines that end in a Latin word,
 #: justified lines with stretched spaces never a table, numbered headings and headings a little
 #: larger than the body, numbers without a delimiter as list items, text that runs over a cell's
-#: rules kept in its cell
-PARSER_VERSION = 5
+#: rules kept in its cell; 6: every picture that holds text read (a quick text check, not a share
+#: of the page), each within its own OCR budget (issue 48)
+PARSER_VERSION = 6
 
 
 class PdfReadError(Exception):

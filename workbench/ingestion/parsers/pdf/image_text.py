@@ -1,28 +1,28 @@
 """Text in the pictures of pages that have text of their own: OCR'd, and placed where the picture stands.
 
 A page with no glyph at all is a scan and is OCR'd whole (``parsers.images.ocr_pdf_pages``). On a
-page with glyphs (a caption, say), a picture large enough to hold text, at least
-``ingest.ocr_image_share`` of the page (a quarter by default), is rendered by pdfium at 300 dpi
-and read by tesseract. Its text goes into the page's Markdown where the picture stands: after the
-last block that starts above the picture's middle in its column, before the rest. It is a block
-quote headed "Text in the image (OCR):" ("图中文字（OCR）：" when it is mostly Chinese), its lines
-joined into paragraphs as the page's own are.
+page with glyphs (a caption, say), every picture is rendered by pdfium at 300 dpi and, when the
+quick text check finds lines of text in it (``parsers.picture_text``: a screenshot of a table at
+15% of the page, not a chart or a photo), read by tesseract. Its text goes into the page's
+Markdown where the picture stands: after the last block that starts above the picture's middle
+in its column, before the rest. It is a block quote headed "Text in the image (OCR):"
+("图中文字（OCR）：" when it is mostly Chinese), its lines joined into paragraphs as the page's own are.
 
 A picture with the page's own text drawn over it is not read: that text is already there (a scan
 with a text layer, a slide over a background picture). At most ``ingest.max_ocr_images`` pictures
-are read in one document, for at most ``ingest.ocr_budget_s`` seconds in all (and never more than
-half of ``ingest.parse_timeout_s``, the parse worker's own limit). Every picture is reported
+are read in one document, each for at most ``ingest.ocr_budget_s`` seconds, all of them for at
+most half of ``ingest.parse_timeout_s`` (the parse worker's own limit); pictures under
+``ingest.ocr_image_share`` of the page (none by default) are not looked at. Every picture is reported
 (``ImageNote``): read, and how many characters, or skipped and why.
 """
 
 from __future__ import annotations
 
-import io
 import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.config import IngestConfig
 from workbench.ingestion.parsers.image_notes import ImageNote
@@ -31,14 +31,15 @@ from workbench.ingestion.parsers.pdf.glyphs import Glyph
 from workbench.ingestion.parsers.pdf.paragraphs import join_lines
 from workbench.ingestion.parsers.pdf.tables import TableBlock
 
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImage
+
 #: pictures narrower or lower than this (points) are rules, bullets and spacers, not pictures
 MIN_PICTURE_PT = 8.0
 #: a picture with at least this many of the page's glyphs inside it has its text drawn over it
 TEXT_OVER_GLYPHS = 20
 #: rendering resolution for OCR: what tesseract is tuned for
 OCR_DPI = 300
-#: the share of ``ingest.parse_timeout_s`` the OCR of a document's pictures may take at most
-PARSE_TIME_SHARE = 0.5
 LABELS = {"en": "Text in the image (OCR):", "zh": "图中文字（OCR）："}
 _LIST_LINE = re.compile(r"^(?:[-*•·●▪]|\d{1,3}[.)、]|[（(]\d{1,3}[）)])\s*")
 
@@ -96,46 +97,32 @@ def page_images(page: Any, number: int, glyphs: Sequence[Glyph]) -> list[PageIma
 
 
 def read_image_texts(data: bytes, images: Iterable[PageImage], limits: IngestConfig) -> ImageTexts:
-    """OCR of the pictures large enough to hold text, within the settings' limit and time budget."""
-    from workbench.ingestion.parsers.images import ImageError, ocr_languages, ocr_unavailable_reason
+    """OCR of the pictures that hold text (``picture_text``), within the settings' limits."""
+    from workbench.ingestion.parsers.images import ImageError
+    from workbench.ingestion.parsers.picture_text import PictureReader
 
     result = ImageTexts()
-    budget = min(limits.ocr_budget_s, PARSE_TIME_SHARE * limits.parse_timeout_s)
-    languages: str | None = None
-    checked = False
-    spent = 0.0
-    read = 0
+    reader = PictureReader(limits, ocr_characters)
     renderer = _Renderer(data, limits)
     try:
         for image in images:
             skipped = _too_small_or_covered(image, limits)
-            if not skipped and read >= limits.max_ocr_images:
-                skipped = (
-                    f"over the limit of {limits.max_ocr_images} images a document "
-                    f"(ingest.max_ocr_images={limits.max_ocr_images})"
-                )
-            if not skipped and not checked:
-                languages, checked = ocr_languages(limits.ocr_languages), True
-            if not skipped and languages is None:
-                skipped = ocr_unavailable_reason(limits.ocr_languages)
-            if not skipped and spent >= budget:
-                skipped = _past_budget(budget, limits)
+            retryable = False
+            if not skipped:
+                skipped, retryable = reader.skip_reason()
             if skipped:
-                result.notes.append(ImageNote(image.page + 1, image.share, skipped=skipped))
+                result.notes.append(ImageNote(image.page + 1, image.share, skipped=skipped, retryable=retryable))
                 continue
-            assert languages is not None
             started = time.perf_counter()
             try:
-                text = renderer.ocr(image, languages, budget - spent)
+                picture = renderer.render(image)
             except ImageError as error:
-                reason = _past_budget(budget, limits) if _timed_out(error) else f"OCR failed: {error}"
-                result.notes.append(ImageNote(image.page + 1, image.share, skipped=reason))
+                result.notes.append(ImageNote(image.page + 1, image.share, skipped=f"OCR failed: {error}"))
                 continue
-            finally:
-                spent += time.perf_counter() - started
-            read += 1
-            characters = sum(len(paragraph) for paragraph in ocr_paragraphs(text))
-            result.notes.append(ImageNote(image.page + 1, image.share, characters=characters))
+            finally:  # a page of many small pictures spends its time rendering them: it counts
+                reader.spent += time.perf_counter() - started
+            text, note = reader.read(picture, image.page + 1, image.share)
+            result.notes.append(note)
             if text:
                 result.by_page.setdefault(image.page, []).append(ImageText(image, image_text_markdown(text)))
     finally:
@@ -151,36 +138,19 @@ def _too_small_or_covered(image: PageImage, limits: IngestConfig) -> str:
     return ""
 
 
-def _past_budget(budget: float, limits: IngestConfig) -> str:
-    return (
-        f"past the OCR time budget of {budget:g} s (ingest.ocr_budget_s={limits.ocr_budget_s:g}, at most "
-        f"half of ingest.parse_timeout_s={limits.parse_timeout_s:g})"
-    )
-
-
-def _timed_out(error: Exception) -> bool:
-    from workbench.ingestion.parsers.images import OcrTimeout
-
-    return isinstance(error, OcrTimeout)
-
-
 class _Renderer:
-    """The document opened in pdfium once, on the first picture read."""
+    """The document opened in pdfium once, on the first picture rendered."""
 
     def __init__(self, data: bytes, limits: IngestConfig):
         self.data, self.limits = data, limits
         self._document: Any = None
 
-    def ocr(self, image: PageImage, languages: str, seconds: float) -> str:
+    def render(self, image: PageImage) -> PILImage:
+        """The picture as pdfium draws it at ``OCR_DPI`` (smaller when it would pass
+        ``ingest.max_image_megapixels``), in grey."""
         import pypdfium2 as pdfium
 
-        from workbench.ingestion.parsers.images import (
-            OCR_PAGE_TIMEOUT_S,
-            ImageError,
-            OcrTimeout,
-            ocr_png,
-            text_language,
-        )
+        from workbench.ingestion.parsers.images import ImageError
 
         try:
             if self._document is None:
@@ -192,32 +162,13 @@ class _Renderer:
             if megapixels > self.limits.max_image_megapixels:  # a huge picture: rendered smaller
                 scale *= (self.limits.max_image_megapixels / megapixels) ** 0.5
             bitmap = page.render(scale=scale, crop=image.crop, grayscale=True)
-            out = io.BytesIO()
-            bitmap.to_pil().save(out, format="PNG")
+            return bitmap.to_pil()
         except pdfium.PdfiumError as error:
             raise ImageError(f"pdfium could not render it ({error})") from error
-        started = time.perf_counter()
-        text = ocr_png(out.getvalue(), languages, timeout_s=max(0.1, min(OCR_PAGE_TIMEOUT_S, seconds)))
-        chinese_first = _chinese_first(languages)
-        left = min(OCR_PAGE_TIMEOUT_S, seconds - (time.perf_counter() - started))
-        if chinese_first != languages and text_language(text) == "zh" and left > 0.1:
-            # tesseract reads a line in its first language first: English first garbles the
-            # first line of Chinese text ("检索增强生成…" came out as "fo Fate oe FHV…")
-            try:
-                text = ocr_png(out.getvalue(), chinese_first, timeout_s=left)
-            except OcrTimeout:
-                pass  # the first reading stands
-        return text
 
     def close(self) -> None:
         if self._document is not None:
             self._document.close()
-
-
-def _chinese_first(languages: str) -> str:
-    """``languages`` (tesseract's ``-l``) with the Chinese packs first: "eng+chi_sim" -> "chi_sim+eng"."""
-    packs = languages.split("+")
-    return "+".join(sorted(packs, key=lambda pack: not pack.startswith("chi_")))
 
 
 def ocr_paragraphs(text: str) -> list[str]:
@@ -226,6 +177,7 @@ def ocr_paragraphs(text: str) -> list[str]:
     for paragraph in re.split(r"\n\s*\n", text.strip()):
         lines: list[list[str]] = []
         for line in paragraph.splitlines():
+            line = re.sub(r"[ \t]{2,}", " ", line)  # a table's columns: tesseract keeps their gaps as spaces
             if line.strip():
                 if _LIST_LINE.match(line.strip()) or not lines:
                     lines.append([line])
@@ -233,6 +185,11 @@ def ocr_paragraphs(text: str) -> list[str]:
                     lines[-1].append(line)
         paragraphs.extend(joined for joined in (join_lines(group) for group in lines) if joined)
     return paragraphs
+
+
+def ocr_characters(text: str) -> int:
+    """The characters of OCR text as the Markdown holds it (``ocr_paragraphs``)."""
+    return sum(len(paragraph) for paragraph in ocr_paragraphs(text))
 
 
 def image_text_markdown(text: str) -> str:
