@@ -247,7 +247,7 @@ def test_the_documents_page_and_a_command_make_one_collection(tmp_path, hashing,
     code, out = writer.wait_round(0)
     writer.close()
     assert code == 0, out
-    assert not report.failures and report.count("new") == 3, report.summary()
+    assert not report.failures and report.count("ingested") == 3, report.summary()
     check_collection(home, "notes", {"glacier": set(uploads), "volcano": volcanoes}, capsys)
     chinese = bench.query("冰川", "notes", bench.config_for("notes", overrides=["retrieval.mode=bm25"]))
     assert chinese.chunks[chinese.final.hits[0].chunk_id].source == "冰川.md"
