@@ -220,7 +220,7 @@ for ready, go, path in json.loads(sys.argv[2]):
 
 def test_processes_opening_a_new_catalog_together_all_get_it(tmp_path):
     """DuckDB makes a file in two steps (create, then lock and write the headers); a process opening
-    it in between used to lock the empty file, refuse it and leave it empty for everyone."""
+    it in between found it empty and failed ("not a valid DuckDB database file")."""
     rounds, openers = 12, 3
     plan = [(tmp_path / f"go-{n}", tmp_path / f"home-{n}" / "catalog.duckdb") for n in range(rounds)]
     processes = []
