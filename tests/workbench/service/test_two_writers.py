@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[3]
 MODEL = "two-writers-hashing-embedder"
 ROUNDS = 10
-#: one parse worker per command: two commands on two cores, and no pool start-up to wait for
+#: one parse worker per command: two commands (and their workers) share two cores
 ONE_WORKER = ["--set", "ingest.workers=1"]
 HASHING = ["--set", f"embedding.model={MODEL}", *ONE_WORKER]
 
