@@ -25,6 +25,7 @@ from workbench.ui.model_downloads import offer_download
 from workbench.ui.new_collection import create_and_select
 from workbench.ui.runtime_table import runtime_panel
 from workbench.ui.text import md_escape, shorten
+from workbench.ui.uploads import ingest_uploads
 from workbench.ui.widgets import chunking_controls, document_label
 
 #: which tab of a document's detail is open (its label)
@@ -216,9 +217,7 @@ def upload_panel(collection: str) -> None:
             )
             view = IngestProgressView([source.name for source in sources])
             try:
-                bench = session.workbench()
-                config = bench.config_for(collection).with_value("ingest.max_file_mb", max_file_mb)
-                report = bench.ingest(collection, sources, config, progress=view)
+                report = ingest_uploads(session.workbench(), collection, sources, max_file_mb, progress=view)
             except ModelNotAvailableError as error:  # nothing was written; the message names the download
                 status.update(label="Not ingested: the collection's model is not on this machine", state="error")
                 st.error(md_escape(error), icon=":material/download:")

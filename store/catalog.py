@@ -17,7 +17,9 @@ turn within ``HOLD_IDLE_S`` of the app going quiet, and within ``HOLD_MAX_S`` at
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -57,6 +59,41 @@ def _connect(path: Path) -> duckdb.DuckDBPyConnection:
 def _close(connection: duckdb.DuckDBPyConnection) -> None:
     with _OPENING:
         connection.close()
+
+
+#: a DuckDB file holds three 4 KiB header blocks from the moment it is made; a shorter one is being
+#: made (or its making was cut short: empty)
+HEADERS_BYTES = 3 * 4096
+
+
+@contextlib.contextmanager
+def _made_alone(path: Path) -> Iterator[None]:
+    """While the catalog file is missing or shorter than its headers, one process at a time opens it.
+
+    DuckDB makes a new file in two steps: it creates the file, then locks it and writes the
+    headers. A process opening it between the two finds it empty and fails ("exists, but it is not
+    a valid DuckDB database file"; 1 of 36 openings in tests/store/test_catalog.py before this),
+    and that process's command with it. An exclusive ``flock`` on the home folder, taken only
+    here, lets the maker finish first. An empty file found under it holds nothing (a making cut
+    short by a crash) and would be refused by every opening: it is made again.
+    """
+    try:
+        made = path.stat().st_size >= HEADERS_BYTES
+    except FileNotFoundError:
+        made = False
+    if made:
+        yield
+        return
+    folder = os.open(path.parent, os.O_RDONLY)
+    try:
+        fcntl.flock(folder, fcntl.LOCK_EX)
+        with contextlib.suppress(FileNotFoundError):
+            if path.stat().st_size == 0:
+                log.warning("catalog %s is empty (its making was cut short); making it again", path)
+                path.unlink()
+        yield
+    finally:
+        os.close(folder)  # lets go of the flock
 
 
 def migrations() -> list[tuple[int, str, str]]:
@@ -267,7 +304,8 @@ class Catalog:
         delay = 0.02
         while True:
             try:
-                return _connect(self.path)
+                with _made_alone(self.path):
+                    return _connect(self.path)
             except duckdb.IOException as error:
                 if "lock" not in str(error).lower():
                     raise

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from store import repository as repo
@@ -64,6 +65,32 @@ def create_collection(
         row = repo.create_collection(con, name, config)
         repo.add_chunkset(con, row.id, chunkset_key, chunkset_config)
     return row
+
+
+def create_or_join_collection(
+    catalog: Catalog,
+    name: str,
+    config: dict,
+    chunkset_key: str,
+    chunkset_config: dict,
+    check_join: Callable[[CollectionRow], None],
+) -> tuple[CollectionRow, bool]:
+    """The collection ``name``: made now with its index settings and default chunk set (True), or
+    the one another writer made first (False) once ``check_join`` has accepted it (it raises to
+    refuse, e.g. when the settings differ).
+
+    Looking and making are one transaction, and a transaction holds the catalog file alone
+    (DuckDB lets one process at a time open it; ``Catalog``'s lock serialises this process's
+    threads), so two writers that both found no collection cannot both make it: the second joins.
+    """
+    with catalog.connect() as con:
+        found = repo.find_collection(con, name)
+        if found is not None:
+            check_join(found)
+            return found, False
+        row = repo.create_collection(con, name, config)
+        repo.add_chunkset(con, row.id, chunkset_key, chunkset_config)
+    return row, True
 
 
 def update_collection_settings(catalog: Catalog, name: str, settings: dict) -> dict:

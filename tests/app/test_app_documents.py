@@ -149,10 +149,16 @@ def test_a_second_click_while_the_first_still_creates_reports_the_creation(demo_
     assert not [text for text in texts(app, "error") if "already exists" in text]
     assert app.sidebar.selectbox(key="collection").value == "notes"
     assert "Created collection notes and selected it in the sidebar. Upload files below." in texts(app, "success")
-    # without a creation in flight, the same name is refused as before
+    # without a creation in flight, the same name with the same settings (made by another tab or a
+    # command, say) is joined and selected, and says so
     app.text_input(key="new_collection_name").input("notes")  # a form: sent with its button
     app.button(key="create_collection").click().run()
-    assert any("collection 'notes' already exists" in text for text in texts(app, "error"))
+    assert not texts(app, "error")
+    assert app.sidebar.selectbox(key="collection").value == "notes"
+    assert (
+        "Collection notes already exists with these settings (made elsewhere, another tab or a command, "
+        "perhaps moments ago); selected it in the sidebar. Uploads below add to it."
+    ) in texts(app, "success")
 
 
 def test_deleting_needs_the_confirmation(demo_home: Path, open_app):

@@ -1,5 +1,6 @@
 """The catalog: numbered migrations, transactions, and sharing the file between processes."""
 
+import json
 import subprocess
 import sys
 import threading
@@ -198,3 +199,56 @@ def test_a_peek_at_kept_reads_never_reads_and_ends_when_the_catalog_changes(tmp_
     with catalog.connect() as con:
         con.execute("INSERT INTO presets (name, config) VALUES ('p', '{}')")
     assert kept.peek(catalog, "names") is None and reads == ["read"]  # changed: get would read again
+
+
+OPENER = """
+import json, sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from store.catalog import Catalog
+
+for ready, go, path in json.loads(sys.argv[2]):
+    Path(ready).touch()
+    while not Path(go).exists():
+        time.sleep(0.0005)
+    try:
+        print(Catalog(Path(path)).schema_version(), flush=True)
+    except Exception as error:
+        print(f"{type(error).__name__}: {error}", flush=True)
+"""
+
+
+def test_processes_opening_a_new_catalog_together_all_get_it(tmp_path):
+    """DuckDB makes a file in two steps (create, then lock and write the headers); a process opening
+    it in between found it empty and failed ("not a valid DuckDB database file")."""
+    rounds, openers = 12, 3
+    plan = [(tmp_path / f"go-{n}", tmp_path / f"home-{n}" / "catalog.duckdb") for n in range(rounds)]
+    processes = []
+    for opener in range(openers):
+        spec = [[str(tmp_path / f"ready-{opener}-{n}"), str(go), str(path)] for n, (go, path) in enumerate(plan)]
+        processes.append(
+            subprocess.Popen(
+                [sys.executable, "-c", OPENER, str(REPO), json.dumps(spec)], stdout=subprocess.PIPE, text=True
+            )
+        )
+    for n, (go, _) in enumerate(plan):
+        deadline = time.monotonic() + 120
+        while not all((tmp_path / f"ready-{opener}-{n}").exists() for opener in range(openers)):
+            assert time.monotonic() < deadline and all(p.poll() is None for p in processes)
+            time.sleep(0.002)
+        go.touch()
+    outputs = [process.communicate(timeout=300)[0].split("\n")[:rounds] for process in processes]
+    assert outputs == [[str(len(migrations()))] * rounds] * openers
+
+
+def test_an_empty_catalog_file_is_made_again_and_a_broken_one_refused_at_once(tmp_path):
+    empty = tmp_path / "empty" / "catalog.duckdb"  # a making cut short: nothing in it to lose
+    empty.parent.mkdir()
+    empty.touch()
+    assert Catalog(empty).schema_version() == len(migrations())
+    broken = tmp_path / "broken" / "catalog.duckdb"
+    broken.parent.mkdir()
+    broken.write_bytes(b"not a database" * 10)
+    with pytest.raises(Exception, match="not a valid DuckDB database file"):  # not waited on as if locked
+        Catalog(broken).schema_version()
+    assert broken.read_bytes() == b"not a database" * 10  # and left as it was

@@ -68,6 +68,28 @@ def test_a_collection_is_created_with_its_first_chunk_set_and_only_once(catalog)
     assert stored_collections.find_collection(catalog, "kb") is None
 
 
+def test_create_or_join_makes_the_collection_once_and_lets_the_check_refuse_the_rest(catalog):
+    seen = []
+    made, created = stored_collections.create_or_join_collection(
+        catalog, "kb", {"embedding.model": "m"}, "set-a", {"size": 1}, seen.append
+    )
+    assert created and seen == []  # nothing to check: it was made here
+    joined, created = stored_collections.create_or_join_collection(
+        catalog, "kb", {"embedding.model": "other"}, "set-b", {"size": 2}, seen.append
+    )
+    assert not created and joined == made and seen == [made]  # the check saw the row as stored
+    assert joined.config == {"embedding.model": "m"}
+    assert stored_collections.chunksets_of(catalog, "kb") == {"set-a": {"size": 1}}
+
+    def refuse(row):
+        raise ValueError(f"not {row.name}")
+
+    with pytest.raises(ValueError, match="not kb"):
+        stored_collections.create_or_join_collection(catalog, "kb", {}, "set-c", {}, refuse)
+    assert stored_collections.chunksets_of(catalog, "kb") == {"set-a": {"size": 1}}
+    assert [row.name for row in stored_collections.list_collections(catalog)] == ["kb"]
+
+
 def _wait_past_racy_window() -> None:
     import time
 

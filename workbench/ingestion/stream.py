@@ -164,6 +164,7 @@ def stream(run: IngestRun, tasks: list[ParseTask], documents: dict[int, PendingD
                     continue
                 progress(Progress("parse", document.source.name, done_files, total))
                 document.outcome = outcome
+                _load_models(run, embedders)
                 _prepare(document, layouts, embedders, run.llm, report)
                 progress(Progress("chunk", document.source.name, done_files, total))
                 group.append(document)
@@ -187,6 +188,17 @@ def stream(run: IngestRun, tasks: list[ParseTask], documents: dict[int, PendingD
             measured = getattr(get_embedder(layout.embedding_model), "load_seconds", None)
             if measured:
                 remember_load(run.home, layout.embedding_model, measured)
+
+
+def _load_models(run: IngestRun, embedders: dict[str, Embedder]) -> None:
+    """Load the models not loaded yet (chunks are fitted to a model's window, so the first document
+    needs it) with the catalog file let go: a load takes seconds, over a minute on a busy machine,
+    and another writer waiting that long for the file gives up (``Catalog.lock_timeout_s``)."""
+    waiting = [embedder for embedder in embedders.values() if not getattr(embedder, "loaded", True)]
+    if waiting:
+        with run.held.let_go():
+            for embedder in waiting:
+                embedder.max_tokens  # noqa: B018  reading the window loads the model
 
 
 def _prepare(

@@ -43,14 +43,13 @@ def checked_config(bench, collection, args):
 
 
 def config_for_new_or_existing(bench, collection, args):
-    from workbench.service import NotFoundError
-
-    try:
-        config = bench.config_for(collection, args.preset, args.overrides)
-    except NotFoundError:
-        if collection in bench.collection_names():
-            raise
-        config = bench.config_for(None, args.preset, args.overrides)
+    """The collection's own settings when it exists, the defaults when it does not (with the preset
+    and ``--set`` on top), its models checked. Both come from one read of the catalog: a collection
+    another writer makes meanwhile cannot turn the look into an error, and ``Workbench.ingest``
+    then joins it (with the same settings) or names both sets of settings."""
+    settings = bench.settings()
+    existing = collection if collection in settings.collections else None
+    config = bench.config_for(existing, args.preset, args.overrides, settings=settings)
     bench.check_models(config)
     return config
 

@@ -71,6 +71,7 @@ from workbench.service.collection_info import (
     known_only,
 )
 from workbench.service.home import resolve_home
+from workbench.service.joining import join_check
 from workbench.service.reparsing import judged_outdated, reanchor_after
 from workbench.service.sharing import SHARE_VAR, read_only_message, refused_when_read_only
 
@@ -188,30 +189,55 @@ class Workbench:
 
     @refused_when_read_only("Creating a collection")
     def create_collection(self, name: str, config: WorkbenchConfig | None = None) -> repo.CollectionRow:
-        return self._create_collection(name, config)[0]
+        """A new collection; one that exists already is refused (``create_or_join_collection`` joins it)."""
+        return self._make_collection(name, config, join=False)[0]
 
-    def _create_collection(self, name: str, config: WorkbenchConfig | None) -> tuple[repo.CollectionRow, str]:
-        """The new collection, on the encoder runtime ``auto`` (or the one asked for) gives here,
-        and the note saying why it is torch fp32 instead when that runtime cannot run ("" if none)."""
+    @refused_when_read_only("Creating a collection")
+    def create_or_join_collection(
+        self, name: str, config: WorkbenchConfig | None = None
+    ) -> tuple[repo.CollectionRow, bool]:
+        """The collection ``name`` and whether it was made now: made with ``config``, or, when it
+        exists (another writer made it first), joined if it has ``config``'s index-time settings,
+        else a ``CollectionSettingsConflict`` naming both. ``None`` joins whatever is there."""
+        row, _, created = self._make_collection(name, config, join=True)
+        return row, created
+
+    def _make_collection(
+        self, name: str, config: WorkbenchConfig | None, join: bool
+    ) -> tuple[repo.CollectionRow, str, bool]:
+        """The collection, on the encoder runtime ``auto`` (or the one asked for) gives here; the note
+        saying why it is torch fp32 instead when that runtime cannot run ("" if none, or if joined);
+        and whether it was made now."""
         name = (name or "").strip()
         if not name or "/" in name or name.startswith("."):
             raise ValueError(f"collection name {name!r} is not valid; use letters, digits, '-' or '_'")
+        requested = config
         config = config or WorkbenchConfig()
         self.check_models(config)
         choice = choose_runtime(self.home, config.embedding)
-        if choice.note:
-            log.warning("collection %r: %s", name, choice.note)
+        asked_runtime = config.embedding.runtime
         config = config.with_overrides(
             [f"embedding.runtime={choice.runtime}", f"embedding.precision={choice.precision}"]
         )
         layout = Layout.of(config)
-        return stored_collections.create_collection(
-            self.catalog, name, index_settings(config), layout.chunkset_key, layout.chunkset_config()
-        ), choice.note
+        settings = index_settings(config)
+        if not join:
+            row = stored_collections.create_collection(
+                self.catalog, name, settings, layout.chunkset_key, layout.chunkset_config()
+            )
+            created = True
+        else:  # the look and the making are one catalog transaction: two writers cannot both make it
+            check = join_check(config if requested is not None else None, asked_runtime)
+            row, created = stored_collections.create_or_join_collection(
+                self.catalog, name, settings, layout.chunkset_key, layout.chunkset_config(), check
+            )
+        if created and choice.note:
+            log.warning("collection %r: %s", name, choice.note)
+        return row, choice.note if created else "", created
 
     def ensure_collection(self, name: str, config: WorkbenchConfig | None = None) -> repo.CollectionRow:
         found = stored_collections.find_collection(self.catalog, name)
-        return found or self.create_collection(name, config)
+        return found or self.create_or_join_collection(name, config)[0]
 
     @refused_when_read_only("Deleting a collection")
     def delete_collection(self, name: str) -> None:
@@ -305,16 +331,20 @@ class Workbench:
         if config is not None:
             self.check_models(config)  # before a new collection is created
         found = stored_collections.find_collection(self.catalog, collection)
-        row, runtime_note = (found, "") if found else self._create_collection(collection, config)
+        created = False
+        if found is not None:
+            row, runtime_note = found, ""
+        else:  # made here, or joined when another writer made it since with the same settings
+            row, runtime_note, created = self._make_collection(collection, config, join=True)
         if config is None:
             config = self.config_for(collection)
             self.check_models(config)  # an existing collection's own models, before any file is parsed
-        if found is None:  # made just now: its runtime is the one chosen there (auto, or a fallback)
+        if found is None:  # made or joined just now: its runtime is the one chosen there (auto, or a fallback)
             config = config.with_overrides(["embedding.runtime=auto"])
         config = keep_collection_runtime(collection, row.config, config)
         self.reach(config)
         sources = list(sources)
-        before = judged_outdated(self.catalog, self.home, collection, sources) if found else []
+        before = [] if created else judged_outdated(self.catalog, self.home, collection, sources)
         report = ingest(
             self.catalog,
             collection,

@@ -222,3 +222,44 @@ def test_other_processes_get_the_catalog_while_the_ingest_waits_for_a_slow_parse
         opened_during_parse += done.returncode == 0 and ingest.is_alive()
     ingest.join()
     assert opened_during_parse >= 1, "the ingest kept the catalog locked while it only waited for a worker"
+
+
+def test_other_processes_get_the_catalog_while_the_ingest_loads_its_model(bench, fake_config):
+    """Loading a model takes seconds (over half a minute on a busy machine): another writer waiting
+    that long for the file would give up, so the ingest lets go of it meanwhile."""
+    import subprocess
+    import sys
+
+    from tests.conftest import HashingEmbedder
+    from workbench.embedding import base, registry
+
+    name = "slow-loading-hashing-embedder"
+    opened: list[int] = []
+
+    class LoadsOnFirstUse(base.Embedder):
+        dimension = HashingEmbedder.dimension
+
+        def __init__(self, _name: str):
+            self.name, self.loaded, self._inner = name, False, HashingEmbedder(name)
+
+        @property
+        def max_tokens(self) -> int:  # what the first document's chunks are fitted to: it loads the model
+            if not self.loaded:
+                probe = "import duckdb, sys; duckdb.connect(sys.argv[1]).close()"
+                opened.append(subprocess.run([sys.executable, "-c", probe, str(bench.catalog.path)]).returncode)
+                self.loaded = True
+            return HashingEmbedder.max_tokens
+
+        def embed(self, texts):
+            return self._inner.embed(texts)
+
+        def token_counts(self, texts):
+            return self._inner.token_counts(texts)
+
+    registry.register_embedder(name, LoadsOnFirstUse)
+    try:
+        report = bench.ingest("kb", _sources(), fake_config.with_overrides([f"embedding.model={name}"]))
+    finally:
+        registry.unregister_embedder(name)
+    assert not report.failures and report.count("ingested") == len(DOCS)
+    assert opened == [0], "the ingest held the catalog while its model loaded"
