@@ -103,6 +103,19 @@ class SynthConfig:
     min_chunk_chars: int = setting(
         80, "golden synth: chunks shorter than this are not sampled", minimum=1, maximum=100_000
     )
+    min_per_document: int = setting(
+        3,
+        "golden synth: questions every document gets before the rest are shared by each one's text",
+        minimum=0,
+        maximum=1000,
+    )
+    max_quote_places: int = setting(
+        20,
+        "golden synth: a quote found in more places than this (boilerplate) drops its question; "
+        "up to it, every place is judged relevant",
+        minimum=1,
+        maximum=10_000,
+    )
     max_chunk_chars: int = setting(
         3000, "golden synth and judge: characters of a chunk put into a prompt", minimum=100, maximum=100_000
     )
