@@ -131,18 +131,32 @@ def _first_rounds(cells: Sequence[Cell]) -> list[int]:
     return rounds
 
 
-def cell_sequence(cells: Sequence[Cell], min_per_document: int = MIN_PER_DOCUMENT) -> Iterator[int]:
-    """Cell indexes in the order questions go to them (see the module doc); endless."""
+def cell_sequence(cells: Sequence[Cell], min_per_document: int = MIN_PER_DOCUMENT, kinds: int = 1) -> Iterator[int]:
+    """Cell indexes in the order questions go to them (see the module doc); endless. A cell that
+    has served each of its chunks with each of the ``kinds`` is passed over (asking again would
+    repeat a prompt) until every cell has; then the sequence starts over the same way."""
     if not cells:
         return
     taken = [0] * len(cells)
+    capacity = [len(cell.chunks) * max(1, kinds) for cell in cells]
+
+    def open_(index: int) -> bool:
+        return taken[index] < capacity[index] or all(t >= c for t, c in zip(taken, capacity, strict=True))
+
     for _ in range(min_per_document):
         for index in _first_rounds(cells):
-            taken[index] += 1
-            yield index
+            if open_(index):
+                taken[index] += 1
+                yield index
     while True:
+        full = all(t >= c for t, c in zip(taken, capacity, strict=True))
+        if full:
+            capacity = [c + len(cell.chunks) * max(1, kinds) for c, cell in zip(capacity, cells, strict=True)]
         # the cell furthest behind its share of the text; ties to the earlier cell of the seeded order
-        index = max(range(len(cells)), key=lambda i: (cells[i].characters / (taken[i] + 1), -i))
+        index = max(
+            (i for i in range(len(cells)) if taken[i] < capacity[i]),
+            key=lambda i: (cells[i].characters / (taken[i] + 1), -i),
+        )
         taken[index] += 1
         yield index
 
@@ -163,7 +177,7 @@ def plan_tasks(
     token_sets: dict[int, frozenset[str]] = {}
     taken = [0] * len(cells)
     tasks = []
-    for position, index in zip(range(n), cell_sequence(cells, min_per_document), strict=False):
+    for position, index in zip(range(n), cell_sequence(cells, min_per_document, len(kinds)), strict=False):
         cell, turn = cells[index], taken[index]
         taken[index] += 1
         size = len(cell.chunks)

@@ -27,16 +27,19 @@ CHUNKS = [
 ]
 
 
+KINDS = ("specific", "abstract", "unanswerable")
+
+
 def test_after_the_minimum_each_document_gets_its_share_of_the_text():
     # minimum 1: a, b, c once each; then D'Hondt on 400/100/250 characters:
     # a 200 > c 125 > b 50 -> a; a 133 > c 125 -> a; c 125 > a 100 -> c; a 100 > c 83 -> a;
     # c 83 > a 80 -> c; a 80 > c 62.5 -> a; a 66.7 > c 62.5 -> a; c 62.5 > a 57 -> c
-    tasks = plan_tasks(CHUNKS, 11, ("specific",), seed=0, tokens=str.split, min_per_document=1)
+    tasks = plan_tasks(CHUNKS, 11, KINDS, seed=0, tokens=str.split, min_per_document=1)
     documents, languages = plan_counts(tasks)
     assert documents == {"a.md": 6, "b.md": 1, "c.md": 4}
     assert languages == {"en": 7, "zh": 4}
     # minimum 3: nine questions first, then a 100 > c 62.5 > b 25 -> a; a 80 -> a; a 66.7 -> a; c 62.5 > a 57 -> c
-    tasks = plan_tasks(CHUNKS, 13, ("specific",), seed=0, tokens=str.split, min_per_document=3)
+    tasks = plan_tasks(CHUNKS, 13, KINDS, seed=0, tokens=str.split, min_per_document=3)
     assert plan_counts(tasks)[0] == {"a.md": 6, "b.md": 3, "c.md": 4}
     # fewer questions than the minimum asks for: the documents take turns
     first = plan_tasks(CHUNKS, 3, ("specific",), seed=5, tokens=str.split)
@@ -44,15 +47,19 @@ def test_after_the_minimum_each_document_gets_its_share_of_the_text():
 
 
 def test_one_english_document_among_many_chinese_ones_is_asked_about_at_once():
-    chinese = [chunk(10 + i, f"zh-{i:02}.md", 0, pad("检索 分块 评估", 300), "zh") for i in range(11)]
+    chinese = [
+        chunk(10 + 2 * i + part, f"zh-{i:02}.md", 300 * part, pad("检索 分块 评估", 300), "zh")
+        for i in range(11)
+        for part in (0, 1)
+    ]
     english = [chunk(50 + i, "spec.md", 200 * i, pad("interface specification field", 200)) for i in range(6)]
     for seed in range(5):
-        tasks = plan_tasks(chinese + english, 36, ("specific",), seed, str.split)
+        tasks = plan_tasks(chinese + english, 36, KINDS, seed, str.split)
         assert {t.language for t in tasks[:2]} == {"en", "zh"}  # the languages interleave
         documents, languages = plan_counts(tasks)
         assert set(documents.values()) == {3} and languages == {"en": 3, "zh": 33}  # 12 documents x 3
-        # past the minimum the specification's 1200 characters of 4500 earn it more than a note's 300
-        documents, _ = plan_counts(plan_tasks(chinese + english, 90, ("specific",), seed, str.split))
+        # past the minimum the specification's 1200 characters earn it more than a note's 600
+        documents, _ = plan_counts(plan_tasks(chinese + english, 90, KINDS, seed, str.split))
         assert documents["spec.md"] > max(n for doc, n in documents.items() if doc != "spec.md")
 
 
@@ -64,6 +71,14 @@ def test_a_language_without_a_document_of_its_own_still_gets_turns():
     ]
     tasks = plan_tasks(mixed, 4, ("specific",), seed=0, tokens=str.split, min_per_document=2)
     assert [t.language for t in tasks] == ["zh", "en", "zh", "en"]
+
+
+def test_a_prompt_is_not_repeated_while_another_chunk_is_unasked():
+    # one kind: a document of one chunk can serve one question before every chunk has served one
+    tasks = plan_tasks(CHUNKS, len(CHUNKS), ("specific",), seed=4, tokens=str.split)
+    assert sorted(t.chunks[0].chunk_id for t in tasks) == [c.chunk_id for c in CHUNKS]
+    again = plan_tasks(CHUNKS, 2 * len(CHUNKS), ("specific",), seed=4, tokens=str.split)
+    assert sorted(t.chunks[0].chunk_id for t in again) == sorted(2 * [c.chunk_id for c in CHUNKS])
 
 
 def test_the_plan_is_reproducible_and_a_prefix_of_a_longer_one():
