@@ -436,6 +436,8 @@ class EvaluationLoop:
             cached_calls=report.cached_calls,
             complete=report.complete,
             stopped=report.stopped,
+            **report.spread(),
+            repeated_quotes=report.repeated_quotes(),
         )
         markdown = f"golden set {result.golden}: kept {result.kept} of {result.planned} questions ({result.path})"
         if report.stopped:

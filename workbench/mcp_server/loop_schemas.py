@@ -156,3 +156,10 @@ class SynthOut(BaseModel):
     cached_calls: int
     complete: bool = Field(description="false when the endpoint failed midway: call again to finish (kept ones stay)")
     stopped: str
+    documents: dict[str, dict[str, int]] = Field(
+        default_factory=dict, description="planned and kept questions per document (its first source chunk's)"
+    )
+    languages: dict[str, dict[str, int]] = Field(default_factory=dict, description="planned and kept per language")
+    repeated_quotes: int = Field(
+        0, description="kept questions whose quote occurs in several places: each judged relevant at every place"
+    )
