@@ -53,6 +53,7 @@ class LevelChoice:
     judged: Level  # the level the set was judged at (what a default follows)
     span_queries: int  # scorable queries judged by passage
     doc_queries: int  # scorable queries judged by whole document
+    with_spans: int = 0  # scorable queries with any passage judgement (what span level scores)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -62,6 +63,7 @@ class LevelChoice:
             "judged": self.judged,
             "span_queries": self.span_queries,
             "doc_queries": self.doc_queries,
+            "with_spans": self.with_spans,
         }
 
 
@@ -75,6 +77,7 @@ def judged_level(golden: GoldenSet) -> tuple[Level, int, int]:
 def choose_level(golden: GoldenSet, given: str | None = None) -> LevelChoice:
     """``given`` when named, else the level ``golden`` was judged at; the reason says which."""
     judged, spans, docs = judged_level(golden)
+    with_spans = sum(1 for q in golden.queries if query_level(q) is not None and q.has_spans)
     if given is not None:
         if given not in LEVELS:
             raise ValueError(f"unknown evaluation level {given!r}; use doc or span (or leave it out: {judged})")
@@ -82,17 +85,17 @@ def choose_level(golden: GoldenSet, given: str | None = None) -> LevelChoice:
         reason = f"{level} level as asked"
         if level != judged:
             reason += f" (golden set {golden.name!r} was judged at {judged} level: {_counts(spans, docs)})"
-        return LevelChoice(level, reason, True, judged, spans, docs)
+        return LevelChoice(level, reason, True, judged, spans, docs, with_spans)
     if judged == "span":
         reason = f"span level: golden set {golden.name!r} was judged by passage ({_counts(spans, docs)})"
-    elif spans:
+    elif with_spans:
         reason = (
             f"doc level: golden set {golden.name!r} was judged by whole document ({_counts(spans, docs)}); "
-            f"--level span scores the {spans} judged by passage"
+            f"--level span scores the {with_spans} with passage judgements"
         )
     else:
         reason = f"doc level: golden set {golden.name!r} was judged by whole document ({_counts(spans, docs)})"
-    return LevelChoice(judged, reason, False, judged, spans, docs)
+    return LevelChoice(judged, reason, False, judged, spans, docs, with_spans)
 
 
 def _counts(spans: int, docs: int) -> str:

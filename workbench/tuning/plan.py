@@ -42,6 +42,7 @@ from workbench.evaluation.judged import LevelChoice, choose_level
 from workbench.evaluation.power import REFERENCE_GAIN, TYPICAL_SPREAD, Z_CONFIDENCE, Z_POWER, queries_needed
 from workbench.facade import WorkbenchFacade
 from workbench.tuning.split import SplitChoice, choose_split, scorable
+from workbench.tuning.tune import TuneRequest
 
 #: sd(per-query difference) / sd(per-query score) of the starting configuration, measured on SciFact
 DIFFERENCE_SHARE = 0.30
@@ -78,7 +79,10 @@ class Saturation:
         )
         if not self.saturated:
             return f"{found} (saturated from {self.threshold:.0%}, tuning.saturated_share)"
-        return f"{found}: no configuration can show a gain here; {self.fix}"
+        return (
+            f"{found}: the set cannot show a gain at this level (a configuration can only reorder what is "
+            f"already found); {self.fix}"
+        )
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -229,7 +233,7 @@ def saturation_fix(level: str, span_queries: int) -> str:
     """What to do about a set saturated at ``level``."""
     if level == "doc" and span_queries:
         return (
-            f"evaluate at span level (--level span: {span_queries} queries are judged by passage), "
+            f"evaluate at span level (--level span: {span_queries} queries have passage judgements), "
             "or write harder questions"
         )
     if level == "doc":
@@ -264,7 +268,7 @@ def plan_from_scores(
         len(recall_at_10),
         complete,
         saturated_share,
-        saturation_fix(level.level, level.span_queries),
+        saturation_fix(level.level, level.with_spans),
     )
     held_out = split.held_out_queries(queries) if queries else 0
     needed = queries_needed(spread, REFERENCE_GAIN)
@@ -325,12 +329,9 @@ def plan_experiment(
     gave (None: decide); ``build_s`` is the study's index-build estimate (``tuning.cost``)."""
     from workbench.evaluation.runner import evaluate_collection
 
-    choice = choose_level(golden, level)
+    choice, split = choose_design(golden, base, level=level, folds=folds, holdout=holdout)
     settings = base.tuning
-    scored = _scored_at(golden, choice.level)
-    split = choose_split(
-        scored, folds=folds, holdout=holdout, folds_below=settings.folds_below, default_folds=settings.folds
-    )
+    scored = scored_at(golden, choice.level)
     notes = []
     if not scored:
         notes.append(
@@ -378,7 +379,57 @@ def plan_experiment(
     return plan
 
 
-def _scored_at(golden: GoldenSet, level: str) -> int:
+def choose_design(
+    golden: GoldenSet,
+    base: WorkbenchConfig,
+    *,
+    level: str | None = None,
+    folds: int | None = None,
+    holdout: float | None = None,
+) -> tuple[LevelChoice, SplitChoice]:
+    """The level and the split of an experiment on ``golden``: what was given, else the defaults
+    (the level the set was judged at; K-fold under ``tuning.folds_below`` scorable queries). The
+    one place CLI ``tune``, MCP ``tune`` and the app decide them; it evaluates nothing."""
+    choice = choose_level(golden, level)
+    settings = base.tuning
+    split = choose_split(
+        scored_at(golden, choice.level),
+        folds=folds,
+        holdout=holdout,
+        folds_below=settings.folds_below,
+        default_folds=settings.folds,
+    )
+    return choice, split
+
+
+def scored_at(golden: GoldenSet, level: str) -> int:
     """Scorable queries at ``level``: at span level only those with span items."""
     queries = scorable(golden)
     return sum(1 for q in queries if q.has_spans) if level == "span" else len(queries)
+
+
+def plan_tune(
+    bench: WorkbenchFacade, request: TuneRequest, progress: Callable[[int, int], None] | None = None
+) -> ExperimentPlan:
+    """The plan of the study ``request`` describes (its level and split as ``build_request`` chose
+    them), with the index builds its space needs in the time estimate."""
+    from workbench.tuning.cost import estimate
+
+    layouts = request.space.layouts(request.base)
+    build_s = estimate(bench.catalog, bench.home, request.collection, layouts).seconds
+    level_given = request.level_choice is None or request.level_choice.given
+    split_given = request.split_choice is None or request.split_choice.given
+    return plan_experiment(
+        bench,
+        request.collection,
+        request.golden,
+        request.base,
+        metric=request.metric,
+        level=request.level if level_given else None,
+        folds=(request.folds if request.folds else None) if split_given else None,
+        holdout=(None if request.folds else request.holdout) if split_given else None,
+        trials=request.trials,
+        minutes=request.minutes,
+        build_s=build_s,
+        progress=progress,
+    )
