@@ -1,6 +1,6 @@
 """The sections of how the workbench operates, which never change what a query returns: the limits
 every file is held to while it is read, how golden sets are written with the LLM endpoint, and
-what the workbench records about its own use."""
+what the workbench records about its own use, and how experiments are planned."""
 
 from __future__ import annotations
 
@@ -125,6 +125,29 @@ class SynthConfig:
     max_tokens: int = setting(400, "golden synth and judge: most tokens a reply may have", minimum=16, maximum=32_000)
     timeout_s: float = setting(
         120.0, "golden synth and judge: seconds one request may take", minimum=0.1, maximum=3600.0
+    )
+
+
+@dataclass(frozen=True)
+class TuningConfig:
+    """How ``tune`` plans an experiment when it is not told (``workbench.tuning.plan``)."""
+
+    LIFETIME: ClassVar[Lifetime] = Lifetime.USAGE
+
+    folds_below: int = setting(
+        300,
+        "tune: with fewer scorable queries than this, nested cross-validation (every query held out "
+        "once) instead of one holdout, whose verdict hangs on its seed",
+        minimum=0,
+        maximum=1_000_000,
+    )
+    folds: int = setting(5, "tune: folds of the nested cross-validation it chooses by itself", minimum=2, maximum=20)
+    saturated_share: float = setting(
+        0.9,
+        "tune and eval: a golden set is saturated at a level when the starting configuration ranks every "
+        "relevant item in the top 10 for at least this share of its queries (no configuration can show a gain)",
+        minimum=0.0,
+        maximum=1.0,
     )
 
 

@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from workbench.config import SynthConfig
+from workbench.evaluation.judged import JUDGED_KEY
 from workbench.golden.prompts import (
     UNANSWERABLE,
     ItemReply,
@@ -373,6 +374,7 @@ class Verifier:
             "match": [r.pop("match") for r in relevant],
             "places": places,
             "review": "pending",
+            JUDGED_KEY: "span",  # judged by the passage its quote was found in (workbench.evaluation.judged)
         }
         item = {"id": f"synth-{task.position + 1}", "query": reply.question, "relevant": relevant, "meta": meta}
         return Outcome(task.key, task.position, task.kind, item, tokens=tokens)

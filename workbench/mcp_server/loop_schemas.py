@@ -136,6 +136,11 @@ class TuneOut(BaseModel):
     trials: int
     trials_resource: str = Field(description="resource URI of the study's trials")
     report: dict[str, Any] = Field(description="the full report, as `workbench tune --json` prints it")
+    plan: dict[str, Any] | None = Field(
+        default=None,
+        description="the experiment planned before the study: level and split with why, queries, the gain they "
+        "can show, queries a gain of 0.02 needs, saturation and its fix, questions to grow the set by",
+    )
 
 
 class IngestOut(BaseModel):

@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.config import ConfigError
+from workbench.evaluation.judged import LEVELS
 from workbench.ingestion.estimates import describe_duration
 from workbench.text import count
 from workbench.tuning.charts import pareto_chart
@@ -23,7 +24,7 @@ from workbench.tuning.study import StudyError
 from workbench.tuning.tune import TuneReport, TuneRequest, save_winner
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only
-from workbench.ui.evaluation_widgets import LEVEL_HELP, golden_picker
+from workbench.ui.evaluation_widgets import LEVEL_HELP, golden_picker, judged_index
 from workbench.ui.text import md_escape
 
 METRICS = ("ndcg@10", "ndcg@5", "mrr@10", "map@100", "recall@10", "recall@100", "hit@10")
@@ -75,7 +76,9 @@ def _form(collection: str, running: bool) -> None:
     if golden is None:
         return
     metric = middle.selectbox("Metric to maximise", METRICS, key="tune_metric")
-    level = middle.radio("Level", ("doc", "span"), horizontal=True, key="tune_level", help=LEVEL_HELP)
+    level = middle.radio(
+        "Level", LEVELS, index=judged_index(golden), horizontal=True, key="tune_level", help=LEVEL_HELP
+    )
     objectives = right.radio(
         "Objectives",
         ("metric", "metric and p95 latency"),
