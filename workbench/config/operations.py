@@ -142,6 +142,19 @@ class TuningConfig:
         maximum=1_000_000,
     )
     folds: int = setting(5, "tune: folds of the nested cross-validation it chooses by itself", minimum=2, maximum=20)
+    trials: int = setting(
+        50,
+        "tune and the app's Tune this collection: completed trials per study when neither --trials nor "
+        "--minutes is given",
+        minimum=1,
+        maximum=100_000,
+    )
+    first_questions: int = setting(
+        60,
+        "the app's Tune this collection: questions the LLM endpoint writes for a collection no golden set judges",
+        minimum=1,
+        maximum=100_000,
+    )
     saturated_share: float = setting(
         0.9,
         "tune and eval: a golden set is saturated at a level when the starting configuration ranks every "

@@ -79,7 +79,9 @@ class SynthPlan:
         return lines
 
 
-def collection_documents(bench: WorkbenchFacade, collection: str, config: WorkbenchConfig) -> tuple[tuple[int, str], ...]:
+def collection_documents(
+    bench: WorkbenchFacade, collection: str, config: WorkbenchConfig
+) -> tuple[tuple[int, str], ...]:
     """Every document of the collection as (doc_id, its name in golden sets)."""
     snapshot = bench.snapshot(collection, config)
     return tuple(

@@ -127,7 +127,9 @@ def _first_rounds(cells: Sequence[Cell]) -> list[int]:
         if turn < len(by_language[language])
     ]
     for language in sorted({cell.language for cell in cells} - set(by_language)):
-        rounds.append(max((i for i, c in enumerate(cells) if c.language == language), key=lambda i: cells[i].characters))
+        rounds.append(
+            max((i for i, c in enumerate(cells) if c.language == language), key=lambda i: cells[i].characters)
+        )
     return rounds
 
 

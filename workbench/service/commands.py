@@ -140,7 +140,7 @@ def build_request(bench, args):
     from workbench.evaluation.metrics import validate
     from workbench.tuning.plan import choose_design
     from workbench.tuning.space import default_space, models_on_this_machine, space_from_file
-    from workbench.tuning.tune import DEFAULT_TRIALS, TuneRequest
+    from workbench.tuning.tune import TuneRequest
 
     if args.trials is not None and args.trials < 1:
         raise ConfigError(f"--trials must be at least 1, got {args.trials}")
@@ -177,7 +177,7 @@ def build_request(bench, args):
         holdout=split_choice.holdout,
         folds=split_choice.folds,
         seed=args.seed,
-        trials=args.trials if args.trials is not None else (None if args.minutes else DEFAULT_TRIALS),
+        trials=args.trials if args.trials is not None else (None if args.minutes else base.tuning.trials),
         minutes=args.minutes,
         max_p95_ms=args.max_p95_ms,
         pareto=args.pareto,

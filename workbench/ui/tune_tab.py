@@ -22,7 +22,7 @@ from workbench.tuning.job import JobView, TuneJob
 from workbench.tuning.space import DEFAULT_KEYS, TUNABLE, default_space, models_on_this_machine
 from workbench.tuning.study import StudyError
 from workbench.tuning.tune import TuneReport, TuneRequest, save_winner
-from workbench.ui import session
+from workbench.ui import session, tune_flow
 from workbench.ui.access import hidden_in_read_only
 from workbench.ui.evaluation_widgets import LEVEL_HELP, golden_picker, judged_index
 from workbench.ui.text import md_escape
@@ -56,6 +56,9 @@ def _start(collection: str, request: TuneRequest) -> None:
 def render(collection: str) -> None:
     if hidden_in_read_only("Tuning"):
         return
+    tune_flow.render(collection)
+    st.divider()
+    st.subheader("Or choose everything yourself")
     st.markdown(
         "Search the configuration space on part of a golden set, then judge the winner on the queries it "
         "never saw: the gain over your current configuration comes with a 95% interval, and a preset is "

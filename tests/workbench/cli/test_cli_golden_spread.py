@@ -21,7 +21,8 @@ HANDBOOK = "# 员工手册\n\n" + "".join(
     for i, topic in enumerate(TOPICS)
 )
 ENGLISH = {
-    "deploy.md": f"# Deploy guide\n\nThe canary stage receives five percent of traffic for an hour. {EN_BOILERPLATE}\n\n"
+    "deploy.md": "# Deploy guide\n\n"
+    f"The canary stage receives five percent of traffic for an hour. {EN_BOILERPLATE}\n\n"
     f"## Rollback\n\nA rollback restores the previous image tag within two minutes. {EN_BOILERPLATE}\n",
     "alerts.md": f"# Alerts\n\nPager alerts escalate to the secondary after fifteen silent minutes. {EN_BOILERPLATE}\n",
 }
@@ -44,7 +45,11 @@ def script_boilerplate(fake_llm) -> None:
     for number, topic in enumerate(TOPICS, start=1):
         question = f"{topic}这一章在结尾提醒读者什么？"
         fake_llm.script(f"第{number}章讲{topic}", json.dumps({"question": question, "quote": ZH_BOILERPLATE}))
-    for phrase, subject in (("canary stage", "canary rollouts"), ("rollback restores", "rollbacks"), ("Pager", "pager escalation")):
+    for phrase, subject in (
+        ("canary stage", "canary rollouts"),
+        ("rollback restores", "rollbacks"),
+        ("Pager", "pager escalation"),
+    ):
         question = f"Who maintains the notes on {subject}?"
         fake_llm.script(phrase, json.dumps({"question": question, "quote": EN_BOILERPLATE}))
 
@@ -58,7 +63,9 @@ def places(markdown: str, sentence: str) -> list[int]:
 
 
 def spread_table(out: str) -> dict[str, tuple[int, int]]:
-    return {m.group(1): (int(m.group(2)), int(m.group(3))) for m in re.finditer(r"^  (\S+)\s+(\d+)\s+(\d+)$", out, re.M)}
+    return {
+        m.group(1): (int(m.group(2)), int(m.group(3))) for m in re.finditer(r"^  (\S+)\s+(\d+)\s+(\d+)$", out, re.M)
+    }
 
 
 def test_a_repeated_sentence_is_judged_at_every_place_and_the_spread_is_printed(boiler, capsys, fake_llm):
@@ -102,7 +109,9 @@ def test_a_repeated_sentence_is_judged_at_every_place_and_the_spread_is_printed(
     assert re.search(r"^per language: en \d+, zh \d+$", out, re.M)
     assert f"{summary['repeated_quotes']} kept questions quote a sentence found in several places" in out
 
-    code, out, err = run_cli(capsys, boiler, "eval", "-c", "boiler", "--golden", "boiler", "--level", "span", "--no-store")
+    code, out, err = run_cli(
+        capsys, boiler, "eval", "-c", "boiler", "--golden", "boiler", "--level", "span", "--no-store"
+    )
     assert code == 0, err
 
 
