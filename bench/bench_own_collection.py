@@ -185,7 +185,7 @@ def write_text(path: Path, language: str, document: int, count: int, per: int) -
 
 def write_folder(folder: Path, smoke: bool) -> list[Path]:
     """Eleven files (ten with --smoke), English and Chinese, of six kinds."""
-    count, per = (2, 2) if smoke else (4, 3)
+    count, per = (2, 2) if smoke else (6, 3)
     folder.mkdir(parents=True, exist_ok=True)
     files = []
     for number in range(3):
@@ -349,7 +349,8 @@ def run(smoke: bool, home: Path, folder: Path) -> int:
             print(f"  {line}")
         print(f"  winner changes: {tuned.changed_keys()}")  # type: ignore[attr-defined]
         preset = tune_flow.preset_name(COLLECTION)
-        decision = save_winner(bench, tuned, preset)  # type: ignore[arg-type]
+        # --smoke forces the save (marked forced in the preset) so its path reaches the MCP query and the check
+        decision = save_winner(bench, tuned, preset, force=smoke)  # type: ignore[arg-type]
         print(f"preset: {decision.message}")
         rows = [["verdict", f"{verdict.gain.mean:+.4f}", verdict.gain.interval.describe(), str(verdict.gain.queries)]]
         if decision.saved:

@@ -91,7 +91,7 @@ def render(collection: str) -> None:
         key="tune_flow_start",
         type="primary",
         icon=":material/auto_fix_high:",
-        disabled=running or not plan.can_show_gain,
+        disabled=running or plan.queries == 0,
     ):
         try:
             _start(collection, request)
