@@ -9,12 +9,13 @@ a PPTX, a PNG of text (read by OCR), a Markdown and a Chinese text file. Each se
 by rare codes (``KX-204``, ``QF-318``).
 
 The LLM is a local fake OpenAI-compatible server (``tests/fake_openai.py``) that writes each
-specific question from the passage it is given: it quotes the passage's first sentence naming a
-part code and asks about that code and one other word of the sentence, phrased unlike the text
-("What is specified for KX-204 about torque?"). Such questions favour exact keyword matching
+specific and abstract question from the passage it is given: it quotes a sentence of the passage
+naming a part code and asks about that code and one other word of the sentence, phrased unlike
+the text ("Which rule applies to the torque of KX-204?"). Such questions favour exact keyword matching
 (BM25), and the English-only default embedding model reads the Chinese half poorly: a study can
-find that honestly. Other kinds (abstract, multi-hop, unanswerable) get the fake's usual replies,
-which quote a passage's first sentence (sometimes the boilerplate, judged at every place it occurs).
+find that honestly. Multi-hop and unanswerable questions get the fake's usual replies, which
+quote a passage's first sentence (sometimes the boilerplate: it closes every section, so a quote
+of it occurs in more places than ``synth.max_quote_places`` and the question is dropped, counted).
 
 Then, with nothing chosen but the collection and the golden set (``workbench.service.tune_flow``:
 the defaults of ``tune -c C --golden G``): the plan, the study, the verdict with both means and
@@ -218,19 +219,34 @@ def code_sentences(passage: str) -> list[str]:
     return [s.strip() for s in sentences if CODE.search(s)]
 
 
+EN_QUESTIONS = (
+    "What do the maintenance notes say about {code} and its {other}?",
+    "Which rule applies to the {other} of {code}?",
+    "What limit is given for {code} concerning the {other}?",
+    "How should the {other} on {code} be handled?",
+)
+ZH_QUESTIONS = (
+    "请问{code}在日常保养中关于{other}有什么要求？",
+    "{code}的{other}应当怎样处理？",
+    "关于{code}的{other}，手册规定了什么？",
+)
+
+
 def rare_term_question(sentence: str) -> str:
-    """A question naming the sentence's part code and one more of its words, phrased unlike it."""
+    """A question naming the sentence's part code and one more of its words, phrased unlike it
+    (the phrasing varies with the code, as a model's would)."""
     code = CODE.search(sentence).group(0)  # type: ignore[union-attr]
+    turn = sum(map(ord, code))
     if re.search(r"[\u4e00-\u9fff]", sentence):
-        words = [w for w in re.findall(r"[\u4e00-\u9fff]{2,3}", sentence.split(code)[-1]) if len(w) >= 2]
+        words = re.findall(r"[\u4e00-\u9fff]{2,3}", sentence.split(code)[-1])
         other = words[0][:2] if words else "部件"
-        return f"请问{code}在日常保养中关于{other}有什么要求？"
+        return ZH_QUESTIONS[turn % len(ZH_QUESTIONS)].format(code=code, other=other)
     words = sorted(
         {w for w in re.findall(r"[a-z]{4,}", sentence.lower()) if w not in {"must", "when", "that", "every", "after"}},
         key=lambda w: (-len(w), w),
     )
     other = words[0] if words else "maintenance"
-    return f"What do the maintenance notes say about {code} and its {other}?"
+    return EN_QUESTIONS[turn % len(EN_QUESTIONS)].format(code=code, other=other)
 
 
 def fake_endpoint(later: Callable[[], bool]):
@@ -242,14 +258,16 @@ def fake_endpoint(later: Callable[[], bool]):
     class RareTermFake(FakeOpenAI):
         def chat_reply(self, messages: list[dict]) -> tuple[str, str]:
             purpose, reply = super().chat_reply(messages)
-            if purpose != "golden.synth.specific":
+            if purpose not in ("golden.synth.specific", "golden.synth.abstract"):
                 return purpose, reply
             user = next(m["content"] for m in reversed(messages) if m.get("role") == "user")
             passage = next((text for name, text in data_blocks(user) if name.startswith("passage")), "")
             found = code_sentences(passage)
             if not found:
                 return purpose, reply
-            sentence = found[min(len(found) - 1, 1 if later() else 0)]
+            # specific: the first code sentence, abstract: the last; a later model: the next ones
+            first = 0 if purpose.endswith("specific") else len(found) - 1
+            sentence = found[(first + (1 if later() else 0)) % len(found)]
             return purpose, json.dumps(
                 {"question": rare_term_question(sentence), "quote": sentence}, ensure_ascii=False
             )

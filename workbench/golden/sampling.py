@@ -8,8 +8,10 @@ appendix has two). Questions go to cells in a seeded sequence of two phases:
    eleven Chinese notes is asked about as soon as the first Chinese note is; a language with no
    document of its own (English chunks inside Chinese documents) gets a turn each round too;
 2. then every question goes to the cell furthest behind its share of the collection's text
-   (D'Hondt: the largest ``characters / (questions so far + 1)``), so a document holding half the
+   (D'Hondt: the largest ``words / (questions so far + 1)``), so a document holding half the
    text ends up with about half the questions, and each language with its share of the text.
+   Text is counted in words (a CJK character is one, five Latin letters are one): counted in
+   characters, English's longer spelling of the same content would outweigh Chinese threefold.
 
 Inside a cell the chunks take turns in a seeded order; the kinds rotate with the cell's round, so
 a chunk serves each kind once before any (chunk, kind) repeats. The plan is a sequence: the plan
@@ -71,6 +73,14 @@ class SynthTask:
         return hashlib.sha256(f"{self.position}|{self.kind}|{where}".encode()).hexdigest()[:16]
 
 
+def text_size(text: str) -> float:
+    """How much a text says, in words: its CJK characters, plus its other letters over
+    ``LETTERS_PER_WORD`` (a Chinese character is about a word; an English word about five letters)."""
+    counts = LanguageMix.of(text).counts
+    cjk = counts.get(HAN, 0) + counts.get(KANA, 0) + counts.get(HANGUL, 0)
+    return cjk + (sum(counts.values()) - cjk) / LETTERS_PER_WORD
+
+
 def chunk_language(text: str) -> str:
     """The language a question about ``text`` should be in: its main script counted in words,
     not letters, so Chinese prose with code or English terms in it is still Chinese."""
@@ -91,8 +101,10 @@ class Cell:
     chunks: tuple[SourceChunk, ...]
 
     @property
-    def characters(self) -> int:
-        return sum(len(c.text) for c in self.chunks)
+    def characters(self) -> float:
+        """The cell's text in words (``text_size``), so Chinese is not outweighed by English's
+        longer spelling of the same content."""
+        return sum(text_size(c.text) for c in self.chunks)
 
 
 def cells_of(chunks: Sequence[SourceChunk], seed: int) -> list[Cell]:

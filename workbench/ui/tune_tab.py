@@ -1,4 +1,5 @@
-"""The Evaluation page's Tune tab: choose a golden set, keys and a budget; run a study in the background
+"""The Evaluation page's Tune tab: "Tune this collection" first (``workbench.ui.tune_flow``, the
+default path), then the expert form: choose a golden set, keys and a budget; run a study in the background
 with progress and Stop; draw the Pareto chart; give the held-out verdict; save the winner by the CLI's rule.
 
 The study runs in a ``workbench.tuning.job.TuneJob`` thread, one per home and collection for the

@@ -11,34 +11,38 @@ def chunk(chunk_id, doc, start, text, language="en"):
     return SourceChunk(chunk_id, hash(doc) % 1000, doc, start, start + len(text), text, language)
 
 
-def pad(words: str, size: int) -> str:
-    return (words + " " + "x" * size)[:size]
+def latin(words: str, letters: int) -> str:
+    """``words`` padded to exactly ``letters`` Latin letters (``letters / 5`` words of text)."""
+    return words + " " + "x" * (letters - sum(c.isalpha() for c in words))
 
 
-# a.md: 400 characters of English in 4 chunks, b.md: 100, c.md: 250 of Chinese in 2 chunks
+def han(words: str, count: int) -> str:
+    """``words`` padded to exactly ``count`` Han characters (``count`` words of text)."""
+    return words + "检" * (count - sum("\u4e00" <= c <= "\u9fff" for c in words))
+
+
+# a.md: 80 words of English in 4 chunks, b.md: 20, c.md: 50 of Chinese in 2 chunks
 CHUNKS = [
-    chunk(1, "a.md", 0, pad("walrus option cluster nodes", 100)),
-    chunk(2, "a.md", 100, pad("walrus option restart service", 100)),
-    chunk(3, "a.md", 200, pad("zebra toolkit install pip restart", 100)),
-    chunk(4, "a.md", 300, pad("cluster sizing memory", 100)),
-    chunk(5, "b.md", 0, pad("kestrel scheduler queues cluster jobs", 100)),
-    chunk(6, "c.md", 0, pad("检索 增强 生成", 150), "zh"),
-    chunk(7, "c.md", 150, pad("分块 决定 检索 粒度", 100), "zh"),
+    chunk(1, "a.md", 0, latin("walrus option cluster nodes", 100)),
+    chunk(2, "a.md", 200, latin("walrus option restart service", 100)),
+    chunk(3, "a.md", 400, latin("zebra toolkit install pip restart", 100)),
+    chunk(4, "a.md", 600, latin("cluster sizing memory", 100)),
+    chunk(5, "b.md", 0, latin("kestrel scheduler queues cluster jobs", 100)),
+    chunk(6, "c.md", 0, han("检索 增强 生成", 30), "zh"),
+    chunk(7, "c.md", 150, han("分块 决定 检索 粒度", 20), "zh"),
 ]
-
-
 KINDS = ("specific", "abstract", "unanswerable")
 
 
 def test_after_the_minimum_each_document_gets_its_share_of_the_text():
-    # minimum 1: a, b, c once each; then D'Hondt on 400/100/250 characters:
-    # a 200 > c 125 > b 50 -> a; a 133 > c 125 -> a; c 125 > a 100 -> c; a 100 > c 83 -> a;
-    # c 83 > a 80 -> c; a 80 > c 62.5 -> a; a 66.7 > c 62.5 -> a; c 62.5 > a 57 -> c
+    # minimum 1: a, b, c once each; then D'Hondt on 80/20/50 words:
+    # a 40 > c 25 > b 10 -> a; a 26.7 > c 25 -> a; c 25 > a 20 -> c; a 20 > c 16.7 -> a;
+    # c 16.7 > a 16 -> c; a 16 > c 12.5 -> a; a 13.3 > c 12.5 -> a; c 12.5 > a 11.4 -> c
     tasks = plan_tasks(CHUNKS, 11, KINDS, seed=0, tokens=str.split, min_per_document=1)
     documents, languages = plan_counts(tasks)
     assert documents == {"a.md": 6, "b.md": 1, "c.md": 4}
     assert languages == {"en": 7, "zh": 4}
-    # minimum 3: nine questions first, then a 100 > c 62.5 > b 25 -> a; a 80 -> a; a 66.7 -> a; c 62.5 > a 57 -> c
+    # minimum 3: nine questions first, then a 20 > c 12.5 > b 5 -> a; a 16 -> a; a 13.3 -> a; c 12.5 > a 11.4 -> c
     tasks = plan_tasks(CHUNKS, 13, KINDS, seed=0, tokens=str.split, min_per_document=3)
     assert plan_counts(tasks)[0] == {"a.md": 6, "b.md": 3, "c.md": 4}
     # fewer questions than the minimum asks for: the documents take turns
@@ -48,26 +52,26 @@ def test_after_the_minimum_each_document_gets_its_share_of_the_text():
 
 def test_one_english_document_among_many_chinese_ones_is_asked_about_at_once():
     chinese = [
-        chunk(10 + 2 * i + part, f"zh-{i:02}.md", 300 * part, pad("检索 分块 评估", 300), "zh")
+        chunk(10 + 2 * i + part, f"zh-{i:02}.md", 300 * part, han("检索 分块 评估", 150), "zh")
         for i in range(11)
         for part in (0, 1)
     ]
-    english = [chunk(50 + i, "spec.md", 200 * i, pad("interface specification field", 200)) for i in range(6)]
+    english = [chunk(50 + i, "spec.md", 1000 * i, latin("interface specification field", 1000)) for i in range(6)]
     for seed in range(5):
         tasks = plan_tasks(chinese + english, 36, KINDS, seed, str.split)
         assert {t.language for t in tasks[:2]} == {"en", "zh"}  # the languages interleave
         documents, languages = plan_counts(tasks)
         assert set(documents.values()) == {3} and languages == {"en": 3, "zh": 33}  # 12 documents x 3
-        # past the minimum the specification's 1200 characters earn it more than a note's 600
+        # past the minimum the specification's 1200 words earn it more than a note's 300
         documents, _ = plan_counts(plan_tasks(chinese + english, 90, KINDS, seed, str.split))
         assert documents["spec.md"] > max(n for doc, n in documents.items() if doc != "spec.md")
 
 
 def test_a_language_without_a_document_of_its_own_still_gets_turns():
     mixed = [
-        chunk(1, "handbook.md", 0, pad("检索 增强 生成", 300), "zh"),
-        chunk(2, "handbook.md", 300, pad("检索 分块", 300), "zh"),
-        chunk(3, "handbook.md", 600, pad("appendix english glossary", 120)),
+        chunk(1, "handbook.md", 0, han("检索 增强 生成", 300), "zh"),
+        chunk(2, "handbook.md", 300, han("检索 分块", 300), "zh"),
+        chunk(3, "handbook.md", 600, latin("appendix english glossary", 120)),
     ]
     tasks = plan_tasks(mixed, 4, ("specific",), seed=0, tokens=str.split, min_per_document=2)
     assert [t.language for t in tasks] == ["zh", "en", "zh", "en"]
@@ -113,6 +117,17 @@ def test_a_chunk_without_a_related_one_falls_back_to_the_first_kind():
     tasks = plan_tasks(lonely, 2, ("multi_hop", "abstract"), seed=0, tokens=str.split, min_per_document=1)
     assert sorted(t.kind for t in tasks) == ["abstract", "specific"]
     assert all(len(t.chunks) == 1 for t in tasks)
+
+
+def test_text_is_counted_in_words_so_chinese_weighs_what_it_says():
+    from workbench.golden.sampling import text_size
+
+    assert text_size("检索增强生成") == 6  # a CJK character is about a word
+    assert text_size("Hybrid retrieval works.") == 20 / 5  # 20 letters; spaces and punctuation do not count
+    assert text_size("混合检索 hybrid 2024") == 4 + 6 / 5  # digits are not letters
+    # the same sentence in both languages weighs about the same, where characters differ threefold
+    english, chinese = "Chunks that are too large dilute the relevant content.", "块太大会稀释相关内容。"
+    assert len(english) > 4 * len(chinese) and 0.8 < text_size(english) / text_size(chinese) < 1.2
 
 
 def test_chinese_with_code_in_it_is_still_chinese():
