@@ -40,6 +40,7 @@ import time
 from collections.abc import Callable
 from contextlib import redirect_stdout
 from pathlib import Path
+from typing import TypeVar
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_DIR))
@@ -49,6 +50,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 from bench.printing import table  # noqa: E402
 
+T = TypeVar("T")
 CJK_FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
 LATIN_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 COLLECTION = "own"
@@ -235,7 +237,8 @@ ZH_QUESTIONS = (
 def rare_term_question(sentence: str) -> str:
     """A question naming the sentence's part code and one more of its words, phrased unlike it
     (the phrasing varies with the code, as a model's would)."""
-    code = CODE.search(sentence).group(0)  # type: ignore[union-attr]
+    match = CODE.search(sentence)
+    code = match.group(0) if match else "the part"
     turn = sum(map(ord, code))
     if re.search(r"[\u4e00-\u9fff]", sentence):
         words = re.findall(r"[\u4e00-\u9fff]{2,3}", sentence.split(code)[-1])
@@ -288,7 +291,7 @@ class Steps:
         self.rows: list[list[str]] = []
         self.started = time.perf_counter()
 
-    def timed(self, name: str, action: Callable[[], object]) -> object:
+    def timed(self, name: str, action: Callable[[], T]) -> T:
         started = time.perf_counter()
         result = action()
         self.rows.append([name, f"{time.perf_counter() - started:.1f}", load()])
@@ -333,18 +336,16 @@ def run(smoke: bool, home: Path, folder: Path) -> int:
         os.environ.pop(name, None)
     try:
         files = steps.timed("generate the folder", lambda: write_folder(folder, smoke))
-        print(f"folder: {len(files)} files: {', '.join(p.name for p in files)}")  # type: ignore[union-attr]
+        print(f"folder: {len(files)} files: {', '.join(p.name for p in files)}")
         bench = Workbench(home)
         report = steps.timed(
             "new collection (ingest)", lambda: bench.ingest_paths(COLLECTION, files, WorkbenchConfig())
         )
-        print(f"ingest: {report.summary()}")  # type: ignore[union-attr]
+        print(f"ingest: {report.summary()}")
         if smoke:  # few questions and trials (the collection's default preset): the whole path, not its figures
             bench.save_preset("smoke", {"tuning.trials": 2, "tuning.first_questions": 16}, "bench smoke run")
             bench.set_default_preset(COLLECTION, "smoke")
-        _, synth = steps.timed(  # type: ignore[misc]
-            "golden set (synthesis)", lambda: tune_flow.write_golden_set(bench, COLLECTION)
-        )
+        _, synth = steps.timed("golden set (synthesis)", lambda: tune_flow.write_golden_set(bench, COLLECTION))
         golden = tune_flow.written_set_name(COLLECTION)
         summary = synth.summary()
         print(f"golden set {golden}: {synth.describe()}; rejected {summary['rejected']}")
@@ -355,26 +356,26 @@ def run(smoke: bool, home: Path, folder: Path) -> int:
         request = tune_flow.default_request(bench, COLLECTION, golden)
         plan = steps.timed("plan (evaluate the start)", lambda: plan_tune(bench, request))
         print("plan:")
-        for line in plan.describe():  # type: ignore[attr-defined]
+        for line in plan.describe():
             print(f"  {line}")
         tuned = steps.timed("tune (defaults)", lambda: run_tune(bench, request))
-        verdict = tune_flow.verdict_of(tuned)  # type: ignore[arg-type]
+        verdict = tune_flow.verdict_of(tuned)
         if verdict is None:
-            print(f"no verdict: {tuned.notes}")  # type: ignore[attr-defined]
+            print(f"no verdict: {tuned.notes}")
             return 1
         print("verdict:")
         for line in verdict.lines():
             print(f"  {line}")
-        print(f"  winner changes: {tuned.changed_keys()}")  # type: ignore[attr-defined]
+        print(f"  winner changes: {tuned.changed_keys()}")
         preset = tune_flow.preset_name(COLLECTION)
         # --smoke forces the save (marked forced in the preset) so its path reaches the MCP query and the check
-        decision = save_winner(bench, tuned, preset, force=smoke)  # type: ignore[arg-type]
+        decision = save_winner(bench, tuned, preset, force=smoke)
         print(f"preset: {decision.message}")
         rows = [["verdict", f"{verdict.gain.mean:+.4f}", verdict.gain.interval.describe(), str(verdict.gain.queries)]]
         if decision.saved:
             launch = McpLaunch(home, preset, COLLECTION)
             question = synth.kept[0]["query"]
-            source, cited = steps.timed("MCP query (stdio)", lambda: asyncio.run(ask_mcp(launch, question)))  # type: ignore[misc]
+            source, cited = steps.timed("MCP query (stdio)", lambda: asyncio.run(ask_mcp(launch, question)))
             print(f"MCP: {question!r} -> {cited} passages, first from {source}")
 
             later["on"] = True
@@ -387,7 +388,7 @@ def run(smoke: bool, home: Path, folder: Path) -> int:
                 return run_synth(bench, fresh_plan)
 
             fresh = steps.timed("fresh golden set (synthesis)", fresh_set)
-            print(f"fresh set: {fresh.describe()}")  # type: ignore[attr-defined]
+            print(f"fresh set: {fresh.describe()}")
             out = io.StringIO()
             with redirect_stdout(out):
                 code = steps.timed(

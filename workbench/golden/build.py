@@ -119,7 +119,7 @@ def plan_synth(
     n: int,
     seed: int,
     out: str,
-    kinds: Sequence[str] = KINDS,
+    kinds: str | Sequence[str] | None = KINDS,
 ) -> SynthPlan:
     """Check the endpoint and the limits, then sample: nothing is asked yet."""
     client = bench.llm()
