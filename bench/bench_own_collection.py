@@ -55,7 +55,7 @@ CJK_FONT = "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc"
 LATIN_FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 COLLECTION = "own"
 GOAL_S = 600.0
-CODE = re.compile(r"\b[A-Z]{2}-\d{3}\b")
+CODE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}-\d{3}(?![0-9])")  # no \b: a CJK character is a word character
 
 EN_BOILERPLATE = "This section is maintained by the Kestrel reliability office; check the intranet for updates."
 ZH_BOILERPLATE = "本节内容由设备管理部维护，如有更新以内网公告为准。"
