@@ -81,7 +81,7 @@ def flow_url(tmp_path_factory):
     assert not report.failures, report.summary()
     bench.save_preset(
         "start",
-        {"retrieval.mode": "dense", "tuning.trials": 3, "tuning.first_questions": 40},
+        {"retrieval.mode": "dense", "tuning.trials": 3, "tuning.first_questions": 80},
         "dense retrieval, few trials and questions (the browser test)",
     )
     bench.set_default_preset(COLLECTION, "start")
