@@ -63,6 +63,7 @@ SMOKE: dict[str, Smoke] = {
     ),
     "bench_mcp": Smoke("evaluation", ("transport", "clients", "calls", "errors", "p50 ms", "p95 ms"), demo_home=True),
     "bench_new_collection": Smoke("evaluation", ("step", "seconds", "load average")),
+    "bench_own_collection": Smoke("evaluation", ("step", "s", "load")),
     # on a copy of the demo home: the query path and tuning
     "bench_lab_fairness": Smoke("queries", ("query", "stage", "A ms", "B ms", "A/B"), demo_home=True),
     "bench_query": Smoke(

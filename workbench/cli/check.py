@@ -18,6 +18,7 @@ from workbench.cli.common import (
     EXIT_BELOW_THRESHOLD,
     EXIT_OK,
     EXIT_USAGE,
+    LEVEL_HELP,
 )
 from workbench.service.commands import InputProblem, run_check
 from workbench.text import error_message
@@ -31,12 +32,13 @@ def add_commands(commands, common) -> None:
     p.add_argument("--golden", "-g", help="golden set name or .jsonl path (default: the collection's name)")
     p.add_argument(
         "--baseline",
-        required=True,
         metavar="RUN_OR_PRESET",
-        help="a stored run id (12, #12 or run:12) or a preset name, evaluated now",
+        help="a stored run id (12, #12 or run:12) or a preset name, evaluated now; left out for a preset saved by "
+        "tune: its study's starting configuration, and the gain is checked against the interval the study reported "
+        "(a second opinion: pass --golden a set written after the study)",
     )
     p.add_argument("--metric", default="ndcg@10", help="the metric compared (default ndcg@10)")
-    p.add_argument("--level", choices=("doc", "span"), default="doc")
+    p.add_argument("--level", choices=("doc", "span"), help=LEVEL_HELP)
     p.add_argument("--max-drop", type=float, default=0.01, help="a smaller drop always passes (default 0.01)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level of the paired test (default 0.05)")
     p.add_argument("--permutations", type=int, default=10_000)
@@ -56,7 +58,7 @@ def cmd_check(args) -> int:
     from workbench.evaluation.golden import GoldenSetError
 
     started = time.monotonic()
-    properties = {"baseline": args.baseline, "candidate": args.preset or "", "metric": args.metric}
+    properties = {"baseline": args.baseline or "", "candidate": args.preset or "", "metric": args.metric}
     try:
         result, properties = run_check(args, properties)
     except (InputProblem, GoldenSetError, LookupError, ValueError) as error:
@@ -79,6 +81,8 @@ def cmd_check(args) -> int:
         print(f"  {result.describe()}")
         if result.power_note():
             print(f"  {result.power_note()}")
+        if properties.get("second_opinion"):
+            print(properties["second_opinion"])
         print(result.reason())
     return EXIT_BELOW_THRESHOLD if result.failed else EXIT_OK
 
@@ -86,7 +90,7 @@ def cmd_check(args) -> int:
 def _write_junit(args, result, elapsed: float, properties: dict, error: str | None) -> None:
     from workbench.tuning.gate import junit_xml
 
-    name = f"{args.metric}: preset {args.preset} vs {args.baseline}"
+    name = f"{args.metric}: preset {args.preset} vs {args.baseline or 'its starting configuration'}"
     shown = {k: v for k, v in properties.items() if k != "baseline_shown"}
     path = Path(args.junit)
     path.parent.mkdir(parents=True, exist_ok=True)

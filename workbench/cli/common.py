@@ -29,6 +29,9 @@ def add_common_options(parser: argparse.ArgumentParser) -> None:
 
 
 COLLECTION_HELP = "collection to use (default: the home's only collection)"
+LEVEL_HELP = (
+    "doc or span (default: the level the golden set was judged at: span when its questions are judged by passage)"
+)
 
 
 def print_progress(event) -> None:

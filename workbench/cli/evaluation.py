@@ -29,8 +29,8 @@ def add_commands(commands, common) -> None:
     p.add_argument(
         "--level",
         choices=("doc", "span"),
-        default="doc",
-        help="doc: documents rank by their best chunk; span: chunks overlapping judged spans",
+        help="doc: documents rank by their best chunk; span: chunks overlapping judged spans "
+        "(default: the level the golden set was judged at)",
     )
     p.add_argument("--metrics", help="comma-separated, e.g. ndcg@10,recall@100,mrr@10,map@100,precision@5,hit@10")
     p.add_argument(

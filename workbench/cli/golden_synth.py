@@ -90,11 +90,15 @@ def cmd_synth(args) -> int:
         f"golden synth: {len(plan.tasks)} questions from {args.collection} ({', '.join(plan.kinds)}), "
         f"seed {args.seed}, model {plan.model}"
     )
-    print(f"LLM: {plan.estimate().describe()}", flush=True)
+    print(f"LLM: {plan.estimate().describe()}")
+    for line in plan.spread():
+        print(line)
+    sys.stdout.flush()
     report = run_synth(bench, plan, _Progress())
     print(report.describe())
     for reason, count in report.rejected.items():
         print(f"  rejected  {reason:<28} {count}")
+    print_spread(report)
     print(
         f"endpoint calls {report.endpoint_calls}, cached {report.cached_calls}, tokens {report.spent_tokens:,}"
         + (f", {report.resumed} tasks resumed from an earlier run" if report.resumed else "")
@@ -110,6 +114,20 @@ def cmd_synth(args) -> int:
         )
         return EXIT_INCOMPLETE
     return EXIT_OK
+
+
+def print_spread(report) -> None:
+    """Planned and kept questions per language and per document, and the quotes judged at several places."""
+    spread = report.spread()
+    width = max((len(name) for part in spread.values() for name in part), default=8)
+    width = min(max(width, 8), 48)
+    for what in ("language", "document"):
+        print(f"  {what:<{width}}  planned  kept")
+        for name, counts in spread[f"{what}s"].items():
+            print(f"  {name[:width]:<{width}}  {counts['planned']:>7}  {counts['kept']:>4}")
+    repeated = report.repeated_quotes()
+    if repeated:
+        print(f"  {repeated} kept questions quote a sentence found in several places: each is judged at every place")
 
 
 class _Progress:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import sys
 
-from workbench.cli.common import COLLECTION_HELP, EXIT_OK, collection_of, workbench_from
+from workbench.cli.common import COLLECTION_HELP, EXIT_OK, LEVEL_HELP, collection_of, workbench_from
 from workbench.cli.evaluation import announce_llm_calls, golden_and_config, shown_value
 
 
@@ -25,7 +25,7 @@ def add_commands(commands, common) -> None:
         metavar="KEY=V1,V2",
         help="config key and its values (repeatable); use ';' between values that hold commas",
     )
-    p.add_argument("--level", choices=("doc", "span"), default="doc")
+    p.add_argument("--level", choices=("doc", "span"), help=LEVEL_HELP)
     p.add_argument("--metrics", help="comma-separated metrics (default: the standard set)")
     p.add_argument("--rank-by", default="ndcg@10", help="metric that picks the best point (default ndcg@10)")
     p.add_argument("--save-best", metavar="PRESET", help="save the best point's configuration as this preset")
@@ -38,6 +38,7 @@ def add_commands(commands, common) -> None:
 
 def cmd_sweep(args) -> int:
     from workbench.evaluation import export
+    from workbench.evaluation.judged import choose_level
     from workbench.evaluation.metrics import parse_list
     from workbench.evaluation.sweep import expand, parse_grid, run_sweep, save_best_as_preset
 
@@ -46,6 +47,9 @@ def cmd_sweep(args) -> int:
     bench = workbench_from(args)
     args.collection = collection_of(bench, args.collection)
     golden, config = golden_and_config(bench, args)
+    level = choose_level(golden, args.level)
+    if not level.given and not args.json:
+        print(level.reason, file=sys.stderr)
     announce_llm_calls([point.config for point in expand(config, grid)], len(golden), args.json)
     result = run_sweep(
         bench,
@@ -53,7 +57,7 @@ def cmd_sweep(args) -> int:
         golden,
         config,
         grid,
-        level=args.level,
+        level=level.level,
         metric_names=metric_names,
         progress=None if args.json else _SweepProgressPrinter(),
         store=not args.no_store,

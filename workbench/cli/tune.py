@@ -14,7 +14,7 @@ import sys
 import threading
 from collections.abc import Iterator
 
-from workbench.cli.common import COLLECTION_HELP, EXIT_CANCELLED, EXIT_OK, workbench_from
+from workbench.cli.common import COLLECTION_HELP, EXIT_CANCELLED, EXIT_OK, LEVEL_HELP, workbench_from
 from workbench.service.commands import build_request, report_dict
 
 
@@ -29,9 +29,14 @@ def add_commands(commands, common) -> None:
     )
     p.add_argument("--space", metavar="FILE.toml", help="explicit values or ranges per key (see docs/tuning.md)")
     p.add_argument("--metric", default="ndcg@10", help="what the study maximises (default ndcg@10)")
-    p.add_argument("--level", choices=("doc", "span"), default="doc")
+    p.add_argument("--level", choices=("doc", "span"), help=LEVEL_HELP)
     split = p.add_mutually_exclusive_group()
-    split.add_argument("--holdout", type=float, default=0.3, help="share of the queries held out (default 0.3)")
+    split.add_argument(
+        "--holdout",
+        type=float,
+        help="one split: the share of the queries held out, e.g. 0.3 (default: 5-fold nested cross-validation "
+        "under tuning.folds_below 300 scorable queries, a holdout of 0.3 from there)",
+    )
     split.add_argument("--folds", type=int, help="nested cross-validation with K folds instead of one holdout")
     p.add_argument("--seed", type=int, default=0, help="seeds the split, the sampler and the interval (default 0)")
     p.add_argument("--trials", type=int, help="completed trials per study (default 50 unless --minutes is given)")
@@ -42,12 +47,19 @@ def add_commands(commands, common) -> None:
     p.add_argument("--resume", action="store_true", help="continue the study these options started")
     p.add_argument("--save-preset", metavar="NAME", help="save the winner as a preset if its interval lies above zero")
     p.add_argument("--force", action="store_true", help="with --save-preset: save even when the interval covers zero")
+    p.add_argument(
+        "--grow-golden",
+        action="store_true",
+        help="when the plan finds the golden set too short to show a gain of 0.02, have the LLM endpoint write "
+        "the questions it lacks before the study starts",
+    )
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     common(p)
     p.set_defaults(handler=cmd_tune)
 
 
 def cmd_tune(args) -> int:
+    from workbench.tuning.plan import plan_tune
     from workbench.tuning.tune import run_tune, save_winner
 
     bench = workbench_from(args)
@@ -55,6 +67,14 @@ def cmd_tune(args) -> int:
     quiet = args.json
     if not quiet:
         _print_plan(request)
+        print("evaluating the starting configuration to plan the experiment", file=sys.stderr, flush=True)
+    plan = plan_tune(bench, request)
+    if not quiet:
+        for line in plan.describe():
+            print(line)
+        sys.stdout.flush()
+    if args.grow_golden:
+        request, plan = _grow(bench, args, request, plan, quiet)
     printer = _ProgressPrinter(request.metric, enabled=not quiet)
     cancel = threading.Event()
     try:
@@ -73,12 +93,36 @@ def cmd_tune(args) -> int:
             file=sys.stderr,
         )
         return EXIT_CANCELLED
+    if plan.saturation.saturated:
+        report.notes.insert(0, plan.saturation.describe())
     decision = save_winner(bench, report, args.save_preset, args.force) if args.save_preset else None
     if args.json:
-        print(json.dumps(report_dict(report, decision), ensure_ascii=False, default=str))
+        print(json.dumps(report_dict(report, decision, plan), ensure_ascii=False, default=str))
     else:
         _print_report(report, decision)
     return EXIT_CANCELLED if report.stopped else EXIT_OK
+
+
+def _grow(bench, args, request, plan, quiet: bool):
+    """``--grow-golden``: write the questions the plan says the set lacks, then plan again on the
+    grown set; the study then runs on it. Returns the request and plan to go on with."""
+    from workbench.service.commands import grow_golden
+    from workbench.tuning.plan import plan_tune
+
+    if plan.grow is None:
+        if not quiet:
+            print(f"--grow-golden: golden set {request.golden.name!r} is long enough for this plan; nothing to write")
+        return request, plan
+    if not quiet:
+        print(f"--grow-golden: asking the LLM endpoint for about {plan.grow.questions} more questions", flush=True)
+    print(grow_golden(bench, request, plan), file=sys.stderr if quiet else sys.stdout)
+    request = build_request(bench, args)
+    plan = plan_tune(bench, request)
+    if not quiet:
+        for line in plan.describe():
+            print(line)
+        sys.stdout.flush()
+    return request, plan
 
 
 @contextlib.contextmanager

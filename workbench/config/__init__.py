@@ -16,7 +16,7 @@ collections all read one source.
 
 from workbench.config.fields import ConfigError, Lifetime, Limits, setting
 from workbench.config.keys import KEY_DOCS, key_choices, key_table_markdown, place_keys, plugin_keys
-from workbench.config.operations import IngestConfig, LogConfig, SynthConfig
+from workbench.config.operations import IngestConfig, LogConfig, SynthConfig, TuningConfig
 from workbench.config.presets import DEFAULT_PRESET, overrides_between, validate_overrides
 from workbench.config.sections import (
     AUTO_RUNTIME,
@@ -75,6 +75,7 @@ __all__ = [
     "RerankConfig",
     "RetrievalConfig",
     "SynthConfig",
+    "TuningConfig",
     "WorkbenchConfig",
     "dumps",
     "embedding_settings",

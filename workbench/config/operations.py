@@ -1,6 +1,6 @@
 """The sections of how the workbench operates, which never change what a query returns: the limits
 every file is held to while it is read, how golden sets are written with the LLM endpoint, and
-what the workbench records about its own use."""
+what the workbench records about its own use, and how experiments are planned."""
 
 from __future__ import annotations
 
@@ -109,6 +109,19 @@ class SynthConfig:
     min_chunk_chars: int = setting(
         80, "golden synth: chunks shorter than this are not sampled", minimum=1, maximum=100_000
     )
+    min_per_document: int = setting(
+        3,
+        "golden synth: questions every document gets before the rest are shared by each one's text",
+        minimum=0,
+        maximum=1000,
+    )
+    max_quote_places: int = setting(
+        20,
+        "golden synth: a quote found in more places than this (boilerplate) drops its question; "
+        "up to it, every place is judged relevant",
+        minimum=1,
+        maximum=10_000,
+    )
     max_chunk_chars: int = setting(
         3000, "golden synth and judge: characters of a chunk put into a prompt", minimum=100, maximum=100_000
     )
@@ -118,6 +131,42 @@ class SynthConfig:
     max_tokens: int = setting(400, "golden synth and judge: most tokens a reply may have", minimum=16, maximum=32_000)
     timeout_s: float = setting(
         120.0, "golden synth and judge: seconds one request may take", minimum=0.1, maximum=3600.0
+    )
+
+
+@dataclass(frozen=True)
+class TuningConfig:
+    """How ``tune`` plans an experiment when it is not told (``workbench.tuning.plan``)."""
+
+    LIFETIME: ClassVar[Lifetime] = Lifetime.USAGE
+
+    folds_below: int = setting(
+        300,
+        "tune: with fewer scorable queries than this, nested cross-validation (every query held out "
+        "once) instead of one holdout, whose verdict hangs on its seed",
+        minimum=0,
+        maximum=1_000_000,
+    )
+    folds: int = setting(5, "tune: folds of the nested cross-validation it chooses by itself", minimum=2, maximum=20)
+    trials: int = setting(
+        50,
+        "tune and the app's Tune this collection: completed trials per study when neither --trials nor "
+        "--minutes is given",
+        minimum=1,
+        maximum=100_000,
+    )
+    first_questions: int = setting(
+        60,
+        "the app's Tune this collection: questions the LLM endpoint writes for a collection no golden set judges",
+        minimum=1,
+        maximum=100_000,
+    )
+    saturated_share: float = setting(
+        0.9,
+        "tune and eval: a golden set is saturated at a level when the starting configuration ranks every "
+        "relevant item in the top 10 for at least this share of its queries (no configuration can show a gain)",
+        minimum=0.0,
+        maximum=1.0,
     )
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from workbench.config.fields import ConfigError, Lifetime, Limits, Section, declared_lifetime, limits_of
-from workbench.config.operations import IngestConfig, LogConfig, SynthConfig
+from workbench.config.operations import IngestConfig, LogConfig, SynthConfig, TuningConfig
 from workbench.config.sections import (
     Bm25Config,
     ChunkingConfig,
@@ -53,6 +53,7 @@ class WorkbenchConfig:
     confidence: ConfidenceConfig = field(default_factory=ConfidenceConfig)
     ingest: IngestConfig = field(default_factory=IngestConfig)
     synth: SynthConfig = field(default_factory=SynthConfig)
+    tuning: TuningConfig = field(default_factory=TuningConfig)
     log: LogConfig = field(default_factory=LogConfig)
 
     def to_dict(self) -> dict[str, dict[str, Any]]:

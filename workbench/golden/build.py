@@ -23,7 +23,7 @@ from workbench.config import ConfigError, WorkbenchConfig
 from workbench.evaluation import golden as golden_sets
 from workbench.facade import WorkbenchFacade
 from workbench.golden.prompts import KINDS, PROMPT_VERSION
-from workbench.golden.sampling import SourceChunk, SynthTask, chunk_language, plan_tasks
+from workbench.golden.sampling import SourceChunk, SynthTask, chunk_language, plan_counts, plan_tasks
 from workbench.golden.synth import (
     Estimate,
     SynthLimits,
@@ -62,9 +62,31 @@ class SynthPlan:
     config: WorkbenchConfig
     seed: int
     kinds: tuple[str, ...]
+    documents: tuple[tuple[int, str], ...] = ()  # every document of the collection: quotes are looked up in all
 
     def estimate(self) -> Estimate:
         return estimate(self.tasks, self.limits, set(read_journal(self.journal)))
+
+    def spread(self) -> list[str]:
+        """The plan per language and per document, as printed before anything is asked."""
+        documents, languages = plan_counts(self.tasks)
+        lines = ["per language: " + ", ".join(f"{lang} {n}" for lang, n in languages.items())]
+        lines.append(
+            f"per document ({len(documents)} of {len(self.documents)} documents; at least "
+            f"synth.min_per_document {self.config.synth.min_per_document} each, the rest by their text): "
+            + ", ".join(f"{doc} {n}" for doc, n in documents.items())
+        )
+        return lines
+
+
+def collection_documents(
+    bench: WorkbenchFacade, collection: str, config: WorkbenchConfig
+) -> tuple[tuple[int, str], ...]:
+    """Every document of the collection as (doc_id, its name in golden sets)."""
+    snapshot = bench.snapshot(collection, config)
+    return tuple(
+        (doc_id, document.external_id or document.source) for doc_id, document in sorted(snapshot.documents.items())
+    )
 
 
 def source_chunks(bench: WorkbenchFacade, collection: str, config: WorkbenchConfig) -> list[SourceChunk]:
@@ -97,7 +119,7 @@ def plan_synth(
     n: int,
     seed: int,
     out: str,
-    kinds: Sequence[str] = KINDS,
+    kinds: str | Sequence[str] | None = KINDS,
 ) -> SynthPlan:
     """Check the endpoint and the limits, then sample: nothing is asked yet."""
     client = bench.llm()
@@ -123,7 +145,7 @@ def plan_synth(
             f"({config.synth.min_chunk_chars}) characters to write questions from"
         )
     tokenizer = Bm25Tokenizer()
-    tasks = plan_tasks(chunks, n, kinds, seed, tokenizer.tokenize)
+    tasks = plan_tasks(chunks, n, kinds, seed, tokenizer.tokenize, config.synth.min_per_document)
     folder = Path(bench.home) / "golden_sets" / SYNTH_FOLDER
     run_key = hashlib.sha256(f"{collection}|{client.cache_model}|{PROMPT_VERSION}".encode()).hexdigest()[:8]
     return SynthPlan(
@@ -138,6 +160,7 @@ def plan_synth(
         config,
         seed,
         kinds,
+        collection_documents(bench, collection, config),
     )
 
 
@@ -159,7 +182,7 @@ def run_synth(
         bench.embed_queries(model, texts)
         return np.stack([bench.embed_query(model, text) for text in texts])
 
-    verifier = Verifier(markdown_of, Bm25Tokenizer().tokenize, embed, plan.limits, client.model)
+    verifier = Verifier(markdown_of, Bm25Tokenizer().tokenize, embed, plan.limits, client.model, plan.documents)
     report = run_tasks(plan.tasks, client, verifier, plan.journal, plan.limits, progress)
     kept = _keep_review(
         plan.out_path, [golden_sets.parse_line(json.dumps(item, ensure_ascii=False), plan.out) for item in report.kept]

@@ -29,6 +29,7 @@ from store import judgements as stored
 from store.catalog import Catalog
 from store.judgements import Judgement, PoolItem, PoolRow
 from workbench.evaluation.golden import GoldenQuery, GoldenSet, RelevantItem
+from workbench.evaluation.judged import JUDGED_KEY
 
 __all__ = [
     "GRADES",
@@ -208,7 +209,7 @@ def to_golden_set(name: str, items: list[PoolItem], given: list[Judgement]) -> G
         seen.add(item.query_id)
         graded = sorted(by_query[item.query_id].values(), key=lambda j: (j.document, j.start, j.end))
         relevant = tuple(RelevantItem(doc=j.document, grade=j.grade, start=j.start, end=j.end) for j in graded)
-        meta = {"judge": judges[0], "pool": given[0].pool}
+        meta = {"judge": judges[0], "pool": given[0].pool, JUDGED_KEY: "span"}  # chunks judged, as spans
         queries.append(GoldenQuery(item.query_id, item.query, relevant, meta=meta))
     if not queries:
         raise JudgingError(

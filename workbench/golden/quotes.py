@@ -11,6 +11,10 @@ first, and the span found is always the document's own characters:
    (Chinese has no spaces between words, so a space there carries no meaning).
 
 Nothing else is forgiven: a changed word or punctuation mark is not the document's text.
+
+A sentence can occur in many places (boilerplate closing every chapter, a disclaimer in every
+file): ``find_quotes`` returns every place, by the strictest way that finds any, so a question
+quoting it can be judged at all of them rather than at one arbitrary occurrence.
 """
 
 from __future__ import annotations
@@ -49,6 +53,30 @@ def find_quote(markdown: str, quote: str) -> FoundQuote | None:
         if match:
             return FoundQuote(match.start(), match.end(), CJK_WHITESPACE)
     return None
+
+
+def find_quotes(markdown: str, quote: str) -> list[FoundQuote]:
+    """Every non-overlapping place ``quote`` occurs in ``markdown``, in order ([] when none).
+
+    Each place is found by the most forgiving of the three ways that applies to the quote (a
+    sentence is the same sentence whatever line breaks a PDF put into one copy of it) and is
+    labelled with the strictest way that matches it there."""
+    quote = quote.strip()
+    if not quote:
+        return []
+    spaced = r"\s+".join(re.escape(part) for part in quote.split())
+    if _CJK_CHAR.search(quote):
+        pattern = _cjk_pattern(quote)
+    else:
+        if quote.split()[0] not in markdown:  # the cheap test first: most documents lack the quote
+            return []
+        pattern = re.compile(spaced)
+    found = []
+    for match in pattern.finditer(markdown):
+        text = match.group(0)
+        method = EXACT if text == quote else WHITESPACE if re.fullmatch(spaced, text) else CJK_WHITESPACE
+        found.append(FoundQuote(match.start(), match.end(), method))
+    return found
 
 
 def _cjk_pattern(quote: str) -> re.Pattern[str]:

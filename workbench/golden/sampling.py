@@ -1,11 +1,22 @@
-"""Which chunks the questions are written from: a reproducible sample, stratified by language
-and by document.
+"""Which chunks the questions are written from: a reproducible plan spread over documents and languages.
 
-Every language gets a share of the questions proportional to its chunks; inside a language the
-documents take turns (in a seeded order), each giving its chunks in a seeded order. So a
-collection of one long English manual and five short Chinese notes still gets Chinese questions,
-and no document supplies two questions before every document of its language has supplied one.
-The same chunks, seed and count always give the same sample.
+The unit is a *cell*: one document's chunks in one language (a Chinese handbook with an English
+appendix has two). Questions go to cells in a seeded sequence of two phases:
+
+1. every document gets ``min_per_document`` questions first (``synth.min_per_document``), the
+   documents taking turns with the languages interleaved, so the English specification among
+   eleven Chinese notes is asked about as soon as the first Chinese note is; a language with no
+   document of its own (English chunks inside Chinese documents) gets a turn each round too;
+2. then every question goes to the cell furthest behind its share of the collection's text
+   (D'Hondt: the largest ``words / (questions so far + 1)``), so a document holding half the
+   text ends up with about half the questions, and each language with its share of the text.
+   Text is counted in words (a CJK character is one, five Latin letters are one): counted in
+   characters, English's longer spelling of the same content would outweigh Chinese threefold.
+
+Inside a cell the chunks take turns in a seeded order; the kinds rotate with the cell's round, so
+a chunk serves each kind once before any (chunk, kind) repeats. The plan is a sequence: the plan
+for ``n`` is a prefix of the plan for more, so a larger rerun (or growing a set) keeps what a
+smaller one finished. The same chunks, seed and count always give the same plan.
 
 A multi-hop question needs a second chunk related to the first: the one of the same language
 sharing the most BM25 tokens with it (Jaccard), not overlapping it.
@@ -15,8 +26,8 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from workbench.golden.prompts import MULTI_HOP
@@ -24,6 +35,8 @@ from workbench.language.scripts import HAN, HANGUL, KANA, LATIN, LanguageMix
 
 #: a Latin-script word is about this many letters; a CJK character is about a word
 LETTERS_PER_WORD = 5
+#: questions every document gets before the rest is shared by text (``synth.min_per_document``)
+MIN_PER_DOCUMENT = 3
 
 
 @dataclass(frozen=True)
@@ -60,6 +73,14 @@ class SynthTask:
         return hashlib.sha256(f"{self.position}|{self.kind}|{where}".encode()).hexdigest()[:16]
 
 
+def text_size(text: str) -> float:
+    """How much a text says, in words: its CJK characters, plus its other letters over
+    ``LETTERS_PER_WORD`` (a Chinese character is about a word; an English word about five letters)."""
+    counts = LanguageMix.of(text).counts
+    cjk = counts.get(HAN, 0) + counts.get(KANA, 0) + counts.get(HANGUL, 0)
+    return cjk + (sum(counts.values()) - cjk) / LETTERS_PER_WORD
+
+
 def chunk_language(text: str) -> str:
     """The language a question about ``text`` should be in: its main script counted in words,
     not letters, so Chinese prose with code or English terms in it is still Chinese."""
@@ -71,59 +92,128 @@ def chunk_language(text: str) -> str:
     return mix.language or ""
 
 
-def stratified_order(chunks: Sequence[SourceChunk], seed: int) -> list[SourceChunk]:
-    """Every chunk once, in the order the sample takes them (see the module doc)."""
+@dataclass(frozen=True)
+class Cell:
+    """One document's chunks in one language, in the seeded order the plan takes them."""
+
+    doc: str
+    language: str
+    chunks: tuple[SourceChunk, ...]
+
+    @property
+    def characters(self) -> float:
+        """The cell's text in words (``text_size``), so Chinese is not outweighed by English's
+        longer spelling of the same content."""
+        return sum(text_size(c.text) for c in self.chunks)
+
+
+def cells_of(chunks: Sequence[SourceChunk], seed: int) -> list[Cell]:
+    """The cells in a seeded order; each cell's chunks shuffled by the same seed."""
     rng = random.Random(seed)
-    by_language: dict[str, dict[str, list[SourceChunk]]] = defaultdict(lambda: defaultdict(list))
+    grouped: dict[tuple[str, str], list[SourceChunk]] = defaultdict(list)
     for chunk in sorted(chunks, key=lambda c: (c.doc, c.start, c.chunk_id)):
-        by_language[chunk.language][chunk.doc].append(chunk)
-    queues: dict[str, list[SourceChunk]] = {}
-    for language in sorted(by_language):
-        documents = [by_language[language][doc] for doc in sorted(by_language[language])]
-        rng.shuffle(documents)
-        for document in documents:
-            rng.shuffle(document)
-        queues[language] = [
-            document[i] for i in range(max(map(len, documents))) for document in documents if i < len(document)
-        ]
-    total = sum(map(len, queues.values()))
-    taken = {language: 0 for language in queues}
-    order: list[SourceChunk] = []
-    while len(order) < total:
-        # the language furthest behind its share of the chunks goes next
-        language = min(
-            (lang for lang in queues if taken[lang] < len(queues[lang])),
-            key=lambda lang: (taken[lang] / len(queues[lang]), lang),
+        grouped[(chunk.doc, chunk.language)].append(chunk)
+    cells = []
+    for (doc, language), members in sorted(grouped.items()):
+        rng.shuffle(members)
+        cells.append(Cell(doc, language, tuple(members)))
+    rng.shuffle(cells)
+    return cells
+
+
+def _first_rounds(cells: Sequence[Cell]) -> list[int]:
+    """One round of phase 1: each document's main cell (its most text), the languages interleaved,
+    then one cell for each language that is no document's main language."""
+    main: dict[str, int] = {}
+    for index, cell in enumerate(cells):
+        if cell.doc not in main or cell.characters > cells[main[cell.doc]].characters:
+            main[cell.doc] = index
+    by_language: dict[str, list[int]] = defaultdict(list)
+    for index in sorted(main.values()):
+        by_language[cells[index].language].append(index)
+    languages = sorted(by_language, key=lambda lang: min(by_language[lang]))
+    rounds = [
+        by_language[language][turn]
+        for turn in range(max((len(v) for v in by_language.values()), default=0))
+        for language in languages
+        if turn < len(by_language[language])
+    ]
+    for language in sorted({cell.language for cell in cells} - set(by_language)):
+        rounds.append(
+            max((i for i, c in enumerate(cells) if c.language == language), key=lambda i: cells[i].characters)
         )
-        order.append(queues[language][taken[language]])
-        taken[language] += 1
-    return order
+    return rounds
+
+
+def cell_sequence(cells: Sequence[Cell], min_per_document: int = MIN_PER_DOCUMENT, kinds: int = 1) -> Iterator[int]:
+    """Cell indexes in the order questions go to them (see the module doc); endless. A cell that
+    has served each of its chunks with each of the ``kinds`` is passed over (asking again would
+    repeat a prompt) until every cell has; then the sequence starts over the same way."""
+    if not cells:
+        return
+    taken = [0] * len(cells)
+    capacity = [len(cell.chunks) * max(1, kinds) for cell in cells]
+
+    def open_(index: int) -> bool:
+        return taken[index] < capacity[index] or all(t >= c for t, c in zip(taken, capacity, strict=True))
+
+    for _ in range(min_per_document):
+        for index in _first_rounds(cells):
+            if open_(index):
+                taken[index] += 1
+                yield index
+    while True:
+        full = all(t >= c for t, c in zip(taken, capacity, strict=True))
+        if full:
+            capacity = [c + len(cell.chunks) * max(1, kinds) for c, cell in zip(capacity, cells, strict=True)]
+        # the cell furthest behind its share of the text; ties to the earlier cell of the seeded order
+        index = max(
+            (i for i in range(len(cells)) if taken[i] < capacity[i]),
+            key=lambda i: (cells[i].characters / (taken[i] + 1), -i),
+        )
+        taken[index] += 1
+        yield index
 
 
 def plan_tasks(
-    chunks: Sequence[SourceChunk], n: int, kinds: Sequence[str], seed: int, tokens: Callable[[str], list[str]]
+    chunks: Sequence[SourceChunk],
+    n: int,
+    kinds: Sequence[str],
+    seed: int,
+    tokens: Callable[[str], list[str]],
+    min_per_document: int = MIN_PER_DOCUMENT,
 ) -> list[SynthTask]:
-    """``n`` tasks, kinds taking turns, each from the next chunk of the stratified order. The
-    order wraps around when ``n`` exceeds the chunks, shifting the kinds by one each round, so a
-    chunk serves each kind once before any (chunk, kind) repeats. The plan for ``n`` is a prefix
-    of the plan for more, so a larger rerun keeps what a smaller one finished."""
-    order = stratified_order(chunks, seed)
-    if not order or n <= 0:
+    """``n`` tasks spread over documents and languages (see the module doc). The plan for ``n``
+    is a prefix of the plan for more, so a larger rerun keeps what a smaller one finished."""
+    cells = cells_of(chunks, seed)
+    if not cells or n <= 0:
         return []
     token_sets: dict[int, frozenset[str]] = {}
+    taken = [0] * len(cells)
     tasks = []
-    for position in range(n):
-        kind = kinds[(position + position // len(order)) % len(kinds)]
-        first = order[position % len(order)]
+    for position, index in zip(range(n), cell_sequence(cells, min_per_document, len(kinds)), strict=False):
+        cell, turn = cells[index], taken[index]
+        taken[index] += 1
+        size = len(cell.chunks)
+        # the kind moves on with the cell's round, so a chunk serves each kind before any repeats
+        kind = kinds[(index + turn % size + turn // size) % len(kinds)]
+        first = cell.chunks[turn % size]
         sources: tuple[SourceChunk, ...] = (first,)
         if kind == MULTI_HOP:
-            partner = related_chunk(first, order, tokens, token_sets)
+            partner = related_chunk(first, chunks, tokens, token_sets)
             if partner is None:
-                kind, partner = kinds[0] if kinds[0] != MULTI_HOP else "specific", None
+                kind = kinds[0] if kinds[0] != MULTI_HOP else "specific"
             else:
                 sources = (first, partner)
         tasks.append(SynthTask(position, kind, sources))
     return tasks
+
+
+def plan_counts(tasks: Sequence[SynthTask]) -> tuple[dict[str, int], dict[str, int]]:
+    """Planned questions per document and per language (of their first chunk)."""
+    documents = Counter(task.chunks[0].doc for task in tasks)
+    languages = Counter(task.language or "none" for task in tasks)
+    return dict(sorted(documents.items())), dict(sorted(languages.items()))
 
 
 def related_chunk(

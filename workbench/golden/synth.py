@@ -8,6 +8,10 @@ item is span-level and survives re-chunking. Every other reply is rejected with 
 - ``malformed reply``: not exactly ``{"question": ..., "quote": ...}``;
 - ``empty``: no question, or an empty quote where one is needed;
 - ``quote not found``: a quote that is not the document's text;
+- ``quote repeated too often``: a quote that occurs in more than ``synth.max_quote_places`` places
+  of the collection (boilerplate). A quote that occurs in several places, up to that limit, is
+  judged relevant at every place (all documents searched): a retriever that finds any copy of
+  the sentence found it, and no one occurrence is more right than another;
 - ``question copies the quote``: more than ``synth.max_overlap`` of the question's BM25 tokens
   (jieba words for Chinese) are in its quote: such a set flatters BM25;
 - ``near-duplicate question``: embedding cosine above ``synth.max_similarity`` with a kept one.
@@ -31,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from workbench.config import SynthConfig
+from workbench.evaluation.judged import JUDGED_KEY
 from workbench.golden.prompts import (
     UNANSWERABLE,
     ItemReply,
@@ -39,13 +44,14 @@ from workbench.golden.prompts import (
     prompt_hash,
     synth_request,
 )
-from workbench.golden.quotes import find_quote
-from workbench.golden.sampling import SynthTask
+from workbench.golden.quotes import FoundQuote, find_quotes
+from workbench.golden.sampling import SourceChunk, SynthTask, plan_counts
 from workbench.llm.client import LlmCall, LlmClient, LlmRequest
 
 MALFORMED, EMPTY, QUOTE_NOT_FOUND = "malformed reply", "empty", "quote not found"
 COPIES_QUOTE, NEAR_DUPLICATE = "question copies the quote", "near-duplicate question"
-REJECT_REASONS = (QUOTE_NOT_FOUND, MALFORMED, COPIES_QUOTE, NEAR_DUPLICATE, EMPTY)
+REPEATED_QUOTE = "quote repeated too often"
+REJECT_REASONS = (QUOTE_NOT_FOUND, REPEATED_QUOTE, MALFORMED, COPIES_QUOTE, NEAR_DUPLICATE, EMPTY)
 #: replies the estimate allows for a question and its quote
 COMPLETION_TOKENS_ESTIMATE = 80
 #: how the client's errors for a reply its parser refused begin (``LlmClient._ask``)
@@ -56,6 +62,10 @@ BATCH_SIZE = 32
 Tokenize = Callable[[str], list[str]]
 Embed = Callable[[list[str]], np.ndarray]
 MarkdownOf = Callable[[int], str]
+#: the collection's documents as (doc_id, name in golden sets), searched for every copy of a quote
+Documents = Sequence[tuple[int, str]]
+#: places one quote may be judged at before the question is dropped (``synth.max_quote_places``)
+MAX_QUOTE_PLACES = 20
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,7 @@ class SynthLimits:
     max_chunk_chars: int
     max_tokens: int
     timeout_s: float
+    max_quote_places: int = MAX_QUOTE_PLACES
 
     @classmethod
     def of(cls, synth_config: SynthConfig) -> SynthLimits:
@@ -74,6 +85,7 @@ class SynthLimits:
             synth_config.max_chunk_chars,
             synth_config.max_tokens,
             synth_config.timeout_s,
+            synth_config.max_quote_places,
         )
 
 
@@ -121,6 +133,9 @@ class Outcome:
 class SynthReport:
     planned: int
     outcomes: list[Outcome] = field(default_factory=list)
+    #: planned questions per document and per language (``sampling.plan_counts``)
+    planned_documents: dict[str, int] = field(default_factory=dict)
+    planned_languages: dict[str, int] = field(default_factory=dict)
     endpoint_calls: int = 0
     cached_calls: int = 0
     resumed: int = 0  # tasks finished by an earlier run (read from the journal)
@@ -145,6 +160,26 @@ class SynthReport:
     def tokens(self) -> int:
         return sum(o.tokens for o in self.outcomes)
 
+    def spread(self) -> dict[str, dict[str, dict[str, int]]]:
+        """Planned and kept questions per document and per language; a question counts for the
+        document and language of its first source chunk."""
+        kept_documents = Counter(item["meta"]["source"][0]["doc"] for item in self.kept)
+        kept_languages = Counter(item["meta"].get("language") or "none" for item in self.kept)
+        return {
+            "documents": {
+                doc: {"planned": self.planned_documents.get(doc, 0), "kept": kept_documents.get(doc, 0)}
+                for doc in sorted(set(self.planned_documents) | set(kept_documents))
+            },
+            "languages": {
+                language: {"planned": self.planned_languages.get(language, 0), "kept": kept_languages.get(language, 0)}
+                for language in sorted(set(self.planned_languages) | set(kept_languages))
+            },
+        }
+
+    def repeated_quotes(self) -> int:
+        """Kept questions whose quote occurs in more than one place (each judged at all of them)."""
+        return sum(1 for item in self.kept if any(places > 1 for places in item["meta"].get("places", ())))
+
     @property
     def complete(self) -> bool:
         return not self.stopped and len(self.outcomes) == self.planned
@@ -161,6 +196,8 @@ class SynthReport:
             "tokens": self.tokens,
             "tokens_this_run": self.spent_tokens,
             "kinds": dict(Counter(item["meta"]["kind"] for item in self.kept)),
+            **self.spread(),
+            "repeated_quotes": self.repeated_quotes(),
             "complete": self.complete,
             "stopped": self.stopped,
         }
@@ -240,9 +277,18 @@ def read_journal(path: Path) -> dict[str, Outcome]:
 class Verifier:
     """Checks replies in task order; holds the kept questions' vectors for the duplicate check."""
 
-    def __init__(self, markdown_of: MarkdownOf, tokenize: Tokenize, embed: Embed, limits: SynthLimits, model: str):
+    def __init__(
+        self,
+        markdown_of: MarkdownOf,
+        tokenize: Tokenize,
+        embed: Embed,
+        limits: SynthLimits,
+        model: str,
+        documents: Documents = (),
+    ):
         self.markdown_of, self.tokenize, self.embed = markdown_of, tokenize, embed
         self.limits, self.model = limits, model
+        self.documents = documents
         self.vectors: list[np.ndarray] = []
         self._prepared: dict[str, np.ndarray] = {}
 
@@ -282,21 +328,23 @@ class Verifier:
             return reject(MALFORMED, shown)
         if not reply.question or any(not quote for quote in reply.quotes):
             return reject(EMPTY, f"got {call.text[:160]!r}")
-        relevant = []
+        relevant: list[dict[str, Any]] = []
+        places: list[int] = []
         for chunk, quote in zip(task.chunks, reply.quotes, strict=False):
-            markdown = self.markdown_of(chunk.doc_id)
-            found = find_quote(markdown, quote)
-            if found is None:
+            if not find_quotes(self.markdown_of(chunk.doc_id), quote):
                 return reject(QUOTE_NOT_FOUND, f"{quote[:160]!r} is not in {chunk.doc}")
-            relevant.append(
-                {
-                    "doc": chunk.doc,
-                    "start": found.start,
-                    "end": found.end,
-                    "quote": found.text(markdown),
-                    "match": found.method,
-                }
-            )
+            found = self.places(chunk, quote)
+            if len(found) > self.limits.max_quote_places:
+                return reject(
+                    REPEATED_QUOTE,
+                    f"{quote[:120]!r} occurs in {len(found)} places, more than synth.max_quote_places "
+                    f"{self.limits.max_quote_places} (raise it with --set synth.max_quote_places=N)",
+                )
+            places.append(len(found))
+            for doc, markdown, place in found:
+                span = {"doc": doc, "start": place.start, "end": place.end, "quote": place.text(markdown)}
+                if not any(r["doc"] == doc and r["start"] == place.start for r in relevant):
+                    relevant.append({**span, "match": place.method})
         overlap = None
         if reply.quotes:
             overlap = round(token_overlap(reply.question, " ".join(reply.quotes), self.tokenize), 4)
@@ -324,10 +372,23 @@ class Verifier:
             "source": [c.about() for c in task.chunks],
             "overlap": overlap,
             "match": [r.pop("match") for r in relevant],
+            "places": places,
             "review": "pending",
+            JUDGED_KEY: "span",  # judged by the passage its quote was found in (workbench.evaluation.judged)
         }
         item = {"id": f"synth-{task.position + 1}", "query": reply.question, "relevant": relevant, "meta": meta}
         return Outcome(task.key, task.position, task.kind, item, tokens=tokens)
+
+    def places(self, chunk: SourceChunk, quote: str) -> list[tuple[str, str, FoundQuote]]:
+        """Every place the quote occurs: in its own document first, then in every other document
+        of the collection (``documents``), as (document name, its Markdown, the place)."""
+        own = self.markdown_of(chunk.doc_id)
+        found = [(chunk.doc, own, place) for place in find_quotes(own, quote)]
+        for doc_id, name in self.documents:
+            if doc_id != chunk.doc_id:
+                markdown = self.markdown_of(doc_id)
+                found.extend((name, markdown, place) for place in find_quotes(markdown, quote))
+        return found
 
 
 def run_tasks(
@@ -341,6 +402,7 @@ def run_tasks(
 ) -> SynthReport:
     """Ask, verify and journal every task not finished yet; stop at the first endpoint failure."""
     report = SynthReport(planned=len(tasks))
+    report.planned_documents, report.planned_languages = plan_counts(tasks)
     finished = read_journal(journal)
     keys = {task.key for task in tasks}
     report.outcomes = [o for key, o in finished.items() if key in keys]

@@ -1,4 +1,4 @@
-"""MCP client configuration for serving a workbench home and preset over stdio.
+"""MCP client configuration for serving a workbench home and preset over stdio, or over streamable HTTP.
 
 The server is ``python -m workbench mcp --home HOME --preset PRESET [--collection C]``. The
 client starts it with this project's virtualenv Python by absolute path (so the right packages
@@ -6,6 +6,11 @@ load whatever the client's PATH is) and with the project folder on ``PYTHONPATH`
 ``-m workbench`` resolves from any working directory: neither Claude Desktop nor VS Code's
 ``mcp.json`` lets a stdio server set its working directory). ``HF_HUB_OFFLINE=1`` keeps the
 server's model loading from reaching the Hub: it loads what is on disk, as the app does.
+
+Over HTTP the server is started once by hand (``http_command_line``: ``mcp --http``, loopback
+only by default) and clients connect to its URL (``http_client_config``); a server on another
+address needs ``WORKBENCH_TOKEN``, which the client sends as a bearer token: the configuration
+holds a placeholder for it, never the token.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.llm.endpoint import API_KEY_VARS, BASE_URL_VARS, MODEL_VAR, LlmSettings
+from workbench.mcp_server.http import DEFAULT_HOST, DEFAULT_PORT, MCP_PATH
+from workbench.service.sharing import TOKEN_VAR
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 DEFAULT_SERVER_NAME = "rag-workbench"
@@ -61,12 +68,14 @@ class McpLaunch:
     def env(self) -> dict[str, str]:
         return {"PYTHONPATH": str(Path(self.project_dir).absolute()), "HF_HUB_OFFLINE": "1", **dict(self.extra_env)}
 
-    def command_line(self) -> str:
-        """The same launch as one shell line, for trying the server by hand."""
+    def command_line(self, http: bool = False, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
+        """The same launch as one shell line, for trying the server by hand (``http``: the
+        streamable HTTP server on ``host:port``, which stays running for clients to connect to)."""
         import shlex
 
         env = " ".join(f"{key}={shlex.quote(value)}" for key, value in self.env().items())
-        return f"{env} {shlex.quote(self.command())} " + " ".join(shlex.quote(a) for a in self.args())
+        args = self.args() + (["--http", "--host", host, "--port", str(port)] if http else [])
+        return f"{env} {shlex.quote(self.command())} " + " ".join(shlex.quote(a) for a in args)
 
 
 def llm_env(settings: LlmSettings | None) -> dict[str, str]:
@@ -99,6 +108,19 @@ def vscode_config(launch: McpLaunch) -> dict:
             }
         }
     }
+
+
+def http_url(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
+    return f"http://{host}:{port}{MCP_PATH}"
+
+
+def http_client_config(launch: McpLaunch, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> dict:
+    """The ``.vscode/mcp.json`` content for the server ``launch.command_line(http=True)`` started:
+    its URL, and on an address other than loopback the bearer token's placeholder."""
+    server: dict = {"type": "http", "url": http_url(host, port)}
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        server["headers"] = {"Authorization": f"Bearer ${{env:{TOKEN_VAR}}}"}
+    return {"servers": {launch.server_name: server}}
 
 
 def to_json(config: dict) -> str:

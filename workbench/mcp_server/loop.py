@@ -114,7 +114,7 @@ class EvaluationLoop:
         preset: str | None,
         settings: list[str],
         metrics: str,
-        level: str,
+        level: str | None,
         store: bool,
         label: str,
     ) -> ToolOutput:
@@ -215,7 +215,7 @@ class EvaluationLoop:
             golden=golden,
             baseline=baseline,
             metric=metric,
-            level="doc",
+            level=None,  # the level the golden set was judged at
             max_drop=max_drop,
             alpha=alpha,
             permutations=permutations,
@@ -251,7 +251,8 @@ class EvaluationLoop:
         return ToolOutput(f"{result.describe()}{notes}\n{result.reason()} (exit status {out.exit_code})", out)
 
     def tune(self, **options: Any) -> ToolOutput:
-        from workbench.service.commands import build_request, report_dict
+        from workbench.service.commands import build_request, grow_golden, report_dict
+        from workbench.tuning.plan import plan_tune
         from workbench.tuning.tune import run_tune
 
         progress = current_progress()
@@ -262,8 +263,8 @@ class EvaluationLoop:
                 "keys": None,
                 "space": None,
                 "metric": "ndcg@10",
-                "level": "doc",
-                "holdout": 0.3,
+                "level": None,  # the level the golden set was judged at
+                "holdout": None,  # None and no folds: tune.folds_below decides (choose_design)
                 "folds": None,
                 "seed": 0,
                 "trials": None,
@@ -274,10 +275,20 @@ class EvaluationLoop:
                 "resume": False,
                 "save_preset": None,
                 "force": False,
+                "grow_golden": False,
                 **options,
             }
         )
+        grow = bool(args.grow_golden)
         request = build_request(self.bench, args)
+        progress("evaluating the starting configuration to plan the experiment")
+        plan = plan_tune(self.bench, request)
+        grown = ""
+        if grow and plan.grow is not None:
+            progress(f"writing about {plan.grow.questions} more questions with the LLM endpoint")
+            grown = grow_golden(self.bench, request, plan)
+            request = build_request(self.bench, args)
+            plan = plan_tune(self.bench, request)
 
         def report(event: Any) -> None:
             from workbench.ingestion.estimates import describe_duration
@@ -299,9 +310,11 @@ class EvaluationLoop:
         tuned = run_tune(
             self.bench, request, progress=report, on_build=progress, cancel=progress.cancel, pace=progress.pace
         )
+        if plan.saturation.saturated:
+            tuned.notes.insert(0, plan.saturation.describe())
         with self._lock:
             self._reports[tuned.name] = tuned
-        full = report_dict(tuned, None)
+        full = report_dict(tuned, None, plan)
         gain = tuned.gain
         out = TuneOut(
             study=tuned.name,
@@ -314,6 +327,7 @@ class EvaluationLoop:
             trials=tuned.trials,
             trials_resource=study_uri(tuned.name),
             report=full,
+            plan=plan.to_dict(),
         )
         if tuned.stopped:
             markdown = (
@@ -324,7 +338,9 @@ class EvaluationLoop:
             markdown = f"study {tuned.name}: no verdict; " + "; ".join(tuned.notes)
         else:
             markdown = f"study {tuned.name}: {gain.describe()}\nwinner changes: {out.winner or 'none'}"
-        return ToolOutput(markdown + f"\ntrials: {out.trials_resource}", out)
+        planned = "\n".join(f"plan: {line}" for line in plan.describe())
+        grown = f"\n{grown}" if grown else ""
+        return ToolOutput(f"{planned}{grown}\n{markdown}\ntrials: {out.trials_resource}", out)
 
     def save_preset(self, name: str, study: str | None, settings: list[str], force: bool) -> ToolOutput:
         from workbench.config import ConfigError, WorkbenchConfig, overrides_between
@@ -436,6 +452,8 @@ class EvaluationLoop:
             cached_calls=report.cached_calls,
             complete=report.complete,
             stopped=report.stopped,
+            **report.spread(),
+            repeated_quotes=report.repeated_quotes(),
         )
         markdown = f"golden set {result.golden}: kept {result.kept} of {result.planned} questions ({result.path})"
         if report.stopped:

@@ -136,6 +136,11 @@ class TuneOut(BaseModel):
     trials: int
     trials_resource: str = Field(description="resource URI of the study's trials")
     report: dict[str, Any] = Field(description="the full report, as `workbench tune --json` prints it")
+    plan: dict[str, Any] | None = Field(
+        default=None,
+        description="the experiment planned before the study: level and split with why, queries, the gain they "
+        "can show, queries a gain of 0.02 needs, saturation and its fix, questions to grow the set by",
+    )
 
 
 class IngestOut(BaseModel):
@@ -156,3 +161,10 @@ class SynthOut(BaseModel):
     cached_calls: int
     complete: bool = Field(description="false when the endpoint failed midway: call again to finish (kept ones stay)")
     stopped: str
+    documents: dict[str, dict[str, int]] = Field(
+        default_factory=dict, description="planned and kept questions per document (its first source chunk's)"
+    )
+    languages: dict[str, dict[str, int]] = Field(default_factory=dict, description="planned and kept per language")
+    repeated_quotes: int = Field(
+        0, description="kept questions whose quote occurs in several places: each judged relevant at every place"
+    )

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import anyio.from_thread
 from mcp.server.mcpserver import Context
@@ -56,6 +56,10 @@ Settings = Annotated[
 ]
 INGEST_PATHS = "files or folders under the server's --ingest-root (a relative path is taken from there)"
 Metric = Annotated[str, Field(description="ranking metric, e.g. ndcg@10, recall@10, mrr@10")]
+Level = Annotated[
+    Literal["doc", "span"] | None,
+    Field(description="doc or span; default: the level the golden set was judged at (span when judged by passage)"),
+]
 
 
 @dataclass(frozen=True)
@@ -160,7 +164,7 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
         preset: Preset = None,
         settings: Settings = [],  # noqa: B006 - the SDK copies defaults per call
         metrics: Annotated[str, Field(description="comma separated; default: the standard set")] = "",
-        level: Annotated[str, Field(description="doc or span", json_schema_extra={"enum": ["doc", "span"]})] = "doc",
+        level: Level = None,
         label: Annotated[str, Field(description="a label stored with the run")] = "",
     ) -> Annotated[CallToolResult, EvaluationOut]:
         """Score one configuration (a preset plus settings) on a golden set, like `workbench eval`.
@@ -197,11 +201,27 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
         metric: Metric = "ndcg@10",
         trials: Annotated[int | None, Field(description="completed trials per study (default 50)", ge=1)] = None,
         minutes: Annotated[float | None, Field(description="time budget in minutes", gt=0)] = None,
-        holdout: Annotated[float, Field(description="share of queries held out", gt=0, lt=1)] = 0.3,
+        level: Level = None,
+        holdout: Annotated[
+            float | None,
+            Field(
+                description="one split: share of queries held out (default: 5-fold nested cross-validation under "
+                "tuning.folds_below 300 scorable queries, a holdout of 0.3 from there)",
+                gt=0,
+                lt=1,
+            ),
+        ] = None,
         folds: Annotated[int | None, Field(description="nested cross-validation folds instead", ge=2)] = None,
         seed: Annotated[int, Field(description="seeds the split, the sampler and the interval")] = 0,
         study: Annotated[str | None, Field(description="study name; default: derived from the options")] = None,
         resume: Annotated[bool, Field(description="continue a stopped or interrupted study")] = False,
+        grow_golden: Annotated[
+            bool,
+            Field(
+                description="when the plan finds the golden set too short to show a gain of 0.02, have the LLM "
+                "endpoint write the questions it lacks first (a set written by synthesize_golden_set)"
+            ),
+        ] = False,
     ) -> Annotated[CallToolResult, TuneOut]:
         """Search configurations on part of a golden set and measure the winner on the held-out
         rest, like `workbench tune`. verdict: "better than your current configuration" (the 95%
@@ -218,6 +238,7 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
         }
         given |= {"minutes": minutes, "holdout": holdout, "folds": folds, "seed": seed, "study": study}
         given |= {"resume": resume, "preset": preset, "overrides": list(settings)}
+        given |= {"level": level, "grow_golden": grow_golden}
         return call(lambda lp: lp.tune(**given), ctx)
 
     @tool("Check a preset against a baseline")

@@ -74,27 +74,48 @@ def golden_and_config(bench, args):
 def evaluate_and_store(bench, args, metric_names, progress=None):
     """What ``eval`` does before it reports (the MCP ``evaluate`` tool runs this too): evaluate
     the golden set with the effective configuration and store the run unless ``args.no_store``."""
+    from workbench.evaluation.judged import choose_level
     from workbench.evaluation.runner import evaluate_collection
     from workbench.evaluation.runs import save_run
 
     args.collection = collection_of(bench, args.collection)
     golden, config = golden_and_config(bench, args)
+    choice = choose_level(golden, args.level)
     announce_llm_calls([config], len(golden), args.json)
     result = evaluate_collection(
         bench,
         args.collection,
         golden,
         config,
-        level=args.level,
+        level=choice.level,
         metric_names=metric_names,
         progress=progress,
         answers=args.answers,
     )
+    if not choice.given:
+        result.notes.insert(0, choice.reason)
+    saturation = saturation_of(result, golden, config)
+    if saturation is not None and saturation.saturated:
+        result.notes.insert(0, saturation.describe())
     if args.label:
         result.label = args.label
     if not args.no_store:
         save_run(bench.catalog, result, label=args.label)
     return result
+
+
+def saturation_of(result, golden, config):
+    """How saturated ``golden`` is at ``result``'s level, from the run's per-query recall@10
+    (``workbench.tuning.plan.Saturation``); None when the run has no recall@10."""
+    from workbench.evaluation.judged import choose_level
+    from workbench.tuning.plan import SATURATION_METRIC, Saturation, saturation_fix
+
+    recall = result.per_query_values(SATURATION_METRIC)
+    if not recall:
+        return None
+    complete = sum(1 for value in recall.values() if value >= 1.0 - 1e-9)
+    fix = saturation_fix(result.level, choose_level(golden).with_spans)
+    return Saturation(result.level, len(recall), complete, config.tuning.saturated_share, fix)
 
 
 def announce_llm_calls(configs, queries: int, quiet: bool) -> None:
@@ -116,8 +137,9 @@ def build_request(bench, args):
 
     from workbench.config import DEFAULT_PRESET, ConfigError, WorkbenchConfig
     from workbench.evaluation.metrics import validate
+    from workbench.tuning.plan import choose_design
     from workbench.tuning.space import default_space, models_on_this_machine, space_from_file
-    from workbench.tuning.tune import DEFAULT_TRIALS, TuneRequest
+    from workbench.tuning.tune import TuneRequest
 
     if args.trials is not None and args.trials < 1:
         raise ConfigError(f"--trials must be at least 1, got {args.trials}")
@@ -138,6 +160,10 @@ def build_request(bench, args):
         space = space_from_file(Path(args.space), base)
     else:
         space = default_space(base, models_on_this_machine(base), args.keys.split(",") if args.keys else None)
+    # the level follows the set's judging and the split its size, unless given (one decision for CLI, MCP, app)
+    level_choice, split_choice = choose_design(
+        golden, base, level=getattr(args, "level", None), folds=args.folds, holdout=getattr(args, "holdout", None)
+    )
     return TuneRequest(
         collection=collection,
         golden=golden,
@@ -146,16 +172,18 @@ def build_request(bench, args):
         base_overrides=base_overrides,
         space=space,
         metric=metric,
-        level=args.level,
-        holdout=args.holdout,
-        folds=args.folds,
+        level=level_choice.level,
+        holdout=split_choice.holdout,
+        folds=split_choice.folds,
         seed=args.seed,
-        trials=args.trials if args.trials is not None else (None if args.minutes else DEFAULT_TRIALS),
+        trials=args.trials if args.trials is not None else (None if args.minutes else base.tuning.trials),
         minutes=args.minutes,
         max_p95_ms=args.max_p95_ms,
         pareto=args.pareto,
         study=args.study,
         resume=args.resume,
+        level_choice=level_choice,
+        split_choice=split_choice,
     )
 
 
@@ -163,12 +191,15 @@ def _set_keys(args) -> set[str]:
     return {assignment.partition("=")[0].strip() for assignment in args.overrides}
 
 
-def report_dict(report, decision) -> dict:
+def report_dict(report, decision, plan=None) -> dict:
+    """The tune report as JSON (CLI ``tune --json``, MCP ``tune``), with the plan made before it when given."""
     from workbench.tuning.study import pareto_front
 
     request = report.request
     final = report.final
     return {
+        "plan": plan.to_dict() if plan is not None else None,
+        "level": request.level,
         "study": report.name,
         "storage": report.storage,
         "collection": request.collection,
@@ -225,10 +256,12 @@ def run_check(args, properties: dict, bench=None):
     the one ``args.home`` names. Raises ``InputProblem`` (or a lookup/value error) for exit status 2."""
     from store.corpus import corpus_fingerprint
     from workbench.evaluation import golden as golden_sets
+    from workbench.evaluation.judged import choose_level
     from workbench.evaluation.metrics import validate
     from workbench.evaluation.runner import evaluate_collection
     from workbench.evaluation.runs import load_run, save_run
     from workbench.tuning.gate import baseline_problems, gate
+    from workbench.tuning.second_opinion import SecondOpinion, starting_preset, study_claim
     from workbench.tuning.seen import study_queries
 
     if not args.preset:
@@ -238,9 +271,28 @@ def run_check(args, properties: dict, bench=None):
     collection = collection_of(bench, args.collection)
     golden = golden_for(bench, collection, args.golden)
     candidate_config = checked_config(bench, collection, args)
+    given_level = getattr(args, "level", None)
+    claim = None
+    if not (args.baseline or "").strip():  # a second opinion: the preset against where its study started
+        claim = study_claim(args.preset, _provenance(bench, args.preset))
+        given_level = given_level or claim.level  # like for like with the interval the study reported
+    level = choose_level(golden, given_level).level  # the set's judging unless --level (or the study's)
     properties |= {"collection": collection, "golden": golden.name, "golden_hash": golden_sets.content_hash(golden)}
-    found = _RUN_ID.match(args.baseline.strip())
-    if found:
+    properties["level"] = level
+    found = _RUN_ID.match(args.baseline.strip()) if claim is None else None
+    if claim is not None:
+        from workbench.config import DEFAULT_PRESET
+
+        if claim.base_overrides is not None:
+            baseline_config = bench.config_for(collection, DEFAULT_PRESET, claim.base_overrides)
+        else:
+            baseline_config = bench.config_for(collection, starting_preset(claim))
+        bench.check_models(baseline_config)
+        baseline = evaluate_collection(bench, collection, golden, baseline_config, level=level, metric_names=(metric,))
+        if not args.no_store:
+            save_run(bench.catalog, baseline, label=f"check baseline: the start of study {claim.study}")
+        properties["baseline_shown"] = f"its study's starting configuration ({claim.based_on or 'recorded keys'})"
+    elif found:
         baseline = load_run(bench.catalog, int(found.group(1)))
         corpus = corpus_fingerprint(bench.catalog, collection).to_dict()
         problems = baseline_problems(
@@ -249,7 +301,7 @@ def run_check(args, properties: dict, bench=None):
             golden_name=golden.name,
             golden_hash=golden_sets.content_hash(golden),
             golden_queries=len(golden),
-            level=args.level,
+            level=level,
             metric=metric,
             corpus=corpus,
         )
@@ -264,15 +316,11 @@ def run_check(args, properties: dict, bench=None):
         bench.preset_overrides(preset)  # an unknown preset fails here, listing the known ones
         baseline_config = bench.config_for(collection, preset)
         bench.check_models(baseline_config)
-        baseline = evaluate_collection(
-            bench, collection, golden, baseline_config, level=args.level, metric_names=(metric,)
-        )
+        baseline = evaluate_collection(bench, collection, golden, baseline_config, level=level, metric_names=(metric,))
         if not args.no_store:
             save_run(bench.catalog, baseline, label=f"check baseline: preset {preset}")
         properties["baseline_shown"] = f"preset {preset!r} (evaluated now)"
-    candidate = evaluate_collection(
-        bench, collection, golden, candidate_config, level=args.level, metric_names=(metric,)
-    )
+    candidate = evaluate_collection(bench, collection, golden, candidate_config, level=level, metric_names=(metric,))
     if not args.no_store:
         save_run(bench.catalog, candidate, label=f"check candidate: preset {args.preset}")
     before, after = baseline.per_query_values(metric), candidate.per_query_values(metric)
@@ -307,9 +355,55 @@ def run_check(args, properties: dict, bench=None):
         permutations=args.permutations,
     )
     properties |= {"baseline_run": baseline.run_id or "", "candidate_run": candidate.run_id or ""}
+    if claim is not None:
+        opinion = SecondOpinion(claim, golden.name, level, result.queries, result.difference, result.interval)
+        properties["second_opinion"] = opinion.describe()
+        properties["second_opinion_inside"] = opinion.inside
     return result, properties
 
 
 def _provenance(bench, preset: str):
     """The provenance recorded with ``preset`` (None for a preset saved by hand)."""
     return next((stored.provenance for stored in bench.presets() if stored.name == preset), None)
+
+
+def grow_golden(bench, request, plan, progress=None) -> str:
+    """``tune --grow-golden`` (MCP ``tune`` with ``grow_golden``): have the LLM endpoint write the
+    questions ``plan`` says the set lacks, into the set itself, before the study starts.
+
+    A set written by ``golden synth`` grows by running it again with more questions, the same
+    seed and kinds: its plan for more is the plan for fewer and then some (``plan_tasks``), so the
+    questions written before are read back from the journal and only the new ones are asked for.
+    Returns what was done, in a sentence; raises naming the fix when it cannot."""
+    from workbench.golden.build import plan_synth, read_summary, run_synth
+
+    grow = plan.grow
+    if grow is None:
+        return f"golden set {request.golden.name!r} is long enough for this plan; nothing written"
+    client = bench.llm()
+    if not client.available:
+        raise InputProblem(client.unavailable_reason("--grow-golden"))
+    summary = read_summary(bench.home, request.golden.name)
+    if summary is None:
+        raise InputProblem(
+            f"golden set {request.golden.name!r} was not written by golden synth, so --grow-golden cannot add to it; "
+            f"write {grow.questions} questions into a new set (python -m workbench golden synth -c "
+            f"{request.collection} --n {grow.questions} --out NAME) and tune on it"
+        )
+    asked = int(summary.get("n", 0)) + grow.questions
+    synth = plan_synth(
+        bench,
+        request.collection,
+        request.base,
+        n=asked,
+        seed=int(summary.get("seed", 0)),
+        out=request.golden.name,
+        kinds=summary.get("kinds") or None,
+    )
+    report = run_synth(bench, synth, progress)
+    if report.stopped:
+        raise InputProblem(
+            f"the LLM endpoint failed while growing {request.golden.name!r} ({report.stopped}); what it wrote is "
+            "kept: run the same command again to finish"
+        )
+    return f"golden set {request.golden.name!r}: {report.describe()}"

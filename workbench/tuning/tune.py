@@ -33,12 +33,13 @@ from workbench.config import WorkbenchConfig
 from workbench.evaluation.golden import GoldenSet, content_hash
 from workbench.evaluation.inputs import config_hash
 from workbench.evaluation.intervals import DEFAULT_RESAMPLES
+from workbench.evaluation.judged import LevelChoice
 from workbench.facade import WorkbenchFacade
 from workbench.tuning import study as studies
 from workbench.tuning.cost import CostEstimate, estimate
 from workbench.tuning.objective import Evaluator, Score, tuning_objective
 from workbench.tuning.space import SearchSpace, apply
-from workbench.tuning.split import DEFAULT_HOLDOUT, Split, all_queries, fold_splits, holdout_split
+from workbench.tuning.split import DEFAULT_HOLDOUT, Split, SplitChoice, all_queries, fold_splits, holdout_split
 from workbench.tuning.study import Budget, StudyError, StudyOutcome, StudyProgress, TrialRecord
 from workbench.tuning.verdict import Gain, held_out_gain, pair
 
@@ -66,6 +67,9 @@ class TuneRequest:
     study: str | None = None
     resume: bool = False
     resamples: int = DEFAULT_RESAMPLES
+    #: why this level and this split (``workbench.tuning.plan.choose_design``); None when built by hand
+    level_choice: LevelChoice | None = field(default=None, compare=False)
+    split_choice: SplitChoice | None = field(default=None, compare=False)
 
     def split_description(self) -> str:
         if self.folds:
@@ -347,6 +351,7 @@ def provenance(report: TuneReport, forced: bool) -> dict[str, object]:
         "estimate_of": "the tuning procedure (nested cross-validation)" if request.folds else "this configuration",
         "forced": forced,
         "based_on": request.base_name,
+        "base_overrides": dict(request.base_overrides),  # the starting configuration, for check's second opinion
         "varied": list(request.space.keys),
         "trials": report.trials,
         "saved_at": datetime.now(UTC).isoformat(timespec="seconds"),

@@ -110,7 +110,7 @@ def render(collection: str) -> None:
         return
     if golden_sets.unreviewed_note(golden):
         st.warning(md_escape(golden_sets.unreviewed_note(golden)) + ".", icon=":material/rate_review:")
-    level, metric_names = level_and_metrics("evaluate")
+    level, metric_names = level_and_metrics("evaluate", golden)
     preset = session.current_preset()
     shown_preset = session.preset_label(preset) if preset else "none"
     config = session.current_config()

@@ -9,6 +9,7 @@ from workbench.evaluation import export
 from workbench.evaluation import golden as golden_sets
 from workbench.evaluation import metrics as m
 from workbench.evaluation.compare import Comparison
+from workbench.evaluation.judged import LEVELS, choose_level
 from workbench.evaluation.runner import EvaluationResult
 from workbench.ui import session
 from workbench.ui.text import md_escape
@@ -91,9 +92,12 @@ def golden_picker(collection: str, key: str) -> golden_sets.GoldenSet | None:
     return golden_sets.find(name, session.workbench().home)
 
 
-def level_and_metrics(key: str) -> tuple[str, tuple[str, ...]]:
+def level_and_metrics(key: str, golden: golden_sets.GoldenSet | None = None) -> tuple[str, tuple[str, ...]]:
+    """The level (by default the one ``golden`` was judged at) and the metrics chosen."""
     left, right = st.columns([1, 3])
-    level = left.radio("Level", ("doc", "span"), horizontal=True, key=f"{key}_level", help=LEVEL_HELP)
+    level = left.radio(
+        "Level", LEVELS, index=judged_index(golden), horizontal=True, key=f"{key}_level", help=LEVEL_HELP
+    )
     chosen = right.multiselect(
         "Metrics",
         METRIC_CHOICES,
@@ -109,6 +113,11 @@ def level_and_metrics(key: str) -> tuple[str, tuple[str, ...]]:
         except ValueError as error:  # a typed metric: say why it is left out, keep the others
             st.error(md_escape(error))
     return level, tuple(dict.fromkeys(valid)) or m.DEFAULT_METRICS
+
+
+def judged_index(golden: golden_sets.GoldenSet | None) -> int:
+    """The position in ``LEVELS`` of the level ``golden`` was judged at (doc without a set)."""
+    return LEVELS.index(choose_level(golden).level) if golden is not None else 0
 
 
 def download_buttons(what: EvaluationResult | Comparison, stem: str, key: str) -> None:

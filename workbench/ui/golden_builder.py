@@ -119,6 +119,18 @@ def show_summary(name: str, summary: dict) -> None:
         pd.DataFrame([{"rejected because": reason, "items": count} for reason, count in summary["rejected"].items()]),
         hide_index=True,
     )
+    spread = [
+        {"language or document": name, "planned": counts["planned"], "kept": counts["kept"]}
+        for part in ("languages", "documents")
+        for name, counts in summary.get(part, {}).items()
+    ]
+    if spread:  # summaries written before the plan was spread have none
+        st.dataframe(pd.DataFrame(spread), hide_index=True)
+    if summary.get("repeated_quotes"):
+        st.caption(
+            f"{summary['repeated_quotes']} kept questions quote a sentence found in several places: "
+            "each is judged relevant at every place."
+        )
     if summary.get("stopped"):
         st.error(
             f"The endpoint failed midway ({md_escape(summary['stopped'])}); finished questions are kept. "

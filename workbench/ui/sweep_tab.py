@@ -35,7 +35,7 @@ def render(collection: str) -> None:
     golden = golden_picker(collection, "sweep_golden")
     if golden is None:
         return
-    level, metric_names = level_and_metrics("sweep")
+    level, metric_names = level_and_metrics("sweep", golden)
     rank_by = st.selectbox("Best by", metric_names, key="sweep_rank_by")
     base = session.current_config()
     offered = list(SWEEP_SUGGESTIONS) + [k for k in known_keys() if k not in SWEEP_SUGGESTIONS]

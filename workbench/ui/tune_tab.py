@@ -1,4 +1,5 @@
-"""The Evaluation page's Tune tab: choose a golden set, keys and a budget; run a study in the background
+"""The Evaluation page's Tune tab: "Tune this collection" first (``workbench.ui.tune_flow``, the
+default path), then the expert form: choose a golden set, keys and a budget; run a study in the background
 with progress and Stop; draw the Pareto chart; give the held-out verdict; save the winner by the CLI's rule.
 
 The study runs in a ``workbench.tuning.job.TuneJob`` thread, one per home and collection for the
@@ -14,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from workbench.config import ConfigError
+from workbench.evaluation.judged import LEVELS
 from workbench.ingestion.estimates import describe_duration
 from workbench.text import count
 from workbench.tuning.charts import pareto_chart
@@ -21,9 +23,9 @@ from workbench.tuning.job import JobView, TuneJob
 from workbench.tuning.space import DEFAULT_KEYS, TUNABLE, default_space, models_on_this_machine
 from workbench.tuning.study import StudyError
 from workbench.tuning.tune import TuneReport, TuneRequest, save_winner
-from workbench.ui import session
+from workbench.ui import session, tune_flow
 from workbench.ui.access import hidden_in_read_only
-from workbench.ui.evaluation_widgets import LEVEL_HELP, golden_picker
+from workbench.ui.evaluation_widgets import LEVEL_HELP, golden_picker, judged_index
 from workbench.ui.polling import polling_fragment
 from workbench.ui.text import md_escape
 
@@ -56,6 +58,9 @@ def _start(collection: str, request: TuneRequest) -> None:
 def render(collection: str) -> None:
     if hidden_in_read_only("Tuning"):
         return
+    tune_flow.render(collection)
+    st.divider()
+    st.subheader("Or choose everything yourself")
     st.markdown(
         "Search the configuration space on part of a golden set, then judge the winner on the queries it "
         "never saw: the gain over your current configuration comes with a 95% interval, and a preset is "
@@ -76,7 +81,9 @@ def _form(collection: str, running: bool) -> None:
     if golden is None:
         return
     metric = middle.selectbox("Metric to maximise", METRICS, key="tune_metric")
-    level = middle.radio("Level", ("doc", "span"), horizontal=True, key="tune_level", help=LEVEL_HELP)
+    level = middle.radio(
+        "Level", LEVELS, index=judged_index(golden), horizontal=True, key="tune_level", help=LEVEL_HELP
+    )
     objectives = right.radio(
         "Objectives",
         ("metric", "metric and p95 latency"),

@@ -52,6 +52,7 @@ def test_synth_keeps_verified_spans_and_counts_every_reject(synth_home, capsys, 
     assert lines[1].startswith("LLM: at most 7 LLM calls, about ") and "prompt + 560 completion tokens" in lines[1]
     assert rejected(out) == {
         "quote not found": 1,
+        "quote repeated too often": 0,
         "malformed reply": 1,
         "question copies the quote": 1,
         "near-duplicate question": 1,

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import random
+import re
 
+from tests.workbench.tuning_fixtures import FILLER, NOTES, code_word, golden_lines
 from workbench.cli import main
 
 
@@ -14,6 +17,7 @@ def run_cli(capsys, home, *argv) -> tuple[int, str, str]:
 
 
 DENSE_START = ("--set", "retrieval.mode=dense", "--seed", "1")
+HOLDOUT = ("--holdout", "0.3")  # 60 queries default to 5-fold (tuning.folds_below); these tests check one holdout
 
 
 def test_tune_prints_the_plan_the_verdict_and_saves_a_truly_better_winner(lexicon_home, capsys):
@@ -21,7 +25,7 @@ def test_tune_prints_the_plan_the_verdict_and_saves_a_truly_better_winner(lexico
         capsys,
         lexicon_home.home,
         *("tune", "-c", "lex", "--golden", "codes", "--keys", "retrieval.mode,mmr.enabled", *DENSE_START),
-        *("--save-preset", "best"),
+        *(*HOLDOUT, "--save-preset", "best"),
     )
     assert code == 0, err
     assert "tune lex / codes: 60 scorable queries, ndcg@10 at doc level" in out
@@ -37,7 +41,7 @@ def test_tune_prints_the_plan_the_verdict_and_saves_a_truly_better_winner(lexico
 
 
 def test_tune_saves_nothing_without_a_real_gain_and_force_saves_it_marked(lexicon_home, capsys):
-    args = ("tune", "-c", "lex", "--golden", "noise", "--keys", "retrieval.mode,mmr.enabled", *DENSE_START)
+    args = ("tune", "-c", "lex", "--golden", "noise", "--keys", "retrieval.mode,mmr.enabled", *DENSE_START, *HOLDOUT)
     code, out, _ = run_cli(capsys, lexicon_home.home, *args, "--save-preset", "x")
     assert code == 0
     assert "not distinguishable from your current configuration" in out
@@ -124,7 +128,7 @@ def test_progress_lines_off_a_terminal_never_repeat_the_last_trials_line(capsys)
 def test_check_names_the_queries_a_tuned_presets_study_saw_and_can_leave_them_out(lexicon_home, capsys):
     """Issue 36: check compared a tuned preset on all 24 queries, 17 of which it was tuned on, silently."""
     home = lexicon_home.home
-    tune = ("tune", "-c", "lex", "--golden", "codes", "--keys", "retrieval.mode,mmr.enabled", *DENSE_START)
+    tune = ("tune", "-c", "lex", "--golden", "codes", "--keys", "retrieval.mode,mmr.enabled", *DENSE_START, *HOLDOUT)
     code, out, err = run_cli(capsys, home, *tune, "--save-preset", "best")
     assert code == 0 and "saved preset 'best'" in out, err
     check = ("check", "-c", "lex", "--golden", "codes", "--preset", "best", "--baseline", "default", "--no-store")
@@ -139,3 +143,86 @@ def test_check_names_the_queries_a_tuned_presets_study_saw_and_can_leave_them_ou
     assert "on 18 paired queries" in out
     code, _, err = run_cli(capsys, home, *check[:-5], "--preset", "default", "--baseline", "default", "--held-out-only")
     assert code == 2 and "--held-out-only needs a preset saved by tune" in err
+    # issue 47: a second opinion, on questions written after the study (the same code words, other filler)
+    rng = random.Random(99)
+    fresh = [
+        {"id": f"f{n:02d}", "query": f"{code_word(n)} {' '.join(rng.sample(FILLER, 3))}", "relevant": [f"note-{n:02d}"]}
+        for n in range(NOTES)
+    ]
+    write_set(home, "fresh", fresh)
+    opinion = ("check", "-c", "lex", "--golden", "fresh", "--preset", "best", "--no-store", "--permutations", "500")
+    code, out, err = run_cli(capsys, home, *opinion)
+    assert code == 0, err
+    assert "preset 'best' against its study's starting configuration (preset default with retrieval.mode=dense)" in out
+    line = next(line for line in out.splitlines() if line.startswith("second opinion on 60 queries of 'fresh'"))
+    found = re.search(
+        r"gain ([-+]\d\.\d{4}) \[[-+]\d\.\d{4}, [-+]\d\.\d{4}\]; study \S+ reported ndcg@10 gain [-+]\d\.\d{4} "
+        r"\[([-+]\d\.\d{4}), ([-+]\d\.\d{4})\] over 18 held-out queries of 'codes' at doc level: the fresh gain lies "
+        r"(inside|below|above)",
+        line,
+    )
+    assert found, line
+    gain, low, high = (float(found.group(i)) for i in (1, 2, 3))
+    assert found.group(4) == ("inside" if low <= gain <= high else "below" if gain < low else "above")
+    assert gain > 0  # bm25 finds the code words on fresh questions too
+    code, _, err = run_cli(capsys, home, *opinion[:6], "default", "--no-store")
+    assert code == 2 and "preset 'default' was not saved by tune, so it has no reported gain to check" in err
+
+
+def write_set(home, name: str, lines: list[dict]) -> None:
+    (home / "golden_sets" / f"{name}.jsonl").write_text(
+        "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines), encoding="utf-8"
+    )
+
+
+def test_tune_on_a_set_saturated_at_doc_level_warns_and_names_the_fix(lexicon_home, capsys):
+    """Issue 47: Tune's defaults on a 12-document collection said "not distinguishable" every time."""
+    home = lexicon_home.home
+    # the qrels' document and the sentence inside it, as a BEIR import writes them: judged at doc level
+    lines = golden_lines("codes")
+    for number, line in enumerate(lines):
+        line["relevant"].append({"doc": f"note-{number:02d}.md", "quote": code_word(number)})
+    write_set(home, "codes-both", lines)
+    tune = ("tune", "-c", "lex", "--golden", "codes-both", "--keys", "mmr.enabled", "--trials", "2", *HOLDOUT)
+    code, out, err = run_cli(capsys, home, *tune, "--set", "retrieval.mode=bm25")
+    assert code == 0, err
+    assert "level: doc level: golden set 'codes-both' was judged by whole document" in out
+    warning = next(line for line in out.splitlines() if line.startswith("WARNING: at doc level"))
+    assert "of 60 queries already find every document in the top 10: the set cannot show a gain at this level" in (
+        warning
+    )
+    assert warning.endswith(
+        "evaluate at span level (--level span: 60 queries have passage judgements), or write harder questions"
+    )
+    assert "note: at doc level" in out  # said again beside the verdict
+    code, out, err = run_cli(capsys, home, *tune, "--set", "retrieval.mode=bm25", "--level", "span", "--json")
+    assert code == 0, err
+    plan = json.loads(out)["plan"]
+    assert plan["level"]["level"] == "span" and plan["level"]["given"]
+
+
+def test_tune_defaults_follow_the_judging_and_fold_a_short_set(lexicon_home, capsys):
+    home = lexicon_home.home
+    lines = [
+        {"id": f"c{n:02d}", "query": line["query"], "relevant": [{"doc": f"note-{n:02d}.md", "quote": code_word(n)}]}
+        for n, line in enumerate(golden_lines("codes"))
+    ]
+    write_set(home, "passages", lines)
+    tune = ("tune", "-c", "lex", "--golden", "passages", "--keys", "retrieval.mode", "--trials", "1", *DENSE_START)
+    code, out, err = run_cli(capsys, home, *tune, "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["level"] == "span" and report["plan"]["level"]["reason"].startswith(
+        "span level: golden set 'passages' was judged by passage (60 of its 60 scorable queries"
+    )
+    assert report["split"] == "5-fold nested cross-validation, seed 1"
+    assert report["plan"]["split"]["reason"].startswith(
+        "5-fold nested cross-validation: 60 scorable queries are fewer than tuning.folds_below 300"
+    )
+    assert report["held_out"]["queries"] == 60 and report["plan"]["held_out_queries"] == 60
+    code, out, err = run_cli(capsys, home, *tune, "--set", "tuning.folds_below=50", "--json")
+    assert code == 0, err
+    assert json.loads(out)["split"] == "tuned on 70%, held out 30%, seed 1"
+    code, out, err = run_cli(capsys, home, "eval", "-c", "lex", "--golden", "passages", "--no-store")
+    assert code == 0, err
+    assert "level=span" in out and "span level: golden set 'passages' was judged by passage" in out

@@ -70,3 +70,29 @@ def test_latin_inside_a_chinese_quote_still_needs_its_word_breaks():
 def test_the_first_occurrence_wins():
     text = "Same line.\nSame line.\n"
     assert find_quote(text, "Same line.").start == 0
+
+
+BOILERPLATE = "本章内容仅供参考，以最新制度为准。"
+
+
+def test_every_place_a_repeated_sentence_occurs_is_found_however_it_is_broken():
+    from workbench.golden.quotes import find_quotes
+
+    chapters = [f"## 第{i}章\n\n正文{i}。" for i in range(4)]
+    # the third copy is broken across lines the way a PDF breaks Chinese text
+    copies = [BOILERPLATE, BOILERPLATE, "本章内容仅供参\n考，以最新制度为准。", BOILERPLATE]
+    markdown = "\n\n".join(f"{chapter}{copy}" for chapter, copy in zip(chapters, copies, strict=True))
+    found = find_quotes(markdown, BOILERPLATE)
+    assert [f.text(markdown) for f in found] == copies
+    assert [f.method for f in found] == [EXACT, EXACT, CJK_WHITESPACE, EXACT]
+    starts, position = [], -1
+    for copy in copies:
+        position = markdown.index(copy, position + 1)
+        starts.append(position)
+    assert [f.start for f in found] == starts
+    assert find_quotes(markdown, "以旧制度为准。") == []
+
+    english = "Then restart.\nSet it.  Then\nrestart. Then restart."
+    found = find_quotes(english, "Then restart.")
+    assert [(f.start, f.method) for f in found] == [(0, EXACT), (23, WHITESPACE), (37, EXACT)]
+    assert find_quotes(english, "Then restarted.") == []

@@ -73,3 +73,17 @@ def test_llm_env_copies_endpoint_and_model_but_only_a_placeholder_for_the_key():
     }
     launch = McpLaunch(home=Path("/h"), preset="llm", python="/p", extra_env=(("WORKBENCH_LLM_MODEL", "llama3"),))
     assert claude_desktop_config(launch)["mcpServers"]["rag-workbench"]["env"]["WORKBENCH_LLM_MODEL"] == "llama3"
+
+
+def test_the_http_server_is_started_once_and_clients_get_its_url():
+    from workbench.mcp_server.client_config import http_client_config
+
+    line = LAUNCH.command_line(http=True)
+    assert line.endswith("--preset hybrid-mmr --http --host 127.0.0.1 --port 8765")
+    assert http_client_config(LAUNCH) == {
+        "servers": {"rag-workbench": {"type": "http", "url": "http://127.0.0.1:8765/mcp"}}
+    }
+    # on another address the server needs WORKBENCH_TOKEN: the client sends it, the config holds a placeholder
+    shared = http_client_config(LAUNCH, host="10.0.0.5", port=9000)["servers"]["rag-workbench"]
+    assert shared["url"] == "http://10.0.0.5:9000/mcp"
+    assert shared["headers"] == {"Authorization": "Bearer ${env:WORKBENCH_TOKEN}"}

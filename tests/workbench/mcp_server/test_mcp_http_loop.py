@@ -21,7 +21,9 @@ from workbench.cli import main
 from workbench.mcp_server.task_client import TasksClient, cancel_task, get_task, wait_for
 
 SPACE = "retrieval.mode,fusion.k,mmr.enabled,mmr.lambda"
+# one holdout: 60 queries would default to 5-fold (tuning.folds_below), six studies instead of one
 TUNE = {"collection": "lex", "golden": "codes", "keys": SPACE, "seed": 1, "settings": ["retrieval.mode=dense"]}
+TUNE_HOLDOUT = {**TUNE, "holdout": 0.3}
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +120,7 @@ def test_evaluate_compare_check_and_save_as_tools(server, home):
 
 def _cli_tune(home: Path, capsys, *extra: str) -> dict:
     argv = ["tune", "-c", "lex", "--golden", "codes", "--keys", SPACE, "--seed", "1", "--set", "retrieval.mode=dense"]
+    argv += ["--holdout", "0.3"]
     code = main([*argv, *extra, "--json", "--home", str(home)])
     out = capsys.readouterr().out
     assert code == 0, out
@@ -128,7 +131,7 @@ def test_tune_runs_as_a_task_another_client_reads_it_and_it_equals_the_cli(tune_
     server, home = tune_server, tune_home
     seen: list[str] = []
     with connect(server.url, extensions=[TasksClient()]) as first:
-        arguments = {**TUNE, "trials": 20, "study": "over-mcp"}
+        arguments = {**TUNE_HOLDOUT, "trials": 20, "study": "over-mcp"}
         handle = first.run(lambda: first.client.session.call_tool("tune", arguments, allow_claimed=True))
         assert handle.result_type == "task" and handle.status == "working"
         deadline = time.monotonic() + 60
@@ -150,8 +153,12 @@ def test_tune_runs_as_a_task_another_client_reads_it_and_it_equals_the_cli(tune_
     assert sum(len(part["trials"]) for part in trials["parts"]) == 20
     cli = _cli_tune(home, capsys, "--trials", "20", "--study", "over-cli")
     report = over_mcp["report"]
-    for key in ("held_out", "changes", "split", "space", "studies", "metric"):
+    for key in ("held_out", "changes", "split", "space", "studies", "metric", "level"):
         assert report[key] == cli[key], key
+    plan, cli_plan = over_mcp["plan"], cli["plan"]  # one function plans for both (issue 47)
+    for key in ("level", "split", "queries", "held_out_queries", "base_mean", "saturation", "grow"):
+        assert plan[key] == cli_plan[key], key
+    assert plan["level"]["level"] == "doc" and plan["held_out_queries"] == 18
     assert [p["winner"] for p in report["parts"]] == [p["winner"] for p in cli["parts"]]
     assert over_mcp["winner"] == cli["changes"] and over_mcp["gain"] == cli["held_out"]["gain"]
 
@@ -160,7 +167,7 @@ def test_a_cancelled_tune_task_ends_cancelled_and_its_study_resumes(tune_server,
     server = tune_server
     with connect(server.url, extensions=[TasksClient()]) as client:
         session = client.client.session
-        arguments = {**TUNE, "trials": 500, "study": "to-cancel"}
+        arguments = {**TUNE_HOLDOUT, "trials": 500, "study": "to-cancel"}
         handle = client.run(lambda: session.call_tool("tune", arguments, allow_claimed=True))
         message = ""
         while "trial 3" not in message:

@@ -69,5 +69,5 @@ def test_the_inspector_cli_lists_the_tools_and_calls_search_evaluate_and_tune(tm
         assert hit["collection"] == "lex" and len(hit["citations"]) == 3
         evaluated = call("evaluate", "golden=codes", "metrics=ndcg@10")
         assert evaluated["queries"] == 60 and evaluated["metrics"][0]["queries"] == 60
-        tuned = call("tune", "golden=codes", "keys=retrieval.mode", "trials=3", "seed=1")
+        tuned = call("tune", "golden=codes", "keys=retrieval.mode", "trials=3", "seed=1", "holdout=0.3")
         assert tuned["trials"] == 3 and tuned["verdict"] is not None

@@ -58,7 +58,11 @@ def test_every_timed_fragment_says_when_it_has_nothing_left_to_show():
         for path in _app_sources()
         for line, name, returns in _polling_fragments(path)
     }
-    # the app's two: the sidebar's warm-up line and the Tune tab's running study
-    names = sorted(key.split(" ")[1] for key in fragments)
-    assert names == ["_warming_status", "panel"], fragments
+    # the sidebar's warm-up line, and a running study in the Tune tab's form and in its flow
+    where = sorted(f"{key.split(':')[0]} {key.split(' ')[1]}" for key in fragments)
+    assert where == [
+        "workbench/ui/sidebar.py _warming_status",
+        "workbench/ui/tune_flow.py panel",
+        "workbench/ui/tune_tab.py panel",
+    ], fragments
     assert all(returns == "bool" for returns in fragments.values()), fragments
