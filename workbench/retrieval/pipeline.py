@@ -1,4 +1,4 @@
-"""The retrieval pipeline: query -> candidates -> fusion -> filters -> MMR -> rerank -> final top k.
+"""The retrieval pipeline: query -> candidates -> fusion -> filters -> MMR -> rerank -> fold -> final top k.
 
 ``run_pipeline`` is pure over a loaded index snapshot and reads as one line per stage. Each
 stage is a small function of its typed config that returns its ``StageTrace``: the stage's
@@ -23,6 +23,7 @@ from workbench.config import (
     Bm25Config,
     DenseConfig,
     FilterConfig,
+    FoldConfig,
     FusionConfig,
     MmrConfig,
     QueryConfig,
@@ -34,6 +35,7 @@ from workbench.llm.client import LlmClient
 from workbench.retrieval.assessment import DeferredConfidence, RerankScores
 from workbench.retrieval.enhance import AS_TYPED, EnhancedQuery, QueryVariant, enhance_query
 from workbench.retrieval.filters import ChunkScope, filter_hits, scope_of
+from workbench.retrieval.fold import fold
 from workbench.retrieval.fusion import fuse
 from workbench.retrieval.language_guard import LanguageCheck, check_language
 from workbench.retrieval.lazy import LazyMapping
@@ -41,7 +43,7 @@ from workbench.retrieval.llm_rerank import LlmReranker
 from workbench.retrieval.mmr import mmr
 from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.rerank import Reranker, load_reranker, rerank
-from workbench.retrieval.stages import BM25, DENSE, FILTER, FINAL, FUSION, MMR, RERANK, variant_stage
+from workbench.retrieval.stages import BM25, DENSE, FILTER, FINAL, FOLD, FUSION, MMR, RERANK, variant_stage
 from workbench.retrieval.trace import SnapshotChunkViews, StageTrace, Trace
 
 QueryEmbedder = Callable[[str], np.ndarray]
@@ -118,6 +120,8 @@ def run_pipeline(
         stages.append(_mmr_stage(stages[-1].ranked, snapshot, vector(), config.mmr))
     if reranks(config.rerank):
         stages.append(_rerank_stage(query, stages[-1].ranked, snapshot, config.rerank, llm))
+    if config.fold.enabled:
+        stages.append(_fold_stage(stages[-1].ranked, snapshot, config.fold, config.retrieval.top_k))
     stages.append(_final_stage(stages[-1].ranked, config.retrieval.top_k))
 
     return Trace(
@@ -331,6 +335,21 @@ def _rerank_stage(
         stage_config = section_dict(config)
     calls = tuple(reranker.calls) if isinstance(reranker, LlmReranker) else ()
     return StageTrace(RERANK, stage_config, ranked, _ms(started), notes, details, calls)
+
+
+def _fold_stage(current: RankedList, snapshot: Snapshot, config: FoldConfig, top_k: int) -> StageTrace:
+    started = time.perf_counter()
+    folding = fold(current, snapshot.chunks.text_of, top_k, config.threshold)
+    repeats = sum(len(places) for places in folding.places.values())
+    notes = (
+        (f"folded {repeats} near-identical chunks into {len(folding.places)} hits that list their other places",)
+        if repeats
+        else ()
+    )
+    # eager: evaluation reads which places each hit stands for (``workbench.evaluation.stages``)
+    return StageTrace(
+        FOLD, section_dict(config) | {"walked": folding.walked}, folding.ranked, _ms(started), notes, folding.details()
+    )
 
 
 def _final_stage(current: RankedList, top_k: int) -> StageTrace:

@@ -15,6 +15,8 @@ FUSION = "fusion"
 FILTER = "filter"
 MMR = "mmr"
 RERANK = "rerank"
+#: near-identical passages folded into one hit (``workbench.retrieval.fold``)
+FOLD = "fold"
 FINAL = "final"
 #: query enhancement: no ranked list of its own, but the stage its LLM calls are listed under
 QUERY = "query"
