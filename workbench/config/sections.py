@@ -312,8 +312,8 @@ class FoldConfig:
     threshold: float = setting(
         0.9,
         "fold: the overlap from which two chunks are the same passage: the Jaccard similarity of their "
-        "normalized texts' 5-character shingles (1 = only texts equal after normalizing case, width and "
-        "whitespace)",
+        "normalized texts' 5-character shingles (1 = only texts equal once case, character width, Markdown "
+        "markers and whitespace are normalized)",
         minimum=0.5,
         maximum=1.0,
     )

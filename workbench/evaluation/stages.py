@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 
 from workbench.evaluation import metrics as m
-from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.fold import FoldedPlaces, folded_places
+from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.stages import FOLD
 from workbench.retrieval.trace import ChunkView, Trace
 

@@ -108,7 +108,9 @@ def test_a_folded_passage_is_cited_once_with_its_other_places_and_a_crossing_chu
     bench.ingest("docs", [Source(name="report.md", data=REPORT.encode())], config)
     # one chunk per section: the boilerplate section is a chunk of its own in every chapter
     bench.ingest(
-        "book", [Source(name="handbook.md", data=HANDBOOK.encode())], fake_config.with_value("chunking.strategy", "markdown")
+        "book",
+        [Source(name="handbook.md", data=HANDBOOK.encode())],
+        fake_config.with_value("chunking.strategy", "markdown"),
     )
     hub = KnowledgeHub(bench, ServerDefaults(collection="docs"))
 
