@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from workbench.analysis.diff import FinalsDiff
 from workbench.generation.context import AssembledContext
 from workbench.retrieval.fold import folded_places
-from workbench.retrieval.stages import FOLD, FUSION, MMR, RERANK
+from workbench.retrieval.stages import FINAL, FUSION, MMR, RERANK
 from workbench.retrieval.trace import ChunkView, Trace
 from workbench.text import count, shown_name
 
@@ -65,9 +65,8 @@ def stage_rows(trace: Trace, stage_name: str, relevant: Mapping[int, int] = {}, 
     if stage is None:
         raise KeyError(f"stage {stage_name!r} is not in this trace; it has {', '.join(trace.stage_names())}")
     rows = []
-    # the fold stage's list and the final one show each folded passage's other places
-    names = trace.stage_names()
-    folded = folded_places(trace) if FOLD in names and names.index(stage_name) >= names.index(FOLD) else {}
+    # the final list shows each folded passage's other places
+    folded = folded_places(trace) if stage_name == FINAL else {}
     for hit in stage.ranked.hits:
         view = trace.chunks.get(hit.chunk_id)
         places = folded.get(hit.chunk_id, ())

@@ -1,6 +1,6 @@
 """Metrics for every stage of a trace, so a loss can be traced to the stage that caused it.
 
-Each stage's ranked list (dense, bm25, fusion, filter, mmr, rerank, fold, final) is scored with the
+Each stage's ranked list (dense, bm25, fusion, filter, mmr, rerank, final) is scored with the
 same metrics at the same level. Two extra columns show the candidate pool itself:
 ``recall@pool`` is the recall of the stage's whole list, the ceiling no later stage can beat
 (rerank and MMR only reorder what they are given), and ``pool`` is the list's length.
@@ -13,7 +13,7 @@ from collections.abc import Hashable, Mapping, Sequence
 from workbench.evaluation import metrics as m
 from workbench.retrieval.fold import FoldedPlaces, folded_places
 from workbench.retrieval.ranking import RankedList
-from workbench.retrieval.stages import FOLD
+from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import ChunkView, Trace
 
 POOL_RECALL = "recall@pool"
@@ -78,17 +78,15 @@ def stage_rankings(
     """Stage name -> its ranking at ``level``, in pipeline order.
 
     ``document_of`` (chunk id -> document key) defaults to the trace's own chunk views; evaluation
-    passes the judge's, built once per layout, so no query builds views. The lists from the fold
-    stage on are read with its places (``ranked_units``).
+    passes the judge's, built once per layout, so no query builds views. The final list is read
+    with its folded hits' places (``ranked_units``).
     """
     if document_of is None:
         document_of = document_keys(trace.chunks) if level == "doc" else {}
     places = folded_places(trace)
-    names = trace.stage_names()
-    folded_from = names.index(FOLD) if FOLD in names else len(names)
     return {
-        stage.stage: ranked_units(stage.ranked, document_of, level, places if position >= folded_from else None)
-        for position, stage in enumerate(trace.stages)
+        stage.stage: ranked_units(stage.ranked, document_of, level, places if stage.stage == FINAL else None)
+        for stage in trace.stages
     }
 
 

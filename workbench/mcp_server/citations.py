@@ -50,8 +50,8 @@ def citations_from_hits(
     ``ChunkView`` per chunk id. A hit without a view (cannot happen for a trace the pipeline
     made) is skipped rather than leaving a gap in the numbering. ``matched`` (chunk id -> where
     its best-matching sentence lies, ``workbench.generation.citing``) names the section and page
-    cited; without it, those of the chunk's start. ``folded`` (the fold stage's places) lists a
-    folded passage's other places.
+    cited; without it, those of the chunk's start. ``folded`` (``workbench.retrieval.fold.folded_places``)
+    lists a folded passage's other places.
     """
     citations: list[Citation] = []
     for hit in hits:

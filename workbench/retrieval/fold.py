@@ -21,9 +21,8 @@ et al., 2006): with the shingles in one global order, two sets with Jaccard >= t
 their first ``|A| - ceil(t |A|) + 1`` shingles, so only pairs that do are measured, and the
 result is exactly what comparing every pair would give.
 
-The stage reads the texts of the hits it walks, and it walks only until it holds ``top_k``
-distinct hits: the rest of the list follows unchanged, so a repeat ranked below that point is not
-listed among the places.
+The pipeline's final stage folds: it reads the texts of the hits it walks, and walks only until
+it holds ``top_k`` distinct hits, so a repeat ranked below that point is not listed among the places.
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from workbench.retrieval.ranking import RankedList
-from workbench.retrieval.stages import FOLD
+from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import Trace
 
 SHINGLE = 5
@@ -94,7 +93,7 @@ def fold(
     text_of: Callable[[int], str],
     top_k: int,
     threshold: float,
-    name: str = FOLD,
+    name: str = FINAL,
 ) -> Folding:
     """Fold ``current`` best first until it holds ``top_k`` distinct hits; the rest follows as it was.
 
@@ -150,8 +149,8 @@ FoldedPlaces = Mapping[int, Sequence[int]]
 
 
 def folded_places(trace: Trace) -> dict[int, tuple[int, ...]]:
-    """The other places of each folded hit of ``trace`` ({} when the fold stage did not run)."""
-    stage = trace.stage(FOLD)
+    """The other places of each folded hit of ``trace``'s final list ({} when nothing folded)."""
+    stage = trace.stage(FINAL)
     if stage is None:
         return {}
     return {chunk_id: tuple(detail["places"]) for chunk_id, detail in stage.details.items() if "places" in detail}

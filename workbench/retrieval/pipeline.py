@@ -1,4 +1,4 @@
-"""The retrieval pipeline: query -> candidates -> fusion -> filters -> MMR -> rerank -> fold -> final top k.
+"""The retrieval pipeline: query -> candidates -> fusion -> filters -> MMR -> rerank -> final top k (repeats folded).
 
 ``run_pipeline`` is pure over a loaded index snapshot and reads as one line per stage. Each
 stage is a small function of its typed config that returns its ``StageTrace``: the stage's
@@ -43,7 +43,7 @@ from workbench.retrieval.llm_rerank import LlmReranker
 from workbench.retrieval.mmr import mmr
 from workbench.retrieval.ranking import RankedList
 from workbench.retrieval.rerank import Reranker, load_reranker, rerank
-from workbench.retrieval.stages import BM25, DENSE, FILTER, FINAL, FOLD, FUSION, MMR, RERANK, variant_stage
+from workbench.retrieval.stages import BM25, DENSE, FILTER, FINAL, FUSION, MMR, RERANK, variant_stage
 from workbench.retrieval.trace import SnapshotChunkViews, StageTrace, Trace
 
 QueryEmbedder = Callable[[str], np.ndarray]
@@ -120,9 +120,7 @@ def run_pipeline(
         stages.append(_mmr_stage(stages[-1].ranked, snapshot, vector(), config.mmr))
     if reranks(config.rerank):
         stages.append(_rerank_stage(query, stages[-1].ranked, snapshot, config.rerank, llm))
-    if config.fold.enabled:
-        stages.append(_fold_stage(stages[-1].ranked, snapshot, config.fold, config.retrieval.top_k))
-    stages.append(_final_stage(stages[-1].ranked, config.retrieval.top_k))
+    stages.append(_final_stage(stages[-1].ranked, config.retrieval.top_k, snapshot, config.fold))
 
     return Trace(
         query=query,
@@ -337,23 +335,24 @@ def _rerank_stage(
     return StageTrace(RERANK, stage_config, ranked, _ms(started), notes, details, calls)
 
 
-def _fold_stage(current: RankedList, snapshot: Snapshot, config: FoldConfig, top_k: int) -> StageTrace:
+def _final_stage(current: RankedList, top_k: int, snapshot: Snapshot, config: FoldConfig) -> StageTrace:
+    """The first ``top_k`` hits; with ``fold.enabled`` near-identical passages take one place
+    (``workbench.retrieval.fold``), the details listing each one's other places."""
+    stage_config = {"top_k": top_k, "fold": section_dict(config)}
+    if not config.enabled:
+        return StageTrace(FINAL, stage_config, current.top(top_k).renamed(FINAL), 0.0)
     started = time.perf_counter()
-    folding = fold(current, snapshot.chunks.text_of, top_k, config.threshold)
+    folding = fold(current, snapshot.chunks.text_of, top_k, config.threshold, name=FINAL)
     repeats = sum(len(places) for places in folding.places.values())
     notes = (
         (f"folded {repeats} near-identical chunks into {len(folding.places)} hits that list their other places",)
         if repeats
         else ()
     )
-    # eager: evaluation reads which places each hit stands for (``workbench.evaluation.stages``)
+    # eager and small: evaluation reads which places each hit stands for (``workbench.evaluation.stages``)
     return StageTrace(
-        FOLD, section_dict(config) | {"walked": folding.walked}, folding.ranked, _ms(started), notes, folding.details()
+        FINAL, stage_config, folding.ranked.top(top_k), _ms(started), notes, folding.details() if repeats else {}
     )
-
-
-def _final_stage(current: RankedList, top_k: int) -> StageTrace:
-    return StageTrace(FINAL, {"top_k": top_k}, current.top(top_k).renamed(FINAL), 0.0)
 
 
 # -- helpers ------------------------------------------------------------------------------------

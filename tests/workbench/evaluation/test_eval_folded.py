@@ -60,18 +60,17 @@ def test_units_of_a_folded_list_at_both_levels():
     assert ranked_units(ranked, documents, "doc") == ["a", "b", "c", "d"]
 
 
-def test_stage_rankings_read_places_from_the_fold_stage_on():
+def test_stage_rankings_read_places_in_the_final_list_only():
     before = RankedList("rerank", (10, 11, 20), (1, 1, 2), (3.0, 2.0, 1.0))
-    folded = RankedList("fold", (10, 20), (1, 2), (3.0, 1.0))
+    folded = RankedList("final", (10, 20), (1, 2), (3.0, 1.0))
     stages = (
         StageTrace("rerank", {}, before, 0.0),
-        StageTrace("fold", {}, folded, 0.0, (), {10: {"places": [11]}, 11: {"folded_into": 10, "overlap": 1.0}}),
-        StageTrace("final", {}, folded.renamed("final"), 0.0),
+        StageTrace("final", {}, folded, 0.0, (), {10: {"places": [11]}, 11: {"folded_into": 10, "overlap": 1.0}}),
     )
     trace = Trace("q", "c", {}, stages, {}, 0.0)
     rankings = stage_rankings(trace, "span")
-    assert rankings["rerank"] == [10, 11, 20]
-    assert rankings["fold"] == rankings["final"] == [m.Places({10, 11}), 20]
+    assert rankings["rerank"] == [10, 11, 20]  # the stages before it ranked the repeats apart
+    assert rankings["final"] == [m.Places({10, 11}), 20]
     # and after a round trip through JSON, as stored runs keep it
     again = stage_rankings(Trace.from_dict(trace.to_dict()), "span")
     assert again == rankings

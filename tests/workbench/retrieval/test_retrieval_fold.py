@@ -121,10 +121,14 @@ def test_a_paragraph_repeated_in_ten_sections_shows_once_with_its_places(handboo
     assert len(places) == 9
     chapters = {trace.chunks[c].heading_path[-2] for c in (repeats[0].chunk_id, *places)}
     assert len(chapters) == 10  # every chapter's copy, each at its own section
-    assert trace.stage("fold").notes == ("folded 9 near-identical chunks into 1 hits that list their other places",)
+    assert trace.stage_names() == ["bm25", "final"]  # folding is part of making the final list
+    # the places the repeats left go to the next distinct hits, in the order BM25 ranked them
+    distinct = [c for c in trace.stage("bm25").ranked.ids if "延伸思考" not in trace.chunks[c].text]
+    assert [v.chunk_id for v in final if "延伸思考" not in v.text] == distinct[:4]
+    assert trace.stage("final").notes == ("folded 9 near-identical chunks into 1 hits that list their other places",)
     off = bench.query("延伸思考 检索增强生成 项目", "book", config.with_value("fold.enabled", False))
     assert sum("延伸思考" in view.text for view in off.final_chunks()) == 5  # what the user saw
-    assert off.stage("fold") is None
+    assert off.stage("final").details == {} and not off.stage("final").notes
 
 
 def test_fold_is_on_by_default():
