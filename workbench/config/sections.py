@@ -314,7 +314,8 @@ class FoldConfig:
         "fold: the overlap from which two chunks are the same passage: the Jaccard similarity of their "
         "normalized texts' 5-character shingles (1 = only texts equal once case, character width, Markdown "
         "markers and whitespace are normalized)",
-        minimum=0.5,
+        # below 0.8 the candidate search (MinHash bands, ``workbench.retrieval.fold``) would miss pairs
+        minimum=0.8,
         maximum=1.0,
     )
 

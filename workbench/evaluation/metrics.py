@@ -33,7 +33,7 @@ Ranking = Sequence[Hashable]
 Judgements = Mapping[Hashable, int]
 
 
-class Places(frozenset):
+class Places(frozenset[Hashable]):
     """One position of a ranking that stands for several ids: a folded hit's places."""
 
 
