@@ -11,7 +11,8 @@ from collections.abc import Mapping
 
 from workbench.analysis.diff import FinalsDiff
 from workbench.generation.context import AssembledContext
-from workbench.retrieval.stages import FUSION, MMR, RERANK
+from workbench.retrieval.fold import folded_places
+from workbench.retrieval.stages import FINAL, FUSION, MMR, RERANK
 from workbench.retrieval.trace import ChunkView, Trace
 from workbench.text import count, shown_name
 
@@ -47,6 +48,14 @@ def chunk_label(view: ChunkView | None, chunk_id: int) -> str:
     return f"{where} (chunk {chunk_id})"
 
 
+def _place_label(view: ChunkView | None, chunk_id: int) -> str:
+    """A folded passage's other place: document › heading path, page (chunk id)."""
+    label = chunk_label(view, chunk_id)
+    if view is not None and view.page is not None:
+        label = label.replace(f" (chunk {chunk_id})", f", p. {view.page} (chunk {chunk_id})")
+    return label
+
+
 def stage_rows(trace: Trace, stage_name: str, relevant: Mapping[int, int] = {}, snippet_chars: int = 160) -> list[dict]:
     """One row per hit of the stage: relevance mark, rank, snippet, document, score, then the
     stage's own numbers (fusion: each route's rank; MMR: relevance and penalty; rerank: the rank
@@ -56,10 +65,13 @@ def stage_rows(trace: Trace, stage_name: str, relevant: Mapping[int, int] = {}, 
     if stage is None:
         raise KeyError(f"stage {stage_name!r} is not in this trace; it has {', '.join(trace.stage_names())}")
     rows = []
+    # the final list shows each folded passage's other places
+    folded = folded_places(trace) if stage_name == FINAL else {}
     for hit in stage.ranked.hits:
         view = trace.chunks.get(hit.chunk_id)
+        places = folded.get(hit.chunk_id, ())
         row = {
-            RELEVANT_COLUMN: "✓" if relevant.get(hit.chunk_id, 0) > 0 else "",
+            RELEVANT_COLUMN: "✓" if any(relevant.get(c, 0) > 0 for c in (hit.chunk_id, *places)) else "",
             "rank": hit.rank,
             "snippet": snippet(view.text, snippet_chars) if view else "",
             "document": document_name(view, hit.doc_id),
@@ -67,6 +79,8 @@ def stage_rows(trace: Trace, stage_name: str, relevant: Mapping[int, int] = {}, 
         }
         row.update(_stage_columns(stage.stage, stage.details.get(hit.chunk_id, {})))
         row.update({"heading": heading_text(view), "chunk": hit.chunk_id})
+        if folded:
+            row["also in"] = "; ".join(_place_label(trace.chunks.get(c), c) for c in places)
         rows.append(row)
     return rows
 

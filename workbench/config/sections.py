@@ -296,6 +296,31 @@ class MmrConfig:
 
 
 @dataclass(frozen=True)
+class FoldConfig:
+    """Near-identical passages (a boilerplate paragraph closing every chapter) folded into one hit
+    that lists its other places (``workbench.retrieval.fold``)."""
+
+    LIFETIME: ClassVar[Lifetime] = Lifetime.QUERY
+
+    enabled: bool = setting(
+        True,
+        "fold near-identical chunks into one hit that lists its other places (document, section, page), "
+        "so a repeated passage takes one place in the results and the next distinct hits take the rest",
+    )
+    # 0.9: one changed character in a 1,000-character chunk moves about 5 of its ~1,000 shingles
+    # (J ≈ 0.99), a changed chapter number or date a few more; two different passages share few
+    threshold: float = setting(
+        0.9,
+        "fold: the overlap from which two chunks are the same passage: the Jaccard similarity of their "
+        "normalized texts' 5-character shingles (1 = only texts equal once case, character width, Markdown "
+        "markers and whitespace are normalized)",
+        # below 0.8 the candidate search (MinHash bands, ``workbench.retrieval.fold``) would miss pairs
+        minimum=0.8,
+        maximum=1.0,
+    )
+
+
+@dataclass(frozen=True)
 class RerankConfig:
     LIFETIME: ClassVar[Lifetime] = Lifetime.QUERY
 

@@ -26,6 +26,7 @@ from workbench.config.sections import (
     DenseConfig,
     EmbeddingConfig,
     FilterConfig,
+    FoldConfig,
     FusionConfig,
     IndexConfig,
     MilvusConfig,
@@ -50,6 +51,7 @@ class WorkbenchConfig:
     filters: FilterConfig = field(default_factory=FilterConfig)
     mmr: MmrConfig = field(default_factory=MmrConfig)
     rerank: RerankConfig = field(default_factory=RerankConfig)
+    fold: FoldConfig = field(default_factory=FoldConfig)
     confidence: ConfidenceConfig = field(default_factory=ConfidenceConfig)
     ingest: IngestConfig = field(default_factory=IngestConfig)
     synth: SynthConfig = field(default_factory=SynthConfig)

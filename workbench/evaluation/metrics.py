@@ -10,6 +10,18 @@ Conventions (the same as ranx and trec_eval, so numbers are comparable):
 - gains are linear: a grade-2 item is worth twice a grade-1 item in DCG;
 - Recall and AP divide by the number of relevant ids, even when that exceeds k;
 - a query with nothing relevant scores 0 on every metric.
+
+A folded hit (``workbench.retrieval.fold``: one passage repeated in several places, shown once
+with its other places) is one position of the ranking holding a ``Places``, the set of ids it
+stands for. It is credited once where it stands and for every place it names:
+
+- its grade is the highest grade among its places (hit, precision, MRR, DCG's gain, AP's hits);
+- recall counts every relevant id among the places of the first k positions as retrieved;
+- nDCG's ideal ranking and AP's number of relevant ids count the relevant ids that one
+  ``Places`` of the ranking stands for as one (at their highest grade): the list can show them
+  only once, so a ranking that folds them into its first position still scores 1.
+
+A ranking without ``Places`` scores exactly as ranx does.
 """
 
 from __future__ import annotations
@@ -21,28 +33,58 @@ Ranking = Sequence[Hashable]
 Judgements = Mapping[Hashable, int]
 
 
+class Places(frozenset[Hashable]):
+    """One position of a ranking that stands for several ids: a folded hit's places."""
+
+
 def _relevant_only(relevant: Judgements) -> dict[Hashable, int]:
     return {item: grade for item, grade in relevant.items() if grade > 0}
+
+
+def _grade(item: Hashable, judged: Mapping[Hashable, int]) -> int:
+    """An id's grade; a ``Places``'s is the best of its places'."""
+    if isinstance(item, Places):
+        return max((judged.get(place, 0) for place in item), default=0)
+    return judged.get(item, 0)
+
+
+def _ids(item: Hashable) -> frozenset[Hashable]:
+    return item if isinstance(item, Places) else frozenset((item,))
+
+
+def _ideal_grades(ranked: Ranking, judged: Mapping[Hashable, int]) -> list[int]:
+    """The relevant grades, those one ``Places`` of the ranking stands for merged into their best."""
+    merged = dict(judged)
+    for item in ranked:
+        if isinstance(item, Places):
+            found = [place for place in item if place in merged]
+            if len(found) > 1:
+                best = max(merged.pop(place) for place in found)
+                merged[item] = best
+    return list(merged.values())
 
 
 def hit_at(ranked: Ranking, relevant: Judgements, k: int) -> float:
     """Hit@k = 1 if at least one of the first k ids is relevant, else 0."""
     judged = _relevant_only(relevant)
-    return 1.0 if any(item in judged for item in ranked[:k]) else 0.0
+    return 1.0 if any(_grade(item, judged) for item in ranked[:k]) else 0.0
 
 
 def precision_at(ranked: Ranking, relevant: Judgements, k: int) -> float:
     """P@k = |relevant ids among the first k| / k  (k, not the list length: short lists are penalised)."""
     judged = _relevant_only(relevant)
-    return sum(1 for item in ranked[:k] if item in judged) / k
+    return sum(1 for item in ranked[:k] if _grade(item, judged)) / k
 
 
 def recall_at(ranked: Ranking, relevant: Judgements, k: int) -> float:
-    """R@k = |relevant ids among the first k| / |relevant ids|  (0 when nothing is relevant)."""
+    """R@k = |relevant ids among the first k| / |relevant ids|  (0 when nothing is relevant).
+
+    A ``Places`` among the first k retrieves every relevant id it stands for."""
     judged = _relevant_only(relevant)
     if not judged:
         return 0.0
-    return sum(1 for item in ranked[:k] if item in judged) / len(judged)
+    found = {place for item in ranked[:k] for place in _ids(item) if place in judged}
+    return len(found) / len(judged)
 
 
 def mrr_at(ranked: Ranking, relevant: Judgements, k: int) -> float:
@@ -52,7 +94,7 @@ def mrr_at(ranked: Ranking, relevant: Judgements, k: int) -> float:
     """
     judged = _relevant_only(relevant)
     for position, item in enumerate(ranked[:k], start=1):
-        if item in judged:
+        if _grade(item, judged):
             return 1.0 / position
     return 0.0
 
@@ -69,10 +111,10 @@ def ndcg_at(ranked: Ranking, relevant: Judgements, k: int) -> float:
     k positions hold the best k judgements.
     """
     judged = _relevant_only(relevant)
-    ideal = dcg_at(sorted(judged.values(), reverse=True), k)
+    ideal = dcg_at(sorted(_ideal_grades(ranked, judged), reverse=True), k)
     if ideal == 0:
         return 0.0
-    return dcg_at([float(judged.get(item, 0)) for item in ranked], k) / ideal
+    return dcg_at([float(_grade(item, judged)) for item in ranked], k) / ideal
 
 
 def average_precision(ranked: Ranking, relevant: Judgements, k: int | None = None) -> float:
@@ -85,10 +127,10 @@ def average_precision(ranked: Ranking, relevant: Judgements, k: int | None = Non
         return 0.0
     hits, total = 0, 0.0
     for position, item in enumerate(ranked[:k] if k else ranked, start=1):
-        if item in judged:
+        if _grade(item, judged):
             hits += 1
             total += hits / position
-    return total / len(judged)
+    return total / len(_ideal_grades(ranked, judged))
 
 
 METRICS: dict[str, Callable[..., float]] = {

@@ -40,6 +40,7 @@ from workbench.evaluation.stages import (
 )
 from workbench.facade import WorkbenchFacade
 from workbench.llm.client import LlmClient
+from workbench.retrieval.fold import folded_places
 from workbench.retrieval.pipeline import needs_query_vectors
 from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import ChunkView, Trace, chunk_view, stored_chunks
@@ -260,7 +261,7 @@ def evaluate(
             if stages:
                 rankings = stage_rankings(trace, level, judge.document_keys)
             else:
-                rankings = {FINAL: ranked_units(trace.final, judge.document_keys, level)}
+                rankings = {FINAL: ranked_units(trace.final, judge.document_keys, level, folded_places(trace))}
             final = rankings.get(FINAL, [])
             metrics = m.compute_all(metric_names, final, relevant)
             answer = None

@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping, Sequence
 
 from workbench.evaluation import metrics as m
+from workbench.retrieval.fold import FoldedPlaces, folded_places
 from workbench.retrieval.ranking import RankedList
+from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import ChunkView, Trace
 
 POOL_RECALL = "recall@pool"
@@ -42,13 +44,32 @@ def ranked_documents(ranked: RankedList, document_of: Mapping[int, str]) -> list
     return list(seen)
 
 
-def ranked_units(ranked: RankedList, document_of: Mapping[int, str], level: str) -> Sequence[Hashable]:
-    """The ranking at an evaluation level: document keys (doc) or chunk ids (span)."""
-    if level == "doc":
-        return ranked_documents(ranked, document_of)
+def ranked_units(
+    ranked: RankedList, document_of: Mapping[int, str], level: str, places: FoldedPlaces | None = None
+) -> Sequence[Hashable]:
+    """The ranking at an evaluation level: document keys (doc) or chunk ids (span).
+
+    With ``places`` (a folded list's), a hit standing for other places is one ``Places`` position:
+    of its chunks at span level; at doc level of its documents not ranked before it (one left is
+    just that document's key, none drops the position, as a document repeated lower down is).
+    """
+    if level not in LEVELS:
+        raise ValueError(f"unknown evaluation level {level!r}; use one of {', '.join(LEVELS)}")
+    if not places:
+        return ranked_documents(ranked, document_of) if level == "doc" else ranked.chunk_ids()
     if level == "span":
-        return ranked.chunk_ids()
-    raise ValueError(f"unknown evaluation level {level!r}; use one of {', '.join(LEVELS)}")
+        return [m.Places((chunk_id, *places[chunk_id])) if chunk_id in places else chunk_id for chunk_id in ranked.ids]
+    units: list[Hashable] = []
+    seen: set[str] = set()
+    for chunk_id in ranked.ids:
+        keys = [document_of.get(c) for c in (chunk_id, *places.get(chunk_id, ()))]
+        new = [key for key in dict.fromkeys(keys) if key is not None and key not in seen]
+        seen.update(new)
+        if len(new) == 1:
+            units.append(new[0])
+        elif new:
+            units.append(m.Places(new))
+    return units
 
 
 def stage_rankings(
@@ -57,11 +78,16 @@ def stage_rankings(
     """Stage name -> its ranking at ``level``, in pipeline order.
 
     ``document_of`` (chunk id -> document key) defaults to the trace's own chunk views; evaluation
-    passes the judge's, built once per layout, so no query builds views.
+    passes the judge's, built once per layout, so no query builds views. The final list is read
+    with its folded hits' places (``ranked_units``).
     """
     if document_of is None:
         document_of = document_keys(trace.chunks) if level == "doc" else {}
-    return {stage.stage: ranked_units(stage.ranked, document_of, level) for stage in trace.stages}
+    places = folded_places(trace)
+    return {
+        stage.stage: ranked_units(stage.ranked, document_of, level, places if stage.stage == FINAL else None)
+        for stage in trace.stages
+    }
 
 
 def stage_metrics(

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from workbench.mcp_server.schemas import Citation, ConfidenceResult, ConfidenceSignal, SearchResult
+from workbench.generation.citing import MatchedPlace
+from workbench.mcp_server.schemas import Citation, ConfidenceResult, ConfidenceSignal, Place, SearchResult
 from workbench.retrieval.enhance import AS_TYPED
+from workbench.retrieval.fold import FoldedPlaces
 from workbench.retrieval.ranking import Hit
 from workbench.retrieval.trace import ChunkView
 from workbench.text import shown_name
@@ -36,43 +38,73 @@ def confidence_result(confidence) -> ConfidenceResult | None:
 
 
 def citations_from_hits(
-    hits: Iterable[Hit], chunk_views: Mapping[int, ChunkView], low_confidence: bool = False
+    hits: Iterable[Hit],
+    chunk_views: Mapping[int, ChunkView],
+    low_confidence: bool = False,
+    matched: Mapping[int, MatchedPlace] | None = None,
+    folded: FoldedPlaces | None = None,
 ) -> list[Citation]:
     """One citation per ranked hit that has a chunk view, numbered from 1 in rank order.
 
     ``hits`` are ``workbench.retrieval.ranking.Hit`` values (final stage), ``chunk_views`` the trace's
     ``ChunkView`` per chunk id. A hit without a view (cannot happen for a trace the pipeline
-    made) is skipped rather than leaving a gap in the numbering.
+    made) is skipped rather than leaving a gap in the numbering. ``matched`` (chunk id -> where
+    its best-matching sentence lies, ``workbench.generation.citing``) names the section and page
+    cited; without it, those of the chunk's start. ``folded`` (``workbench.retrieval.fold.folded_places``)
+    lists a folded passage's other places.
     """
     citations: list[Citation] = []
     for hit in hits:
         view = chunk_views.get(hit.chunk_id)
         if view is None:
             continue
+        place = (matched or {}).get(hit.chunk_id)
+        others = [chunk_views[c] for c in (folded or {}).get(hit.chunk_id, ()) if c in chunk_views]
         citations.append(
             Citation(
                 id=len(citations) + 1,
                 source=view.source,
                 doc_id=view.doc_id,
                 chunk_id=view.chunk_id,
-                heading_path=list(view.heading_path),
-                page=view.page,
+                heading_path=list(place.heading_path if place else view.heading_path),
+                page=place.page if place else view.page,
                 score=float(hit.score),
                 text=view.text,
                 low_confidence=low_confidence,
+                also_at=[
+                    Place(
+                        source=o.source,
+                        doc_id=o.doc_id,
+                        chunk_id=o.chunk_id,
+                        heading_path=list(o.heading_path),
+                        page=o.page,
+                    )
+                    for o in others
+                ],
             )
         )
     return citations
 
 
+def _where(source: str, heading_path: Iterable[str], page: int | None) -> str:
+    where = shown_name(source)
+    if heading_path:
+        where += HEADING_SEPARATOR + HEADING_SEPARATOR.join(heading_path)
+    if page is not None:
+        where += f", p. {page}"
+    return where
+
+
 def location(citation: Citation) -> str:
     """``file › Heading › Sub, p. 3``: where a passage sits, for people."""
-    where = shown_name(citation.source)
-    if citation.heading_path:
-        where += HEADING_SEPARATOR + HEADING_SEPARATOR.join(citation.heading_path)
-    if citation.page is not None:
-        where += f", p. {citation.page}"
-    return where
+    return _where(citation.source, citation.heading_path, citation.page)
+
+
+def also_at(citation: Citation) -> str:
+    """``also in: file › Heading, p. 4; ...``: a folded passage's other places ("" when it has none)."""
+    if not citation.also_at:
+        return ""
+    return "also in: " + "; ".join(_where(p.source, p.heading_path, p.page) for p in citation.also_at)
 
 
 def quote(text: str) -> list[str]:
@@ -122,6 +154,8 @@ def render_search(result: SearchResult, notes: Iterable[str] = ()) -> str:
     for citation in result.citations:
         marker = " (LOW CONFIDENCE)" if citation.low_confidence else ""
         lines.append(f"[{citation.id}]{marker} **{location(citation)}**")
+        if citation.also_at:
+            lines.append(f"_The same passage appears {len(citation.also_at)} more times; {also_at(citation)}_")
         lines.extend(quote(citation.text))
         lines.append("")
     lines.append("Sources:")

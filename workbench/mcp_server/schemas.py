@@ -11,18 +11,38 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 
+class Place(BaseModel):
+    """Another place a folded passage appears (its text there is near-identical)."""
+
+    source: str = Field(description="file name of the document")
+    doc_id: int = Field(description="document id")
+    chunk_id: int = Field(description="chunk id (get_chunk)")
+    heading_path: list[str] = Field(description="headings enclosing that chunk's start, outermost first")
+    page: int | None = Field(description="1-based page for paged formats (PDF), else null")
+
+
 class Citation(BaseModel):
     id: int = Field(description="1-based citation number; the Markdown text marks this passage as [id]")
     source: str = Field(description="file name of the cited document")
     doc_id: int = Field(description="document id (get_document_summary, list_document_sections, resources)")
     chunk_id: int = Field(description="chunk id (get_chunk)")
-    heading_path: list[str] = Field(description="headings enclosing the passage, outermost first")
-    page: int | None = Field(description="1-based page for paged formats (PDF), else null")
+    heading_path: list[str] = Field(
+        description="headings enclosing the passage's sentence that matches the query best (where a passage "
+        "runs across a heading, the section that sentence is in), outermost first"
+    )
+    page: int | None = Field(
+        description="1-based page of that sentence for paged formats (PDF), else null",
+    )
     score: float = Field(description="score from the last pipeline stage (higher is better; scale depends on stage)")
     text: str = Field(description="the passage text")
     low_confidence: bool = Field(
         default=False,
         description="true when no passage looks relevant (confidence.verdict is no_answer): a candidate, not an answer",
+    )
+    also_at: list[Place] = Field(
+        default_factory=list,
+        description="other places the same (near-identical) passage appears, folded into this citation "
+        "(setting fold.enabled), best ranked first",
     )
 
 

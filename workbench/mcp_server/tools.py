@@ -16,6 +16,7 @@ last time for the same collection and preset are reused, so queries do not fail 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import threading
 import time
@@ -34,6 +35,7 @@ from workbench.chunking.enrich import stored_enrichment
 from workbench.chunking.headings import find_headings
 from workbench.config import ConfigError, WorkbenchConfig
 from workbench.embedding import get_embedder
+from workbench.generation.citing import matched_places
 from workbench.mcp_server import views
 from workbench.mcp_server.arguments import (
     ToolInputError,
@@ -66,6 +68,7 @@ from workbench.mcp_server.schemas import (
 from workbench.mcp_server.targets import Target, TargetResolver
 from workbench.models.availability import ModelNotAvailableError
 from workbench.retrieval.confidence import NO_ANSWER, reaches
+from workbench.retrieval.fold import folded_places
 from workbench.retrieval.pipeline import QueryError, needs_query_vectors, reranks
 from workbench.service import NotFoundError, Workbench, uses_llm
 
@@ -135,6 +138,9 @@ class KnowledgeHub:
         # two threads encode at once, and the tool calls arrive on a thread pool.
         self._pipeline_lock = threading.Lock()
         self._targets = TargetResolver(bench, self.defaults)
+        # a document's Markdown never changes under its id (a changed file is a new document):
+        # citations of the same documents read the catalog once
+        self._markdown = functools.lru_cache(maxsize=64)(bench.markdown)
 
     # -- what a call runs against -------------------------------------------------------------
 
@@ -213,7 +219,16 @@ class KnowledgeHub:
         with contextlib.nullcontext() if ON_EVENT_LOOP.get() else self._pipeline_lock:
             trace = self.bench.query(text, target.collection, config, source="mcp")
         verdict = trace.confidence.verdict if trace.confidence else None
-        citations = citations_from_hits(trace.final.hits, trace.chunks, low_confidence=verdict == NO_ANSWER)
+        matched = matched_places(
+            text, trace.final_chunks(), self.bench.snapshot(target.collection, config), self._markdown
+        )
+        citations = citations_from_hits(
+            trace.final.hits,
+            trace.chunks,
+            low_confidence=verdict == NO_ANSWER,
+            matched=matched,
+            folded=folded_places(trace),
+        )
         withheld = 0
         if minimum and verdict and not reaches(verdict, minimum):
             withheld, citations = len(citations), []

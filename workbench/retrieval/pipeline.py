@@ -1,4 +1,4 @@
-"""The retrieval pipeline: query -> candidates -> fusion -> filters -> MMR -> rerank -> final top k.
+"""The retrieval pipeline: query -> candidates -> fusion -> filters -> MMR -> rerank -> final top k (repeats folded).
 
 ``run_pipeline`` is pure over a loaded index snapshot and reads as one line per stage. Each
 stage is a small function of its typed config that returns its ``StageTrace``: the stage's
@@ -23,6 +23,7 @@ from workbench.config import (
     Bm25Config,
     DenseConfig,
     FilterConfig,
+    FoldConfig,
     FusionConfig,
     MmrConfig,
     QueryConfig,
@@ -34,6 +35,7 @@ from workbench.llm.client import LlmClient
 from workbench.retrieval.assessment import DeferredConfidence, RerankScores
 from workbench.retrieval.enhance import AS_TYPED, EnhancedQuery, QueryVariant, enhance_query
 from workbench.retrieval.filters import ChunkScope, filter_hits, scope_of
+from workbench.retrieval.fold import fold
 from workbench.retrieval.fusion import fuse
 from workbench.retrieval.language_guard import LanguageCheck, check_language
 from workbench.retrieval.lazy import LazyMapping
@@ -118,7 +120,7 @@ def run_pipeline(
         stages.append(_mmr_stage(stages[-1].ranked, snapshot, vector(), config.mmr))
     if reranks(config.rerank):
         stages.append(_rerank_stage(query, stages[-1].ranked, snapshot, config.rerank, llm))
-    stages.append(_final_stage(stages[-1].ranked, config.retrieval.top_k))
+    stages.append(_final_stage(stages[-1].ranked, config.retrieval.top_k, snapshot, config.fold))
 
     return Trace(
         query=query,
@@ -333,8 +335,24 @@ def _rerank_stage(
     return StageTrace(RERANK, stage_config, ranked, _ms(started), notes, details, calls)
 
 
-def _final_stage(current: RankedList, top_k: int) -> StageTrace:
-    return StageTrace(FINAL, {"top_k": top_k}, current.top(top_k).renamed(FINAL), 0.0)
+def _final_stage(current: RankedList, top_k: int, snapshot: Snapshot, config: FoldConfig) -> StageTrace:
+    """The first ``top_k`` hits; with ``fold.enabled`` near-identical passages take one place
+    (``workbench.retrieval.fold``), the details listing each one's other places."""
+    stage_config = {"top_k": top_k, "fold": section_dict(config)}
+    if not config.enabled:
+        return StageTrace(FINAL, stage_config, current.top(top_k).renamed(FINAL), 0.0)
+    started = time.perf_counter()
+    folding = fold(current, snapshot.chunks.text_of, top_k, config.threshold, name=FINAL)
+    repeats = sum(len(places) for places in folding.places.values())
+    notes = (
+        (f"folded {repeats} near-identical chunks into {len(folding.places)} hits that list their other places",)
+        if repeats
+        else ()
+    )
+    # eager and small: evaluation reads which places each hit stands for (``workbench.evaluation.stages``)
+    return StageTrace(
+        FINAL, stage_config, folding.ranked.top(top_k), _ms(started), notes, folding.details() if repeats else {}
+    )
 
 
 # -- helpers ------------------------------------------------------------------------------------

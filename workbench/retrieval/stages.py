@@ -15,6 +15,7 @@ FUSION = "fusion"
 FILTER = "filter"
 MMR = "mmr"
 RERANK = "rerank"
+#: the first top k hits, near-identical passages folded (``workbench.retrieval.fold``)
 FINAL = "final"
 #: query enhancement: no ranked list of its own, but the stage its LLM calls are listed under
 QUERY = "query"

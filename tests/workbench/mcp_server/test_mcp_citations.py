@@ -93,3 +93,36 @@ def test_render_search_without_results_says_so():
         "No passage matches “zzz” (collection `docs`, preset `fast`, bm25 retrieval).\n"
         "_Note: no chunk shares a term with the query_\n"
     )
+
+
+def test_a_folded_passage_is_cited_once_with_its_other_places_and_a_crossing_chunk_where_it_matches(
+    bench, fake_embedder, fake_config
+):
+    from tests.workbench.generation.test_citing import REPORT
+    from tests.workbench.retrieval.test_retrieval_fold import HANDBOOK
+    from workbench.ingestion.ingest import Source
+    from workbench.mcp_server.defaults import ServerDefaults
+    from workbench.mcp_server.tools import KnowledgeHub
+
+    config = fake_config.with_overrides(["chunking.strategy=fixed", "chunking.size=80", "chunking.overlap=0"])
+    bench.ingest("docs", [Source(name="report.md", data=REPORT.encode())], config)
+    # one chunk per section: the boilerplate section is a chunk of its own in every chapter
+    bench.ingest(
+        "book",
+        [Source(name="handbook.md", data=HANDBOOK.encode())],
+        fake_config.with_value("chunking.strategy", "markdown"),
+    )
+    hub = KnowledgeHub(bench, ServerDefaults(collection="docs"))
+
+    cited = hub.search_by_keyword("Which visual components are analysed?", 5).result.citations
+    crossing = next(c for c in cited if "## 7." in c.text and "| large" in c.text)
+    assert crossing.heading_path == ["Technical Report", "7. Visual Components Analysis"]
+
+    output = hub.search_by_keyword("延伸思考 项目 主题", 5, collection="book")
+    cited = output.result.citations
+    repeated = [c for c in cited if "延伸思考" in c.text]
+    assert len(repeated) == 1 and len(cited) == 5
+    assert len(repeated[0].also_at) == 9
+    chapters = {tuple(p.heading_path[:2]) for p in repeated[0].also_at} | {tuple(repeated[0].heading_path[:2])}
+    assert len(chapters) == 10 and all(p.source == "handbook.md" for p in repeated[0].also_at)
+    assert "The same passage appears 9 more times; also in: handbook.md › 检索手册 › 第" in output.markdown
