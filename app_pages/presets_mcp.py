@@ -1,5 +1,6 @@
 """Presets & MCP: save the current configuration as a named preset, and get the exact MCP client
-configuration that serves this home and preset to Claude Desktop or VS Code."""
+configuration that serves this home and preset to Claude Desktop or VS Code (stdio), or the command
+that serves it over HTTP and the configuration that connects to it."""
 
 from __future__ import annotations
 
@@ -12,11 +13,15 @@ from workbench.mcp_server.client_config import (
     DEFAULT_SERVER_NAME,
     VSCODE_CONFIG_FILE,
     McpLaunch,
+    claude_code_http_command,
     claude_desktop_config,
     llm_env,
     to_json,
     vscode_config,
+    vscode_http_config,
 )
+from workbench.mcp_server.http import DEFAULT_PORT
+from workbench.service.sharing import MIN_TOKEN_CHARS, TOKEN_VAR
 from workbench.retrieval.llm_cost import endpoint_uses
 from workbench.text import preset_label
 from workbench.ui import session
@@ -110,8 +115,10 @@ def preset_table() -> None:
 def mcp_panel(collection: str, preset: str) -> None:
     st.subheader("Connect an AI assistant over MCP")
     st.caption(
-        "The assistant starts the workbench's MCP server itself, with this project's Python, and gets "
-        "search, document and citation tools over this home with the preset above."
+        "Over stdio the assistant starts the workbench's MCP server itself, with this project's Python, and "
+        "gets search, document and citation tools over this home with the preset above. Over HTTP you start "
+        "the server and the assistant connects to it; it also gets the evaluation loop's tools (evaluate, "
+        "tune, check) and runs long ones as tasks."
     )
     name_column, pin_column = st.columns([2, 1])
     server_name = name_column.text_input("Server name", value=DEFAULT_SERVER_NAME, key="mcp_server_name").strip()
@@ -122,12 +129,25 @@ def mcp_panel(collection: str, preset: str) -> None:
     )
     uses = endpoint_uses(session.current_config())
     llm = session.workbench().llm()
+    port_column, token_column = st.columns([1, 2], vertical_alignment="bottom")
+    port = port_column.number_input(
+        "HTTP port", min_value=1024, max_value=65535, value=DEFAULT_PORT, step=1, key="mcp_http_port"
+    )
+    token = token_column.checkbox(
+        "HTTP: require a token",
+        value=True,
+        key="mcp_http_token",
+        help=f"The server listens on 127.0.0.1, where any user of this machine can reach it; with {TOKEN_VAR} "
+        "set, every request must carry it.",
+    )
     launch = McpLaunch(
         home=session.home_path(),
         preset=preset,
         collection=collection if pin else None,
         server_name=server_name or DEFAULT_SERVER_NAME,
         extra_env=tuple(llm_env(llm.settings).items()) if uses else (),
+        port=int(port),
+        token=token,
     )
     if uses:
         source = (
@@ -141,7 +161,7 @@ def mcp_panel(collection: str, preset: str) -> None:
             "replace the placeholder with yours.",
             icon=":material/key:",
         )
-    claude_tab, vscode_tab, shell_tab = st.tabs(["Claude Desktop", "VS Code", "Command line"])
+    claude_tab, vscode_tab, shell_tab, http_tab = st.tabs(["Claude Desktop", "VS Code", "Command line", "HTTP"])
     with claude_tab:
         claude_json = to_json(claude_desktop_config(launch))
         st.code(claude_json, language="json")
@@ -167,6 +187,29 @@ def mcp_panel(collection: str, preset: str) -> None:
     with shell_tab:
         st.code(launch.command_line(), language="bash")
         st.caption("The same server by hand: it speaks MCP over stdin/stdout, so it waits silently for a client.")
+    with http_tab:
+        http_panel(launch)
+
+
+def http_panel(launch: McpLaunch) -> None:
+    st.markdown("**1. Start the server** (it serves until you stop it with Ctrl-C):")
+    if launch.token:
+        st.caption(
+            f"First set {TOKEN_VAR} in that shell to a secret of {MIN_TOKEN_CHARS}+ characters, e.g. "
+            f"`read -rs {TOKEN_VAR} && export {TOKEN_VAR}` (typed, not echoed, not kept in the shell's history). "
+            "It is never written into a configuration."
+        )
+    st.code(launch.http_command_line(), language="bash")
+    st.markdown(f"**2. Connect the assistant** to {launch.http_url}. VS Code (`.vscode/mcp.json`):")
+    vscode_json = to_json(vscode_http_config(launch))
+    st.code(vscode_json, language="json")
+    if launch.token:
+        st.caption("VS Code asks for the token once and keeps it in its secret store.")
+    st.download_button(
+        "Download mcp.json", vscode_json, file_name="mcp.json", mime="application/json", key="mcp_download_http"
+    )
+    st.markdown("Claude Code:")
+    st.code(claude_code_http_command(launch), language="bash")
 
 
 st.title("Presets & MCP")

@@ -14,6 +14,12 @@ Then the same calls to ``bench/mcp_floor_server.py``, a server that searches not
 a kept answer of the same shape: what the SDK, the transport and the machine cost before any
 search runs ("no search" rows). Prints errors (goal 0), p50 and p95 latency of each, the ratio of
 each p95 to stdio's (goal: HTTP within 3x) and the load average.
+
+First, before any of that: the time from a server's start to its first answer on a BM25-only
+preset (``--bm25-preset``, saved in the home as ``retrieval.mode=bm25`` when it is not there),
+over stdio (the client spawns the server and hands it ``initialize``) and over HTTP (from
+``Popen`` to the answer), each ``--starts`` times on a fresh process. Goal: at most 1 s: a
+keyword search must not wait for the embedding model, which loads in the background meanwhile.
 """
 
 from __future__ import annotations
@@ -143,6 +149,72 @@ def stdio_parameters(module_arguments: list[str]):
     return StdioServerParameters(command=sys.executable, args=["-m", *module_arguments], cwd=str(ROOT), env=ENV)
 
 
+BM25_PRESET = "bench-bm25"
+FIRST_ANSWER_GOAL_S = 1.0
+
+
+def bm25_preset(home: Path, name: str) -> str:
+    """``name``, saved in ``home`` as a BM25-only preset when it is not there yet."""
+    from workbench.service import Workbench
+
+    bench = Workbench(home)
+    if name not in {preset.name for preset in bench.presets()}:
+        bench.save_preset(name, {"retrieval.mode": "bm25"}, "bench_mcp: BM25 only, no embedding model")
+    mode = bench.config_for(None, name).retrieval.mode
+    if mode != "bm25":
+        raise SystemExit(f"--bm25-preset {name} searches in mode {mode}, not bm25; name a BM25-only preset")
+    return name
+
+
+async def first_answer(target, query: str, collection: str) -> float:
+    """Seconds until ``target``'s first ``query_knowledge_hub`` answer (stdio: the spawn included)."""
+    from mcp.client.client import Client
+
+    started = time.perf_counter()
+    async with Client(target) as client:
+        result = await client.call_tool("query_knowledge_hub", {"query": query, "collection": collection})
+    if result.is_error:
+        raise SystemExit(f"the first query failed: {getattr(result.content[0], 'text', result.content[0])}"[:300])
+    return time.perf_counter() - started
+
+
+def http_first_answer(server_arguments: list[str], query: str, collection: str) -> float:
+    """Seconds from starting ``python -m workbench mcp --http ...`` to its first answer."""
+    port = free_port()
+    started = time.perf_counter()
+    server = subprocess.Popen(
+        [sys.executable, "-m", *server_arguments, "--port", str(port)], cwd=ROOT, env=ENV, stderr=subprocess.DEVNULL
+    )
+    try:
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.perf_counter() - started > 120 or server.poll() is not None:
+                    raise SystemExit(f"the HTTP server did not start: {' '.join(server_arguments)}") from None
+                time.sleep(0.01)
+        anyio.run(first_answer, f"http://127.0.0.1:{port}/mcp", query, collection)
+        return time.perf_counter() - started
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def first_answer_rows(home: Path, preset: str, query: str, collection: str, starts: int) -> list[list]:
+    server = ["workbench", "mcp", "--home", str(home), "--collection", collection, "--preset", preset]
+    measured = {
+        "stdio": [anyio.run(first_answer, stdio_parameters(server), query, collection) for _ in range(starts)],
+        "HTTP": [http_first_answer([*server, "--http"], query, collection) for _ in range(starts)],
+    }
+    rows = []
+    for transport, seconds in measured.items():
+        ordered = sorted(seconds)
+        met = "yes" if ordered[-1] <= FIRST_ANSWER_GOAL_S else "no"
+        rows.append([transport, preset, len(ordered), f"{ordered[len(ordered) // 2]:.2f}", f"{ordered[-1]:.2f}", met])
+    return rows
+
+
 def client_counts(text: str) -> list[int]:
     """``--clients``: one count (8) or several (1,2,4,8), each at least 1."""
     try:
@@ -225,10 +297,16 @@ def main() -> int:
     )
     parser.add_argument("--calls", type=int, default=400)
     parser.add_argument("--trials", type=int, default=40, help="the tune task's trials")
+    parser.add_argument(
+        "--bm25-preset",
+        default=BM25_PRESET,
+        help=f"the BM25-only preset the first answers are timed on (default {BM25_PRESET}, saved if missing)",
+    )
+    parser.add_argument("--starts", type=int, default=5, help="server starts timed per transport (default 5)")
     parser.add_argument("--smoke", action="store_true", help="1 and 2 clients, 40 calls, 5 trials (builds a demo home)")
     arguments = parser.parse_args()
     if arguments.smoke:
-        arguments.clients, arguments.calls, arguments.trials = [1, 2], 40, 5
+        arguments.clients, arguments.calls, arguments.trials, arguments.starts = [1, 2], 40, 5, 1
     home = arguments.home
     if home is None:
         if not arguments.smoke:
@@ -240,6 +318,16 @@ def main() -> int:
         load_demo(Workbench(home))
     queries = questions(home, arguments.golden)
     calls, collection = arguments.calls, arguments.collection
+    preset = bm25_preset(home, arguments.bm25_preset)
+    load_first = os.getloadavg()
+    first_rows = first_answer_rows(home, preset, queries[0], collection, arguments.starts)
+    table(
+        f"from server start to the first answer, {collection} on BM25-only preset {preset} (goal <= "
+        f"{FIRST_ANSWER_GOAL_S:g} s; stdio: spawn and initialize included); load average {load_first[0]:.2f} "
+        f"before, {os.getloadavg()[0]:.2f} after, {os.cpu_count()} cores",
+        ["transport", "preset", "starts", "median s", "max s", "goal met"],
+        first_rows,
+    )
     load_before = os.getloadavg()
     # a list, not a dict: a count given twice (8,8,8) is measured each time
     runs = [

@@ -74,3 +74,14 @@ def check_reference(name: str, value: int | str | None) -> str:
             "(query_knowledge_hub citations and resources list them)"
         )
     return text
+
+
+#: what evaluate and check score at: relevant documents, or relevant spans (where the golden set judges them)
+LEVELS = ("doc", "span")
+
+
+def check_level(value: str | None) -> str:
+    text = str(value if value is not None else "doc").strip().lower() or "doc"
+    if text not in LEVELS:
+        raise ToolInputError(f"level must be one of {', '.join(LEVELS)} (default doc); got {value!r}")
+    return text

@@ -1,4 +1,4 @@
-"""MCP client configuration for serving a workbench home and preset over stdio.
+"""MCP client configuration for serving a workbench home and preset, over stdio and over HTTP.
 
 The server is ``python -m workbench mcp --home HOME --preset PRESET [--collection C]``. The
 client starts it with this project's virtualenv Python by absolute path (so the right packages
@@ -6,6 +6,12 @@ load whatever the client's PATH is) and with the project folder on ``PYTHONPATH`
 ``-m workbench`` resolves from any working directory: neither Claude Desktop nor VS Code's
 ``mcp.json`` lets a stdio server set its working directory). ``HF_HUB_OFFLINE=1`` keeps the
 server's model loading from reaching the Hub: it loads what is on disk, as the app does.
+
+Over HTTP the client does not start the server: the user runs ``http_command_line`` (the same
+launch plus ``--http --port P``), and the client connects to ``http_url``. With a token, the
+server reads it from ``WORKBENCH_TOKEN`` in the shell that starts it, and the client sends it as
+``Authorization: Bearer <token>``: VS Code asks for it once (a password input, kept in its secret
+store), so the token is written in neither the configuration nor this page (docs/mcp.md).
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.llm.endpoint import API_KEY_VARS, BASE_URL_VARS, MODEL_VAR, LlmSettings
+from workbench.mcp_server.http import DEFAULT_HOST, DEFAULT_PORT, MCP_PATH
+from workbench.service.sharing import TOKEN_VAR
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 DEFAULT_SERVER_NAME = "rag-workbench"
@@ -30,6 +38,9 @@ VSCODE_CONFIG_FILE = ".vscode/mcp.json in your workspace (or MCP: Open User Conf
 API_KEY_PLACEHOLDER = "<your API key>"
 EXAMPLE_BASE_URL = "http://localhost:11434/v1"
 MODEL_PLACEHOLDER = "<model name>"
+#: the VS Code input the HTTP configuration asks the token with: ``${input:workbench-token}``
+TOKEN_INPUT_ID = "workbench-token"
+TOKEN_INPUT = "${input:" + TOKEN_INPUT_ID + "}"
 
 
 def venv_python() -> str:
@@ -48,6 +59,9 @@ class McpLaunch:
     server_name: str = DEFAULT_SERVER_NAME
     #: more environment for the server, e.g. ``llm_env``'s endpoint settings
     extra_env: tuple[tuple[str, str], ...] = ()
+    #: over HTTP: the port the server listens on (on this machine only) and whether it needs a token
+    port: int = DEFAULT_PORT
+    token: bool = True
 
     def command(self) -> str:
         return self.python or venv_python()
@@ -63,10 +77,28 @@ class McpLaunch:
 
     def command_line(self) -> str:
         """The same launch as one shell line, for trying the server by hand."""
-        import shlex
+        return _shell_line(self.env(), [self.command(), *self.args()])
 
-        env = " ".join(f"{key}={shlex.quote(value)}" for key, value in self.env().items())
-        return f"{env} {shlex.quote(self.command())} " + " ".join(shlex.quote(a) for a in self.args())
+    def http_args(self) -> list[str]:
+        return [*self.args(), "--http", "--port", str(self.port)]
+
+    def http_command_line(self) -> str:
+        """The shell line that starts the HTTP server (it reads ``WORKBENCH_TOKEN`` from the shell)."""
+        return _shell_line(self.env(), [self.command(), *self.http_args()])
+
+    @property
+    def http_url(self) -> str:
+        return f"http://{DEFAULT_HOST}:{self.port}{MCP_PATH}"
+
+    def http_headers(self) -> dict[str, str]:
+        """The headers a client sends: the token, as VS Code's input fills it in."""
+        return {"Authorization": f"Bearer {TOKEN_INPUT}"} if self.token else {}
+
+
+def _shell_line(env: dict[str, str], command: list[str]) -> str:
+    import shlex
+
+    return " ".join([*(f"{key}={shlex.quote(value)}" for key, value in env.items()), *map(shlex.quote, command)])
 
 
 def llm_env(settings: LlmSettings | None) -> dict[str, str]:
@@ -99,6 +131,24 @@ def vscode_config(launch: McpLaunch) -> dict:
             }
         }
     }
+
+
+def vscode_http_config(launch: McpLaunch) -> dict:
+    """``.vscode/mcp.json`` for the HTTP server: its URL and, with a token, the header VS Code fills
+    in from a password input it asks once."""
+    server: dict = {"type": "http", "url": launch.http_url}
+    if not launch.token:
+        return {"servers": {launch.server_name: server}}
+    token_input = {"type": "promptString", "id": TOKEN_INPUT_ID, "description": "RAG Workbench token", "password": True}
+    return {"inputs": [token_input], "servers": {launch.server_name: {**server, "headers": launch.http_headers()}}}
+
+
+def claude_code_http_command(launch: McpLaunch) -> str:
+    """Claude Code's one line for the HTTP server; the token comes from the shell's ``WORKBENCH_TOKEN``."""
+    import shlex
+
+    header = f' --header "Authorization: Bearer ${TOKEN_VAR}"' if launch.token else ""
+    return f"claude mcp add --transport http {shlex.quote(launch.server_name)} {launch.http_url}{header}"
 
 
 def to_json(config: dict) -> str:

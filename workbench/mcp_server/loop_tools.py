@@ -21,6 +21,7 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from workbench.mcp_server.arguments import LEVELS
 from workbench.mcp_server.jobs import _PROGRESS, Jobs, Progress, with_progress
 from workbench.mcp_server.loop_schemas import (
     CheckOut,
@@ -48,11 +49,24 @@ run as tasks (io.modelcontextprotocol/tasks) when the client supports them."""
 READS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 RUNS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
-Collection = Annotated[str | None, Field(description="collection; default: the home's only collection")]
+Collection = Annotated[
+    str | None, Field(description="collection; default: the server's --collection, else the home's only collection")
+]
 Golden = Annotated[str | None, Field(description="golden set name (list_golden_sets); default: the collection's name")]
-Preset = Annotated[str | None, Field(description="preset to start from; default: the collection's default preset")]
+Preset = Annotated[
+    str | None,
+    Field(description="preset to start from; default: the server's --preset, else the collection's default preset"),
+]
 Settings = Annotated[
-    list[str], Field(description="config overrides on top of the preset, each 'key=value' (like --set)")
+    list[str],
+    Field(description="config overrides on top of the preset (and the server's --set), each 'key=value'"),
+]
+Level = Annotated[
+    str,
+    Field(
+        description="doc (relevant documents) or span (relevant passages, where the golden set judges them)",
+        json_schema_extra={"enum": list(LEVELS)},
+    ),
 ]
 INGEST_PATHS = "files or folders under the server's --ingest-root (a relative path is taken from there)"
 Metric = Annotated[str, Field(description="ranking metric, e.g. ndcg@10, recall@10, mrr@10")]
@@ -81,7 +95,8 @@ class _LoopProvider:
             if self._loop is None:
                 from workbench.mcp_server.loop import EvaluationLoop
 
-                self._loop = EvaluationLoop(self._provider.get().bench)
+                hub = self._provider.get()
+                self._loop = EvaluationLoop(hub.bench, hub.defaults)
             return self._loop
 
 
@@ -160,7 +175,7 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
         preset: Preset = None,
         settings: Settings = [],  # noqa: B006 - the SDK copies defaults per call
         metrics: Annotated[str, Field(description="comma separated; default: the standard set")] = "",
-        level: Annotated[str, Field(description="doc or span", json_schema_extra={"enum": ["doc", "span"]})] = "doc",
+        level: Level = "doc",
         label: Annotated[str, Field(description="a label stored with the run")] = "",
     ) -> Annotated[CallToolResult, EvaluationOut]:
         """Score one configuration (a preset plus settings) on a golden set, like `workbench eval`.
@@ -223,8 +238,10 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
     @tool("Check a preset against a baseline")
     def check(
         ctx: Context,
-        preset: Annotated[str, Field(description="the preset under test")],
         baseline: Annotated[str, Field(description="a stored run id (12 or run:12) or a preset evaluated now")],
+        preset: Annotated[
+            str | None, Field(description="the preset under test; default: the server's --preset")
+        ] = None,
         collection: Collection = None,
         golden: Golden = None,
         metric: Metric = "ndcg@10",
@@ -234,6 +251,7 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
         held_out_only: Annotated[
             bool, Field(description="compare only on the queries the preset's tune study never saw")
         ] = False,
+        level: Level = "doc",
     ) -> Annotated[CallToolResult, CheckOut]:
         """The CI regression gate (`workbench check`): is `preset` significantly worse than
         `baseline`? exit_code is what the command exits with: 0 passes, 1 a drop larger than
@@ -243,7 +261,17 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
         compares on the others. power_note says when the queries are too few to show a gain."""
         return call(
             lambda lp: lp.check(
-                preset, baseline, collection, golden, metric, max_drop, alpha, permutations, store_runs, held_out_only
+                preset,
+                baseline,
+                collection,
+                golden,
+                metric,
+                max_drop,
+                alpha,
+                permutations,
+                store_runs,
+                held_out_only,
+                level,
             ),
             ctx,
         )
@@ -322,7 +350,10 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
         def ingest(
             ctx: Context,
             paths: Annotated[list[str], Field(description=INGEST_PATHS, min_length=1)],
-            collection: Annotated[str, Field(description="collection to ingest into (created if new)")],
+            collection: Annotated[
+                str | None,
+                Field(description="collection to ingest into (created if new); default: the server's --collection"),
+            ] = None,
         ) -> Annotated[CallToolResult, IngestOut]:
             """Parse, chunk and embed files into a collection, like `workbench ingest`. Only paths
             under the folder the server was started with (--ingest-root) are accepted. Runs as a

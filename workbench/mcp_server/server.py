@@ -2,8 +2,9 @@
 
 Start-up is kept light so ``initialize`` is answered at once: this module imports only the MCP
 SDK and the small argument/schema modules. The core (DuckDB, numpy, torch) is imported on first
-use, and a background thread warms the default collection's index snapshot and embedding model
-as soon as the client has finished the handshake.
+use, and a background thread, started with the server, imports it and warms the default
+collection's index snapshot, then its embedding model. A keyword (BM25) search needs only the
+snapshot, so on a BM25 preset the first answer does not wait for the model.
 
 stdout carries protocol messages only. The SDK points file descriptor 1 at stderr while it
 serves, so a stray print or progress bar from a library cannot corrupt the stream; all logging
@@ -160,7 +161,7 @@ class HubProvider:
         from workbench.text import error_message
 
         try:
-            self.get().warm_up()
+            self.get().warm_up(before_models=self.foreground.wait_turn)
         except CALLER_ERRORS as error:
             log.info("nothing to warm up: %s", error_message(error))
         except Exception:  # the first query loads what it needs instead
@@ -187,15 +188,17 @@ class HubProvider:
         return await anyio.to_thread.run_sync(self.call, produce)
 
     def call(self, produce: Callable[[KnowledgeHub], ToolOutput]) -> CallToolResult:
-        """Run one tool; a mistake the caller can fix becomes an ``isError`` result."""
+        """Run one tool; a mistake the caller can fix becomes an ``isError`` result, in the words of
+        a tool call (``in_tool_terms``: the shared code it comes from may name a CLI flag)."""
         from workbench.mcp_server.tools import CALLER_ERRORS
+        from workbench.mcp_server.vocabulary import in_tool_terms
         from workbench.text import error_message
 
         try:
             with self.foreground.answering():
                 output = produce(self.get())
         except CALLER_ERRORS as error:
-            return CallToolResult(content=[TextContent(text=error_message(error))], is_error=True)
+            return CallToolResult(content=[TextContent(text=in_tool_terms(error_message(error)))], is_error=True)
         images = [
             ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime) for data, mime in output.images
         ]
@@ -206,11 +209,9 @@ class HubProvider:
 
 
 class WarmUpAfterHandshake:
-    """Server middleware: start warming once the client is past ``initialize``.
-
-    Loading torch competes for the CPU and the GIL, so it waits until the ``initialize``
-    answer is on its way (the next message is ``notifications/initialized``).
-    """
+    """Server middleware: start warming once the client is past ``initialize``, if it has not
+    started yet (``serve`` and ``serve_http`` start it with the server; a server built in-process
+    for tests starts it here)."""
 
     def __init__(self, provider: HubProvider):
         self._provider = provider
@@ -224,11 +225,20 @@ class WarmUpAfterHandshake:
 
 class WorkbenchMCPServer(MCPServer):
     """The SDK's server, plus: every document listed as a resource (the SDK lists only resources
-    registered up front), and an answer to stdin lines that are not JSON-RPC messages."""
+    registered up front), an answer to stdin lines that are not JSON-RPC messages, and a call with
+    an argument the tool does not take refused by name."""
 
     def __init__(self, provider: HubProvider, **kwargs: Any):
         super().__init__(**kwargs)
         self._provider = provider
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        # the SDK's argument model ignores what it does not know: a misspelt `levl` would run the
+        # call at the default level and say nothing
+        unknown = unknown_arguments(self._tool_manager.get_tool(name), arguments)
+        if unknown:
+            return CallToolResult(content=[TextContent(text=unknown)], is_error=True)
+        return await super().call_tool(name, arguments, context)
 
     async def run_stdio_async(self) -> None:
         async with stdio_server() as (transport_in, transport_out):
@@ -264,6 +274,21 @@ class WorkbenchMCPServer(MCPServer):
             MCPResource(uri=d.uri, name=d.name, title=d.title, description=d.description, mime_type="text/markdown")
             for d in documents
         ]
+
+
+def unknown_arguments(tool: Any, arguments: dict[str, Any] | None) -> str:
+    """The refusal of ``arguments`` the registered ``tool`` does not take ("" when it takes them all)."""
+    if tool is None:
+        return ""  # the SDK answers an unknown tool itself
+    known = sorted(tool.parameters.get("properties", {}))
+    unknown = [name for name in arguments or {} if name not in known]
+    if not unknown:
+        return ""
+    plural = "s" if len(unknown) > 1 else ""
+    return (
+        f"unknown argument{plural} {', '.join(repr(name) for name in unknown)} for tool {tool.name!r}; "
+        f"known: {', '.join(known) or 'none (call it without arguments)'}"
+    )
 
 
 def build_server(provider: HubProvider, loop: Any = None) -> WorkbenchMCPServer:
@@ -433,7 +458,10 @@ def serve(home: str | None, preset: str | None, collection: str | None, override
         collection or "auto",
         preset or "the collection's default",
     )
-    build_server(HubProvider(home, defaults)).run("stdio")
+    provider = HubProvider(home, defaults)
+    server = build_server(provider)
+    provider.start_warm_up()  # now, not after the handshake: the first call may come right after it
+    server.run("stdio")
     log.info("client closed the connection; exiting")
     # Leave without finalising the interpreter. Clients allow a server about two seconds after
     # closing stdin before they kill it, and tearing down torch takes longer than that on a busy
