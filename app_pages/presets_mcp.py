@@ -21,8 +21,8 @@ from workbench.mcp_server.client_config import (
     vscode_http_config,
 )
 from workbench.mcp_server.http import DEFAULT_PORT
-from workbench.service.sharing import MIN_TOKEN_CHARS, TOKEN_VAR
 from workbench.retrieval.llm_cost import endpoint_uses
+from workbench.service.sharing import MIN_TOKEN_CHARS, TOKEN_VAR
 from workbench.text import preset_label
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only

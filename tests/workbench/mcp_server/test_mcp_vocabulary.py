@@ -27,8 +27,8 @@ ANY_FLAG = re.compile(r"(?<![\w`-])--([a-z][a-z0-9-]*)")
             'run 3 was scored at level doc; pass `level="doc"` or evaluate again',
         ),
         (
-            "study 's' already exists (/h/s.db); add --resume to continue it, or --study NAME to start another",
-            "study 's' already exists (/h/s.db); add `resume=true` to continue it, or the `study` argument to start another",
+            "study 's' exists; add --resume to continue it, or --study NAME to start another",
+            "study 's' exists; add `resume=true` to continue it, or the `study` argument to start another",
         ),
         (
             "(interval [0, 0] covers zero); --force saves it anyway",
@@ -43,8 +43,8 @@ ANY_FLAG = re.compile(r"(?<![\w`-])--([a-z][a-z0-9-]*)")
         ),
         ("raise it with --set ingest.max_chunks=1200.", 'raise it with `settings=["ingest.max_chunks=1200"]`.'),
         (
-            "evaluate the baseline again (python -m workbench eval ...) and pass the new run, or pass a preset as --baseline",
-            "evaluate the baseline again (the evaluate tool) and pass the new run, or pass a preset as the `baseline` argument",
+            "evaluate it again (python -m workbench eval ...) and pass the new run, or pass a preset as --baseline",
+            "evaluate it again (the evaluate tool) and pass the new run, or pass a preset as the `baseline` argument",
         ),
         (
             "or with python -m workbench golden synth --collection my-docs",
