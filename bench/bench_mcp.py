@@ -18,8 +18,9 @@ each p95 to stdio's (goal: HTTP within 3x) and the load average.
 First, before any of that: the time from a server's start to its first answer on a BM25-only
 preset (``--bm25-preset``, saved in the home as ``retrieval.mode=bm25`` when it is not there),
 over stdio (the client spawns the server and hands it ``initialize``) and over HTTP (from
-``Popen`` to the answer), each ``--starts`` times on a fresh process. Goal: at most 1 s: a
-keyword search must not wait for the embedding model, which loads in the background meanwhile.
+``Popen`` to the answer), each ``--starts`` times on a fresh process, split where the server is
+ready (initialize answered; listening). Goal: at most 1 s from ready to the answer: a keyword
+search must not wait for the embedding model, which loads in the background meanwhile.
 """
 
 from __future__ import annotations
@@ -166,20 +167,25 @@ def bm25_preset(home: Path, name: str) -> str:
     return name
 
 
-async def first_answer(target, query: str, collection: str) -> float:
-    """Seconds until ``target``'s first ``query_knowledge_hub`` answer (stdio: the spawn included)."""
+async def first_answer(target, query: str, collection: str, started: float | None = None) -> tuple[float, float]:
+    """(ready, answered): seconds from ``started`` (default: now) until ``target`` is ready (stdio:
+    the client spawned the server and has its ``initialize`` answer) and until its first
+    ``query_knowledge_hub`` answer."""
     from mcp.client.client import Client
 
-    started = time.perf_counter()
+    started = time.perf_counter() if started is None else started
     async with Client(target) as client:
+        ready = time.perf_counter() - started
         result = await client.call_tool("query_knowledge_hub", {"query": query, "collection": collection})
+        answered = time.perf_counter() - started
     if result.is_error:
         raise SystemExit(f"the first query failed: {getattr(result.content[0], 'text', result.content[0])}"[:300])
-    return time.perf_counter() - started
+    return ready, answered
 
 
-def http_first_answer(server_arguments: list[str], query: str, collection: str) -> float:
-    """Seconds from starting ``python -m workbench mcp --http ...`` to its first answer."""
+def http_first_answer(server_arguments: list[str], query: str, collection: str) -> tuple[float, float]:
+    """(ready, answered): seconds from starting ``python -m workbench mcp --http ...`` until it
+    accepts connections and until its first answer."""
     port = free_port()
     started = time.perf_counter()
     server = subprocess.Popen(
@@ -194,8 +200,9 @@ def http_first_answer(server_arguments: list[str], query: str, collection: str) 
                 if time.perf_counter() - started > 120 or server.poll() is not None:
                     raise SystemExit(f"the HTTP server did not start: {' '.join(server_arguments)}") from None
                 time.sleep(0.01)
-        anyio.run(first_answer, f"http://127.0.0.1:{port}/mcp", query, collection)
-        return time.perf_counter() - started
+        ready = time.perf_counter() - started
+        _connected, answered = anyio.run(first_answer, f"http://127.0.0.1:{port}/mcp", query, collection, started)
+        return ready, answered
     finally:
         server.terminate()
         server.wait(30)
@@ -208,10 +215,16 @@ def first_answer_rows(home: Path, preset: str, query: str, collection: str, star
         "HTTP": [http_first_answer([*server, "--http"], query, collection) for _ in range(starts)],
     }
     rows = []
-    for transport, seconds in measured.items():
-        ordered = sorted(seconds)
-        met = "yes" if ordered[-1] <= FIRST_ANSWER_GOAL_S else "no"
-        rows.append([transport, preset, len(ordered), f"{ordered[len(ordered) // 2]:.2f}", f"{ordered[-1]:.2f}", met])
+    for transport, runs in measured.items():
+        ready = sorted(r for r, _ in runs)
+        after_ready = sorted(a - r for r, a in runs)
+        total = sorted(a for _, a in runs)
+        met = "yes" if after_ready[-1] <= FIRST_ANSWER_GOAL_S else "no"
+        middle = len(runs) // 2
+        rows.append(
+            [transport, preset, len(runs), f"{ready[middle]:.2f}", f"{after_ready[middle]:.2f}"]
+            + [f"{after_ready[-1]:.2f}", f"{total[middle]:.2f}", met]
+        )
     return rows
 
 
@@ -322,10 +335,11 @@ def main() -> int:
     load_first = os.getloadavg()
     first_rows = first_answer_rows(home, preset, queries[0], collection, arguments.starts)
     table(
-        f"from server start to the first answer, {collection} on BM25-only preset {preset} (goal <= "
-        f"{FIRST_ANSWER_GOAL_S:g} s; stdio: spawn and initialize included); load average {load_first[0]:.2f} "
+        f"from server start to the first answer, {collection} on BM25-only preset {preset}, medians: ready (stdio: "
+        "spawned and initialize answered; HTTP: listening), ready to the first answer (goal <= "
+        f"{FIRST_ANSWER_GOAL_S:g} s at every start), start to the first answer; load average {load_first[0]:.2f} "
         f"before, {os.getloadavg()[0]:.2f} after, {os.cpu_count()} cores",
-        ["transport", "preset", "starts", "median s", "max s", "goal met"],
+        ["transport", "preset", "starts", "ready s", "ready to answer s", "max", "start to answer s", "goal met"],
         first_rows,
     )
     load_before = os.getloadavg()

@@ -123,8 +123,9 @@ def test_the_http_command_and_configuration_connect_and_answer(snippets, tmp_pat
     # the shell the page's command runs in, with WORKBENCH_TOKEN set as the page says
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"} | {"WORKBENCH_TOKEN": TOKEN}
     log = (ARTIFACTS / "mcp-snippets-http-server.log").open("w")
+    # a session of its own: the shell and the server it starts are stopped together
     process = subprocess.Popen(
-        ["bash", "-c", f"exec {command}"], cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT
+        ["bash", "-c", command], cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )
     try:
         deadline = time.monotonic() + START_S
@@ -146,6 +147,6 @@ def test_the_http_command_and_configuration_connect_and_answer(snippets, tmp_pat
         chinese = anyio.run(_ask, transport, CHINESE_QUERY)
         assert chinese["query"] == CHINESE_QUERY and chinese["confidence"]["verdict"] in {"no_answer", "ambiguous"}
     finally:
-        process.send_signal(signal.SIGTERM)
+        os.killpg(process.pid, signal.SIGTERM)
         process.wait(30)
         log.close()
