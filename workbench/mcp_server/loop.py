@@ -209,7 +209,7 @@ class EvaluationLoop:
 
     def check(
         self,
-        preset: str,
+        preset: str | None,
         baseline: str,
         collection: str | None,
         golden: str | None,
