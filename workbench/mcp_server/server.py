@@ -107,6 +107,9 @@ Neighbors = Annotated[
     ),
 ]
 
+#: how long the model's loading waits for a client's first call once the indexes are loaded
+FIRST_CALL_GRACE_S = 2.0
+
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 INSTRUCTIONS = """\
@@ -139,6 +142,8 @@ class HubProvider:
         # for the duration of importing the core
         self._warm_up_lock = threading.Lock()
         self._warm_up_started = False
+        #: set once a call has been answered: the model's loading waits for it a moment
+        self._answered = threading.Event()
 
     def get(self) -> KnowledgeHub:
         with self._lock:
@@ -161,11 +166,18 @@ class HubProvider:
         from workbench.text import error_message
 
         try:
-            self.get().warm_up(before_models=self.foreground.wait_turn)
+            self.get().warm_up(before_models=self._before_models)
         except CALLER_ERRORS as error:
             log.info("nothing to warm up: %s", error_message(error))
         except Exception:  # the first query loads what it needs instead
             log.warning("warm-up failed; the first query will load the indexes itself", exc_info=True)
+
+    def _before_models(self) -> None:
+        """Between the indexes and the model: importing torch holds the interpreter for seconds,
+        so a client's first call (a keyword search needs only the indexes) goes first when it
+        comes within ``FIRST_CALL_GRACE_S``, and so does any call being answered."""
+        self._answered.wait(FIRST_CALL_GRACE_S)
+        self.foreground.wait_turn()
 
     async def answer(
         self, produce: Callable[[KnowledgeHub], ToolOutput], at_once: Callable[[KnowledgeHub], bool]
@@ -196,7 +208,10 @@ class HubProvider:
 
         try:
             with self.foreground.answering():
-                output = produce(self.get())
+                try:
+                    output = produce(self.get())
+                finally:
+                    self._answered.set()
         except CALLER_ERRORS as error:
             return CallToolResult(content=[TextContent(text=in_tool_terms(error_message(error)))], is_error=True)
         images = [
