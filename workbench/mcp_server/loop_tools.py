@@ -324,16 +324,17 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
         from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
         from workbench.mcp_server.tools import CALLER_ERRORS, NotFoundError
+        from workbench.mcp_server.vocabulary import in_tool_terms
         from workbench.text import error_message
 
         try:
             return produce(loop.get())
         except (NotFoundError, LookupError) as error:
-            raise ResourceNotFoundError(error_message(error)) from None
+            raise ResourceNotFoundError(in_tool_terms(error_message(error))) from None
         except CALLER_ERRORS as error:
-            raise ResourceError(error_message(error)) from None
+            raise ResourceError(in_tool_terms(error_message(error))) from None
         except ValueError as error:  # a study that cannot be read, say
-            raise ResourceError(error_message(error)) from None
+            raise ResourceError(in_tool_terms(error_message(error))) from None
 
     @server.resource(RUN_URI, name="run", title="An evaluation run's per-query table", mime_type="application/json")
     def run_queries(run_id: str) -> str:

@@ -426,14 +426,15 @@ def build_server(provider: HubProvider, loop: Any = None) -> WorkbenchMCPServer:
     )
     def read_document(collection: str, doc_id: str) -> str:
         from workbench.mcp_server.tools import CALLER_ERRORS, NotFoundError
+        from workbench.mcp_server.vocabulary import in_tool_terms
         from workbench.text import error_message
 
         try:
             return provider.get().document_markdown(collection, doc_id)
         except NotFoundError as error:
-            raise ResourceNotFoundError(error_message(error)) from None
+            raise ResourceNotFoundError(in_tool_terms(error_message(error))) from None
         except CALLER_ERRORS as error:
-            raise ResourceError(error_message(error)) from None
+            raise ResourceError(in_tool_terms(error_message(error))) from None
 
     if loop is not None:
         from workbench.mcp_server.loop_tools import register_loop_tools
