@@ -62,7 +62,9 @@ def snippets(demo_home: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
         page.goto(f"{url}/presets_mcp")
         expect(page.get_by_role("heading", name="Presets & MCP")).to_be_visible(timeout=STEP_S * 1000)
         settle(page)
-        page.get_by_role("tab", name="HTTP").click()
+        http_tab = page.get_by_role("tab", name="HTTP")
+        expect(http_tab).to_be_visible(timeout=STEP_S * 1000)  # the panel draws after the editor above it
+        http_tab.click()
         port_input = page.locator(".st-key-mcp_http_port input")
         port_input.fill(str(port))
         port_input.press("Enter")
