@@ -1,5 +1,6 @@
 """Presets & MCP: save the current configuration as a named preset, and get the exact MCP client
-configuration that serves this home and preset to Claude Desktop or VS Code."""
+configuration that serves this home and preset to Claude Desktop or VS Code (stdio), or the command
+that serves it over HTTP and the configuration that connects to it."""
 
 from __future__ import annotations
 
@@ -17,10 +18,13 @@ from workbench.mcp_server.client_config import (
     to_json,
     vscode_config,
 )
+from workbench.mcp_server.http import DEFAULT_PORT
 from workbench.retrieval.llm_cost import endpoint_uses
+from workbench.service.sharing import TOKEN_VAR
 from workbench.text import preset_label
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only
+from workbench.ui.mcp_snippets import http_panel
 from workbench.ui.preset_record import preset_record_view
 from workbench.ui.text import md_escape
 from workbench.ui.widgets import config_editor, require_collection
@@ -110,8 +114,10 @@ def preset_table() -> None:
 def mcp_panel(collection: str, preset: str) -> None:
     st.subheader("Connect an AI assistant over MCP")
     st.caption(
-        "The assistant starts the workbench's MCP server itself, with this project's Python, and gets "
-        "search, document and citation tools over this home with the preset above."
+        "Over stdio the assistant starts the workbench's MCP server itself, with this project's Python, and "
+        "gets search, document and citation tools over this home with the preset above. Over HTTP you start "
+        "the server and the assistant connects to it; it also gets the evaluation loop's tools (evaluate, "
+        "tune, check) and runs long ones as tasks."
     )
     name_column, pin_column = st.columns([2, 1])
     server_name = name_column.text_input("Server name", value=DEFAULT_SERVER_NAME, key="mcp_server_name").strip()
@@ -122,12 +128,25 @@ def mcp_panel(collection: str, preset: str) -> None:
     )
     uses = endpoint_uses(session.current_config())
     llm = session.workbench().llm()
+    port_column, token_column = st.columns([1, 2], vertical_alignment="bottom")
+    port = port_column.number_input(
+        "HTTP port", min_value=1024, max_value=65535, value=DEFAULT_PORT, step=1, key="mcp_http_port"
+    )
+    token = token_column.checkbox(
+        "HTTP: require a token",
+        value=True,
+        key="mcp_http_token",
+        help=f"The server listens on 127.0.0.1, where any user of this machine can reach it; with {TOKEN_VAR} "
+        "set, every request must carry it.",
+    )
     launch = McpLaunch(
         home=session.home_path(),
         preset=preset,
         collection=collection if pin else None,
         server_name=server_name or DEFAULT_SERVER_NAME,
         extra_env=tuple(llm_env(llm.settings).items()) if uses else (),
+        port=int(port),
+        token=token,
     )
     if uses:
         source = (
@@ -141,7 +160,7 @@ def mcp_panel(collection: str, preset: str) -> None:
             "replace the placeholder with yours.",
             icon=":material/key:",
         )
-    claude_tab, vscode_tab, shell_tab = st.tabs(["Claude Desktop", "VS Code", "Command line"])
+    claude_tab, vscode_tab, shell_tab, http_tab = st.tabs(["Claude Desktop", "VS Code", "Command line", "HTTP"])
     with claude_tab:
         claude_json = to_json(claude_desktop_config(launch))
         st.code(claude_json, language="json")
@@ -167,6 +186,8 @@ def mcp_panel(collection: str, preset: str) -> None:
     with shell_tab:
         st.code(launch.command_line(), language="bash")
         st.caption("The same server by hand: it speaks MCP over stdin/stdout, so it waits silently for a client.")
+    with http_tab:
+        http_panel(launch)
 
 
 st.title("Presets & MCP")

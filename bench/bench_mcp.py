@@ -14,6 +14,13 @@ Then the same calls to ``bench/mcp_floor_server.py``, a server that searches not
 a kept answer of the same shape: what the SDK, the transport and the machine cost before any
 search runs ("no search" rows). Prints errors (goal 0), p50 and p95 latency of each, the ratio of
 each p95 to stdio's (goal: HTTP within 3x) and the load average.
+
+First, before any of that: the time from a server's start to its first answer on a BM25-only
+preset (``--bm25-preset``, saved in the home as ``retrieval.mode=bm25`` when it is not there),
+over stdio (the client spawns the server and hands it ``initialize``) and over HTTP (from
+``Popen`` to the answer), each ``--starts`` times on a fresh process, split where the server is
+ready (initialize answered; listening). Goal: at most 1 s from ready to the answer: a keyword
+search must not wait for the embedding model, which loads in the background meanwhile.
 """
 
 from __future__ import annotations
@@ -143,6 +150,84 @@ def stdio_parameters(module_arguments: list[str]):
     return StdioServerParameters(command=sys.executable, args=["-m", *module_arguments], cwd=str(ROOT), env=ENV)
 
 
+BM25_PRESET = "bench-bm25"
+FIRST_ANSWER_GOAL_S = 1.0
+
+
+def bm25_preset(home: Path, name: str) -> str:
+    """``name``, saved in ``home`` as a BM25-only preset when it is not there yet."""
+    from workbench.service import Workbench
+
+    bench = Workbench(home)
+    if name not in {preset.name for preset in bench.presets()}:
+        bench.save_preset(name, {"retrieval.mode": "bm25"}, "bench_mcp: BM25 only, no embedding model")
+    mode = bench.config_for(None, name).retrieval.mode
+    if mode != "bm25":
+        raise SystemExit(f"--bm25-preset {name} searches in mode {mode}, not bm25; name a BM25-only preset")
+    return name
+
+
+async def first_answer(target, query: str, collection: str, started: float | None = None) -> tuple[float, float]:
+    """(ready, answered): seconds from ``started`` (default: now) until ``target`` is ready (stdio:
+    the client spawned the server and has its ``initialize`` answer) and until its first
+    ``query_knowledge_hub`` answer."""
+    from mcp.client.client import Client
+
+    started = time.perf_counter() if started is None else started
+    async with Client(target) as client:
+        ready = time.perf_counter() - started
+        result = await client.call_tool("query_knowledge_hub", {"query": query, "collection": collection})
+        answered = time.perf_counter() - started
+    if result.is_error:
+        raise SystemExit(f"the first query failed: {getattr(result.content[0], 'text', result.content[0])}"[:300])
+    return ready, answered
+
+
+def http_first_answer(server_arguments: list[str], query: str, collection: str) -> tuple[float, float]:
+    """(ready, answered): seconds from starting ``python -m workbench mcp --http ...`` until it
+    accepts connections and until its first answer."""
+    port = free_port()
+    started = time.perf_counter()
+    server = subprocess.Popen(
+        [sys.executable, "-m", *server_arguments, "--port", str(port)], cwd=ROOT, env=ENV, stderr=subprocess.DEVNULL
+    )
+    try:
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.perf_counter() - started > 120 or server.poll() is not None:
+                    raise SystemExit(f"the HTTP server did not start: {' '.join(server_arguments)}") from None
+                time.sleep(0.01)
+        ready = time.perf_counter() - started
+        _connected, answered = anyio.run(first_answer, f"http://127.0.0.1:{port}/mcp", query, collection, started)
+        return ready, answered
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def first_answer_rows(home: Path, preset: str, query: str, collection: str, starts: int) -> list[list]:
+    server = ["workbench", "mcp", "--home", str(home), "--collection", collection, "--preset", preset]
+    measured = {
+        "stdio": [anyio.run(first_answer, stdio_parameters(server), query, collection) for _ in range(starts)],
+        "HTTP": [http_first_answer([*server, "--http"], query, collection) for _ in range(starts)],
+    }
+    rows = []
+    for transport, runs in measured.items():
+        ready = sorted(r for r, _ in runs)
+        after_ready = sorted(a - r for r, a in runs)
+        total = sorted(a for _, a in runs)
+        met = "yes" if after_ready[-1] <= FIRST_ANSWER_GOAL_S else "no"
+        middle = len(runs) // 2
+        rows.append(
+            [transport, preset, len(runs), f"{ready[middle]:.2f}", f"{after_ready[middle]:.2f}"]
+            + [f"{after_ready[-1]:.2f}", f"{total[middle]:.2f}", met]
+        )
+    return rows
+
+
 def client_counts(text: str) -> list[int]:
     """``--clients``: one count (8) or several (1,2,4,8), each at least 1."""
     try:
@@ -225,10 +310,16 @@ def main() -> int:
     )
     parser.add_argument("--calls", type=int, default=400)
     parser.add_argument("--trials", type=int, default=40, help="the tune task's trials")
+    parser.add_argument(
+        "--bm25-preset",
+        default=BM25_PRESET,
+        help=f"the BM25-only preset the first answers are timed on (default {BM25_PRESET}, saved if missing)",
+    )
+    parser.add_argument("--starts", type=int, default=5, help="server starts timed per transport (default 5)")
     parser.add_argument("--smoke", action="store_true", help="1 and 2 clients, 40 calls, 5 trials (builds a demo home)")
     arguments = parser.parse_args()
     if arguments.smoke:
-        arguments.clients, arguments.calls, arguments.trials = [1, 2], 40, 5
+        arguments.clients, arguments.calls, arguments.trials, arguments.starts = [1, 2], 40, 5, 1
     home = arguments.home
     if home is None:
         if not arguments.smoke:
@@ -240,6 +331,17 @@ def main() -> int:
         load_demo(Workbench(home))
     queries = questions(home, arguments.golden)
     calls, collection = arguments.calls, arguments.collection
+    preset = bm25_preset(home, arguments.bm25_preset)
+    load_first = os.getloadavg()
+    first_rows = first_answer_rows(home, preset, queries[0], collection, arguments.starts)
+    table(
+        f"from server start to the first answer, {collection} on BM25-only preset {preset}, medians: ready (stdio: "
+        "spawned and initialize answered; HTTP: listening), ready to the first answer (goal <= "
+        f"{FIRST_ANSWER_GOAL_S:g} s at every start), start to the first answer; load average {load_first[0]:.2f} "
+        f"before, {os.getloadavg()[0]:.2f} after, {os.cpu_count()} cores",
+        ["transport", "preset", "starts", "ready s", "ready to answer s", "max", "start to answer s", "goal met"],
+        first_rows,
+    )
     load_before = os.getloadavg()
     # a list, not a dict: a count given twice (8,8,8) is measured each time
     runs = [

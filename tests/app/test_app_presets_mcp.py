@@ -71,7 +71,7 @@ def test_a_bad_value_or_name_is_refused_with_the_fix(demo_home: Path, open_app):
 def test_mcp_json_serves_this_home_and_preset(demo_home: Path, open_app):
     app = open_app(demo_home, page=PAGE)
     assert not app.exception, app.exception
-    claude, vscode = json_blocks(app)
+    claude, vscode, http = json_blocks(app)
     server = {
         "command": sys.executable,
         "args": ["-m", "workbench", "mcp", "--home", str(demo_home), "--preset", "default"],
@@ -79,10 +79,24 @@ def test_mcp_json_serves_this_home_and_preset(demo_home: Path, open_app):
     }
     assert claude == {"mcpServers": {"rag-workbench": server}}
     assert vscode == {"servers": {"rag-workbench": {"type": "stdio", **server}}}
+    # over HTTP: the command that starts the same server, and the client that connects with the token
+    commands = [code.value for code in app.code if code.language == "bash"]
+    assert commands[1] == (
+        f"PYTHONPATH={PROJECT_DIR} HF_HUB_OFFLINE=1 {sys.executable} -m workbench mcp --home {demo_home} "
+        "--preset default --http --port 8765"
+    )
+    assert http["servers"]["rag-workbench"] == {
+        "type": "http",
+        "url": "http://127.0.0.1:8765/mcp",
+        "headers": {"Authorization": "Bearer ${input:workbench-token}"},
+    }
+    app.number_input(key="mcp_http_port").set_value(8801)
+    app.checkbox(key="mcp_http_token").uncheck().run()
+    assert json_blocks(app)[2] == {"servers": {"rag-workbench": {"type": "http", "url": "http://127.0.0.1:8801/mcp"}}}
 
     app.checkbox(key="mcp_pin_collection").check()
     app.text_input(key="mcp_server_name").input("papers").run()
-    claude, vscode = json_blocks(app)
+    claude, vscode, _http = json_blocks(app)
     assert claude["mcpServers"]["papers"]["args"][-2:] == ["--collection", "demo"]
     assert vscode["servers"]["papers"]["args"] == claude["mcpServers"]["papers"]["args"]
 
@@ -100,7 +114,7 @@ def test_a_preset_using_the_llm_passes_the_endpoint_but_never_the_key(
     monkeypatch.setenv("WORKBENCH_LLM_API_KEY", "sk-very-secret")
     app = open_app(demo_home_copy, page=PAGE)
     assert not app.exception, app.exception
-    claude, vscode = json_blocks(app)
+    claude, vscode, _http = json_blocks(app)
     env = claude["mcpServers"]["rag-workbench"]["env"]
     assert env == {
         "PYTHONPATH": str(PROJECT_DIR),
@@ -123,7 +137,7 @@ def test_a_preset_using_the_llm_passes_the_endpoint_but_never_the_key(
 def test_without_an_endpoint_a_preset_using_the_llm_gets_placeholders(demo_home_copy: Path, open_app, no_llm):
     _llm_preset_home(demo_home_copy)
     app = open_app(demo_home_copy, page=PAGE)
-    claude, _ = json_blocks(app)
+    claude = json_blocks(app)[0]
     env = claude["mcpServers"]["rag-workbench"]["env"]
     assert env["WORKBENCH_LLM_BASE_URL"] == "http://localhost:11434/v1" and env["WORKBENCH_LLM_MODEL"] == "<model name>"
     assert any("fill in your endpoint and model" in plain(info.value) for info in app.info)

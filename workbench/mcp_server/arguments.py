@@ -74,3 +74,19 @@ def check_reference(name: str, value: int | str | None) -> str:
             "(query_knowledge_hub citations and resources list them)"
         )
     return text
+
+
+#: what evaluate and check score at: relevant documents, or relevant spans (where the golden set judges them)
+LEVELS = ("doc", "span")
+
+
+def check_level(value: str | None) -> str | None:
+    """The level asked for, or None: the level the golden set was judged at."""
+    text = str(value if value is not None else "").strip().lower()
+    if not text:
+        return None
+    if text not in LEVELS:
+        raise ToolInputError(
+            f"level must be one of {', '.join(LEVELS)} (default: the level the golden set was judged at); got {value!r}"
+        )
+    return text

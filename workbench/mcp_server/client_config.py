@@ -1,4 +1,4 @@
-"""MCP client configuration for serving a workbench home and preset over stdio, or over streamable HTTP.
+"""MCP client configuration for serving a workbench home and preset, over stdio and over HTTP.
 
 The server is ``python -m workbench mcp --home HOME --preset PRESET [--collection C]``. The
 client starts it with this project's virtualenv Python by absolute path (so the right packages
@@ -7,10 +7,11 @@ load whatever the client's PATH is) and with the project folder on ``PYTHONPATH`
 ``mcp.json`` lets a stdio server set its working directory). ``HF_HUB_OFFLINE=1`` keeps the
 server's model loading from reaching the Hub: it loads what is on disk, as the app does.
 
-Over HTTP the server is started once by hand (``http_command_line``: ``mcp --http``, loopback
-only by default) and clients connect to its URL (``http_client_config``); a server on another
-address needs ``WORKBENCH_TOKEN``, which the client sends as a bearer token: the configuration
-holds a placeholder for it, never the token.
+Over HTTP the client does not start the server: the user runs ``http_command_line`` (the same
+launch plus ``--http --port P``), and the client connects to ``http_url``. With a token, the
+server reads it from ``WORKBENCH_TOKEN`` in the shell that starts it, and the client sends it as
+``Authorization: Bearer <token>``: VS Code asks for it once (a password input, kept in its secret
+store), so the token is written in neither the configuration nor this page (docs/mcp.md).
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ VSCODE_CONFIG_FILE = ".vscode/mcp.json in your workspace (or MCP: Open User Conf
 API_KEY_PLACEHOLDER = "<your API key>"
 EXAMPLE_BASE_URL = "http://localhost:11434/v1"
 MODEL_PLACEHOLDER = "<model name>"
+#: the VS Code input the HTTP configuration asks the token with: ``${input:workbench-token}``
+TOKEN_INPUT_ID = "workbench-token"
+TOKEN_INPUT = "${input:" + TOKEN_INPUT_ID + "}"
 
 
 def venv_python() -> str:
@@ -55,6 +59,9 @@ class McpLaunch:
     server_name: str = DEFAULT_SERVER_NAME
     #: more environment for the server, e.g. ``llm_env``'s endpoint settings
     extra_env: tuple[tuple[str, str], ...] = ()
+    #: over HTTP: the port the server listens on (on this machine only) and whether it needs a token
+    port: int = DEFAULT_PORT
+    token: bool = True
 
     def command(self) -> str:
         return self.python or venv_python()
@@ -68,14 +75,30 @@ class McpLaunch:
     def env(self) -> dict[str, str]:
         return {"PYTHONPATH": str(Path(self.project_dir).absolute()), "HF_HUB_OFFLINE": "1", **dict(self.extra_env)}
 
-    def command_line(self, http: bool = False, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
-        """The same launch as one shell line, for trying the server by hand (``http``: the
-        streamable HTTP server on ``host:port``, which stays running for clients to connect to)."""
-        import shlex
+    def command_line(self) -> str:
+        """The same launch as one shell line, for trying the server by hand."""
+        return _shell_line(self.env(), [self.command(), *self.args()])
 
-        env = " ".join(f"{key}={shlex.quote(value)}" for key, value in self.env().items())
-        args = self.args() + (["--http", "--host", host, "--port", str(port)] if http else [])
-        return f"{env} {shlex.quote(self.command())} " + " ".join(shlex.quote(a) for a in args)
+    def http_args(self) -> list[str]:
+        return [*self.args(), "--http", "--port", str(self.port)]
+
+    def http_command_line(self) -> str:
+        """The shell line that starts the HTTP server (it reads ``WORKBENCH_TOKEN`` from the shell)."""
+        return _shell_line(self.env(), [self.command(), *self.http_args()])
+
+    @property
+    def http_url(self) -> str:
+        return f"http://{DEFAULT_HOST}:{self.port}{MCP_PATH}"
+
+    def http_headers(self) -> dict[str, str]:
+        """The headers a client sends: the token, as VS Code's input fills it in."""
+        return {"Authorization": f"Bearer {TOKEN_INPUT}"} if self.token else {}
+
+
+def _shell_line(env: dict[str, str], command: list[str]) -> str:
+    import shlex
+
+    return " ".join([*(f"{key}={shlex.quote(value)}" for key, value in env.items()), *map(shlex.quote, command)])
 
 
 def llm_env(settings: LlmSettings | None) -> dict[str, str]:
@@ -110,17 +133,22 @@ def vscode_config(launch: McpLaunch) -> dict:
     }
 
 
-def http_url(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> str:
-    return f"http://{host}:{port}{MCP_PATH}"
+def vscode_http_config(launch: McpLaunch) -> dict:
+    """``.vscode/mcp.json`` for the HTTP server: its URL and, with a token, the header VS Code fills
+    in from a password input it asks once."""
+    server: dict = {"type": "http", "url": launch.http_url}
+    if not launch.token:
+        return {"servers": {launch.server_name: server}}
+    token_input = {"type": "promptString", "id": TOKEN_INPUT_ID, "description": "RAG Workbench token", "password": True}
+    return {"inputs": [token_input], "servers": {launch.server_name: {**server, "headers": launch.http_headers()}}}
 
 
-def http_client_config(launch: McpLaunch, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> dict:
-    """The ``.vscode/mcp.json`` content for the server ``launch.command_line(http=True)`` started:
-    its URL, and on an address other than loopback the bearer token's placeholder."""
-    server: dict = {"type": "http", "url": http_url(host, port)}
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        server["headers"] = {"Authorization": f"Bearer ${{env:{TOKEN_VAR}}}"}
-    return {"servers": {launch.server_name: server}}
+def claude_code_http_command(launch: McpLaunch) -> str:
+    """Claude Code's one line for the HTTP server; the token comes from the shell's ``WORKBENCH_TOKEN``."""
+    import shlex
+
+    header = f' --header "Authorization: Bearer ${TOKEN_VAR}"' if launch.token else ""
+    return f"claude mcp add --transport http {shlex.quote(launch.server_name)} {launch.http_url}{header}"
 
 
 def to_json(config: dict) -> str:

@@ -218,5 +218,6 @@ def serve_http(
         ", read-only" if settings.read_only else "",
         f", ingest under {root}" if root else "",
     )
+    provider.start_warm_up()  # the indexes, then the model, while uvicorn starts
     run_http(server, settings)
     return 0

@@ -5,6 +5,11 @@ of ``eval``, ``compare_runs`` of ``compare``, ``build_request``/``run_tune``/``r
 ``tune``, ``run_check`` of ``check``, ``save_winner`` of ``tune --save-preset``), with the
 options a command line would give, and returns a ``ToolOutput``: Markdown plus the structured
 result. A long one reports through ``current_progress`` and stops when it is cancelled.
+
+Every collection and preset a call leaves out is the server's (``--collection``, ``--preset``),
+and the server's ``--set`` goes under the call's own settings: ``evaluate`` scores what
+``query_knowledge_hub`` serves. The reasons and notes the CLI's code writes name its flags;
+``in_tool_terms`` names the tool arguments instead.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from argparse import Namespace
 from pathlib import Path
 from typing import Any
 
+from workbench.mcp_server.arguments import check_level
+from workbench.mcp_server.defaults import ServerDefaults
 from workbench.mcp_server.jobs import current_progress
 from workbench.mcp_server.loop_schemas import (
     CheckOut,
@@ -34,6 +41,7 @@ from workbench.mcp_server.loop_schemas import (
 )
 from workbench.mcp_server.loop_uris import run_uri, study_uri
 from workbench.mcp_server.tools import ToolOutput
+from workbench.mcp_server.vocabulary import in_tool_terms
 from workbench.service import Workbench
 
 #: what ``workbench check`` exits with: pass, a significant drop, a comparison that cannot be made
@@ -58,8 +66,9 @@ def _options(**given: Any) -> Namespace:
 
 
 class EvaluationLoop:
-    def __init__(self, bench: Workbench):
+    def __init__(self, bench: Workbench, defaults: ServerDefaults | None = None):
         self.bench = bench
+        self.defaults = defaults or ServerDefaults()
         #: the last report of each study tuned by this server, for save_preset
         self._reports: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -122,8 +131,12 @@ class EvaluationLoop:
         from workbench.service.commands import evaluate_and_store
 
         progress = current_progress()
-        args = _options(collection=collection, golden=golden, level=level, label=label, no_store=not store)
-        args.preset, args.overrides, args.answers = preset, list(settings), False
+        given = self.defaults
+        args = _options(
+            collection=given.collection_or(collection), golden=golden, level=check_level(level), label=label
+        )
+        args.no_store, args.answers = not store, False
+        args.preset, args.overrides = given.preset_or(preset), given.settings_with(settings)
 
         def each_query(done: int, total: int) -> None:
             progress(f"{done}/{total} queries", done, total)
@@ -144,7 +157,7 @@ class EvaluationLoop:
             queries=len(result.per_query),
             skipped=len(result.skipped),
             metrics=shown,
-            notes=list(result.notes),
+            notes=[in_tool_terms(note) for note in result.notes],
             per_query_resource=run_uri(result.run_id) if result.run_id is not None else None,
         )
         lines = [
@@ -196,7 +209,7 @@ class EvaluationLoop:
 
     def check(
         self,
-        preset: str,
+        preset: str | None,
         baseline: str,
         collection: str | None,
         golden: str | None,
@@ -206,35 +219,38 @@ class EvaluationLoop:
         permutations: int,
         store: bool,
         held_out_only: bool = False,
+        level: str | None = None,
     ) -> ToolOutput:
         from workbench.service.commands import run_check
         from workbench.text import error_message
 
+        given = self.defaults
+        preset = given.preset_or(preset) or ""
         args = _options(
-            collection=collection,
+            collection=given.collection_or(collection),
             golden=golden,
             baseline=baseline,
             metric=metric,
-            level=None,  # the level the golden set was judged at
+            level=check_level(level),  # None: the level the golden set was judged at
             max_drop=max_drop,
             alpha=alpha,
             permutations=permutations,
             no_store=not store,
             held_out_only=held_out_only,
         )
-        args.preset = preset
+        args.preset, args.overrides = preset, given.settings_with()
         properties: dict[str, Any] = {"baseline": baseline, "candidate": preset, "metric": metric}
         try:
             result, properties = run_check(args, properties, self.bench)
         except (ValueError, LookupError) as error:  # the CLI's exit status 2: the message names the fix
-            message = error_message(error)
+            message = in_tool_terms(error_message(error))
             out = CheckOut(exit_code=EXIT_USAGE, passed=False, status="error", reason=message, metric=metric)
             return ToolOutput(f"check could not compare (exit status 2): {message}", out)
         out = CheckOut(
             exit_code=EXIT_BELOW_THRESHOLD if result.failed else EXIT_OK,
             passed=not result.failed,
             status=result.status,
-            reason=result.reason(),
+            reason=in_tool_terms(result.reason()),
             metric=result.metric,
             queries=result.queries,
             baseline=result.baseline,
@@ -244,11 +260,11 @@ class EvaluationLoop:
             p_value=result.p_value,
             baseline_run=properties.get("baseline_run") or None,
             candidate_run=properties.get("candidate_run") or None,
-            study_queries=properties.get("study_queries") or None,
-            power_note=result.power_note() or None,
+            study_queries=in_tool_terms(properties.get("study_queries") or "") or None,
+            power_note=in_tool_terms(result.power_note()) or None,
         )
         notes = "".join(f"\n{note}" for note in (out.study_queries, out.power_note) if note)
-        return ToolOutput(f"{result.describe()}{notes}\n{result.reason()} (exit status {out.exit_code})", out)
+        return ToolOutput(f"{in_tool_terms(result.describe())}{notes}\n{out.reason} (exit status {out.exit_code})", out)
 
     def tune(self, **options: Any) -> ToolOutput:
         from workbench.service.commands import build_request, grow_golden, report_dict
@@ -256,6 +272,12 @@ class EvaluationLoop:
         from workbench.tuning.tune import run_tune
 
         progress = current_progress()
+        given = self.defaults
+        options |= {
+            "collection": given.collection_or(options.get("collection")),
+            "preset": given.preset_or(options.get("preset")),
+            "overrides": given.settings_with(options.get("overrides", [])),
+        }
         args = _options(
             **{
                 "collection": None,
@@ -335,7 +357,7 @@ class EvaluationLoop:
                 "options and resume=true to continue (completed trials are kept)"
             )
         elif gain is None:
-            markdown = f"study {tuned.name}: no verdict; " + "; ".join(tuned.notes)
+            markdown = f"study {tuned.name}: no verdict; " + "; ".join(in_tool_terms(note) for note in tuned.notes)
         else:
             markdown = f"study {tuned.name}: {gain.describe()}\nwinner changes: {out.winner or 'none'}"
         planned = "\n".join(f"plan: {line}" for line in plan.describe())
@@ -356,10 +378,9 @@ class EvaluationLoop:
                     "study set to it (resume=true continues a stored study) first"
                 )
             decision = save_winner(self.bench, report, name, force)
-            out = PresetOut(
-                name=decision.name, saved=decision.saved, message=decision.message, settings=decision.overrides
-            )
-            return ToolOutput(decision.message, out)
+            message = in_tool_terms(decision.message)
+            out = PresetOut(name=decision.name, saved=decision.saved, message=message, settings=decision.overrides)
+            return ToolOutput(message, out)
         if not settings:
             raise ConfigError("save_preset needs study (a tuned study's winner) or settings (key=value items)")
         chosen = overrides_between(WorkbenchConfig(), WorkbenchConfig().with_overrides(list(settings)))
@@ -370,6 +391,7 @@ class EvaluationLoop:
     def list_runs(self, collection: str | None, golden: str | None, limit: int) -> ToolOutput:
         from workbench.evaluation.runs import list_runs
 
+        collection = self.defaults.collection_or(collection)
         rows = list_runs(self.bench.catalog, collection=collection, golden=golden, include_sweeps=False, limit=limit)
         runs = [
             RunEntry(
@@ -393,11 +415,15 @@ class EvaluationLoop:
         ]
         return ToolOutput("\n".join(lines) or "no runs stored yet; call evaluate", RunList(runs=runs))
 
-    def ingest(self, root: Path, paths: list[str], collection: str) -> ToolOutput:
+    def ingest(self, root: Path, paths: list[str], collection: str | None) -> ToolOutput:
         """``ingest PATHS --collection C``, for paths under ``root`` only (a relative path is taken from there)."""
         from workbench.mcp_server.arguments import ToolInputError
         from workbench.service.commands import config_for_new_or_existing
 
+        name = self.defaults.collection_or(collection)
+        if not name:
+            raise ToolInputError("ingest needs `collection`: the collection to ingest into (created if new)")
+        collection = name
         base = root.resolve()
         files: list[Path] = []
         for raw in paths:
@@ -414,7 +440,9 @@ class EvaluationLoop:
             # a link inside the root may point outside it: what is read must lie under the root too
             files += [f for f in found if f.resolve().is_relative_to(base)]
         progress = current_progress()
-        config = config_for_new_or_existing(self.bench, collection, _options())
+        config = config_for_new_or_existing(
+            self.bench, collection, _options(preset=self.defaults.preset, overrides=self.defaults.settings_with())
+        )
         report = self.bench.ingest_paths(
             collection,
             files,
@@ -436,9 +464,10 @@ class EvaluationLoop:
         from workbench.service.commands import checked_config, collection_of
 
         progress = current_progress()
-        args = _options(collection=collection)
-        args.preset, args.overrides = preset, list(settings)
-        name = collection_of(self.bench, collection)
+        given = self.defaults
+        args = _options(collection=given.collection_or(collection))
+        args.preset, args.overrides = given.preset_or(preset), given.settings_with(settings)
+        name = collection_of(self.bench, args.collection)
         config = checked_config(self.bench, name, args)
         plan = plan_synth(self.bench, name, config, n=n, seed=seed, out=out, kinds=kinds)
         report = run_synth(self.bench, plan, lambda done, total: progress(f"{done}/{total} questions", done, total))

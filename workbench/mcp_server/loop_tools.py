@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio.from_thread
 from mcp.server.mcpserver import Context
@@ -48,17 +48,26 @@ run as tasks (io.modelcontextprotocol/tasks) when the client supports them."""
 READS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 RUNS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
-Collection = Annotated[str | None, Field(description="collection; default: the home's only collection")]
+Collection = Annotated[
+    str | None, Field(description="collection; default: the server's --collection, else the home's only collection")
+]
 Golden = Annotated[str | None, Field(description="golden set name (list_golden_sets); default: the collection's name")]
-Preset = Annotated[str | None, Field(description="preset to start from; default: the collection's default preset")]
+Preset = Annotated[
+    str | None,
+    Field(description="preset to start from; default: the server's --preset, else the collection's default preset"),
+]
 Settings = Annotated[
-    list[str], Field(description="config overrides on top of the preset, each 'key=value' (like --set)")
+    list[str],
+    Field(description="config overrides on top of the preset (and the server's --set), each 'key=value'"),
 ]
 INGEST_PATHS = "files or folders under the server's --ingest-root (a relative path is taken from there)"
 Metric = Annotated[str, Field(description="ranking metric, e.g. ndcg@10, recall@10, mrr@10")]
 Level = Annotated[
-    Literal["doc", "span"] | None,
-    Field(description="doc or span; default: the level the golden set was judged at (span when judged by passage)"),
+    str | None,
+    Field(
+        description="doc (relevant documents) or span (relevant passages); default: the level the golden set "
+        "was judged at (span when judged by passage)"
+    ),
 ]
 
 
@@ -85,7 +94,8 @@ class _LoopProvider:
             if self._loop is None:
                 from workbench.mcp_server.loop import EvaluationLoop
 
-                self._loop = EvaluationLoop(self._provider.get().bench)
+                hub = self._provider.get()
+                self._loop = EvaluationLoop(hub.bench, hub.defaults)
             return self._loop
 
 
@@ -244,8 +254,10 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
     @tool("Check a preset against a baseline")
     def check(
         ctx: Context,
-        preset: Annotated[str, Field(description="the preset under test")],
         baseline: Annotated[str, Field(description="a stored run id (12 or run:12) or a preset evaluated now")],
+        preset: Annotated[
+            str | None, Field(description="the preset under test; default: the server's --preset")
+        ] = None,
         collection: Collection = None,
         golden: Golden = None,
         metric: Metric = "ndcg@10",
@@ -255,6 +267,7 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
         held_out_only: Annotated[
             bool, Field(description="compare only on the queries the preset's tune study never saw")
         ] = False,
+        level: Level = None,
     ) -> Annotated[CallToolResult, CheckOut]:
         """The CI regression gate (`workbench check`): is `preset` significantly worse than
         `baseline`? exit_code is what the command exits with: 0 passes, 1 a drop larger than
@@ -264,7 +277,17 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
         compares on the others. power_note says when the queries are too few to show a gain."""
         return call(
             lambda lp: lp.check(
-                preset, baseline, collection, golden, metric, max_drop, alpha, permutations, store_runs, held_out_only
+                preset,
+                baseline,
+                collection,
+                golden,
+                metric,
+                max_drop,
+                alpha,
+                permutations,
+                store_runs,
+                held_out_only,
+                level,
             ),
             ctx,
         )
@@ -317,16 +340,17 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
         from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 
         from workbench.mcp_server.tools import CALLER_ERRORS, NotFoundError
+        from workbench.mcp_server.vocabulary import in_tool_terms
         from workbench.text import error_message
 
         try:
             return produce(loop.get())
         except (NotFoundError, LookupError) as error:
-            raise ResourceNotFoundError(error_message(error)) from None
+            raise ResourceNotFoundError(in_tool_terms(error_message(error))) from None
         except CALLER_ERRORS as error:
-            raise ResourceError(error_message(error)) from None
+            raise ResourceError(in_tool_terms(error_message(error))) from None
         except ValueError as error:  # a study that cannot be read, say
-            raise ResourceError(error_message(error)) from None
+            raise ResourceError(in_tool_terms(error_message(error))) from None
 
     @server.resource(RUN_URI, name="run", title="An evaluation run's per-query table", mime_type="application/json")
     def run_queries(run_id: str) -> str:
@@ -343,7 +367,10 @@ def register_loop_tools(server: Any, provider: Any, options: LoopOptions) -> Non
         def ingest(
             ctx: Context,
             paths: Annotated[list[str], Field(description=INGEST_PATHS, min_length=1)],
-            collection: Annotated[str, Field(description="collection to ingest into (created if new)")],
+            collection: Annotated[
+                str | None,
+                Field(description="collection to ingest into (created if new); default: the server's --collection"),
+            ] = None,
         ) -> Annotated[CallToolResult, IngestOut]:
             """Parse, chunk and embed files into a collection, like `workbench ingest`. Only paths
             under the folder the server was started with (--ingest-root) are accepted. Runs as a

@@ -2,8 +2,9 @@
 
 Start-up is kept light so ``initialize`` is answered at once: this module imports only the MCP
 SDK and the small argument/schema modules. The core (DuckDB, numpy, torch) is imported on first
-use, and a background thread warms the default collection's index snapshot and embedding model
-as soon as the client has finished the handshake.
+use, and a background thread, started with the server, imports it and warms the default
+collection's index snapshot, then its embedding model. A keyword (BM25) search needs only the
+snapshot, so on a BM25 preset the first answer does not wait for the model.
 
 stdout carries protocol messages only. The SDK points file descriptor 1 at stderr while it
 serves, so a stray print or progress bar from a library cannot corrupt the stream; all logging
@@ -106,6 +107,9 @@ Neighbors = Annotated[
     ),
 ]
 
+#: how long the model's loading waits for a client's first call once the indexes are loaded
+FIRST_CALL_GRACE_S = 2.0
+
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
 INSTRUCTIONS = """\
@@ -138,6 +142,8 @@ class HubProvider:
         # for the duration of importing the core
         self._warm_up_lock = threading.Lock()
         self._warm_up_started = False
+        #: set once a call has been answered: the model's loading waits for it a moment
+        self._answered = threading.Event()
 
     def get(self) -> KnowledgeHub:
         with self._lock:
@@ -160,11 +166,18 @@ class HubProvider:
         from workbench.text import error_message
 
         try:
-            self.get().warm_up()
+            self.get().warm_up(before_models=self._before_models)
         except CALLER_ERRORS as error:
             log.info("nothing to warm up: %s", error_message(error))
         except Exception:  # the first query loads what it needs instead
             log.warning("warm-up failed; the first query will load the indexes itself", exc_info=True)
+
+    def _before_models(self) -> None:
+        """Between the indexes and the model: importing torch holds the interpreter for seconds,
+        so a client's first call (a keyword search needs only the indexes) goes first when it
+        comes within ``FIRST_CALL_GRACE_S``, and so does any call being answered."""
+        self._answered.wait(FIRST_CALL_GRACE_S)
+        self.foreground.wait_turn()
 
     async def answer(
         self, produce: Callable[[KnowledgeHub], ToolOutput], at_once: Callable[[KnowledgeHub], bool]
@@ -187,15 +200,20 @@ class HubProvider:
         return await anyio.to_thread.run_sync(self.call, produce)
 
     def call(self, produce: Callable[[KnowledgeHub], ToolOutput]) -> CallToolResult:
-        """Run one tool; a mistake the caller can fix becomes an ``isError`` result."""
+        """Run one tool; a mistake the caller can fix becomes an ``isError`` result, in the words of
+        a tool call (``in_tool_terms``: the shared code it comes from may name a CLI flag)."""
         from workbench.mcp_server.tools import CALLER_ERRORS
+        from workbench.mcp_server.vocabulary import in_tool_terms
         from workbench.text import error_message
 
         try:
             with self.foreground.answering():
-                output = produce(self.get())
+                try:
+                    output = produce(self.get())
+                finally:
+                    self._answered.set()
         except CALLER_ERRORS as error:
-            return CallToolResult(content=[TextContent(text=error_message(error))], is_error=True)
+            return CallToolResult(content=[TextContent(text=in_tool_terms(error_message(error)))], is_error=True)
         images = [
             ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime) for data, mime in output.images
         ]
@@ -206,11 +224,9 @@ class HubProvider:
 
 
 class WarmUpAfterHandshake:
-    """Server middleware: start warming once the client is past ``initialize``.
-
-    Loading torch competes for the CPU and the GIL, so it waits until the ``initialize``
-    answer is on its way (the next message is ``notifications/initialized``).
-    """
+    """Server middleware: start warming once the client is past ``initialize``, if it has not
+    started yet (``serve`` and ``serve_http`` start it with the server; a server built in-process
+    for tests starts it here)."""
 
     def __init__(self, provider: HubProvider):
         self._provider = provider
@@ -224,11 +240,20 @@ class WarmUpAfterHandshake:
 
 class WorkbenchMCPServer(MCPServer):
     """The SDK's server, plus: every document listed as a resource (the SDK lists only resources
-    registered up front), and an answer to stdin lines that are not JSON-RPC messages."""
+    registered up front), an answer to stdin lines that are not JSON-RPC messages, and a call with
+    an argument the tool does not take refused by name."""
 
     def __init__(self, provider: HubProvider, **kwargs: Any):
         super().__init__(**kwargs)
         self._provider = provider
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        # the SDK's argument model ignores what it does not know: a misspelt `levl` would run the
+        # call at the default level and say nothing
+        unknown = unknown_arguments(self._tool_manager.get_tool(name), arguments)
+        if unknown:
+            return CallToolResult(content=[TextContent(text=unknown)], is_error=True)
+        return await super().call_tool(name, arguments, context)
 
     async def run_stdio_async(self) -> None:
         async with stdio_server() as (transport_in, transport_out):
@@ -264,6 +289,21 @@ class WorkbenchMCPServer(MCPServer):
             MCPResource(uri=d.uri, name=d.name, title=d.title, description=d.description, mime_type="text/markdown")
             for d in documents
         ]
+
+
+def unknown_arguments(tool: Any, arguments: dict[str, Any] | None) -> str:
+    """The refusal of ``arguments`` the registered ``tool`` does not take ("" when it takes them all)."""
+    if tool is None:
+        return ""  # the SDK answers an unknown tool itself
+    known = sorted(tool.parameters.get("properties", {}))
+    unknown = [name for name in arguments or {} if name not in known]
+    if not unknown:
+        return ""
+    plural = "s" if len(unknown) > 1 else ""
+    return (
+        f"unknown argument{plural} {', '.join(repr(name) for name in unknown)} for tool {tool.name!r}; "
+        f"known: {', '.join(known) or 'none (call it without arguments)'}"
+    )
 
 
 def build_server(provider: HubProvider, loop: Any = None) -> WorkbenchMCPServer:
@@ -386,14 +426,15 @@ def build_server(provider: HubProvider, loop: Any = None) -> WorkbenchMCPServer:
     )
     def read_document(collection: str, doc_id: str) -> str:
         from workbench.mcp_server.tools import CALLER_ERRORS, NotFoundError
+        from workbench.mcp_server.vocabulary import in_tool_terms
         from workbench.text import error_message
 
         try:
             return provider.get().document_markdown(collection, doc_id)
         except NotFoundError as error:
-            raise ResourceNotFoundError(error_message(error)) from None
+            raise ResourceNotFoundError(in_tool_terms(error_message(error))) from None
         except CALLER_ERRORS as error:
-            raise ResourceError(error_message(error)) from None
+            raise ResourceError(in_tool_terms(error_message(error))) from None
 
     if loop is not None:
         from workbench.mcp_server.loop_tools import register_loop_tools
@@ -433,7 +474,10 @@ def serve(home: str | None, preset: str | None, collection: str | None, override
         collection or "auto",
         preset or "the collection's default",
     )
-    build_server(HubProvider(home, defaults)).run("stdio")
+    provider = HubProvider(home, defaults)
+    server = build_server(provider)
+    provider.start_warm_up()  # now, not after the handshake: the first call may come right after it
+    server.run("stdio")
     log.info("client closed the connection; exiting")
     # Leave without finalising the interpreter. Clients allow a server about two seconds after
     # closing stdin before they kill it, and tearing down torch takes longer than that on a busy

@@ -103,8 +103,8 @@ class TargetResolver:
                 f"(python -m workbench ingest FILES --collection NAME --home {self.bench.home})"
             )
         raise ToolInputError(
-            f"several collections exist ({', '.join(names)}); pass `collection` as one of them, "
-            "or start the server with --collection NAME"
+            f"several collections exist ({', '.join(names)}) and the server was started without a default "
+            "one; pass `collection` as one of them"
         )
 
 

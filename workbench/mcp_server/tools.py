@@ -20,6 +20,7 @@ import functools
 import logging
 import threading
 import time
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 from urllib.parse import quote
@@ -215,8 +216,10 @@ class KnowledgeHub:
             # before the pipeline's lock: the queries of clients that ask at once are embedded in one batch
             self.bench.embed_query(config.embedding.key, text)
         # on the event loop the call runs no model (answers_at_once), so it needs no tokenizer and
-        # must not wait for a worker thread's rerank to let go of the lock
-        with contextlib.nullcontext() if ON_EVENT_LOOP.get() else self._pipeline_lock:
+        # must not wait for a worker thread's rerank to let go of the lock; nor does a search that
+        # runs no model at all (BM25 alone), which must not wait for the warm-up's first encoding
+        runs_a_model = needs_query_vectors(config) or reranks(config.rerank) or uses_llm(config)
+        with self._pipeline_lock if runs_a_model and not ON_EVENT_LOOP.get() else contextlib.nullcontext():
             trace = self.bench.query(text, target.collection, config, source="mcp")
         verdict = trace.confidence.verdict if trace.confidence else None
         matched = matched_places(
@@ -370,11 +373,18 @@ class KnowledgeHub:
 
     # -- start-up -----------------------------------------------------------------------------
 
-    def warm_up(self) -> None:
+    def warm_up(self, before_models: Callable[[], object] | None = None) -> None:
         """Load the default collection's index snapshot and its embedding model, so the first
         query does not pay for them. With several collections and no default, warm them all;
         with none yet (or ``--collection`` not created yet), load the default embedding model,
-        which the first ingest in the app and the first query will need."""
+        which the first ingest in the app and the first query will need.
+
+        The snapshots first, the models after: a keyword search needs only the first, so on a
+        BM25 preset the first answer does not wait for torch to load (about 10 s on two busy
+        cores). The model is loaded outside the pipeline's lock; only its first encoding takes
+        it (the tokenizer is not safe for two threads at once). ``before_models`` is called in
+        between: the server waits there while a call is being answered, since importing torch
+        holds the interpreter for seconds."""
         started = time.perf_counter()
         try:
             targets = [self.resolve(None, None)]
@@ -382,17 +392,22 @@ class KnowledgeHub:
             targets = [self.resolve(name, None) for name in self.bench.collection_names()]
         except NotFoundError:  # --collection names one that does not exist yet
             targets = []
+        for target in targets:
+            self.bench.snapshot(target.collection, target.config)
+        if targets:
+            log.info("loaded the indexes of %s in %.1f s", ", ".join(t.collection for t in targets), _since(started))
         models = {target.config.embedding.key for target in targets} or {WorkbenchConfig().embedding.model}
-        with self._pipeline_lock:
-            for model in sorted(models):
-                get_embedder(model).embed(["warm-up"])
-            for target in targets:
-                self.bench.snapshot(target.collection, target.config)
-        log.info(
-            "warmed %s in %.1f s",
-            ", ".join([t.collection for t in targets] + sorted(models)),
-            time.perf_counter() - started,
-        )
+        if before_models is not None:
+            before_models()
+        for model in sorted(models):
+            embedder = get_embedder(model)
+            with self._pipeline_lock:
+                embedder.embed(["warm-up"])
+        log.info("warmed %s in %.1f s", ", ".join([t.collection for t in targets] + sorted(models)), _since(started))
+
+
+def _since(started: float) -> float:
+    return time.perf_counter() - started
 
 
 def llm_activity(trace, config: WorkbenchConfig) -> LlmActivity | None:

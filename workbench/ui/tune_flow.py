@@ -27,7 +27,6 @@ from workbench.mcp_server.client_config import (
     CLAUDE_DESKTOP_CONFIG_FILES,
     McpLaunch,
     claude_desktop_config,
-    http_client_config,
     to_json,
     vscode_config,
 )
@@ -37,6 +36,7 @@ from workbench.tuning.plan import ExperimentPlan, plan_tune
 from workbench.tuning.study import StudyError
 from workbench.tuning.tune import TuneReport, TuneRequest, save_winner
 from workbench.ui import session
+from workbench.ui.mcp_snippets import http_panel
 from workbench.ui.polling import polling_fragment
 from workbench.ui.text import md_escape
 
@@ -370,6 +370,4 @@ def _mcp_configuration(collection: str, preset: str) -> None:
             st.caption("VS Code: `.vscode/mcp.json`")
             st.code(to_json(vscode_config(launch)), language="json")
         with http:
-            st.caption("Start the server (it listens on this machine only), then point the client at its URL:")
-            st.code(launch.command_line(http=True), language="bash")
-            st.code(to_json(http_client_config(launch)), language="json")
+            http_panel(launch, key="tune_flow_download_http")

@@ -50,10 +50,11 @@ def http_server(
     read_only: bool = False,
     ingest_root: Path | None = None,
     collection: str | None = None,
+    defaults: ServerDefaults | None = None,
 ) -> Iterator[RunningServer]:
     settings = http_settings(port=free_port(), read_only=read_only, env={"WORKBENCH_TOKEN": token} if token else {})
     options = LoopOptions(read_only=read_only, ingest_root=ingest_root)
-    provider = HubProvider(home, ServerDefaults(collection=collection), read_only=read_only)
+    provider = HubProvider(home, defaults or ServerDefaults(collection=collection), read_only=read_only)
     app = build_app(build_server(provider, options), settings)
     server = uvicorn.Server(
         uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info", access_log=False)

@@ -75,15 +75,36 @@ def test_llm_env_copies_endpoint_and_model_but_only_a_placeholder_for_the_key():
     assert claude_desktop_config(launch)["mcpServers"]["rag-workbench"]["env"]["WORKBENCH_LLM_MODEL"] == "llama3"
 
 
-def test_the_http_server_is_started_once_and_clients_get_its_url():
-    from workbench.mcp_server.client_config import http_client_config
+def test_the_http_server_command_is_the_stdio_launch_plus_http_and_a_port():
+    launch = McpLaunch(home=Path("/data/my home"), preset="kw", python="/p", project_dir=Path("/opt/rag"), port=8800)
+    assert launch.http_args() == [*launch.args(), "--http", "--port", "8800"]
+    assert launch.http_command_line() == (
+        "PYTHONPATH=/opt/rag HF_HUB_OFFLINE=1 /p -m workbench mcp --home '/data/my home' --preset kw --http --port 8800"
+    )
+    assert launch.http_url == "http://127.0.0.1:8800/mcp"
 
-    line = LAUNCH.command_line(http=True)
-    assert line.endswith("--preset hybrid-mmr --http --host 127.0.0.1 --port 8765")
-    assert http_client_config(LAUNCH) == {
-        "servers": {"rag-workbench": {"type": "http", "url": "http://127.0.0.1:8765/mcp"}}
+
+def test_the_http_client_config_asks_for_the_token_and_never_holds_it():
+    from workbench.mcp_server.client_config import claude_code_http_command, vscode_http_config
+
+    assert vscode_http_config(LAUNCH) == {
+        "inputs": [
+            {"type": "promptString", "id": "workbench-token", "description": "RAG Workbench token", "password": True}
+        ],
+        "servers": {
+            "rag-workbench": {
+                "type": "http",
+                "url": "http://127.0.0.1:8765/mcp",
+                "headers": {"Authorization": "Bearer ${input:workbench-token}"},
+            }
+        },
     }
-    # on another address the server needs WORKBENCH_TOKEN: the client sends it, the config holds a placeholder
-    shared = http_client_config(LAUNCH, host="10.0.0.5", port=9000)["servers"]["rag-workbench"]
-    assert shared["url"] == "http://10.0.0.5:9000/mcp"
-    assert shared["headers"] == {"Authorization": "Bearer ${env:WORKBENCH_TOKEN}"}
+    assert claude_code_http_command(LAUNCH) == (
+        "claude mcp add --transport http rag-workbench http://127.0.0.1:8765/mcp "
+        '--header "Authorization: Bearer $WORKBENCH_TOKEN"'
+    )
+    open_launch = McpLaunch(home=Path("/h"), preset="default", python="/p", token=False, server_name="my kb")
+    assert vscode_http_config(open_launch) == {
+        "servers": {"my kb": {"type": "http", "url": "http://127.0.0.1:8765/mcp"}}
+    }
+    assert claude_code_http_command(open_launch) == "claude mcp add --transport http 'my kb' http://127.0.0.1:8765/mcp"
