@@ -81,7 +81,7 @@ def evaluate_and_store(bench, args, metric_names, progress=None):
 
     args.collection = collection_of(bench, args.collection)
     golden, config = golden_and_config(bench, args)
-    choice = choose_level(golden, args.level)
+    choice = choose_level(golden, getattr(args, "level", None))
     announce_llm_calls([config], len(golden), args.json)
     result = evaluate_collection(
         bench,
