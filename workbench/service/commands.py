@@ -399,7 +399,7 @@ def grow_golden(bench, request, plan, progress=None) -> str:
         n=asked,
         seed=int(summary.get("seed", 0)),
         out=request.golden.name,
-        kinds=summary.get("kinds") or None,
+        kinds=tuple(summary.get("kinds") or ()),  # none recorded: parse_kinds gives every kind
     )
     report = run_synth(bench, synth, progress)
     if report.stopped:
