@@ -80,7 +80,7 @@ def evaluate_and_store(bench, args, metric_names, progress=None):
 
     args.collection = collection_of(bench, args.collection)
     golden, config = golden_and_config(bench, args)
-    choice = choose_level(golden, args.level)
+    choice = choose_level(golden, getattr(args, "level", None))
     announce_llm_calls([config], len(golden), args.json)
     result = evaluate_collection(
         bench,
@@ -398,7 +398,7 @@ def grow_golden(bench, request, plan, progress=None) -> str:
         n=asked,
         seed=int(summary.get("seed", 0)),
         out=request.golden.name,
-        kinds=summary.get("kinds") or None,
+        kinds=tuple(summary.get("kinds") or ()),  # none recorded: parse_kinds gives every kind
     )
     report = run_synth(bench, synth, progress)
     if report.stopped:

@@ -13,18 +13,21 @@ study (``tune``) or a comparison can show on it; CLI ``tune`` prints the plan be
 - **power**: the gain the held-out queries can show, and the queries a gain of 0.02 needs.
 
 The power numbers need the spread of per-query *differences* between two configurations, which
-no study has measured yet. It is estimated from the starting configuration's own per-query
-spread: sd(diff) ≈ ``DIFFERENCE_SHARE`` · sd(scores). The share is measured: on SciFact, ndcg@10
-of the default configuration has a per-query sd of 0.400 (300 queries, doc level), and its tune
-gains had a difference sd of 0.12 (``workbench.evaluation.power``), so 0.12 / 0.400 = 0.30. Then
-(the normal approximation of ``workbench.evaluation.power``)
+no study has measured yet. The plan takes the typical one, 0.12 (measured: ``tune`` on SciFact and
+on the demo, ``workbench.evaluation.power``; on the demo again in issue 47, 5-fold, seed 0:
++0.0128 [−0.0334, +0.0639] over 24 queries, sd ≈ 0.049 · √24 / 1.96 ≈ 0.12), or the starting
+configuration's own per-query sd where that is smaller: scores that barely vary (a set near its
+ceiling) leave a configuration little to move. Then (the normal approximation of
+``workbench.evaluation.power``)
 
     queries needed for a gain g  = ((1.96 + 0.84) · sd(diff) / g)²
     gain detectable on n queries = (1.96 + 0.84) · sd(diff) / √n
 
 with n the queries the gain is measured on (all of them under K-fold, the held-out share under
-one holdout). A set whose scores do not vary (one query, or all equal) falls back to the typical
-spread, said so.
+one holdout).
+
+The time estimate runs at the pace the evaluation's queries went once the indexes were loaded
+(the first query's setup left out), times the queries the study will run.
 """
 
 from __future__ import annotations
@@ -44,8 +47,6 @@ from workbench.facade import WorkbenchFacade
 from workbench.tuning.split import SplitChoice, choose_split, scorable
 from workbench.tuning.tune import TuneRequest
 
-#: sd(per-query difference) / sd(per-query score) of the starting configuration, measured on SciFact
-DIFFERENCE_SHARE = 0.30
 #: the metric whose per-query value 1.0 means "every relevant item in the top 10"
 SATURATION_METRIC = "recall@10"
 #: questions kept per question asked of the LLM (``workbench.evaluation.power.synthesis_size``)
@@ -139,7 +140,7 @@ class ExperimentPlan:
     base_mean: float  # the starting configuration's mean metric on them
     score_spread: float  # its per-query sd
     spread: float  # the sd of a difference between two configurations used for power (estimated)
-    spread_measured: bool  # False: the typical spread stands in
+    spread_measured: bool  # True: the scores' own sd (below the typical spread) stands in
     saturation: Saturation
     grow: GrowOffer | None  # None when the set is long enough
     estimated_s: float | None  # the study's time, from the evaluation's pace (None when not estimated)
@@ -163,10 +164,11 @@ class ExperimentPlan:
         from workbench.ingestion.estimates import describe_duration
 
         source = (
-            f"sd {self.spread:.3f}, estimated as {DIFFERENCE_SHARE:g} × the starting configuration's per-query "
-            f"sd {self.score_spread:.3f}"
+            f"difference sd {self.spread:.3f}: the starting configuration's per-query sd, below the typical "
+            f"{TYPICAL_SPREAD:g}"
             if self.spread_measured
-            else f"sd {self.spread:.2f}, a typical spread (these scores do not vary)"
+            else f"difference sd {self.spread:g}, the typical spread; the starting configuration's per-query sd is "
+            f"{self.score_spread:.3f}"
         )
         lines = [
             f"level: {self.level.reason}",
@@ -178,13 +180,16 @@ class ExperimentPlan:
             lines.append(
                 f"power: {self.held_out} held-out queries can show a gain of about {gain:.3f}; a gain of "
                 f"{REFERENCE_GAIN:g} needs about {self.needed_for_reference:,} queries "
-                f"(difference {source}; 95% confidence, 80% power)"
+                f"({source}; 95% confidence, 80% power)"
             )
         lines.append(("WARNING: " if self.saturation.saturated else "saturation: ") + self.saturation.describe())
         if self.grow is not None:
             lines.append(self.grow.describe())
         if self.estimated_s is not None:
-            lines.append(f"estimated time: about {describe_duration(self.estimated_s)}")
+            lines.append(
+                f"estimated time: at least {describe_duration(self.estimated_s)} (the study's queries at the pace of "
+                "this evaluation, and any index builds; each trial's own bookkeeping comes on top)"
+            )
         lines.extend(f"note: {note}" for note in self.notes)
         return lines
 
@@ -220,12 +225,12 @@ def detectable_gain(spread: float, queries: int) -> float | None:
 
 
 def difference_spread(scores: Sequence[float]) -> tuple[float, float, bool]:
-    """(sd of the scores, the estimated sd of a difference, measured?) from the starting
-    configuration's per-query scores; the typical spread when they do not vary."""
+    """(sd of the scores, the sd of a difference used for power, capped by the scores?): the typical
+    spread, or the scores' own sd where that is smaller (see the module doc)."""
     values = np.asarray(scores, dtype=np.float64)
     sd = float(values.std(ddof=1)) if values.size > 1 else 0.0
-    if sd > 0:
-        return sd, DIFFERENCE_SHARE * sd, True
+    if 0 < sd < TYPICAL_SPREAD:
+        return sd, sd, True
     return sd, TYPICAL_SPREAD, False
 
 
@@ -350,13 +355,18 @@ def plan_experiment(
             notes=notes,
         )
     names = tuple(dict.fromkeys((metric, SATURATION_METRIC)))
-    started = time.perf_counter()
+    stamps: list[tuple[int, float]] = []
+
+    def each_query(done: int, total: int) -> None:
+        stamps.append((done, time.perf_counter()))
+        if progress is not None:
+            progress(done, total)
+
     result = evaluate_collection(
-        bench, collection, golden, base, level=choice.level, metric_names=names, progress=progress
+        bench, collection, golden, base, level=choice.level, metric_names=names, progress=each_query
     )
-    elapsed = time.perf_counter() - started
     scores = result.per_query_values(metric)
-    pace = elapsed / len(scores) if scores else None
+    pace = query_pace(stamps)
     plan = plan_from_scores(
         collection=collection,
         golden=golden,
@@ -377,6 +387,15 @@ def plan_experiment(
 
         plan = replace(plan, estimated_s=minutes * 60.0)
     return plan
+
+
+def query_pace(stamps: Sequence[tuple[int, float]]) -> float | None:
+    """Seconds per query from (queries done, time) stamps, the first query left out: it carries
+    loading the indexes and the model, which a study pays once, not per trial."""
+    if len(stamps) < 2 or stamps[-1][0] <= stamps[0][0]:
+        return None
+    (first_done, first_at), (last_done, last_at) = stamps[0], stamps[-1]
+    return (last_at - first_at) / (last_done - first_done)
 
 
 def choose_design(

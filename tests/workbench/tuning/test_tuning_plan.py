@@ -75,23 +75,51 @@ def test_plan_from_a_known_spread():
         seconds_per_query=0.01,
         trials=2,
     )
-    # sd of 0.2..1.0 (ddof 1) = sqrt(0.4 / 4) = sqrt(0.1); the difference's sd is 0.3 of it
+    # sd of 0.2..1.0 (ddof 1) = sqrt(0.4 / 4) = sqrt(0.1) = 0.316, above the typical 0.12, which is used
     assert plan.score_spread == pytest.approx(math.sqrt(0.1))
-    assert plan.spread == pytest.approx(0.3 * math.sqrt(0.1))
-    # ((1.96 + 0.84) * 0.3 * sqrt(0.1) / 0.02)^2 = 7.84 * 0.009 / 0.0004 = 176.4 -> 177
-    assert plan.needed_for_reference == 177
-    # 5-fold: all 5 queries held out once; 2.8 * 0.3 * sqrt(0.1) / sqrt(5) = 0.84 * sqrt(0.02)
-    assert plan.held_out == 5 and plan.detectable_gain == pytest.approx(0.84 * math.sqrt(0.02))
+    assert plan.spread == pytest.approx(0.12) and not plan.spread_measured
+    # ((1.96 + 0.84) * 0.12 / 0.02)^2 = 16.8^2 = 282.24 -> 283
+    assert plan.needed_for_reference == 283
+    # 5-fold: all 5 queries held out once; 2.8 * 0.12 / sqrt(5) = 0.150
+    assert plan.held_out == 5 and plan.detectable_gain == pytest.approx(0.336 / math.sqrt(5))
     assert plan.base_mean == pytest.approx(0.6)
     assert not plan.saturation.saturated and plan.saturation.share == pytest.approx(0.8)
-    # (177 - 5) / 0.9 = 191.1 -> 192 questions to ask for
-    assert plan.grow is not None and (plan.grow.needed, plan.grow.questions, plan.grow.endpoint) == (177, 192, True)
+    # (283 - 5) / 0.9 = 308.9 -> 309 questions to ask for
+    assert plan.grow is not None and (plan.grow.needed, plan.grow.questions, plan.grow.endpoint) == (283, 309, True)
     # 2 trials x (4 studies on 4 queries + the final one on 5) + winner and start on 5 held out = 60 queries
     assert plan.estimated_s == pytest.approx(0.6)
     lines = plan.describe()
     assert lines[0].startswith("level: span level: golden set 'g' was judged by passage")
-    assert "a gain of 0.02 needs about 177 queries" in "\n".join(lines)
+    assert "a gain of 0.02 needs about 283 queries" in "\n".join(lines)
     assert "tune --grow-golden" in "\n".join(lines)
+
+
+def test_scores_that_barely_vary_cap_the_spread():
+    golden = span_set(3)
+    scores = {"q00": 0.75, "q01": 0.8, "q02": 0.9}
+    plan = plan_from_scores(
+        collection="c",
+        golden=golden,
+        metric="ndcg@10",
+        level=choose_level(golden),
+        split=choose_split(3, holdout=0.3),
+        scores=scores,
+        recall_at_10=dict.fromkeys(scores, 0.0),
+    )
+    # mean 0.81667; squared deviations 0.004444 + 0.000278 + 0.006944 = 0.011667, / 2 = 0.0058333
+    assert plan.spread == pytest.approx(math.sqrt(0.0058333), rel=1e-4) and plan.spread_measured
+    # 7.84 * 0.0058333 / 0.0004 = 114.33 -> 115; one holdout of 0.3 of 3 queries holds out 1
+    assert plan.needed_for_reference == 115 and plan.held_out == 1
+    assert plan.grow is not None and not plan.grow.endpoint
+    assert "configure an LLM endpoint to write about 125 more" in plan.grow.describe()  # (115 - 3) / 0.9 = 124.4
+
+
+def test_the_pace_leaves_the_first_query_out():
+    from workbench.tuning.plan import query_pace
+
+    # the first query took 10 s (indexes and model loading); the next four, 2 s together
+    assert query_pace([(1, 10.0), (2, 10.5), (3, 11.0), (5, 12.0)]) == pytest.approx(0.5)
+    assert query_pace([(1, 10.0)]) is None
 
 
 def test_a_saturated_set_says_so_and_names_the_fix():
