@@ -20,10 +20,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from workbench.golden.prompts import MULTI_HOP
-from workbench.language.scripts import HAN, HANGUL, KANA, LATIN, LanguageMix
-
-#: a Latin-script word is about this many letters; a CJK character is about a word
-LETTERS_PER_WORD = 5
 
 
 @dataclass(frozen=True)
@@ -58,17 +54,6 @@ class SynthTask:
         """Identifies the task across runs: its kind and where its chunks are."""
         where = ";".join(f"{c.doc}:{c.start}-{c.end}" for c in self.chunks)
         return hashlib.sha256(f"{self.position}|{self.kind}|{where}".encode()).hexdigest()[:16]
-
-
-def chunk_language(text: str) -> str:
-    """The language a question about ``text`` should be in: its main script counted in words,
-    not letters, so Chinese prose with code or English terms in it is still Chinese."""
-    mix = LanguageMix.of(text)
-    counts = mix.counts
-    cjk = counts.get(HAN, 0) + counts.get(KANA, 0) + counts.get(HANGUL, 0)
-    if cjk and cjk * LETTERS_PER_WORD >= counts.get(LATIN, 0):
-        return LanguageMix({script: counts.get(script, 0) for script in (HAN, KANA, HANGUL)}).language or ""
-    return mix.language or ""
 
 
 def stratified_order(chunks: Sequence[SourceChunk], seed: int) -> list[SourceChunk]:
