@@ -73,10 +73,8 @@ def handbook(bench, smoke: bool) -> Corpus | None:
     markdown = zh_handbook.handbook_markdown(chapters=SMOKE_CHAPTERS if smoke else None)
     sets = [golden_sets.load(zh_handbook.GOLDEN), golden_sets.load(zh_handbook.GOLDEN_MIXED)]
     if smoke:  # the questions whose quotes the first chapters hold
-        sets = [
-            GoldenSet(s.name, tuple(q for q in s.queries if all(i.quote in markdown for i in q.relevant))[:SMOKE_QUERIES])
-            for s in sets
-        ]
+        held = [tuple(q for q in s.queries if all(i.quote in markdown for i in q.relevant)) for s in sets]
+        sets = [GoldenSet(s.name, queries[:SMOKE_QUERIES]) for s, queries in zip(sets, held, strict=True)]
     name = "handbook-smoke" if smoke else "handbook"
     if not any(c.name == name for c in bench.collections()):
         bench.ingest(name, [Source.from_markdown(zh_handbook.HANDBOOK, markdown, "rag-handbook")])
@@ -170,7 +168,7 @@ def verdicts(bench, corpus: Corpus, golden, per_query: dict) -> list[list]:
         found = {q.id: bench.query(q.query, corpus.name, config).confidence for q in golden.queries}
         said = {qid: (c.verdict if c is not None else "none") for qid, c in found.items()}
         wrong = sorted(qid for qid, verdict in said.items() if verdict == "no_answer" and qid in bm25_top3)
-        counts = {v: sum(1 for verdict in said.values() if verdict == v) for v in ("relevant", "ambiguous", "no_answer")}
+        counts = {v: list(said.values()).count(v) for v in ("relevant", "ambiguous", "no_answer")}
         rows.append(
             [
                 label,
