@@ -3,7 +3,6 @@
 import pytest
 
 from workbench.language.scripts import (
-    CYRILLIC,
     DEVANAGARI,
     HAN,
     HANGUL,
@@ -57,7 +56,7 @@ def test_under_the_cjk_share_the_largest_script_names_the_language():
 
 def test_code_heavy_chinese_prose_is_chinese():
     text = (
-        "调用检索接口：`POST /api/v1/query`，请求体 `{\"query\": \"...\", \"topK\": 4, \"minScore\": 0.2}`，"
+        '调用检索接口：`POST /api/v1/query`，请求体 `{"query": "...", "topK": 4, "minScore": 0.2}`，'
         "返回 `List<SearchResult>`。"
     )
     # Han 调用检索接口 6 + 请求体 3 + 返回 2 = 11; Latin POST api v query query topK minScore List SearchResult = 9
