@@ -201,8 +201,9 @@ def main() -> None:
     load_start, started = os.getloadavg()[0], time.perf_counter()
     wanted = [name.strip() for name in args.corpora.split(",") if name.strip()]
     corpora: list[Corpus | None] = []
-    if args.smoke:
-        corpora = [handbook(bench, smoke=True), demo_corpus(bench)]
+    if args.smoke:  # the handbook's first chapters when the seeds are there, else the demo
+        corpora = [handbook(bench, smoke=True)]
+        corpora = corpora if corpora[0] is not None else [demo_corpus(bench)]
     else:
         for name in wanted:
             if name == "handbook":

@@ -98,10 +98,12 @@ def fitted_to_window(
     markdown: str, chunks: list[Chunk], chunking: ChunkingConfig, embedder: Embedder | None
 ) -> list[Chunk]:
     """``chunks`` cut to fit the embedding model's window when ``chunking.fit_window`` is on (and
-    the model's window is known), those in a language the model does not read excepted; as they
-    are otherwise."""
+    the model's window is known) and the model reads the document's language; as they are
+    otherwise. The document's language, not each chunk's: a Chinese handbook's code blocks and API
+    tables read as English, but its readers ask in Chinese, and cutting them only shrank what BM25
+    matches (two such chunks cut cost 0.007 of span nDCG@10 on the seeds' handbook)."""
     window = encoder_window(embedder) if chunking.fit_window and chunks else None
-    if window is None or embedder is None:
+    if window is None or embedder is None or not encoder_reads(embedder)(markdown):
         return chunks
     return fit_to_window(
         markdown,
@@ -109,7 +111,6 @@ def fitted_to_window(
         window,
         lambda chunk: indexed_text(chunk, chunking.context_headers),
         overlap_share(chunking.size, chunking.overlap),
-        reads=encoder_reads(embedder),
     )
 
 

@@ -13,9 +13,9 @@ Only text the encoder reads is cut. Sizes in characters suit English (1000 chara
 so 1000 Chinese characters are about 1000 tokens, and cutting them to 256 made four chunks of each.
 all-MiniLM-L6-v2 does not read Chinese, and the language guard leaves its route out of the ranking
 of Chinese queries, so the cut gained nothing and cost BM25 its context: on a Chinese handbook, span
-nDCG@10 fell from 0.938 to 0.763 (issue 48). A chunk whose language (``text_language``) the model
-does not cover stays as the strategy made it; a multilingual or Chinese model reads it, and then
-it is cut.
+nDCG@10 fell from 0.938 to 0.763 (issue 48). A document whose language (``text_language``) the
+model does not cover keeps its chunks as the strategy made them (``preparation.fitted_to_window``);
+a multilingual or Chinese model reads it, and then they are cut.
 """
 
 from __future__ import annotations
@@ -88,24 +88,20 @@ def fit_to_window(
     window: Window,
     indexed: Callable[[Chunk], str],
     overlap_share: float = 0.0,
-    reads: Callable[[str], bool] | None = None,
 ) -> list[Chunk]:
     """``chunks`` with every one whose ``indexed`` text is longer than the window cut until it fits.
 
     The pieces of a chunk share ``overlap_share`` of their budget with their neighbours (the
     configured overlap's share of the size). A chunk that cannot be cut to fit (its heading path
-    alone fills the window, or a single token does) stays over it, and is counted as over; so does
-    one whose indexed text ``reads`` says the model does not read (see the module doc).
+    alone fills the window, or a single token does) stays over it, and is counted as over.
     """
-    texts = [indexed(chunk) for chunk in chunks]
-    counts = window.count(texts)
+    counts = window.count([indexed(chunk) for chunk in chunks])
     if all(count <= window.tokens for count in counts):
         return chunks
     cutter = _Cutter(markdown, window, indexed, overlap_share)
     fitted: list[Chunk] = []
-    for chunk, text, count in zip(chunks, texts, counts, strict=True):
-        fits = count <= window.tokens or (reads is not None and not reads(text))
-        fitted.extend([chunk] if fits else cutter.fit(chunk, count))
+    for chunk, count in zip(chunks, counts, strict=True):
+        fitted.extend([chunk] if count <= window.tokens else cutter.fit(chunk, count))
     return fitted
 
 

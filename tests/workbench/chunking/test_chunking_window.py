@@ -226,9 +226,18 @@ def test_a_model_that_reads_chinese_gets_chinese_chunks_cut_to_its_window(minilm
     assert fitted[0].start == made[0].start and fitted[-1].end == made[-1].end
 
 
-def test_only_chunks_the_model_reads_are_cut():
-    markdown = "a b c d e f g h i j\n\n第一句话。第二句话。第三句话。"
-    chunks = [Chunk(markdown[:19], 0, 19), Chunk(markdown[21:], 21, len(markdown))]
-    fitted = fit_to_window(markdown, chunks, window(8), plain, reads=lambda text: text.isascii())
-    # the English chunk (12 tokens as read) is cut to fit 8; the Chinese one (17) stays whole
-    assert texts(fitted) == ["a b c d e", "f g h i j", "第一句话。第二句话。第三句话。"]
+def test_the_documents_language_decides_so_a_chinese_documents_code_is_not_cut(minilm):
+    # a Chinese handbook's code block reads as English, but the handbook's readers ask in Chinese
+    code = "\n".join(
+        f"public interface Store{n} {{ void upsert(String tenantId, List<Record> records); }}" for n in range(20)
+    )
+    chinese = (
+        "# 向量库接口\n\n"
+        + "向量库抽象层统一了写入、检索和删除接口，支持按租户隔离。" * 40
+        + "\n\n```java\n"
+        + code
+        + "\n```\n"
+    )
+    made = split_document(chinese, ChunkingConfig(fit_window=False), minilm)
+    assert max(minilm.token_counts([indexed_text(c, True) for c in made])) > 256
+    assert split_document(chinese, ChunkingConfig(), minilm) == made
