@@ -73,7 +73,7 @@ def handbook(bench, smoke: bool) -> Corpus | None:
     markdown = zh_handbook.handbook_markdown(chapters=SMOKE_CHAPTERS if smoke else None)
     sets = [golden_sets.load(zh_handbook.GOLDEN), golden_sets.load(zh_handbook.GOLDEN_MIXED)]
     if smoke:  # the questions whose quotes the first chapters hold
-        held = [tuple(q for q in s.queries if all(i.quote in markdown for i in q.relevant)) for s in sets]
+        held = [tuple(q for q in s.queries if all((i.quote or "") in markdown for i in q.relevant)) for s in sets]
         sets = [GoldenSet(s.name, queries[:SMOKE_QUERIES]) for s, queries in zip(sets, held, strict=True)]
     name = "handbook-smoke" if smoke else "handbook"
     if not any(c.name == name for c in bench.collections()):
