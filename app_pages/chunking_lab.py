@@ -8,6 +8,7 @@ from dataclasses import replace
 import streamlit as st
 
 from workbench.chunking.preview import ChunkPreview, preview_chunking
+from workbench.chunking.window import LEFT_WHOLE
 from workbench.config import DEFAULT_PRESET, ChunkingConfig, WorkbenchConfig, overrides_between
 from workbench.ui import session
 from workbench.ui.access import hidden_in_read_only
@@ -35,7 +36,7 @@ def window_advice(described: str, chunking: ChunkingConfig) -> str:
     """What the chunks over the window mean, and the setting that changes it."""
     if not chunking.fit_window:
         return f"{described}. Tick “Cut chunks to the model's window” (chunking.fit_window) to cut them to fit."
-    return f"{described}: their heading paths (or enrichment) leave too little of the window to cut them to fit."
+    return f"{described}; {LEFT_WHOLE}."
 
 
 def preset_name_for(chunking: ChunkingConfig) -> str:

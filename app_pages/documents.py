@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from workbench.chunking.window import LEFT_WHOLE
 from workbench.config import EmbeddingConfig, WorkbenchConfig
 from workbench.ingestion.ingest import IngestReport, Source
 from workbench.ingestion.parsers import SUPPORTED_TYPES
@@ -278,7 +279,7 @@ def window_panel(collection: str) -> ChunksOverWindow | None:
         fix = (
             "chunking.fit_window is off for this preset; turn it on (the default) to cut them to fit"
             if not config.chunking.fit_window
-            else "their heading paths (or enrichment) leave too little of the window to cut them to fit"
+            else LEFT_WHOLE
         )
         st.warning(
             md_escape(f"Chunking of preset “{session.current_preset()}”: {described}; {fix}."),

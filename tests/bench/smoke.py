@@ -57,6 +57,9 @@ SMOKE: dict[str, Smoke] = {
     # on a copy of the demo home: evaluation and the LLM stages
     "bench_bm25_stopwords": Smoke("evaluation", ("mode", "stopwords", "queries", "ndcg@10"), demo_home=True),
     "bench_confidence": Smoke("evaluation", ("queries", "n", "relevant", "ambiguous", "no_answer"), demo_home=True),
+    "bench_chunk_window": Smoke(
+        "evaluation", ("collection", "golden set", "level", "fit_window", "mode", "chunks", "queries"), demo_home=True
+    ),
     "bench_golden": Smoke("evaluation", ("run", "pairs", "recorded", "endpoint calls"), demo_home=True),
     "bench_llm": Smoke(
         "evaluation", ("setting", "calls/q", "tokens/q", "first ms"), demo_home=True, arguments=("--collection", "demo")

@@ -8,6 +8,7 @@ for the embedding cache, the page, and a flag when the model would silently trun
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 
 from store.repository import NewChunk
 from workbench.chunking import chunk_markdown
@@ -16,7 +17,11 @@ from workbench.chunking.enrich import enrich_texts, enriched_indexed_text, enric
 from workbench.chunking.window import Window, fit_to_window, overlap_share
 from workbench.config import ChunkingConfig, embedding_settings
 from workbench.embedding import Embedder, content_hash
+from workbench.language.coverage import coverage
+from workbench.language.scripts import LanguageMix
 from workbench.llm.client import LlmCall, LlmClient
+from workbench.models.availability import card_for
+from workbench.models.catalogue import EMBEDDING
 
 
 class EnrichmentUnavailable(ValueError):
@@ -82,13 +87,23 @@ def encoder_window(embedder: Embedder | None) -> Window | None:
     return Window(embedder.max_tokens, count, spans)
 
 
+def encoder_reads(embedder: Embedder) -> Callable[[str], bool]:
+    """Whether ``embedder``'s model covers a text's language (``coverage``'s rule); True when its
+    languages are unknown (nothing is claimed: the text is cut as before)."""
+    card = card_for(embedding_settings(embedder.name)["embedding.model"], EMBEDDING)
+    return lambda text: coverage(card, LanguageMix.of(text)).covered is not False
+
+
 def fitted_to_window(
     markdown: str, chunks: list[Chunk], chunking: ChunkingConfig, embedder: Embedder | None
 ) -> list[Chunk]:
     """``chunks`` cut to fit the embedding model's window when ``chunking.fit_window`` is on (and
-    the model's window is known); as they are otherwise."""
+    the model's window is known) and the model reads the document's language; as they are
+    otherwise. The document's language, not each chunk's: a Chinese handbook's code blocks and API
+    tables read as English, but its readers ask in Chinese, and cutting them only shrank what BM25
+    matches (two such chunks cut cost 0.007 of span nDCG@10 on the seeds' handbook)."""
     window = encoder_window(embedder) if chunking.fit_window and chunks else None
-    if window is None:
+    if window is None or embedder is None or not encoder_reads(embedder)(markdown):
         return chunks
     return fit_to_window(
         markdown,

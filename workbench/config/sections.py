@@ -56,8 +56,9 @@ class ChunkingConfig:
     fit_window: bool = setting(
         True,
         "cut every chunk longer than the embedding model's window (its max_seq_length in its own tokens, "
-        "heading path included; all-MiniLM-L6-v2: 256) so the encoder reads each one whole; off keeps "
-        "chunks at chunking.size, and ingest, the Documents page and the Chunking lab count those over it",
+        "heading path included; all-MiniLM-L6-v2: 256) so the encoder reads each one whole; chunks in a "
+        "language the model does not read are left whole; off keeps chunks at chunking.size, and ingest, "
+        "the Documents page and the Chunking lab count those over it",
     )
 
 

@@ -23,7 +23,7 @@ from workbench.config import ConfigError, WorkbenchConfig
 from workbench.evaluation import golden as golden_sets
 from workbench.facade import WorkbenchFacade
 from workbench.golden.prompts import KINDS, PROMPT_VERSION
-from workbench.golden.sampling import SourceChunk, SynthTask, chunk_language, plan_counts, plan_tasks
+from workbench.golden.sampling import SourceChunk, SynthTask, plan_counts, plan_tasks
 from workbench.golden.synth import (
     Estimate,
     SynthLimits,
@@ -33,6 +33,7 @@ from workbench.golden.synth import (
     read_journal,
     run_tasks,
 )
+from workbench.language.scripts import text_language
 from workbench.llm.client import LlmUnavailable
 
 SYNTH_FOLDER = ".synth"
@@ -105,7 +106,7 @@ def source_chunks(bench: WorkbenchFacade, collection: str, config: WorkbenchConf
                 record.start,
                 record.end,
                 record.text,
-                chunk_language(record.text),
+                text_language(record.text),
             )
         )
     return chunks

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from workbench.golden.prompts import MULTI_HOP
-from workbench.language.scripts import HAN, HANGUL, KANA, LATIN, LanguageMix
+from workbench.language.scripts import HAN, HANGUL, KANA, LanguageMix
 
 #: a Latin-script word is about this many letters; a CJK character is about a word
 LETTERS_PER_WORD = 5
@@ -79,17 +79,6 @@ def text_size(text: str) -> float:
     counts = LanguageMix.of(text).counts
     cjk = counts.get(HAN, 0) + counts.get(KANA, 0) + counts.get(HANGUL, 0)
     return cjk + (sum(counts.values()) - cjk) / LETTERS_PER_WORD
-
-
-def chunk_language(text: str) -> str:
-    """The language a question about ``text`` should be in: its main script counted in words,
-    not letters, so Chinese prose with code or English terms in it is still Chinese."""
-    mix = LanguageMix.of(text)
-    counts = mix.counts
-    cjk = counts.get(HAN, 0) + counts.get(KANA, 0) + counts.get(HANGUL, 0)
-    if cjk and cjk * LETTERS_PER_WORD >= counts.get(LATIN, 0):
-        return LanguageMix({script: counts.get(script, 0) for script in (HAN, KANA, HANGUL)}).language or ""
-    return mix.language or ""
 
 
 @dataclass(frozen=True)

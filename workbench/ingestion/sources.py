@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.chunking.window import Overflow
+from workbench.chunking.window import LEFT_WHOLE, Overflow
 from workbench.ingestion.parsers.image_notes import ImageNote
 from workbench.llm.client import LlmCall, summarize_calls
 from workbench.text import count
@@ -141,7 +141,7 @@ class IngestReport:
         fix = (
             "chunking.fit_window=false keeps chunks at chunking.size; set it to true (the default) to cut them to fit"
             if not self.fit_window
-            else "their heading paths (or LLM enrichment) leave too little of the window to cut them to fit"
+            else LEFT_WHOLE
         )
         return f"{overflow.describe(self.window_model or 'the embedding model')}; {fix}"
 

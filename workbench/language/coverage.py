@@ -2,8 +2,10 @@
 
 A model covers a script when one of its languages is written in it: all-MiniLM-L6-v2 (``en``)
 covers Latin, bge-small-zh (``zh``) covers Han, multilingual models cover most scripts. A text is
-covered when at most half of its letters are in scripts the model does not cover. Models whose
-languages nobody declared are "unknown": nothing is claimed about them either way.
+covered when the model covers the scripts of the text's language (``scripts.text_language``'s
+rule: "混合检索加 Cross-Encoder 重排的 NDCG@10 是多少？" is Chinese, so all-MiniLM-L6-v2 does not
+cover it though it reads its three English words). Models whose languages nobody declared are
+"unknown": nothing is claimed about them either way.
 """
 
 from __future__ import annotations
@@ -27,9 +29,6 @@ from workbench.language.scripts import (
     LanguageMix,
 )
 from workbench.models.catalogue import ModelCard, models
-
-#: a text counts as covered when no more than this share of its letters is in uncovered scripts
-MAX_UNCOVERED_SHARE = 0.5
 
 _NON_LATIN: dict[str, tuple[str, ...]] = {
     "zh": (HAN,),
@@ -90,14 +89,9 @@ class Coverage:
     model: str
     model_languages: str  # "en", "50+ languages", "unknown"
     text_language: str | None  # "zh", "en", ...; None when the text has no letters
-    uncovered_share: float | None  # share of the text's letters in scripts the model lacks; None = cannot tell
-
-    @property
-    def covered(self) -> bool | None:
-        """True or False when both sides are known; None when the model's languages or the text's are unknown."""
-        if self.uncovered_share is None:
-            return None
-        return self.uncovered_share <= MAX_UNCOVERED_SHARE
+    uncovered_share: float | None  # share of the text's units in scripts the model lacks; None = cannot tell
+    #: whether the model covers the text's language: None when the model's languages or the text's are unknown
+    covered: bool | None
 
     def to_dict(self) -> dict:
         return {
@@ -110,11 +104,14 @@ class Coverage:
 
 
 def coverage(card: ModelCard, mix: LanguageMix) -> Coverage:
-    uncovered = None
-    if card.languages and mix.letters:
+    uncovered, covered = None, None
+    if card.languages and mix.units:
         covered_scripts = scripts_of(card.languages)
         uncovered = 1.0 - mix.share_of(covered_scripts)
-    return Coverage(card.name, card.describe_languages(), mix.language, uncovered)
+        language = mix.language
+        needed = scripts_of([language]) if language else frozenset({mix.main_script or OTHER})
+        covered = needed <= covered_scripts
+    return Coverage(card.name, card.describe_languages(), mix.language, uncovered, covered)
 
 
 def models_covering(mix: LanguageMix, kind: str) -> list[ModelCard]:

@@ -48,7 +48,11 @@ class LanguageCheck:
     def from_dict(cls, data: Mapping[str, Any]) -> LanguageCheck:
         def coverage_of(values: Mapping[str, Any]) -> Coverage:
             return Coverage(
-                values["model"], values["model_languages"], values["text_language"], values["uncovered_share"]
+                values["model"],
+                values["model_languages"],
+                values["text_language"],
+                values["uncovered_share"],
+                values.get("covered"),
             )
 
         rerank = data.get("rerank")

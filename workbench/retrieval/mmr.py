@@ -4,6 +4,13 @@ Greedy selection: at each step pick the candidate maximising
 ``lambda * relevance - (1 - lambda) * max_similarity_to_already_selected``, where relevance is the
 cosine similarity between the query and the chunk. ``lambda = 1`` is pure relevance order,
 ``lambda = 0`` pure diversity.
+
+When the embedding model does not read the query's language (all-MiniLM-L6-v2 and a Chinese
+question), its query cosine is noise: relevance is then the incoming ranking's own score, scaled
+to [0, 1] over the pool (the best 1, the worst 0). The chunks' similarities to each other still
+come from their vectors: identical text has identical vectors in any language, so a boilerplate
+section repeated in every chapter is still picked once (issue 48: with the cosine, MMR dropped the
+answer BM25 ranked first and the verdict said "No answer").
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from workbench.retrieval.stages import MMR
 
 def mmr(
     candidates: RankedList,
-    query_vector: np.ndarray,
+    query_vector: np.ndarray | None,
     vectors: Mapping[int, np.ndarray],
     lambda_: float,
     top_k: int,
@@ -33,7 +40,8 @@ def mmr(
 
     Candidates of the pool without a vector in ``vectors`` cannot be compared, so they are appended
     after the selected chunks, in their original order and with their original scores, and the
-    whole list is cut to ``top_k``.
+    whole list is cut to ``top_k``. ``query_vector`` None: relevance is the candidates' scores,
+    scaled (see the module doc).
 
     The details mapping (built on its first read: evaluation never reads it) has an entry for
     every pool candidate with a vector: ``relevance``, ``max_similarity`` (to the most similar
@@ -52,13 +60,14 @@ def mmr(
     ids, doc_ids, scores = candidates.ids[:pool], candidates.doc_ids[:pool], candidates.scores[:pool]
     with_vector = [i for i, chunk_id in enumerate(ids) if chunk_id in vectors]
     without_vector = [i for i, chunk_id in enumerate(ids) if chunk_id not in vectors]
-    query = _unit(np.asarray(query_vector, dtype=np.float64))
+    query = _unit(np.asarray(query_vector, dtype=np.float64)) if query_vector is not None else None
     picks: list[int] = []  # indices into with_vector, in the order picked
     picked_scores: list[float] = []
     relevance = similarity = np.zeros(0)
     if with_vector:
-        matrix = _unit_rows(np.vstack([_checked_vector(vectors[ids[i]], ids[i], query.shape) for i in with_vector]))
-        relevance = matrix @ query
+        shape = query.shape if query is not None else np.shape(vectors[ids[with_vector[0]]])
+        matrix = _unit_rows(np.vstack([_checked_vector(vectors[ids[i]], ids[i], shape) for i in with_vector]))
+        relevance = matrix @ query if query is not None else _scaled([scores[i] for i in with_vector])
         similarity = matrix @ matrix.T
         picks, picked_scores = _select(relevance, similarity, lambda_, min(top_k, len(with_vector)))
 
@@ -77,6 +86,13 @@ def mmr(
         return built
 
     return RankedList.from_ordered(name, ordered), LazyMapping(details)
+
+
+def _scaled(scores: list[float]) -> np.ndarray:
+    """Scores min-max scaled to [0, 1]; all equal: all 1."""
+    values = np.asarray(scores, dtype=np.float64)
+    low, high = float(values.min()), float(values.max())
+    return (values - low) / (high - low) if high > low else np.ones(len(values))
 
 
 def _select(relevance: np.ndarray, similarity: np.ndarray, lambda_: float, count: int) -> tuple[list[int], list[float]]:

@@ -117,7 +117,7 @@ def run_pipeline(
     if scope is not None:
         stages.append(_filter_stage(stages[-1].ranked, scope, config.filters))
     if config.mmr.enabled:
-        stages.append(_mmr_stage(stages[-1].ranked, snapshot, vector(), config.mmr))
+        stages.append(_mmr_stage(stages[-1].ranked, snapshot, vector, config.mmr, language))
     if reranks(config.rerank):
         stages.append(_rerank_stage(query, stages[-1].ranked, snapshot, config.rerank, llm))
     stages.append(_final_stage(stages[-1].ranked, config.retrieval.top_k, snapshot, config.fold))
@@ -271,8 +271,20 @@ def _filter_stage(current: RankedList, scope: ChunkScope, config: FilterConfig) 
     )
 
 
-def _mmr_stage(current: RankedList, snapshot: Snapshot, query_vector: np.ndarray, config: MmrConfig) -> StageTrace:
+def _mmr_stage(
+    current: RankedList, snapshot: Snapshot, vector: QueryVector, config: MmrConfig, language: LanguageCheck
+) -> StageTrace:
     started = time.perf_counter()
+    # a model that does not read the query ranks it at random: MMR's relevance is then the ranking's own score
+    unread = language.embedding.covered is False
+    notes = (
+        (
+            f"MMR relevance is the ranking's score (scaled to 0-1), not the query's cosine: "
+            f"{language.embedding.model} does not read {language.embedding.text_language}",
+        )
+        if unread
+        else ()
+    )
     pool_ids = list(current.ids[: config.pool])
     vectors = {}
     if snapshot.dense is not None and pool_ids:
@@ -281,9 +293,15 @@ def _mmr_stage(current: RankedList, snapshot: Snapshot, query_vector: np.ndarray
             vectors = dict(zip(known, snapshot.dense.vectors_for(np.asarray(known, dtype=np.int64)), strict=False))
     # MMR picks top_k; the rest of the pool follows so later stages (rerank) still see it
     selected, details = mmr(
-        current, query_vector, vectors, config.lambda_, top_k=len(pool_ids), pool=config.pool, name=MMR
+        current,
+        None if unread else vector(),
+        vectors,
+        config.lambda_,
+        top_k=len(pool_ids),
+        pool=config.pool,
+        name=MMR,
     )
-    return StageTrace(MMR, section_dict(config), selected, _ms(started), (), details)
+    return StageTrace(MMR, section_dict(config), selected, _ms(started), notes, details)
 
 
 def _with_vectors(chunk_ids: list[int], dense_ids: AbstractSet[int]) -> list[int]:

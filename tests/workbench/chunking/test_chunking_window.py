@@ -190,7 +190,7 @@ def minilm() -> MiniLmTokens:
     return MiniLmTokens()
 
 
-def test_the_bundled_tokenizer_reads_every_default_chunk_whole_in_chinese_and_english(minilm):
+def test_the_bundled_tokenizer_reads_every_default_english_chunk_whole_and_chinese_is_left_whole(minilm):
     chinese = "# 检索增强生成\n\n" + "".join(
         f"第{n}段：检索增强生成把文档切成块，用向量和关键词找回最相关的内容，再交给模型回答问题。" for n in range(40)
     )
@@ -202,10 +202,42 @@ def test_the_bundled_tokenizer_reads_every_default_chunk_whole_in_chinese_and_en
         fitted = split_document(markdown, ChunkingConfig(), minilm)
         before = minilm.token_counts([indexed_text(c, True) for c in made])
         after = minilm.token_counts([indexed_text(c, True) for c in fitted])
-        assert max(after) <= 256
         assert all(markdown[c.start : c.end] == c.text for c in fitted)
-        assert fitted[0].start == made[0].start and fitted[-1].end == made[-1].end
-        if markdown is chinese:  # a token a character: 1000 characters are about 1000 tokens
-            assert min(before) > 256 and len(fitted) > len(made)
+        if markdown is chinese:
+            # a token a character: 1000 characters are about 1000 tokens, but all-MiniLM-L6-v2 does not
+            # read Chinese (issue 48): cutting would only shrink BM25's chunks, so they stay whole
+            assert min(before) > 256 and fitted == made
         else:  # 1000 English characters are about 200 tokens: nothing to cut
-            assert max(before) <= 256 and fitted == made
+            assert max(before) <= 256 and max(after) <= 256 and fitted == made
+
+
+def test_a_model_that_reads_chinese_gets_chinese_chunks_cut_to_its_window(minilm):
+    class ChineseTokens(MiniLmTokens):
+        name = "BAAI/bge-small-zh-v1.5"  # the catalogue says it reads zh; the tokenizer stays MiniLM's
+
+    reader = ChineseTokens()
+    chinese = "# 检索增强生成\n\n" + "".join(
+        f"第{n}段：检索增强生成把文档切成块，用向量和关键词找回最相关的内容，再交给模型回答问题。" for n in range(40)
+    )
+    made = split_document(chinese, ChunkingConfig(fit_window=False), reader)
+    fitted = split_document(chinese, ChunkingConfig(), reader)
+    assert len(fitted) > len(made)
+    assert max(reader.token_counts([indexed_text(c, True) for c in fitted])) <= 256
+    assert fitted[0].start == made[0].start and fitted[-1].end == made[-1].end
+
+
+def test_the_documents_language_decides_so_a_chinese_documents_code_is_not_cut(minilm):
+    # a Chinese handbook's code block reads as English, but the handbook's readers ask in Chinese
+    code = "\n".join(
+        f"public interface Store{n} {{ void upsert(String tenantId, List<Record> records); }}" for n in range(20)
+    )
+    chinese = (
+        "# 向量库接口\n\n"
+        + "向量库抽象层统一了写入、检索和删除接口，支持按租户隔离。" * 40
+        + "\n\n```java\n"
+        + code
+        + "\n```\n"
+    )
+    made = split_document(chinese, ChunkingConfig(fit_window=False), minilm)
+    assert max(minilm.token_counts([indexed_text(c, True) for c in made])) > 256
+    assert split_document(chinese, ChunkingConfig(), minilm) == made

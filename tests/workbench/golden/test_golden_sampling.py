@@ -4,7 +4,8 @@ reproducible and a plan for n is a prefix of the plan for more."""
 
 from __future__ import annotations
 
-from workbench.golden.sampling import SourceChunk, cells_of, chunk_language, plan_counts, plan_tasks
+from workbench.golden.sampling import SourceChunk, cells_of, plan_counts, plan_tasks
+from workbench.language.scripts import text_language
 
 
 def chunk(chunk_id, doc, start, text, language="en"):
@@ -131,6 +132,6 @@ def test_text_is_counted_in_words_so_chinese_weighs_what_it_says():
 
 
 def test_chinese_with_code_in_it_is_still_chinese():
-    assert chunk_language("入库流程：调用 `POST /api/v1/ingest` 接口上传 `text/plain` 文件。") == "zh"
-    assert chunk_language("The hybrid route 混合 works.") == "en"
-    assert chunk_language("ひらがなと漢字") == "ja"
+    assert text_language("入库流程：调用 `POST /api/v1/ingest` 接口上传 `text/plain` 文件。") == "zh"
+    assert text_language("The hybrid route is described in the design notes of this chapter.") == "en"
+    assert text_language("ひらがなと漢字") == "ja"

@@ -29,12 +29,26 @@ def test_english_model_covers_english_and_a_multilingual_model_covers_both():
     assert coverage(M3, LanguageMix.of("检索增强生成 hybrid")).uncovered_share == 0.0
 
 
-def test_half_uncovered_still_counts_as_covered():
-    # Han 3 of 6 letters is uncovered by an English model: exactly half, the limit
-    assert coverage(MINILM, LanguageMix.of("什么是 RAG")).uncovered_share == 0.5
-    assert coverage(MINILM, LanguageMix.of("什么是 RAG")).covered is True
-    # Han 4 of 6: more than half
-    assert coverage(MINILM, LanguageMix.of("什么是的 RA")).covered is False
+def test_a_chinese_question_with_english_terms_is_not_covered_by_an_english_model():
+    # Han 11 units, Latin 3 words (Cross, Encoder, NDCG): Chinese, though Latin has more letters
+    found = coverage(MINILM, LanguageMix.of("混合检索加 Cross-Encoder 重排的 NDCG@10 是多少？"))
+    assert found.uncovered_share == 11 / 14
+    assert (found.text_language, found.covered) == ("zh", False)
+    assert coverage(M3, LanguageMix.of("混合检索加 Cross-Encoder 重排的 NDCG@10 是多少？")).covered is True
+    assert coverage(BGE_ZH, LanguageMix.of("混合检索加 Cross-Encoder 重排的 NDCG@10 是多少？")).covered is True
+
+
+def test_coverage_follows_the_language_not_the_majority_of_units():
+    # Han 3 of 10 units: at CJK_SHARE, so Chinese; an English model does not cover it though 70% is Latin
+    mix = LanguageMix.of("what does hybrid route of RAG call 检索器")
+    assert mix.counts == {LATIN: 7, HAN: 3}
+    assert coverage(MINILM, mix).covered is False
+    # Han 2 of 10: English, covered
+    assert coverage(MINILM, LanguageMix.of("what does the hybrid route of RAG call 检索")).covered is True
+
+
+def test_japanese_needs_kana_as_well_as_han():
+    assert coverage(BGE_ZH, LanguageMix.of("東京の天気は晴れです")).covered is False
 
 
 def test_unknown_languages_or_no_letters_cannot_tell():

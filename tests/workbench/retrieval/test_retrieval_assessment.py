@@ -59,6 +59,9 @@ def test_function_terms_in_english_and_chinese():
     tokenizer = Bm25Tokenizer()
     assert function_terms("How does reciprocal rank fusion combine results?", tokenizer) == {"how", "doe"}
     assert function_terms("倒数排名融合是怎么计算的？", tokenizer) == {"是", "怎么", "的"}
+    # question words of quantity and modals, as jieba cuts them: "how many", "should"
+    assert function_terms("重排的 NDCG@10 是多少？", tokenizer) == {"的", "是", "多少"}
+    assert function_terms("候选数应该控制在多少以内？", tokenizer) >= {"应该", "多少", "以内"}
 
 
 def test_dense_evidence_is_the_best_cosine_above_chance(kb, fake_config):

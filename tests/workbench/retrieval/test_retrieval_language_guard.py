@@ -35,6 +35,15 @@ def test_an_english_model_gets_no_vote_on_a_chinese_query():
     assert check.query.language == "zh" and check.embedding.covered is False
 
 
+def test_a_chinese_question_with_more_latin_letters_than_han_is_chinese():
+    # issue 48: 16 Latin letters against 11 Han characters once made it English, and the English
+    # model voted; counted in units (3 English words, 11 Han characters) it is Chinese
+    check = check_language("混合检索加 Cross-Encoder 重排的 NDCG@10 是多少？", "auto", "hybrid", "all-MiniLM-L6-v2")
+    assert check.query.language == "zh" and check.embedding.covered is False
+    assert check.dense_votes is False
+    assert check_language("What is BM25?", "auto", "hybrid", "all-MiniLM-L6-v2").dense_votes is True
+
+
 def test_off_keeps_the_vote_and_says_so():
     check = check_language("光伏电池板怎样发电", "off", "hybrid", "all-MiniLM-L6-v2")
     assert check.dense_votes is True

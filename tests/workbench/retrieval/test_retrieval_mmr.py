@@ -140,3 +140,29 @@ def test_the_selection_matches_the_definition_on_random_pools_full_of_ties(lambd
         assert ranked.chunk_ids() == chosen
         assert [h.score for h in ranked] == scores
         assert [details[cid]["selected_against"] for cid in chosen] == against
+
+
+def test_without_a_query_vector_relevance_is_the_ranking_score_scaled():
+    # the model does not read the query: relevance is the fused score, min-max scaled over the pool
+    # 13: (0.04 - 0.01) / 0.03 = 1, 11: 2/3, 14: 1/3, 12: 0
+    ranked, details = mmr(CANDIDATES, None, VECTORS, lambda_=0.5, top_k=4, pool=10)
+    # Step 1: 0.5*rel = 0.5, 0.333, 0.167, 0 -> 13
+    # Step 2: sims to {13}: 11 .576, 14 0, 12 .48
+    #         11: 0.333 - 0.288 = 0.045   14: 0.167 - 0 = 0.167   12: 0 - 0.24 = -0.24 -> 14
+    # Step 3: max sims to {13, 14}: 11 max(.576, .28) = .576 -> 0.045; 12 max(.48, .6) = .6 -> -0.3 -> 11
+    assert ranked.chunk_ids() == [13, 14, 11, 12]
+    assert details[11]["relevance"] == pytest.approx(2 / 3)
+    assert ranked.scores[:3] == pytest.approx([0.5, 1 / 6, 1 / 3 - 0.288])
+
+
+def test_without_a_query_vector_a_duplicate_is_still_penalised():
+    # a boilerplate section in every chapter: the same vector, ranked first and second
+    same = np.array([0.0, 1.0, 0.0])
+    candidates = RankedList.from_ordered("rrf", [(1, 1, 0.05), (2, 2, 0.04), (3, 3, 0.03)])
+    vectors = {1: same, 2: same.copy(), 3: np.array([1.0, 0.0, 0.0])}
+    ranked, _ = mmr(candidates, None, vectors, lambda_=0.7, top_k=3, pool=3)
+    # 1 first (0.7); then 2: 0.7*0.5 - 0.3*1 = 0.05 against 3: 0 - 0 = 0 -> 2 still edges 3 at lambda 0.7
+    assert ranked.chunk_ids() == [1, 2, 3]
+    ranked, _ = mmr(candidates, None, vectors, lambda_=0.5, top_k=3, pool=3)
+    # at 0.5: 2: 0.25 - 0.5 = -0.25 against 3: 0 -> the other text comes before the duplicate
+    assert ranked.chunk_ids() == [1, 3, 2]

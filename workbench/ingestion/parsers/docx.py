@@ -273,8 +273,8 @@ def _with_pictures(markdown: str, pictures: DocxPictures) -> str:
 def picture_text(name: str, description: str, text: str, inline: bool = False) -> str:
     """How a picture stands in the Markdown: its OCR text as a quoted block (one line ``inline``),
     or ``[image: name]`` with the author's description when it has one."""
-    from workbench.ingestion.parsers.images import text_language
     from workbench.ingestion.parsers.pdf.image_text import LABELS, image_text_markdown, ocr_paragraphs
+    from workbench.language.scripts import text_language
 
     if text and inline:
         label = LABELS["zh" if text_language(text) == "zh" else "en"]

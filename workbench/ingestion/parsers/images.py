@@ -27,6 +27,7 @@ from pathlib import PurePath
 
 from workbench.config import IngestConfig
 from workbench.ingestion.parsers.document import Extraction, ParseError, register_parsers
+from workbench.language.scripts import text_language
 
 #: file extension -> (document type, MIME type sent to the vision endpoint)
 IMAGE_TYPES: Mapping[str, tuple[str, str]] = {
@@ -46,7 +47,6 @@ INSTALL_TESSERACT = (
 )
 #: tesseract's own time limit per page, well inside the worker's ingest.parse_timeout_s
 OCR_PAGE_TIMEOUT_S = 45.0
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 # tesseract separates every Chinese character by a space; Chinese text has none
 _SPACE_BETWEEN_CJK = re.compile(
     r"(?<=[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef])[ \t]+"
@@ -136,14 +136,6 @@ def tidy_ocr_text(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
-def text_language(text: str) -> str:
-    """ "zh" when at least a third of the letters are Chinese characters, else "en"."""
-    letters = [ch for ch in text if ch.isalpha()]
-    if not letters:
-        return "en"
-    return "zh" if sum(1 for ch in letters if _CJK.match(ch)) / len(letters) >= 1 / 3 else "en"
-
-
 # -- decoding -----------------------------------------------------------------------------------
 
 
@@ -190,7 +182,7 @@ def describe_image(data: bytes, mime: str, limits: IngestConfig) -> ImageText:
         ocr_text = ocr_png(png, languages)
     else:
         notes.append(ocr_unavailable_reason(limits.ocr_languages))
-    language = text_language(ocr_text)
+    language = "zh" if text_language(ocr_text) == "zh" else "en"  # the languages captions are written in
 
     caption, caption_model = "", ""
     from workbench.llm.vision import caption_image, vision_settings_from_env

@@ -190,7 +190,8 @@ class PictureReader:
         return text, ImageNote(page, share, characters=self.measure(text), name=name)
 
     def _ocr(self, picture: Image, seconds: float) -> str:
-        from workbench.ingestion.parsers.images import OcrTimeout, ocr_png, text_language
+        from workbench.ingestion.parsers.images import OcrTimeout, ocr_png
+        from workbench.language.scripts import text_language
 
         languages = self.languages()
         assert languages is not None

@@ -194,7 +194,7 @@ def ocr_characters(text: str) -> int:
 
 def image_text_markdown(text: str) -> str:
     """OCR text as a block quote under a label that says so (``ocr_paragraphs``, one a quoted line)."""
-    from workbench.ingestion.parsers.images import text_language
+    from workbench.language.scripts import text_language
 
     label = LABELS["zh" if text_language(text) == "zh" else "en"]
     return "\n>\n".join([f"> {label}", *(f"> {paragraph}" for paragraph in ocr_paragraphs(text))])
