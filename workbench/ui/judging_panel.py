@@ -51,7 +51,8 @@ def _set_judge() -> None:
 
 
 def _change_judge() -> None:
-    st.session_state.pop(JUDGE_KEY, None)
+    # the box comes back holding the name, to correct rather than type again
+    st.session_state[JUDGE_INPUT_KEY] = st.session_state.pop(JUDGE_KEY, None) or ""
 
 
 def judge_name() -> str | None:

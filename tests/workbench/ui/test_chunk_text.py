@@ -40,7 +40,7 @@ def test_show_chunk_text_draws_the_table_and_the_text_as_markdown():
     app = AppTest.from_function(_draw, args=(CHUNK,)).run()
     assert not app.exception, app.exception
     assert [block.value for block in app.markdown] == [
-        "Results by mode:",
+        "Results by mode\\:",
         "| mode | nDCG@10 |\n| --- | --- |\n| bm25 | 0\\.6834 |\n| \\[hybrid\\]\\(http\\://x\\) \\| rrf | 0\\.7188 |",
         "Hybrid wins\\.",
     ]
