@@ -97,7 +97,7 @@ def chinese_model_warning(model: str, collection: str | None = None) -> None:
             + f". If your documents are Chinese (or mixed), {fix}."
         ),
         icon=":material/translate:",
-        )
+    )
 
 
 def chinese_advice() -> str:

@@ -199,7 +199,12 @@ def estimate_table(upload: Upload) -> None:
     print(f"\nthe estimate shown: {upload.line}")
     rows = [
         ["chunks", f"{planned.chunks:,}", f"{chunks:,}", _ratio(planned.chunks, chunks)],
-        ["seconds to embed", f"{planned.embed_s:.1f}", f"{upload.embed_s:.1f}", _ratio(planned.embed_s, upload.embed_s)],
+        [
+            "seconds to embed",
+            f"{planned.embed_s:.1f}",
+            f"{upload.embed_s:.1f}",
+            _ratio(planned.embed_s, upload.embed_s),
+        ],
         ["seconds in all", f"{planned.seconds:.1f}", f"{upload.elapsed:.1f}", _ratio(planned.seconds, upload.elapsed)],
     ]
     table(
@@ -220,7 +225,9 @@ def progress_table(upload: Upload) -> None:
         rows.append([f"first file read ({at:.1f} s)", f"{at / total:.0%}", f"{fraction:.0%}"])
     for quarter in (0.25, 0.5, 0.75):
         before = [fraction for at, fraction, _ in upload.timeline if at <= quarter * total]
-        rows.append([f"{quarter:.0%} of the time ({quarter * total:.1f} s)", f"{quarter:.0%}", f"{max(before or [0]):.0%}"])
+        rows.append(
+            [f"{quarter:.0%} of the time ({quarter * total:.1f} s)", f"{quarter:.0%}", f"{max(before or [0]):.0%}"]
+        )
     gap = max((abs(fraction - at / total) for at, fraction, _ in upload.timeline), default=0.0)
     table(
         f"The progress bar against the clock ({upload.elapsed:.1f} s; largest gap {gap:.0%} of the bar)",

@@ -79,7 +79,12 @@ def _pdf_fonts() -> tuple[str, str]:
 
 
 def write_pdf(
-    path: Path, title: str, sections: list[tuple[str, str]], chinese: bool, table: list[list[str]], picture: bool = False
+    path: Path,
+    title: str,
+    sections: list[tuple[str, str]],
+    chinese: bool,
+    table: list[list[str]],
+    picture: bool = False,
 ) -> Path:
     """A reportlab PDF: a title, a heading and paragraph per section, a ruled table after the first."""
     from reportlab.lib import colors

@@ -102,10 +102,16 @@ def test_the_judges_name_starts_judging_from_its_form_only(demo_home_copy: Path,
     (demo_home_copy.parent / "q.txt").write_text("Autophagy declines in aged organisms.\n", encoding="utf-8")
     home = str(demo_home_copy)
     assert main(["golden", "queries", str(demo_home_copy.parent / "q.txt"), "--out", "one", "--home", home]) == 0
-    assert main(["golden", "pool", "--queries", "one", "--configs", "retrieval.mode=bm25", "--depth", "1"] + [
-        "--home",
-        home,
-    ]) == 0
+    assert (
+        main(
+            ["golden", "pool", "--queries", "one", "--configs", "retrieval.mode=bm25", "--depth", "1"]
+            + [
+                "--home",
+                home,
+            ]
+        )
+        == 0
+    )
     app = open_app(demo_home_copy, page="app_pages/judging.py")
     app.text_input(key="judging_judge_input").set_value("Ada").run()  # typed, then focus left the box
     assert not any("Judging as" in text for text in _texts(app, "caption"))
