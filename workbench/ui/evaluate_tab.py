@@ -40,7 +40,7 @@ def show_run(result: EvaluationResult) -> None:
     named = list(result.metrics.items())
     per_row = min(len(named), METRICS_PER_ROW) or 1
     columns = [column for start in range(0, len(named), per_row) for column in st.columns(per_row)]
-    for column, (name, value) in zip(columns, named, strict=True):
+    for column, (name, value) in zip(columns, named, strict=False):  # the last row may have room to spare
         shown = intervals.get(name)
         column.metric(
             name,
