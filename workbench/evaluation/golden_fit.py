@@ -80,7 +80,7 @@ def preferred_set(home: Path, collection: str, names: set[str], fitting: list[st
     holds the largest share of (then the most of them; then the set named after the collection,
     then by name). Sets that judge no document yet come last: they say nothing about the documents."""
 
-    def rank(name: str) -> tuple:
+    def rank(name: str) -> tuple[bool, float, int, bool, str]:
         try:
             share = share_found(golden_sets.find(name, home), names)
         except GoldenSetError:
