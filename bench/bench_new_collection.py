@@ -174,9 +174,7 @@ def first_upload(bench, folder: Path, smoke: bool) -> Upload:
     from bench.mixed_folder import write_folder
     from workbench.ingestion.sources import Source
 
-    paths = write_folder(folder)
-    if smoke:
-        paths = [path for path in paths if path.name in SMOKE_FILES]
+    paths = write_folder(folder, only=SMOKE_FILES if smoke else ())
     sources = [Source(name=path.name, data=path.read_bytes()) for path in paths]  # as the upload box sends them
     upload = Upload([source.name for source in sources])
     upload.began = time.perf_counter()

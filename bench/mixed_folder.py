@@ -198,8 +198,9 @@ EN_TABLE = [["Method", "nDCG@10", "Recall@100"], ["BM25", "0.679", "0.913"], ["D
 ZH_TABLE = [["方法", "nDCG@10", "召回率@100"], ["关键词检索", "0.983", "0.998"], ["向量检索", "0.912", "0.990"]]
 
 
-def write_folder(folder: Path, scale: int = 1) -> list[Path]:
-    """The 12 files, written into ``folder`` (made if missing); their paths, in name order."""
+def write_folder(folder: Path, scale: int = 1, only: tuple[str, ...] = ()) -> list[Path]:
+    """The 12 files (or those named in ``only``), written into ``folder`` (made if missing); their
+    paths, in name order."""
     folder.mkdir(parents=True, exist_ok=True)
     english = english_paragraphs(22 * scale)
     chinese = chinese_paragraphs(22 * scale)
@@ -207,26 +208,35 @@ def write_folder(folder: Path, scale: int = 1) -> list[Path]:
     def take(pool: list[tuple[str, str]], start: int, count: int) -> list[tuple[str, str]]:
         return [pool[(start + i) % len(pool)] for i in range(count * scale)]
 
-    paths = [
-        write_pdf(folder / "en-report.pdf", "Retrieval report", take(english, 0, 4), False, EN_TABLE),
-        write_pdf(folder / "zh-guide.pdf", "检索增强生成实践指南", take(chinese, 0, 4), True, ZH_TABLE),
-        write_pdf(folder / "en-paper.pdf", "A paper with a figure", take(english, 4, 2), False, EN_TABLE, True),
-        write_docx(folder / "en-handbook.docx", "Team handbook", take(english, 6, 3), EN_TABLE),
-        write_docx(folder / "zh-spec.docx", "开发规范", take(chinese, 4, 3), ZH_TABLE),
-        write_pptx(folder / "en-slides.pptx", "Quarterly review", take(english, 9, 4)),
-        write_pptx(folder / "zh-slides.pptx", "季度回顾", take(chinese, 7, 4)),
-        write_png(folder / "en-whiteboard.png", _lines(english[13][1][:400], 70), False),
-        write_png(folder / "zh-whiteboard.png", _lines(chinese[11][1][:200], 36), True),
-    ]
     en_notes = "\n\n".join(f"{name}\n\n{text}" for name, text in take(english, 14, 3))
     zh_notes = "\n\n".join(f"{name}\n\n{text}" for name, text in take(chinese, 12, 3))
-    (folder / "en-notes.txt").write_text(en_notes + "\n", encoding="utf-8")
-    (folder / "zh-notes.txt").write_text(zh_notes + "\n", encoding="utf-8")
     readme = "# Project notes\n\n" + "\n\n".join(f"## {name}\n\n{text}" for name, text in take(english, 17, 2))
     readme += "\n\n## 中文说明\n\n" + "\n\n".join(text for _, text in take(chinese, 15, 2)) + "\n"
-    (folder / "readme.md").write_text(readme, encoding="utf-8")
-    paths += [folder / "en-notes.txt", folder / "zh-notes.txt", folder / "readme.md"]
-    return sorted(paths)
+    writers = {
+        "en-report.pdf": lambda path: write_pdf(path, "Retrieval report", take(english, 0, 4), False, EN_TABLE),
+        "zh-guide.pdf": lambda path: write_pdf(path, "检索增强生成实践指南", take(chinese, 0, 4), True, ZH_TABLE),
+        "en-paper.pdf": lambda path: write_pdf(
+            path, "A paper with a figure", take(english, 4, 2), False, EN_TABLE, picture=True
+        ),
+        "en-handbook.docx": lambda path: write_docx(path, "Team handbook", take(english, 6, 3), EN_TABLE),
+        "zh-spec.docx": lambda path: write_docx(path, "开发规范", take(chinese, 4, 3), ZH_TABLE),
+        "en-slides.pptx": lambda path: write_pptx(path, "Quarterly review", take(english, 9, 4)),
+        "zh-slides.pptx": lambda path: write_pptx(path, "季度回顾", take(chinese, 7, 4)),
+        "en-whiteboard.png": lambda path: write_png(path, _lines(english[13][1][:400], 70), False),
+        "zh-whiteboard.png": lambda path: write_png(path, _lines(chinese[11][1][:200], 36), True),
+        "en-notes.txt": lambda path: _write_text(path, en_notes + "\n"),
+        "zh-notes.txt": lambda path: _write_text(path, zh_notes + "\n"),
+        "readme.md": lambda path: _write_text(path, readme),
+    }
+    unknown = set(only) - set(writers)
+    if unknown:
+        raise ValueError(f"no file {', '.join(sorted(unknown))} in the folder; it has: {', '.join(sorted(writers))}")
+    return sorted(writer(folder / name) for name, writer in writers.items() if not only or name in only)
+
+
+def _write_text(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 if __name__ == "__main__":
