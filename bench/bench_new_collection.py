@@ -226,7 +226,13 @@ def progress_table(upload: Upload) -> None:
         rows.append(
             [f"{quarter:.0%} of the time ({quarter * total:.1f} s)", f"{quarter:.0%}", f"{max(before or [0]):.0%}"]
         )
-    gap = max((abs(fraction - at / total) for at, fraction, _ in upload.timeline), default=0.0)
+    # the bar holds its value between events: compare it with the clock at every event and just before
+    gaps, shown = [], 0.0
+    for at, fraction, _ in upload.timeline:
+        gaps.append(abs(shown - at / total))
+        shown = fraction
+        gaps.append(abs(shown - at / total))
+    gap = max(gaps, default=0.0)
     table(
         f"The progress bar against the clock ({upload.elapsed:.1f} s; largest gap {gap:.0%} of the bar)",
         ["moment", "time gone", "bar"],
