@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PROJECT_DIR))
@@ -84,7 +85,7 @@ def main() -> int:
     print(f"load average before: {load()}")
     rows: list[list] = []
     seconds = 0.0
-    shown = [True]
+    shown: list = [True]
     with tempfile.TemporaryDirectory(prefix="bench-new-collection-") as folder:
         home = Path(folder) / "home"
         bench = Workbench(home)
@@ -145,12 +146,12 @@ class Upload:
         self.tracker = IngestTracker(names)
         self.began = time.perf_counter()
         self.timeline: list[tuple[float, float, str]] = []  # (seconds, bar fraction, stage)
-        self.planned = None
+        self.planned: Any = None  # the estimate event's IngestEstimate
         self.line = ""
         self.embed_s = 0.0
         self._encoding_since: float | None = None
         self.first_read: tuple[float, float] | None = None
-        self.report = None
+        self.report: Any = None  # the ingest's IngestReport
         self.elapsed = 0.0
 
     def __call__(self, event) -> None:

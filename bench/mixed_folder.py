@@ -143,7 +143,7 @@ def write_docx(path: Path, title: str, sections: list[tuple[str, str]], table: l
             for row, cells in zip(grid.rows, table, strict=True):
                 for cell, value in zip(row.cells, cells, strict=True):
                     cell.text = value
-    document.save(path)
+    document.save(str(path))
     return path
 
 
@@ -161,7 +161,7 @@ def write_pptx(path: Path, title: str, sections: list[tuple[str, str]]) -> Path:
         frame.text = sentences[0] if sentences else text
         for sentence in sentences[1:]:
             frame.add_paragraph().text = sentence
-    deck.save(path)
+    deck.save(str(path))
     return path
 
 
