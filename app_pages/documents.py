@@ -13,7 +13,7 @@ from workbench.ingestion.parsers import SUPPORTED_TYPES
 from workbench.ingestion.parsers.image_notes import describe_images, images_in_brief, notes_of, retryable
 from workbench.ingestion.upload_limits import UploadLimit, raise_cost
 from workbench.language.coverage import models_covering, suggest_models
-from workbench.models.availability import ModelNotAvailableError, locate
+from workbench.models.availability import ModelNotAvailableError, card_for, locate
 from workbench.models.catalogue import EMBEDDING, models
 from workbench.service.collection_info import ChunksOverWindow
 from workbench.text import count, shown_name
@@ -54,6 +54,7 @@ def collections_panel(collection: str | None) -> None:
             f"{chinese_advice()} (a model that is not here yet gets a Download button below the picker; "
             "all models: the Models page).",
         )
+        chinese_model_warning(model)
         # The name and its button are one form: a name still being typed reaches the server with the
         # click (Enter submits too), where a bare text box's blur rerun could swallow the click.
         with st.form("new_collection_form", border=False, enter_to_submit=True):
@@ -75,6 +76,30 @@ def collections_panel(collection: str | None) -> None:
             session.flash("success", f"Deleted collection **{md_escape(collection)}**.")
             session.request_collection("")
             st.rerun()
+
+
+def chinese_model_warning(model: str, collection: str | None = None) -> None:
+    """Before any upload: the model is fixed for the collection, and one that does not read Chinese
+    ranks Chinese documents almost at random (after the upload the warning comes too late to choose
+    again without uploading twice). The documents are not known yet, so it says "if".
+    ``collection``: an empty collection made with ``model`` (the advice is then a new collection)."""
+    card = card_for(model, EMBEDDING) if model else None
+    if card is None or not card.languages_known or "zh" in card.languages:
+        return
+    reads = card.languages_note if card.in_catalogue and card.languages_note else card.describe_languages()
+    fix = (
+        f"pick {chinese_advice()} above before you create the collection"
+        if collection is None
+        else f"create a collection with {chinese_advice()} (New collection, above) and upload them there"
+    )
+    st.warning(
+        md_escape(
+            f"{card.name} reads {reads} only"
+            + (f" (the model of {collection})" if collection else ", and the model is fixed once the collection exists")
+            + f". If your documents are Chinese (or mixed), {fix}."
+        ),
+        icon=":material/translate:",
+    )
 
 
 def chinese_advice() -> str:
@@ -442,9 +467,11 @@ def collection_section(current: str | None) -> None:
         )
         return
     st.subheader(f"Collection “{md_escape(current)}”")
+    all_documents = session.documents(current)
+    if not all_documents:  # said above the upload box: after the upload it comes too late
+        chinese_model_warning(session.workbench().config_for(current).embedding.model, current)
     upload_panel(current)
     last_report(current)
-    all_documents = session.documents(current)
     if not all_documents:
         st.info(
             "No documents yet. Drop files on the uploader above (PDF, Word, PowerPoint, Excel, HTML, Markdown, "

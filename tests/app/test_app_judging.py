@@ -37,7 +37,8 @@ def test_judge_a_typed_pool_with_undo_resume_and_export(demo_home_copy: Path, op
     _, items = judging.load_pool(bench.catalog, "trio")
     assert {item.query for item in items} == set(QUESTIONS) and 3 <= len(items) <= 6
 
-    app.text_input(key="judging_judge_input").set_value("Ada").run()
+    app.text_input(key="judging_judge_input").set_value("Ada")  # a form: sent with its button
+    app.button(key="judging_start").click().run()
     assert any("Judging as **Ada**" in text for text in _texts(app, "caption"))
     app.button(key="judging_grade_3").click().run()
     app.button(key="judging_grade_1").click().run()
@@ -47,7 +48,8 @@ def test_judge_a_typed_pool_with_undo_resume_and_export(demo_home_copy: Path, op
     assert any(f"1 of {len(items)} chunks judged" in str(p.text) for p in app.get("progress"))
 
     resumed = open_app(demo_home_copy, page=PAGE)  # a new session: same pool, picks up where Ada stopped
-    resumed.text_input(key="judging_judge_input").set_value("Ada").run()
+    resumed.text_input(key="judging_judge_input").set_value("Ada")
+    resumed.button(key="judging_start").click().run()
     for position in range(len(items) - 1):
         resumed.button(key=f"judging_grade_{position % 4}").click().run()
         assert not resumed.exception, resumed.exception
@@ -138,7 +140,8 @@ def test_a_grade_the_catalog_could_not_store_is_said_and_its_chunk_comes_back(
 
     monkeypatch.setattr(judging, "record", busy_once)
     app = open_app(demo_home_copy, page=PAGE)
-    app.text_input(key="judging_judge_input").set_value("Ada").run()
+    app.text_input(key="judging_judge_input").set_value("Ada")  # a form: sent with its button
+    app.button(key="judging_start").click().run()
     app.button(key="judging_grade_2").click().run()
     assert any("1 of 2 chunks judged" in str(p.text) for p in app.get("progress"))  # drawn before it is stored
     settle_grades(bench.catalog)

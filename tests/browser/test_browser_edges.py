@@ -36,7 +36,7 @@ OTHER_QUERY = "What does a cross-encoder score?"
 
 
 @pytest.fixture(scope="module")
-def edges_url(demo_home: Path, tmp_path_factory: pytest.TempPathFactory):
+def edges_home(demo_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tests.notes_collection import add_generated_set, add_notes_collection
 
     home = tmp_path_factory.mktemp("browser-edges") / "home"
@@ -44,7 +44,12 @@ def edges_url(demo_home: Path, tmp_path_factory: pytest.TempPathFactory):
     add_notes_collection(home)
     add_generated_set(home)
     _add_forced_preset(home)
-    with serve(home, "streamlit-server-edges.log") as url:
+    return home
+
+
+@pytest.fixture(scope="module")
+def edges_url(edges_home: Path):
+    with serve(edges_home, "streamlit-server-edges.log") as url:
         yield url
 
 
@@ -77,7 +82,12 @@ def browser():
 
 
 @pytest.fixture
-def page(browser):
+def page(browser, edges_home: Path):
+    # a new session opens on the home's last used collection: each test starts as a visitor whose
+    # home was last used on the demo, whatever collection the test before picked
+    from workbench.ui.last_collection import STATE_FILE
+
+    (edges_home / STATE_FILE).unlink(missing_ok=True)
     opened = browser.new_page(viewport=VIEWPORT)
     yield opened
     opened.close()
@@ -351,3 +361,35 @@ def test_a_forced_preset_is_marked_and_its_record_opens_and_saving_says_so_besid
     button_box, said_box = page.locator(".st-key-preset_save button").bounding_box(), said.bounding_box()
     assert button_box and said_box and abs(said_box["y"] - button_box["y"]) < 80, (button_box, said_box)
     page.screenshot(path=str(ARTIFACTS / "edges-07-preset-saved.png"))
+
+
+def test_the_lab_shows_each_passage_with_its_document_and_evaluate_each_interval_with_its_count(page, edges_url):
+    """Issue 48: at 1400 x 900 a side's passage was cut and its document column off screen, and
+    seven metrics in a row cut each interval before its query count."""
+    from playwright.sync_api import expect
+
+    page.set_viewport_size({"width": 1400, "height": 900})
+    _open(page, edges_url, "retrieval_lab", "Retrieval lab")
+    _ask(page, QUERY)
+    for side in ("a", "b"):
+        final = page.locator(f".st-key-side_{side}").get_by_test_id("stDataFrame").filter(visible=True).first
+        expect(final).to_be_visible(timeout=STEP_S * 1000)
+        shown = _visible_columns(final)
+        # the grid draws only the columns in view: the snippet filled the side and the document was not drawn
+        assert shown[:4] == ["✓", "rank", "snippet", "document"], (side, shown)
+    page.screenshot(path=str(ARTIFACTS / "edges-48-lab-1400x900.png"))
+
+    _open(page, edges_url, "evaluation", "Evaluation")
+    page.locator(".st-key-evaluate_run button").click()
+    delta = page.get_by_test_id("stMetricDelta")
+    expect(delta.first).to_be_visible(timeout=STEP_S * 1000)
+    settle(page)
+    delta.first.scroll_into_view_if_needed()
+    shown = page.evaluate(
+        """() => [...document.querySelectorAll('[data-testid=stMetricDelta]')].map(e => ({
+            text: e.innerText,
+            cut: [e, ...e.querySelectorAll('*')].some(c => c.scrollWidth > c.clientWidth + 1),
+        }))"""
+    )
+    assert len(shown) == 7 and all(re.search(r"· \d+ queries$", d["text"]) and not d["cut"] for d in shown), shown
+    page.screenshot(path=str(ARTIFACTS / "edges-48-evaluate-1400x900.png"))

@@ -75,6 +75,22 @@ def sets_that_fit(home: Path, collection: str, names: set[str]) -> list[str]:
     return fitting
 
 
+def preferred_set(home: Path, collection: str, names: set[str], fitting: list[str]) -> str | None:
+    """The set a picker starts on among ``fitting``: the one whose judged documents the collection
+    holds the largest share of (then the most of them; then the set named after the collection,
+    then by name). Sets that judge no document yet come last: they say nothing about the documents."""
+
+    def rank(name: str) -> tuple[bool, float, int, bool, str]:
+        try:
+            share = share_found(golden_sets.find(name, home), names)
+        except GoldenSetError:
+            share = Share(0, 0)
+        fraction = share.found / share.judged if share.judged else 0.0
+        return (share.judged == 0, -fraction, -share.found, name != collection, name)
+
+    return min(fitting, key=rank) if fitting else None
+
+
 def require_fit(golden: GoldenSet, collection: str, names: set[str], home: Path) -> None:
     """Refuse ``golden`` for ``collection`` when the collection holds fewer than half of the
     documents the set judges: every score would be about documents that are not there."""

@@ -40,11 +40,19 @@ from workbench.chunking.preparation import check_enrichment
 from workbench.config import IngestConfig
 from workbench.embedding import get_embedder
 from workbench.ingestion.estimates import (
+    FALLBACK_CHUNK_RATE,
+    PEEK_MAX_BYTES,
+    IngestEstimate,
     chunk_rate,
+    describe_duration,
     describe_estimate,
     estimate_chunks,
     estimated_text_characters,
+    markdown_size,
+    model_window,
+    parse_seconds,
     pending_load_s,
+    text_size,
 )
 from workbench.ingestion.parsers.registry import parser_version
 from workbench.ingestion.sources import (
@@ -57,7 +65,7 @@ from workbench.ingestion.sources import (
     quiet,
 )
 from workbench.ingestion.stream import IngestCancelled, IngestRun, stream
-from workbench.ingestion.workers import ChunkPlan, ParseOutcome, ParseTask
+from workbench.ingestion.workers import ChunkPlan, ParseOutcome, ParseTask, worker_count
 from workbench.ingestion.writer import CatalogWriter, PendingDocument
 from workbench.layout import Layout
 from workbench.llm.client import LlmClient
@@ -138,7 +146,8 @@ def _ingest(
     run = IngestRun(catalog, collection_name, layouts, limits, progress, cancel, held, report, writer, llm, total)
     documents: dict[int, PendingDocument] = {}
     tasks: list[ParseTask] = []
-    planned_characters = 0
+    planned_chunks, planned_parse_s = 0, 0.0
+    window = model_window(layouts[0].embedding_model)
     try:
         for position, source in enumerate(sources, start=1):
             if cancel.is_set():
@@ -157,18 +166,26 @@ def _ingest(
                 writer.failure(source, sha, too_big, replaces=known is not None)
                 progress(Progress("failed", source.name, position, total, too_big))
                 continue
-            planned_characters += (
-                source.size_bytes
-                if source.markdown is not None
-                else estimated_text_characters(source.name, source.size_bytes)
-            )
+            planned_chunks += _planned_chunks(source, layouts[0], window)
+            planned_parse_s += 0.0 if source.markdown is not None else parse_seconds(source.name)
             documents[position] = PendingDocument(source, sha, known is not None, ParseOutcome(position, source.name))
             tasks.append(_task(position, source, layouts, limits, rate))
         if tasks:
             load_s = pending_load_s(home, get_embedder(layouts[0].embedding_model))
-            estimate = describe_estimate(estimate_chunks(planned_characters, layouts[0].chunking), rate, load_s)
-            report.estimate = f"{count(len(tasks), 'file')} to read, {estimate}"
-            progress(Progress("estimate", collection_name, 0, total, report.estimate))
+            workers = min(worker_count(limits), len(tasks))
+            planned = IngestEstimate(
+                files=len(tasks),
+                chunks=planned_chunks,
+                parse_s=planned_parse_s,
+                embed_s=planned_chunks / (rate or FALLBACK_CHUNK_RATE),
+                load_s=load_s or 0.0,
+                workers=workers,
+            )
+            reading = f" (about {describe_duration(planned.parse_s / workers)})" if planned.parse_s >= 2 else ""
+            report.estimate = (
+                f"{count(len(tasks), 'file')} to read{reading}, {describe_estimate(planned_chunks, rate, load_s)}"
+            )
+            progress(Progress("estimate", collection_name, 0, total, report.estimate, planned))
             stream(run, tasks, documents)
         writer.close()
     except (KeyboardInterrupt, IngestCancelled):
@@ -255,6 +272,16 @@ def _wind_down(run: IngestRun, run_id: int) -> None:
         )
     except Exception:  # the next ingest or sync repairs the indexes; the catalog is consistent as it is
         log.warning("could not finish winding down the interrupted ingest", exc_info=True)
+
+
+def _planned_chunks(source: Source, layout: Layout, window: int | None) -> int:
+    """The chunks ``source`` is estimated to make, from its text where a cheap look reads it."""
+    if source.markdown is not None:
+        size = markdown_size(source.markdown)
+    else:
+        data = source.data if source.data is not None or source.size_bytes > PEEK_MAX_BYTES else source.payload
+        size = text_size(source.name, data, source.size_bytes)
+    return estimate_chunks(size.characters, layout.chunking, size.tokens, window)
 
 
 def _size_violation(source: Source, limits: IngestConfig, layout: Layout, rate: float | None) -> str | None:

@@ -6,11 +6,15 @@ import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.chunking.window import LEFT_WHOLE, Overflow
 from workbench.ingestion.parsers.image_notes import ImageNote
 from workbench.llm.client import LlmCall, summarize_calls
 from workbench.text import count
+
+if TYPE_CHECKING:
+    from workbench.ingestion.estimates import IngestEstimate
 
 MB = 1024 * 1024
 
@@ -62,14 +66,16 @@ class Source:
 
 @dataclass(frozen=True)
 class Progress:
-    """A progress event: ``stage`` is one of estimate, hash, skip, parse, chunk, embed, store,
-    index, failed, cancelled, done."""
+    """A progress event: ``stage`` is one of estimate, hash, skip, parse, chunk, load (an embedding
+    model finished loading), embed, store, index, failed, cancelled, done."""
 
     stage: str
     source: str
     done: int
     total: int
     message: str = ""
+    #: on the estimate event: its numbers (``workbench.ingestion.estimates.IngestEstimate``)
+    estimate: IngestEstimate | None = None
 
 
 @dataclass(frozen=True)

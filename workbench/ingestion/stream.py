@@ -14,6 +14,8 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from store.catalog import Catalog, KeptOpen
 from store.embedding_cache import cached_hashes
 from workbench.chunking.preparation import finish_chunks, fitted_to_window, split_document
@@ -31,6 +33,11 @@ EMBED_GROUP = 1024
 #: the first encode call starts at this many texts: the encoder is the whole cost, so it should
 #: not idle while the first thousand texts are parsed and chunked
 FIRST_EMBED_GROUP = 128
+#: texts per encode call within a group, after each of which the progress bar moves: a group of
+#: a thousand texts is a minute's encoding on two cores, too long for a bar to stand still. One
+#: torch batch (64); the group stays sorted by length across the calls, so they pad no more than
+#: one call would, and a call costs the encoder a millisecond or two more than a batch
+EMBED_PROGRESS_SLICE = 64
 #: how long a partial group waits for more parsed documents before it is encoded anyway
 GROUP_WAIT_S = 0.5
 #: ready-Markdown documents chunked here between looks at what the workers finished
@@ -166,6 +173,7 @@ def stream(run: IngestRun, tasks: list[ParseTask], documents: dict[int, PendingD
                 document.outcome = outcome
                 _load_models(run, embedders)
                 _prepare(document, layouts, embedders, run.llm, report)
+                embedding.say_loaded(embedders)  # fitting chunks to the window loads the model
                 progress(Progress("chunk", document.source.name, done_files, total))
                 group.append(document)
                 # an upper bound on what the group needs embedded (no catalog read)
@@ -245,6 +253,15 @@ class _Embedding:
         #: (model, hash) of vectors handed to the writer; the cache has them once it commits
         self.sent: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.throughput: dict[str, tuple[int, float]] = {}
+        self._said_loaded: set[str] = set()
+
+    def say_loaded(self, embedders: dict[str, Embedder]) -> None:
+        """A "load" event the first time each model is found loaded: loading is the first several
+        seconds of a first ingest, and the progress bar counts it as work done."""
+        for model, embedder in embedders.items():
+            if model not in self._said_loaded and getattr(embedder, "loaded", True):
+                self._said_loaded.add(model)
+                self.progress(Progress("load", model, 0, self.total, f"{model} loaded"))
 
     def _texts(self, group: list[PendingDocument], layout: Layout) -> dict[str, str]:
         return {
@@ -276,8 +293,16 @@ class _Embedding:
             began = time.perf_counter()
             # longest first: sentence-transformers pads each batch to its longest text
             ordered = sorted(missing, key=lambda item: len(item[1]), reverse=True)
+            parts = []
             with self.held.let_go():  # other processes may have the catalog meanwhile
-                vectors = embedder.embed([text for _, text in ordered])
+                for start in range(0, len(ordered), EMBED_PROGRESS_SLICE):
+                    part = ordered[start : start + EMBED_PROGRESS_SLICE]
+                    parts.append(embedder.embed([text for _, text in part]))
+                    self.say_loaded({model: embedder})
+                    if start + len(part) < len(ordered):
+                        done = f"{start + len(part)}/{len(ordered)} new chunk texts"
+                        self.progress(Progress("embed", done, 0, self.total))
+            vectors = parts[0] if len(parts) == 1 else np.concatenate(parts)
             seconds = time.perf_counter() - began
             texts_so_far, seconds_so_far = self.throughput.get(model, (0, 0.0))
             self.throughput[model] = (texts_so_far + len(ordered), seconds_so_far + seconds)

@@ -19,10 +19,16 @@ from workbench.analysis.tables import RELEVANT_COLUMN
 MISSING = "—"
 RELEVANT_MARK = "✓"
 TABLE_HEIGHT = 320
-#: a row tall enough for the grid to wrap text (it wraps above 4 rem): three lines of a passage
-WRAPPED_ROW_HEIGHT = 72
+#: a row tall enough for the grid to wrap text (it wraps above 4 rem): four lines of a passage
+WRAPPED_ROW_HEIGHT = 92
 #: wrapped rows shown before the table scrolls
 WRAPPED_ROWS_SHOWN = 6
+#: a wrapped table's first columns, in pixels: together they fit one side of the Retrieval lab in
+#: a 1400 px window (about 450 px), so the passage shows whole and its document beside it; what
+#: follows (score, stage numbers, heading) is a scroll away. The grid's "small" was 75 px for a ✓.
+WRAPPED_WIDTHS = {RELEVANT_COLUMN: 32, "rank": 48, "snippet": 250, "document": 112}
+#: characters of a passage a wrapped table shows: four lines of its 250 px column
+WRAPPED_SNIPPET_CHARS = 130
 
 
 def table_data(rows: list[dict]) -> pa.Table:
@@ -52,20 +58,27 @@ def column_config(table: pa.Table, highlight: bool = False, wrap: bool = False) 
         elif pa.types.is_integer(field.type):
             config[field.name] = st.column_config.NumberColumn(format="%d")
     columns = set(table.column_names)
+    widths: dict = WRAPPED_WIDTHS if wrap else {RELEVANT_COLUMN: "small", "snippet": "medium"}
     if "snippet" in columns:
         # wide enough to read, narrow enough that the document beside it stays in view
-        config["snippet"] = st.column_config.TextColumn(
-            "snippet", width="large" if wrap else "medium", help="the chunk's text"
-        )
+        config["snippet"] = st.column_config.TextColumn("snippet", width=widths["snippet"], help="the chunk's text")
     if RELEVANT_COLUMN in columns and highlight:
         # a green ✓ drawn by the grid itself: a pandas Styler row colour cost 20-30 ms a table
         config[RELEVANT_COLUMN] = st.column_config.MultiselectColumn(
-            RELEVANT_COLUMN, width="small", help="relevant in the golden set", options=[RELEVANT_MARK], color="green"
+            RELEVANT_COLUMN,
+            width=widths[RELEVANT_COLUMN],
+            help="relevant in the golden set",
+            options=[RELEVANT_MARK],
+            color="green",
         )
     elif RELEVANT_COLUMN in columns:
         config[RELEVANT_COLUMN] = st.column_config.TextColumn(
-            RELEVANT_COLUMN, width="small", help="relevant in the golden set"
+            RELEVANT_COLUMN, width=widths[RELEVANT_COLUMN], help="relevant in the golden set"
         )
+    if wrap and "rank" in columns:
+        config["rank"] = st.column_config.NumberColumn("rank", format="%d", width=WRAPPED_WIDTHS["rank"])
+    if wrap and "document" in columns:
+        config["document"] = st.column_config.TextColumn("document", width=WRAPPED_WIDTHS["document"])
     return config
 
 

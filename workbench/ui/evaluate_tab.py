@@ -3,8 +3,6 @@ run (metrics, per stage, per query, answers), keep it."""
 
 from __future__ import annotations
 
-import itertools
-
 import pandas as pd
 import streamlit as st
 
@@ -27,6 +25,10 @@ from workbench.ui.evaluation_widgets import (
 from workbench.ui.llm_panels import answers_frame, llm_option
 from workbench.ui.text import md_escape
 
+#: metrics side by side: the interval and query count under each must fit on its one line (seven
+#: in a row cut "[0.5123, 0.6789] · 40 queries" to "[0.5123, 0.67…" in a 1400 px window)
+METRICS_PER_ROW = 4
+
 
 def show_run(result: EvaluationResult) -> None:
     st.markdown(
@@ -34,9 +36,11 @@ def show_run(result: EvaluationResult) -> None:
         f"{len(result.per_query)} queries evaluated, {len(result.skipped)} skipped, ranked to depth "
         f"{result.evaluated_top_k}, {result.elapsed_s:.1f} s"
     )
-    columns = st.columns(min(len(result.metrics), 7))
     intervals = metric_intervals([q.metrics for q in result.per_query], result.metrics)
-    for column, (name, value) in zip(itertools.cycle(columns), result.metrics.items()):
+    named = list(result.metrics.items())
+    per_row = min(len(named), METRICS_PER_ROW) or 1
+    columns = [column for start in range(0, len(named), per_row) for column in st.columns(per_row)]
+    for column, (name, value) in zip(columns, named, strict=False):  # the last row may have room to spare
         shown = intervals.get(name)
         column.metric(
             name,

@@ -81,7 +81,7 @@ def golden_picker(collection: str, key: str) -> golden_sets.GoldenSet | None:
             icon=":material/info:",
         )
         return None
-    follow_collection(key, collection, names, collection if collection in names else names[0])
+    follow_collection(key, collection, names, session.preferred_golden_set(collection) or names[0])
     name = st.selectbox(
         "Golden set",
         names,

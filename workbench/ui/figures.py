@@ -12,6 +12,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
+from plotly.colors import qualitative
 
 from workbench.analysis.embedding_map import EmbeddingMap
 from workbench.ui.text import shorten
@@ -64,6 +65,20 @@ def token_histogram(token_counts: Sequence[int], max_tokens: int | None, title: 
 
 #: documents with a colour of their own on the embedding map; the rest share one grey trace
 MAP_DOCUMENT_TRACES = 60
+#: one colour per document: a qualitative palette (plotly's Dark24: 24 hues, all dark enough to
+#: read on white), set on each trace rather than left to the theme's colorway, which repeats after
+#: a few colours (Streamlit's starts with three blues)
+MAP_PALETTE: tuple[str, ...] = tuple(qualitative.Dark24)
+#: beyond the palette, documents cycle through it again with the next marker symbol
+MAP_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "cross", "triangle-down", "x", "pentagon")
+
+
+def document_marker(number: int) -> dict:
+    """The marker of the ``number``-th document's trace: colour and symbol, distinct for the first
+    len(MAP_PALETTE) × len(MAP_SYMBOLS) documents."""
+    colour = MAP_PALETTE[number % len(MAP_PALETTE)]
+    symbol = MAP_SYMBOLS[(number // len(MAP_PALETTE)) % len(MAP_SYMBOLS)]
+    return {"size": 8, "opacity": 0.8, "color": colour, "symbol": symbol}
 
 
 def embedding_figure(
@@ -90,7 +105,7 @@ def embedding_figure(
                 y=[p.y for p in points],
                 mode="markers",
                 name=f"{len(by_document) - number:,} other documents" if others else plain_label(points[0].document),
-                marker={"size": 5, "opacity": 0.5, "color": "#bbb"} if others else {"size": 8, "opacity": 0.8},
+                marker={"size": 5, "opacity": 0.5, "color": "#bbb"} if others else document_marker(number),
                 customdata=[[plain_label(p.document, 90), hover_text(p.text), p.chunk_id] for p in points],
                 hovertemplate="<b>%{customdata[0]}</b> · chunk %{customdata[2]}<br>%{customdata[1]}<extra></extra>",
             )

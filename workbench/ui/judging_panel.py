@@ -50,23 +50,34 @@ def _set_judge() -> None:
         session.flash("error", str(error))
 
 
+def _change_judge() -> None:
+    # the box comes back holding the name, to correct rather than type again
+    st.session_state[JUDGE_INPUT_KEY] = st.session_state.pop(JUDGE_KEY, None) or ""
+
+
 def judge_name() -> str | None:
-    """The judge's name, asked once per session; None until it is given."""
+    """The judge's name, asked once per session; None until it is given. It stays on the page with
+    a button to change it: a name that vanished with its button looked like a lost click."""
     name = st.session_state.get(JUDGE_KEY)
     if name:
-        st.caption(
-            f"Judging as **{md_escape(name)}**. Keys: **0**-**3** grade the chunk, **{UNDO_SHORTCUT}** "
-            "undoes your last grade."
-        )
+        with st.container(horizontal=True, vertical_alignment="center", key="judging_judge_line"):
+            st.caption(
+                f"Judging as **{md_escape(name)}**. Keys: **0**-**3** grade the chunk, **{UNDO_SHORTCUT}** "
+                "undoes your last grade."
+            )
+            st.button("Change judge", key="judging_change_judge", on_click=_change_judge, type="tertiary")
         return name
-    st.text_input(
-        "Your name",
-        key=JUDGE_INPUT_KEY,
-        on_change=_set_judge,
-        placeholder="recorded with every grade you give",
-        help="Each grade is stored with its judge, so several people (and an LLM) can judge one pool.",
-    )
-    st.button("Start judging", key="judging_start", on_click=_set_judge, type="primary")
+    # The name and its button are one form: Enter and the button do the same one thing (start),
+    # and leaving the box (a blur) starts nothing, where a bare text box's change would.
+    with st.form("judging_judge_form", border=False, enter_to_submit=True):
+        st.text_input(
+            "Your name",
+            key=JUDGE_INPUT_KEY,
+            placeholder="recorded with every grade you give",
+            help="Each grade is stored with its judge, so several people (and an LLM) can judge one pool. "
+            "Enter starts judging, as the button does.",
+        )
+        st.form_submit_button("Start judging", key="judging_start", on_click=_set_judge, type="primary")
     return None
 
 

@@ -26,7 +26,7 @@ from workbench.retrieval.llm_cost import llm_calls_per_query
 from workbench.retrieval.stages import FINAL
 from workbench.retrieval.trace import StageTrace, Trace
 from workbench.ui import config_inputs, llm_panels, session
-from workbench.ui.data_tables import show_table
+from workbench.ui.data_tables import WRAPPED_SNIPPET_CHARS, show_table
 from workbench.ui.model_choice import OTHER, model_picker, picker_state
 from workbench.ui.text import md_escape
 
@@ -312,10 +312,10 @@ def side_view(
         caption=f"{md_escape(describe(config))} · {md_escape(when)}",
         same_as_a=same_as_a,
         verdict=verdict_view(trace.confidence) if trace.confidence is not None else None,
-        final_rows=stage_rows(trace, trace.stages[-1].stage, relevant) if trace.stages else [],
+        final_rows=stage_rows(trace, trace.stages[-1].stage, relevant, WRAPPED_SNIPPET_CHARS) if trace.stages else [],
         stage_labels=labels,
         picked=picked,
-        picked_rows=stage_rows(trace, picked.stage, relevant) if picked is not None else [],
+        picked_rows=stage_rows(trace, picked.stage, relevant, WRAPPED_SNIPPET_CHARS) if picked is not None else [],
         overview=stage_overview(trace, relevant) if picked is None else [],
     )
 

@@ -231,16 +231,60 @@ def golden_sets_for(collection: str) -> list[str]:
     return _golden_sets_for(str(home), catalog_version(), golden_files_signature(home), collection)
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def _preferred_golden_set(home: str, version: tuple, signature: tuple, collection: str) -> str | None:
+    from workbench.evaluation.golden_fit import collection_names, preferred_set
+
+    names = collection_names((doc.source, doc.external_id) for doc in _documents(home, version, collection))
+    return preferred_set(Path(home), collection, names, _golden_sets_for(home, version, signature, collection))
+
+
+def preferred_golden_set(collection: str) -> str | None:
+    """Of ``golden_sets_for(collection)``, the one a picker starts on: the set whose judged documents
+    the collection holds most of (``workbench.evaluation.golden_fit.preferred_set``)."""
+    home = home_path()
+    return _preferred_golden_set(str(home), catalog_version(), golden_files_signature(home), collection)
+
+
 # -- the sidebar selection ----------------------------------------------------------------------
 
 
 def current_collection() -> str | None:
-    """The collection picked in the sidebar, or None when the home has none yet."""
+    """The collection picked in the sidebar, or None when the home has none yet; before the
+    session has picked one, the home's last used collection, else the first by name."""
     name = st.session_state.get(COLLECTION_KEY)
     names = collection_names()
     if name in names:
+        _remember_use(name)
         return name
+    last = last_collection()
+    if last in names:
+        return last
     return names[0] if names else None
+
+
+#: the collection this session last recorded as the home's last used (one write per change)
+_RECORDED_COLLECTION = "_recorded_last_collection"
+
+
+def last_collection() -> str | None:
+    """The collection this home last used, from any session (``workbench.ui.last_collection``)."""
+    from workbench.ui.last_collection import read_last_collection
+
+    return read_last_collection(home_path())
+
+
+def _remember_use(name: str) -> None:
+    if st.session_state.get(_RECORDED_COLLECTION) == name:
+        return
+    st.session_state[_RECORDED_COLLECTION] = name
+    from workbench.ui.access import current_access
+
+    if current_access().read_only:  # a shared read-only app leaves the home as it found it
+        return
+    from workbench.ui.last_collection import remember_last_collection
+
+    remember_last_collection(home_path(), name)
 
 
 def current_preset() -> str | None:
@@ -273,7 +317,12 @@ def request_preset(name: str) -> None:
 
 
 def apply_requested_selection() -> None:
-    """Called by the sidebar before it draws its pickers."""
+    """Called by the sidebar before it draws its pickers. A new session starts on the home's
+    last used collection (the picker would otherwise start on the first by name)."""
+    if COLLECTION_KEY not in st.session_state and _REQUESTED_COLLECTION not in st.session_state:
+        last = last_collection()
+        if last in collection_names():
+            st.session_state[COLLECTION_KEY] = last
     if _REQUESTED_COLLECTION in st.session_state:
         st.session_state[COLLECTION_KEY] = st.session_state.pop(_REQUESTED_COLLECTION)
         # a new collection starts on its own default preset

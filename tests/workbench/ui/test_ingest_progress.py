@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import pytest
+
+from workbench.ingestion.estimates import IngestEstimate
 from workbench.ingestion.ingest import Progress
-from workbench.ui.ingest_progress import FILE_PHASE, IngestTracker
+from workbench.ui.ingest_progress import DEFAULT_READ_SHARE, TAIL, IngestTracker
 
 
 def test_files_move_through_their_stages_and_failures_keep_their_reason():
     tracker = IngestTracker(["a.md", "b.pdf", "c.txt"])
-    tracker.update(Progress("hash", "a.md", 1, 3))
+    for position, name in enumerate(["a.md", "b.pdf", "c.txt"], start=1):
+        tracker.update(Progress("hash", name, position, 3))
+    assert tracker.fraction == 0  # hashing every file first is no work done (it read 60% here)
     tracker.update(Progress("parse", "a.md", 1, 3))
     tracker.update(Progress("chunk", "a.md", 1, 3))
+    assert tracker.fraction == pytest.approx((1 - TAIL) * DEFAULT_READ_SHARE / 3)
     tracker.update(Progress("failed", "b.pdf", 2, 3, "b.pdf: not a valid PDF"))
     tracker.update(Progress("skip", "c.txt", 3, 3, "unchanged"))
     rows = tracker.table().to_dict("records")
@@ -19,21 +25,54 @@ def test_files_move_through_their_stages_and_failures_keep_their_reason():
         {"file": "b.pdf", "stage": "failed", "reason": "b.pdf: not a valid PDF"},
         {"file": "c.txt", "stage": "unchanged: skipped", "reason": ""},
     ]
-    assert tracker.fraction == FILE_PHASE
+    # no estimate: reading is 0.3 of the work, embedding the rest, the last 5% the indexes'
+    assert tracker.fraction == pytest.approx(0.95 * 0.3)
     assert tracker.headline == "c.txt: unchanged: skipped (3/3 files)"
 
 
-def test_batch_stages_advance_the_bar_and_mark_stored_files():
+def test_the_bar_follows_the_estimated_seconds_of_reading_loading_and_embedding():
+    """12 files (12 s of parsing on 2 workers: 6 s), 10 s to load the model, 200 chunks (8 s):
+    24 s of work, of which reading is 6/24, loading 10/24 and embedding 8/24."""
+    names = [f"f{i}.pdf" for i in range(12)]
+    tracker = IngestTracker(names)
+    plan = IngestEstimate(files=12, chunks=200, parse_s=12.0, embed_s=8.0, load_s=10.0, workers=2)
+    tracker.update(Progress("estimate", "kb", 0, 12, "12 files to read, about 200 chunks", plan))
+    assert tracker.shares() == pytest.approx((6 / 24, 10 / 24, 8 / 24))
+    for position, name in enumerate(names, start=1):
+        tracker.update(Progress("hash", name, position, 12))
+    assert tracker.fraction == 0
+    tracker.update(Progress("parse", names[0], 1, 12))
+    assert tracker.fraction == pytest.approx(0.95 * (6 / 24) / 12)  # 2%, not 60%, at file 1 of 12
+    tracker.update(Progress("load", "all-MiniLM-L6-v2", 0, 12, "loaded"))
+    assert tracker.fraction == pytest.approx(0.95 * ((6 / 24) / 12 + 10 / 24))
+    for position, name in enumerate(names, start=1):
+        tracker.update(Progress("chunk", name, position, 12))
+    tracker.update(Progress("embed", "0/128 new chunk texts", 0, 12))
+    tracker.update(Progress("embed", "64/128 new chunk texts", 0, 12))
+    assert tracker.fraction == pytest.approx(0.95 * (6 / 24 + 10 / 24 + (8 / 24) * 64 / 200))
+    assert tracker.headline == "Embedding new chunk texts: 64/128"
+    tracker.update(Progress("embed", "128/128 new chunk texts", 0, 12))
+    tracker.update(Progress("embed", "0/72 new chunk texts", 0, 12))  # the next group counts on from 128
+    assert tracker.embedded == 128
+    tracker.update(Progress("embed", "72/72 new chunk texts", 0, 12))
+    assert tracker.embedded == 200 and tracker.fraction == pytest.approx(0.95)
+    tracker.update(Progress("store", "12 documents", 12, 12))
+    assert all(row.stage == "stored" for row in tracker.rows.values())
+    tracker.update(Progress("index", "layout-key", 12, 12))
+    assert tracker.fraction == pytest.approx(0.975)
+    tracker.update(Progress("done", "kb", 12, 12, "kb: 12 files: 12 new"))
+    assert tracker.fraction == 1.0 and tracker.finished and tracker.headline == "kb: 12 files: 12 new"
+
+
+def test_more_chunks_than_estimated_slow_the_bar_instead_of_filling_it():
     tracker = IngestTracker(["a.md"])
-    tracker.update(Progress("chunk", "a.md", 1, 1))
-    tracker.update(Progress("embed", "16/32 new chunk texts", 1, 1))
-    assert tracker.fraction == FILE_PHASE + 0.3 * 0.5
-    assert tracker.headline == "Embedding new chunk texts: 16/32"
-    tracker.update(Progress("store", "1 documents", 1, 1))
-    assert tracker.rows["a.md"].stage == "stored" and tracker.fraction == 0.92
-    tracker.update(Progress("index", "layout-key", 1, 1))
-    tracker.update(Progress("done", "demo", 1, 1, "demo: 1 file: 1 new"))
-    assert tracker.fraction == 1.0 and tracker.finished and tracker.headline == "demo: 1 file: 1 new"
+    plan = IngestEstimate(files=1, chunks=10, parse_s=0.0, embed_s=1.0)
+    tracker.update(Progress("estimate", "kb", 0, 1, "1 file to read, about 10 chunks", plan))
+    tracker.update(Progress("embed", "0/40 new chunk texts", 0, 1))
+    tracker.update(Progress("embed", "20/40 new chunk texts", 0, 1))
+    assert tracker.fraction == pytest.approx(0.95)  # 20 of "10": full, as far as anyone knew
+    tracker.update(Progress("embed", "40/40 new chunk texts", 0, 1))
+    assert tracker.fraction == pytest.approx(0.95) and tracker.embedded == 40
 
 
 def test_the_bar_never_moves_backwards():
