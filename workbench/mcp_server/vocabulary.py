@@ -59,6 +59,7 @@ FLAGS: dict[str, Flag] = {
     "force": Flag("force", None),
     "resume": Flag("resume", None),
     "held-out-only": Flag("held_out_only", None),
+    "grow-golden": Flag("grow_golden", None),
     # options of the command line that no tool offers
     "save-preset": Flag("", PLACEHOLDER, "the save_preset tool"),
     "space": Flag("", rf"[^\s)]+\.toml\b|{PLACEHOLDER}", "a search space file (the command line's tune only)"),
@@ -66,6 +67,7 @@ FLAGS: dict[str, Flag] = {
     "grid": Flag("", r"\S+", "a sweep (the command line's sweep only)"),
     "max-p95-ms": Flag("", NUMBER, "a latency limit (the command line's tune only)"),
     "home": Flag("", r"\S+", "the server's home"),
+    "ocr": Flag("", None, "reading skipped pictures again (the command line's sync --ocr)"),
 }
 
 #: the modules whose messages the tools pass on, where every ``--flag`` must be in ``FLAGS``
