@@ -10,7 +10,7 @@ and evaluates both in the default hybrid mode and BM25-only, with 95% bootstrap 
 (``workbench/evaluation/intervals.py``) and the number of queries:
 
 - ``handbook``: the Chinese handbook of ``bench/zh_handbook.py`` (the shared seeds), span level,
-  on ``golden_sets/zh-handbook.jsonl`` (Chinese questions) and ``zh-handbook-mixed.jsonl``
+  on ``bench/golden/zh-handbook.jsonl`` (Chinese questions) and ``zh-handbook-mixed.jsonl``
   (Chinese questions carrying English terms);
 - ``cmrc``: CMRC 2018 (Chinese Wikipedia paragraphs), span level;
 - ``scifact``: SciFact (English abstracts), document level.

@@ -5,8 +5,8 @@ The user's PDF was one long Chinese technical handbook whose every chapter ends 
 in ``../shared/seeds/`` (real Chinese technical prose, thick with English terms, code and
 tables): eight chapters, each a seed document or a section of the long one, each ending with the
 same boilerplate, in one Markdown document. Deterministic and offline: the same seeds give the
-same bytes. The golden sets ``golden_sets/zh-handbook.jsonl`` (Chinese questions) and
-``golden_sets/zh-handbook-mixed.jsonl`` (Chinese questions carrying English terms) judge it by
+same bytes. The golden sets ``bench/golden/zh-handbook.jsonl`` (Chinese questions) and
+``bench/golden/zh-handbook-mixed.jsonl`` (Chinese questions carrying English terms) judge it by
 quotes, so they survive any chunking.
 
     python bench/zh_handbook.py OUT.md        # write it, to ingest it yourself
@@ -25,8 +25,8 @@ REPO = Path(__file__).resolve().parents[1]
 SEEDS = Path(os.environ.get("WORKBENCH_SEEDS") or REPO.parent / "shared" / "seeds")
 #: the handbook's file name, as the golden sets name it
 HANDBOOK = "rag-handbook.md"
-GOLDEN = REPO / "golden_sets" / "zh-handbook.jsonl"
-GOLDEN_MIXED = REPO / "golden_sets" / "zh-handbook-mixed.jsonl"
+GOLDEN = REPO / "bench" / "golden" / "zh-handbook.jsonl"
+GOLDEN_MIXED = REPO / "bench" / "golden" / "zh-handbook-mixed.jsonl"
 
 
 @dataclass(frozen=True)

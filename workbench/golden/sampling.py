@@ -10,7 +10,7 @@ appendix has two). Questions go to cells in a seeded sequence of two phases:
 2. then every question goes to the cell furthest behind its share of the collection's text
    (D'Hondt: the largest ``words / (questions so far + 1)``), so a document holding half the
    text ends up with about half the questions, and each language with its share of the text.
-   Text is counted in words (a CJK character is one, five Latin letters are one): counted in
+   Text is counted in words (a CJK character is one, a word of another script is one): counted in
    characters, English's longer spelling of the same content would outweigh Chinese threefold.
 
 Inside a cell the chunks take turns in a seeded order; the kinds rotate with the cell's round, so
@@ -31,10 +31,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from workbench.golden.prompts import MULTI_HOP
-from workbench.language.scripts import HAN, HANGUL, KANA, LanguageMix
+from workbench.language.scripts import LanguageMix
 
-#: a Latin-script word is about this many letters; a CJK character is about a word
-LETTERS_PER_WORD = 5
 #: questions every document gets before the rest is shared by text (``synth.min_per_document``)
 MIN_PER_DOCUMENT = 3
 
@@ -74,11 +72,9 @@ class SynthTask:
 
 
 def text_size(text: str) -> float:
-    """How much a text says, in words: its CJK characters, plus its other letters over
-    ``LETTERS_PER_WORD`` (a Chinese character is about a word; an English word about five letters)."""
-    counts = LanguageMix.of(text).counts
-    cjk = counts.get(HAN, 0) + counts.get(KANA, 0) + counts.get(HANGUL, 0)
-    return cjk + (sum(counts.values()) - cjk) / LETTERS_PER_WORD
+    """How much a text says, in words: its CJK characters (a Chinese character is about a word) and
+    its words in other scripts, the units ``workbench.language.scripts`` counts a language in."""
+    return float(LanguageMix.of(text).units)
 
 
 @dataclass(frozen=True)

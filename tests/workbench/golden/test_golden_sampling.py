@@ -12,9 +12,9 @@ def chunk(chunk_id, doc, start, text, language="en"):
     return SourceChunk(chunk_id, hash(doc) % 1000, doc, start, start + len(text), text, language)
 
 
-def latin(words: str, letters: int) -> str:
-    """``words`` padded to exactly ``letters`` Latin letters (``letters / 5`` words of text)."""
-    return words + " " + "x" * (letters - sum(c.isalpha() for c in words))
+def latin(words: str, count: int) -> str:
+    """``words`` padded to exactly ``count`` words of Latin text."""
+    return " ".join([words, *["x"] * (count - len(words.split()))])
 
 
 def han(words: str, count: int) -> str:
@@ -24,11 +24,11 @@ def han(words: str, count: int) -> str:
 
 # a.md: 80 words of English in 4 chunks, b.md: 20, c.md: 50 of Chinese in 2 chunks
 CHUNKS = [
-    chunk(1, "a.md", 0, latin("walrus option cluster nodes", 100)),
-    chunk(2, "a.md", 200, latin("walrus option restart service", 100)),
-    chunk(3, "a.md", 400, latin("zebra toolkit install pip restart", 100)),
-    chunk(4, "a.md", 600, latin("cluster sizing memory", 100)),
-    chunk(5, "b.md", 0, latin("kestrel scheduler queues cluster jobs", 100)),
+    chunk(1, "a.md", 0, latin("walrus option cluster nodes", 20)),
+    chunk(2, "a.md", 200, latin("walrus option restart service", 20)),
+    chunk(3, "a.md", 400, latin("zebra toolkit install pip restart", 20)),
+    chunk(4, "a.md", 600, latin("cluster sizing memory", 20)),
+    chunk(5, "b.md", 0, latin("kestrel scheduler queues cluster jobs", 20)),
     chunk(6, "c.md", 0, han("检索 增强 生成", 30), "zh"),
     chunk(7, "c.md", 150, han("分块 决定 检索 粒度", 20), "zh"),
 ]
@@ -57,7 +57,7 @@ def test_one_english_document_among_many_chinese_ones_is_asked_about_at_once():
         for i in range(11)
         for part in (0, 1)
     ]
-    english = [chunk(50 + i, "spec.md", 1000 * i, latin("interface specification field", 1000)) for i in range(6)]
+    english = [chunk(50 + i, "spec.md", 1000 * i, latin("interface specification field", 200)) for i in range(6)]
     for seed in range(5):
         tasks = plan_tasks(chinese + english, 36, KINDS, seed, str.split)
         assert {t.language for t in tasks[:2]} == {"en", "zh"}  # the languages interleave
@@ -72,7 +72,7 @@ def test_a_language_without_a_document_of_its_own_still_gets_turns():
     mixed = [
         chunk(1, "handbook.md", 0, han("检索 增强 生成", 300), "zh"),
         chunk(2, "handbook.md", 300, han("检索 分块", 300), "zh"),
-        chunk(3, "handbook.md", 600, latin("appendix english glossary", 120)),
+        chunk(3, "handbook.md", 600, latin("appendix english glossary", 24)),
     ]
     tasks = plan_tasks(mixed, 4, ("specific",), seed=0, tokens=str.split, min_per_document=2)
     assert [t.language for t in tasks] == ["zh", "en", "zh", "en"]
@@ -124,8 +124,8 @@ def test_text_is_counted_in_words_so_chinese_weighs_what_it_says():
     from workbench.golden.sampling import text_size
 
     assert text_size("检索增强生成") == 6  # a CJK character is about a word
-    assert text_size("Hybrid retrieval works.") == 20 / 5  # 20 letters; spaces and punctuation do not count
-    assert text_size("混合检索 hybrid 2024") == 4 + 6 / 5  # digits are not letters
+    assert text_size("Hybrid retrieval works.") == 3  # three words; punctuation does not count
+    assert text_size("混合检索 hybrid 2024") == 4 + 1  # digits are no word
     # the same sentence in both languages weighs about the same, where characters differ threefold
     english, chinese = "Chunks that are too large dilute the relevant content.", "块太大会稀释相关内容。"
     assert len(english) > 4 * len(chinese) and 0.8 < text_size(english) / text_size(chinese) < 1.2

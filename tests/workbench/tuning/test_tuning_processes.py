@@ -70,6 +70,7 @@ def tune_arguments(home: Path, *extra: str) -> list[str]:
     return [
         *("tune", "-c", "lex", "--golden", "codes", "--keys", "retrieval.mode,mmr.enabled,mmr.lambda"),
         *("--set", "retrieval.mode=dense", "--seed", "1", "--trials", "8", "--study", STUDY, "--home", str(home)),
+        *("--holdout", "0.3"),  # one split: each trial's configuration is evaluated once, as the ledger counts
         *extra,
     ]
 
