@@ -40,7 +40,8 @@ def test_tune_on_chinese_questions(cmrc_home, capsys):
     code = main(
         [
             *("tune", "-c", "cmrc", "--golden", "cmrc-slice", "--keys", "retrieval.mode,fusion.method,fusion.k"),
-            *("--trials", "8", "--seed", "2", "--level", "span", "--holdout", "0.3", "--json", "--home", str(cmrc_home)),
+            *("--trials", "8", "--seed", "2", "--level", "span", "--holdout", "0.3"),
+            *("--json", "--home", str(cmrc_home)),
         ]
     )
     captured = capsys.readouterr()
