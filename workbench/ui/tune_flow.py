@@ -11,6 +11,8 @@ the MCP client configuration that serves it (stdio and HTTP). Everything it deci
 
 from __future__ import annotations
 
+import threading
+
 import pandas as pd
 import streamlit as st
 
@@ -37,10 +39,32 @@ from workbench.ui import session
 from workbench.ui.mcp_snippets import http_panel
 from workbench.ui.polling import polling_fragment
 from workbench.ui.text import md_escape
-from workbench.ui.tune_jobs import POLL_S, current_job, start_job
 
+POLL_S = 1.0
 PLAN_KEY = "tune_flow_plan"  # (signature, request, plan) of the plan shown
 SAVED_KEY = "tune_flow_saved"  # study name -> the save decision's message (saved once per study)
+
+
+@st.cache_resource(show_spinner=False)
+def _jobs() -> tuple[dict[tuple[str, str], TuneJob], threading.Lock]:
+    return {}, threading.Lock()
+
+
+def current_job(collection: str) -> TuneJob | None:
+    jobs, lock = _jobs()
+    with lock:
+        return jobs.get((str(session.home_path()), collection))
+
+
+def _start(collection: str, request: TuneRequest) -> None:
+    jobs, lock = _jobs()
+    with lock:
+        running = jobs.get((str(session.home_path()), collection))
+        if running is not None and running.view().running:
+            raise StudyError("this collection is being tuned already; wait for it or stop it")
+        job = TuneJob(session.workbench(), request)
+        job.start()
+        jobs[(str(session.home_path()), collection)] = job
 
 
 def render(collection: str) -> None:
@@ -71,7 +95,7 @@ def render(collection: str) -> None:
         disabled=running or plan.queries == 0,
     ):
         try:
-            start_job(collection, request)
+            _start(collection, request)
         except (StudyError, ValueError) as error:
             st.error(md_escape(error))
             return

@@ -9,6 +9,8 @@ runs. Everything the tab decides comes from ``workbench.tuning``.
 
 from __future__ import annotations
 
+import threading
+
 import pandas as pd
 import streamlit as st
 
@@ -26,9 +28,31 @@ from workbench.ui.access import hidden_in_read_only
 from workbench.ui.evaluation_widgets import LEVEL_HELP, golden_picker, judged_index
 from workbench.ui.polling import polling_fragment
 from workbench.ui.text import md_escape
-from workbench.ui.tune_jobs import POLL_S, current_job, start_job
 
 METRICS = ("ndcg@10", "ndcg@5", "mrr@10", "map@100", "recall@10", "recall@100", "hit@10")
+POLL_S = 1.0
+
+
+@st.cache_resource(show_spinner=False)
+def _jobs() -> tuple[dict[tuple[str, str], TuneJob], threading.Lock]:
+    return {}, threading.Lock()
+
+
+def current_job(collection: str) -> TuneJob | None:
+    jobs, lock = _jobs()
+    with lock:
+        return jobs.get((str(session.home_path()), collection))
+
+
+def _start(collection: str, request: TuneRequest) -> None:
+    jobs, lock = _jobs()
+    with lock:
+        running = jobs.get((str(session.home_path()), collection))
+        if running is not None and running.view().running:
+            raise StudyError("a study is already running on this collection; stop it first")
+        job = TuneJob(session.workbench(), request)
+        job.start()
+        jobs[(str(session.home_path()), collection)] = job
 
 
 def render(collection: str) -> None:
@@ -122,7 +146,7 @@ def _form(collection: str, running: bool) -> None:
             pareto=objectives != "metric",
         )
         try:
-            start_job(collection, request)
+            _start(collection, request)
         except (StudyError, ValueError) as error:
             st.error(md_escape(error))
             return
