@@ -268,6 +268,7 @@ class EvaluationLoop:
 
     def tune(self, **options: Any) -> ToolOutput:
         from workbench.service.commands import build_request, grow_golden, report_dict
+        from workbench.service.tune_flow import tune_options
         from workbench.tuning.plan import plan_tune
         from workbench.tuning.tune import run_tune
 
@@ -278,29 +279,8 @@ class EvaluationLoop:
             "preset": given.preset_or(options.get("preset")),
             "overrides": given.settings_with(options.get("overrides", [])),
         }
-        args = _options(
-            **{
-                "collection": None,
-                "golden": None,
-                "keys": None,
-                "space": None,
-                "metric": "ndcg@10",
-                "level": None,  # the level the golden set was judged at
-                "holdout": None,  # None and no folds: tune.folds_below decides (choose_design)
-                "folds": None,
-                "seed": 0,
-                "trials": None,
-                "minutes": None,
-                "max_p95_ms": None,
-                "pareto": False,
-                "study": None,
-                "resume": False,
-                "save_preset": None,
-                "force": False,
-                "grow_golden": False,
-                **options,
-            }
-        )
+        # the options `tune -c C --golden G` leaves to the plan: one function for the CLI's defaults, MCP and the app
+        args = tune_options(**options)
         grow = bool(args.grow_golden)
         request = build_request(self.bench, args)
         progress("evaluating the starting configuration to plan the experiment")

@@ -28,7 +28,9 @@ PRESET_SUFFIX = "-tuned"
 
 def tune_options(**given: Any) -> Namespace:
     """What ``tune -c C --golden G`` with no other flag hands ``build_request``: every default left
-    to the plan (level from the set's judging, split from its size, trials from ``tuning.trials``)."""
+    to the plan (level from the set's judging, split from its size, trials from ``tuning.trials``),
+    with ``given`` on top. The MCP ``tune`` tool (``EvaluationLoop.tune``) and the app's flow build
+    their requests from it, so the three cannot drift apart."""
     defaults: dict[str, Any] = {
         "home": None,
         "preset": None,

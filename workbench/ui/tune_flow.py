@@ -5,13 +5,12 @@ plain words (level, split, queries, the gain it can detect, estimated time; more
 offered when the set is short) -> the study in the background with progress -> both means and
 the gain, each with its interval and query count -> the preset saved only when the gain holds ->
 the MCP client configuration that serves it (stdio and HTTP). Everything it decides comes from
-``workbench.service.tune_flow`` and ``workbench.tuning.plan``; the study runs in a
-``workbench.tuning.job.TuneJob`` of its own (one per home and collection), polled every second.
+``workbench.service.tune_flow`` and ``workbench.tuning.plan``; the study runs in the registry
+``workbench.ui.tune_jobs`` shares with the form below (one study per home and collection), and the
+flow draws only a study it started.
 """
 
 from __future__ import annotations
-
-import threading
 
 import pandas as pd
 import streamlit as st
@@ -31,40 +30,15 @@ from workbench.mcp_server.client_config import (
     vscode_config,
 )
 from workbench.service import tune_flow
-from workbench.tuning.job import JobView, TuneJob
 from workbench.tuning.plan import ExperimentPlan, plan_tune
 from workbench.tuning.study import StudyError
 from workbench.tuning.tune import TuneReport, TuneRequest, save_winner
-from workbench.ui import session
+from workbench.ui import session, tune_jobs
 from workbench.ui.mcp_snippets import http_panel
-from workbench.ui.polling import polling_fragment
 from workbench.ui.text import md_escape
 
-POLL_S = 1.0
 PLAN_KEY = "tune_flow_plan"  # (signature, request, plan) of the plan shown
 SAVED_KEY = "tune_flow_saved"  # study name -> the save decision's message (saved once per study)
-
-
-@st.cache_resource(show_spinner=False)
-def _jobs() -> tuple[dict[tuple[str, str], TuneJob], threading.Lock]:
-    return {}, threading.Lock()
-
-
-def current_job(collection: str) -> TuneJob | None:
-    jobs, lock = _jobs()
-    with lock:
-        return jobs.get((str(session.home_path()), collection))
-
-
-def _start(collection: str, request: TuneRequest) -> None:
-    jobs, lock = _jobs()
-    with lock:
-        running = jobs.get((str(session.home_path()), collection))
-        if running is not None and running.view().running:
-            raise StudyError("this collection is being tuned already; wait for it or stop it")
-        job = TuneJob(session.workbench(), request)
-        job.start()
-        jobs[(str(session.home_path()), collection)] = job
 
 
 def render(collection: str) -> None:
@@ -74,8 +48,8 @@ def render(collection: str) -> None:
         "the experiment planned for it, the study, and a preset saved only when its gain holds on "
         "queries the study never tuned on."
     )
-    job = current_job(collection)
-    running = job is not None and job.view().running
+    now = tune_jobs.current(collection)
+    running = now is not None and now.running
     golden = _golden_set(collection, disabled=running)
     if golden is None:
         return
@@ -87,6 +61,8 @@ def render(collection: str) -> None:
     _show_plan(plan, request)
     if _grow_offer(collection, request, plan, disabled=running):
         return
+    if running and now is not None and now.origin != tune_jobs.FLOW:
+        st.caption(md_escape(f"{now.describe()} is running on this collection: this one can start when it is over."))
     if st.button(
         "Tune this collection",
         key="tune_flow_start",
@@ -95,13 +71,14 @@ def render(collection: str) -> None:
         disabled=running or plan.queries == 0,
     ):
         try:
-            _start(collection, request)
+            tune_jobs.start_job(collection, request, tune_jobs.FLOW)
         except (StudyError, ValueError) as error:
             st.error(md_escape(error))
             return
         st.rerun()
+    job = tune_jobs.started_from(collection, tune_jobs.FLOW)  # only its own: the form draws the form's
     if job is not None and job.request.golden.name == golden.name:
-        _job_panel(job, collection)
+        tune_jobs.job_panel(job, key="tune_flow", results=lambda report: _verdict(report, collection))
 
 
 # -- 1. the golden set ------------------------------------------------------------------------------
@@ -254,40 +231,6 @@ def _grow_offer(collection: str, request: TuneRequest, plan: ExperimentPlan, dis
 
 
 # -- 3. the run, 4. the verdict, 5. the preset and its MCP configuration ------------------------------
-
-
-def _job_panel(job: TuneJob, collection: str) -> None:
-    running = job.view().running
-
-    @polling_fragment(POLL_S if running else None)
-    def panel() -> bool:
-        view = job.view()
-        if running and not view.running:
-            st.rerun()  # over: draw the verdict and the flow again, without polling
-        if view.running:
-            _progress(job, view)
-        elif view.error:
-            st.error(f"The study failed: {md_escape(view.error)}")
-        elif view.report is not None:
-            _verdict(view.report, collection)
-        return view.running
-
-    panel()
-
-
-def _progress(job: TuneJob, view: JobView) -> None:
-    best = view.best
-    shown = f"best {job.request.metric} {best.metric:.4f}" if best else "no trial yet"
-    target = f"/{view.target}" if view.target else ""
-    left = f", about {describe_duration(view.time_left_s)} left" if view.time_left_s is not None else ""
-    part = f"{view.part}, study {view.index} of {view.studies}: " if view.part else "Starting: "
-    st.progress(view.fraction, text=md_escape(f"{part}trial {view.done}{target}, {shown}{left}"))
-    if view.messages:
-        st.caption(md_escape(view.messages[-1]))
-    if view.stop_requested:
-        st.caption("Stopping after the query in flight…")
-    elif st.button("Stop", key="tune_flow_stop", icon=":material/stop:"):
-        job.stop()
 
 
 def verdict_rows(verdict: tune_flow.Verdict) -> list[dict[str, object]]:

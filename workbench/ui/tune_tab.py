@@ -2,57 +2,30 @@
 default path), then the expert form: choose a golden set, keys and a budget; run a study in the background
 with progress and Stop; draw the Pareto chart; give the held-out verdict; save the winner by the CLI's rule.
 
-The study runs in a ``workbench.tuning.job.TuneJob`` thread, one per home and collection for the
-server process (so a reload finds it); a fragment redraws its progress every second while it
-runs. Everything the tab decides comes from ``workbench.tuning``.
+The study runs in a ``workbench.tuning.job.TuneJob`` thread kept by ``workbench.ui.tune_jobs``, the
+registry the flow above shares: one study per home and collection for the server process (so a
+reload finds it), drawn only by the part that started it; a fragment redraws its progress every
+second while it runs. Everything the tab decides comes from ``workbench.tuning``.
 """
 
 from __future__ import annotations
-
-import threading
 
 import pandas as pd
 import streamlit as st
 
 from workbench.config import ConfigError
 from workbench.evaluation.judged import LEVELS
-from workbench.ingestion.estimates import describe_duration
 from workbench.text import count
 from workbench.tuning.charts import pareto_chart
-from workbench.tuning.job import JobView, TuneJob
 from workbench.tuning.space import DEFAULT_KEYS, TUNABLE, default_space, models_on_this_machine
 from workbench.tuning.study import StudyError
 from workbench.tuning.tune import TuneReport, TuneRequest, save_winner
-from workbench.ui import session, tune_flow
+from workbench.ui import session, tune_flow, tune_jobs
 from workbench.ui.access import hidden_in_read_only
 from workbench.ui.evaluation_widgets import LEVEL_HELP, golden_picker, judged_index
-from workbench.ui.polling import polling_fragment
 from workbench.ui.text import md_escape
 
 METRICS = ("ndcg@10", "ndcg@5", "mrr@10", "map@100", "recall@10", "recall@100", "hit@10")
-POLL_S = 1.0
-
-
-@st.cache_resource(show_spinner=False)
-def _jobs() -> tuple[dict[tuple[str, str], TuneJob], threading.Lock]:
-    return {}, threading.Lock()
-
-
-def current_job(collection: str) -> TuneJob | None:
-    jobs, lock = _jobs()
-    with lock:
-        return jobs.get((str(session.home_path()), collection))
-
-
-def _start(collection: str, request: TuneRequest) -> None:
-    jobs, lock = _jobs()
-    with lock:
-        running = jobs.get((str(session.home_path()), collection))
-        if running is not None and running.view().running:
-            raise StudyError("a study is already running on this collection; stop it first")
-        job = TuneJob(session.workbench(), request)
-        job.start()
-        jobs[(str(session.home_path()), collection)] = job
 
 
 def render(collection: str) -> None:
@@ -66,11 +39,12 @@ def render(collection: str) -> None:
         "never saw: the gain over your current configuration comes with a 95% interval, and a preset is "
         "saved only when that interval lies above zero."
     )
-    job = current_job(collection)
+    now = tune_jobs.current(collection)
     # the form stays drawn while a study runs (a widget left undrawn for a run loses its value)
-    _form(collection, running=job is not None and job.view().running)
+    _form(collection, running=now is not None and now.running)
+    job = tune_jobs.started_from(collection, tune_jobs.FORM)  # only its own: the flow above draws the flow's
     if job is not None:
-        _job_panel(job, collection)
+        tune_jobs.job_panel(job, key="tune", results=lambda report: _results(report, collection), live_chart=True)
 
 
 def _form(collection: str, running: bool) -> None:
@@ -123,8 +97,10 @@ def _form(collection: str, running: bool) -> None:
     if folds == 1:
         st.error("Folds: 0 for one holdout, or 2 to 20 for nested cross-validation.")
         return
-    if running:
-        st.caption("A study is running on this collection: stop it below to start another.")
+    now = tune_jobs.current(collection) if running else None
+    if now is not None:
+        where = "below" if now.origin == tune_jobs.FORM else f"under “{tune_jobs.FLOW}” above"
+        st.caption(md_escape(f"{now.describe()} is running on this collection: stop it {where} to start another."))
     if st.button(
         "Start the study", key="tune_start", type="primary", icon=":material/play_arrow:", disabled=running or not keys
     ):
@@ -146,59 +122,14 @@ def _form(collection: str, running: bool) -> None:
             pareto=objectives != "metric",
         )
         try:
-            _start(collection, request)
+            tune_jobs.start_job(collection, request, tune_jobs.FORM)
         except (StudyError, ValueError) as error:
             st.error(md_escape(error))
             return
         st.rerun()
 
 
-def _job_panel(job: TuneJob, collection: str) -> None:
-    running = job.view().running
-
-    @polling_fragment(POLL_S if running else None)
-    def panel() -> bool:
-        view = job.view()
-        if running and not view.running:
-            st.rerun()  # over: draw the verdict and the form again, without polling
-        if view.running:
-            _progress(job, view)
-        elif view.error:
-            st.error(f"The study failed: {md_escape(view.error)}")
-        elif view.report is not None:
-            _results(view.report, view, collection)
-        return view.running
-
-    panel()
-
-
-def _progress(job: TuneJob, view: JobView) -> None:
-    best = view.best
-    shown = f"best {job.request.metric} {best.metric:.4f} (p95 {best.p95_ms:.1f} ms)" if best else "no trial yet"
-    target = f"/{view.target}" if view.target else ""
-    left = (
-        f", about {describe_duration(view.time_left_s)} left"
-        + (f" ({describe_duration(view.embed_left_s)} of it embedding)" if view.embed_left_s else "")
-        if view.time_left_s is not None
-        else ""
-    )
-    part = f"{view.part}, study {view.index} of {view.studies}: " if view.part else "Starting: "
-    st.progress(view.fraction, text=md_escape(f"{part}trial {view.done}{target}, {shown}{left}"))
-    for line in view.estimate:
-        st.caption(md_escape(line))
-    if view.messages:
-        st.caption(md_escape(view.messages[-1]))
-    if view.resumed:
-        st.caption("Resuming the study these settings started: its completed trials are kept.")
-    if view.stop_requested:
-        st.caption("Stopping after the query in flight…")
-    elif st.button("Stop", key="tune_stop", icon=":material/stop:"):
-        job.stop()
-    if view.trials:
-        st.plotly_chart(pareto_chart(view.trials, job.request.metric, best), key="tune_pareto_live")
-
-
-def _results(report: TuneReport, view: JobView, collection: str) -> None:
+def _results(report: TuneReport, collection: str) -> None:
     request = report.request
     if report.stopped:
         st.warning(

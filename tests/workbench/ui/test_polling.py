@@ -58,11 +58,10 @@ def test_every_timed_fragment_says_when_it_has_nothing_left_to_show():
         for path in _app_sources()
         for line, name, returns in _polling_fragments(path)
     }
-    # the sidebar's warm-up line, and a running study in the Tune tab's form and in its flow
+    # the sidebar's warm-up line, and a running study (the Tune tab's form and its flow share one panel)
     where = sorted(f"{key.split(':')[0]} {key.split(' ')[1]}" for key in fragments)
     assert where == [
         "workbench/ui/sidebar.py _warming_status",
-        "workbench/ui/tune_flow.py panel",
-        "workbench/ui/tune_tab.py panel",
+        "workbench/ui/tune_jobs.py panel",
     ], fragments
     assert all(returns == "bool" for returns in fragments.values()), fragments
