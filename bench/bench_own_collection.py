@@ -372,11 +372,19 @@ def run(smoke: bool, home: Path, folder: Path) -> int:
         decision = save_winner(bench, tuned, preset, force=smoke)
         print(f"preset: {decision.message}")
         rows = [["verdict", f"{verdict.gain.mean:+.4f}", verdict.gain.interval.describe(), str(verdict.gain.queries)]]
-        if decision.saved:
+        if not decision.saved:
+            # nothing to serve and nothing to give a second opinion on: say so rather than end quietly
+            print("MCP query and fresh-set check: skipped, no preset was saved (the verdict does not hold)")
+            rows.append(["fresh-set check", "-", "skipped: nothing saved", "-"])
+        else:
             launch = McpLaunch(home, preset, COLLECTION)
-            question = synth.kept[0]["query"]
+            print(f"MCP launch (stdio, as the app's snippet): {launch.command_line()}")
+            asked = synth.kept[0]
+            question = asked["query"]
+            own = sorted({item["doc"] for item in asked["relevant"]})
             source, cited = steps.timed("MCP query (stdio)", lambda: asyncio.run(ask_mcp(launch, question)))
-            print(f"MCP: {question!r} -> {cited} passages, first from {source}")
+            hit = "its own document" if source in own else f"not its own document ({', '.join(own)})"
+            print(f"MCP with preset {preset}: {question!r} -> {cited} passages, first from {source}: {hit}")
 
             later["on"] = True
             os.environ["WORKBENCH_LLM_MODEL"] = "fake-llm-later"  # another model: its own replies and journal
