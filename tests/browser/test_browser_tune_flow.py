@@ -3,7 +3,7 @@ collection reaches a verdict at the golden set's own level (span: it was judged 
 nested folds, saves the preset because the gain holds, and shows its MCP client configuration for
 stdio and HTTP.
 
-The collection (``tests/browser/fault_codes.py``): ten pump-part handbooks, English and Chinese,
+The collection (``tests/browser/part_numbers.py``): ten pump-part handbooks, English and Chinese,
 whose 55 questions name look-alike part numbers; with the real MiniLM model the default hybrid
 ranking scores span nDCG@10 0.64 on them and BM25 1.00 (measured when this test was written), so
 the gain is real and far above what 55 queries can resolve. The collection's default preset sets
@@ -17,7 +17,7 @@ import re
 
 import pytest
 
-from tests.browser import fault_codes
+from tests.browser import part_numbers
 from tests.browser.app_server import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, NEEDS_CHROMIUM, STEP_S, serve, settle
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not CHROMIUM.exists(), reason=NEEDS_CHROMIUM)]
@@ -37,12 +37,12 @@ def flow_home(tmp_path_factory):
     root = tmp_path_factory.mktemp("browser-tune-flow")
     home = root / "home"
     bench = Workbench(home)
-    files, lines = fault_codes.write(root / "handbooks")
+    files, lines = part_numbers.write(root / "handbooks")
     # 300-character chunks: one or two sections each, so a passage judgement picks one chunk of many
     config = WorkbenchConfig().with_overrides(["chunking.size=300"])
     report = bench.ingest(COLLECTION, [Source.from_markdown(p.name, p.read_text("utf-8")) for p in files], config)
     assert not report.failures, report.summary()
-    fault_codes.write_golden(home / "golden_sets" / f"{COLLECTION}.jsonl", lines)
+    part_numbers.write_golden(home / "golden_sets" / f"{COLLECTION}.jsonl", lines)
     bench.save_preset(QUICK, {"tuning.trials": TRIALS}, "short studies")
     bench.set_default_preset(COLLECTION, QUICK)
     return home

@@ -1,13 +1,14 @@
 """A small collection where one configuration is truly better, with the real embedding model.
 
-Twelve Markdown handbooks of a made-up pump controller, six in English and six in Chinese, each
-with four sections on fault codes (48 codes). Every section reads alike (the same parts, the same
-advice in other words); only its code, such as ``K7Q-4418``, says which fault it is. A question
-names a code, and its answer is the section's sentence that names it: a span judgement (a quote).
-BM25 weighs the rare code and finds its section; the English-only MiniLM model reads the codes as
-noise and the Chinese text hardly at all, so the default hybrid ranking lets the dense route pull
-look-alike sections above the right one. A study that moves weight to BM25 gains clearly, which
-is what "Tune this collection" should find, say and save.
+Ten Markdown handbooks of made-up pump parts, five in English and five in Chinese, each with
+twelve sections (120 parts). Every section reads alike (a part, a pump series, the same advice);
+its part number (48210000, 48210037, ...) says which part it is, and the numbers look alike. A
+question names a part number, and its answer is the section's sentence that names it: a span
+judgement (a quote). 55 are asked (7 per English handbook, 4 per Chinese one). BM25 weighs the
+exact number and finds its section; the English-only MiniLM model's word pieces barely tell the
+numbers apart, so in the default hybrid ranking the dense route lifts look-alike sections above
+the right one (Chinese queries are BM25's alone: the language guard). Measured with 300-character
+chunks: span nDCG@10 hybrid 0.6387 (English 0.432, Chinese 1.0), BM25 1.0000, over the 55.
 """
 
 from __future__ import annotations
