@@ -95,7 +95,7 @@ def measure(home: Path, collection: str, queries: list[str], depth: int) -> list
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--home", type=Path, help="a home with the collection (default: a new one of SciFact abstracts)")
+    parser.add_argument("--home", type=Path, help="a home with the collection (default: new, of SciFact abstracts)")
     parser.add_argument("--collection", default="demo", help="the collection of --home (default demo)")
     parser.add_argument("--docs", type=int, default=1000, help="abstracts in the home built without --home")
     parser.add_argument("--queries", type=int, default=100)
