@@ -112,6 +112,11 @@ def _signature(text: str) -> _Signature:
     return _Signature(own_text, own, tuple(enumerate(bands(own))))
 
 
+def forget_signatures() -> None:
+    """Drop the kept signatures (``bench/bench_fold.py`` times folding on chunks it never met)."""
+    _signature.cache_clear()
+
+
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:
     """|A ∩ B| / |A ∪ B| of two sorted arrays of distinct shingle hashes."""
     common = len(np.intersect1d(a, b, assume_unique=True))

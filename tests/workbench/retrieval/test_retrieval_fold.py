@@ -196,7 +196,7 @@ def test_signatures_kept_per_text_and_reduced_by_row_fold_exactly_as_first_writt
     texts |= {2000 + i: f"{BOILERPLATE}（第{i}章）" for i in range(20)}
     texts |= {3000: "", 3001: "ab", 3002: "  ", 3003: ENGLISH.upper()}
     ids = list(texts)
-    module._signature.cache_clear()
+    module.forget_signatures()
     folded: dict[float, int] = {}
     for trial in range(4):  # the first trials fill the cache, the later ones read from it
         rng.shuffle(ids)
