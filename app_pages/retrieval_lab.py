@@ -195,7 +195,7 @@ def _query_and_sides() -> None:
     context = st.expander("Context and prompt", key=CONTEXT_PANEL, on_change="rerun", icon=":material/description:")
     if context.open:
         with context:
-            render_context(traces, relevant)
+            render_context(traces, snapshots, relevant)
 
 
 main()

@@ -53,7 +53,7 @@ SMOKE: dict[str, Smoke] = {
     # memory and scale: synthetic chunks
     "bench_chunk_memory": Smoke("memory", ("part", "disk B/chunk", "RSS open B/chunk", "RSS queried B/chunk")),
     "bench_scale": Smoke("memory", ("mode", "p50", "p95", "mean")),
-    "bench_query_log": Smoke("indexes", ("server", "queries", "p50 ms", "p90 ms")),
+    "bench_query_log": Smoke("query_log", ("server", "queries", "p50 ms", "p90 ms")),
     # on a copy of the demo home: evaluation and the LLM stages
     "bench_bm25_stopwords": Smoke("evaluation", ("mode", "stopwords", "queries", "ndcg@10"), demo_home=True),
     "bench_confidence": Smoke("evaluation", ("queries", "n", "relevant", "ambiguous", "no_answer"), demo_home=True),
@@ -64,10 +64,18 @@ SMOKE: dict[str, Smoke] = {
     "bench_llm": Smoke(
         "evaluation", ("setting", "calls/q", "tokens/q", "first ms"), demo_home=True, arguments=("--collection", "demo")
     ),
-    "bench_mcp": Smoke("evaluation", ("transport", "clients", "calls", "errors", "p50 ms", "p95 ms"), demo_home=True),
-    "bench_new_collection": Smoke("evaluation", ("step", "seconds", "load average")),
-    "bench_own_collection": Smoke("evaluation", ("step", "s", "load")),
+    # each of the three longest smoke runs (a minute or two) has a file of its own, so that xdist,
+    # which deals whole files, can put them on different workers rather than one after another
+    "bench_mcp": Smoke("mcp", ("transport", "clients", "calls", "errors", "p50 ms", "p95 ms"), demo_home=True),
+    "bench_new_collection": Smoke("new_collection", ("step", "seconds", "load average")),
+    "bench_own_collection": Smoke("own_collection", ("step", "s", "load")),
     # on a copy of the demo home: the query path and tuning
+    "bench_fold": Smoke(
+        "queries",
+        ("setting", "top_k", "queries", "final p50 ms", "final p95 ms", "final mean ms"),
+        demo_home=True,
+        arguments=("--collection", "demo"),
+    ),
     "bench_lab_fairness": Smoke("queries", ("query", "stage", "A ms", "B ms", "A/B"), demo_home=True),
     "bench_query": Smoke(
         "queries", ("mode", "queries", "pipeline", "raw index", "ratio"), True, ("--collection", "demo")

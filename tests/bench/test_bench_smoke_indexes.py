@@ -1,4 +1,4 @@
-"""Smoke runs of the benches that build indexes from the demo's abstracts: local and Milvus Lite, the query log."""
+"""Smoke runs of the benches that build indexes from the demo's abstracts: local and Milvus Lite."""
 
 from __future__ import annotations
 

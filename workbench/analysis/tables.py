@@ -197,8 +197,8 @@ def context_rows(
                 "source": source.label,
                 RELEVANT_COLUMN: "✓" if relevant.get(source.chunk_id, 0) > 0 else "",
                 "document": document_name(view, source.doc_id),
-                "heading": heading_text(view),
-                "page": view.page if view else None,
+                "heading": HEADING_SEPARATOR.join(source.heading_path),  # where the match lies, as cited
+                "page": source.page,
                 "characters": len(source.text),
                 "cut": "yes" if source.truncated else "",
                 "chunk": source.chunk_id,

@@ -28,6 +28,7 @@ from typing import Any, TypedDict
 
 from workbench.evaluation import answer_metrics as am
 from workbench.generation.answer import answer_request
+from workbench.generation.citing import MatchedPlace
 from workbench.generation.context import DEFAULT_BUDGET_CHARS, AssembledContext, assemble_context
 from workbench.llm.client import LlmCall, LlmClient, LlmRequest, summarize_calls
 from workbench.llm.prompt_data import data_block, with_data_rule
@@ -122,9 +123,11 @@ def judge_answer(
     reference: str | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     budget_chars: int = DEFAULT_BUDGET_CHARS,
+    places: Mapping[int, MatchedPlace] | None = None,
 ) -> AnswerJudgement:
-    """Generate the answer for ``question`` from ``chunks`` (best first) and score it."""
-    context = assemble_context(list(chunks), budget_chars)
+    """Generate the answer for ``question`` from ``chunks`` (best first) and score it; ``places``
+    (``citing.matched_places``) name the section and page each source is cited at."""
+    context = assemble_context(list(chunks), budget_chars, places)
     calls: list[LlmCall] = []
     generated = llm.complete(answer_request(question, context), timeout_s=timeout_s)
     calls.append(generated)

@@ -39,6 +39,7 @@ from workbench.evaluation.stages import (
     stage_rankings,
 )
 from workbench.facade import WorkbenchFacade
+from workbench.generation.citing import matched_places
 from workbench.llm.client import LlmClient
 from workbench.retrieval.fold import folded_places
 from workbench.retrieval.pipeline import needs_query_vectors
@@ -386,7 +387,7 @@ def evaluate_collection(
     started = time.perf_counter()
     check_level(level)
     metric_names = m.validate(metric_names)
-    answer_judge = answer_judge_for(bench.llm(), config) if answers else None
+    answer_judge = answer_judge_for(bench.llm(), config, bench, collection) if answers else None
     judge = judge or judge_for(bench, collection, config)
     if needs_query_vectors(config):
         bench.embed_queries(config.embedding.key, [q.query for q in golden.queries])
@@ -407,14 +408,25 @@ def evaluate_collection(
     return result
 
 
-def answer_judge_for(llm: LlmClient, config: WorkbenchConfig) -> AnswerJudge:
-    """Answers from the first ``retrieval.top_k`` final hits (what the configuration serves), judged by ``llm``."""
+def answer_judge_for(
+    llm: LlmClient, config: WorkbenchConfig, bench: WorkbenchFacade | None = None, collection: str | None = None
+) -> AnswerJudge:
+    """Answers from the first ``retrieval.top_k`` final hits (what the configuration serves), judged by ``llm``.
+
+    Given the workbench and the collection, each source is cited at the section and page where the
+    query matched it (``citing.matched_places``), as the lab and MCP cite it."""
     if not llm.available:
         raise ValueError(llm.unavailable_reason("answer evaluation (--answers)"))
     top_k = config.retrieval.top_k
 
     def judge(query: GoldenQuery, trace: Trace) -> tuple[dict[str, float], dict[str, Any]]:
-        judgement = judge_answer(query.query, trace.final_chunks()[:top_k], llm, reference=query.answer)
+        chunks = trace.final_chunks()[:top_k]
+        places = (
+            matched_places(query.query, chunks, bench.snapshot(collection, config), bench.markdown)
+            if bench is not None and collection is not None
+            else None
+        )
+        judgement = judge_answer(query.query, chunks, llm, reference=query.answer, places=places)
         return judgement.metrics, judgement.to_dict()
 
     return judge

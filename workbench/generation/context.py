@@ -1,7 +1,10 @@
 """The context a generator would see: the final hits as numbered sources, and the prompt.
 
 Sources are numbered [S1], [S2], ... in rank order, each headed by its document, heading path
-and page so an answer's citations can be checked by hand. The character budget keeps whole
+and page so an answer's citations can be checked by hand. Given the chunks' matched places
+(``workbench.generation.citing``, as MCP's citations use), the heading path and page are those
+where the query's match lies: a chunk that starts in one section and goes on into the next is
+cited where its answer is, not where it starts. The character budget keeps whole
 chunks while they fit; the first one that does not is cut (if enough room is left to be useful)
 and the rest are listed as omitted, so the reader sees exactly what the model would.
 
@@ -12,9 +15,10 @@ In the prompt each source is a data block named by its label (``<document name="
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from workbench.generation.citing import MatchedPlace
 from workbench.llm.prompt_data import data_block, with_data_rule
 from workbench.retrieval.trace import ChunkView
 from workbench.text import shown_name
@@ -42,6 +46,8 @@ class ContextSource:
     header: str  # "[S1] guide.md › Install › Linux (p. 3)"
     text: str  # the chunk text as placed in the context (possibly cut)
     truncated: bool
+    heading_path: tuple[str, ...] = ()  # the section its header names: where the match lies
+    page: int | None = None  # the page its header names
 
     @property
     def block(self) -> str:
@@ -78,34 +84,46 @@ class Prompt:
         return f"[system]\n{self.system}\n\n[user]\n{self.user}"
 
 
-def source_header(label: str, chunk: ChunkView) -> str:
-    """``[S1] source › heading › path (p. N)``."""
+def source_header(label: str, chunk: ChunkView, place: MatchedPlace | None = None) -> str:
+    """``[S1] source › heading › path (p. N)``: the section and page of ``place`` when given, else
+    of the chunk's start."""
     name = shown_name(chunk.source or chunk.external_id or chunk.title or f"document {chunk.doc_id}")
-    parts = [name, *chunk.heading_path]
-    page = f" (p. {chunk.page})" if chunk.page is not None else ""
+    heading_path, page_number = (place.heading_path, place.page) if place else (chunk.heading_path, chunk.page)
+    parts = [name, *heading_path]
+    page = f" (p. {page_number})" if page_number is not None else ""
     return f"[{label}] {HEADING_SEPARATOR.join(parts)}{page}"
 
 
-def assemble_context(chunks: Sequence[ChunkView], budget_chars: int = DEFAULT_BUDGET_CHARS) -> AssembledContext:
-    """Number ``chunks`` (best first) into sources whose joined text stays within ``budget_chars``."""
+def assemble_context(
+    chunks: Sequence[ChunkView],
+    budget_chars: int = DEFAULT_BUDGET_CHARS,
+    places: Mapping[int, MatchedPlace] | None = None,
+) -> AssembledContext:
+    """Number ``chunks`` (best first) into sources whose joined text stays within ``budget_chars``.
+
+    ``places``: chunk id -> where the query matched in it (``citing.matched_places``); a chunk
+    without one is cited where it starts."""
     if budget_chars < 1:
         raise ValueError(f"the context budget must be at least 1 character, got {budget_chars}")
+    places = places or {}
     sources: list[ContextSource] = []
     used = 0
     for index, chunk in enumerate(chunks):
         label = f"S{len(sources) + 1}"
-        header = source_header(label, chunk)
+        place = places.get(chunk.chunk_id)
+        header = source_header(label, chunk, place)
+        cited_at = (place.heading_path, place.page) if place else (chunk.heading_path, chunk.page)
         separator = len(SEPARATOR) if sources else 0
         whole = separator + len(header) + 1 + len(chunk.text)
         if used + whole <= budget_chars:
-            sources.append(ContextSource(label, chunk.chunk_id, chunk.doc_id, header, chunk.text, False))
+            sources.append(ContextSource(label, chunk.chunk_id, chunk.doc_id, header, chunk.text, False, *cited_at))
             used += whole
             continue
         room = budget_chars - used - separator - len(header) - 1 - len(TRUNCATION_MARK)
         # The best source is always kept, cut if need be: an empty context answers nothing.
         if room >= MIN_PARTIAL_CHARS or (not sources and room > 0):
             text = chunk.text[:room].rstrip() + TRUNCATION_MARK
-            sources.append(ContextSource(label, chunk.chunk_id, chunk.doc_id, header, text, True))
+            sources.append(ContextSource(label, chunk.chunk_id, chunk.doc_id, header, text, True, *cited_at))
             first_omitted = index + 1
         else:
             first_omitted = index

@@ -10,6 +10,7 @@ import streamlit as st
 
 from workbench.analysis.tables import context_rows
 from workbench.generation.answer import answer_request
+from workbench.generation.citing import matched_places
 from workbench.generation.context import DEFAULT_BUDGET_CHARS, assemble_context, build_prompt, check_citations
 from workbench.retrieval.confidence import AMBIGUOUS, NO_ANSWER, Confidence
 from workbench.retrieval.trace import Trace
@@ -26,7 +27,7 @@ ANSWER_KEY = "lab_answer"
 BUDGET_RANGE = (200, 1_000_000)
 
 
-def render_context(traces: dict[str, Trace], relevant: dict[str, dict[int, int]]) -> None:
+def render_context(traces: dict[str, Trace], snapshots: dict, relevant: dict[str, dict[int, int]]) -> None:
     left, right = st.columns(2)
     with left:
         sides = list(traces)
@@ -46,7 +47,11 @@ def render_context(traces: dict[str, Trace], relevant: dict[str, dict[int, int]]
         help="Whole hits are kept while they fit; the next one is cut if enough room is left, the rest are left out.",
     )
     trace = traces[side]
-    context = assemble_context(trace.final_chunks(), int(budget))
+    # each source cited where its match lies, as MCP's citations are (a document read only for a
+    # chunk that may cross a section or page boundary)
+    chunks = trace.final_chunks()
+    places = matched_places(trace.query, chunks, snapshots[side], session.workbench().markdown)
+    context = assemble_context(chunks, int(budget), places)
     if not context.sources:
         st.caption(f"Side {side.upper()} returned no hits, so there is no context.")
     else:

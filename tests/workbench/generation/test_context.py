@@ -88,3 +88,26 @@ def test_citations_are_checked_against_the_context():
     cited, unknown = check_citations(answer, context)
     assert [s.chunk_id for s in cited] == [2, 1]
     assert unknown == ["S5"]
+
+
+def test_a_two_section_chunk_across_a_page_break_is_cited_where_its_match_lies():
+    from tests.workbench.generation.test_citing import PAGES, REPORT, chunk_of, terms
+    from workbench.analysis.tables import context_rows
+    from workbench.generation.citing import matched_place
+
+    # starts with section 6's table rows on page 6, goes on into section 7 on page 7
+    view = chunk_of(REPORT, REPORT.index("| small"), len(REPORT), PAGES)
+    place = matched_place(view, terms("How are images processed in the vision pipeline?"), REPORT, PAGES)
+
+    context = assemble_context([view], places={view.chunk_id: place})
+
+    source = context.sources[0]
+    assert source.header == "[S1] report.pdf › Technical Report › 7. Visual Components Analysis (p. 7)"
+    assert (source.heading_path, source.page) == (("Technical Report", "7. Visual Components Analysis"), 7)
+    assert source.text == view.text  # the whole chunk is still given: only where it is cited moves
+    row = context_rows(context, {view.chunk_id: view})[0]
+    assert (row["heading"], row["page"]) == ("Technical Report › 7. Visual Components Analysis", 7)
+    # without a matched place (a dense-only hit, or no place computed) it is cited where it starts
+    plain = assemble_context([view]).sources[0]
+    assert plain.header == "[S1] report.pdf › Technical Report › 6. Performance Benchmarks (p. 6)"
+    assert (plain.heading_path, plain.page) == (("Technical Report", "6. Performance Benchmarks"), 6)

@@ -1,8 +1,13 @@
-"""kill -9 at random points during ingest and during re-chunking; every rerun completes the work.
+"""kill -9 at each phase of ingest and of re-chunking; every rerun completes the work.
 
-Each of the 20 rounds gives a subprocess new work (new files, or a new chunking applied to the
-collection as the Chunking lab's "apply" does), SIGKILLs it at a random moment, reruns the same
-command to completion and checks the invariants:
+Each round gives a subprocess new work (new files, or a new chunking applied to the collection as
+the Chunking lab's "apply" does) and names one point of that work where the process SIGKILLs
+itself: mid-encoding, with vectors stored but their documents not committed, with documents
+committed but not indexed, with a chunk set half built, before the index files are built, before
+they are published, after publishing but before old versions are collected. Each distinct phase is
+hit once (which call of it, seeded), exactly there rather than at a random moment that may fall
+in the same phase twice and miss another. Then the same command reruns to completion and the
+invariants are checked:
 
 * the catalog's chunk ids equal the BM25 ids and the HNSW ids, for every chunk set built;
 * no document is duplicated;
@@ -21,7 +26,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import duckdb
@@ -35,22 +39,77 @@ from workbench.layout import Layout
 REPO = Path(__file__).resolve().parents[3]
 TOPICS = ["glacier", "volcano", "harbour", "orchard", "comet", "canyon", "lagoon", "prairie", "tundra", "reef"]
 MODEL = "ledger-hashing-embedder"
-ROUNDS = 20
+
+#: where a run kills itself: the function, and whether before it runs or after it returns
+KILL_POINTS = {
+    # ingest: the writer thread stores vectors, then commits documents; then each layout is synced
+    "vectors stored, documents not committed": ("workbench.ingestion.writer:store_vectors", "after"),
+    "documents committed, not indexed": ("store.documents:commit_documents", "after"),
+    # re-chunking: each batch of documents chunked, embedded and committed, then the index built
+    "chunk set half built": ("store.documents:add_chunks", "after"),
+    # both: an index sync begins, its files are written, then published, then old versions dropped
+    "index sync begins": ("workbench.backends.local:LocalBackend.sync", "before"),
+    "index files written, not published": ("workbench.backends.local:publish", "before"),
+    "published, old versions not collected": ("store.index_set:_collect_garbage", "before"),
+}
+#: mid-encoding is the embedder's own: inside its call, before the vectors exist
+ENCODING = "mid-encoding"
+# (mode, kill point, the calls of it that may be picked): each phase of each mode once; the call
+# is seeded from calls every such run makes (60 new files make two encode calls at least)
+ROUNDS = [
+    ("ingest", ENCODING, (1, 2)),
+    ("rechunk", ENCODING, (1, 2)),
+    ("ingest", "vectors stored, documents not committed", (1,)),
+    ("rechunk", "chunk set half built", (1,)),
+    ("ingest", "documents committed, not indexed", (1,)),
+    ("rechunk", "index sync begins", (1,)),
+    ("ingest", "index sync begins", (1, 2)),
+    ("rechunk", "index files written, not published", (1,)),
+    ("ingest", "published, old versions not collected", (1, 2)),
+]
 
 DRIVER = textwrap.dedent("""
-    import json, os, sys, time
+    import functools, importlib, json, os, signal, sys, time
     sys.path.insert(0, {repo!r})
     from tests.conftest import registered_hashing_embedder
     from workbench.config import WorkbenchConfig
     from workbench.service import Workbench
 
-    home, mode, size, ledger_path, corpus = sys.argv[1:6]
+    home, mode, size, ledger_path, corpus, kill_at, kill_call, kill_when = sys.argv[1:9]
+    kill_call = int(kill_call)
+
+    def die():  # a real kill -9: no handler, no cleanup, no flush
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    if kill_at not in ("-", {encoding!r}):
+        module_name, qualname = kill_at.split(":")
+        owner = importlib.import_module(module_name)
+        *path, name = qualname.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        target, calls = getattr(owner, name), [0]
+
+        @functools.wraps(target)
+        def killing(*args, **kwargs):
+            calls[0] += 1
+            if calls[0] == kill_call and kill_when == "before":
+                die()
+            result = target(*args, **kwargs)
+            if calls[0] == kill_call:
+                die()
+            return result
+
+        setattr(owner, name, killing)
+
     with registered_hashing_embedder({model!r}) as embedder:
-        original = embedder.embed
+        original, encodes = embedder.embed, [0]
 
         def embed_and_log(texts):
             from workbench.embedding.base import content_hash
-            time.sleep(0.0005 * len(texts))  # a model takes time; so kills land while vectors are in flight
+            encodes[0] += 1
+            time.sleep(0.0005 * len(texts))  # a model takes time
+            if kill_at == {encoding!r} and encodes[0] == kill_call:
+                die()  # while the vectors are in flight
             vectors = original(texts)
             with open(ledger_path, "a") as ledger:
                 ledger.write("".join(content_hash(t) + "\\n" for t in texts))
@@ -70,7 +129,7 @@ DRIVER = textwrap.dedent("""
         else:  # apply a new chunking to the collection, as the Chunking lab does
             bench.snapshot("kb", config.with_overrides([f"chunking.size={{size}}", "chunking.overlap=10"]))
             print(json.dumps({{"applied": size}}))
-""").format(repo=str(REPO), model=MODEL)
+""").format(repo=str(REPO), model=MODEL, encoding=ENCODING)
 
 
 def _write_files(folder: Path, first: int, count: int) -> None:
@@ -94,26 +153,18 @@ def _cached_hashes(home: Path) -> set[str]:
     return {row[0] for row in _catalog(home, "SELECT content_hash FROM embeddings WHERE model = ?", [MODEL])}
 
 
-def _run(arguments: list[str], kill_after: float | None) -> tuple[subprocess.CompletedProcess, float]:
-    """Run the driver to completion, or SIGKILL it after ``kill_after`` seconds if it is still going."""
+def _run(arguments: list[str]) -> subprocess.CompletedProcess:
+    """Run the driver until it ends: done, or killed at the point its arguments name."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONUNBUFFERED": "1"}
-    started = time.monotonic()
-    process = subprocess.Popen(
+    return subprocess.run(
         [sys.executable, "-c", DRIVER, *arguments],
         cwd=REPO,
         env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         text=True,
+        timeout=300,
+        check=False,
     )
-    try:
-        process.wait(timeout=300 if kill_after is None else kill_after)
-    except subprocess.TimeoutExpired:
-        process.send_signal(signal.SIGKILL)
-    out, err = process.communicate(timeout=60)
-    if kill_after is None:
-        assert process.returncode == 0, err
-    return subprocess.CompletedProcess(process.args, process.returncode, out, err), time.monotonic() - started
 
 
 def _check_invariants(home: Path, expected_files: set[str], committed_before: set[str]) -> int:
@@ -146,27 +197,29 @@ def _check_invariants(home: Path, expected_files: set[str], committed_before: se
 
 
 @pytest.mark.slow
-def test_kill_9_at_20_random_points_during_ingest_and_rechunking(tmp_path):
+def test_kill_9_at_each_phase_of_ingest_and_rechunking(tmp_path):
     seed = int(os.environ.get("KILL_TEST_SEED", "20251123"))
     rng = random.Random(seed)
     home, corpus, ledger = tmp_path / "home", tmp_path / "corpus", tmp_path / "ledger.txt"
     ledger.touch()
-    files_so_far = 0
-    window = {"ingest": 4.0, "rechunk": 3.0}
-    kills_that_landed = 0
+    files_so_far = chunkings_applied = 0
     log = []
-    for round_number in range(ROUNDS):
-        mode = "ingest" if round_number % 2 == 0 else "rechunk"
+    for round_number, (mode, point, calls) in enumerate(ROUNDS):
         if mode == "ingest":
             _write_files(corpus, files_so_far, 60)
             files_so_far += 60
         size = 150 + 10 * round_number
         arguments = [str(home), mode, str(size), str(ledger), str(corpus)]
+        kill_at, kill_when = KILL_POINTS.get(point, (ENCODING, "before"))
+        kill_call = rng.choice(calls)
 
         cache_before_kill = _cached_hashes(home)
         ledger_mark = len(ledger.read_text().splitlines())
-        kill_after = rng.uniform(0.3, window[mode])
-        killed_run, lived = _run(arguments, kill_after)
+        killed_run = _run([*arguments, kill_at, str(kill_call), kill_when])
+        assert killed_run.returncode == -signal.SIGKILL, (
+            f"round {round_number} ({mode}) was to be killed at {point!r}, call {kill_call}, but it "
+            f"exited {killed_run.returncode}: {killed_run.stderr[-2000:]}"
+        )
         killed_hashes = ledger.read_text().splitlines()[ledger_mark:]
         assert not set(killed_hashes) & cache_before_kill, "the killed run encoded texts the cache already had"
 
@@ -177,8 +230,8 @@ def test_kill_9_at_20_random_points_during_ingest_and_rechunking(tmp_path):
         )
         cache_before_rerun = _cached_hashes(home)
         ledger_mark = len(ledger.read_text().splitlines())
-        rerun, took = _run(arguments, None)
-        window[mode] = max(1.0, took)
+        rerun = _run([*arguments, "-", "0", "-"])
+        assert rerun.returncode == 0, rerun.stderr[-3000:]
         rerun_hashes = ledger.read_text().splitlines()[ledger_mark:]
         assert not set(rerun_hashes) & cache_before_rerun, "the rerun encoded texts the cache already had"
         assert len(rerun_hashes) == len(set(rerun_hashes)), "the rerun encoded a text twice"
@@ -186,15 +239,16 @@ def test_kill_9_at_20_random_points_during_ingest_and_rechunking(tmp_path):
         if mode == "ingest":
             assert result["embedded"] == len(rerun_hashes)
             assert result["failed"] == 0
-        kills_that_landed += int(killed_run.returncode == -signal.SIGKILL)
-        log.append((round_number, mode, round(kill_after, 2), len(committed), len(killed_hashes), len(rerun_hashes)))
+        else:
+            chunkings_applied += 1
+        log.append((round_number, mode, point, kill_call, len(committed), len(killed_hashes), len(rerun_hashes)))
         compared = _check_invariants(home, {f"note-{n:05d}.md" for n in range(files_so_far)}, committed)
-        assert compared == 1 + (round_number + 1) // 2  # the default chunking, plus one per chunking applied
+        assert compared == 1 + chunkings_applied  # the default chunking, plus one per chunking applied
     print(
-        f"seed {seed}; (round, mode, kill at s, docs committed at kill, texts encoded before kill, "
+        f"seed {seed}; (round, mode, killed at, call, docs committed at kill, texts encoded before kill, "
         f"texts encoded by rerun): {log}"
     )
-    assert kills_that_landed >= ROUNDS // 2, f"most kills should land mid-run: {log}"
+    assert {point for _, point, _ in ROUNDS} == {ENCODING, *KILL_POINTS}  # every phase is hit
 
 
 def test_crash_between_catalog_commit_and_index_write_is_repaired(bench, fake_embedder, fake_config, monkeypatch):

@@ -137,3 +137,76 @@ def test_a_paragraph_repeated_in_ten_sections_shows_once_with_its_places(handboo
 
 def test_fold_is_on_by_default():
     assert WorkbenchConfig().fold.enabled and WorkbenchConfig().fold.threshold == 0.9
+
+
+def _reference_fold(ids: list[int], text_of, top_k: int, threshold: float) -> tuple[tuple[int, ...], dict]:
+    """Folding as first written: every signature computed afresh, (n, 64) min-hashes reduced by column."""
+    import numpy as np
+
+    from workbench.retrieval import fold as module
+
+    kept: list[tuple[int, np.ndarray]] = []
+    by_text: dict[str, int] = {}
+    by_band: dict[tuple[int, bytes], list[int]] = {}
+    places: dict[int, list[tuple[int, float]]] = {}
+    walked = 0
+    for position, chunk_id in enumerate(ids):
+        if len(kept) == top_k:
+            break
+        walked += 1
+        text = normalized(text_of(chunk_id))
+        if text in by_text:
+            places.setdefault(ids[kept[by_text[text]][0]], []).append((chunk_id, 1.0))
+            continue
+        own = shingles(text)
+        with np.errstate(over="ignore"):
+            signature = (own[:, None] * module._MULTIPLIERS + module._OFFSETS).min(axis=0)
+        keys = [(band, signature[band * 4 : (band + 1) * 4].tobytes()) for band in range(16)]
+        best, best_overlap = None, 0.0
+        for index in sorted({index for key in keys for index in by_band.get(key, ())}):
+            overlap = jaccard(own, kept[index][1])
+            if overlap >= threshold and overlap > best_overlap:
+                best, best_overlap = index, overlap
+        if best is not None:
+            places.setdefault(ids[kept[best][0]], []).append((chunk_id, best_overlap))
+            continue
+        by_text[text] = len(kept)
+        for key in keys:
+            by_band.setdefault(key, []).append(len(kept))
+        kept.append((position, own))
+    order = [position for position, _ in kept] + list(range(walked, len(ids)))
+    return tuple(ids[i] for i in order), {k: tuple(v) for k, v in places.items()}
+
+
+def test_signatures_kept_per_text_and_reduced_by_row_fold_exactly_as_first_written():
+    import random
+    from pathlib import Path
+
+    from workbench.retrieval import fold as module
+
+    abstracts = sorted((Path(__file__).resolve().parents[3] / "demo" / "documents").glob("scifact-*.md"))
+    texts = {i: path.read_text(encoding="utf-8")[:1200] for i, path in enumerate(abstracts)}
+    rng = random.Random(48)
+    # near repeats at every distance from the threshold: a few characters changed, more, a lot
+    for i in range(len(abstracts)):
+        edits, text = rng.choice([1, 3, 10, 40, 200]), list(texts[i])
+        for _ in range(edits):
+            text[rng.randrange(len(text))] = rng.choice("xyz")
+        texts[1000 + i] = "".join(text)
+    texts |= {2000 + i: f"{BOILERPLATE}（第{i}章）" for i in range(20)}
+    texts |= {3000: "", 3001: "ab", 3002: "  ", 3003: ENGLISH.upper()}
+    ids = list(texts)
+    module.forget_signatures()
+    folded: dict[float, int] = {}
+    for trial in range(4):  # the first trials fill the cache, the later ones read from it
+        rng.shuffle(ids)
+        for top_k, threshold in ((10, 0.9), (60, 0.8), (len(ids), 0.95), (len(ids), 1.0)):
+            folding = fold(ranked(ids, [0] * len(ids)), texts.__getitem__, top_k=top_k, threshold=threshold)
+            order, places = _reference_fold(ids, texts.__getitem__, top_k, threshold)
+            assert folding.ranked.ids == order, (trial, top_k, threshold)
+            assert dict(folding.places) == places, (trial, top_k, threshold)
+            if top_k == len(ids):
+                folded[threshold] = sum(len(repeats) for repeats in places.values())
+    assert module._signature.cache_info().hits > 0
+    # the comparison covers folding: near repeats at 0.95, and at 1.0 only "" and "  " (equal once normalized)
+    assert folded[0.95] >= 10 and folded[1.0] == 1
