@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from workbench.ingestion.parsers.pdf.bidi import logical_order
 from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, Colour, Glyph, is_cjk
 
 SPACE_GAP_EM = 0.15
@@ -124,7 +125,8 @@ def needs_space(left: Glyph, right: Glyph) -> bool:
 
 
 def glyph_run_text(glyphs: Sequence[Glyph]) -> str:
-    """The text of glyphs on one line, spaces where the gaps are; unmapped glyphs left out."""
+    """The text of glyphs on one line, spaces where the gaps are; unmapped glyphs left out;
+    right-to-left words in the order they are read (``bidi``)."""
     parts: list[str] = []
     previous: Glyph | None = None
     for glyph in glyphs:
@@ -137,7 +139,7 @@ def glyph_run_text(glyphs: Sequence[Glyph]) -> str:
                 parts.append(" ")
         parts.append(glyph.text)
         previous = glyph
-    return "".join(parts).strip()
+    return logical_order("".join(parts).strip())
 
 
 def rows_of(glyphs: Iterable[Glyph]) -> list[Row]:
