@@ -504,7 +504,7 @@ def sources() -> list[Source]:
     documents = [
         Source("en-ruled-table", "tables", "chromium", RULED, css="table { } th, td { border: 0.75pt solid #222; }"),
         Source("en-borderless-table", "tables", "chromium", BORDERLESS, css=BORDERLESS_CSS),
-        Source("en-spans-table", "tables", "chromium", SPANS_REFERENCE, html=SPANS_REFERENCE.replace("<table>", '<table class="ruled">'), css="th, td { border: 0.75pt solid #222; }"),
+        Source("en-spans-table", "tables", "chromium", SPANS_REFERENCE, css="th, td { border: 0.75pt solid #222; }"),
         Source("en-checkbox-table", "tables", "chromium", CHECKBOX_REFERENCE, css="th, td { border: 0.75pt solid #222; } td { text-align: center; } td:first-child { text-align: left; }"),
         Source("en-form", "forms", "chromium", FORM_REFERENCE, html=FORM_HTML),
         Source("en-italic-headings", "headings", "chromium", ITALIC_HEADINGS, css=ITALIC_CSS, paper="Letter"),

@@ -16,7 +16,7 @@ from workbench.ingestion.parsers.pdf.code import code_lines, goes_on, is_code
 from workbench.ingestion.parsers.pdf.columns import Item, Region
 from workbench.ingestion.parsers.pdf.glyphs import BLACK, Colour, is_cjk
 from workbench.ingestion.parsers.pdf.lists import items_in_company, list_marker
-from workbench.ingestion.parsers.pdf.paragraphs import join_lines
+from workbench.ingestion.parsers.pdf.paragraphs import ends_in_leader, join_lines
 from workbench.ingestion.parsers.pdf.rows import Row, glyph_run_text, needs_space
 from workbench.ingestion.parsers.pdf.tables import TableBlock, unruled_table, unruled_table_runs
 
@@ -44,6 +44,7 @@ class TextBlock:
     first: Row | None = field(default=None, compare=False)
     last: Row | None = field(default=None, compare=False)
     colour: Colour = BLACK
+    italic: bool = False
 
     @property
     def x0(self) -> float:
@@ -63,10 +64,16 @@ class Style:
     body_colour: Colour = BLACK
     body_bold: bool = False  # a document set in bold throughout (or painted with an outline)
     body_mono: bool = False  # a document set in a monospaced font throughout: no code blocks then
+    body_italic: bool = False
 
     def is_body(self, row: Row) -> bool:
         """Whether ``row`` is set like the body text."""
-        return abs(row.size - self.body_size) <= 0.6 and row.bold == self.body_bold and row.colour == self.body_colour
+        return (
+            abs(row.size - self.body_size) <= 0.6
+            and row.bold == self.body_bold
+            and row.colour == self.body_colour
+            and row.italic == self.body_italic
+        )
 
     def set_apart(self, row: Row) -> bool:
         """Whether ``row`` stands out from the body text: larger, or bold, or in another colour."""
@@ -145,8 +152,9 @@ def _text_blocks(
                 kind = "item" if marker else "paragraph"
                 blocks.append(
                     TextBlock(
-                        kind, text, current.size, current.bold, len(lines), marker, current, previous, current.colour
-                    )
+                        kind, text, current.size, current.bold, len(lines), marker, current, previous, current.colour,
+                        current.italic,
+                    )  # fmt: skip
                 )
 
     for index, row in enumerate(rows):
@@ -212,6 +220,10 @@ def _continues(
     lines go on from ``text_start``, where the text after its marker starts."""
     if abs(row.size - first.size) > SAME_SIZE_PT or row.bold != first.bold or row.colour != first.colour:
         return False  # another type: a heading even half a point larger ends the paragraph
+    if row.italic != first.italic and (row.italic or first.italic) and style.is_body(_upright(row, style)):
+        return False  # an italic line at the body's size above or below upright body text
+    if ends_in_leader(previous.text):
+        return False  # a contents entry, however full its line
     pitch = row.top - previous.top
     if pitch <= 0 or pitch > PARAGRAPH_GAP * _pitch(style, row.size):
         return False
@@ -224,6 +236,15 @@ def _continues(
         return False  # indented under a line that was not: a new paragraph's first-line indent
     start = first.x0 if text_start is None else text_start
     return row.x0 <= start + 1.5 * row.size or row.x0 <= previous.x0 + 0.5 * row.size
+
+
+def _upright(row: Row, style: Style) -> Row:
+    """``row`` as if it were set in the body's slant (to ask whether it is otherwise body text)."""
+    if row.italic == style.body_italic:
+        return row
+    from dataclasses import replace
+
+    return Row(tuple(replace(glyph, italic=style.body_italic) for glyph in row.glyphs))
 
 
 def first_word_width(row: Row, previous: Row | None = None) -> float:

@@ -21,6 +21,7 @@ from workbench.ingestion.parsers.pdf.rows import Row
 LARGER = 1.12
 MAX_ROWS = 3
 MAX_BOLD_HEADING_CHARS = 120
+MAX_ITALIC_HEADING_CHARS = 80
 MAX_LEVEL = 3
 #: heading sizes closer than this (points) are one level
 SAME_SIZE = 0.75
@@ -39,6 +40,7 @@ def body_style(pages: Iterable[Sequence[Row]]) -> Style:
     colours = Counter(glyph.colour for glyph in body_glyphs)
     bold = sum(glyph.bold for glyph in body_glyphs) * 2 > len(body_glyphs)
     mono = sum(glyph.mono for glyph in body_glyphs) * 2 > len(body_glyphs)
+    italic = sum(glyph.italic for glyph in body_glyphs) * 2 > len(body_glyphs)
     pitches = [
         below.top - above.top
         for rows in all_pages
@@ -46,7 +48,7 @@ def body_style(pages: Iterable[Sequence[Row]]) -> Style:
         if above.size == below.size == body and 0.9 * body < below.top - above.top < 2.5 * body
     ]
     pitch = statistics.median(pitches) if pitches else 1.2 * body
-    return Style(body, pitch, colours.most_common(1)[0][0], bold, mono)
+    return Style(body, pitch, colours.most_common(1)[0][0], bold, mono, italic)
 
 
 def is_heading(block: Block, style: Style) -> bool:
@@ -55,6 +57,14 @@ def is_heading(block: Block, style: Style) -> bool:
     if block.size >= LARGER * style.body_size:
         return True
     set_apart = block.bold and not style.body_bold or block.colour != style.body_colour
+    if block.italic and not style.body_italic and not set_apart and block.size >= style.body_size - SAME_SIZE:
+        # an italic heading at the body's size: one short line, no sentence (an italic quote or
+        # caption is longer, or ends like a sentence)
+        return (
+            block.rows == 1
+            and len(block.text) <= MAX_ITALIC_HEADING_CHARS
+            and not block.text.endswith((".", "。", ":", "：", ",", "，", ";", "!", "?"))
+        )
     return (
         (set_apart or block.size >= style.body_size + LARGER_PT)
         and block.size >= style.body_size - SAME_SIZE

@@ -63,6 +63,11 @@ class Row:
         return bool(letters) and sum(glyph.bold for glyph in letters) * 2 > len(letters)
 
     @cached_property
+    def italic(self) -> bool:
+        letters = [glyph for glyph in self.glyphs if glyph.text != UNMAPPED]
+        return bool(letters) and sum(glyph.italic for glyph in letters) * 2 > len(letters)
+
+    @cached_property
     def colour(self) -> Colour:
         """The colour most of the row's characters are painted in."""
         return Counter(glyph.colour for glyph in self.glyphs).most_common(1)[0][0]
