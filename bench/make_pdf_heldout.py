@@ -479,10 +479,25 @@ MATH_HTML = f"""<h1>Notes on Units and Formulas</h1>
 """
 
 
+_LIST_LINE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s")
+
+
 def _markdown_html(reference: str) -> str:
+    """The reference as HTML. CommonMark lets a list or a table interrupt a paragraph;
+    python-markdown wants a blank line first, so one is put there (the Markdown means the same)."""
     import markdown
 
-    return str(markdown.markdown(reference, extensions=["tables", "fenced_code", "sane_lists"]))
+    lines: list[str] = []
+    fenced = False
+    for line in reference.split("\n"):
+        if line.startswith(("```", "~~~")):
+            fenced = not fenced
+        previous = lines[-1] if lines else ""
+        starts = _LIST_LINE.match(line) and not _LIST_LINE.match(previous) or line.startswith("|") and not previous.startswith("|")
+        if not fenced and starts and previous.strip() and not previous.startswith(("```", "#")):
+            lines.append("")
+        lines.append(line)
+    return str(markdown.markdown("\n".join(lines), extensions=["tables", "fenced_code", "sane_lists"]))
 
 
 def _long_reference(path: Path, keep: int) -> str:

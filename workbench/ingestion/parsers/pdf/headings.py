@@ -1,6 +1,7 @@
 """Headings from type, relative to the document's body text.
 
-The body size is the size most characters are set in; its pitch is the usual distance between
+The body size is the size most characters are set in (outside code, when prose is at least
+``PROSE_SHARE`` of them); its pitch is the usual distance between
 the baselines of its lines, its colour the one most of its characters are painted in. A block
 is a heading when it is set larger than the body (by ``LARGER``), or set apart from it and short:
 at the body's size in bold or in another colour (word processors' default headings are blue), or
@@ -22,6 +23,8 @@ LARGER = 1.12
 MAX_ROWS = 3
 MAX_BOLD_HEADING_CHARS = 120
 MAX_ITALIC_HEADING_CHARS = 80
+#: the body's size is that of the prose (rows not in a monospaced font) when it is this share of the text
+PROSE_SHARE = 0.2
 MAX_LEVEL = 3
 #: heading sizes closer than this (points) are one level
 SAME_SIZE = 0.75
@@ -29,10 +32,17 @@ SAME_SIZE = 0.75
 
 def body_style(pages: Iterable[Sequence[Row]]) -> Style:
     sizes: Counter[float] = Counter()
+    prose: Counter[float] = Counter()  # the same, without rows in a monospaced font
     all_pages = [list(rows) for rows in pages]
     for rows in all_pages:
         for row in rows:
             sizes[row.size] += len(row.glyphs)
+            if sum(glyph.mono for glyph in row.glyphs) * 2 <= len(row.glyphs):
+                prose[row.size] += len(row.glyphs)
+    if prose.total() >= PROSE_SHARE * sizes.total():
+        # a design document with long code listings in a smaller type: the body is its prose,
+        # or every paragraph would be "larger than the body", a heading
+        sizes = prose
     if not sizes:
         return Style(0.0, 0.0)
     body = sizes.most_common(1)[0][0]
