@@ -308,8 +308,17 @@ def measure_heldout(rounds: int, only: Collection[str] = ()) -> None:
         "The same, document by document",
         ["document", "category", "extractor", "pages", "Overall", "NID", "TEDS", "MHS", "s/page"],
         [
-            [r.name, r.category, r.extractor, str(r.pages), share(r.scores.overall), share(r.scores.nid),
-             share(r.scores.teds), share(r.scores.mhs), f"{r.seconds / r.pages:.3f}"]
+            [
+                r.name,
+                r.category,
+                r.extractor,
+                str(r.pages),
+                share(r.scores.overall),
+                share(r.scores.nid),
+                share(r.scores.teds),
+                share(r.scores.mhs),
+                f"{r.seconds / r.pages:.3f}",
+            ]
             for r in sorted(readings, key=lambda r: (r.category, r.name, r.extractor))
         ],  # fmt: skip
     )

@@ -493,7 +493,12 @@ def _markdown_html(reference: str) -> str:
         if line.startswith(("```", "~~~")):
             fenced = not fenced
         previous = lines[-1] if lines else ""
-        starts = _LIST_LINE.match(line) and not _LIST_LINE.match(previous) or line.startswith("|") and not previous.startswith("|")
+        starts = (
+            _LIST_LINE.match(line)
+            and not _LIST_LINE.match(previous)
+            or line.startswith("|")
+            and not previous.startswith("|")
+        )
         if not fenced and starts and previous.strip() and not previous.startswith(("```", "#")):
             lines.append("")
         lines.append(line)
@@ -520,27 +525,96 @@ def sources() -> list[Source]:
         Source("en-ruled-table", "tables", "chromium", RULED, css="table { } th, td { border: 0.75pt solid #222; }"),
         Source("en-borderless-table", "tables", "chromium", BORDERLESS, css=BORDERLESS_CSS),
         Source("en-spans-table", "tables", "chromium", SPANS_REFERENCE, css="th, td { border: 0.75pt solid #222; }"),
-        Source("en-checkbox-table", "tables", "chromium", CHECKBOX_REFERENCE, css="th, td { border: 0.75pt solid #222; } td { text-align: center; } td:first-child { text-align: left; }"),
+        Source(
+            "en-checkbox-table",
+            "tables",
+            "chromium",
+            CHECKBOX_REFERENCE,
+            css="th, td { border: 0.75pt solid #222; } td { text-align: center; } td:first-child { text-align: left; }",
+        ),
         Source("en-form", "forms", "chromium", FORM_REFERENCE, html=FORM_HTML),
         Source("en-italic-headings", "headings", "chromium", ITALIC_HEADINGS, css=ITALIC_CSS, paper="Letter"),
         Source("en-lists", "lists", "chromium", LISTS),
         Source("en-two-column", "columns", "chromium", TWO_COLUMN, css=TWO_COLUMN_CSS),
         Source("en-contents", "contents", "chromium", TOC_REFERENCE, html=_toc_html(), css=TOC_CSS),
-        Source("ar-guide", "rtl", "chromium", ARABIC, lang="ar", rtl=True, css="body { font-family: 'DejaVu Sans'; font-size: 11pt; } th, td { border: 0.75pt solid #222; text-align: right; }"),
-        Source("fa-library", "rtl", "chromium", PERSIAN, lang="fa", rtl=True, css="body { font-family: 'DejaVu Sans'; font-size: 11pt; }"),
-        Source("he-dishwasher", "rtl", "chromium", HEBREW, lang="he", rtl=True, css="body { font-family: 'DejaVu Sans'; font-size: 11pt; } th, td { border: 0.75pt solid #222; text-align: right; }"),
-        Source("ko-report", "cjk", "chromium", KOREAN, lang="ko", css="body { font-family: 'WenQuanYi Micro Hei'; font-size: 10.5pt; } th, td { border: 0.75pt solid #222; }"),
-        Source("ja-rules", "cjk", "chromium", JAPANESE, lang="ja", css="body { font-family: 'WenQuanYi Micro Hei'; font-size: 10.5pt; }"),
+        Source(
+            "ar-guide",
+            "rtl",
+            "chromium",
+            ARABIC,
+            lang="ar",
+            rtl=True,
+            css="body { font-family: 'DejaVu Sans'; font-size: 11pt; } th, td { border: 0.75pt solid #222; text-align: right; }",
+        ),
+        Source(
+            "fa-library",
+            "rtl",
+            "chromium",
+            PERSIAN,
+            lang="fa",
+            rtl=True,
+            css="body { font-family: 'DejaVu Sans'; font-size: 11pt; }",
+        ),
+        Source(
+            "he-dishwasher",
+            "rtl",
+            "chromium",
+            HEBREW,
+            lang="he",
+            rtl=True,
+            css="body { font-family: 'DejaVu Sans'; font-size: 11pt; } th, td { border: 0.75pt solid #222; text-align: right; }",
+        ),
+        Source(
+            "ko-report",
+            "cjk",
+            "chromium",
+            KOREAN,
+            lang="ko",
+            css="body { font-family: 'WenQuanYi Micro Hei'; font-size: 10.5pt; } th, td { border: 0.75pt solid #222; }",
+        ),
+        Source(
+            "ja-rules",
+            "cjk",
+            "chromium",
+            JAPANESE,
+            lang="ja",
+            css="body { font-family: 'WenQuanYi Micro Hei'; font-size: 10.5pt; }",
+        ),
         Source("en-math", "math", "chromium", MATH_REFERENCE, html=MATH_HTML),
         Source("en-manual", "long", "chromium", _long_reference(REPO / "docs" / "pdf.md", 140), css=manual_css),
-        Source("en-how-it-works", "long", "chromium", _long_reference(REPO / "docs" / "how-it-works.md", 220), css=manual_css.replace("Liberation Sans", "Liberation Serif"), paper="Letter"),
+        Source(
+            "en-how-it-works",
+            "long",
+            "chromium",
+            _long_reference(REPO / "docs" / "how-it-works.md", 220),
+            css=manual_css.replace("Liberation Sans", "Liberation Serif"),
+            paper="Letter",
+        ),
         Source("en-report-reportlab", "tables", "reportlab", ""),
         Source("en-poster-matplotlib", "headings", "matplotlib", ""),
         Source("en-scan", "scan", "scan", RULED),
     ]
     if chinese:
-        documents.append(Source("zh-design", "long", "chromium", chinese, lang="zh", css="body { font-family: 'WenQuanYi Micro Hei'; font-size: 10.5pt; line-height: 1.6; }"))
-        documents.append(Source("zh-gateway", "long", "chromium", gateway, lang="zh", css="body { font-family: 'WenQuanYi Micro Hei'; font-size: 10pt; line-height: 1.5; } pre { font-size: 8.5pt; } th, td { border: 0.5pt solid #888; }"))
+        documents.append(
+            Source(
+                "zh-design",
+                "long",
+                "chromium",
+                chinese,
+                lang="zh",
+                css="body { font-family: 'WenQuanYi Micro Hei'; font-size: 10.5pt; line-height: 1.6; }",
+            )
+        )
+        documents.append(
+            Source(
+                "zh-gateway",
+                "long",
+                "chromium",
+                gateway,
+                lang="zh",
+                css="body { font-family: 'WenQuanYi Micro Hei'; font-size: 10pt; line-height: 1.5; } pre { font-size: 8.5pt; } th, td { border: 0.5pt solid #888; }",
+            )
+        )
     return documents
 
 
@@ -563,13 +637,19 @@ def print_chromium(jobs: list[tuple[Source, Path]]) -> None:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"]
+        )
         try:
             page = browser.new_page()
             for source, path in jobs:
                 page.set_content(_page_html(source), wait_until="load")
                 page.evaluate("document.fonts.ready")
-                page.pdf(path=str(path), format=source.paper, margin={side: "20mm" for side in ("top", "right", "bottom", "left")}, print_background=True)
+                margin = "20mm"
+                page.pdf(
+                    path=str(path), format=source.paper, print_background=True,
+                    margin={"top": margin, "right": margin, "bottom": margin, "left": margin},
+                )  # fmt: skip
         finally:
             browser.close()
 
@@ -659,7 +739,12 @@ def print_matplotlib(path: Path) -> None:
     figure.text(0.1, 0.43, "Readings", fontsize=14, weight="bold")
     figure.text(0.1, 0.40, "January was the wettest month on record at the station, with 212 mm.", fontsize=11)
     figure.text(0.1, 0.35, "Caveats", fontsize=14, weight="bold")
-    figure.text(0.1, 0.32, "The gauge was replaced in March; readings before and after may differ by a few percent.", fontsize=11)
+    figure.text(
+        0.1,
+        0.32,
+        "The gauge was replaced in March; readings before and after may differ by a few percent.",
+        fontsize=11,
+    )
     with matplotlib.rc_context({"pdf.fonttype": 42}):
         figure.savefig(path, format="pdf")
     plt.close(figure)

@@ -32,7 +32,7 @@ def is_rtl(character: str) -> bool:
 
 
 def _strong(character: str) -> str:
-    """"R" (right to left), "L" (Latin letters and every digit) or "" (neutral)."""
+    """The strong class: "R" (right to left), "L" (Latin letters and every digit) or "" (neutral)."""
     if is_rtl(character):
         return "R" if not unicodedata.category(character).startswith("M") else ""
     return "L" if character.isalnum() else ""

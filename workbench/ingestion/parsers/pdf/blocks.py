@@ -10,7 +10,7 @@ justified, the writer broke there on purpose).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from workbench.ingestion.parsers.pdf.code import code_lines, goes_on, is_code
 from workbench.ingestion.parsers.pdf.columns import Item, Region
@@ -150,12 +150,8 @@ def _text_blocks(
             text = join_lines(lines)
             if text:
                 kind = "item" if marker else "paragraph"
-                blocks.append(
-                    TextBlock(
-                        kind, text, current.size, current.bold, len(lines), marker, current, previous, current.colour,
-                        current.italic,
-                    )  # fmt: skip
-                )
+                size, bold, colour, italic = current.size, current.bold, current.colour, current.italic
+                blocks.append(TextBlock(kind, text, size, bold, len(lines), marker, current, previous, colour, italic))
 
     for index, row in enumerate(rows):
         if index in code:
@@ -242,8 +238,6 @@ def _upright(row: Row, style: Style) -> Row:
     """``row`` as if it were set in the body's slant (to ask whether it is otherwise body text)."""
     if row.italic == style.body_italic:
         return row
-    from dataclasses import replace
-
     return Row(tuple(replace(glyph, italic=style.body_italic) for glyph in row.glyphs))
 
 

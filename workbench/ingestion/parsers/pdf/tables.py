@@ -74,7 +74,9 @@ def ruled_tables(page: Any, glyphs: Sequence[Glyph]) -> tuple[list[TableBlock], 
 Box = tuple[float, float, float, float]  # x0, top, x1, bottom
 
 
-def glyphs_in_cells(glyphs: Sequence[Glyph], grid: list[list[Box | None]], bbox: Box) -> dict[tuple[int, int], list[Glyph]]:
+def glyphs_in_cells(
+    glyphs: Sequence[Glyph], grid: list[list[Box | None]], bbox: Box
+) -> dict[tuple[int, int], list[Glyph]]:
     """The glyphs of each cell ((row, column) -> glyphs), a word at a time: a word goes to the
     cell that holds most of it, so that text wider than its cell stays whole where it runs over a
     rule (reportlab lets centred text do so), even past the table's edge, when the run of text it
@@ -122,10 +124,12 @@ def _column_bounds(grid: list[list[Box | None]]) -> list[tuple[float, float]]:
     """Each column's left and right edge, from the cells that start in it and span no other."""
     bounds: list[tuple[float, float]] = []
     for c in range(max(len(row) for row in grid)):
-        cells = [row[c] for row in grid if c < len(row) and row[c] is not None]
-        starts = [cell[0] for cell in cells if cell is not None]
-        ends = [cell[2] for cell in cells if cell is not None]
-        bounds.append((min(starts), min(ends)) if starts else (bounds[-1][1] if bounds else 0.0, bounds[-1][1] if bounds else 0.0))
+        cells = [cell for row in grid if c < len(row) and (cell := row[c]) is not None]
+        if cells:
+            bounds.append((min(cell[0] for cell in cells), min(cell[2] for cell in cells)))
+        else:  # no cell starts in it: an empty strip at the last column's right edge
+            edge = bounds[-1][1] if bounds else 0.0
+            bounds.append((edge, edge))
     return bounds
 
 

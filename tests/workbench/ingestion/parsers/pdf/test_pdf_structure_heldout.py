@@ -26,7 +26,9 @@ def test_leader_rule() -> None:
 
 def test_contents_entries_stand_alone_without_their_leaders() -> None:
     paragraphs = _page("en-contents").split("\n\n")
-    assert paragraphs[:4] == ["# Contents", "1 Introduction 1", "1.1 Purpose of this manual 1", "1.2 Who should read it 2"]
+    assert paragraphs[:4] == [
+        "# Contents", "1 Introduction 1", "1.1 Purpose of this manual 1", "1.2 Who should read it 2"
+    ]  # fmt: skip
     assert "Index 17" in paragraphs
     assert not any(". . . ." in paragraph for paragraph in paragraphs)
 
