@@ -82,26 +82,29 @@ def glyphs_in_cells(
     rule (reportlab lets centred text do so), even past the table's edge, when the run of text it
     is in starts inside the table."""
     x0, top, x1, bottom = bbox
+    columns = _column_bounds(grid)
     placed: dict[tuple[int, int], list[Glyph]] = {}
     for line in rows_of(glyph for glyph in glyphs if top <= glyph.middle <= bottom):
         for run in split_at_gaps(line.glyphs, PIECE_GAP_EM):
             if not any(x0 <= (glyph.x0 + glyph.x1) / 2 <= x1 for glyph in run):
                 continue  # text beside the table
             for word in split_at_gaps(run, SPACE_GAP_EM):
-                cell = _cell_of(word, grid)
+                cell = _cell_of(word, grid, columns)
                 if cell is not None:
                     placed.setdefault(cell, []).extend(word)
     return placed
 
 
-def _cell_of(glyphs: Sequence[Glyph], grid: list[list[Box | None]]) -> tuple[int, int] | None:
+def _cell_of(
+    glyphs: Sequence[Glyph], grid: list[list[Box | None]], columns: list[tuple[float, float]]
+) -> tuple[int, int] | None:
     """The cell holding most of ``glyphs`` (by their middles; the nearest when none holds any), in
     the table row their line is in: a row's height is its shortest cell's, so a cell spanning the
     rows below does not draw their text into its own row. A column the row's cell does not start
-    in (a span from the row above covers it) keeps the text in its place."""
+    in (a span from the row above covers it) keeps the text in its place (``columns``: each
+    column's left and right edge)."""
     middle = sum(glyph.middle for glyph in glyphs) / len(glyphs)
     centre = (glyphs[0].x0 + glyphs[-1].x1) / 2
-    columns = _column_bounds(grid)
     for r, row in enumerate(grid):
         present = [cell for cell in row if cell is not None]
         if present and min(cell[1] for cell in present) <= middle <= min(cell[3] for cell in present):
