@@ -73,6 +73,14 @@ def logical_order(visual: str) -> str:
                 characters[start:index] = characters[start:index][::-1]
                 levels[start:index] = levels[start:index][::-1]
                 start = None
+    # a combining mark drawn over its letter sorts after it by x, so reversal put it first
+    index = 0
+    while index < len(characters) - 1:
+        mark = levels[index] % 2 and unicodedata.category(characters[index]).startswith("M")
+        if mark and not unicodedata.category(characters[index + 1]).startswith("M"):
+            characters[index], characters[index + 1] = characters[index + 1], characters[index]
+            index += 1  # the mark is in its place now, after its letter
+        index += 1
     text = "".join(
         character.translate(_MIRRORED) if level % 2 else character
         for character, level in zip(characters, levels, strict=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from workbench.ingestion.parsers.pdf.bidi import rtl_share
 from workbench.ingestion.parsers.pdf.code import code_lines, goes_on, is_code
 from workbench.ingestion.parsers.pdf.columns import Item, Region
 from workbench.ingestion.parsers.pdf.glyphs import BLACK, Colour, is_cjk
@@ -88,6 +89,7 @@ def region_blocks(region: Region, style: Style) -> list[Block]:
     items = list(region.items)
     rows = [item for item in items if isinstance(item, Row)]
     right_edge = max((row.x1 for row in rows), default=0.0)
+    left_edge = min((row.x0 for row in rows), default=0.0)
     blocks: list[Block] = []
     position = 0
     while position < len(items):
@@ -97,7 +99,7 @@ def region_blocks(region: Region, style: Style) -> list[Block]:
             position += 1
             continue
         run = _row_run(items, position)
-        blocks.extend(_blocks_of_rows(run, style, right_edge))
+        blocks.extend(_blocks_of_rows(run, style, right_edge, left_edge))
         position += len(run)
     return blocks
 
@@ -111,7 +113,7 @@ def _row_run(items: Sequence[Item], start: int) -> list[Row]:
     return run
 
 
-def _blocks_of_rows(rows: Sequence[Row], style: Style, right_edge: float) -> list[Block]:
+def _blocks_of_rows(rows: Sequence[Row], style: Style, right_edge: float, left_edge: float = 0.0) -> list[Block]:
     blocks: list[Block] = []
     in_company = items_in_company(rows)
     code = set() if style.body_mono else {index for index, row in enumerate(rows) if is_code(row)}
@@ -120,7 +122,7 @@ def _blocks_of_rows(rows: Sequence[Row], style: Style, right_edge: float) -> lis
     for start, end in tables + [(len(rows), len(rows))]:
         items = {index - position for index in in_company if position <= index < start}
         lines_of_code = {index - position for index in code if position <= index < start}
-        blocks.extend(_text_blocks(rows[position:start], style, right_edge, items, lines_of_code))
+        blocks.extend(_text_blocks(rows[position:start], style, right_edge, items, lines_of_code, left_edge))
         if start < end:
             blocks.append(unruled_table(rows[start:end]))
         position = end
@@ -128,7 +130,12 @@ def _blocks_of_rows(rows: Sequence[Row], style: Style, right_edge: float) -> lis
 
 
 def _text_blocks(
-    rows: Sequence[Row], style: Style, right_edge: float, in_company: set[int], code: set[int]
+    rows: Sequence[Row],
+    style: Style,
+    right_edge: float,
+    in_company: set[int],
+    code: set[int],
+    left_edge: float = 0.0,
 ) -> list[Block]:
     """``in_company``: the rows that start list items only because others like them do; ``code``:
     the rows set in a monospaced font."""
@@ -175,7 +182,7 @@ def _text_blocks(
         if (
             current is not None
             and previous is not None
-            and _continues(previous, row, current, style, right_edge, start)
+            and _continues(previous, row, current, style, right_edge, start, left_edge)
         ):
             if not marker or row.x0 >= indent - 0.5 * row.size:
                 lines.append(glyph_run_text(row.glyphs))
@@ -210,7 +217,13 @@ def same_type(row: Row, other: Row) -> bool:
 
 
 def _continues(
-    previous: Row, row: Row, first: Row, style: Style, right_edge: float, text_start: float | None = None
+    previous: Row,
+    row: Row,
+    first: Row,
+    style: Style,
+    right_edge: float,
+    text_start: float | None = None,
+    left_edge: float = 0.0,
 ) -> bool:
     """Whether ``row`` goes on with the block that ``previous`` (and ``first``) are in; an item's
     lines go on from ``text_start``, where the text after its marker starts."""
@@ -225,6 +238,12 @@ def _continues(
         return False
     if not style.is_body(row):
         return True  # a heading wrapped onto another line, centred or not
+    if rtl_share(previous.text) > 0.5 and rtl_share(row.text) > 0.5:
+        # right-to-left lines stand at the right edge: the same checks, mirrored. The next
+        # line's first word is its rightmost
+        if previous.x0 - _last_word_width(row) - 0.3 * row.size > left_edge:
+            return False
+        return row.x1 >= previous.x1 - 0.5 * row.size and row.x1 >= first.x1 - 1.5 * row.size
     hyphenated = previous.text[-1:] in "-\u2010\u00ad" and row.text[:1].islower()
     if not hyphenated and previous.x1 + first_word_width(row, previous) + 0.3 * row.size < right_edge:
         return False  # the next line's first word would have fit: the paragraph ended on purpose
@@ -239,6 +258,15 @@ def _upright(row: Row, style: Style) -> Row:
     if row.italic == style.body_italic:
         return row
     return Row(tuple(replace(glyph, italic=style.body_italic) for glyph in row.glyphs))
+
+
+def _last_word_width(row: Row) -> float:
+    """How wide the rightmost word of ``row`` is (a right-to-left line's first)."""
+    glyphs = row.glyphs
+    start = len(glyphs) - 1
+    while start > 0 and not needs_space(glyphs[start - 1], glyphs[start]):
+        start -= 1
+    return glyphs[-1].x1 - glyphs[start].x0
 
 
 def first_word_width(row: Row, previous: Row | None = None) -> float:

@@ -48,6 +48,17 @@ def test_hebrew_page_reads_in_order_with_its_table_right_to_left() -> None:
     assert "| אינטנסיבית | 70 מעלות | שעתיים |" in markdown
 
 
+def test_right_to_left_paragraphs_are_kept_whole() -> None:
+    # right-aligned lines: a line ends its paragraph when the next line's first (rightmost) word
+    # would have fit at its left
+    markdown = read_pages((HELDOUT / "he-dishwasher.pdf").read_bytes()).markdown[0]
+    assert "כשפיהן כלפי מטה. אין להכניס למדיח" in markdown
+    persian = read_pages((HELDOUT / "fa-library.pdf").read_bytes()).markdown[0]
+    paragraphs = persian.split("\n\n")
+    assert len(paragraphs) == 8  # a heading and a paragraph, four times
+    assert "کتابخانهٔ دانشکده" in persian  # the hamza above stays on its letter
+
+
 def test_arabic_page_reads_in_order() -> None:
     markdown = read_pages((HELDOUT / "ar-guide.pdf").read_bytes()).markdown[0]
     assert "# تحسين الإنتاجية وحل المشكلات" in markdown
