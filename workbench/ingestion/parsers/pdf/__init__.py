@@ -32,8 +32,10 @@ log = logging.getLogger(__name__)
 #: justified lines with stretched spaces never a table, numbered headings and headings a little
 #: larger than the body, numbers without a delimiter as list items, text that runs over a cell's
 #: rules kept in its cell; 6: every picture that holds text read (a quick text check, not a share
-#: of the page), each within its own OCR budget (issue 48)
-PARSER_VERSION = 6
+#: of the page), each within its own OCR budget (issue 48); 7: right-to-left text in reading order,
+#: contents entries without dot leaders, italic headings at the body's size, cells spanning rows
+#: and columns kept in place (issue 49)
+PARSER_VERSION = 7
 
 
 class PdfReadError(Exception):

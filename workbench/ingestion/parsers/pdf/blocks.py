@@ -10,13 +10,14 @@ justified, the writer broke there on purpose).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from workbench.ingestion.parsers.pdf.bidi import rtl_share
 from workbench.ingestion.parsers.pdf.code import code_lines, goes_on, is_code
 from workbench.ingestion.parsers.pdf.columns import Item, Region
 from workbench.ingestion.parsers.pdf.glyphs import BLACK, Colour, is_cjk
 from workbench.ingestion.parsers.pdf.lists import items_in_company, list_marker
-from workbench.ingestion.parsers.pdf.paragraphs import join_lines
+from workbench.ingestion.parsers.pdf.paragraphs import ends_in_leader, join_lines
 from workbench.ingestion.parsers.pdf.rows import Row, glyph_run_text, needs_space
 from workbench.ingestion.parsers.pdf.tables import TableBlock, unruled_table, unruled_table_runs
 
@@ -44,6 +45,7 @@ class TextBlock:
     first: Row | None = field(default=None, compare=False)
     last: Row | None = field(default=None, compare=False)
     colour: Colour = BLACK
+    italic: bool = False
 
     @property
     def x0(self) -> float:
@@ -63,10 +65,16 @@ class Style:
     body_colour: Colour = BLACK
     body_bold: bool = False  # a document set in bold throughout (or painted with an outline)
     body_mono: bool = False  # a document set in a monospaced font throughout: no code blocks then
+    body_italic: bool = False
 
     def is_body(self, row: Row) -> bool:
         """Whether ``row`` is set like the body text."""
-        return abs(row.size - self.body_size) <= 0.6 and row.bold == self.body_bold and row.colour == self.body_colour
+        return (
+            abs(row.size - self.body_size) <= 0.6
+            and row.bold == self.body_bold
+            and row.colour == self.body_colour
+            and row.italic == self.body_italic
+        )
 
     def set_apart(self, row: Row) -> bool:
         """Whether ``row`` stands out from the body text: larger, or bold, or in another colour."""
@@ -81,6 +89,7 @@ def region_blocks(region: Region, style: Style) -> list[Block]:
     items = list(region.items)
     rows = [item for item in items if isinstance(item, Row)]
     right_edge = max((row.x1 for row in rows), default=0.0)
+    left_edge = min((row.x0 for row in rows), default=0.0)
     blocks: list[Block] = []
     position = 0
     while position < len(items):
@@ -90,7 +99,7 @@ def region_blocks(region: Region, style: Style) -> list[Block]:
             position += 1
             continue
         run = _row_run(items, position)
-        blocks.extend(_blocks_of_rows(run, style, right_edge))
+        blocks.extend(_blocks_of_rows(run, style, right_edge, left_edge))
         position += len(run)
     return blocks
 
@@ -104,7 +113,7 @@ def _row_run(items: Sequence[Item], start: int) -> list[Row]:
     return run
 
 
-def _blocks_of_rows(rows: Sequence[Row], style: Style, right_edge: float) -> list[Block]:
+def _blocks_of_rows(rows: Sequence[Row], style: Style, right_edge: float, left_edge: float = 0.0) -> list[Block]:
     blocks: list[Block] = []
     in_company = items_in_company(rows)
     code = set() if style.body_mono else {index for index, row in enumerate(rows) if is_code(row)}
@@ -113,7 +122,7 @@ def _blocks_of_rows(rows: Sequence[Row], style: Style, right_edge: float) -> lis
     for start, end in tables + [(len(rows), len(rows))]:
         items = {index - position for index in in_company if position <= index < start}
         lines_of_code = {index - position for index in code if position <= index < start}
-        blocks.extend(_text_blocks(rows[position:start], style, right_edge, items, lines_of_code))
+        blocks.extend(_text_blocks(rows[position:start], style, right_edge, items, lines_of_code, left_edge))
         if start < end:
             blocks.append(unruled_table(rows[start:end]))
         position = end
@@ -121,7 +130,12 @@ def _blocks_of_rows(rows: Sequence[Row], style: Style, right_edge: float) -> lis
 
 
 def _text_blocks(
-    rows: Sequence[Row], style: Style, right_edge: float, in_company: set[int], code: set[int]
+    rows: Sequence[Row],
+    style: Style,
+    right_edge: float,
+    in_company: set[int],
+    code: set[int],
+    left_edge: float = 0.0,
 ) -> list[Block]:
     """``in_company``: the rows that start list items only because others like them do; ``code``:
     the rows set in a monospaced font."""
@@ -143,11 +157,8 @@ def _text_blocks(
             text = join_lines(lines)
             if text:
                 kind = "item" if marker else "paragraph"
-                blocks.append(
-                    TextBlock(
-                        kind, text, current.size, current.bold, len(lines), marker, current, previous, current.colour
-                    )
-                )
+                size, bold, colour, italic = current.size, current.bold, current.colour, current.italic
+                blocks.append(TextBlock(kind, text, size, bold, len(lines), marker, current, previous, colour, italic))
 
     for index, row in enumerate(rows):
         if index in code:
@@ -171,7 +182,7 @@ def _text_blocks(
         if (
             current is not None
             and previous is not None
-            and _continues(previous, row, current, style, right_edge, start)
+            and _continues(previous, row, current, style, right_edge, start, left_edge)
         ):
             if not marker or row.x0 >= indent - 0.5 * row.size:
                 lines.append(glyph_run_text(row.glyphs))
@@ -206,17 +217,33 @@ def same_type(row: Row, other: Row) -> bool:
 
 
 def _continues(
-    previous: Row, row: Row, first: Row, style: Style, right_edge: float, text_start: float | None = None
+    previous: Row,
+    row: Row,
+    first: Row,
+    style: Style,
+    right_edge: float,
+    text_start: float | None = None,
+    left_edge: float = 0.0,
 ) -> bool:
     """Whether ``row`` goes on with the block that ``previous`` (and ``first``) are in; an item's
     lines go on from ``text_start``, where the text after its marker starts."""
     if abs(row.size - first.size) > SAME_SIZE_PT or row.bold != first.bold or row.colour != first.colour:
         return False  # another type: a heading even half a point larger ends the paragraph
+    if row.italic != first.italic and (row.italic or first.italic) and style.is_body(_upright(row, style)):
+        return False  # an italic line at the body's size above or below upright body text
+    if ends_in_leader(previous.text):
+        return False  # a contents entry, however full its line
     pitch = row.top - previous.top
     if pitch <= 0 or pitch > PARAGRAPH_GAP * _pitch(style, row.size):
         return False
     if not style.is_body(row):
         return True  # a heading wrapped onto another line, centred or not
+    if rtl_share(previous.text) > 0.5 and rtl_share(row.text) > 0.5:
+        # right-to-left lines stand at the right edge: the same checks, mirrored. The next
+        # line's first word is its rightmost
+        if previous.x0 - _last_word_width(row) - 0.3 * row.size > left_edge:
+            return False
+        return row.x1 >= previous.x1 - 0.5 * row.size and row.x1 >= first.x1 - 1.5 * row.size
     hyphenated = previous.text[-1:] in "-\u2010\u00ad" and row.text[:1].islower()
     if not hyphenated and previous.x1 + first_word_width(row, previous) + 0.3 * row.size < right_edge:
         return False  # the next line's first word would have fit: the paragraph ended on purpose
@@ -224,6 +251,22 @@ def _continues(
         return False  # indented under a line that was not: a new paragraph's first-line indent
     start = first.x0 if text_start is None else text_start
     return row.x0 <= start + 1.5 * row.size or row.x0 <= previous.x0 + 0.5 * row.size
+
+
+def _upright(row: Row, style: Style) -> Row:
+    """``row`` as if it were set in the body's slant (to ask whether it is otherwise body text)."""
+    if row.italic == style.body_italic:
+        return row
+    return Row(tuple(replace(glyph, italic=style.body_italic) for glyph in row.glyphs))
+
+
+def _last_word_width(row: Row) -> float:
+    """How wide the rightmost word of ``row`` is (a right-to-left line's first)."""
+    glyphs = row.glyphs
+    start = len(glyphs) - 1
+    while start > 0 and not needs_space(glyphs[start - 1], glyphs[start]):
+        start -= 1
+    return glyphs[-1].x1 - glyphs[start].x0
 
 
 def first_word_width(row: Row, previous: Row | None = None) -> float:

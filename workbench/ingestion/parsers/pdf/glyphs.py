@@ -41,6 +41,7 @@ _MONOSPACED = re.compile(r"courier|mono|consol|menlo|inconsolata|typewriter|fixe
 Colour = tuple[float, float, float]
 BLACK: Colour = (0.0, 0.0, 0.0)
 _CID = re.compile(r"^\(cid:\d+\)$")
+_ITALIC = re.compile(r"italic|oblique|[-,]it$", re.IGNORECASE)
 _BOLD = re.compile(r"bold|black|heavy|semibold|demibold|[-,]bd$|\bw[6-9]\b", re.IGNORECASE)
 _CJK_RANGES = (
     (0x2E80, 0x2FDF),  # radicals
@@ -70,6 +71,8 @@ class Glyph:
     colour: Colour = BLACK
     #: set in a monospaced font
     mono: bool = False
+    #: set in an italic or oblique face (by the font's name)
+    italic: bool = False
 
     @property
     def middle(self) -> float:
@@ -188,6 +191,7 @@ def page_glyphs(page: Any) -> PageContent:
                 space_before=space_at is not None and abs(space_at - float(char["top"])) < 0.5 * size,
                 colour=colour_of(char.get("non_stroking_color")),
                 mono=bool(_MONOSPACED.search(font)),
+                italic=bool(_ITALIC.search(font)),
             )
         )
         space_at = None

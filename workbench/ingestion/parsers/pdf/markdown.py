@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from workbench.ingestion.parsers.pdf.bidi import rtl_share
 from workbench.ingestion.parsers.pdf.blocks import Block, Style, TextBlock
 from workbench.ingestion.parsers.pdf.headings import is_heading
 from workbench.ingestion.parsers.pdf.tables import TableBlock
@@ -20,7 +21,11 @@ def table_markdown(table: TableBlock) -> str:
         padded = list(cells) + [""] * (width - len(cells))
         return "| " + " | ".join(cell.replace("|", "\\|").replace("\n", " ") for cell in padded) + " |"
 
-    header, *body = table.cells
+    rows = [list(row) + [""] * (width - len(row)) for row in table.cells]
+    if rtl_share(" ".join(cell for row in rows for cell in row)) > 0.5:
+        # a right-to-left table's first column is its rightmost: cells are found left to right
+        rows = [row[::-1] for row in rows]
+    header, *body = rows
     return "\n".join([line(header), "| " + " | ".join(["---"] * width) + " |", *(line(row) for row in body)])
 
 

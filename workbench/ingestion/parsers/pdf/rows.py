@@ -13,11 +13,13 @@ glyphs is a space.
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from workbench.ingestion.parsers.pdf.bidi import is_rtl, logical_order
 from workbench.ingestion.parsers.pdf.glyphs import UNMAPPED, Colour, Glyph, is_cjk
 
 SPACE_GAP_EM = 0.15
@@ -60,6 +62,11 @@ class Row:
     def bold(self) -> bool:
         letters = [glyph for glyph in self.glyphs if glyph.text != UNMAPPED]
         return bool(letters) and sum(glyph.bold for glyph in letters) * 2 > len(letters)
+
+    @cached_property
+    def italic(self) -> bool:
+        letters = [glyph for glyph in self.glyphs if glyph.text != UNMAPPED]
+        return bool(letters) and sum(glyph.italic for glyph in letters) * 2 > len(letters)
 
     @cached_property
     def colour(self) -> Colour:
@@ -114,6 +121,8 @@ def split_at_gaps(glyphs: Sequence[Glyph], gap_em: float, keep_spaces: bool = Fa
 
 
 def needs_space(left: Glyph, right: Glyph) -> bool:
+    if is_mark(right.text[0]):
+        return False  # a combining mark (Persian's hamza above ٔ) drawn apart from its letter
     gap = right.x0 - left.x1
     size = min(left.size, right.size) or 1.0
     if right.space_before and gap > -0.1 * size:
@@ -123,13 +132,42 @@ def needs_space(left: Glyph, right: Glyph) -> bool:
     return gap > SPACE_GAP_EM * size
 
 
+def is_mark(character: str) -> bool:
+    return unicodedata.category(character).startswith("M")
+
+
+def _marks_after_letters(glyphs: Sequence[Glyph]) -> Sequence[Glyph]:
+    """The glyphs left to right, each combining mark straight after the letter it is drawn over
+    (the one whose box holds its middle): sorted by their left edges, a mark wider than its letter
+    (an Arabic tanween over an alef) would come before it, or after a space."""
+
+    def placed_over(glyph: Glyph) -> bool:  # Arabic and Hebrew marks (other scripts' keep their order)
+        return bool(glyph.text) and is_mark(glyph.text[0]) and is_rtl(glyph.text[0])
+
+    if not any(placed_over(glyph) for glyph in glyphs):
+        return glyphs
+    letters = [glyph for glyph in glyphs if not placed_over(glyph)]
+    after: dict[int, list[Glyph]] = {}
+    for glyph in glyphs:
+        if placed_over(glyph) and letters:
+            middle = (glyph.x0 + glyph.x1) / 2
+            base = min(letters, key=lambda letter: abs((letter.x0 + letter.x1) / 2 - middle))
+            after.setdefault(id(base), []).append(glyph)
+    return [placed for letter in letters for placed in (letter, *after.get(id(letter), []))]
+
+
 def glyph_run_text(glyphs: Sequence[Glyph]) -> str:
-    """The text of glyphs on one line, spaces where the gaps are; unmapped glyphs left out."""
+    """The text of glyphs on one line, spaces where the gaps are; unmapped glyphs left out;
+    right-to-left words in the order they are read (``bidi``)."""
     parts: list[str] = []
     previous: Glyph | None = None
-    for glyph in glyphs:
+    for glyph in _marks_after_letters(glyphs):
         if glyph.text == UNMAPPED:
             continue
+        if previous is not None and is_mark(previous.text[0]) and not is_mark(glyph.text[0]):
+            # a mark sits inside its letter's box: the gap to the next glyph is from the letter
+            previous = max((g for g in glyphs if g.x1 <= glyph.x0 + 0.1 and not is_mark(g.text[0])),
+                           key=lambda g: g.x1, default=previous)  # fmt: skip
         if previous is not None:
             if glyph.text == previous.text and abs(glyph.x0 - previous.x0) < 0.2 * glyph.size:
                 continue  # drawn twice to look bold
@@ -137,7 +175,7 @@ def glyph_run_text(glyphs: Sequence[Glyph]) -> str:
                 parts.append(" ")
         parts.append(glyph.text)
         previous = glyph
-    return "".join(parts).strip()
+    return logical_order("".join(parts).strip())
 
 
 def rows_of(glyphs: Iterable[Glyph]) -> list[Row]:

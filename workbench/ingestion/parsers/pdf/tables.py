@@ -56,14 +56,17 @@ def ruled_tables(page: Any, glyphs: Sequence[Glyph]) -> tuple[list[TableBlock], 
     tables: list[TableBlock] = []
     taken: set[int] = set()
     for found in page.find_tables():
-        grid = [[cell for cell in row.cells if cell is not None] for row in found.rows]
-        if len(grid) < 2 or max(len(row) for row in grid) < 2:
+        # every row keeps a place for each column: None where a cell spanning rows or columns
+        # covers it, so a spanned cell's neighbours stay in their own columns (and rows)
+        grid: list[list[Box | None]] = [list(row.cells) for row in found.rows]
+        if len(grid) < 2 or max(sum(cell is not None for cell in row) for row in grid) < 2:
             continue  # a box around text, not a table
         placed = glyphs_in_cells(glyphs, grid, found.bbox)
         taken.update(id(glyph) for cell in placed.values() for glyph in cell)
         cells = tuple(tuple(_cell_text(placed.get((r, c), [])) for c in range(len(row))) for r, row in enumerate(grid))
         x0, top, x1, bottom = found.bbox
-        cuts = tuple(cell[2] for cell in max(grid, key=len)[:-1])
+        fullest = max(grid, key=lambda row: sum(cell is not None for cell in row))
+        cuts = tuple(cell[2] for cell in fullest[:-1] if cell is not None)
         tables.append(TableBlock(cells, x0, x1, top, bottom, cuts))
     return tables, [glyph for glyph in glyphs if id(glyph) not in taken]
 
@@ -71,34 +74,66 @@ def ruled_tables(page: Any, glyphs: Sequence[Glyph]) -> tuple[list[TableBlock], 
 Box = tuple[float, float, float, float]  # x0, top, x1, bottom
 
 
-def glyphs_in_cells(glyphs: Sequence[Glyph], grid: list[list[Box]], bbox: Box) -> dict[tuple[int, int], list[Glyph]]:
+def glyphs_in_cells(
+    glyphs: Sequence[Glyph], grid: list[list[Box | None]], bbox: Box
+) -> dict[tuple[int, int], list[Glyph]]:
     """The glyphs of each cell ((row, column) -> glyphs), a word at a time: a word goes to the
     cell that holds most of it, so that text wider than its cell stays whole where it runs over a
     rule (reportlab lets centred text do so), even past the table's edge, when the run of text it
     is in starts inside the table."""
     x0, top, x1, bottom = bbox
+    columns = _column_bounds(grid)
     placed: dict[tuple[int, int], list[Glyph]] = {}
     for line in rows_of(glyph for glyph in glyphs if top <= glyph.middle <= bottom):
         for run in split_at_gaps(line.glyphs, PIECE_GAP_EM):
             if not any(x0 <= (glyph.x0 + glyph.x1) / 2 <= x1 for glyph in run):
                 continue  # text beside the table
             for word in split_at_gaps(run, SPACE_GAP_EM):
-                cell = _cell_of(word, grid)
+                cell = _cell_of(word, grid, columns)
                 if cell is not None:
                     placed.setdefault(cell, []).extend(word)
     return placed
 
 
-def _cell_of(glyphs: Sequence[Glyph], grid: list[list[Box]]) -> tuple[int, int] | None:
+def _cell_of(
+    glyphs: Sequence[Glyph], grid: list[list[Box | None]], columns: list[tuple[float, float]]
+) -> tuple[int, int] | None:
     """The cell holding most of ``glyphs`` (by their middles; the nearest when none holds any), in
-    the table row their line is in."""
+    the table row their line is in: a row's height is its shortest cell's, so a cell spanning the
+    rows below does not draw their text into its own row. A column the row's cell does not start
+    in (a span from the row above covers it) keeps the text in its place (``columns``: each
+    column's left and right edge)."""
     middle = sum(glyph.middle for glyph in glyphs) / len(glyphs)
     centre = (glyphs[0].x0 + glyphs[-1].x1) / 2
     for r, row in enumerate(grid):
-        if row and row[0][1] <= middle <= row[0][3]:
-            held = [sum(cell[0] <= (glyph.x0 + glyph.x1) / 2 <= cell[2] for glyph in glyphs) for cell in row]
-            return r, max(range(len(row)), key=lambda c: (held[c], -abs((row[c][0] + row[c][2]) / 2 - centre)))
+        present = [cell for cell in row if cell is not None]
+        if present and min(cell[1] for cell in present) <= middle <= min(cell[3] for cell in present):
+            own = [
+                (sum(cell[0] <= (glyph.x0 + glyph.x1) / 2 <= cell[2] for glyph in glyphs), c)
+                for c, cell in enumerate(row)
+                if cell is not None
+            ]
+            best = max(own)
+            if best[0] * 2 > len(glyphs):
+                return r, best[1]  # a cell that starts in this row (spanning columns or not) holds it
+            held = [sum(left <= (glyph.x0 + glyph.x1) / 2 <= right for glyph in glyphs) for left, right in columns]
+            return r, max(
+                range(len(columns)), key=lambda c: (held[c], -abs((columns[c][0] + columns[c][1]) / 2 - centre))
+            )
     return None
+
+
+def _column_bounds(grid: list[list[Box | None]]) -> list[tuple[float, float]]:
+    """Each column's left and right edge, from the cells that start in it and span no other."""
+    bounds: list[tuple[float, float]] = []
+    for c in range(max(len(row) for row in grid)):
+        cells = [cell for row in grid if c < len(row) and (cell := row[c]) is not None]
+        if cells:
+            bounds.append((min(cell[0] for cell in cells), min(cell[2] for cell in cells)))
+        else:  # no cell starts in it: an empty strip at the last column's right edge
+            edge = bounds[-1][1] if bounds else 0.0
+            bounds.append((edge, edge))
+    return bounds
 
 
 def _cell_text(glyphs: Sequence[Glyph]) -> str:
