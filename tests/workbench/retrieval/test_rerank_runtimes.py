@@ -33,6 +33,7 @@ ATOL = {
     ("torch", "bf16"): 0.1,
     ("openvino", "fp32"): 1e-4,
     ("openvino", "bf16"): 0.1,
+    ("openvino", "int8"): 0.3,
     ("onnx", "fp32"): 1e-4,
     ("onnx", "int8"): 0.3,
 }
