@@ -133,3 +133,20 @@ def test_the_no_bf16_emulation_refuses_bf16_whatever_the_cpu(monkeypatch, tmp_pa
     assert cpu_has_bf16(flags) is True
     monkeypatch.setenv(NO_BF16_ENV, "1")
     assert cpu_has_bf16(flags) is False
+
+
+def test_the_runtime_table_shows_why_auto_refused_a_runtime_that_runs():
+    from workbench.embedding.runtime_report import rows_from_record, table_cells
+
+    results = {
+        "torch-fp32": _numbers(13.4, 1.0),
+        "openvino-int8": _numbers(25.0, 0.985),
+        "onnx-int8": {"error": "embedding.runtime=onnx needs the 'onnxruntime' package"},
+    }
+    record = {"chosen": calibration.choose_measured(results, {}), "runtimes": results}
+    rows = {row.runtime: row for row in rows_from_record("m", record, "texts_per_s")}
+    assert rows["torch-fp32"].chosen and rows["torch-fp32"].refused == ""
+    cells = table_cells(rows["openvino-int8"], "texts")
+    assert cells["auto refuses it because"] == "min cosine 0.9850 to torch fp32, below 0.99"
+    assert cells["texts/s"] == 25.0 and cells["vs torch fp32"] == round(25.0 / 13.4, 2) and cells["auto picks"] == ""
+    assert rows["onnx-int8"].unavailable and rows["onnx-int8"].refused == ""
