@@ -170,10 +170,10 @@ def main() -> None:
     scratch = tempfile.TemporaryDirectory(prefix="bench-encode-")
     if args.smoke:
         args.texts, args.rounds, args.queries, args.ndcg, args.claims = 8, 1, 2, None, 4
-    if args.full:
-        args.texts, args.claims = 10**6, 10**6
         args.model = smoke_model(Path(scratch.name))
         os.environ["WORKBENCH_EXPORT_CACHE"] = str(Path(scratch.name) / "exports")  # the user's cache untouched
+    elif args.full:
+        args.texts, args.claims = 10**6, 10**6
 
     from workbench.embedding.calibration import calibrate, machine_id
     from workbench.embedding.runtimes import NO_BF16_ENV, RUNTIMES, TORCH_FP32, open_runtime, runtime_key
