@@ -31,10 +31,17 @@ RERANK_COLUMNS = (
 PANEL_KEY = "documents_runtimes_open"
 
 
-def runtime_panel(bench, collection: str | None) -> None:
-    panel = st.expander("Encoder runtimes on this machine", icon=":material/speed:", key=PANEL_KEY, on_change="rerun")
-    if not panel.open:
-        return
+def runtime_panel(bench, collection: str | None, page: str = "documents") -> None:
+    """The panel, on the Documents page (``page``'s prefix keeps each page's widget keys apart:
+    the Models page shows the same tables, unfolded)."""
+    if page == "documents":
+        panel = st.expander(
+            "Encoder runtimes on this machine", icon=":material/speed:", key=PANEL_KEY, on_change="rerun"
+        )
+        if not panel.open:
+            return
+    else:
+        panel = st.container(key=f"{page}_runtimes")
     rows = encoder_runtime_rows(bench.home)
     with panel:
         if collection is not None:
@@ -53,7 +60,7 @@ def runtime_panel(bench, collection: str | None) -> None:
                 pd.DataFrame([table_cells(row, "texts") for row in rows]),
                 hide_index=True,
                 width="stretch",
-                key="documents_encoder_runtimes",
+                key=f"{page}_encoder_runtimes",
             )
             st.caption(
                 "Speed from this machine's calibration (auto picks the fastest with cosine ≥ 0.999 to torch "
@@ -75,5 +82,5 @@ def runtime_panel(bench, collection: str | None) -> None:
                 ),
                 hide_index=True,
                 width="stretch",
-                key="documents_rerank_runtimes",
+                key=f"{page}_rerank_runtimes",
             )
