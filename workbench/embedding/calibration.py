@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import platform
 import statistics
 import threading
 import time
@@ -34,6 +33,8 @@ import numpy as np
 from workbench.config import AUTO_RUNTIME, EmbeddingConfig
 from workbench.embedding.base import Embedder
 from workbench.embedding.endpoint import is_endpoint_model
+from workbench.embedding.machine import machine_id
+from workbench.embedding.quality import read_quality
 from workbench.embedding.registry import get_embedder, is_registered
 from workbench.embedding.runtimes import RUNTIMES, TORCH_FP32, check_runtime, open_runtime, runtime_key
 
@@ -79,19 +80,6 @@ def calibration_sample(count: int = 40) -> list[str]:
     """A fixed sample of ``count`` texts of 1 to 8 sentences, English and Chinese."""
     n = len(_SENTENCES)
     return [" ".join(_SENTENCES[(i + j) % n] for j in range(1 + (i * 5) % 8)) for i in range(count)]
-
-
-def machine_id() -> str:
-    """The CPU the numbers belong to: a home moved to another machine calibrates again."""
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
-            if line.lower().startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model} ({os.cpu_count()} cpus)"
 
 
 @dataclass(frozen=True)
@@ -233,8 +221,6 @@ def calibrate(home: Path, model: str, sample: int = 40) -> dict:
     results = {runtime_key(*TORCH_FP32): numbers, **results}
     measuring += candidates_measuring
     export_seconds += candidates_loading
-    from workbench.embedding.quality import read_quality  # it imports machine_id from here
-
     chosen = choose_measured(results, read_quality(home).get(model, {}))
     record = {
         "chosen": chosen,
