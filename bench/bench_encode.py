@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -69,20 +70,20 @@ class Slice:
     texts: list[str]
     ids: list[str]
     queries: list[str]
-    relevant: list[dict[str, int]]
+    relevant: list[dict[Hashable, int]]
 
 
 def scifact_slice(texts: int, queries: int, demo: bool = False) -> Slice:
     """The first ``queries`` test claims with relevant abstracts, every abstract they judge, and the
     corpus's first abstracts up to ``texts`` in all (the demo's claims and abstracts with --smoke)."""
-    judged: dict[str, dict[str, int]] = {}
+    judged: dict[str, dict[Hashable, int]] = {}
     if scifact_here(demo):
-        lines = (SCIFACT / "qrels" / "test.tsv").read_text(encoding="utf-8").splitlines()[1:]
-        for line in lines:
-            query, doc, grade = line.split("\t")
+        qrels = (SCIFACT / "qrels" / "test.tsv").read_text(encoding="utf-8").splitlines()[1:]
+        for qrel in qrels:
+            query, doc, grade = qrel.split("\t")
             judged.setdefault(query, {})[doc] = int(grade)
-        with (SCIFACT / "queries.jsonl").open(encoding="utf-8") as rows:
-            text_of = {str(row["_id"]): row["text"] for row in map(json.loads, rows)}
+        with (SCIFACT / "queries.jsonl").open(encoding="utf-8") as handle:
+            text_of = {str(row["_id"]): row["text"] for row in map(json.loads, handle)}
         chosen = [q for q in judged if q in text_of][:queries]
         claims_, relevant = [text_of[q] for q in chosen], [judged[q] for q in chosen]
         every = abstracts(10**6, demo)

@@ -3,6 +3,8 @@ speed on this machine and its SciFact nDCG@10 cost, from ``workbench.embedding.r
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
@@ -34,6 +36,7 @@ PANEL_KEY = "documents_runtimes_open"
 def runtime_panel(bench, collection: str | None, page: str = "documents") -> None:
     """The panel, on the Documents page (``page``'s prefix keeps each page's widget keys apart:
     the Models page shows the same tables, unfolded)."""
+    panel: Any
     if page == "documents":
         panel = st.expander(
             "Encoder runtimes on this machine", icon=":material/speed:", key=PANEL_KEY, on_change="rerun"
