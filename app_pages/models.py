@@ -13,7 +13,9 @@ from workbench.models.availability import card_for, hub_cache_dir, is_path_like
 from workbench.models.catalogue import EMBEDDING, RERANK
 from workbench.models.download import format_bytes, hub_endpoint
 from workbench.models.inventory import BUNDLED, DOWNLOADED, inventory
+from workbench.ui import session
 from workbench.ui.model_downloads import offer_download, offer_remove, widget_key
+from workbench.ui.runtime_table import runtime_panel
 from workbench.ui.text import md_escape
 
 KIND_TITLES = {EMBEDDING: "Embedding models (embedding.model)", RERANK: "Rerank models (rerank.model)"}
@@ -90,4 +92,6 @@ for kind, title in KIND_TITLES.items():
     rows = [row for row in all_rows if row.card.kind == kind]
     model_table(rows)
     model_actions(rows)
+st.subheader("Encoder runtimes on this machine (embedding.runtime, rerank.runtime)")
+runtime_panel(session.workbench(), None, page="models")
 other_model()

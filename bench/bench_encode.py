@@ -35,6 +35,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Hashable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,7 +45,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np
 
-from bench.data import SCIFACT, abstracts, claims, described, scifact_here
+from bench.data import DEMO_GOLDEN, SCIFACT, abstracts, claims, described, scifact_here
 from bench.printing import table
 
 if TYPE_CHECKING:
@@ -60,6 +62,71 @@ def scifact_texts(count: int, demo: bool = False) -> list[str]:
     return [abstract.joined(MAX_CHARS) for abstract in abstracts(count, demo)]
 
 
+@dataclass(frozen=True)
+class Slice:
+    """A SciFact retrieval slice: texts (each abstract as ``scifact_texts`` cuts it), their ids,
+    and claims with their relevant ids, so dense nDCG@10 is computed on the vectors timed."""
+
+    texts: list[str]
+    ids: list[str]
+    queries: list[str]
+    relevant: list[dict[Hashable, int]]
+
+
+def scifact_slice(texts: int, queries: int, demo: bool = False) -> Slice:
+    """The first ``queries`` test claims with relevant abstracts, every abstract they judge, and the
+    corpus's first abstracts up to ``texts`` in all (the demo's claims and abstracts with --smoke)."""
+    judged: dict[str, dict[Hashable, int]] = {}
+    if scifact_here(demo):
+        qrels = (SCIFACT / "qrels" / "test.tsv").read_text(encoding="utf-8").splitlines()[1:]
+        for qrel in qrels:
+            query, doc, grade = qrel.split("\t")
+            judged.setdefault(query, {})[doc] = int(grade)
+        with (SCIFACT / "queries.jsonl").open(encoding="utf-8") as handle:
+            text_of = {str(row["_id"]): row["text"] for row in map(json.loads, handle)}
+        chosen = [q for q in judged if q in text_of][:queries]
+        claims_, relevant = [text_of[q] for q in chosen], [judged[q] for q in chosen]
+        every = abstracts(10**6, demo)
+    else:
+        rows = [json.loads(line) for line in DEMO_GOLDEN.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = [row for row in rows if str(row["id"]).startswith("scifact-")][:queries]
+        claims_ = [str(row["query"]) for row in rows]
+        relevant = [
+            {r["doc"].removeprefix("scifact-").removesuffix(".md"): int(r.get("grade", 1)) for r in row["relevant"]}
+            for row in rows
+        ]
+        every = abstracts(10**6, demo)
+    needed = {doc for judgements in relevant for doc in judgements}
+    picked = [a for a in every if a.doc_id in needed]
+    picked += [a for a in every if a.doc_id not in needed][: max(0, texts - len(picked))]
+    return Slice([a.joined(MAX_CHARS) for a in picked], [a.doc_id for a in picked], claims_, relevant)
+
+
+def dense_ndcg(found: Slice, doc_vectors: np.ndarray, query_vectors: np.ndarray) -> list[float]:
+    """Each claim's nDCG@10 ranking the slice's abstracts by cosine (dense retrieval, exact)."""
+    from workbench.evaluation.metrics import ndcg_at
+
+    scores = query_vectors @ doc_vectors.T
+    top = np.argsort(-scores, axis=1, kind="stable")[:, :10]
+    return [ndcg_at([found.ids[i] for i in row], judged, 10) for row, judged in zip(top, found.relevant, strict=True)]
+
+
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """``bf16 no, amx no, avx512_vnni no, avx_vnni no``: what decides int8's and bf16's speed."""
+    try:
+        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "unknown (no /proc/cpuinfo)"
+    flags = {w for line in text.splitlines() if line.lower().startswith(("flags", "features")) for w in line.split()}
+    wanted = {
+        "bf16": {"avx512_bf16", "amx_bf16", "bf16"},
+        "amx": {"amx_tile", "amx_int8", "amx_bf16"},
+        "avx512_vnni": {"avx512_vnni"},
+        "avx_vnni": {"avx_vnni"},
+    }
+    return ", ".join(f"{name} {'yes' if flags & names else 'no'}" for name, names in wanted.items())
+
+
 def scifact_queries(count: int, demo: bool = False) -> list[str]:
     return claims(count, demo)
 
@@ -73,7 +140,9 @@ def smoke_model(folder: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--texts", type=int, default=2000)
+    parser.add_argument("--texts", type=int, default=400, help="abstracts encoded (the judged ones first)")
+    parser.add_argument("--claims", type=int, default=100, help="SciFact test claims for the slice's nDCG@10")
+    parser.add_argument("--full", action="store_true", help="all of SciFact: 5,183 abstracts, the 300 test claims")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--queries", type=int, default=20, help="single-query encodes per runtime and round")
     parser.add_argument("--model", default="all-MiniLM-L6-v2")
@@ -101,14 +170,17 @@ def main() -> None:
     args = parser.parse_args()
     scratch = tempfile.TemporaryDirectory(prefix="bench-encode-")
     if args.smoke:
-        args.texts, args.rounds, args.queries, args.ndcg = 8, 1, 2, None
+        args.texts, args.rounds, args.queries, args.ndcg, args.claims = 8, 1, 2, None, 4
         args.model = smoke_model(Path(scratch.name))
         os.environ["WORKBENCH_EXPORT_CACHE"] = str(Path(scratch.name) / "exports")  # the user's cache untouched
+    elif args.full:
+        args.texts, args.claims = 10**6, 10**6
 
-    from workbench.embedding.calibration import calibrate
-    from workbench.embedding.runtimes import RUNTIMES, TORCH_FP32, open_runtime, runtime_key
+    from workbench.embedding.calibration import calibrate, machine_id
+    from workbench.embedding.runtimes import NO_BF16_ENV, RUNTIMES, TORCH_FP32, open_runtime, runtime_key
 
-    texts, queries = scifact_texts(args.texts, args.smoke), scifact_queries(args.queries, args.smoke)
+    found = scifact_slice(args.texts, args.claims, args.smoke)
+    texts, queries = found.texts, scifact_queries(args.queries, args.smoke)
     args.described = described(args.smoke)
     embedders: dict[str, Embedder] = {}
     skipped: list[str] = []
@@ -139,13 +211,26 @@ def main() -> None:
                 query_ms[key].append((time.perf_counter() - started) * 1000)
         print(f"round {round_number + 1}/{args.rounds} done", file=sys.stderr)
 
+    ndcg = {
+        key: dense_ndcg(found, vectors[key], embedder.embed_queries(found.queries))
+        for key, embedder in embedders.items()
+    }
+
     with tempfile.TemporaryDirectory() as home:
         started = time.perf_counter()
         record = calibrate(Path(home), args.model)
         calibration_seconds = time.perf_counter() - started
+    # the laptop case on any machine: bf16 refused whatever the flags, and OpenVINO compiled with
+    # INFERENCE_PRECISION_HINT=f32 (what its fp32 and int8 always use), then auto chooses again
+    os.environ[NO_BF16_ENV] = "1"
+    with tempfile.TemporaryDirectory() as home:
+        without_bf16 = calibrate(Path(home), args.model)
+    del os.environ[NO_BF16_ENV]
 
+    print(f"CPU: {machine_id()}; {cpu_flags()}; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}\n")
     if args.rounds > 0:
-        speed_table(args, texts, queries, embedders, baseline, rates, query_ms, loads, vectors, record["chosen"])
+        speed_table(args, found, queries, embedders, baseline, rates, query_ms, loads, vectors, ndcg, record["chosen"])
+        emulated_table(without_bf16, baseline, rates, vectors, ndcg, found)
     print(
         f"\nauto picks {record['chosen']}: the fastest with cosine >= {record['min_cosine']} to fp32 on its own "
         f"{record['sample_texts']}-text sample ({record['seconds']} s measuring and {record['export_seconds']} s "
@@ -160,7 +245,7 @@ def main() -> None:
 
 def speed_table(
     args: argparse.Namespace,
-    texts: list[str],
+    found: Slice,
     queries: list[str],
     embedders: dict[str, Embedder],
     baseline: str,
@@ -168,28 +253,47 @@ def speed_table(
     query_ms: dict[str, list[float]],
     loads: dict[str, list[float]],
     vectors: dict[str, np.ndarray],
+    ndcg: dict[str, list[float]],
     chosen: str,
 ) -> None:
+    from workbench.evaluation.intervals import mean_interval
+
     fp32_rate = statistics.median(rates[baseline])
     rows = []
     for key in embedders:
         rate = statistics.median(rates[key])
-        cosine = float(np.min(np.sum(vectors[key] * vectors[baseline], axis=1)))
+        cosines = np.sum(vectors[key] * vectors[baseline], axis=1)
+        own = mean_interval(ndcg[key])
+        change = mean_interval([a - b for a, b in zip(ndcg[key], ndcg[baseline], strict=True)])
         rows.append(
             [
                 key + ("  <- auto" if key == chosen else ""),
                 f"{rate:.1f}",
                 f"{rate / fp32_rate:.2f}",
                 f"{statistics.median(query_ms[key]):.1f}",
-                f"{cosine:.5f}",
+                f"{float(cosines.min()):.5f}",
+                f"{float(cosines.mean()):.5f}",
+                f"{own.mean:.4f} {own.interval.describe_mean()}",
+                f"{change.mean:+.4f} {change.interval.describe()}",
                 f"{statistics.median(loads[key]):.1f}",
             ]
         )
     table(
-        f"encoder runtimes ({args.model}; {len(texts)} texts of {args.described}, title + text cut to {MAX_CHARS} "
-        f"chars; "
-        f"{args.rounds} alternating round(s); {len(queries)} single queries per runtime and round)",
-        ["runtime-precision", "texts/s", "vs torch fp32", "query ms p50", "min cosine to fp32", "load (1m)"],
+        f"encoder runtimes ({args.model}; {len(found.texts)} texts of {args.described}, title + text cut to "
+        f"{MAX_CHARS} chars, the {len(found.queries)} claims' judged abstracts first; {args.rounds} alternating "
+        f"round(s); {len(queries)} single queries per runtime and round; dense nDCG@10 over the "
+        f"{len(found.queries)} claims on these texts, 95% bootstrap intervals, the change paired per claim)",
+        [
+            "runtime-precision",
+            "texts/s",
+            "vs torch fp32",
+            "query ms p50",
+            "min cosine to fp32",
+            "mean cosine",
+            f"nDCG@10 (n={len(found.queries)})",
+            "Δ nDCG@10 vs fp32",
+            "load (1m)",
+        ],
         rows,
     )
     if chosen in query_ms:
@@ -198,6 +302,54 @@ def speed_table(
             f"the collection's embedder key): {statistics.median(query_ms[chosen]):.1f} ms p50 here, against "
             f"{statistics.median(query_ms[baseline]):.1f} ms with torch fp32"
         )
+
+
+def emulated_table(
+    record: dict,
+    baseline: str,
+    rates: dict[str, list[float]],
+    vectors: dict[str, np.ndarray],
+    ndcg: dict[str, list[float]],
+    found: Slice,
+) -> None:
+    """What auto picks on a CPU without bf16 or AMX, emulated here, and each refusal's reason."""
+    from workbench.evaluation.intervals import mean_interval
+
+    chosen = record["chosen"]
+    rows = []
+    for key, numbers in record["runtimes"].items():
+        why = numbers.get("error") or numbers.get("refused") or ""
+        measured = key in rates
+        rate = statistics.median(rates[key]) if measured else None
+        change = mean_interval([a - b for a, b in zip(ndcg[key], ndcg[baseline], strict=True)]) if measured else None
+        rows.append(
+            [
+                key + ("  <- auto without bf16" if key == chosen else ""),
+                "" if rate is None else f"{rate:.1f}",
+                "" if rate is None else f"{rate / statistics.median(rates[baseline]):.2f}",
+                "" if not measured else f"{float(np.min(np.sum(vectors[key] * vectors[baseline], axis=1))):.5f}",
+                "" if change is None else f"{change.mean:+.4f} {change.interval.describe()}",
+                f"{numbers.get('min_cosine', '')}",
+                why.splitlines()[0][:90] if why else "accepted",
+            ]
+        )
+    table(
+        f"emulated CPU without bf16 or AMX ({NO_BF16_ENV_TEXT}): auto's calibration again; texts/s, cosine and "
+        f"nDCG@10 change from the table above ({len(found.queries)} claims)",
+        [
+            "runtime-precision",
+            "texts/s",
+            "vs torch fp32",
+            "min cosine",
+            "Δ nDCG@10 vs fp32",
+            "calibration cosine",
+            "auto",
+        ],
+        rows,
+    )
+
+
+NO_BF16_ENV_TEXT = "WORKBENCH_NO_BF16=1: bf16 refused, OpenVINO compiled with INFERENCE_PRECISION_HINT=f32"
 
 
 def cli(home: Path, *arguments: str) -> str:

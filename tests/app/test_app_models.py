@@ -151,3 +151,30 @@ def test_a_new_collection_on_another_runtime_estimates_at_the_rate_the_demo_meas
     cost = next(text for text in texts(app, "caption") if text.startswith("One file at this size costs about"))
     assert "first guess" not in cost
     assert "at the 3.2 chunks/s this home measured for all-MiniLM-L6-v2" in cost
+
+
+def test_the_runtime_table_shows_auto_s_pick_and_why_it_refused_each_other(tmp_path: Path, open_app, monkeypatch):
+    import json
+
+    from workbench.embedding import calibration
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv(calibration.CALIBRATION_DIR_ENV, str(tmp_path / "machine"))
+    runtimes = {
+        "torch-fp32": {"texts_per_s": 13.4, "query_ms_p50": 20.0, "min_cosine": 1.0},
+        "openvino-fp32": {"texts_per_s": 15.2, "query_ms_p50": 12.0, "min_cosine": 0.99999},
+        "openvino-int8": {"texts_per_s": 25.0, "query_ms_p50": 9.0, "min_cosine": 0.985},
+        "onnx-int8": {"texts_per_s": 17.5, "query_ms_p50": 10.0, "min_cosine": 0.904},
+    }
+    record = {"chosen": calibration.choose_measured(runtimes, {}), "sample_texts": 40, "runtimes": runtimes}
+    (home / calibration.CALIBRATION_FILE).write_text(json.dumps({calibration.machine_id(): {"m": record}}))
+    app = open_app(home, page="app_pages/models.py")
+    assert not app.exception, app.exception
+    table = next(frame.value for frame in app.dataframe if "auto picks" in frame.value.columns)
+    rows = {row["runtime"]: row for row in table.to_dict("records")}
+    assert rows["openvino-fp32"]["auto picks"] == "✓" and rows["openvino-fp32"]["texts/s"] == 15.2
+    assert rows["openvino-int8"]["agreement with fp32"] == "min cosine 0.98500"
+    assert rows["openvino-int8"]["auto refuses it because"] == "min cosine 0.9850 to torch fp32, below 0.99"
+    assert rows["onnx-int8"]["auto refuses it because"] == "min cosine 0.9040 to torch fp32, below 0.99"
+    assert rows["torch-fp32"]["auto refuses it because"] == ""

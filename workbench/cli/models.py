@@ -125,7 +125,8 @@ def _print_row(row, unit: str, with_quality: bool) -> None:
     query = f"  {row.query_ms:>7.1f} ms/query" if row.query_ms is not None else ""
     export = f"  export {row.export_s:.1f} s" if row.export_s is not None else ""
     quality = f"  SciFact nDCG@10 {ndcg_text(row.quality)}" if with_quality else ""
-    print(f"    {label:<15} {row.speed:>7.1f} {unit} {ratio:>6}{query}  {row.agreement}{export}{quality}")
+    refused = f"  auto refuses it: {row.refused}" if row.refused else ""
+    print(f"    {label:<15} {row.speed:>7.1f} {unit} {ratio:>6}{query}  {row.agreement}{export}{quality}{refused}")
 
 
 def _download(name: str | None, keep_free_mb: float | None) -> int:

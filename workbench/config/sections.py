@@ -98,14 +98,15 @@ class EmbeddingConfig:
     runtime: str = setting(
         AUTO_RUNTIME,
         "what runs the encoder: auto (a new collection takes the fastest runtime and precision this "
-        "machine's calibration found with cosine ≥ 0.999 to torch fp32), torch, openvino or onnx; fixed per "
-        "collection",
+        "machine's calibration found with cosine ≥ 0.999 to torch fp32, ≥ 0.99 for int8 on texts it was not "
+        "calibrated on), torch, openvino or onnx; fixed per collection",
         choices=(AUTO_RUNTIME,),
         plugins="encoder runtime",
     )
     precision: str = setting(
         "fp32",
-        "encoder arithmetic: fp32; bf16 (torch, openvino); int8 (onnx, dynamic quantization); ignored under auto",
+        "encoder arithmetic: fp32; bf16 (torch, openvino); int8 (openvino: static, per channel; onnx: "
+        "dynamic, per tensor); ignored under auto",
         choices=PRECISIONS,
     )
 
@@ -341,7 +342,8 @@ class RerankConfig:
     )
     precision: str = setting(
         "fp32",
-        "cross_encoder arithmetic: fp32; bf16 (torch, openvino); int8 (onnx, dynamic quantization); ignored under auto",
+        "cross_encoder arithmetic: fp32; bf16 (torch, openvino); int8 (openvino: static, per channel; onnx: "
+        "dynamic, per tensor); ignored under auto",
         choices=PRECISIONS,
     )
     timeout_s: float = setting(

@@ -2,9 +2,12 @@
 
 Calibration encodes a fixed sample with torch fp32 and with every other runtime and precision
 this machine can run, and picks the fastest whose vectors keep a cosine of at least
-``MIN_COSINE`` to fp32's on every text. The numbers (texts/s, single-query ms, min cosine, and
-the load average they ran at) go to ``encoder_calibration.json`` in the home, under this
-machine's CPU and the model, so the next collection reads the choice instead of measuring.
+``MIN_COSINE`` to fp32's on every text (``MIN_COSINE_INT8`` for int8, whose quantization was
+calibrated on other texts) and, where ``bench_encode.py --ndcg`` recorded it for the home, lose
+no more than ``MAX_NDCG_DROP`` of SciFact nDCG@10; each refused runtime's record says why. The
+numbers (texts/s, single-query ms, min cosine, and the load average they ran at) go to
+``encoder_calibration.json`` in the home, under this machine's CPU and the model, so the next
+collection reads the choice instead of measuring.
 
 The demo embeds on torch fp32 without calibrating (a newcomer should not wait for it), so once it
 is loaded the app measures its model in the background (``calibrate_in_background``, at the
@@ -17,7 +20,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import platform
 import statistics
 import threading
 import time
@@ -31,6 +33,8 @@ import numpy as np
 from workbench.config import AUTO_RUNTIME, EmbeddingConfig
 from workbench.embedding.base import Embedder
 from workbench.embedding.endpoint import is_endpoint_model
+from workbench.embedding.machine import machine_id
+from workbench.embedding.quality import read_quality
 from workbench.embedding.registry import get_embedder, is_registered
 from workbench.embedding.runtimes import RUNTIMES, TORCH_FP32, check_runtime, open_runtime, runtime_key
 
@@ -38,6 +42,12 @@ log = logging.getLogger(__name__)
 
 CALIBRATION_FILE = "encoder_calibration.json"
 MIN_COSINE = 0.999
+#: int8's bar: a quantized encoder never reaches 0.999, and 0.99 keeps SciFact's nDCG@10; measured
+#: on ``calibration_sample``, which shares no text with the quantization's own (``static_int8``)
+MIN_COSINE_INT8 = 0.99
+#: the most SciFact nDCG@10 (dense or hybrid) a runtime may lose against torch fp32, when
+#: ``bench/bench_encode.py --ndcg`` recorded it for the home (``workbench.embedding.quality``)
+MAX_NDCG_DROP = 0.005
 #: pins what auto resolves to (``openvino-bf16``, ``torch-fp32``) without calibrating: for
 #: reproducible runs, and for the test suite, which must not calibrate in every temporary home
 PIN_ENV = "WORKBENCH_EMBEDDING_RUNTIME"
@@ -70,19 +80,6 @@ def calibration_sample(count: int = 40) -> list[str]:
     """A fixed sample of ``count`` texts of 1 to 8 sentences, English and Chinese."""
     n = len(_SENTENCES)
     return [" ".join(_SENTENCES[(i + j) % n] for j in range(1 + (i * 5) % 8)) for i in range(count)]
-
-
-def machine_id() -> str:
-    """The CPU the numbers belong to: a home moved to another machine calibrates again."""
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
-            if line.lower().startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model} ({os.cpu_count()} cpus)"
 
 
 @dataclass(frozen=True)
@@ -176,6 +173,34 @@ def measure_candidates(
     return results, measuring, loading
 
 
+def refusal(key: str, numbers: dict, quality: dict | None = None) -> str:
+    """Why auto must not pick the runtime ``key`` (``openvino-int8``) with these calibration
+    ``numbers`` and this SciFact ``quality`` record; "" when it may."""
+    if "error" in numbers:
+        return "cannot run here"
+    bar = MIN_COSINE_INT8 if key.endswith("-int8") else MIN_COSINE
+    cosine = numbers.get("min_cosine", 0.0)
+    if cosine < bar:
+        return f"min cosine {cosine:.4f} to torch fp32, below {bar}"
+    lost = (quality or {}).get("vs_torch_fp32") or {}
+    for mode, delta in sorted(lost.items()):
+        if isinstance(delta, (int, float)) and delta < -MAX_NDCG_DROP:
+            return f"SciFact nDCG@10 {mode} {delta:+.4f} against torch fp32, more than {MAX_NDCG_DROP} lost"
+    return ""
+
+
+def choose_measured(results: dict[str, dict], quality: dict[str, dict]) -> str:
+    """The fastest runtime key that ``refusal`` lets through; each refused one gets its reason
+    (``results[key]["refused"]``), which the Models page and ``models list`` show. Torch fp32, the
+    reference, is never refused."""
+    for key, numbers in results.items():
+        why = refusal(key, numbers, quality.get(key))
+        if why and "error" not in numbers:
+            numbers["refused"] = why
+    usable = {k: v for k, v in results.items() if k == runtime_key(*TORCH_FP32) or not refusal(k, v, quality.get(k))}
+    return max(usable, key=lambda k: usable[k]["texts_per_s"])
+
+
 def calibrate(home: Path, model: str, sample: int = 40) -> dict:
     """Measure every runtime and precision this machine can run on ``model``; record and return it.
 
@@ -196,11 +221,11 @@ def calibrate(home: Path, model: str, sample: int = 40) -> dict:
     results = {runtime_key(*TORCH_FP32): numbers, **results}
     measuring += candidates_measuring
     export_seconds += candidates_loading
-    usable = {k: v for k, v in results.items() if v.get("min_cosine", 0) >= MIN_COSINE}
-    chosen = max(usable, key=lambda k: usable[k]["texts_per_s"])
+    chosen = choose_measured(results, read_quality(home).get(model, {}))
     record = {
         "chosen": chosen,
         "min_cosine": MIN_COSINE,
+        "min_cosine_int8": MIN_COSINE_INT8,
         "sample_texts": len(texts),
         "seconds": round(measuring, 1),
         "export_seconds": round(export_seconds, 1),

@@ -21,7 +21,7 @@ import json
 import os
 from pathlib import Path
 
-from workbench.embedding.calibration import machine_id
+from workbench.embedding.machine import machine_id
 
 QUALITY_FILE = "encoder_quality.json"
 

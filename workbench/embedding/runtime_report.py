@@ -66,6 +66,8 @@ class RuntimeRow:
     export_s: float | None  # the first export's seconds, apart from the measuring
     quality: RuntimeQuality | None = None
     unavailable: str = ""
+    #: why auto would not pick it though it runs (``calibration.refusal``); "" when accepted
+    refused: str = ""
 
 
 def rows_from_record(
@@ -95,6 +97,7 @@ def rows_from_record(
                 agreement,
                 numbers.get("export_s"),
                 (quality or {}).get(key),
+                refused=str(numbers.get("refused", "")),
             )
         )
     return rows
@@ -150,6 +153,7 @@ def table_cells(row: RuntimeRow, unit: str) -> dict:
         "SciFact nDCG@10 dense (Δ fp32)": _ndcg_cell(quality, "dense"),
         "SciFact nDCG@10 hybrid (Δ fp32)": _ndcg_cell(quality, "hybrid"),
         "unavailable": row.unavailable,
+        "auto refuses it because": row.refused,
     }
 
 

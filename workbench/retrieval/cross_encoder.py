@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -92,17 +92,30 @@ def torch_scorer(model: CrossEncoder, precision: str) -> Callable[[Pairs], np.nd
 
 def exported_scorer(model: CrossEncoder, folder: Path, runtime: str, precision: str) -> Callable[[Pairs], np.ndarray]:
     """The model's graph exported to ``runtime`` (made once, cached beside the encoder exports)."""
-    if runtime == "openvino":
-        from workbench.embedding.openvino_runtime import export_openvino as export
-        from workbench.embedding.openvino_runtime import open_openvino as open_graph
-
-        variant = "rerank-openvino"  # bf16 is a compile hint: one graph serves both precisions
-    else:
-        from workbench.embedding.onnx_runtime import export_onnx as export
-        from workbench.embedding.onnx_runtime import open_onnx as open_graph
-
-        variant = f"rerank-onnx-{precision}"
     names = graph_inputs(model, PROBE[:1])
+    export: Callable[[Path, Any, tuple[Any, ...], tuple[str, ...], str], None]
+    open_graph: Callable[[Path, str], Any]
+    if runtime == "openvino":
+        from workbench.embedding.openvino_runtime import export_openvino, open_openvino, openvino_variant
+
+        def features(texts: list[str]) -> list[np.ndarray]:
+            # int8 calibrates on the calibration texts as (first sentence, whole passage) pairs:
+            # a query-like line and a passage, the cross-encoder's two inputs
+            found = tokenize(model, [(text.split(". ")[0], text) for text in texts])
+            return [found[n].numpy().astype(np.int64) for n in names]
+
+        def export_calibrated(
+            target: Path, graph: Any, example: tuple[Any, ...], inputs: tuple[str, ...], at: str
+        ) -> None:
+            export_openvino(target, graph, example, inputs, at, features)
+
+        export, open_graph = export_calibrated, open_openvino
+        variant = openvino_variant(precision, "rerank-openvino")  # bf16 is a compile hint: fp32's graph
+    else:
+        from workbench.embedding.onnx_runtime import export_onnx, open_onnx
+
+        export, open_graph = export_onnx, open_onnx
+        variant = f"rerank-onnx-{precision}"
     activation = model.activation_fn
     if activation is None:  # CrossEncoder always sets one (its default when given none)
         raise RerankerLoadError(f"cross-encoder at {folder} has no activation function to apply to its raw scores")

@@ -33,6 +33,9 @@ ATOL = {
     ("torch", "bf16"): 0.1,
     ("openvino", "fp32"): 1e-4,
     ("openvino", "bf16"): 0.1,
+    # static int8 quantizes activations too, with scales calibrated on real text: this model's
+    # random activations fall outside them (seen: 0.40 off); auto's tau check refuses it then
+    ("openvino", "int8"): 0.5,
     ("onnx", "fp32"): 1e-4,
     ("onnx", "int8"): 0.3,
 }
