@@ -482,7 +482,7 @@ MATH_HTML = f"""<h1>Notes on Units and Formulas</h1>
 _LIST_LINE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s")
 
 
-def _markdown_html(reference: str) -> str:
+def markdown_html(reference: str) -> str:
     """The reference as HTML. CommonMark lets a list or a table interrupt a paragraph;
     python-markdown wants a blank line first, so one is put there (the Markdown means the same)."""
     import markdown
@@ -622,7 +622,7 @@ def sources() -> list[Source]:
 
 
 def _page_html(source: Source) -> str:
-    body = source.html or _markdown_html(source.reference)
+    body = source.html or markdown_html(source.reference)
     if source.name == "en-two-column":
         title, rest = body.split("</h1>", 1)
         body = f'{title}</h1><div class="cols">{rest}</div>'

@@ -10,6 +10,7 @@ same bytes. The golden sets ``bench/golden/zh-handbook.jsonl`` (Chinese question
 quotes, so they survive any chunking.
 
     python bench/zh_handbook.py OUT.md        # write it, to ingest it yourself
+    python bench/zh_handbook.py OUT.pdf       # printed to PDF by Chromium, as a user's handbook would be
 """
 
 from __future__ import annotations
@@ -108,8 +109,39 @@ def handbook_markdown(seeds: Path = SEEDS, chapters: int | None = None) -> str:
     return "\n".join(parts)
 
 
+def write_pdf(path: Path, markdown: str) -> Path:
+    """``markdown`` printed to an A4 PDF by Chromium (the held-out PDF set's producer and style):
+    the handbook as a user would bring it, with page breaks, running text and tables to parse."""
+    from playwright.sync_api import sync_playwright
+
+    from bench.make_pdf_heldout import BASE_CSS, markdown_html
+
+    html = (
+        '<!doctype html><html lang="zh"><head><meta charset="utf-8">'
+        f"<style>{BASE_CSS}</style></head><body>{markdown_html(markdown)}</body></html>"
+    )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            page = browser.new_page()
+            page.set_content(html, wait_until="load")
+            page.evaluate("document.fonts.ready")
+            margin = {side: "20mm" for side in ("top", "right", "bottom", "left")}
+            page.pdf(path=str(path), format="A4", print_background=True, margin=margin)
+        finally:
+            browser.close()
+    return path
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        sys.exit("usage: python bench/zh_handbook.py OUT.md")
-    Path(sys.argv[1]).write_text(handbook_markdown(), encoding="utf-8")
-    print(f"wrote {sys.argv[1]}")
+        sys.exit("usage: python bench/zh_handbook.py OUT.md|OUT.pdf")
+    out = Path(sys.argv[1])
+    if out.suffix.lower() == ".pdf":
+        sys.path.insert(0, str(REPO))
+        write_pdf(out, handbook_markdown())
+    else:
+        out.write_text(handbook_markdown(), encoding="utf-8")
+    print(f"wrote {out}")
