@@ -128,8 +128,10 @@ def write_pdf(path: Path, markdown: str) -> Path:
             page = browser.new_page()
             page.set_content(html, wait_until="load")
             page.evaluate("document.fonts.ready")
-            margin = {side: "20mm" for side in ("top", "right", "bottom", "left")}
-            page.pdf(path=str(path), format="A4", print_background=True, margin=margin)
+            page.pdf(
+                path=str(path), format="A4", print_background=True,
+                margin={"top": "20mm", "right": "20mm", "bottom": "20mm", "left": "20mm"},
+            )  # fmt: skip
         finally:
             browser.close()
     return path
