@@ -292,12 +292,13 @@ def pages(count: int, runtime_choice: str, workers: int, per_document: int | Non
     }
     written = time.perf_counter() - written
     bench = Workbench(root / "home")
-    rows, composition = [], {}
+    rows: list[list] = []
+    composition: dict[str, int] = {}
     for collection, (name, files) in zip(("first", "main"), folders.items(), strict=True):
         for item in files:
             kind = f"{item.producer} {item.language}"
             composition[kind] = composition.get(kind, 0) + item.pages * (collection == "main")
-        planned = []
+        planned: list = []
         spans = Spans()
 
         def progress(event, spans=spans, planned=planned) -> None:

@@ -147,7 +147,9 @@ def print_with_chromium(jobs: list[tuple[Path, str]]) -> None:
                 page.set_content(document_html, wait_until="load")
                 page.evaluate("document.fonts.ready")
                 page.pdf(
-                    path=str(path), format="A4", margin={side: "18mm" for side in ("top", "right", "bottom", "left")}
+                    path=str(path),
+                    format="A4",
+                    margin={"top": "18mm", "right": "18mm", "bottom": "18mm", "left": "18mm"},
                 )
         finally:
             browser.close()
