@@ -34,7 +34,7 @@ def measured_rate(home: Path, key: str) -> tuple[float, str] | None:
     and a collection made with auto may run another). None before this home's first real ingest."""
     try:
         rates = json.loads((home / RATES_FILE).read_text(encoding="utf-8"))
-        measured = {name: float(value) for name, value in rates.items() if name != LOAD_KEY}
+        measured = {name: float(value) for name, value in rates.items() if name not in (LOAD_KEY, PARSE_KEY)}
     except (OSError, ValueError, AttributeError, TypeError):
         return None
     model = key.split("@", 1)[0]
@@ -265,15 +265,63 @@ def estimate_chunks(
 
 
 #: seconds assumed to parse one file of each kind (a picture: OCR; a PDF: layout analysis), for
-#: the split of the progress bar and the time estimate
+#: the split of the progress bar and the time estimate, before this home has timed its own parses
 PARSE_S = {".pdf": 1.5, ".docx": 0.5, ".pptx": 0.5, ".xlsx": 0.5, ".html": 0.2, ".htm": 0.2}
 IMAGE_PARSE_S = 4.0
 TEXT_PARSE_S = 0.05
+#: the key in ``RATES_FILE`` under which parse times are kept: per file type, the worker seconds and
+#: the characters of text they produced, summed over this home's recent ingests
+PARSE_KEY = "parse"
+#: a file type's parse time is trusted once this many characters were timed (a few pages)
+PARSE_MIN_CHARACTERS = 5_000
+#: how far one ingest's parses move a type's remembered totals: old totals are scaled so they weigh
+#: as at most this many characters (a new machine, a new parser version is learned within a run)
+PARSE_MEMORY_CHARACTERS = 2_000_000
 
 
-def parse_seconds(name: str) -> float:
+def parse_seconds(name: str, characters: int | None = None, home: Path | None = None) -> float:
+    """Worker seconds to parse ``name``: from the rate this home measured for its type when there
+    is one and the text's size is known (parse time follows the text a file holds: pages, cells,
+    slides), else the stated guess per file."""
     suffix = PurePath(name).suffix.lower()
+    if characters is not None and home is not None:
+        rate = parse_rate(home, suffix)
+        if rate is not None:
+            return characters / rate
     return IMAGE_PARSE_S if suffix in IMAGE_SUFFIXES else PARSE_S.get(suffix, TEXT_PARSE_S)
+
+
+def parse_rate(home: Path, suffix: str) -> float | None:
+    """Characters of text one parse worker produced per second for ``suffix`` files in this home."""
+    try:
+        rates = json.loads((home / RATES_FILE).read_text(encoding="utf-8"))
+        seconds, characters = (rates.get(PARSE_KEY) or {}).get(suffix, (0.0, 0))
+        seconds, characters = float(seconds), int(characters)
+    except (OSError, ValueError, AttributeError, TypeError):
+        return None
+    if characters < PARSE_MIN_CHARACTERS or seconds <= 0:
+        return None
+    return characters / seconds
+
+
+def remember_parses(home: Path, timed: dict[str, tuple[float, int]]) -> None:
+    """Add one ingest's parses (suffix -> (worker seconds, characters)) to the home's totals."""
+    timed = {suffix: value for suffix, value in timed.items() if value[0] > 0 and value[1] > 0}
+    if not timed:
+        return
+    path = home / RATES_FILE
+    try:
+        rates = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+        kept = rates.setdefault(PARSE_KEY, {})
+        for suffix, (seconds, characters) in timed.items():
+            old_seconds, old_characters = kept.get(suffix, (0.0, 0))
+            scale = min(1.0, PARSE_MEMORY_CHARACTERS / old_characters) if old_characters else 1.0
+            kept[suffix] = [round(old_seconds * scale + seconds, 3), int(old_characters * scale) + characters]
+        temporary = path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(rates, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(temporary, path)
+    except (OSError, ValueError, AttributeError, TypeError):
+        log.debug("could not record the parse times in %s", path)
 
 
 @dataclass(frozen=True)
@@ -287,11 +335,22 @@ class IngestEstimate:
     embed_s: float
     load_s: float = 0.0
     workers: int = 1
+    #: parse workers read files while this process embeds: the two stages run at once. The rates
+    #: are measured in such runs (the encoder slowed by the parses beside it, and the other way
+    #: round), so the slower stage is the run's length
+    overlapped: bool = True
+
+    @property
+    def reading_s(self) -> float:
+        return self.parse_s / max(self.workers, 1)
 
     @property
     def seconds(self) -> float:
-        """Load, then reading and embedding, which overlap only in part: their sum, as an upper end."""
-        return self.load_s + self.parse_s / max(self.workers, 1) + self.embed_s
+        """Reading, and loading then embedding: the slower of the two when they overlap (the workers
+        read while the model loads), else their sum."""
+        if self.overlapped:
+            return max(self.reading_s, self.load_s + self.embed_s)
+        return self.load_s + self.reading_s + self.embed_s
 
 
 def describe_duration(seconds: float) -> str:

@@ -43,6 +43,7 @@ from workbench.ingestion.estimates import (
     FALLBACK_CHUNK_RATE,
     PEEK_MAX_BYTES,
     IngestEstimate,
+    TextSize,
     chunk_rate,
     describe_duration,
     describe_estimate,
@@ -166,13 +167,16 @@ def _ingest(
                 writer.failure(source, sha, too_big, replaces=known is not None)
                 progress(Progress("failed", source.name, position, total, too_big))
                 continue
-            planned_chunks += _planned_chunks(source, layouts[0], window)
-            planned_parse_s += 0.0 if source.markdown is not None else parse_seconds(source.name)
+            size = _text_size(source)
+            planned_chunks += estimate_chunks(size.characters, layouts[0].chunking, size.tokens, window)
+            if source.markdown is None:  # ready Markdown is not parsed
+                planned_parse_s += parse_seconds(source.name, size.characters if size.read else None, home)
             documents[position] = PendingDocument(source, sha, known is not None, ParseOutcome(position, source.name))
             tasks.append(_task(position, source, layouts, limits, rate))
         if tasks:
             load_s = pending_load_s(home, get_embedder(layouts[0].embedding_model))
-            workers = min(worker_count(limits), len(tasks))
+            parsed_here = sum(1 for task in tasks if task.markdown is None)
+            workers = max(1, min(worker_count(limits), parsed_here))
             planned = IngestEstimate(
                 files=len(tasks),
                 chunks=planned_chunks,
@@ -181,10 +185,12 @@ def _ingest(
                 load_s=load_s or 0.0,
                 workers=workers,
             )
-            reading = f" (about {describe_duration(planned.parse_s / workers)})" if planned.parse_s >= 2 else ""
+            reading = f" (about {describe_duration(planned.reading_s)})" if planned.parse_s >= 2 else ""
             report.estimate = (
                 f"{count(len(tasks), 'file')} to read{reading}, {describe_estimate(planned_chunks, rate, load_s)}"
             )
+            if reading:  # both stages take time: say what the run takes with them side by side
+                report.estimate += f"; about {describe_duration(planned.seconds)} in all, reading beside embedding"
             progress(Progress("estimate", collection_name, 0, total, report.estimate, planned))
             stream(run, tasks, documents)
         writer.close()
@@ -274,14 +280,13 @@ def _wind_down(run: IngestRun, run_id: int) -> None:
         log.warning("could not finish winding down the interrupted ingest", exc_info=True)
 
 
-def _planned_chunks(source: Source, layout: Layout, window: int | None) -> int:
-    """The chunks ``source`` is estimated to make, from its text where a cheap look reads it."""
+def _text_size(source: Source) -> TextSize:
+    """The text ``source`` holds, where a cheap look reads it (else guessed from its size): what its
+    chunks and its parse time are estimated from."""
     if source.markdown is not None:
-        size = markdown_size(source.markdown)
-    else:
-        data = source.data if source.data is not None or source.size_bytes > PEEK_MAX_BYTES else source.payload
-        size = text_size(source.name, data, source.size_bytes)
-    return estimate_chunks(size.characters, layout.chunking, size.tokens, window)
+        return markdown_size(source.markdown)
+    data = source.data if source.data is not None or source.size_bytes > PEEK_MAX_BYTES else source.payload
+    return text_size(source.name, data, source.size_bytes)
 
 
 def _size_violation(source: Source, limits: IngestConfig, layout: Layout, rate: float | None) -> str | None:

@@ -111,6 +111,9 @@ class IngestReport:
     files_total: int = 0
     #: the most resident memory any parse worker reached (MB), as the pool measured it
     peak_parse_rss_mb: float = 0.0
+    #: seconds parse workers spent on the files that parsed (summed over the workers), and the workers
+    parse_s: float = 0.0
+    parse_workers: int = 0
     llm_calls: list[LlmCall] = field(default_factory=list)  # chunk enrichment
     notes: list[str] = field(default_factory=list)
     #: sources whose bytes were ingested before, parsed again because a newer parser reads their type

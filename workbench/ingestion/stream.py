@@ -12,7 +12,7 @@ import threading
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from store.embedding_cache import cached_hashes
 from workbench.chunking.preparation import finish_chunks, fitted_to_window, split_document
 from workbench.config import IngestConfig
 from workbench.embedding import Embedder, get_embedder
-from workbench.ingestion.estimates import remember_load, remember_rate
+from workbench.ingestion.estimates import remember_load, remember_parses, remember_rate
 from workbench.ingestion.sources import MB, IngestReport, Progress, ProgressCallback, excess_tokens
 from workbench.ingestion.workers import ParseOutcome, ParsePool, ParseTask, run_task
 from workbench.ingestion.writer import CatalogWriter, PendingDocument
@@ -140,6 +140,8 @@ def stream(run: IngestRun, tasks: list[ParseTask], documents: dict[int, PendingD
     producer = threading.Thread(target=produce, name="ingest-parse", daemon=True)
     producer.start()
     embedding = _Embedding(run)
+    #: worker seconds and characters parsed, per file type: the next estimate's parse rates
+    parses: dict[str, tuple[float, int]] = {}
     group: list[PendingDocument] = []
     texts_in_group = done_files = 0
     wanted = min(FIRST_EMBED_GROUP, EMBED_GROUP)
@@ -170,6 +172,8 @@ def stream(run: IngestRun, tasks: list[ParseTask], documents: dict[int, PendingD
                     progress(Progress("failed", document.source.name, done_files, total, outcome.reason))
                     continue
                 progress(Progress("parse", document.source.name, done_files, total))
+                if document.source.markdown is None:
+                    _time_parse(parses, outcome)
                 document.outcome = outcome
                 _load_models(run, embedders)
                 _prepare(document, layouts, embedders, run.llm, report)
@@ -192,10 +196,22 @@ def stream(run: IngestRun, tasks: list[ParseTask], documents: dict[int, PendingD
         producer.join(timeout=30)
         for model, (texts, seconds) in embedding.throughput.items():
             remember_rate(run.home, model, texts, seconds)
+        remember_parses(run.home, parses)
+        report.parse_s = sum(seconds for seconds, _ in parses.values())
+        report.parse_workers = min(pool.size, sum(1 for task in tasks if task.markdown is None))
         for layout in layouts:
             measured = getattr(get_embedder(layout.embedding_model), "load_seconds", None)
             if measured:
                 remember_load(run.home, layout.embedding_model, measured)
+
+
+def _time_parse(parses: dict[str, tuple[float, int]], outcome: ParseOutcome) -> None:
+    """Add a worker's parse of one file to the run's totals for its type."""
+    if outcome.parsed is None:
+        return
+    suffix = PurePath(outcome.name).suffix.lower()
+    seconds, characters = parses.get(suffix, (0.0, 0))
+    parses[suffix] = (seconds + outcome.elapsed_s, characters + len(outcome.parsed.markdown))
 
 
 def _load_models(run: IngestRun, embedders: dict[str, Embedder]) -> None:
