@@ -92,6 +92,7 @@ for kind, title in KIND_TITLES.items():
     rows = [row for row in all_rows if row.card.kind == kind]
     model_table(rows)
     model_actions(rows)
+other_model()
+# last: the tables read the home's calibration, and the download box above must not wait for them
 st.subheader("Encoder runtimes on this machine (embedding.runtime, rerank.runtime)")
 runtime_panel(session.workbench(), None, page="models")
-other_model()

@@ -23,7 +23,10 @@ the PDFs this module writes).
 
 from __future__ import annotations
 
+import contextlib
 import html
+import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,7 +142,7 @@ def print_with_chromium(jobs: list[tuple[Path, str]]) -> None:
 
     if not CHROMIUM.exists():
         raise SystemExit(f"the second PDF producer {NEEDS_CHROMIUM}")
-    with sync_playwright() as playwright:
+    with _short_tmpdir(), sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()
@@ -153,3 +156,19 @@ def print_with_chromium(jobs: list[tuple[Path, str]]) -> None:
                 )
         finally:
             browser.close()
+
+
+@contextlib.contextmanager
+def _short_tmpdir() -> Iterator[None]:
+    """Chromium's profile, made in ``$TMPDIR``, holds a Unix socket whose path must stay under about
+    100 bytes: a test's deep temporary folder is too long ("Socket path too long"), so Playwright's
+    driver starts with ``/tmp`` for the time of the printing."""
+    kept = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = "/tmp"
+    try:
+        yield
+    finally:
+        if kept is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = kept

@@ -80,7 +80,7 @@ def pick(page, widget_key: str, option: str) -> None:
 def download_by_id(page, name: str, *, expect_progress: bool = True):
     from playwright.sync_api import expect
 
-    page.locator(".st-key-models_other_id input").fill(name)
+    page.locator(".st-key-models_other_id input").fill(name, timeout=STEP_S * 1000)
     page.locator(".st-key-models_other_id input").press("Enter")
     settle(page)
     button = page.get_by_role("button", name=f"Download {name}")
