@@ -9,16 +9,20 @@ a PPTX, a PNG of text (read by OCR), a Markdown and a Chinese text file. Each se
 by rare codes (``KX-204``, ``QF-318``).
 
 The LLM is a local fake OpenAI-compatible server (``tests/fake_openai.py``) that writes each
-specific and abstract question from the passage it is given: it quotes a sentence of the passage
-naming a part code and asks about that code and one other word of the sentence, phrased unlike
-the text ("Which rule applies to the torque of KX-204?"). Such questions favour exact keyword matching
-(BM25), and the English-only default embedding model reads the Chinese half poorly: a study can
-find that honestly. Multi-hop and unanswerable questions get the fake's usual replies, which
+specific and abstract question from the passage it is given, quoting a sentence of the passage
+that names a part code. A specific question asks about that code and one other word of the
+sentence, phrased unlike the text ("Which rule applies to the torque of KX-204?"); an abstract one
+asks for the code by its part and number ("Which unit's valve goes with 425?"), which many
+sentences of the same template nearly match. Such questions favour exact keyword matching (BM25)
+over the default hybrid, whose English-only embedding model finds every sentence of a template
+alike: a study can find that honestly. Multi-hop and unanswerable questions get the fake's usual replies, which
 quote a passage's first sentence (sometimes the boilerplate: it closes every section, so a quote
 of it occurs in more places than ``synth.max_quote_places`` and the question is dropped, counted).
 
 Then, with nothing chosen but the collection and the golden set (``workbench.service.tune_flow``:
-the defaults of ``tune -c C --golden G``): the plan, the study, the verdict with both means and
+the defaults of ``tune -c C --golden G``): the plan; when it finds the set short, its offer taken
+as a user takes it in the app ("Write about N more questions", ``tune --grow-golden``) and the
+plan again on the grown set; the study, the verdict with both means and
 the gain, the preset saved only when the gain holds, one MCP query with that preset over stdio
 (the launch the app shows), and a fresh golden set written later by "another model" (the fake
 quoting a different code sentence of each passage) on which ``check --preset P --golden FRESH``
@@ -71,6 +75,7 @@ ZH_PARTS = [
     ("压缩机", "滤芯", "活塞", "歧管", "传感器", "阻尼器"),
     ("输送机", "托辊", "皮带", "张紧器", "滑轮", "护罩"),
 ]
+PART_WORDS = {word for parts in EN_PARTS + ZH_PARTS for word in parts}
 EN_TEMPLATES = (
     "Unit {code} uses a {a} that must be inspected every {n} operating hours.",
     "The {b} of part {code} is replaced when wear exceeds {m} millimetres.",
@@ -186,9 +191,10 @@ def write_text(path: Path, language: str, document: int, count: int, per: int) -
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
-def write_folder(folder: Path, smoke: bool) -> list[Path]:
-    """Eleven files (ten with --smoke), English and Chinese, of six kinds."""
-    count, per = (2, 2) if smoke else (6, 3)
+def write_folder(folder: Path, smoke: bool, count: int = 16, per: int = 4) -> list[Path]:
+    """Eleven files (ten with --smoke), English and Chinese, of six kinds; ``count`` sections of
+    ``per`` sentences each."""
+    count, per = (2, 2) if smoke else (count, per)
     folder.mkdir(parents=True, exist_ok=True)
     files = []
     for number in range(3):
@@ -240,16 +246,41 @@ def rare_term_question(sentence: str) -> str:
     match = CODE.search(sentence)
     code = match.group(0) if match else "the part"
     turn = sum(map(ord, code))
+    named = [word for word in sorted(PART_WORDS, key=len, reverse=True) if word in sentence.replace(code, " ")]
     if re.search(r"[\u4e00-\u9fff]", sentence):
-        words = re.findall(r"[\u4e00-\u9fff]{2,3}", sentence.split(code)[-1])
-        other = words[0][:2] if words else "部件"
+        other = named[0] if named else "部件"
         return ZH_QUESTIONS[turn % len(ZH_QUESTIONS)].format(code=code, other=other)
-    words = sorted(
-        {w for w in re.findall(r"[a-z]{4,}", sentence.lower()) if w not in {"must", "when", "that", "every", "after"}},
-        key=lambda w: (-len(w), w),
-    )
-    other = words[0] if words else "maintenance"
+    other = named[0] if named else "maintenance"
     return EN_QUESTIONS[turn % len(EN_QUESTIONS)].format(code=code, other=other)
+
+
+EN_WHICH = (
+    "Which unit's {part} goes with {number}?",
+    "Which part code has the {part} figure of {number}?",
+    "For which code is {number} the number given for its {part}?",
+)
+ZH_WHICH = (
+    "哪个编号的{part}对应{number}？",
+    "{part}的数值为{number}的是哪个部件编号？",
+)
+
+
+def which_code_question(sentence: str) -> str | None:
+    """A question that asks for the sentence's part code by its part and number, without naming
+    the code: the answer turns on one number and one word the sentence shares with many others,
+    which exact matching weighs and a general-purpose embedding model mostly does not."""
+    match = CODE.search(sentence)
+    if match is None:
+        return None
+    rest = sentence.replace(match.group(0), " ")
+    numbers = re.findall(r"\d+", rest)
+    parts = [word for word in sorted(PART_WORDS, key=len, reverse=True) if word in rest]
+    if not numbers or not parts:
+        return None
+    turn = sum(map(ord, match.group(0)))
+    chinese = re.search(r"[\u4e00-\u9fff]", sentence) is not None
+    templates = ZH_WHICH if chinese else EN_WHICH
+    return templates[turn % len(templates)].format(part=parts[0], number=numbers[0])
 
 
 def fake_endpoint(later: Callable[[], bool]):
@@ -271,9 +302,10 @@ def fake_endpoint(later: Callable[[], bool]):
             # specific: the first code sentence, abstract: the last; a later model: the next ones
             first = 0 if purpose.endswith("specific") else len(found) - 1
             sentence = found[(first + (1 if later() else 0)) % len(found)]
-            return purpose, json.dumps(
-                {"question": rare_term_question(sentence), "quote": sentence}, ensure_ascii=False
-            )
+            asked = rare_term_question(sentence)
+            if purpose.endswith("abstract"):
+                asked = which_code_question(sentence) or asked
+            return purpose, json.dumps({"question": asked, "quote": sentence}, ensure_ascii=False)
 
     return RareTermFake().start()
 
@@ -322,9 +354,11 @@ async def ask_mcp(launch, question: str) -> tuple[str, int]:
 def run(smoke: bool, home: Path, folder: Path) -> int:
     from workbench.cli import main as cli
     from workbench.config import WorkbenchConfig
+    from workbench.evaluation import golden as golden_sets
     from workbench.golden.build import plan_synth, run_synth
     from workbench.mcp_server.client_config import McpLaunch
     from workbench.service import Workbench, tune_flow
+    from workbench.service.commands import grow_golden
     from workbench.tuning.plan import plan_tune
     from workbench.tuning.tune import run_tune, save_winner
 
@@ -358,6 +392,17 @@ def run(smoke: bool, home: Path, folder: Path) -> int:
         print("plan:")
         for line in plan.describe():
             print(f"  {line}")
+        if plan.grow is not None and plan.grow.endpoint and smoke:
+            print("grow the set: left out of the smoke run (it would write hundreds of questions)")
+        elif plan.grow is not None and plan.grow.endpoint:
+            # the app's "Write about N more questions" under the plan (tune --grow-golden, MCP grow_golden)
+            grown = steps.timed("grow the set (the plan's offer)", lambda: grow_golden(bench, request, plan))
+            print(f"grown: {grown}")
+            request = tune_flow.default_request(bench, COLLECTION, golden)
+            plan = steps.timed("plan again", lambda: plan_tune(bench, request))
+            print("plan on the grown set:")
+            for line in plan.describe():
+                print(f"  {line}")
         tuned = steps.timed("tune (defaults)", lambda: run_tune(bench, request))
         verdict = tune_flow.verdict_of(tuned)
         if verdict is None:
@@ -390,8 +435,10 @@ def run(smoke: bool, home: Path, folder: Path) -> int:
             os.environ["WORKBENCH_LLM_MODEL"] = "fake-llm-later"  # another model: its own replies and journal
 
             def fresh_set():
+                # as many questions as the study's set asked for: a second opinion on fewer could not
+                # tell the reported gain from none (its power is the study's)
                 config = bench.config_for(COLLECTION)
-                n = config.tuning.first_questions
+                n = max(config.tuning.first_questions, len(golden_sets.find(golden, bench.home).queries))
                 fresh_plan = plan_synth(bench, COLLECTION, config, n=n, seed=7, out=f"{COLLECTION}-fresh")
                 return run_synth(bench, fresh_plan)
 

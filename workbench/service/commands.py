@@ -108,14 +108,15 @@ def saturation_of(result, golden, config):
     """How saturated ``golden`` is at ``result``'s level, from the run's per-query recall@10
     (``workbench.tuning.plan.Saturation``); None when the run has no recall@10."""
     from workbench.evaluation.judged import choose_level
-    from workbench.tuning.plan import SATURATION_METRIC, Saturation, saturation_fix
+    from workbench.tuning.plan import SATURATION_METRIC, saturation_from
 
     recall = result.per_query_values(SATURATION_METRIC)
     if not recall:
         return None
-    complete = sum(1 for value in recall.values() if value >= 1.0 - 1e-9)
-    fix = saturation_fix(result.level, choose_level(golden).with_spans)
-    return Saturation(result.level, len(recall), complete, config.tuning.saturated_share, fix)
+    metric = "ndcg@10"
+    scores = result.per_query_values(metric)
+    share = config.tuning.saturated_share
+    return saturation_from(result.level, recall, scores, share, choose_level(golden).with_spans, metric)
 
 
 def announce_llm_calls(configs, queries: int, quiet: bool) -> None:

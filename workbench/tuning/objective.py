@@ -7,6 +7,13 @@ judge, and per embedding model, the query vectors: a new layout is built on firs
 (``Workbench.snapshot``: chunks, the texts the embedding cache lacks, indexes), and every later
 trial on it only queries.
 
+A query's score under a configuration does not depend on which other queries it is scored with,
+so the evaluator keeps each (configuration, query) score and its time once measured: the studies
+of a nested cross-validation share four fifths of their queries, and TPE comes back to the same
+effective configuration (keys a configuration ignores count as their defaults:
+``workbench.evaluation.inputs.config_hash``) again and again, so most of a long study's queries are
+answered from what an earlier trial measured.
+
 ``tuning_objective`` closes over the tuning queries alone: the study calls it with a
 configuration and never holds the held-out part of the split.
 """
@@ -20,7 +27,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from workbench.config import WorkbenchConfig
-from workbench.evaluation.golden import GoldenSet
+from workbench.evaluation.golden import GoldenQuery, GoldenSet
+from workbench.evaluation.inputs import config_hash
 from workbench.evaluation.relevance import ChunkJudge
 from workbench.evaluation.runner import evaluate, judge_for
 from workbench.facade import WorkbenchFacade
@@ -68,6 +76,9 @@ class Evaluator:
     pace: Callable[[], object] | None = None
     _judges: dict[Layout, ChunkJudge] = field(default_factory=dict)
     _warmed: set[tuple[str, str]] = field(default_factory=set)
+    #: (configuration hash, query id, query text) -> (metric value, ms): the value None when the
+    #: query has no score at this level, the time None when it was not run (skipped)
+    _measured: dict[tuple[str, str, str], tuple[float | None, float | None]] = field(default_factory=dict)
 
     def _check_cancel(self) -> None:
         if self.cancel is not None and self.cancel.is_set():
@@ -90,21 +101,38 @@ class Evaluator:
         return found
 
     def score(self, golden: GoldenSet, config: WorkbenchConfig) -> Score:
-        """Evaluate ``config`` on ``golden``'s queries."""
+        """Evaluate ``config`` on ``golden``'s queries (those it was scored on before, from memory)."""
         self._check_cancel()
+        configuration = config_hash(config)
+
+        def key(query: GoldenQuery) -> tuple[str, str, str]:
+            return configuration, query.id, query.query
+
+        unmeasured = tuple(q for q in golden.queries if key(q) not in self._measured)
+        if unmeasured:
+            self._measure(GoldenSet(golden.name, unmeasured), config, key)
+        measured = [(q.id, *self._measured[key(q)]) for q in golden.queries]
+        per_query = {query_id: value for query_id, value, _ in measured if value is not None}
+        timings = [ms for _, _, ms in measured if ms is not None]
+        mean = float(np.mean(list(per_query.values()))) if per_query else 0.0
+        return Score(mean, p95(timings), per_query, len(per_query))
+
+    def _measure(
+        self, golden: GoldenSet, config: WorkbenchConfig, key: Callable[[GoldenQuery], tuple[str, str, str]]
+    ) -> None:
         judge = self.judge(config)
         model = config.embedding.key
         if needs_query_vectors(config) and (model, golden.name) not in self._warmed:
             self.bench.embed_queries(model, [q.query for q in golden.queries])
             self._warmed.add((model, golden.name))
-        timings: list[float] = []
+        timings: dict[str, float] = {}
 
         def run_query(text: str, run_config: WorkbenchConfig) -> Trace:
             self._check_cancel()
             if self.pace is not None:
                 self.pace()  # before the clock starts: a trial's p95 is its own queries' time
             trace = self.bench.query(text, self.collection, run_config)
-            timings.append(trace.total_ms)
+            timings[text] = trace.total_ms
             return trace
 
         result = evaluate(
@@ -117,8 +145,10 @@ class Evaluator:
             metric_names=(self.metric,),
             stages=False,  # a trial is judged by its final ranking only
         )
-        per_query = result.per_query_values(self.metric)
-        return Score(result.metrics[self.metric], p95(timings), per_query, len(per_query))
+        values = result.per_query_values(self.metric)
+        for query in golden.queries:
+            value = values.get(query.id)
+            self._measured[key(query)] = (value, timings.get(query.query))
 
 
 Objective = Callable[[WorkbenchConfig], Score]

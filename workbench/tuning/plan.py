@@ -9,7 +9,10 @@ study (``tune``) or a comparison can show on it; CLI ``tune`` prints the plan be
   holdout (``workbench.tuning.split.choose_split``);
 - **saturation**: when the starting configuration already ranks every relevant item in the top 10
   (recall@10 = 1) for at least ``tuning.saturated_share`` of the queries, no configuration can
-  show a gain at that level; the plan says so and names the fix (span level, harder questions);
+  find more at that level; the plan says so and names the fix (span level, harder questions).
+  Only order is left to win then: when the complete queries are in their best order already, the
+  set cannot show a gain; when their order leaves at least 0.02 of the metric, the plan says how
+  much and still offers to grow the set;
 - **power**: the gain the held-out queries can show, and the queries a gain of 0.02 needs.
 
 The power numbers need the spread of per-query *differences* between two configurations, which
@@ -64,6 +67,11 @@ class Saturation:
     complete: int  # of them, with every relevant item in the top 10 (recall@10 = 1)
     threshold: float  # tuning.saturated_share
     fix: str  # what to do when saturated ("" when not)
+    #: what reordering alone could add to the metric's mean: sum over the complete queries of
+    #: (1 - their score), over all queries (0 when unknown): a set whose complete queries are
+    #: already in their best order has nothing left for a configuration to win there
+    order_room: float = 0.0
+    metric: str = "ndcg@10"
 
     @property
     def share(self) -> float:
@@ -80,10 +88,20 @@ class Saturation:
         )
         if not self.saturated:
             return f"{found} (saturated from {self.threshold:.0%}, tuning.saturated_share)"
+        if self.can_gain_by_order:
+            return (
+                f"{found}: no configuration can find more at this level, only reorder what is found (that "
+                f"could add up to {self.order_room:.4f} to {self.metric}); {self.fix}"
+            )
         return (
             f"{found}: the set cannot show a gain at this level (a configuration can only reorder what is "
             f"already found); {self.fix}"
         )
+
+    @property
+    def can_gain_by_order(self) -> bool:
+        """Whether reordering what is already found leaves at least a gain of ``REFERENCE_GAIN``."""
+        return self.order_room >= REFERENCE_GAIN
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -94,6 +112,7 @@ class Saturation:
             "threshold": self.threshold,
             "saturated": self.saturated,
             "fix": self.fix,
+            "order_room": self.order_room,
             "message": self.describe(),
         }
 
@@ -246,6 +265,22 @@ def saturation_fix(level: str, span_queries: int) -> str:
     return "write harder questions (ones whose answer is spread over passages or phrased unlike the text)"
 
 
+def saturation_from(
+    level: str,
+    recall_at_10: Mapping[str, float],
+    scores: Mapping[str, float],
+    saturated_share: float,
+    with_spans: int,
+    metric: str,
+) -> Saturation:
+    """The ``Saturation`` of per-query recall@10 and ``metric`` scores (a query missing from
+    ``scores`` counts as in its best order)."""
+    complete = [qid for qid, value in recall_at_10.items() if value >= 1.0 - 1e-9]
+    room = sum(max(0.0, 1.0 - scores.get(qid, 1.0)) for qid in complete) / len(recall_at_10) if recall_at_10 else 0.0
+    fix = saturation_fix(level, with_spans)
+    return Saturation(level, len(recall_at_10), len(complete), saturated_share, fix, room, metric)
+
+
 def plan_from_scores(
     *,
     collection: str,
@@ -267,18 +302,11 @@ def plan_from_scores(
     queries = len(scores)
     values = [scores[qid] for qid in sorted(scores)]
     score_sd, spread, measured = difference_spread(values)
-    complete = sum(1 for value in recall_at_10.values() if value >= 1.0 - 1e-9)
-    saturation = Saturation(
-        level.level,
-        len(recall_at_10),
-        complete,
-        saturated_share,
-        saturation_fix(level.level, level.with_spans),
-    )
+    saturation = saturation_from(level.level, recall_at_10, scores, saturated_share, level.with_spans, metric)
     held_out = split.held_out_queries(queries) if queries else 0
     needed = queries_needed(spread, REFERENCE_GAIN)
     grow = None
-    if needed is not None and queries < needed and not saturation.saturated:
+    if needed is not None and queries < needed and (not saturation.saturated or saturation.can_gain_by_order):
         questions = math.ceil((needed - queries) / KEPT_SHARE)
         grow = GrowOffer(queries, needed, questions, llm_available)
     estimated = None

@@ -60,3 +60,39 @@ def test_a_trial_paces_itself_before_each_query_outside_its_timings(lexicon_home
     score = Evaluator(bench, "lex", "ndcg@10", pace=pace).score(part, config)
     assert len(paced) == 6 and score.queries == 6
     assert score.p95_ms < 500  # bm25 over a small lexicon takes milliseconds: the 500 ms waits are not in it
+
+
+def test_a_query_is_run_once_per_effective_configuration_and_its_score_kept(lexicon_home):
+    """Folds of a nested study share queries, and a study returns to configurations it tried:
+    each (effective configuration, query) is run once; a key the configuration ignores (fusion.k
+    under BM25 alone) does not make it another configuration."""
+    bench = lexicon_home.bench()
+    golden = golden_sets.find("codes", bench.home)
+    first, second = GoldenSet("codes[a]", golden.queries[:8]), GoldenSet("codes[b]", golden.queries[4:12])
+    bm25 = bench.config_for("lex", overrides=["retrieval.mode=bm25"])
+    bm25_other_k = bench.config_for("lex", overrides=["retrieval.mode=bm25", "fusion.k=10"])
+    hybrid = bench.config_for("lex", overrides=["retrieval.mode=hybrid"])
+    asked: list[str] = []
+    original = bench.query
+
+    def recording(text, collection, run_config, source=None):
+        asked.append(text)
+        return original(text, collection, run_config, source)
+
+    bench.query = recording
+    try:
+        evaluator = Evaluator(bench, "lex", "ndcg@10")
+        one = evaluator.score(first, bm25)
+        two = evaluator.score(second, bm25_other_k)  # queries 4-7 kept from the first call
+        assert len(asked) == 8 + 4
+        evaluator.score(first, hybrid)  # another configuration: every query runs
+        assert len(asked) == 8 + 4 + 8
+    finally:
+        bench.query = original
+    reference = evaluate_collection(bench, "lex", second, bm25, metric_names=("ndcg@10",))
+    assert two.metric == pytest.approx(reference.metrics["ndcg@10"])
+    assert dict(two.per_query) == pytest.approx(reference.per_query_values("ndcg@10"))
+    shared = {q.id for q in golden.queries[4:8]}
+    assert {k: v for k, v in one.per_query.items() if k in shared} == {
+        k: v for k, v in two.per_query.items() if k in shared
+    }

@@ -147,3 +147,27 @@ def test_a_saturated_set_says_so_and_names_the_fix():
         "span: 10 queries have passage judgements), or write harder questions"
     )
     assert any(line.startswith("WARNING: at doc level 90% of 10 queries") for line in plan.describe())
+
+
+def test_a_set_saturated_in_recall_with_room_in_order_says_how_much_and_still_offers_to_grow():
+    queries = tuple(
+        GoldenQuery(f"q{i}", f"question {i}", (RelevantItem("a.md", quote=f"fact {i}"),)) for i in range(10)
+    )
+    golden = GoldenSet("own", queries)
+    scores = {f"q{i}": 1.0 if i < 5 else 0.6 for i in range(10)}  # every passage found, half of them below first
+    plan = plan_from_scores(
+        collection="c",
+        golden=golden,
+        metric="ndcg@10",
+        level=choose_level(golden),
+        split=choose_split(10),
+        scores=scores,
+        recall_at_10={qid: 1.0 for qid in scores},
+        llm_available=True,
+    )
+    # order alone could add 5 x (1 - 0.6) / 10 = 0.2
+    assert plan.saturation.saturated and plan.saturation.order_room == pytest.approx(0.2)
+    assert "only reorder what is found (that could add up to 0.2000 to ndcg@10)" in plan.saturation.describe()
+    assert "cannot show a gain" not in plan.saturation.describe()
+    # sd of the scores 0.211 > the typical 0.12: ((1.96 + 0.84) x 0.12 / 0.02)^2 = 282.2 -> 283 queries
+    assert plan.grow is not None and plan.grow.needed == 283 and plan.grow.have == 10
