@@ -28,6 +28,13 @@ SAME_SIZE_PT = 0.3
 #: a short line at least this much larger than the body (points) is set apart from it
 LARGER_PT = 0.4
 _SENTENCE_ENDS = (".", "!", "?", "。", "！", "？", ".\u201d", "。\u201d", "\u3002\u300d")
+#: kinsoku (CSS ``line-break: strict``, JIS X 4051): marks that may not start a line (closing
+#: punctuation and brackets, iteration marks, small kana) and marks that may not end one (opening brackets)
+NO_LINE_START = frozenset(
+    "，。、．：；？！）］｝〕〉》」』】〗〙〛・ーゝゞヽヾ々〻ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ"
+    ",.:;?!)]}%\u2019\u201d\u2026\u2030\u2103"
+)
+NO_LINE_END = frozenset("（［｛〔〈《「『【〖〘〚([{\u2018\u201c")
 
 
 @dataclass(frozen=True)
@@ -88,7 +95,10 @@ def _pitch(style: Style, size: float) -> float:
 def region_blocks(region: Region, style: Style) -> list[Block]:
     items = list(region.items)
     rows = [item for item in items if isinstance(item, Row)]
-    right_edge = max((row.x1 for row in rows), default=0.0)
+    # the prose's right edge: a line of code (unwrapped, often in a smaller type) may run past the
+    # measure the paragraphs are set in, and every full line would then look short of it
+    prose = [row for row in rows if style.body_mono or not is_code(row)] or rows
+    right_edge = max((row.x1 for row in prose), default=0.0)
     left_edge = min((row.x0 for row in rows), default=0.0)
     blocks: list[Block] = []
     position = 0
@@ -145,6 +155,7 @@ def _text_blocks(
     previous: Row | None = None
     marker = ""
     indent = 0.0  # where an item's text starts
+    inline = False  # the item's marker is drawn inside its text: its lines wrap back under it
     listing: list[Row] = []  # the rows of the code block being read
 
     def close() -> None:
@@ -177,6 +188,7 @@ def _text_blocks(
             close()
             marker, rest = found
             current, previous, lines, indent = row, row, [rest.text], rest.x0
+            inline = len(row.pieces) == 1
             continue
         start = indent if marker else None
         if (
@@ -184,7 +196,7 @@ def _text_blocks(
             and previous is not None
             and _continues(previous, row, current, style, right_edge, start, left_edge)
         ):
-            if not marker or row.x0 >= indent - 0.5 * row.size:
+            if not marker or row.x0 >= indent - 0.5 * row.size or inline and row.x0 <= current.x0 + 0.5 * row.size:
                 lines.append(glyph_run_text(row.glyphs))
                 previous = row
                 continue
@@ -277,7 +289,11 @@ def first_word_width(row: Row, previous: Row | None = None) -> float:
     the row's first word (a CJK character is a word). Where the break has Latin text on either
     side, the producer broke at a space, and it may break nowhere else: reportlab, without
     ``wordWrap="CJK"``, keeps ``GPT-4、Claude、LLaMA`` or a run of Chinese up to the next space
-    together. Then it is everything up to the row's first space."""
+    together. Then it is everything up to the row's first space.
+
+    Either way, a character moves up only with the marks that may not start a line after it, and
+    an opening bracket only with what follows it (kinsoku): a producer that keeps ``上。`` together
+    ends the line before it a character short, and the break is no paragraph's end."""
     glyphs = row.glyphs
     end = 0
     last = previous.text[-1:] if previous is not None else ""
@@ -286,6 +302,11 @@ def first_word_width(row: Row, previous: Row | None = None) -> float:
         if not at_space and is_cjk(glyphs[end].text):
             break
         end += 1
+    while end + 1 < len(glyphs) and not needs_space(glyphs[end], glyphs[end + 1]):
+        if glyphs[end + 1].text in NO_LINE_START or glyphs[end].text in NO_LINE_END:
+            end += 1
+        else:
+            break
     return glyphs[end].x1 - glyphs[0].x0
 
 
