@@ -7,17 +7,22 @@ quotes text we did not have, and a short English "simple" page like markitdown's
 Each is printed with the layout engine of a producer here, set the way Markdown exporters and
 office suites set such pages rather than the way the users' set was:
 
-* ``zh-profile.pdf`` (Chromium): justified, ``line-break: strict`` (kinsoku: ，。、 never start a
-  line, so the character before one is pushed down and the line ends short), bold sub-headings at
-  the body's own size, a narrow A5 page;
+* ``zh-profile.pdf`` (Chromium): ragged right, Chinese broken only after punctuation (``word-break:
+  keep-all``: lines end at a ，), bold sub-headings at the body's own size (Chromium makes WenQuanYi,
+  which has no bold face, bold as a Type 3 copy of the font), close under the paragraph before, on
+  a narrow A5 page;
 * ``en-simple.pdf`` (Chromium): ragged right, in a measure narrower than the page's code line and
   its long address;
 * ``en-spec.pdf`` (Chromium): numbered lists drawn inside the text (``list-style-position:
   inside``, numbers without a full stop), in a type a little smaller than the body;
-* ``zh-guide.pdf`` (reportlab, ``wordWrap="CJK"``): Chinese broken anywhere, kinsoku included;
-* ``en-profile.pdf`` (LibreOffice from a DOCX made with python-docx).
+* ``zh-guide.pdf`` (Chromium): ragged right with kinsoku (``line-break: strict``: ，。、 never
+  start a line, so the character before one moves down with it and the line ends a character
+  short);
+* ``en-profile.pdf`` (reportlab, the users' set's profile look on Letter paper).
 
-``write_seed(folder)`` prints them (one Chromium, one LibreOffice), each with its truth beside it
+LibreOffice is not installed here, so no document of the set is printed by it.
+
+``write_seed(folder)`` prints them (one Chromium), each with its truth beside it
 (``NAME.md``); a producer missing here leaves its document out. ``python -m
 tests.workbench.ingestion.pdf_corpus_seed DIR`` writes them.
 """
@@ -67,17 +72,21 @@ SEED: tuple[tuple[MixedDocument, str], ...] = (
     (MixedDocument("zh-profile.pdf", "zh", ZH_PROFILE_SEED, "个人技术简介", "- {page} -", paper="A5", look="seed-profile"), "chromium"),
     (MixedDocument("en-simple.pdf", "en", EN_SIMPLE, "", "", paper="Letter", look="seed-simple"), "chromium"),
     (MixedDocument("en-spec.pdf", "en", EN_SPEC, "Advanced RAG System - Technical Specification", "Page {page}", look="seed-spec"), "chromium"),
-    (MixedDocument("zh-guide.pdf", "zh", ZH_GUIDE, "RAG 技术指南 内部资料", "第 {page} 页"), "reportlab"),
-    (MixedDocument("en-profile.pdf", "en", EN_PROFILE, "About me", "{page}", paper="Letter", look="profile"), "office"),
+    (MixedDocument("zh-guide.pdf", "zh", ZH_GUIDE, "RAG 技术指南 内部资料", "第 {page} 页", look="seed-guide"), "chromium"),
+    (MixedDocument("en-profile.pdf", "en", EN_PROFILE, "About me", "{page}", paper="Letter", look="profile"), "reportlab"),
 )
 
 #: how Chromium sets each look: what Markdown exporters vary (justification, kinsoku, heading
 #: sizes, list numbers, the measure)
 SEED_CSS = {
     "seed-profile": "body { font-family: 'WenQuanYi Micro Hei'; font-size: 11pt; line-height: 1.5; }"
-    " p { text-align: justify; line-break: strict; margin: 0 0 0.5em 0; }"
+    " p { text-align: left; line-break: strict; word-break: keep-all; margin: 0 0 0.3em 0; }"
     " h1 { font-size: 18pt; } h2 { font-size: 14pt; }"
-    " h3 { font-size: 11pt; font-weight: bold; margin: 0.4em 0 0.2em 0; }",
+    " h3 { font-size: 11pt; font-weight: bold; margin: 0.2em 0 0.1em 0; }"
+    " img.screenshot { width: 100%; }",
+    "seed-guide": "body { font-family: 'WenQuanYi Micro Hei'; font-size: 10.5pt; line-height: 1.6; }"
+    " p, li { text-align: left; line-break: strict; } h1 { font-size: 20pt; } h2 { font-size: 15pt; }"
+    " h3 { font-size: 12pt; }",
     "seed-simple": "body { font-family: 'Liberation Serif'; font-size: 12pt; line-height: 1.25; }"
     " p { text-align: left; hyphens: manual; max-width: 30em; margin: 0 0 0.8em 0; }"
     " h1 { font-size: 16pt; } pre { font-size: 8pt; }",

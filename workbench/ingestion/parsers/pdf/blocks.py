@@ -35,6 +35,9 @@ NO_LINE_START = frozenset(
     ",.:;?!)]}%\u2019\u201d\u2026\u2030\u2103"
 )
 NO_LINE_END = frozenset("（［｛〔〈《「『【〖〘〚([{\u2018\u201c")
+#: a region's lines of Chinese break after punctuation only (CSS ``word-break: keep-all``) when at
+#: least this many of them do and none breaks between two ideographs
+PHRASE_BREAKS = 4
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,7 @@ def region_blocks(region: Region, style: Style) -> list[Block]:
     # measure the paragraphs are set in, and every full line would then look short of it
     prose = [row for row in rows if style.body_mono or not is_code(row)] or rows
     right_edge = max((row.x1 for row in prose), default=0.0)
+    phrases = breaks_after_punctuation(rows)
     left_edge = min((row.x0 for row in rows), default=0.0)
     blocks: list[Block] = []
     position = 0
@@ -109,9 +113,27 @@ def region_blocks(region: Region, style: Style) -> list[Block]:
             position += 1
             continue
         run = _row_run(items, position)
-        blocks.extend(_blocks_of_rows(run, style, right_edge, left_edge))
+        blocks.extend(_blocks_of_rows(run, style, right_edge, left_edge, phrases))
         position += len(run)
     return blocks
+
+
+def breaks_after_punctuation(rows: Sequence[Row]) -> bool:
+    """Whether the producer broke these lines of Chinese only after punctuation or at a space,
+    never inside a run of ideographs (as ``word-break: keep-all`` does): then the first "word" of
+    a line is its run up to the next such break, not one character."""
+    after_marks = inside_runs = 0
+    for above, below in zip(rows, rows[1:], strict=False):
+        last, first = above.text[-1:], below.text[:1]
+        if not (last and first and is_cjk(first) and is_cjk(last)) or first in NO_LINE_START:
+            continue
+        if not same_type(above, below):
+            continue  # a heading over its paragraph
+        if last in NO_LINE_START:
+            after_marks += 1
+        else:
+            inside_runs += 1
+    return inside_runs == 0 and after_marks >= PHRASE_BREAKS
 
 
 def _row_run(items: Sequence[Item], start: int) -> list[Row]:
@@ -123,7 +145,9 @@ def _row_run(items: Sequence[Item], start: int) -> list[Row]:
     return run
 
 
-def _blocks_of_rows(rows: Sequence[Row], style: Style, right_edge: float, left_edge: float = 0.0) -> list[Block]:
+def _blocks_of_rows(
+    rows: Sequence[Row], style: Style, right_edge: float, left_edge: float = 0.0, phrases: bool = False
+) -> list[Block]:
     blocks: list[Block] = []
     in_company = items_in_company(rows)
     code = set() if style.body_mono else {index for index, row in enumerate(rows) if is_code(row)}
@@ -132,7 +156,7 @@ def _blocks_of_rows(rows: Sequence[Row], style: Style, right_edge: float, left_e
     for start, end in tables + [(len(rows), len(rows))]:
         items = {index - position for index in in_company if position <= index < start}
         lines_of_code = {index - position for index in code if position <= index < start}
-        blocks.extend(_text_blocks(rows[position:start], style, right_edge, items, lines_of_code, left_edge))
+        blocks.extend(_text_blocks(rows[position:start], style, right_edge, items, lines_of_code, left_edge, phrases))
         if start < end:
             blocks.append(unruled_table(rows[start:end]))
         position = end
@@ -146,9 +170,10 @@ def _text_blocks(
     in_company: set[int],
     code: set[int],
     left_edge: float = 0.0,
+    phrases: bool = False,
 ) -> list[Block]:
     """``in_company``: the rows that start list items only because others like them do; ``code``:
-    the rows set in a monospaced font."""
+    the rows set in a monospaced font; ``phrases``: Chinese lines break after punctuation only."""
     blocks: list[Block] = []
     lines: list[str] = []
     current: Row | None = None  # the block's first row
@@ -194,7 +219,7 @@ def _text_blocks(
         if (
             current is not None
             and previous is not None
-            and _continues(previous, row, current, style, right_edge, start, left_edge)
+            and _continues(previous, row, current, style, right_edge, start, left_edge, phrases)
         ):
             if not marker or row.x0 >= indent - 0.5 * row.size or inline and row.x0 <= current.x0 + 0.5 * row.size:
                 lines.append(glyph_run_text(row.glyphs))
@@ -236,6 +261,7 @@ def _continues(
     right_edge: float,
     text_start: float | None = None,
     left_edge: float = 0.0,
+    phrases: bool = False,
 ) -> bool:
     """Whether ``row`` goes on with the block that ``previous`` (and ``first``) are in; an item's
     lines go on from ``text_start``, where the text after its marker starts."""
@@ -257,7 +283,7 @@ def _continues(
             return False
         return row.x1 >= previous.x1 - 0.5 * row.size and row.x1 >= first.x1 - 1.5 * row.size
     hyphenated = previous.text[-1:] in "-\u2010\u00ad" and row.text[:1].islower()
-    if not hyphenated and previous.x1 + first_word_width(row, previous) + 0.3 * row.size < right_edge:
+    if not hyphenated and previous.x1 + first_word_width(row, previous, phrases) + 0.3 * row.size < right_edge:
         return False  # the next line's first word would have fit: the paragraph ended on purpose
     if previous is not first and row.x0 > previous.x0 + 0.5 * row.size:
         return False  # indented under a line that was not: a new paragraph's first-line indent
@@ -281,7 +307,7 @@ def _last_word_width(row: Row) -> float:
     return glyphs[-1].x1 - glyphs[start].x0
 
 
-def first_word_width(row: Row, previous: Row | None = None) -> float:
+def first_word_width(row: Row, previous: Row | None = None, phrases: bool = False) -> float:
     """How wide the start of ``row`` is that would have had to fit after ``previous`` for the writer
     to have broken the line on purpose.
 
@@ -293,20 +319,21 @@ def first_word_width(row: Row, previous: Row | None = None) -> float:
 
     Either way, a character moves up only with the marks that may not start a line after it, and
     an opening bracket only with what follows it (kinsoku): a producer that keeps ``上。`` together
-    ends the line before it a character short, and the break is no paragraph's end."""
+    ends the line before it a character short, and the break is no paragraph's end. Where the
+    producer breaks Chinese only after punctuation (``phrases``), it is the run of ideographs up to
+    the next mark or space."""
     glyphs = row.glyphs
     end = 0
     last = previous.text[-1:] if previous is not None else ""
     at_space = bool(last) and not previous_ends_sentence(previous) and not (is_cjk(last) and is_cjk(glyphs[0].text))
+    while end + 1 < len(glyphs) and glyphs[end].text in NO_LINE_END and not needs_space(glyphs[end], glyphs[end + 1]):
+        end += 1  # "（OpenTelemetry": the bracket moves down with the word it opens
     while end + 1 < len(glyphs) and not needs_space(glyphs[end], glyphs[end + 1]):
-        if not at_space and is_cjk(glyphs[end].text):
+        if not at_space and is_cjk(glyphs[end].text) and not (phrases and glyphs[end].text not in NO_LINE_START):
             break
         end += 1
-    while end + 1 < len(glyphs) and not needs_space(glyphs[end], glyphs[end + 1]):
-        if glyphs[end + 1].text in NO_LINE_START or glyphs[end].text in NO_LINE_END:
-            end += 1
-        else:
-            break
+    while end + 1 < len(glyphs) and glyphs[end + 1].text in NO_LINE_START and not needs_space(glyphs[end], glyphs[end + 1]):
+        end += 1  # "上。": the mark moves down with the character before it
     return glyphs[end].x1 - glyphs[0].x0
 
 
