@@ -24,7 +24,9 @@ def _truth_line(pdf, containing: str) -> str:
 )
 def test_a_bold_sub_heading_at_the_body_size_is_not_glued_to_the_paragraph_before(seed_set, paragraph_end, heading):
     """The issue's ``…视频讲解。2.2 八股内容`` and ``…就可以。2.5 持续更新``: Chromium draws the bold of
-    a font without a bold face as a Type 3 copy of it, at the body's size, close under the paragraph."""
+    a font without a bold face as a Type 3 copy of it, at the body's size, close under the paragraph.
+    Read as body text, the heading went on the paragraph whose last line was full (2.5), or stood as
+    a paragraph of its own (2.2)."""
     pdf = seed_set["zh-profile.pdf"]
     lines = pdf.lines
     paragraph = _truth_line(pdf, paragraph_end)
@@ -42,7 +44,6 @@ def test_a_bold_sub_heading_at_the_body_size_is_not_glued_to_the_paragraph_befor
         ("zh-profile.pdf", "在校期间参与了一个面向课程资料的问答系统"),
         # kinsoku: "上。" and "（OpenTelemetry" move down together, the line before ends short
         ("zh-guide.pdf", "全链路追踪（OpenTelemetry 与 Jaeger）"),
-        ("zh-guide.pdf", "第一阶段的召回追求覆盖率"),
     ],
 )
 def test_a_chinese_paragraph_goes_on_across_a_line_that_a_producer_ended_short(seed_set, name, containing):
