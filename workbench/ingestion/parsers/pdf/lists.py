@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from workbench.ingestion.parsers.pdf.glyphs import BULLETS, UNMAPPED
+from workbench.ingestion.parsers.pdf.paragraphs import ends_in_leader
 from workbench.ingestion.parsers.pdf.rows import Row, needs_space
 from workbench.ingestion.parsers.pdf.tables import is_marker
 
@@ -65,8 +66,8 @@ def _inline_number(row: Row) -> int | None:
     """How many glyphs the row's leading number has, when the row is one piece that starts with a
     number of one to three digits and a space: a list number drawn inside the text."""
     glyphs = row.glyphs
-    if len(row.pieces) != 1:
-        return None
+    if len(row.pieces) != 1 or ends_in_leader(row.text):
+        return None  # a table's row, or a contents entry ("1 Introduction . . . 1")
     end = 0
     while end < len(glyphs) and end < 3 and glyphs[end].text.isdigit():
         end += 1
