@@ -69,11 +69,32 @@ The last paragraph is short, and it ends the page.
 
 #: (document, producer)
 SEED: tuple[tuple[MixedDocument, str], ...] = (
-    (MixedDocument("zh-profile.pdf", "zh", ZH_PROFILE_SEED, "个人技术简介", "- {page} -", paper="A5", look="seed-profile"), "chromium"),
+    (
+        MixedDocument(
+            "zh-profile.pdf", "zh", ZH_PROFILE_SEED, "个人技术简介", "- {page} -", paper="A5", look="seed-profile"
+        ),
+        "chromium",
+    ),
     (MixedDocument("en-simple.pdf", "en", EN_SIMPLE, "", "", paper="Letter", look="seed-simple"), "chromium"),
-    (MixedDocument("en-spec.pdf", "en", EN_SPEC, "Advanced RAG System - Technical Specification", "Page {page}", look="seed-spec"), "chromium"),
-    (MixedDocument("zh-guide.pdf", "zh", ZH_GUIDE, "RAG 技术指南 内部资料", "第 {page} 页", look="seed-guide"), "chromium"),
-    (MixedDocument("en-profile.pdf", "en", EN_PROFILE, "About me", "{page}", paper="Letter", look="profile"), "reportlab"),
+    (
+        MixedDocument(
+            "en-spec.pdf",
+            "en",
+            EN_SPEC,
+            "Advanced RAG System - Technical Specification",
+            "Page {page}",
+            look="seed-spec",
+        ),
+        "chromium",
+    ),
+    (
+        MixedDocument("zh-guide.pdf", "zh", ZH_GUIDE, "RAG 技术指南 内部资料", "第 {page} 页", look="seed-guide"),
+        "chromium",
+    ),
+    (
+        MixedDocument("en-profile.pdf", "en", EN_PROFILE, "About me", "{page}", paper="Letter", look="profile"),
+        "reportlab",
+    ),
 )
 
 #: how Chromium sets each look: what Markdown exporters vary (justification, kinsoku, heading
@@ -117,10 +138,14 @@ def write_seed(folder: Path) -> dict[str, tuple[Path, MixedDocument]]:
             continue
         if producer == "chromium":
             font = "WenQuanYi Micro Hei" if document.language == "zh" else "Liberation Sans"
-            settings = PrintSettings(document.paper, "16mm", SEED_CSS[document.look], document.header, document.footer, font)
+            settings = PrintSettings(
+                document.paper, "16mm", SEED_CSS[document.look], document.header, document.footer, font
+            )
             title = document.truth.split("\n", 1)[0].lstrip("# ")
             images = _images() if document.screenshots else {}
-            jobs.append((to_html(document.source, document.language, settings, title, images), settings, folder / document.name))
+            jobs.append(
+                (to_html(document.source, document.language, settings, title, images), settings, folder / document.name)
+            )
             (folder / document.name).with_suffix(".md").write_text(document.truth, encoding="utf-8")
             written[document.name] = (folder / document.name, document)
         else:

@@ -2,9 +2,10 @@
 
 Consecutive rows belong to one block while they share a style (size and weight), follow at the
 usual line pitch and start where the block's lines start. A row that starts with a bullet or a
-number followed by a gap starts a list item; rows indented to the item's text continue it. A
-line ends its paragraph when the next line's first word would have fit after it (ragged or
-justified, the writer broke there on purpose).
+number followed by a gap starts a list item; rows indented to the item's text continue it (or,
+when its number is drawn inside its text, rows back under the number). A line ends its paragraph
+when the next line's first word would have fit after it (ragged or justified, the writer broke
+there on purpose), before the region's right edge, which lines of code do not set.
 """
 
 from __future__ import annotations
@@ -332,7 +333,11 @@ def first_word_width(row: Row, previous: Row | None = None, phrases: bool = Fals
         if not at_space and is_cjk(glyphs[end].text) and not (phrases and glyphs[end].text not in NO_LINE_START):
             break
         end += 1
-    while end + 1 < len(glyphs) and glyphs[end + 1].text in NO_LINE_START and not needs_space(glyphs[end], glyphs[end + 1]):
+    while (
+        end + 1 < len(glyphs)
+        and glyphs[end + 1].text in NO_LINE_START
+        and not needs_space(glyphs[end], glyphs[end + 1])
+    ):
         end += 1  # "上。": the mark moves down with the character before it
     return glyphs[end].x1 - glyphs[0].x0
 

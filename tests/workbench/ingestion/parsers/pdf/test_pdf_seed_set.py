@@ -69,7 +69,12 @@ def test_a_list_numbered_inside_its_text_is_one_item_a_line(seed_set):
             "2. Knowledge graph integration, so that entities and their relations are retrieved alongside passages.",
             "3. Adaptive chunking that follows the structure of each document instead of a fixed window.",
         ],
-        ["1. Introduction to Modular RAG Systems", "2. Document Processing Pipeline", "3. Retrieval and Ranking", "4. Evaluation and Future Work"],
+        [
+            "1. Introduction to Modular RAG Systems",
+            "2. Document Processing Pipeline",
+            "3. Retrieval and Ranking",
+            "4. Evaluation and Future Work",
+        ],
     ):
         first = lines.index(items[0])
         assert lines[first : first + len(items)] == items
