@@ -234,11 +234,20 @@ def _text_blocks(
 
 def _numbered_heading(rows: Sequence[Row], index: int, style: Style) -> bool:
     """Whether the numbered row ``rows[index]`` is a heading's first line: set apart from the body
-    (larger, bold or in colour) and no list item, which it is when another numbered row in its
-    type starts at its place just before or after it (with only its own type's lines between)."""
+    (larger, bold throughout or in colour) and no list item, which it is when another numbered row
+    in its type starts at its place just before or after it (with only its own type's lines
+    between)."""
     row = rows[index]
     if not style.set_apart(row):
         return False
+    found = list_marker(row)
+    if (
+        found is not None
+        and row.size < style.body_size + LARGER_PT
+        and row.colour == style.body_colour
+        and not all(glyph.bold for glyph in found[1].glyphs)
+    ):
+        return False  # "1. **enhanced-search** - 增强检索工具": an item led by a bold term, not a heading
     for step in (-1, 1):
         other = index + step
         while 0 <= other < len(rows) and same_type(rows[other], row):
