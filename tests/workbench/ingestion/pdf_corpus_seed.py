@@ -11,8 +11,7 @@ office suites set such pages rather than the way the users' set was:
   keep-all``: lines end at a ，), bold sub-headings at the body's own size (Chromium makes WenQuanYi,
   which has no bold face, bold as a Type 3 copy of the font), close under the paragraph before, on
   a narrow A5 page;
-* ``en-simple.pdf`` (Chromium): ragged right, in a measure narrower than the page's code line and
-  its long address;
+* ``en-simple.pdf`` (Chromium): ragged right, in a measure narrower than the page's line of code;
 * ``en-spec.pdf`` (Chromium): numbered lists drawn inside the text (``list-style-position:
   inside``, numbers without a full stop), in a type a little smaller than the body;
 * ``zh-guide.pdf`` (Chromium): ragged right with kinsoku (``line-break: strict``: ，。、 never
@@ -30,7 +29,6 @@ tests.workbench.ingestion.pdf_corpus_seed DIR`` writes them.
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 from tests.workbench.ingestion.pdf_corpus_mixed import EN_PROFILE, EN_SPEC, ZH_GUIDE, ZH_PROFILE, MixedDocument
@@ -149,7 +147,7 @@ def write_seed(folder: Path) -> dict[str, tuple[Path, MixedDocument]]:
             (folder / document.name).with_suffix(".md").write_text(document.truth, encoding="utf-8")
             written[document.name] = (folder / document.name, document)
         else:
-            written.update(write_corpus(folder, producer, (replace(document),)))
+            written.update(write_corpus(folder, producer, (document,)))
     if jobs:
         print_pdfs(jobs)
     return {name: written[name] for name in sorted(written)}
