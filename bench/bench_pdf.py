@@ -13,6 +13,10 @@ every PDF with both extractors. The sets (docs/pdf.md says which shaped the extr
   numbered lists, pages of screenshots of text;
 * the held-out set (``pdf_corpus_heldout.py``), written after issue 35's fixes and measured once,
   by the same three producers (``heldout-reportlab``, ``heldout-chromium``, ``heldout-office``);
+* issue 49's seed-like set (``pdf_corpus_seed.py``, ``--set seed``): the users' four documents and
+  a short English page, printed as the reporter's PDFs were (ragged right, Chinese broken after
+  punctuation only or with kinsoku, bold sub-headings at the body's size, list numbers inside the
+  text, a measure narrower than a line of code), by Chromium and reportlab;
 * the earlier sets: ``reportlab`` (``pdf_corpus.py``), ``chromium`` (``pdf_corpus_chromium.py``),
   ``office`` (``pdf_corpus_office.py``) and ``book`` (``pdf_corpus_book.py``).
 
@@ -104,6 +108,15 @@ def _mixed(producer: str, held_out: bool = False) -> Callable[[Path], dict[str, 
     return build
 
 
+def _seed(folder: Path) -> dict[str, Any]:
+    from tests.workbench.ingestion.pdf_corpus_seed import write_seed
+
+    written = write_seed(folder)
+    if len(written) < 5:
+        print(f"\n(the seed-like set is {len(written)} of its 5 PDFs: the rest need {_CHROMIUM})")
+    return written
+
+
 def _earlier(module: str, writer: str = "write_corpus", needs: str = "") -> Callable[[Path], dict[str, Any]]:
     def build(folder: Path) -> dict[str, Any]:
         import importlib
@@ -127,6 +140,7 @@ SETS: dict[str, tuple[str, Callable[[Path], dict[str, Any]]]] = {
     "heldout-reportlab": ("the held-out set printed by reportlab (after issue 35's fixes)", _mixed("reportlab", True)),
     "heldout-chromium": ("the held-out set printed by Chromium (after issue 35's fixes)", _mixed("chromium", True)),
     "heldout-office": ("the held-out set printed by LibreOffice (after issue 35's fixes)", _mixed("office", True)),
+    "seed": ("issue 49's seed-like set, printed as the reporter's PDFs were", _seed),
     "reportlab": ("the first reportlab set", _earlier("pdf_corpus")),
     "chromium": ("the Chromium set", _earlier("pdf_corpus_chromium", needs=_CHROMIUM)),
     "office": ("the LibreOffice set", _earlier("pdf_corpus_office", needs="LibreOffice (soffice)")),

@@ -34,8 +34,10 @@ log = logging.getLogger(__name__)
 #: rules kept in its cell; 6: every picture that holds text read (a quick text check, not a share
 #: of the page), each within its own OCR budget (issue 48); 7: right-to-left text in reading order,
 #: contents entries without dot leaders, italic headings at the body's size, cells spanning rows
-#: and columns kept in place (issue 49)
-PARSER_VERSION = 7
+#: and columns kept in place (issue 49); 8: the seed-like PDFs of issue 49: Chromium's synthetic bold
+#: (a Type 3 copy of the font) is bold, lines that kinsoku or a break after punctuation only ended
+#: short go on, the prose's right edge leaves lines of code out, list numbers drawn inside the text
+PARSER_VERSION = 8
 
 
 class PdfReadError(Exception):

@@ -2,9 +2,10 @@
 
 Consecutive rows belong to one block while they share a style (size and weight), follow at the
 usual line pitch and start where the block's lines start. A row that starts with a bullet or a
-number followed by a gap starts a list item; rows indented to the item's text continue it. A
-line ends its paragraph when the next line's first word would have fit after it (ragged or
-justified, the writer broke there on purpose).
+number followed by a gap starts a list item; rows indented to the item's text continue it (or,
+when its number is drawn inside its text, rows back under the number). A line ends its paragraph
+when the next line's first word would have fit after it (ragged or justified, the writer broke
+there on purpose), before the region's right edge, which lines of code do not set.
 """
 
 from __future__ import annotations
@@ -28,6 +29,16 @@ SAME_SIZE_PT = 0.3
 #: a short line at least this much larger than the body (points) is set apart from it
 LARGER_PT = 0.4
 _SENTENCE_ENDS = (".", "!", "?", "。", "！", "？", ".\u201d", "。\u201d", "\u3002\u300d")
+#: kinsoku (CSS ``line-break: strict``, JIS X 4051): marks that may not start a line (closing
+#: punctuation and brackets, iteration marks, small kana) and marks that may not end one (opening brackets)
+NO_LINE_START = frozenset(
+    "，。、．：；？！）］｝〕〉》」』】〗〙〛・ーゝゞヽヾ々〻ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ"
+    ",.:;?!)]}%\u2019\u201d\u2026\u2030\u2103"
+)
+NO_LINE_END = frozenset("（［｛〔〈《「『【〖〘〚([{\u2018\u201c")
+#: a region's lines of Chinese break after punctuation only (CSS ``word-break: keep-all``) when at
+#: least this many of them do and none breaks between two ideographs
+PHRASE_BREAKS = 4
 
 
 @dataclass(frozen=True)
@@ -88,7 +99,11 @@ def _pitch(style: Style, size: float) -> float:
 def region_blocks(region: Region, style: Style) -> list[Block]:
     items = list(region.items)
     rows = [item for item in items if isinstance(item, Row)]
-    right_edge = max((row.x1 for row in rows), default=0.0)
+    # the prose's right edge: a line of code (unwrapped, often in a smaller type) may run past the
+    # measure the paragraphs are set in, and every full line would then look short of it
+    prose = [row for row in rows if style.body_mono or not is_code(row)] or rows
+    right_edge = max((row.x1 for row in prose), default=0.0)
+    phrases = breaks_after_punctuation(rows)
     left_edge = min((row.x0 for row in rows), default=0.0)
     blocks: list[Block] = []
     position = 0
@@ -99,9 +114,27 @@ def region_blocks(region: Region, style: Style) -> list[Block]:
             position += 1
             continue
         run = _row_run(items, position)
-        blocks.extend(_blocks_of_rows(run, style, right_edge, left_edge))
+        blocks.extend(_blocks_of_rows(run, style, right_edge, left_edge, phrases))
         position += len(run)
     return blocks
+
+
+def breaks_after_punctuation(rows: Sequence[Row]) -> bool:
+    """Whether the producer broke these lines of Chinese only after punctuation or at a space,
+    never inside a run of ideographs (as ``word-break: keep-all`` does): then the first "word" of
+    a line is its run up to the next such break, not one character."""
+    after_marks = inside_runs = 0
+    for above, below in zip(rows, rows[1:], strict=False):
+        last, first = above.text[-1:], below.text[:1]
+        if not (last and first and is_cjk(first) and is_cjk(last)) or first in NO_LINE_START:
+            continue
+        if not same_type(above, below):
+            continue  # a heading over its paragraph
+        if last in NO_LINE_START:
+            after_marks += 1
+        else:
+            inside_runs += 1
+    return inside_runs == 0 and after_marks >= PHRASE_BREAKS
 
 
 def _row_run(items: Sequence[Item], start: int) -> list[Row]:
@@ -113,7 +146,9 @@ def _row_run(items: Sequence[Item], start: int) -> list[Row]:
     return run
 
 
-def _blocks_of_rows(rows: Sequence[Row], style: Style, right_edge: float, left_edge: float = 0.0) -> list[Block]:
+def _blocks_of_rows(
+    rows: Sequence[Row], style: Style, right_edge: float, left_edge: float = 0.0, phrases: bool = False
+) -> list[Block]:
     blocks: list[Block] = []
     in_company = items_in_company(rows)
     code = set() if style.body_mono else {index for index, row in enumerate(rows) if is_code(row)}
@@ -122,7 +157,7 @@ def _blocks_of_rows(rows: Sequence[Row], style: Style, right_edge: float, left_e
     for start, end in tables + [(len(rows), len(rows))]:
         items = {index - position for index in in_company if position <= index < start}
         lines_of_code = {index - position for index in code if position <= index < start}
-        blocks.extend(_text_blocks(rows[position:start], style, right_edge, items, lines_of_code, left_edge))
+        blocks.extend(_text_blocks(rows[position:start], style, right_edge, items, lines_of_code, left_edge, phrases))
         if start < end:
             blocks.append(unruled_table(rows[start:end]))
         position = end
@@ -136,15 +171,17 @@ def _text_blocks(
     in_company: set[int],
     code: set[int],
     left_edge: float = 0.0,
+    phrases: bool = False,
 ) -> list[Block]:
     """``in_company``: the rows that start list items only because others like them do; ``code``:
-    the rows set in a monospaced font."""
+    the rows set in a monospaced font; ``phrases``: Chinese lines break after punctuation only."""
     blocks: list[Block] = []
     lines: list[str] = []
     current: Row | None = None  # the block's first row
     previous: Row | None = None
     marker = ""
     indent = 0.0  # where an item's text starts
+    inline = False  # the item's marker is drawn inside its text: its lines wrap back under it
     listing: list[Row] = []  # the rows of the code block being read
 
     def close() -> None:
@@ -177,14 +214,15 @@ def _text_blocks(
             close()
             marker, rest = found
             current, previous, lines, indent = row, row, [rest.text], rest.x0
+            inline = len(row.pieces) == 1
             continue
         start = indent if marker else None
         if (
             current is not None
             and previous is not None
-            and _continues(previous, row, current, style, right_edge, start, left_edge)
+            and _continues(previous, row, current, style, right_edge, start, left_edge, phrases)
         ):
-            if not marker or row.x0 >= indent - 0.5 * row.size:
+            if not marker or row.x0 >= indent - 0.5 * row.size or inline and row.x0 <= current.x0 + 0.5 * row.size:
                 lines.append(glyph_run_text(row.glyphs))
                 previous = row
                 continue
@@ -196,11 +234,20 @@ def _text_blocks(
 
 def _numbered_heading(rows: Sequence[Row], index: int, style: Style) -> bool:
     """Whether the numbered row ``rows[index]`` is a heading's first line: set apart from the body
-    (larger, bold or in colour) and no list item, which it is when another numbered row in its
-    type starts at its place just before or after it (with only its own type's lines between)."""
+    (larger, bold throughout or in colour) and no list item, which it is when another numbered row
+    in its type starts at its place just before or after it (with only its own type's lines
+    between)."""
     row = rows[index]
     if not style.set_apart(row):
         return False
+    found = list_marker(row)
+    if (
+        found is not None
+        and row.size < style.body_size + LARGER_PT
+        and row.colour == style.body_colour
+        and not all(glyph.bold for glyph in found[1].glyphs)
+    ):
+        return False  # "1. **enhanced-search** - 增强检索工具": an item led by a bold term, not a heading
     for step in (-1, 1):
         other = index + step
         while 0 <= other < len(rows) and same_type(rows[other], row):
@@ -224,6 +271,7 @@ def _continues(
     right_edge: float,
     text_start: float | None = None,
     left_edge: float = 0.0,
+    phrases: bool = False,
 ) -> bool:
     """Whether ``row`` goes on with the block that ``previous`` (and ``first``) are in; an item's
     lines go on from ``text_start``, where the text after its marker starts."""
@@ -245,7 +293,7 @@ def _continues(
             return False
         return row.x1 >= previous.x1 - 0.5 * row.size and row.x1 >= first.x1 - 1.5 * row.size
     hyphenated = previous.text[-1:] in "-\u2010\u00ad" and row.text[:1].islower()
-    if not hyphenated and previous.x1 + first_word_width(row, previous) + 0.3 * row.size < right_edge:
+    if not hyphenated and previous.x1 + first_word_width(row, previous, phrases) + 0.3 * row.size < right_edge:
         return False  # the next line's first word would have fit: the paragraph ended on purpose
     if previous is not first and row.x0 > previous.x0 + 0.5 * row.size:
         return False  # indented under a line that was not: a new paragraph's first-line indent
@@ -269,7 +317,7 @@ def _last_word_width(row: Row) -> float:
     return glyphs[-1].x1 - glyphs[start].x0
 
 
-def first_word_width(row: Row, previous: Row | None = None) -> float:
+def first_word_width(row: Row, previous: Row | None = None, phrases: bool = False) -> float:
     """How wide the start of ``row`` is that would have had to fit after ``previous`` for the writer
     to have broken the line on purpose.
 
@@ -277,15 +325,29 @@ def first_word_width(row: Row, previous: Row | None = None) -> float:
     the row's first word (a CJK character is a word). Where the break has Latin text on either
     side, the producer broke at a space, and it may break nowhere else: reportlab, without
     ``wordWrap="CJK"``, keeps ``GPT-4、Claude、LLaMA`` or a run of Chinese up to the next space
-    together. Then it is everything up to the row's first space."""
+    together. Then it is everything up to the row's first space.
+
+    Either way, a character moves up only with the marks that may not start a line after it, and
+    an opening bracket only with what follows it (kinsoku): a producer that keeps ``上。`` together
+    ends the line before it a character short, and the break is no paragraph's end. Where the
+    producer breaks Chinese only after punctuation (``phrases``), it is the run of ideographs up to
+    the next mark or space."""
     glyphs = row.glyphs
     end = 0
     last = previous.text[-1:] if previous is not None else ""
     at_space = bool(last) and not previous_ends_sentence(previous) and not (is_cjk(last) and is_cjk(glyphs[0].text))
+    while end + 1 < len(glyphs) and glyphs[end].text in NO_LINE_END and not needs_space(glyphs[end], glyphs[end + 1]):
+        end += 1  # "（OpenTelemetry": the bracket moves down with the word it opens
     while end + 1 < len(glyphs) and not needs_space(glyphs[end], glyphs[end + 1]):
-        if not at_space and is_cjk(glyphs[end].text):
+        if not at_space and is_cjk(glyphs[end].text) and not (phrases and glyphs[end].text not in NO_LINE_START):
             break
         end += 1
+    while (
+        end + 1 < len(glyphs)
+        and glyphs[end + 1].text in NO_LINE_START
+        and not needs_space(glyphs[end], glyphs[end + 1])
+    ):
+        end += 1  # "上。": the mark moves down with the character before it
     return glyphs[end].x1 - glyphs[0].x0
 
 

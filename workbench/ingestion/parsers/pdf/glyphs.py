@@ -5,8 +5,9 @@ out, which matters between CJK characters, where a gap alone says little). A spa
 next glyph overlaps by half its width or more has no advance: it is not a word break (Chromium
 draws an unbroken soft hyphen that way).
 
-A glyph is bold when its font's name says so, or when it is painted filled and stroked
-(``render_modes``: how fonts without a bold face are made bold).
+A glyph is bold when its font's name says so, when it is painted filled and stroked, or when its
+font is a Type 3 copy of another font on the page (``render_modes``: how fonts without a bold face
+are made bold).
 
 Small filled or stroked shapes (``Mark``) are kept too: many producers draw list bullets as a
 disc, a circle or a square instead of a glyph.
@@ -24,7 +25,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.ingestion.parsers.pdf.render_modes import painted_bold
+from workbench.ingestion.parsers.pdf.render_modes import painted_bold, synthetic_faces
 
 #: the text of a glyph whose font gives no Unicode mapping
 UNMAPPED = "\ufffd"
@@ -168,6 +169,8 @@ def page_glyphs(page: Any) -> PageContent:
     glyphs = []
     space_at: float | None = None  # where the last space glyph's line is (its top), if it came last
     space_middle = 0.0  # and the middle of its box: a glyph starting before it overlaps it
+    fonts = {str(char.get("fontname") or "") for char in page.chars}
+    synthetic = synthetic_faces(fonts, getattr(page, "type3_fonts", ()))
     for char in page.chars:
         raw = char.get("text") or ""
         if not raw or raw.isspace():
@@ -187,7 +190,7 @@ def page_glyphs(page: Any) -> PageContent:
                 top=float(char["top"]),
                 bottom=float(char["bottom"]),
                 size=round(size, 1),
-                bold=bool(_BOLD.search(font)) or painted_bold(char),
+                bold=bool(_BOLD.search(font)) or painted_bold(char) or font in synthetic,
                 space_before=space_at is not None and abs(space_at - float(char["top"])) < 0.5 * size,
                 colour=colour_of(char.get("non_stroking_color")),
                 mono=bool(_MONOSPACED.search(font)),

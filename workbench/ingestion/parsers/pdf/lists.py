@@ -6,7 +6,9 @@ bullet glyph or a number and "." or ")" before a space. Two kinds count only in 
 a line of prose can start the same way: a dash before a mere space, when another row starts with
 one at the same place ("- or so -" opens a sentence, a list has items); and a number with no
 delimiter set apart by a wide gap (reportlab's default numbering draws ``1``, ``2``), when the
-next or the previous number starts another row at the same place.
+next or the previous number starts another row at the same place. So does a number with no
+delimiter before a mere space (a list drawn with its numbers inside the text, ``1 Multi-document
+reasoning``), in a row with no wide gap (a table's row has them), in the same company.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 from collections.abc import Sequence
 
 from workbench.ingestion.parsers.pdf.glyphs import BULLETS, UNMAPPED
+from workbench.ingestion.parsers.pdf.paragraphs import ends_in_leader
 from workbench.ingestion.parsers.pdf.rows import Row, needs_space
 from workbench.ingestion.parsers.pdf.tables import is_marker
 
@@ -36,6 +39,8 @@ def list_marker(row: Row, in_company: bool = False) -> tuple[str, Row] | None:
     if in_company and len(pieces) >= 2 and _BARE_NUMBER.match(first.text):
         return f"{first.text}.", _rest(pieces[1:])
     glyphs = row.glyphs
+    if in_company and (inline := _inline_number(row)) is not None:
+        return f"{''.join(glyph.text for glyph in glyphs[:inline])}.", Row(glyphs[inline:])
     if len(glyphs) > 1 and glyphs[0].text in _BULLETS:
         return "-", Row(glyphs[1:])
     if in_company and _dash_first(row):
@@ -57,10 +62,26 @@ def _dash_first(row: Row) -> bool:
     return len(glyphs) > 2 and glyphs[0].text in _DASHES and needs_space(glyphs[0], glyphs[1])
 
 
+def _inline_number(row: Row) -> int | None:
+    """How many glyphs the row's leading number has, when the row is one piece that starts with a
+    number of one to three digits and a space: a list number drawn inside the text."""
+    glyphs = row.glyphs
+    if len(row.pieces) != 1 or ends_in_leader(row.text):
+        return None  # a table's row, or a contents entry ("1 Introduction . . . 1")
+    end = 0
+    while end < len(glyphs) and end < 3 and glyphs[end].text.isdigit():
+        end += 1
+    if 0 < end < len(glyphs) and needs_space(glyphs[end - 1], glyphs[end]):
+        return end
+    return None
+
+
 def _bare_number(row: Row) -> int | None:
     pieces = row.pieces
     if len(pieces) == 2 and _BARE_NUMBER.match(pieces[0].text):
         return int(pieces[0].text)
+    if (inline := _inline_number(row)) is not None:
+        return int("".join(glyph.text for glyph in row.glyphs[:inline]))
     return None
 
 

@@ -74,3 +74,20 @@ def mixed_set(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MixedPdf]:
 def mixed_chromium_set(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MixedPdf]:
     """The users' set printed by Chromium (one Chromium, a few seconds), parsed as ingestion parses it."""
     return _printed_mixed_set(tmp_path_factory.mktemp("pdf-corpus-mixed-chromium"), "chromium")
+
+
+@pytest.fixture(scope="session")
+def seed_set(tmp_path_factory: pytest.TempPathFactory) -> dict[str, MixedPdf]:
+    """Issue 49's seed-like set (``pdf_corpus_seed``: one Chromium, a few seconds), parsed as
+    ingestion parses it, but for the OCR of pictures."""
+    from tests.workbench.ingestion.pdf_corpus_seed import write_seed
+
+    missing = mixed_available("chromium")
+    if missing:
+        pytest.skip(f"needs {missing}")
+    no_pictures = IngestConfig(max_ocr_images=0)
+    pdfs = {}
+    for name, (path, document) in write_seed(tmp_path_factory.mktemp("pdf-corpus-seed")).items():
+        data = path.read_bytes()
+        pdfs[name] = MixedPdf(document, data, parse_bytes(data, name, limits=no_pictures))
+    return pdfs

@@ -320,3 +320,55 @@ def test_a_tables_header_left_at_the_foot_of_a_page_joins_the_table_heading_the_
     pages = [[across], [table]]
     tables_across_pages(pages)
     assert pages == [[across], [table]]  # its words lie across the column's edge: no row of that table
+
+
+def test_a_character_moves_down_with_the_marks_that_may_not_start_a_line():
+    """Kinsoku: with "上。" starting the next line, what would have had to fit is both (20 points
+    at 10 points an em), and "（Open" moves with its bracket; a lone ideograph is one em."""
+    from workbench.ingestion.parsers.pdf.blocks import first_word_width
+
+    above = Row(tuple(_word("提升了一倍以", 0, 100, advance=10)))
+    assert first_word_width(Row(tuple(_word("上。项目", 0, 112, advance=10))), above) == 20
+    assert first_word_width(Row(tuple(_word("项目结束", 0, 112, advance=10))), above) == 10
+    bracket = _word("（", 0, 112, advance=10) + _word("Open", 10, 112)
+    assert first_word_width(Row(tuple(bracket)), above) == 30  # 10 for the bracket, 4 × 5 for the word
+
+
+def test_lines_of_chinese_broken_only_after_punctuation_make_the_first_word_a_phrase():
+    """``word-break: keep-all``: every break between two lines of Chinese falls after a mark, so
+    the next line's first word runs to its first mark (four ideographs and ``，`` here: 50 points)."""
+    from workbench.ingestion.parsers.pdf.blocks import PHRASE_BREAKS, breaks_after_punctuation, first_word_width
+
+    lines = ["突出重点和思路，", "不想让转行的人，", "因为经历不够，", "所以我也会分享，", "犯过的错误。"]
+    rows = [Row(tuple(_word(text, 0, 100 + 12 * i, advance=10))) for i, text in enumerate(lines)]
+    assert PHRASE_BREAKS == 4 and breaks_after_punctuation(rows)
+    assert not breaks_after_punctuation(rows[:4])  # three breaks: too few to tell
+    inside = [
+        *rows[:2],
+        Row(tuple(_word("因为经历不", 0, 124, advance=10))),
+        Row(tuple(_word("够丰富。", 0, 136, advance=10))),
+    ]
+    assert not breaks_after_punctuation([*inside, *rows[2:]])  # one break between two ideographs
+    assert first_word_width(rows[2], rows[1], phrases=True) == 70  # "因为经历不够，"
+    assert first_word_width(rows[2], rows[1]) == 10
+
+
+def test_a_type3_copy_of_a_font_on_the_page_is_its_synthetic_bold():
+    from workbench.ingestion.parsers.pdf.render_modes import synthetic_faces
+
+    fonts = {"BAAAAA+WenQuanYiMicroHei", "AAAAAA+WenQuanYiMicroHei", "CAAAAA+LiberationSans", "T3Font_0"}
+    type3 = {"AAAAAA+WenQuanYiMicroHei", "T3Font_0"}
+    assert synthetic_faces(fonts, type3) == {"AAAAAA+WenQuanYiMicroHei"}  # T3Font_0 copies no font
+    assert synthetic_faces({"AAAAAA+WenQuanYiMicroHei"}, type3) == frozenset()
+
+
+def test_numbers_drawn_inside_the_text_start_items_in_company_but_not_contents_entries():
+    rows = [_row(("1", 0), ("Multi-document", 10)), _row(("2", 0), ("Knowledge", 10), top=112)]
+    assert items_in_company(rows) == {0, 1}
+    marker = list_marker(rows[1], in_company=True)
+    assert marker is not None and marker[0] == "2." and marker[1].text == "Knowledge"
+    contents = [
+        _row(("1", 0), ("Introduction", 10), ("....", 80), ("1", 110)),
+        _row(("2", 0), ("Setup", 10), ("....", 80), ("3", 110), top=112),
+    ]
+    assert items_in_company(contents) == set()
