@@ -17,13 +17,14 @@ the estimate within 2x of the truth, the bar near the share of the time gone.
     .venv/bin/python bench/bench_new_collection.py            # the demo and all-MiniLM-L6-v2
     .venv/bin/python bench/bench_new_collection.py --upload-only   # a fresh home, torch fp32: the upload alone
     .venv/bin/python bench/bench_new_collection.py --smoke    # two short documents instead of the demo
-    .venv/bin/python bench/bench_new_collection.py --smoke --model FOLDER   # another model throughout
+    .venv/bin/python bench/bench_new_collection.py --smoke --model FOLDER   # another model measured
 
 ``--smoke`` stands one Markdown file in for the demo (a collection pinned to torch fp32, as the
-demo is) and measures the same model with a 4-text sample, in the foreground; it times the same creation, and
-uploads three of the twelve files. ``--model`` puts another model (a name or a folder) in the
-default's place (the smoke's first collection, the measuring, mydocs): the suite's smoke run gives its tiny model, whose exports take seconds
-where the default's take minutes on a loaded machine (the path is the same). ``--upload-only`` skips the demo and the measuring: a first
+demo is) and measures the same model with a 4-text sample, in the foreground; it times the same
+creation, and uploads three of the twelve files. ``--model`` puts another model (a name or a
+folder) in the default's place (the smoke's first collection, the measuring, mydocs): the suite's
+smoke run gives its tiny model, whose exports take seconds where the default's take minutes on a
+loaded machine (the path is the same). ``--upload-only`` skips the demo and the measuring: a first
 ingest in a fresh home (no rate measured yet: the estimate's stated first guesses).
 The encoder exports are cached per user (``~/.cache/rag-workbench/exports``), so a first run on a
 machine also pays for them in the measuring row. Prints a table and the load average; asserts nothing.
