@@ -121,12 +121,13 @@ def tables(stdout: str) -> list[tuple[tuple[str, ...], list[str]]]:
 
 
 def run_smoke(
-    name: str, scratch: Path, demo_home: Path | None = None
+    name: str, scratch: Path, demo_home: Path | None = None, extra: tuple[str, ...] = ()
 ) -> tuple[subprocess.CompletedProcess[str], float, float]:
     """Run ``bench/NAME.py --smoke`` in a fresh process; its result, its wall seconds and the CPU
-    seconds it and the processes it waited for spent (what it costs the suite on a shared machine)."""
+    seconds it and the processes it waited for spent (what it costs the suite on a shared machine).
+    ``extra`` arguments come from the test's fixtures (a tiny model's folder)."""
     smoke = SMOKE[name]
-    arguments = [*smoke.arguments]
+    arguments = [*smoke.arguments, *extra]
     if smoke.demo_home:
         assert demo_home is not None, f"{name} needs the demo home"
         home = scratch / "home"
@@ -155,9 +156,9 @@ def _children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def check_smoke(name: str, scratch: Path, demo_home: Path | None = None) -> None:
+def check_smoke(name: str, scratch: Path, demo_home: Path | None = None, extra: tuple[str, ...] = ()) -> None:
     """The smoke run exits 0 and prints its table: the expected header over at least one row."""
-    done, seconds, cpu = run_smoke(name, scratch, demo_home)
+    done, seconds, cpu = run_smoke(name, scratch, demo_home, extra)
     print(f"{name} --smoke: {seconds:.1f} s wall, {cpu:.1f} s CPU")  # shown with -s or -rA
     assert done.returncode == 0, (
         f"{name} --smoke exited {done.returncode} after {seconds:.0f} s:\n{done.stderr[-3000:]}"

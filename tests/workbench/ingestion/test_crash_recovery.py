@@ -55,7 +55,7 @@ KILL_POINTS = {
 #: mid-encoding is the embedder's own: inside its call, before the vectors exist
 ENCODING = "mid-encoding"
 # (mode, kill point, the calls of it that may be picked): each phase of each mode once; the call
-# is seeded from calls every such run makes (60 new files make two encode calls at least)
+# is seeded from calls every such run makes
 ROUNDS = [
     ("ingest", ENCODING, (1, 2)),
     ("rechunk", ENCODING, (1, 2)),
@@ -67,6 +67,14 @@ ROUNDS = [
     ("rechunk", "index files written, not published", (1,)),
     ("ingest", "published, old versions not collected", (1, 2)),
 ]
+
+#: files the first ingest writes: the first re-chunking (round 1) then encodes over 256 texts (two
+#: of the cache's write batches, so its mid-encoding call 2 exists) and the second (round 3) chunks
+#: over 64 documents (two chunk-set batches, so after the first one the set is half built)
+FIRST_FILES = 60
+#: files each later ingest adds: about 80 texts, two encode calls of 64 (its mid-encoding call 2).
+#: Fewer than the first: every later round re-chunks or re-indexes all the files so far
+MORE_FILES = 20
 
 DRIVER = textwrap.dedent("""
     import functools, importlib, json, os, signal, sys, time
@@ -206,8 +214,9 @@ def test_kill_9_at_each_phase_of_ingest_and_rechunking(tmp_path):
     log = []
     for round_number, (mode, point, calls) in enumerate(ROUNDS):
         if mode == "ingest":
-            _write_files(corpus, files_so_far, 60)
-            files_so_far += 60
+            count = MORE_FILES if files_so_far else FIRST_FILES
+            _write_files(corpus, files_so_far, count)
+            files_so_far += count
         size = 150 + 10 * round_number
         arguments = [str(home), mode, str(size), str(ledger), str(corpus)]
         kill_at, kill_when = KILL_POINTS.get(point, (ENCODING, "before"))
