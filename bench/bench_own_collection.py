@@ -41,6 +41,7 @@ import re
 import sys
 import tempfile
 import time
+import zlib
 from collections.abc import Callable
 from contextlib import redirect_stdout
 from pathlib import Path
@@ -283,9 +284,25 @@ def which_code_question(sentence: str) -> str | None:
     return templates[turn % len(templates)].format(part=parts[0], number=numbers[0])
 
 
+def pick_sentence(found: list[str], passage: str, purpose: str, later: bool) -> str:
+    """One of the passage's code sentences, drawn by a hash of the passage and the question's kind:
+    the same draw for the same request (a resumed run asks again), alike in distribution for both
+    models, and never the first model's sentence for the later one when there is another (a fresh
+    set asks other questions from the same kind of text, not questions from other kinds of text)."""
+
+    def draw(salt: str, among: list[str]) -> str:
+        return among[zlib.crc32(f"{salt}|{purpose}|{passage}".encode()) % len(among)]
+
+    first = draw("first", found)
+    if not later:
+        return first
+    others = [sentence for sentence in found if sentence != first]
+    return draw("later", others or found)
+
+
 def fake_endpoint(later: Callable[[], bool]):
     """The tests' fake OpenAI-compatible server, writing specific questions about rare part codes;
-    ``later()`` True makes it quote each passage's second code sentence (a fresh set's questions)."""
+    ``later()`` True makes it quote another code sentence of each passage, drawn alike (a fresh set's questions)."""
     from tests.fake_openai import FakeOpenAI
     from workbench.llm.prompt_data import data_blocks
 
@@ -299,9 +316,7 @@ def fake_endpoint(later: Callable[[], bool]):
             found = code_sentences(passage)
             if not found:
                 return purpose, reply
-            # specific: the first code sentence, abstract: the last; a later model: the next ones
-            first = 0 if purpose.endswith("specific") else len(found) - 1
-            sentence = found[(first + (1 if later() else 0)) % len(found)]
+            sentence = pick_sentence(found, passage, purpose, later())
             asked = rare_term_question(sentence)
             if purpose.endswith("abstract"):
                 asked = which_code_question(sentence) or asked
@@ -458,7 +473,14 @@ def run(smoke: bool, home: Path, folder: Path) -> int:
                 print(f"  {line}")
             opinion = re.search(r"gain ([+-]\d\.\d+) (\[[^\]]+\])", out.getvalue())
             if opinion:
-                inside = "inside" if "lies inside" in out.getvalue() else "outside"
+                text = out.getvalue()
+                inside = (
+                    "inside"
+                    if "lies inside" in text
+                    else "outside, consistent"
+                    if "consistent with the study" in text
+                    else "outside"
+                )
                 rows.append(["fresh-set check", opinion.group(1), opinion.group(2), inside])
         table("Verdict and second opinion", ["what", "gain", "95% interval", "queries / inside"], rows)
     finally:

@@ -5,17 +5,27 @@ gain, its 95% interval, the number of queries, the level and metric, and the sta
 configuration (``base_overrides``; a preset saved before that was recorded names it in
 ``based_on``). ``check --preset P --golden FRESH`` without ``--baseline`` evaluates the preset and
 that starting configuration on a fresh golden set, and says whether the fresh gain lies inside the
-interval the study reported: inside, the study's estimate holds on questions it never saw;
-outside, it does not (below: the study flattered the preset; above: it undersold it).
+interval the study reported: inside, the study's estimate holds on questions it never saw.
+
+Outside is not yet evidence against the study: the fresh gain is itself an estimate on a sample of
+questions. The two gains come from disjoint sets of queries, so their difference has the standard
+error √(se_study² + se_fresh²), each se read off its 95% interval (half its width over 1.96, the
+normal approximation). When the difference's 95% interval covers zero, the fresh gain is outside
+but consistent with the study (more fresh questions would tell); when it does not, the study
+overstated the gain (fresh below) or understated it (fresh above).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from workbench.evaluation.intervals import Interval
+
+#: the normal quantile of a two-sided 95% interval
+Z_95 = 1.959964
 
 
 class NoClaim(ValueError):
@@ -94,12 +104,34 @@ class SecondOpinion:
     def inside(self) -> bool:
         return self.claim.low <= self.gain <= self.claim.high
 
+    @property
+    def difference(self) -> tuple[float, Interval]:
+        """The fresh gain minus the study's, with its 95% interval (normal approximation)."""
+        spread = math.hypot(
+            (self.claim.high - self.claim.low) / 2 / Z_95, (self.interval.high - self.interval.low) / 2 / Z_95
+        )
+        difference = self.gain - self.claim.gain
+        return difference, Interval(difference - Z_95 * spread, difference + Z_95 * spread)
+
+    @property
+    def consistent(self) -> bool:
+        """Whether the fresh gain could differ from the study's by chance (the difference's interval covers 0)."""
+        return self.difference[1].covers(0.0)
+
     def verdict(self) -> str:
         if self.inside:
             return "inside the interval the study reported: its estimate holds on questions it never saw"
         side = "below" if self.gain < self.claim.low else "above"
+        difference, interval = self.difference
+        between = f"the two gains differ by {difference:+.4f} {interval.describe()}"
+        if self.consistent:
+            overstated = "overstated" if side == "below" else "understated"
+            return (
+                f"{side} the interval the study reported, but not significantly ({between}, which covers zero): "
+                f"consistent with the study; more fresh questions would tell whether it {overstated} the gain"
+            )
         meaning = "the study overstated the gain" if side == "below" else "the study understated the gain"
-        return f"{side} the interval the study reported: {meaning}"
+        return f"{side} the interval the study reported: {meaning} ({between})"
 
     def describe(self) -> str:
         text = (
@@ -126,5 +158,8 @@ class SecondOpinion:
             "study_interval": {"low": self.claim.low, "high": self.claim.high},
             "study_queries": self.claim.queries,
             "inside": self.inside,
+            "difference": self.difference[0],
+            "difference_interval": self.difference[1].to_dict(),
+            "consistent": self.consistent,
             "message": self.describe(),
         }
