@@ -369,7 +369,6 @@ async def ask_mcp(launch, question: str) -> tuple[str, int]:
 def run(smoke: bool, home: Path, folder: Path) -> int:
     from workbench.cli import main as cli
     from workbench.config import WorkbenchConfig
-    from workbench.evaluation import golden as golden_sets
     from workbench.golden.build import plan_synth, run_synth
     from workbench.mcp_server.client_config import McpLaunch
     from workbench.service import Workbench, tune_flow
@@ -407,11 +406,13 @@ def run(smoke: bool, home: Path, folder: Path) -> int:
         print("plan:")
         for line in plan.describe():
             print(f"  {line}")
+        asked = summary["planned"] if isinstance(summary.get("planned"), int) else len(synth.kept)
         if plan.grow is not None and plan.grow.endpoint and smoke:
             print("grow the set: left out of the smoke run (it would write hundreds of questions)")
         elif plan.grow is not None and plan.grow.endpoint:
             # the app's "Write about N more questions" under the plan (tune --grow-golden, MCP grow_golden)
             grown = steps.timed("grow the set (the plan's offer)", lambda: grow_golden(bench, request, plan))
+            asked += plan.grow.questions
             print(f"grown: {grown}")
             request = tune_flow.default_request(bench, COLLECTION, golden)
             plan = steps.timed("plan again", lambda: plan_tune(bench, request))
@@ -450,10 +451,10 @@ def run(smoke: bool, home: Path, folder: Path) -> int:
             os.environ["WORKBENCH_LLM_MODEL"] = "fake-llm-later"  # another model: its own replies and journal
 
             def fresh_set():
-                # as many questions as the study's set asked for: a second opinion on fewer could not
-                # tell the reported gain from none (its power is the study's)
+                # as many questions asked as for the study's set: a second opinion on fewer could not
+                # tell the reported gain from chance (its power is then about the study's)
                 config = bench.config_for(COLLECTION)
-                n = max(config.tuning.first_questions, len(golden_sets.find(golden, bench.home).queries))
+                n = max(config.tuning.first_questions, asked)
                 fresh_plan = plan_synth(bench, COLLECTION, config, n=n, seed=7, out=f"{COLLECTION}-fresh")
                 return run_synth(bench, fresh_plan)
 
