@@ -406,13 +406,13 @@ def run(smoke: bool, home: Path, folder: Path) -> int:
         print("plan:")
         for line in plan.describe():
             print(f"  {line}")
-        asked = summary["planned"] if isinstance(summary.get("planned"), int) else len(synth.kept)
+        study_questions = synth.planned
         if plan.grow is not None and plan.grow.endpoint and smoke:
             print("grow the set: left out of the smoke run (it would write hundreds of questions)")
         elif plan.grow is not None and plan.grow.endpoint:
             # the app's "Write about N more questions" under the plan (tune --grow-golden, MCP grow_golden)
             grown = steps.timed("grow the set (the plan's offer)", lambda: grow_golden(bench, request, plan))
-            asked += plan.grow.questions
+            study_questions += plan.grow.questions
             print(f"grown: {grown}")
             request = tune_flow.default_request(bench, COLLECTION, golden)
             plan = steps.timed("plan again", lambda: plan_tune(bench, request))
@@ -454,7 +454,7 @@ def run(smoke: bool, home: Path, folder: Path) -> int:
                 # as many questions asked as for the study's set: a second opinion on fewer could not
                 # tell the reported gain from chance (its power is then about the study's)
                 config = bench.config_for(COLLECTION)
-                n = max(config.tuning.first_questions, asked)
+                n = max(config.tuning.first_questions, study_questions)
                 fresh_plan = plan_synth(bench, COLLECTION, config, n=n, seed=7, out=f"{COLLECTION}-fresh")
                 return run_synth(bench, fresh_plan)
 
