@@ -1,6 +1,6 @@
 """A new user's own collection end to end: files, collection, golden set, tune, preset, MCP, a second opinion.
 
-    .venv/bin/python bench/bench_own_collection.py            # 11 files, 60 questions, tuning.trials 50
+    .venv/bin/python bench/bench_own_collection.py            # 11 files, 60 questions and the growth planned
     .venv/bin/python bench/bench_own_collection.py --smoke    # the same path on 10 short files, few trials
 
 The folder is generated: English and Chinese PDFs with tables and a boilerplate paragraph closing
