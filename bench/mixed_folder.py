@@ -25,6 +25,7 @@ import io
 import json
 import random
 import sys
+from html import escape as html_escape
 from pathlib import Path
 
 from bench import data
@@ -53,7 +54,8 @@ def english_paragraphs(count: int) -> list[tuple[str, str]]:
 
 
 def chinese_paragraphs(count: int) -> list[tuple[str, str]]:
-    """(title, text) of ``count`` CMRC 2018 paragraphs (or the fallback sentences, repeated)."""
+    """(title, text) of ``count`` CMRC 2018 paragraphs (all of them when it has fewer: a caller that
+    needs more comes round again), or the fallback sentences, repeated."""
     found: list[tuple[str, str]] = []
     if CMRC.exists():
         with CMRC.open(encoding="utf-8") as lines:
@@ -61,7 +63,9 @@ def chinese_paragraphs(count: int) -> list[tuple[str, str]]:
                 row = json.loads(line)
                 found.append((row["title"], row["text"]))
                 if len(found) == count:
-                    return found
+                    break
+    if found:
+        return found
     return [(f"第{i + 1}节", FALLBACK_CHINESE[i % len(FALLBACK_CHINESE)]) for i in range(count)]
 
 
@@ -99,9 +103,14 @@ def write_pdf(
     body = ParagraphStyle("body", parent=styles["BodyText"], fontName=font, leading=16, **wrap)
     heading = ParagraphStyle("heading", parent=styles["Heading2"], fontName=font)
     top = ParagraphStyle("title", parent=styles["Title"], fontName=font)
-    story: list = [Paragraph(title, top)]
+
+    def escape(text: str) -> str:
+        return html_escape(text, quote=False)
+
+    # reportlab reads a paragraph as markup: text with "<br>" or "&" in it (CMRC has some) is escaped
+    story: list = [Paragraph(escape(title), top)]
     for position, (name, text) in enumerate(sections):
-        story += [Paragraph(name, heading), Paragraph(text, body), Spacer(1, 6)]
+        story += [Paragraph(escape(name), heading), Paragraph(escape(text), body), Spacer(1, 6)]
         if position == 0:
             grid = Table([[Paragraph(cell, body) for cell in row] for row in table])
             grid.setStyle(TableStyle([("GRID", (0, 0), (-1, -1), 0.5, colors.black)]))

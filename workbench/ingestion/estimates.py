@@ -11,7 +11,8 @@ import math
 import os
 import re
 import zipfile
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
 from workbench.config import ChunkingConfig
@@ -138,6 +139,8 @@ class TextSize:
     tokens: float | None = None  # None: not read, only guessed from the size
     #: read from the file (True) or guessed from its size and type
     read: bool = False
+    #: the text read (None: not read), for the window rule's language check; used for the estimate only
+    text: str | None = field(default=None, repr=False, compare=False)
 
 
 def text_size(name: str, data: bytes | None, size_bytes: int) -> TextSize:
@@ -158,7 +161,7 @@ def text_size(name: str, data: bytes | None, size_bytes: int) -> TextSize:
 
 def markdown_size(text: str) -> TextSize:
     tokens = len(_CJK.findall(text)) + TOKENS_PER_WORD * len(_WORD.findall(text)) + len(_PUNCTUATION.findall(text))
-    return TextSize(len(text), tokens, read=True)
+    return TextSize(len(text), tokens, read=True, text=text)
 
 
 def _peek(suffix: str, data: bytes) -> str | None:
@@ -223,6 +226,20 @@ def model_window(key: str) -> int | None:
 
     card = entry(key.split("@", 1)[0], EMBEDDING)
     return card.max_seq_length if card is not None else None
+
+
+def model_reads(key: str) -> Callable[[str], bool]:
+    """Whether the embedder ``key``'s model reads a text's language: the rule chunking applies
+    before it cuts a document to the model's window (``workbench.chunking.preparation``), so an
+    estimate cuts only what ingest will cut. True for a model whose languages are unknown."""
+    from workbench.language.coverage import coverage
+    from workbench.language.scripts import LanguageMix
+    from workbench.models.catalogue import EMBEDDING, entry
+
+    card = entry(key.split("@", 1)[0], EMBEDDING)
+    if card is None:
+        return lambda text: True
+    return lambda text: coverage(card, LanguageMix.of(text)).covered is not False
 
 
 #: characters per token assumed for text not read (English, in a BERT-style WordPiece tokenizer)

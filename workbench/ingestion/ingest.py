@@ -50,6 +50,7 @@ from workbench.ingestion.estimates import (
     estimate_chunks,
     estimated_text_characters,
     markdown_size,
+    model_reads,
     model_window,
     parse_seconds,
     pending_load_s,
@@ -149,6 +150,7 @@ def _ingest(
     tasks: list[ParseTask] = []
     planned_chunks, planned_parse_s = 0, 0.0
     window = model_window(layouts[0].embedding_model)
+    reads = model_reads(layouts[0].embedding_model)
     try:
         for position, source in enumerate(sources, start=1):
             if cancel.is_set():
@@ -168,7 +170,9 @@ def _ingest(
                 progress(Progress("failed", source.name, position, total, too_big))
                 continue
             size = _text_size(source)
-            planned_chunks += estimate_chunks(size.characters, layouts[0].chunking, size.tokens, window)
+            # cut to the window only where ingest will: text the model reads (unread text: assumed so)
+            cut = window if size.text is None or reads(size.text) else None
+            planned_chunks += estimate_chunks(size.characters, layouts[0].chunking, size.tokens, cut)
             if source.markdown is None:  # ready Markdown is not parsed
                 planned_parse_s += parse_seconds(source.name, size.characters if size.read else None, home)
             documents[position] = PendingDocument(source, sha, known is not None, ParseOutcome(position, source.name))

@@ -16,6 +16,7 @@ from workbench.ingestion.estimates import (
     WINDOW_MARGIN_TOKENS,
     estimate_chunks,
     markdown_size,
+    model_reads,
     model_window,
     text_size,
 )
@@ -73,3 +74,13 @@ def test_the_window_comes_from_the_catalogue_without_loading_the_model():
     assert model_window("all-MiniLM-L6-v2") == 256
     assert model_window("all-MiniLM-L6-v2@onnx-int8") == 256
     assert model_window("someone/unknown-model") is None
+
+
+def test_only_text_the_model_reads_is_cut_to_its_window():
+    """Chunking cuts a document to the window only when the model reads its language
+    (``chunking.preparation.fitted_to_window``); the estimate asks the same question, without
+    loading the model: the English-only default reads English, not Chinese."""
+    reads = model_reads("all-MiniLM-L6-v2@openvino-fp32")
+    assert reads("Hybrid retrieval fuses the BM25 and the dense rankings.")
+    assert not reads("混合检索把关键词检索和向量检索的排名融合在一起。倒数排名融合只看名次，不看分数。")
+    assert model_reads("someone/unknown-model")("任何文字")  # languages unknown: cut as before
