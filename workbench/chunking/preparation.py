@@ -87,11 +87,17 @@ def encoder_window(embedder: Embedder | None) -> Window | None:
     return Window(embedder.max_tokens, count, spans)
 
 
-def encoder_reads(embedder: Embedder) -> Callable[[str], bool]:
-    """Whether ``embedder``'s model covers a text's language (``coverage``'s rule); True when its
-    languages are unknown (nothing is claimed: the text is cut as before)."""
-    card = card_for(embedding_settings(embedder.name)["embedding.model"], EMBEDDING)
+def model_reads(embedder_name: str) -> Callable[[str], bool]:
+    """Whether the embedder ``embedder_name``'s (``model@runtime-precision``) model covers a text's
+    language (``coverage``'s rule); True when its languages are unknown (nothing is claimed: the
+    text is cut as before). Reads the model's card, never the model: ingest's estimate asks it too."""
+    card = card_for(embedding_settings(embedder_name)["embedding.model"], EMBEDDING)
     return lambda text: coverage(card, LanguageMix.of(text)).covered is not False
+
+
+def encoder_reads(embedder: Embedder) -> Callable[[str], bool]:
+    """``model_reads`` for a loaded embedder."""
+    return model_reads(embedder.name)
 
 
 def fitted_to_window(

@@ -11,7 +11,6 @@ import math
 import os
 import re
 import zipfile
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
@@ -226,20 +225,6 @@ def model_window(key: str) -> int | None:
 
     card = entry(key.split("@", 1)[0], EMBEDDING)
     return card.max_seq_length if card is not None else None
-
-
-def model_reads(key: str) -> Callable[[str], bool]:
-    """Whether the embedder ``key``'s model reads a text's language: the rule chunking applies
-    before it cuts a document to the model's window (``workbench.chunking.preparation``), so an
-    estimate cuts only what ingest will cut. True for a model whose languages are unknown."""
-    from workbench.language.coverage import coverage
-    from workbench.language.scripts import LanguageMix
-    from workbench.models.catalogue import EMBEDDING, entry
-
-    card = entry(key.split("@", 1)[0], EMBEDDING)
-    if card is None:
-        return lambda text: True
-    return lambda text: coverage(card, LanguageMix.of(text)).covered is not False
 
 
 #: characters per token assumed for text not read (English, in a BERT-style WordPiece tokenizer)

@@ -36,7 +36,7 @@ from collections.abc import Iterable
 
 from store import documents as stored_documents
 from store.catalog import Catalog, KeptOpen
-from workbench.chunking.preparation import check_enrichment
+from workbench.chunking.preparation import check_enrichment, model_reads
 from workbench.config import IngestConfig
 from workbench.embedding import get_embedder
 from workbench.ingestion.estimates import (
@@ -50,7 +50,6 @@ from workbench.ingestion.estimates import (
     estimate_chunks,
     estimated_text_characters,
     markdown_size,
-    model_reads,
     model_window,
     parse_seconds,
     pending_load_s,

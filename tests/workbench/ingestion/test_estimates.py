@@ -9,6 +9,7 @@ import math
 import pytest
 
 from tests.workbench.office_files import make_docx, make_pdf, make_pptx
+from workbench.chunking.preparation import model_reads
 from workbench.config import ChunkingConfig
 from workbench.ingestion.estimates import (
     TOKENS_PER_WORD,
@@ -16,7 +17,6 @@ from workbench.ingestion.estimates import (
     WINDOW_MARGIN_TOKENS,
     estimate_chunks,
     markdown_size,
-    model_reads,
     model_window,
     text_size,
 )
