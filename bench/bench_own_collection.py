@@ -366,6 +366,12 @@ async def ask_mcp(launch, question: str) -> tuple[str, int]:
         return (citations[0].get("source", "?") if citations else "none"), len(citations)
 
 
+def print_plan(title: str, plan) -> None:
+    print(title)
+    for line in plan.describe():
+        print(f"  {line}")
+
+
 def run(smoke: bool, home: Path, folder: Path) -> int:
     from workbench.cli import main as cli
     from workbench.config import WorkbenchConfig
@@ -403,9 +409,7 @@ def run(smoke: bool, home: Path, folder: Path) -> int:
 
         request = tune_flow.default_request(bench, COLLECTION, golden)
         plan = steps.timed("plan (evaluate the start)", lambda: plan_tune(bench, request))
-        print("plan:")
-        for line in plan.describe():
-            print(f"  {line}")
+        print_plan("plan:", plan)
         study_questions = synth.planned
         if plan.grow is not None and plan.grow.endpoint and smoke:
             print("grow the set: left out of the smoke run (it would write hundreds of questions)")
@@ -416,9 +420,7 @@ def run(smoke: bool, home: Path, folder: Path) -> int:
             print(f"grown: {grown}")
             request = tune_flow.default_request(bench, COLLECTION, golden)
             plan = steps.timed("plan again", lambda: plan_tune(bench, request))
-            print("plan on the grown set:")
-            for line in plan.describe():
-                print(f"  {line}")
+            print_plan("plan on the grown set:", plan)
         tuned = steps.timed("tune (defaults)", lambda: run_tune(bench, request))
         verdict = tune_flow.verdict_of(tuned)
         if verdict is None:

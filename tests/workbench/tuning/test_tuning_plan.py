@@ -150,11 +150,8 @@ def test_a_saturated_set_says_so_and_names_the_fix():
 
 
 def test_a_set_saturated_in_recall_with_room_in_order_says_how_much_and_still_offers_to_grow():
-    queries = tuple(
-        GoldenQuery(f"q{i}", f"question {i}", (RelevantItem("a.md", quote=f"fact {i}"),)) for i in range(10)
-    )
-    golden = GoldenSet("own", queries)
-    scores = {f"q{i}": 1.0 if i < 5 else 0.6 for i in range(10)}  # every passage found, half of them below first
+    golden = span_set(10)
+    scores = {f"q{i:02d}": 1.0 if i < 5 else 0.6 for i in range(10)}  # every passage found, half below first
     plan = plan_from_scores(
         collection="c",
         golden=golden,
