@@ -20,10 +20,11 @@ import warnings
 from abc import abstractmethod
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, TypeAlias
 
 import numpy as np
 
+from workbench.embedding.machine import encoder_lanes
 from workbench.embedding.sentence_graph import graph_inputs, sentence_graph, tokenize
 from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
 from workbench.embedding.token_ids import CountedIds
@@ -32,6 +33,9 @@ EXPORT_CACHE_ENV = "WORKBENCH_EXPORT_CACHE"
 #: bump when the exported graph changes, so older exports are not reused
 EXPORT_FORMAT = 2  # 2: int8 quantized per tensor, not per channel
 BATCH_SIZE = 32
+#: one opened export's forward pass: batch features (int64 arrays in the graph's input order) to
+#: its output; each lane is called by one thread at a time, and lanes run at once
+Lane: TypeAlias = Callable[[list[np.ndarray]], np.ndarray]
 
 
 def export_root() -> Path:
@@ -87,10 +91,11 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
         """Write this runtime's export of ``graph`` into ``folder``."""
 
     @abstractmethod
-    def _open(self, folder: Path):
-        """Load the export in ``folder``; returns a callable from a list of int64 arrays to vectors."""
+    def _open(self, folder: Path, lanes: int) -> list[Lane]:
+        """Load the export in ``folder`` as ``lanes`` lanes (one runs on every core, more run one
+        core each)."""
 
-    def _runner(self):
+    def _runner(self) -> list[Lane]:
         if self._graph is None:
             with self._graph_lock:
                 if self._graph is None:
@@ -112,7 +117,7 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
                             warnings.simplefilter("ignore")
                             self._build(folder, sentence_graph(model, self._names), example, self._names)
 
-                    self._graph = self._open(cached_export(weights, self.variant, build))
+                    self._graph = self._open(cached_export(weights, self.variant, build), encoder_lanes())
         return self._graph
 
     @property
@@ -123,20 +128,32 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
     def _encode(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        run = self._runner()
+        lanes = self._runner()
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # similar lengths pad less
-        parts = []
         with self._use_lock:
             counted = self._counted_ids()
+            batches = []
             for start in range(0, len(order), BATCH_SIZE):
                 batch = [texts[i] for i in order[start : start + BATCH_SIZE]]
-                features = counted.features(batch) or self._tokenized(batch)
-                parts.append(np.asarray(run(features), dtype=np.float32))
-        vectors = np.vstack(parts)
+                batches.append(counted.features(batch) or self._tokenized(batch))
+            if len(lanes) > 1 and len(texts) > 1:
+                batches = [one for features in batches for one in self._one_by_one(features)]
+            vectors = np.vstack(on_lanes(lanes, batches))
         out = np.empty_like(vectors)
         out[order] = vectors
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)
+
+    def _one_by_one(self, features: list[np.ndarray]) -> list[list[np.ndarray]]:
+        """A batch's features as one text each, cut to its own tokens: a lane runs one text, so no
+        text pays for another's length. Only right padding is cut (the model's tokenizer pads on
+        the right; otherwise each keeps the batch's width)."""
+        names = self._graph_inputs()
+        rows = len(features[0])
+        if "attention_mask" not in names or getattr(self.model.tokenizer, "padding_side", "right") != "right":
+            return [[array[row : row + 1] for array in features] for row in range(rows)]
+        lengths = features[names.index("attention_mask")].sum(axis=1)
+        return [[array[row : row + 1, : int(lengths[row])] for array in features] for row in range(rows)]
 
     def token_counts(self, texts: list[str]) -> list[int] | None:
         prefixed = [self.passage_prefix + text for text in texts]
@@ -167,3 +184,33 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
                 self._untruncated_ids,
             )
         return self._counted
+
+
+def on_lanes(lanes: list[Lane], batches: list[list[np.ndarray]]) -> list[np.ndarray]:
+    """Each batch's output, in order; with several lanes, lane ``k`` runs batches ``k``, ``k + n``,
+    ... on a thread of its own (the runtimes release the GIL while they compute; batches come
+    longest first, so striding deals every lane a like share). A lane's error is raised here."""
+    if len(lanes) == 1 or len(batches) == 1:
+        return [np.asarray(lanes[0](features), dtype=np.float32) for features in batches]
+    outputs: list[np.ndarray] = [np.empty(0, dtype=np.float32)] * len(batches)
+    errors: list[BaseException] = []
+
+    def run_lane(lane_number: int) -> None:
+        lane = lanes[lane_number]
+        try:
+            for index in range(lane_number, len(batches), len(lanes)):
+                outputs[index] = np.asarray(lane(batches[index]), dtype=np.float32)
+        except BaseException as error:  # raised again in the caller's thread
+            errors.append(error)
+
+    threads = [
+        threading.Thread(target=run_lane, args=(number,), name=f"encoder-lane-{number}", daemon=True)
+        for number in range(min(len(lanes), len(batches)))
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return outputs

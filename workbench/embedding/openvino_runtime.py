@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from workbench.embedding.exported import ExportedEmbedder
+from workbench.embedding.exported import ExportedEmbedder, Lane
 
 _HINTS = {"fp32": "f32", "bf16": "bf16", "int8": "f32"}
 
@@ -55,19 +55,28 @@ def openvino_variant(precision: str, prefix: str = "openvino") -> str:
     return prefix
 
 
-def open_openvino(folder: Path, precision: str, config: dict[str, str] | None = None):
-    """The export in ``folder`` compiled at ``precision``: a callable from int64 arrays to the output.
-    ``config`` adds compile properties (the bench's no-bf16 emulation)."""
+def open_openvino(folder: Path, precision: str, config: dict[str, str] | None = None, lanes: int = 1) -> list[Lane]:
+    """The export in ``folder`` compiled at ``precision``: one callable (from int64 arrays to the
+    output) per lane, each with its own inference request. One lane runs each request on all cores;
+    with more, the model is compiled into that many single-core streams. ``config`` adds compile
+    properties (the bench's no-bf16 emulation)."""
     import openvino as ov
 
     properties = {"INFERENCE_PRECISION_HINT": _HINTS[precision], **(config or {})}
+    if lanes > 1:
+        properties |= {"PERFORMANCE_HINT": "THROUGHPUT", "NUM_STREAMS": str(lanes)}
     compiled = ov.Core().compile_model(str(folder / "model.xml"), "CPU", properties)
-    request = compiled.create_infer_request()  # one request: callers hold their model's lock
+    output = compiled.output(0)
 
-    def run(arrays):
-        return request.infer(dict(enumerate(arrays)))[compiled.output(0)]
+    def lane() -> Lane:
+        request = compiled.create_infer_request()  # a request is used by one thread at a time
 
-    return run
+        def run(arrays):
+            return request.infer(dict(enumerate(arrays)))[output]
+
+        return run
+
+    return [lane() for _ in range(lanes)]
 
 
 class OpenVinoEmbedder(ExportedEmbedder):
@@ -83,5 +92,5 @@ class OpenVinoEmbedder(ExportedEmbedder):
     def _features(self, texts: list[str]) -> list[np.ndarray]:
         return self._tokenized([self.passage_prefix + text for text in texts])
 
-    def _open(self, folder: Path):
-        return open_openvino(folder, self.precision)
+    def _open(self, folder: Path, lanes: int) -> list[Lane]:
+        return open_openvino(folder, self.precision, lanes=lanes)

@@ -94,7 +94,7 @@ def exported_scorer(model: CrossEncoder, folder: Path, runtime: str, precision: 
     """The model's graph exported to ``runtime`` (made once, cached beside the encoder exports)."""
     names = graph_inputs(model, PROBE[:1])
     export: Callable[[Path, Any, tuple[Any, ...], tuple[str, ...], str], None]
-    open_graph: Callable[[Path, str], Any]
+    open_graph: Callable[[Path, str], list[Callable[[list[np.ndarray]], np.ndarray]]]
     if runtime == "openvino":
         from workbench.embedding.openvino_runtime import export_openvino, open_openvino, openvino_variant
 
@@ -112,10 +112,10 @@ def exported_scorer(model: CrossEncoder, folder: Path, runtime: str, precision: 
         export, open_graph = export_calibrated, open_openvino
         variant = openvino_variant(precision, "rerank-openvino")  # bf16 is a compile hint: fp32's graph
     else:
-        from workbench.embedding.onnx_runtime import export_onnx, open_onnx
+        from workbench.embedding.onnx_runtime import export_onnx, onnx_variant, open_onnx
 
         export, open_graph = export_onnx, open_onnx
-        variant = f"rerank-onnx-{precision}"
+        variant = onnx_variant(precision, "rerank-onnx")
     activation = model.activation_fn
     if activation is None:  # CrossEncoder always sets one (its default when given none)
         raise RerankerLoadError(f"cross-encoder at {folder} has no activation function to apply to its raw scores")
@@ -128,7 +128,7 @@ def exported_scorer(model: CrossEncoder, folder: Path, runtime: str, precision: 
             warnings.simplefilter("ignore")
             export(target, sentence_graph(model, names, output="scores"), example, names, precision)
 
-    run = open_graph(cached_export(folder, variant, build), precision)
+    (run,) = open_graph(cached_export(folder, variant, build), precision)  # one lane, on every core
     lock = threading.Lock()  # one inference request per graph
 
     def score(pairs: Pairs) -> np.ndarray:

@@ -405,3 +405,41 @@ def test_the_measuring_started_after_the_demo_is_the_one_a_new_collection_reads(
     assert f"{choice.runtime}-{choice.precision}" == calibration.read_calibrations(home)[tiny_model]["chosen"]
     assert calibration.calibrate_in_background(home, config) is None  # recorded: nothing left to measure
     assert calibration.background_calibration(home, tiny_model) is None
+
+
+@pytest.mark.parametrize("runtime", ["onnx", "openvino"])
+def test_two_lanes_give_the_vectors_one_lane_gives(tiny_model, monkeypatch, runtime):
+    if not _installed(runtime, "fp32"):
+        pytest.skip(f"{runtime} cannot run here")
+    from workbench.embedding.machine import LANES_ENV
+
+    embedder_class = RUNTIMES.get(runtime).load_embedder()
+    vectors = {}
+    for lanes in ("1", "2"):
+        monkeypatch.setenv(LANES_ENV, lanes)
+        embedder = embedder_class(f"{tiny_model}@{runtime}-fp32", tiny_model, "fp32")
+        vectors[lanes] = embedder.embed(TEXTS)
+        assert len(embedder._runner()) == int(lanes)
+    # two lanes run each text alone, cut to its own tokens: the same vectors as padded batches
+    assert np.allclose(vectors["1"], vectors["2"], atol=1e-5)
+
+
+def test_onnx_int8_quantizes_per_channel_and_keeps_each_feed_forward_output_in_fp32(tiny_model):
+    if not _installed("onnx", "int8"):
+        pytest.skip("onnx cannot run here")
+    import onnx
+
+    from workbench.embedding.exported import export_root
+    from workbench.embedding.onnx_runtime import FEED_FORWARD_OUTPUT, onnx_variant
+
+    open_runtime(tiny_model, "onnx", "int8").embedder.embed(TEXTS[:1])
+    (exported,) = export_root().glob(f"tiny-zh-*/{onnx_variant('int8')}-v*/model.onnx")
+    graph = onnx.load(str(exported)).graph
+    float_outputs = [n.name for n in graph.node if n.op_type == "MatMul" and FEED_FORWARD_OUTPUT.search(n.name)]
+    quantized = [n.name for n in graph.node if n.op_type == "MatMulInteger"]
+    feed_forward_inputs = [name for name in quantized if "/intermediate/dense/" in name]  # one per layer
+    assert len(float_outputs) == len(feed_forward_inputs) >= 1
+    assert not any(FEED_FORWARD_OUTPUT.search(name) for name in quantized)
+    # per channel: each quantized weight's scale has one entry per output column
+    scales = {i.name: onnx.numpy_helper.to_array(i) for i in graph.initializer if i.name.endswith("_scale")}
+    assert any(scale.ndim == 1 and scale.size > 1 for scale in scales.values())
