@@ -232,7 +232,8 @@ def main() -> None:
         speed_table(args, found, queries, embedders, baseline, rates, query_ms, loads, vectors, ndcg, record["chosen"])
         emulated_table(without_bf16, baseline, rates, vectors, ndcg, found)
     print(
-        f"\nauto picks {record['chosen']}: the fastest with cosine >= {record['min_cosine']} to fp32 on its own "
+        f"\nauto picks {record['chosen']}: the fastest with min cosine >= {record['min_cosine']} to fp32 "
+        f"(int8: >= {record['min_cosine_int8']}) on its own "
         f"{record['sample_texts']}-text sample ({record['seconds']} s measuring and {record['export_seconds']} s "
         f"loading, the exports already cached; {calibration_seconds:.1f} s in all, at load {record['load_average']})"
     )

@@ -106,7 +106,7 @@ class EmbeddingConfig:
     precision: str = setting(
         "fp32",
         "encoder arithmetic: fp32; bf16 (torch, openvino); int8 (openvino: static, per channel; onnx: "
-        "dynamic, per tensor); ignored under auto",
+        "dynamic, per channel, feed-forward outputs in fp32); ignored under auto",
         choices=PRECISIONS,
     )
 
@@ -343,7 +343,7 @@ class RerankConfig:
     precision: str = setting(
         "fp32",
         "cross_encoder arithmetic: fp32; bf16 (torch, openvino); int8 (openvino: static, per channel; onnx: "
-        "dynamic, per tensor); ignored under auto",
+        "dynamic, per channel, feed-forward outputs in fp32); ignored under auto",
         choices=PRECISIONS,
     )
     timeout_s: float = setting(

@@ -12,6 +12,7 @@ export again; it is written under a temporary name and renamed, so a crash leave
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import shutil
 import tempfile
@@ -187,25 +188,25 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
 
 
 def on_lanes(lanes: list[Lane], batches: list[list[np.ndarray]]) -> list[np.ndarray]:
-    """Each batch's output, in order; with several lanes, lane ``k`` runs batches ``k``, ``k + n``,
-    ... on a thread of its own (the runtimes release the GIL while they compute; batches come
-    longest first, so striding deals every lane a like share). A lane's error is raised here."""
+    """Each batch's output, in order. With several lanes, each runs on a thread of its own (the
+    runtimes release the GIL while they compute) and takes the next batch when it is free: a lane
+    slowed by another process on its core holds back only the batch it is running."""
     if len(lanes) == 1 or len(batches) == 1:
         return [np.asarray(lanes[0](features), dtype=np.float32) for features in batches]
     outputs: list[np.ndarray] = [np.empty(0, dtype=np.float32)] * len(batches)
     errors: list[BaseException] = []
+    next_index = itertools.count()  # next() on a count is atomic under the GIL
 
-    def run_lane(lane_number: int) -> None:
-        lane = lanes[lane_number]
+    def run_lane(lane: Lane) -> None:
         try:
-            for index in range(lane_number, len(batches), len(lanes)):
+            while not errors and (index := next(next_index)) < len(batches):
                 outputs[index] = np.asarray(lane(batches[index]), dtype=np.float32)
         except BaseException as error:  # raised again in the caller's thread
             errors.append(error)
 
     threads = [
-        threading.Thread(target=run_lane, args=(number,), name=f"encoder-lane-{number}", daemon=True)
-        for number in range(min(len(lanes), len(batches)))
+        threading.Thread(target=run_lane, args=(lane,), name=f"encoder-lane-{number}", daemon=True)
+        for number, lane in enumerate(lanes[: len(batches)])
     ]
     for thread in threads:
         thread.start()

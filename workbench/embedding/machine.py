@@ -28,8 +28,8 @@ def encoder_lanes() -> int:
     default one per core this process may use).
 
     One single-threaded forward pass per core beats one pass split across the cores: on a 2-core
-    AMD EPYC without VNNI, all-MiniLM-L6-v2 in ONNX Runtime fp32 encoded 20.7 SciFact texts/s on two
-    one-text lanes against 11.4 on one two-thread session of 32-text batches: each core keeps one
+    AMD EPYC without VNNI, all-MiniLM-L6-v2 in ONNX Runtime fp32 encoded 20.2 SciFact texts/s on two
+    one-text lanes against 11.4 on one two-thread session of 32-text batches (one run): each core keeps one
     text's activations in its own cache and no operator waits for the other core.
     """
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

@@ -61,7 +61,7 @@ def _onnx() -> RuntimeEmbedderClass:
 #: every encoder runtime by name: what ``embedding.runtime`` and ``rerank.runtime`` choose among
 RUNTIMES: Registry[Runtime] = Registry("encoder runtime")
 RUNTIMES.register("torch", Runtime("torch", "torch", ("fp32", "bf16"), _torch))
-# openvino int8 is static, per channel (NNCF); onnx int8 dynamic, per tensor
+# openvino int8 is static, per channel (NNCF); onnx int8 dynamic, per channel (onnx_runtime.py)
 RUNTIMES.register("openvino", Runtime("openvino", "openvino", ("fp32", "bf16", "int8"), _openvino))
 RUNTIMES.register("onnx", Runtime("onnx", "onnxruntime", ("fp32", "int8"), _onnx))
 
