@@ -82,7 +82,7 @@ class ExportedEmbedder(SentenceTransformerEmbedder):
     def __init__(self, name: str, model: str, precision: str):
         super().__init__(name, model)
         self.precision = precision
-        self._graph = None
+        self._graph: list[Lane] | None = None
         self._names: tuple[str, ...] = ()
         self._graph_lock = threading.Lock()
         self._counted: CountedIds | None = None
