@@ -12,7 +12,6 @@ export again; it is written under a temporary name and renamed, so a crash leave
 from __future__ import annotations
 
 import hashlib
-import itertools
 import os
 import shutil
 import tempfile
@@ -29,6 +28,7 @@ from workbench.embedding.machine import encoder_lanes
 from workbench.embedding.sentence_graph import graph_inputs, sentence_graph, tokenize
 from workbench.embedding.sentence_transformer import SentenceTransformerEmbedder
 from workbench.embedding.token_ids import CountedIds
+from workbench.threads import on_threads
 
 EXPORT_CACHE_ENV = "WORKBENCH_EXPORT_CACHE"
 #: bump when the exported graph changes, so older exports are not reused
@@ -191,27 +191,4 @@ def on_lanes(lanes: list[Lane], batches: list[list[np.ndarray]]) -> list[np.ndar
     """Each batch's output, in order. With several lanes, each runs on a thread of its own (the
     runtimes release the GIL while they compute) and takes the next batch when it is free: a lane
     slowed by another process on its core holds back only the batch it is running."""
-    if len(lanes) == 1 or len(batches) == 1:
-        return [np.asarray(lanes[0](features), dtype=np.float32) for features in batches]
-    outputs: list[np.ndarray] = [np.empty(0, dtype=np.float32)] * len(batches)
-    errors: list[BaseException] = []
-    next_index = itertools.count()  # next() on a count is atomic under the GIL
-
-    def run_lane(lane: Lane) -> None:
-        try:
-            while not errors and (index := next(next_index)) < len(batches):
-                outputs[index] = np.asarray(lane(batches[index]), dtype=np.float32)
-        except BaseException as error:  # raised again in the caller's thread
-            errors.append(error)
-
-    threads = [
-        threading.Thread(target=run_lane, args=(lane,), name=f"encoder-lane-{number}", daemon=True)
-        for number, lane in enumerate(lanes[: len(batches)])
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return outputs
+    return [np.asarray(output, dtype=np.float32) for output in on_threads(lanes, batches, "encoder-lane")]

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -28,6 +27,7 @@ from typing import Any
 from store.llm_cache import CachedReply, CacheKey, lookup_replies, store_replies
 from workbench.llm.endpoint import Endpoint, LlmSettings, SettingsLookup, settings_from_env
 from workbench.llm.replies import ReplyRejected
+from workbench.threads import on_threads
 
 log = logging.getLogger(__name__)
 
@@ -220,7 +220,7 @@ class LlmClient:
         def ask(position: int) -> LlmCall:
             return self._ask(requests[position], timeout_s, parse)
 
-        fresh = _run_parallel(ask, pending, endpoint.settings.concurrency)
+        fresh = on_threads([ask] * max(1, endpoint.settings.concurrency), pending, "llm-call")
         to_store: dict[CacheKey, CachedReply] = {}
         for position, call in zip(pending, fresh, strict=False):
             calls[position] = call
@@ -293,43 +293,6 @@ class LlmClient:
             if len(self._memory) + len(entries) > MEMORY_ENTRIES:
                 self._memory.clear()
             self._memory.update(entries)
-
-
-def _run_parallel(function: Callable[[int], LlmCall], items: list[int], workers: int) -> list[LlmCall]:
-    """``function`` over ``items`` on up to ``workers`` daemon threads, results in order.
-
-    Daemon threads rather than an executor: an abandoned stage (its timeout passed) must not keep
-    the interpreter alive at exit while a slow endpoint finishes.
-    """
-    if not items:
-        return []
-    if len(items) == 1 or workers <= 1:
-        return [function(item) for item in items]
-    results: list[LlmCall | None] = [None] * len(items)
-    work: queue.Queue[int] = queue.Queue()
-    for index in range(len(items)):
-        work.put(index)
-    errors: list[BaseException] = []
-
-    def worker() -> None:
-        while True:
-            try:
-                index = work.get_nowait()
-            except queue.Empty:
-                return
-            try:
-                results[index] = function(items[index])
-            except BaseException as error:  # handed to the caller below
-                errors.append(error)
-
-    threads = [threading.Thread(target=worker, name="llm-call", daemon=True) for _ in range(min(workers, len(items)))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return [result for result in results if result is not None]
 
 
 def _ms(since: float) -> float:
